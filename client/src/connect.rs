@@ -1,0 +1,290 @@
+//! Reaching the daemon: connect, and if nobody answers, spawn exactly one.
+//!
+//! The spawn race (sccache, gopls, watchman): connect → take `spawn.lock` → connect
+//! again (another shim may have won) → remove the socket only if it is a socket that
+//! refuses connections → spawn `lean-ctxd --auto-spawned` detached (its own session,
+//! output to a file) → wait for its `READY` line, at most [`READY_TIMEOUT`].
+//!
+//! Version skew is settled by the hello: an older idle daemon steps down and is
+//! replaced; a newer or busy one is reported with what to do.
+
+use std::{
+    fs::{self, OpenOptions},
+    io,
+    os::unix::fs::{FileTypeExt, OpenOptionsExt},
+    path::{Path, PathBuf},
+    process::Stdio,
+    time::{Duration, Instant},
+};
+
+use lean_ctx_shared::{
+    ErrorCode, LeanError, Paths,
+    hello::{ClientHello, Intent, Outcome, ServerHello},
+    process::pid_alive,
+    transport::{self, ConnectError, Connection},
+};
+use rustix::fs::{FlockOperation, flock};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// Longest wait for a spawned daemon's readiness line.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Longest wait for the hello answer of a running daemon.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Exit code of `lean-ctxd` when another daemon holds its lock.
+const DAEMON_ALREADY_RUNNING: i32 = 3;
+
+/// Connects to a running daemon without spawning one. `Ok(None)`: nobody is listening.
+pub async fn connect_running(paths: &Paths, client: &str) -> Result<Option<Connection>, LeanError> {
+    match transport::connect(
+        &paths.socket(),
+        &ClientHello::new(Intent::Call, client),
+        HELLO_TIMEOUT,
+    )
+    .await
+    {
+        Ok(conn) => Ok(Some(conn)),
+        Err(ConnectError::NotRunning(_)) => Ok(None),
+        Err(e) => Err(connect_failed(paths, e)),
+    }
+}
+
+/// Connects, spawning a daemon if none runs and replacing an older idle one.
+pub async fn connect_or_spawn(paths: &Paths, client: &str) -> Result<Connection, LeanError> {
+    let hello = ClientHello::new(Intent::CallOrReplace, client);
+    if let Some(conn) = try_connect(paths, &hello).await? {
+        return Ok(conn);
+    }
+    paths.ensure_runtime_dir().map_err(paths_error)?;
+    let _spawn_lock = SpawnLock::acquire(paths).await?;
+    // Another shim may have spawned one while we waited for the lock.
+    if let Some(conn) = try_connect(paths, &hello).await? {
+        return Ok(conn);
+    }
+    remove_dead_socket(&paths.socket())?;
+    spawn_daemon(paths).await?;
+    match try_connect(paths, &hello).await? {
+        Some(conn) => Ok(conn),
+        None => Err(LeanError::internal(format!(
+            "lean-ctxd reported ready but {} refuses connections",
+            paths.socket().display()
+        ))
+        .with_remedy(debug_hint(paths))),
+    }
+}
+
+/// One connection attempt; `Ok(None)` means "nobody is serving: spawn one".
+async fn try_connect(paths: &Paths, hello: &ClientHello) -> Result<Option<Connection>, LeanError> {
+    match transport::connect(&paths.socket(), hello, HELLO_TIMEOUT).await {
+        Ok(conn) => Ok(Some(conn)),
+        Err(ConnectError::NotRunning(_)) => Ok(None),
+        Err(ConnectError::NotAccepted(server)) => match &server.outcome {
+            Outcome::ShuttingDown { .. } => {
+                // It is stepping down (replaced, or stopping anyway): once it is gone,
+                // the caller spawns our build.
+                wait_for_exit(server.pid, Duration::from_secs(35)).await;
+                Ok(None)
+            }
+            _ => Err(refused(&server)),
+        },
+        Err(e) => Err(connect_failed(paths, e)),
+    }
+}
+
+/// Turns a refused hello into a catalog error that says what to do.
+pub fn refused(server: &ServerHello) -> LeanError {
+    let message = match &server.outcome {
+        Outcome::Refused { message, .. } | Outcome::ShuttingDown { message } => message.clone(),
+        Outcome::Accepted => "accepted".into(),
+    };
+    LeanError::internal(format!(
+        "lean-ctxd (pid {}) refused this client: {message}",
+        server.pid
+    ))
+    .with_remedy("run `lean-ctx daemon restart` to replace the running daemon with this build")
+}
+
+pub fn connect_failed(paths: &Paths, e: ConnectError) -> LeanError {
+    LeanError::internal(format!(
+        "cannot talk to lean-ctxd at {}: {e}",
+        paths.socket().display()
+    ))
+    .with_remedy(debug_hint(paths))
+}
+
+pub fn paths_error(e: lean_ctx_shared::paths::PathsError) -> LeanError {
+    LeanError::internal(e.to_string())
+        .with_remedy("set LEAN_CTX_RUNTIME_DIR to a private directory you own")
+}
+
+/// How to find out more when the daemon misbehaves.
+pub fn debug_hint(paths: &Paths) -> String {
+    format!(
+        "see `lean-ctx daemon logs` ({}) and {}; run `LEAN_CTX_LOG=debug lean-ctxd --foreground` to watch it start",
+        paths.log_file().display(),
+        paths.spawn_output().display()
+    )
+}
+
+/// `flock` on `spawn.lock`, held while this shim spawns; released on drop.
+struct SpawnLock {
+    _file: fs::File,
+}
+
+impl SpawnLock {
+    async fn acquire(paths: &Paths) -> Result<SpawnLock, LeanError> {
+        let path = paths.spawn_lock();
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(|e| io_error(&path, e))?;
+        // Waiting shims poll: flock has no async form, and a blocking thread per shim
+        // would outlive a timeout.
+        let deadline = Instant::now() + READY_TIMEOUT + Duration::from_secs(5);
+        loop {
+            match flock(&file, FlockOperation::NonBlockingLockExclusive) {
+                Ok(()) => return Ok(SpawnLock { _file: file }),
+                Err(rustix::io::Errno::WOULDBLOCK) if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                Err(e) => {
+                    return Err(LeanError::internal(format!(
+                        "cannot take {}: {e}",
+                        path.display()
+                    ))
+                    .with_remedy("another lean-ctx is stuck spawning the daemon; `lean-ctx daemon status` tells more"));
+                }
+            }
+        }
+    }
+}
+
+/// Removes `socket` only if it is a socket nobody accepts on: never a regular file,
+/// never a live daemon's socket.
+fn remove_dead_socket(socket: &Path) -> Result<(), LeanError> {
+    let Ok(meta) = fs::symlink_metadata(socket) else {
+        return Ok(());
+    };
+    if !meta.file_type().is_socket() {
+        return Ok(());
+    }
+    match std::os::unix::net::UnixStream::connect(socket) {
+        Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+            fs::remove_file(socket).or_else(|e| {
+                if e.kind() == io::ErrorKind::NotFound {
+                    Ok(())
+                } else {
+                    Err(io_error(socket, e))
+                }
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Spawns `lean-ctxd --auto-spawned` and waits for `READY <pid>` on its stdout.
+async fn spawn_daemon(paths: &Paths) -> Result<(), LeanError> {
+    let bin = daemon_binary()?;
+    Paths::ensure_dir(&paths.state_dir).map_err(paths_error)?;
+    let out_path = paths.spawn_output();
+    let out = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(&out_path)
+        .map_err(|e| io_error(&out_path, e))?;
+    let mut child = tokio::process::Command::new(&bin)
+        .arg("--auto-spawned")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(out)
+        .spawn()
+        .map_err(|e| {
+            LeanError::internal(format!("cannot start {}: {e}", bin.display())).with_remedy(
+                "install lean-ctxd next to lean-ctx or on PATH, or set LEAN_CTX_DAEMON_BIN",
+            )
+        })?;
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let mut line = String::new();
+    let read =
+        tokio::time::timeout(READY_TIMEOUT, BufReader::new(stdout).read_line(&mut line)).await;
+    match read {
+        Ok(Ok(_)) if line.starts_with("READY ") => Ok(()),
+        Ok(_) => {
+            // stdout closed without READY: the daemon exited.
+            let status = child.wait().await.ok();
+            if status.and_then(|s| s.code()) == Some(DAEMON_ALREADY_RUNNING) {
+                return Ok(());
+            }
+            Err(LeanError::internal(format!(
+                "lean-ctxd exited before it was ready ({}){}",
+                status
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|| "unknown status".into()),
+                tail(&out_path)
+            ))
+            .with_remedy(debug_hint(paths)))
+        }
+        Err(_) => Err(LeanError::internal(format!(
+            "lean-ctxd (pid {}) did not become ready within {READY_TIMEOUT:?}{}",
+            child.id().unwrap_or(0),
+            tail(&out_path)
+        ))
+        .with_remedy(debug_hint(paths))),
+    }
+    // Dropping `child` neither kills nor blocks; tokio reaps it if it ever exits
+    // while we still run.
+}
+
+/// The last lines of the spawn output, for error messages.
+fn tail(path: &Path) -> String {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let last = &lines[lines.len().saturating_sub(8)..];
+    if last.is_empty() {
+        String::new()
+    } else {
+        format!("; its last output:\n  {}", last.join("\n  "))
+    }
+}
+
+/// `LEAN_CTX_DAEMON_BIN`, else `lean-ctxd` next to this executable, else on `PATH`.
+fn daemon_binary() -> Result<PathBuf, LeanError> {
+    if let Some(bin) = std::env::var_os("LEAN_CTX_DAEMON_BIN").filter(|b| !b.is_empty()) {
+        return Ok(PathBuf::from(bin));
+    }
+    if let Ok(me) = std::env::current_exe() {
+        let sibling = me.with_file_name("lean-ctxd");
+        if sibling.is_file() {
+            return Ok(sibling);
+        }
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("lean-ctxd"))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            LeanError::internal("lean-ctxd not found next to lean-ctx or on PATH")
+                .with_remedy("install lean-ctxd beside lean-ctx, or set LEAN_CTX_DAEMON_BIN")
+        })
+}
+
+/// Polls until `pid` is gone or `limit` passes; `true` if it is gone.
+pub async fn wait_for_exit(pid: u32, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while pid_alive(pid) {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    true
+}
+
+fn io_error(path: &Path, e: io::Error) -> LeanError {
+    LeanError::new(ErrorCode::Internal, format!("{}: {e}", path.display()))
+}

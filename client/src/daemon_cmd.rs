@@ -1,0 +1,344 @@
+//! `lean-ctx daemon start|stop|restart|status|logs|ping`.
+//!
+//! `status` and `stop` never spawn a daemon, and both work on a wedged one: status
+//! answers within [`STATUS_TIMEOUT`] whatever happens, and stop escalates from the
+//! shutdown call to SIGTERM to SIGKILL, using the pid recorded in the lock file.
+
+use std::{
+    io::{Read, Seek, SeekFrom, Write},
+    process::ExitCode,
+    time::{Duration, Instant},
+};
+
+use clap::Subcommand;
+use lean_ctx_shared::{
+    LeanError, Paths,
+    hello::{ClientHello, Intent},
+    process::pid_alive,
+    protocol::{PingRequest, ShutdownRequest, StatusRequest},
+    transport::{self, ConnectError},
+};
+use rustix::process::{Pid, Signal, kill_process};
+use serde_json::json;
+
+use crate::{
+    connect::{self, wait_for_exit},
+    output::{Output, rpc_error},
+};
+
+/// `daemon status` answers within this, even when the daemon is wedged.
+pub const STATUS_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long `stop` lets in-flight calls finish (the daemon's own drain cap is 30 s).
+const STOP_GRACE: Duration = Duration::from_secs(35);
+
+#[derive(Debug, Subcommand)]
+pub enum DaemonCommand {
+    /// Start the daemon if it is not running.
+    Start {
+        /// Run lean-ctxd attached to this terminal instead (what service units do).
+        #[arg(long)]
+        foreground: bool,
+    },
+    /// Stop the daemon gracefully (in-flight calls finish); a wedged one is killed.
+    Stop,
+    /// Stop, then start.
+    Restart,
+    /// Show pid, version, uptime, socket, how it was started, memory, clients and projects.
+    Status,
+    /// Show the daemon's log.
+    Logs {
+        /// Number of trailing lines.
+        #[arg(short = 'n', long, default_value_t = 50)]
+        lines: usize,
+        /// Keep printing new lines as they are written.
+        #[arg(short, long)]
+        follow: bool,
+        /// Print only the log file's path.
+        #[arg(long)]
+        path: bool,
+    },
+    /// Measure round trips to the daemon (starting it if needed).
+    Ping {
+        #[arg(long, default_value_t = 1)]
+        count: u32,
+        /// Hold each call in the daemon this long (diagnostics).
+        #[arg(long, default_value_t = 0)]
+        delay_ms: u32,
+    },
+}
+
+pub async fn run(cmd: DaemonCommand, paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
+    match cmd {
+        DaemonCommand::Start { foreground: true } => exec_foreground(),
+        DaemonCommand::Start { foreground: false } => start(paths, out).await,
+        DaemonCommand::Stop => stop(paths, out).await,
+        DaemonCommand::Restart => {
+            stop(
+                paths,
+                &Output {
+                    json: false,
+                    quiet: true,
+                },
+            )
+            .await?;
+            start(paths, out).await
+        }
+        DaemonCommand::Status => status(paths, out).await,
+        DaemonCommand::Logs {
+            lines,
+            follow,
+            path,
+        } => logs(paths, out, lines, follow, path),
+        DaemonCommand::Ping { count, delay_ms } => ping(paths, out, count, delay_ms).await,
+    }
+}
+
+fn exec_foreground() -> Result<ExitCode, LeanError> {
+    use std::os::unix::process::CommandExt;
+    let me = std::env::current_exe().unwrap_or_default();
+    let bin = std::env::var_os("LEAN_CTX_DAEMON_BIN")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| me.with_file_name("lean-ctxd"));
+    let err = std::process::Command::new(&bin).arg("--foreground").exec();
+    Err(LeanError::internal(format!(
+        "cannot run {}: {err}",
+        bin.display()
+    )))
+}
+
+async fn start(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
+    let was_running = connect::connect_running(paths, "lean-ctx daemon start")
+        .await
+        .ok()
+        .flatten()
+        .is_some();
+    let conn = connect::connect_or_spawn(paths, "lean-ctx daemon start").await?;
+    let pid = conn.server.pid;
+    out.emit(
+        &json!({"pid": pid, "started": !was_running, "socket": paths.socket()}),
+        || {
+            if was_running {
+                format!("lean-ctxd already running, pid {pid}")
+            } else {
+                format!(
+                    "lean-ctxd started, pid {pid}, socket {}",
+                    paths.socket().display()
+                )
+            }
+        },
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How a stop went.
+enum Stopped {
+    NotRunning,
+    Graceful(u32),
+    Killed(u32, &'static str),
+}
+
+async fn stop(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
+    let recorded = paths.daemon_pid();
+    let asked = tokio::time::timeout(Duration::from_secs(5), request_shutdown(paths)).await;
+    let stopped = match asked {
+        Ok(Ok(None)) if recorded.is_none_or(|p| !pid_alive(p)) => Stopped::NotRunning,
+        Ok(Ok(Some(pid))) if wait_for_exit(pid, STOP_GRACE).await => Stopped::Graceful(pid),
+        // Asked but still there, not answering, or holding the lock without a socket.
+        Ok(Ok(pid)) => escalate(pid.or(recorded), paths).await?,
+        Ok(Err(_)) | Err(_) => escalate(recorded, paths).await?,
+    };
+    let (value, text) = match stopped {
+        Stopped::NotRunning => (
+            json!({"stopped": false, "running": false}),
+            "lean-ctxd is not running".to_string(),
+        ),
+        Stopped::Graceful(pid) => (
+            json!({"stopped": true, "pid": pid, "how": "shutdown"}),
+            format!("lean-ctxd stopped (pid {pid})"),
+        ),
+        Stopped::Killed(pid, how) => (
+            json!({"stopped": true, "pid": pid, "how": how}),
+            format!("lean-ctxd (pid {pid}) did not stop when asked; ended it with {how}"),
+        ),
+    };
+    out.emit(&value, || text);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Asks for a graceful stop: the `shutdown` call when the builds match, the hello's
+/// shutdown intent when they do not (that works across every build). Returns the pid.
+async fn request_shutdown(paths: &Paths) -> Result<Option<u32>, LeanError> {
+    match connect::connect_running(paths, "lean-ctx daemon stop").await {
+        Ok(None) => Ok(None),
+        Ok(Some(conn)) => {
+            conn.client
+                .shutdown(
+                    tarpc::context::current(),
+                    ShutdownRequest {
+                        reason: "lean-ctx daemon stop".into(),
+                    },
+                )
+                .await
+                .map_err(rpc_error)??;
+            Ok(Some(conn.server.pid))
+        }
+        Err(_) => {
+            let hello = ClientHello::new(Intent::Shutdown, "lean-ctx daemon stop");
+            match transport::handshake(&paths.socket(), &hello, Duration::from_secs(5)).await {
+                Ok((_, server)) => Ok(Some(server.pid)),
+                Err(ConnectError::NotRunning(_)) => Ok(None),
+                Err(e) => Err(connect::connect_failed(paths, e)),
+            }
+        }
+    }
+}
+
+/// SIGTERM, then SIGKILL: for a daemon that does not answer or does not exit.
+async fn escalate(pid: Option<u32>, paths: &Paths) -> Result<Stopped, LeanError> {
+    let Some(pid) = pid.filter(|p| pid_alive(*p)) else {
+        return Ok(Stopped::NotRunning);
+    };
+    let target = Pid::from_raw(pid as i32).expect("live pid is positive");
+    let _ = kill_process(target, Signal::TERM);
+    if wait_for_exit(pid, Duration::from_secs(5)).await {
+        return Ok(Stopped::Killed(pid, "SIGTERM"));
+    }
+    let _ = kill_process(target, Signal::KILL);
+    if wait_for_exit(pid, Duration::from_secs(5)).await {
+        return Ok(Stopped::Killed(pid, "SIGKILL"));
+    }
+    Err(
+        LeanError::internal(format!("lean-ctxd (pid {pid}) survived SIGKILL"))
+            .with_remedy(connect::debug_hint(paths)),
+    )
+}
+
+async fn status(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
+    let ask = async {
+        let Some(conn) = connect::connect_running(paths, "lean-ctx daemon status").await? else {
+            return Ok(None);
+        };
+        let mut ctx = tarpc::context::current();
+        ctx.deadline = Instant::now() + STATUS_TIMEOUT;
+        let st = conn
+            .client
+            .status(ctx, StatusRequest {})
+            .await
+            .map_err(rpc_error)??;
+        Ok::<_, LeanError>(Some(st))
+    };
+    match tokio::time::timeout(STATUS_TIMEOUT, ask).await {
+        Ok(Ok(Some(st))) => {
+            out.status(&st);
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(Ok(None)) => {
+            out.emit(&json!({"running": false, "socket": paths.socket()}), || {
+                format!(
+                    "lean-ctxd is not running (socket {})",
+                    paths.socket().display()
+                )
+            });
+            // `systemctl status` convention: 3 = not running.
+            Ok(ExitCode::from(3))
+        }
+        Ok(Err(e)) => Err(e),
+        Err(_) => {
+            let pid = paths.daemon_pid();
+            out.emit(
+                &json!({"running": pid.is_some(), "responsive": false, "pid": pid,
+                        "socket": paths.socket(), "log_file": paths.log_file()}),
+                || {
+                    format!(
+                        "lean-ctxd (pid {}) did not answer within {STATUS_TIMEOUT:?}: it is wedged or overloaded.\n  \
+                         see `lean-ctx daemon logs`; `lean-ctx daemon restart` replaces it",
+                        pid.map(|p| p.to_string()).unwrap_or_else(|| "unknown".into())
+                    )
+                },
+            );
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn logs(
+    paths: &Paths,
+    out: &Output,
+    lines: usize,
+    follow: bool,
+    path_only: bool,
+) -> Result<ExitCode, LeanError> {
+    let path = paths.log_file();
+    if path_only {
+        out.emit(&json!({"path": path}), || path.display().to_string());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut file = std::fs::File::open(&path).map_err(|e| {
+        LeanError::internal(format!("cannot read {}: {e}", path.display()))
+            .with_remedy("the daemon has not run yet with these settings: `lean-ctx daemon start`")
+    })?;
+    let mut text = String::new();
+    file.read_to_string(&mut text)
+        .map_err(|e| LeanError::internal(format!("cannot read {}: {e}", path.display())))?;
+    let all: Vec<&str> = text.lines().collect();
+    let tail = &all[all.len().saturating_sub(lines)..];
+    out.emit(&json!({"path": path, "lines": tail}), || tail.join("\n"));
+    if !follow || out.json {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut pos = file.stream_position().unwrap_or(0);
+    loop {
+        std::thread::sleep(Duration::from_millis(200));
+        let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        if len < pos {
+            // Rotated or truncated: start over.
+            pos = 0;
+        }
+        if len > pos {
+            let mut f =
+                std::fs::File::open(&path).map_err(|e| LeanError::internal(e.to_string()))?;
+            let _ = f.seek(SeekFrom::Start(pos));
+            let mut chunk = String::new();
+            let _ = f.read_to_string(&mut chunk);
+            pos += chunk.len() as u64;
+            let _ = std::io::stdout().write_all(chunk.as_bytes());
+        }
+    }
+}
+
+async fn ping(
+    paths: &Paths,
+    out: &Output,
+    count: u32,
+    delay_ms: u32,
+) -> Result<ExitCode, LeanError> {
+    let conn = connect::connect_or_spawn(paths, "lean-ctx daemon ping").await?;
+    let mut micros = Vec::with_capacity(count as usize);
+    let mut pid = conn.server.pid;
+    for _ in 0..count.max(1) {
+        let started = Instant::now();
+        let mut ctx = tarpc::context::current();
+        ctx.deadline = Instant::now() + Duration::from_millis(u64::from(delay_ms) + 10_000);
+        pid = conn
+            .client
+            .ping(ctx, PingRequest { delay_ms })
+            .await
+            .map_err(rpc_error)??
+            .pid;
+        micros.push(started.elapsed().as_micros() as u64);
+    }
+    micros.sort_unstable();
+    let p50 = micros[micros.len() / 2];
+    let (min, max) = (micros[0], micros[micros.len() - 1]);
+    out.emit(
+        &json!({"pid": pid, "count": micros.len(), "min_us": min, "p50_us": p50, "max_us": max}),
+        || {
+            format!(
+                "pong from pid {pid}: {} calls, min {min} µs, p50 {p50} µs, max {max} µs",
+                micros.len()
+            )
+        },
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,79 @@
+//! `lean-ctx`: the thin shim (DESIGN invariant 8). It parses and validates arguments,
+//! resolves the project root from where it runs, forwards one call to `lean-ctxd`
+//! (spawning it when needed) and prints the answer: for people by default, as JSON
+//! with `--json`. It holds no index and starts no language server.
+
+mod connect;
+mod daemon_cmd;
+mod output;
+mod root;
+
+use std::{path::PathBuf, process::ExitCode};
+
+use clap::{Parser, Subcommand};
+use lean_ctx_shared::{LeanError, Paths, protocol::OpenProjectRequest};
+
+use crate::output::Output;
+
+#[derive(Debug, Parser)]
+#[command(name = "lean-ctx", version = lean_ctx_shared::protocol::VERSION, about = "Code intelligence for AI coding agents, served by one warm per-user daemon")]
+struct Cli {
+    /// Print machine-readable JSON instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    /// Project root (default: the innermost git worktree around the working directory,
+    /// else the nearest Cargo.toml/package.json/pyproject.toml/go.mod/pom.xml/build.gradle, else it).
+    #[arg(long, global = true, value_name = "DIR")]
+    root: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Manage the lean-ctxd daemon.
+    #[command(subcommand)]
+    Daemon(daemon_cmd::DaemonCommand),
+    /// Register this project with the daemon and show what it knows about it.
+    Project,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let out = Output {
+        json: cli.json,
+        quiet: false,
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return out.error(&LeanError::internal(format!("cannot start runtime: {e}"))),
+    };
+    match runtime.block_on(run(cli, &out)) {
+        Ok(code) => code,
+        Err(e) => out.error(&e),
+    }
+}
+
+async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
+    let paths = Paths::from_env().map_err(connect::paths_error)?;
+    match cli.command {
+        Command::Daemon(cmd) => daemon_cmd::run(cmd, &paths, out).await,
+        Command::Project => {
+            let cwd = std::env::current_dir().map_err(|e| {
+                LeanError::internal(format!("cannot read the working directory: {e}"))
+            })?;
+            let root = root::resolve(&cwd, cli.root.as_deref())?;
+            let conn = connect::connect_or_spawn(&paths, "lean-ctx cli").await?;
+            let project = conn
+                .client
+                .open_project(tarpc::context::current(), OpenProjectRequest { root })
+                .await
+                .map_err(output::rpc_error)??;
+            out.project(&project);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Rendering answers: compact text for people, JSON with `--json`, and errors as
+//! `ERROR: CODE: message` plus the remedy (JSON: `{"error":{code,message,remedy}}`).
+
+use std::{io::Write, process::ExitCode, time::Duration};
+
+use lean_ctx_shared::{
+    LeanError,
+    protocol::{ProjectStatus, StatusResponse},
+};
+use serde::Serialize;
+
+#[derive(Debug)]
+pub struct Output {
+    pub json: bool,
+    /// Print nothing on success (a step inside another command).
+    pub quiet: bool,
+}
+
+impl Output {
+    /// Prints `value` as JSON, or `human` as text.
+    pub fn emit<T: Serialize>(&self, value: &T, human: impl FnOnce() -> String) {
+        if self.quiet {
+            return;
+        }
+        let text = if self.json {
+            serde_json::to_string_pretty(value).expect("answers serialize")
+        } else {
+            human()
+        };
+        let mut stdout = std::io::stdout().lock();
+        // A closed pipe (`| head`) is not an error worth a panic.
+        let _ = writeln!(stdout, "{text}");
+    }
+
+    /// Prints an error and returns the exit code for it.
+    pub fn error(&self, e: &LeanError) -> ExitCode {
+        if self.json {
+            let value = serde_json::json!({"error": {
+                "code": e.code.as_str(), "message": e.message, "remedy": e.remedy()
+            }});
+            println!("{}", serde_json::to_string_pretty(&value).expect("json"));
+        } else {
+            eprintln!("ERROR: {}: {}\n  remedy: {}", e.code, e.message, e.remedy());
+        }
+        ExitCode::FAILURE
+    }
+
+    pub fn project(&self, p: &ProjectStatus) {
+        self.emit(p, || {
+            let mut s = format!(
+                "root    {}\ngroup   {}",
+                p.root.display(),
+                p.worktree_group.display()
+            );
+            if let Some(branch) = &p.branch {
+                s.push_str(&format!("\nbranch  {branch}"));
+            }
+            s.push_str(&format!("\ncalls   {}", p.calls));
+            s
+        });
+    }
+
+    pub fn status(&self, st: &StatusResponse) {
+        let mut value = serde_json::to_value(st).expect("status serializes");
+        value["running"] = true.into();
+        value["responsive"] = true.into();
+        self.emit(&value, || render_status(st));
+    }
+}
+
+/// Maps a tarpc transport failure to a catalog error.
+pub fn rpc_error(e: tarpc::client::RpcError) -> LeanError {
+    let timeout = matches!(e, tarpc::client::RpcError::DeadlineExceeded);
+    LeanError::internal(format!("the call to lean-ctxd failed: {e}")).with_remedy(if timeout {
+        "the daemon is busy or wedged: `lean-ctx daemon status`, then `lean-ctx daemon restart`"
+    } else {
+        "the daemon went away mid-call; retry (it is restarted on demand), and see `lean-ctx daemon logs`"
+    })
+}
+
+fn render_status(st: &StatusResponse) -> String {
+    let idle = match st.idle_exit_after_ms {
+        Some(ms) => format!(
+            " (exits after {} idle)",
+            humantime::format_duration(Duration::from_secs(ms / 1000))
+        ),
+        None => String::new(),
+    };
+    let rss = st
+        .rss_bytes
+        .map(|b| format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0)))
+        .unwrap_or_else(|| "unknown".into());
+    let mut s = format!(
+        "lean-ctxd {} running, pid {}, protocol {} (build {})\n\
+         started by   {}{idle}\n\
+         uptime       {}\n\
+         socket       {}\n\
+         log          {}\n\
+         rss          {rss}\n\
+         clients      {} connected, {} calls in flight, {} served\n",
+        st.version,
+        st.pid,
+        st.protocol,
+        st.build,
+        st.started_by.as_str(),
+        humantime::format_duration(Duration::from_secs(st.uptime_ms / 1000)),
+        st.socket.display(),
+        st.log_file.display(),
+        st.connected_clients,
+        st.in_flight_calls,
+        st.calls_served,
+    );
+    if st.projects.is_empty() {
+        s.push_str("projects     none yet");
+        return s;
+    }
+    s.push_str(&format!("projects     {}\n", st.projects.len()));
+    let mut rows = vec![[
+        "ROOT".to_string(),
+        "GROUP".into(),
+        "BRANCH".into(),
+        "FILES".into(),
+        "CACHE".into(),
+        "HIT%".into(),
+        "BACKINGS".into(),
+    ]];
+    for p in &st.projects {
+        let (files, cache, hit) = match &p.index {
+            Some(ix) => {
+                let lookups = ix.cache_hits + ix.cache_misses;
+                let hit = if lookups == 0 {
+                    "-".into()
+                } else {
+                    format!("{:.0}", 100.0 * ix.cache_hits as f64 / lookups as f64)
+                };
+                (
+                    ix.files_indexed.to_string(),
+                    format!("{} / {} KiB", ix.cache_entries, ix.cache_bytes / 1024),
+                    hit,
+                )
+            }
+            None => ("-".into(), "-".into(), "-".into()),
+        };
+        let group = if p.worktree_group == p.root {
+            "(itself)".to_string()
+        } else {
+            p.worktree_group.display().to_string()
+        };
+        let backings = if p.backings.is_empty() {
+            "-".to_string()
+        } else {
+            p.backings
+                .iter()
+                .map(|b| format!("{}: {}", b.name, b.state))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        rows.push([
+            p.root.display().to_string(),
+            group,
+            p.branch.clone().unwrap_or_else(|| "-".into()),
+            files,
+            cache,
+            hit,
+            backings,
+        ]);
+    }
+    let widths: Vec<usize> = (0..7)
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    for row in rows {
+        let line: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        s.push_str("  ");
+        s.push_str(line.join("  ").trim_end());
+        s.push('\n');
+    }
+    s.trim_end().to_string()
+}

@@ -1,0 +1,108 @@
+//! `config.toml` in the config dir. Missing file: defaults. A file that does not parse
+//! stops the daemon with the path and the parser's message, never a silent default.
+
+use std::{path::Path, time::Duration};
+
+use serde::Deserialize;
+
+/// Idle timeout of an auto-spawned daemon when nothing configures one.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("invalid config {path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub daemon: DaemonSection,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DaemonSection {
+    /// e.g. `"30m"`, `"2h"`; how long an auto-spawned daemon waits without connections
+    /// before it exits.
+    #[serde(default = "default_idle", with = "duration_str")]
+    pub idle_timeout: Duration,
+}
+
+impl Default for DaemonSection {
+    fn default() -> DaemonSection {
+        DaemonSection {
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+        }
+    }
+}
+
+fn default_idle() -> Duration {
+    DEFAULT_IDLE_TIMEOUT
+}
+
+/// Durations as humantime strings (`"30m"`), without another dependency.
+mod duration_str {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, de::Error};
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let s = String::deserialize(d)?;
+        humantime::parse_duration(&s).map_err(D::Error::custom)
+    }
+}
+
+impl Config {
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(source) => {
+                return Err(ConfigError::Read {
+                    path: path.display().to_string(),
+                    source,
+                });
+            }
+        };
+        toml::from_str(&text).map_err(|e| ConfigError::Invalid {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_file_gives_defaults_and_values_parse() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("config.toml");
+        assert_eq!(Config::load(&path).unwrap(), Config::default());
+        std::fs::write(&path, "[daemon]\nidle_timeout = \"2h 5m\"\n").unwrap();
+        let c = Config::load(&path).unwrap();
+        assert_eq!(c.daemon.idle_timeout, Duration::from_secs(2 * 3600 + 300));
+    }
+
+    #[test]
+    fn typos_and_bad_values_are_errors() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("config.toml");
+        for bad in [
+            "[daemon]\nidle_timout = \"1m\"\n",
+            "[daemon]\nidle_timeout = \"soon\"\n",
+        ] {
+            std::fs::write(&path, bad).unwrap();
+            let err = Config::load(&path).unwrap_err();
+            assert!(matches!(err, ConfigError::Invalid { .. }), "{err}");
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! `lean-ctxd`, the per-user daemon, as a library: the binary in `main.rs` only parses
+//! arguments, sets up logging and calls [`server::run`], so tests can start the real
+//! server on a temp socket (mini-redis's `server::run(listener, shutdown)`).
+//!
+//! Module map: [`state`] owns what lives for the daemon's whole life (counters, the
+//! shutdown token, the project registry); [`server`] accepts connections, checks the
+//! peer and the hello and drives tarpc; [`service`] implements the operations behind
+//! one panic-catching choke point; [`registry`] and [`worktree`] know the projects;
+//! [`instance`] guarantees a single daemon per user and owns the socket file;
+//! [`idle`] exits an auto-spawned daemon nobody uses; [`config`], [`logging`] and
+//! [`sys`] are plumbing.
+
+pub mod config;
+pub mod idle;
+pub mod instance;
+pub mod logging;
+pub mod registry;
+pub mod server;
+pub mod service;
+pub mod state;
+pub mod sys;
+pub mod worktree;

@@ -1,0 +1,160 @@
+//! `lean-ctxd`: parse arguments, take the single-instance lock, bind the socket, log,
+//! serve until told to stop. Everything else lives in the library.
+
+use std::{io::Write, process::ExitCode, sync::Arc, time::Duration};
+
+use anyhow::Context as _;
+use clap::Parser;
+use lean_ctx_daemon::{
+    config::Config,
+    idle,
+    instance::{InstanceError, InstanceLock, SocketFile},
+    logging, server,
+    state::{Daemon, DaemonConfig},
+};
+use lean_ctx_shared::{Paths, protocol::StartMode};
+
+/// The per-user lean-ctx daemon. Usually started by `lean-ctx` on demand or by a
+/// service manager; see `lean-ctx daemon --help`.
+#[derive(Debug, Parser)]
+#[command(name = "lean-ctxd", version = lean_ctx_shared::protocol::VERSION)]
+struct Args {
+    /// Run attached, logging to stderr too; never idle-exit unless --idle-timeout is given.
+    /// Service units use this.
+    #[arg(long)]
+    foreground: bool,
+    /// Started by a shim: print `READY <pid>` on stdout once listening, and exit after
+    /// the idle timeout.
+    #[arg(long, conflicts_with = "foreground")]
+    auto_spawned: bool,
+    /// Idle timeout (e.g. `30m`, `90s`); default from config.toml, else 30m. Applies to
+    /// an auto-spawned daemon, or to a foreground one when given explicitly.
+    #[arg(long, env = "LEAN_CTX_IDLE_TIMEOUT", value_parser = humantime::parse_duration)]
+    idle_timeout: Option<Duration>,
+}
+
+/// Exit code when another daemon holds the lock: the spawning shim just connects.
+const EXIT_ALREADY_RUNNING: u8 = 3;
+
+/// How long a new daemon waits for a predecessor that is still draining.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("lean-ctxd: error: {e:#}");
+            tracing::error!("fatal: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.auto_spawned {
+        // Our own session: no controlling terminal, no signals meant for the shim's
+        // process group. Fails only if we already lead a group, which a fresh child
+        // does not.
+        let _ = rustix::process::setsid();
+    }
+    let paths = Paths::from_env()?;
+    paths.ensure_runtime_dir()?;
+    let config = Config::load(&paths.config_file())?;
+    let start_mode = start_mode(&args);
+    let idle_timeout = match start_mode {
+        StartMode::AutoSpawn => Some(args.idle_timeout.unwrap_or(config.daemon.idle_timeout)),
+        _ => args.idle_timeout,
+    };
+
+    let lock = match InstanceLock::acquire(&paths, LOCK_WAIT) {
+        Ok(lock) => lock,
+        Err(e @ InstanceError::AlreadyRunning { .. }) => {
+            eprintln!("lean-ctxd: {e}");
+            return Ok(ExitCode::from(EXIT_ALREADY_RUNNING));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    logging::init(&paths.log_file(), args.foreground)
+        .with_context(|| format!("cannot open log {}", paths.log_file().display()))?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("lean-ctxd")
+        .build()?;
+    runtime.block_on(async {
+        let (listener, socket) = SocketFile::bind(&paths)?;
+        tracing::info!(socket = %socket.path().display(), mode = start_mode.as_str(), ?idle_timeout, "listening");
+        let daemon = Arc::new(Daemon::new(DaemonConfig {
+            paths: paths.clone(),
+            start_mode,
+            idle_timeout,
+        }));
+        spawn_stop_triggers(&daemon);
+        if args.auto_spawned {
+            announce_ready()?;
+        }
+        server::run(listener, daemon).await;
+        drop(socket);
+        anyhow::Ok(())
+    })?;
+    // Connections may hold blocking work; do not let it delay the exit.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    tracing::info!("stopped");
+    drop(lock);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn start_mode(args: &Args) -> StartMode {
+    if args.auto_spawned {
+        StartMode::AutoSpawn
+    } else if std::env::var_os("INVOCATION_ID").is_some()
+        || std::env::var_os("NOTIFY_SOCKET").is_some()
+    {
+        StartMode::Systemd
+    } else if std::env::var("XPC_SERVICE_NAME").is_ok_and(|n| n.contains("leanctx")) {
+        StartMode::Launchd
+    } else {
+        StartMode::Foreground
+    }
+}
+
+/// SIGTERM, SIGINT and the idle timeout all end in the same graceful shutdown.
+fn spawn_stop_triggers(daemon: &Arc<Daemon>) {
+    let d = daemon.clone();
+    tokio::spawn(async move {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            tracing::error!("cannot install signal handlers");
+            return;
+        };
+        let name = tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+        };
+        tracing::info!(signal = name, "stopping");
+        d.shutdown();
+    });
+    if let Some(timeout) = daemon.config.idle_timeout {
+        let d = daemon.clone();
+        tokio::spawn(async move {
+            idle::wait_for_idle(d.subscribe_connections(), timeout).await;
+            tracing::info!(?timeout, "idle: no connections, stopping");
+            d.shutdown();
+        });
+    }
+}
+
+/// Tells the spawning shim we are listening, then detaches stdout from its pipe so a
+/// shim that went away can never make a later write fail.
+fn announce_ready() -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "READY {}", std::process::id())?;
+    out.flush()?;
+    let null = std::fs::OpenOptions::new().write(true).open("/dev/null")?;
+    rustix::stdio::dup2_stdout(&null)?;
+    Ok(())
+}

@@ -1,0 +1,239 @@
+//! What lives as long as the daemon: its configuration, counters, the shutdown tokens
+//! and the project registry. Shared as `Arc<Daemon>` by every connection.
+
+use std::{
+    future::Future,
+    panic::AssertUnwindSafe,
+    pin::pin,
+    sync::atomic::{AtomicU64, AtomicUsize, Ordering},
+    time::{Duration, Instant, SystemTime},
+};
+
+use futures::FutureExt;
+use lean_ctx_shared::{LeanError, Paths, protocol::StartMode};
+use tokio::sync::{Notify, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::registry::ProjectRegistry;
+
+/// How this daemon runs; fixed at start.
+#[derive(Clone, Debug)]
+pub struct DaemonConfig {
+    pub paths: Paths,
+    pub start_mode: StartMode,
+    /// Exit after this long without connections; `None`: never.
+    pub idle_timeout: Option<Duration>,
+}
+
+#[derive(Debug)]
+pub struct Daemon {
+    pub config: DaemonConfig,
+    pub registry: ProjectRegistry,
+    started_at: SystemTime,
+    started: Instant,
+    /// Open connections; the idle watcher subscribes to it.
+    connections: watch::Sender<usize>,
+    in_flight: AtomicUsize,
+    in_flight_zero: Notify,
+    calls_served: AtomicU64,
+    /// Fired to stop: the accept loop ends and new calls are refused.
+    shutdown: CancellationToken,
+    /// Fired once in-flight calls are done: connections flush and close.
+    drained: CancellationToken,
+}
+
+impl Daemon {
+    pub fn new(config: DaemonConfig) -> Daemon {
+        Daemon {
+            config,
+            registry: ProjectRegistry::default(),
+            started_at: SystemTime::now(),
+            started: Instant::now(),
+            connections: watch::Sender::new(0),
+            in_flight: AtomicUsize::new(0),
+            in_flight_zero: Notify::new(),
+            calls_served: AtomicU64::new(0),
+            shutdown: CancellationToken::new(),
+            drained: CancellationToken::new(),
+        }
+    }
+
+    pub fn started_at(&self) -> SystemTime {
+        self.started_at
+    }
+
+    pub fn uptime(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    pub fn connections(&self) -> usize {
+        *self.connections.borrow()
+    }
+
+    pub fn subscribe_connections(&self) -> watch::Receiver<usize> {
+        self.connections.subscribe()
+    }
+
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::SeqCst)
+    }
+
+    pub fn calls_served(&self) -> u64 {
+        self.calls_served.load(Ordering::Relaxed)
+    }
+
+    /// Asks the daemon to stop (idempotent).
+    pub fn shutdown(&self) {
+        self.shutdown.cancel();
+    }
+
+    pub fn shutdown_token(&self) -> &CancellationToken {
+        &self.shutdown
+    }
+
+    pub fn drained_token(&self) -> &CancellationToken {
+        &self.drained
+    }
+
+    /// Counts an open connection until the guard drops.
+    pub fn connection_guard(&self) -> ConnectionGuard<'_> {
+        self.connections.send_modify(|c| *c += 1);
+        ConnectionGuard(self)
+    }
+
+    /// Runs one call: refuses it while stopping, counts it in flight, and turns a panic
+    /// into `INTERNAL` so one bad request never takes the daemon down (invariant 9).
+    pub async fn call<T, F>(&self, op: &'static str, fut: F) -> Result<T, LeanError>
+    where
+        F: Future<Output = Result<T, LeanError>>,
+    {
+        if self.shutdown.is_cancelled() {
+            return Err(LeanError::internal("lean-ctxd is shutting down")
+                .with_remedy("retry: the next call starts a fresh daemon"));
+        }
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        let _in_flight = InFlightGuard(self);
+        let started = Instant::now();
+        let result = match AssertUnwindSafe(fut).catch_unwind().await {
+            Ok(result) => result,
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "non-string panic".into());
+                tracing::error!(op, panic = %what, "request panicked");
+                Err(LeanError::internal(format!(
+                    "{op} failed: internal panic: {what}"
+                )))
+            }
+        };
+        self.calls_served.fetch_add(1, Ordering::Relaxed);
+        let code = result.as_ref().err().map(|e| e.code.as_str());
+        tracing::debug!(op, elapsed_us = started.elapsed().as_micros() as u64, error = ?code, "call");
+        result
+    }
+
+    /// Waits until no call is in flight, at most `cap`; `false` if the cap was hit.
+    pub async fn wait_idle_calls(&self, cap: Duration) -> bool {
+        let wait = async {
+            loop {
+                let mut notified = pin!(self.in_flight_zero.notified());
+                notified.as_mut().enable();
+                if self.in_flight() == 0 {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        tokio::time::timeout(cap, wait).await.is_ok()
+    }
+}
+
+#[derive(Debug)]
+pub struct ConnectionGuard<'a>(&'a Daemon);
+
+impl Drop for ConnectionGuard<'_> {
+    fn drop(&mut self) {
+        self.0.connections.send_modify(|c| *c -= 1);
+    }
+}
+
+struct InFlightGuard<'a>(&'a Daemon);
+
+impl Drop for InFlightGuard<'_> {
+    fn drop(&mut self) {
+        if self.0.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.in_flight_zero.notify_waiters();
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use lean_ctx_shared::ErrorCode;
+
+    use super::*;
+
+    pub(crate) fn daemon_in(dir: &std::path::Path) -> Daemon {
+        Daemon::new(DaemonConfig {
+            paths: Paths {
+                data_dir: dir.join("data"),
+                runtime_dir: dir.join("run"),
+                state_dir: dir.join("state"),
+                config_dir: dir.join("config"),
+            },
+            start_mode: StartMode::Foreground,
+            idle_timeout: None,
+        })
+    }
+
+    #[tokio::test]
+    async fn a_panicking_call_answers_internal_and_the_next_call_works() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = daemon_in(tmp.path());
+        let err = d
+            .call("boom", async {
+                if d.in_flight() == 1 {
+                    panic!("kaboom");
+                }
+                Ok(())
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::Internal);
+        assert!(err.message.contains("kaboom"), "{}", err.message);
+        assert_eq!(d.in_flight(), 0);
+        assert_eq!(d.call("ok", async { Ok(7) }).await, Ok(7));
+        assert_eq!(d.calls_served(), 2);
+    }
+
+    #[tokio::test]
+    async fn calls_are_refused_once_shutdown_starts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = daemon_in(tmp.path());
+        d.shutdown();
+        let err = d.call("late", async { Ok(()) }).await.unwrap_err();
+        assert_eq!(err.code, ErrorCode::Internal);
+        assert!(err.message.contains("shutting down"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn waiting_for_in_flight_calls_ends_when_they_finish() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = std::sync::Arc::new(daemon_in(tmp.path()));
+        let d2 = d.clone();
+        let call = tokio::spawn(async move {
+            d2.call("slow", async {
+                tokio::time::sleep(Duration::from_secs(3)).await;
+                Ok(())
+            })
+            .await
+        });
+        tokio::task::yield_now().await;
+        assert_eq!(d.in_flight(), 1);
+        assert!(!d.wait_idle_calls(Duration::from_secs(1)).await);
+        assert!(d.wait_idle_calls(Duration::from_secs(10)).await);
+        call.await.unwrap().unwrap();
+    }
+}

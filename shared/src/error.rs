@@ -1,0 +1,211 @@
+//! The error catalog: exactly the codes of spec §9 plus `WORKTREE_MISMATCH`, each with
+//! the remedy an agent can act on. Every error that leaves the daemon or the shim is a
+//! [`LeanError`] carrying one of these codes.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A catalog code. The wire spelling (`SCREAMING_SNAKE_CASE`) is what agents and the
+/// plugin see; it never changes once published.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    Unauthorized,
+    NotFound,
+    FileNotFound,
+    PositionOutOfRange,
+    Conflict,
+    AmbiguousSymbol,
+    NoSymbol,
+    NoSymbolAtPosition,
+    InvalidTarget,
+    Indexing,
+    Unsupported,
+    UnsupportedLanguage,
+    BackendRequired,
+    Internal,
+    /// Ours, not the spec's: a path or symbol resolved into a different worktree than
+    /// the caller's root (the upstream tool's issue #803 wrote into the wrong one).
+    WorktreeMismatch,
+}
+
+impl ErrorCode {
+    /// Every code, in catalog order.
+    pub const ALL: [ErrorCode; 15] = [
+        ErrorCode::Unauthorized,
+        ErrorCode::NotFound,
+        ErrorCode::FileNotFound,
+        ErrorCode::PositionOutOfRange,
+        ErrorCode::Conflict,
+        ErrorCode::AmbiguousSymbol,
+        ErrorCode::NoSymbol,
+        ErrorCode::NoSymbolAtPosition,
+        ErrorCode::InvalidTarget,
+        ErrorCode::Indexing,
+        ErrorCode::Unsupported,
+        ErrorCode::UnsupportedLanguage,
+        ErrorCode::BackendRequired,
+        ErrorCode::Internal,
+        ErrorCode::WorktreeMismatch,
+    ];
+
+    /// The wire spelling, e.g. `FILE_NOT_FOUND`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::Unauthorized => "UNAUTHORIZED",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::FileNotFound => "FILE_NOT_FOUND",
+            ErrorCode::PositionOutOfRange => "POSITION_OUT_OF_RANGE",
+            ErrorCode::Conflict => "CONFLICT",
+            ErrorCode::AmbiguousSymbol => "AMBIGUOUS_SYMBOL",
+            ErrorCode::NoSymbol => "NO_SYMBOL",
+            ErrorCode::NoSymbolAtPosition => "NO_SYMBOL_AT_POSITION",
+            ErrorCode::InvalidTarget => "INVALID_TARGET",
+            ErrorCode::Indexing => "INDEXING",
+            ErrorCode::Unsupported => "UNSUPPORTED",
+            ErrorCode::UnsupportedLanguage => "UNSUPPORTED_LANGUAGE",
+            ErrorCode::BackendRequired => "BACKEND_REQUIRED",
+            ErrorCode::Internal => "INTERNAL",
+            ErrorCode::WorktreeMismatch => "WORKTREE_MISMATCH",
+        }
+    }
+
+    /// Parses the wire spelling; `None` for a code this build does not know.
+    pub fn parse(code: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|c| c.as_str() == code)
+    }
+
+    /// What the caller should do next (spec §9's remedy column, made concrete).
+    pub fn remedy(self) -> &'static str {
+        match self {
+            ErrorCode::Unauthorized => {
+                "send a valid X-LeanCtx-Token (the IDE rotates it on restart; re-read the port file)"
+            }
+            ErrorCode::NotFound => "check the endpoint path",
+            ErrorCode::FileNotFound => {
+                "verify the path (relative to the project root) with ctx_tree"
+            }
+            ErrorCode::PositionOutOfRange => {
+                "re-resolve the range (ctx_read); line is 1-based, column 0-based in characters"
+            }
+            ErrorCode::Conflict => {
+                "the file changed since you read it: read it fresh, refresh the hash; use force only if you mean it"
+            }
+            ErrorCode::AmbiguousSymbol => {
+                "qualify the name (Class/method) or add the path; see the candidate list"
+            }
+            ErrorCode::NoSymbol => {
+                "correct the name or path; ctx_outline lists the symbols of a file"
+            }
+            ErrorCode::NoSymbolAtPosition => {
+                "re-resolve the position (ctx_read): point at the symbol's name"
+            }
+            ErrorCode::InvalidTarget => "fix the target or scope kind, or the destination path",
+            ErrorCode::Indexing => "indexing is in progress: wait a moment and retry",
+            ErrorCode::Unsupported => "pick a different symbol or operation",
+            ErrorCode::UnsupportedLanguage => {
+                "this language is not supported for this action; use ctx_outline or ctx_search"
+            }
+            ErrorCode::BackendRequired => {
+                "open the project in a JetBrains IDE with the lean-ctx plugin, or configure a language server"
+            }
+            ErrorCode::Internal => {
+                "check the message; `lean-ctx daemon logs` shows details; report a bug if it persists"
+            }
+            ErrorCode::WorktreeMismatch => {
+                "run lean-ctx from inside the worktree you mean to change (or pass --root)"
+            }
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error as it crosses the socket: a catalog code, a message about this case, and
+/// an optional override of the code's generic remedy.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct LeanError {
+    pub code: ErrorCode,
+    pub message: String,
+    /// A remedy specific to this case; `None` means the code's catalog remedy.
+    pub remedy: Option<String>,
+}
+
+impl LeanError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> LeanError {
+        LeanError {
+            code,
+            message: message.into(),
+            remedy: None,
+        }
+    }
+
+    pub fn internal(message: impl Into<String>) -> LeanError {
+        LeanError::new(ErrorCode::Internal, message)
+    }
+
+    /// Replaces the catalog remedy with one specific to this case.
+    pub fn with_remedy(mut self, remedy: impl Into<String>) -> LeanError {
+        self.remedy = Some(remedy.into());
+        self
+    }
+
+    /// The remedy to show: the specific one if set, else the catalog's.
+    pub fn remedy(&self) -> &str {
+        self.remedy.as_deref().unwrap_or(self.code.remedy())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_spelling_round_trips_through_serde_and_parse() {
+        for code in ErrorCode::ALL {
+            let json = serde_json::to_string(&code).unwrap();
+            assert_eq!(json, format!("\"{}\"", code.as_str()));
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
+            assert!(!code.remedy().is_empty());
+        }
+        assert_eq!(ErrorCode::parse("NOPE"), None);
+    }
+
+    #[test]
+    fn catalog_is_exactly_spec_section_9_plus_worktree_mismatch() {
+        let spec = [
+            "UNAUTHORIZED",
+            "NOT_FOUND",
+            "FILE_NOT_FOUND",
+            "POSITION_OUT_OF_RANGE",
+            "CONFLICT",
+            "AMBIGUOUS_SYMBOL",
+            "NO_SYMBOL",
+            "NO_SYMBOL_AT_POSITION",
+            "INVALID_TARGET",
+            "INDEXING",
+            "UNSUPPORTED",
+            "UNSUPPORTED_LANGUAGE",
+            "BACKEND_REQUIRED",
+            "INTERNAL",
+            "WORKTREE_MISMATCH",
+        ];
+        let ours: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(ours, spec);
+    }
+
+    #[test]
+    fn specific_remedy_overrides_catalog_remedy() {
+        let e = LeanError::internal("boom");
+        assert_eq!(e.remedy(), ErrorCode::Internal.remedy());
+        let e = e.with_remedy("do this");
+        assert_eq!(e.remedy(), "do this");
+        assert_eq!(e.to_string(), "INTERNAL: boom");
+    }
+}

@@ -1,0 +1,19 @@
+//! The lean-ctx protocol crate: everything that crosses the daemon socket.
+//!
+//! `shared` depends on nothing of ours; `daemon` and `client` depend on it and never on
+//! each other. It owns the tarpc service ([`protocol`]), the hello that precedes it
+//! ([`hello`]), the framing ([`transport`]), the error catalog ([`error`]), agent-facing
+//! positions ([`position`]), where files live ([`paths`]) and process facts
+//! ([`process`]).
+
+pub mod error;
+pub mod hello;
+pub mod paths;
+pub mod position;
+pub mod process;
+pub mod protocol;
+pub mod transport;
+
+pub use error::{ErrorCode, LeanError};
+pub use paths::Paths;
+pub use position::{Location, Position, Range};

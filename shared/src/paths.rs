@@ -1,0 +1,262 @@
+//! Where lean-ctx keeps things, resolved once per process.
+//!
+//! Every directory has an override so tests (and unusual setups) run isolated:
+//! `LEAN_CTX_DATA_DIR`, `LEAN_CTX_RUNTIME_DIR`, `LEAN_CTX_CONFIG_DIR`,
+//! `LEAN_CTX_STATE_DIR`. Each override names the lean-ctx directory itself, not a parent.
+//!
+//! The data dir defaults to `~/.lean-ctx` rather than an XDG path: the published
+//! JetBrains plugin writes its port files there and reads `stats.json` from there, and
+//! we must work with the plugin users already have (../shared/WIRE.md).
+
+use std::{
+    env, fs, io,
+    os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt},
+    path::{Path, PathBuf},
+};
+
+/// The daemon's socket file name inside the runtime dir (the systemd socket unit uses
+/// the same name).
+pub const SOCKET_NAME: &str = "lean-ctxd.sock";
+
+/// Longest socket path we accept: `sun_path` is 104 bytes on macOS, 108 on Linux, and
+/// needs a terminating NUL.
+const MAX_SOCKET_PATH: usize = 103;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PathsError {
+    #[error("cannot determine the home directory; set LEAN_CTX_DATA_DIR and LEAN_CTX_CONFIG_DIR")]
+    NoHome,
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error(
+        "refusing runtime dir {path}: {reason}; fix its ownership/permissions or set LEAN_CTX_RUNTIME_DIR"
+    )]
+    InsecureRuntimeDir { path: PathBuf, reason: String },
+    #[error(
+        "socket path {path} is longer than {MAX_SOCKET_PATH} bytes; set LEAN_CTX_RUNTIME_DIR to a shorter directory"
+    )]
+    SocketPathTooLong { path: PathBuf },
+}
+
+/// The resolved directories.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Paths {
+    /// Port files, stats: shared with the JetBrains plugin.
+    pub data_dir: PathBuf,
+    /// The socket and the lock files; must be private to the user.
+    pub runtime_dir: PathBuf,
+    /// Logs.
+    pub state_dir: PathBuf,
+    /// `config.toml`.
+    pub config_dir: PathBuf,
+}
+
+impl Paths {
+    /// Resolves from the environment (overrides first, then platform defaults).
+    pub fn from_env() -> Result<Paths, PathsError> {
+        let over = |name: &str| {
+            env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let base = directories::BaseDirs::new();
+        let home = base.as_ref().map(|b| b.home_dir().to_path_buf());
+
+        let data_dir = match over("LEAN_CTX_DATA_DIR") {
+            Some(p) => p,
+            None => home.clone().ok_or(PathsError::NoHome)?.join(".lean-ctx"),
+        };
+        let config_dir = match over("LEAN_CTX_CONFIG_DIR") {
+            Some(p) => p,
+            None => base
+                .as_ref()
+                .ok_or(PathsError::NoHome)?
+                .config_dir()
+                .join("lean-ctx"),
+        };
+        let state_dir = match over("LEAN_CTX_STATE_DIR") {
+            Some(p) => p,
+            // Linux has XDG_STATE_HOME; elsewhere logs live under the data dir.
+            None => match base.as_ref().and_then(|b| b.state_dir()) {
+                Some(state) => state.join("lean-ctx"),
+                None => data_dir.join("log"),
+            },
+        };
+        let runtime_dir = match over("LEAN_CTX_RUNTIME_DIR") {
+            Some(p) => p,
+            None => match base.as_ref().and_then(|b| b.runtime_dir()) {
+                Some(run) => run.join("lean-ctx"),
+                // No XDG_RUNTIME_DIR (macOS, minimal containers): a per-user dir in the
+                // temp dir; `ensure_runtime_dir` verifies it is ours and private.
+                None => {
+                    env::temp_dir().join(format!("lean-ctx-{}", rustix::process::getuid().as_raw()))
+                }
+            },
+        };
+        Ok(Paths {
+            data_dir,
+            runtime_dir,
+            state_dir,
+            config_dir,
+        })
+    }
+
+    pub fn socket(&self) -> PathBuf {
+        self.runtime_dir.join(SOCKET_NAME)
+    }
+
+    /// Held (flock) by the running daemon for its whole life: the single-instance guard.
+    /// The kernel drops it when the process dies, so a `kill -9` leaves no stale lock.
+    pub fn daemon_lock(&self) -> PathBuf {
+        self.runtime_dir.join("lean-ctxd.lock")
+    }
+
+    /// Held by a shim while it spawns a daemon, so concurrent shims spawn exactly one.
+    pub fn spawn_lock(&self) -> PathBuf {
+        self.runtime_dir.join("spawn.lock")
+    }
+
+    /// The daemon's tracing log (mode 0600).
+    pub fn log_file(&self) -> PathBuf {
+        self.state_dir.join("lean-ctxd.log")
+    }
+
+    /// stdout/stderr of an auto-spawned daemon: catches what happens before logging is up.
+    pub fn spawn_output(&self) -> PathBuf {
+        self.state_dir.join("lean-ctxd.out")
+    }
+
+    /// The pid recorded in the daemon lock file, if a live daemon holds the lock.
+    /// Works when the daemon does not answer on its socket (wedged, or starting).
+    pub fn daemon_pid(&self) -> Option<u32> {
+        use rustix::fs::{FlockOperation, flock};
+        let path = self.daemon_lock();
+        let file = fs::File::open(&path).ok()?;
+        match flock(&file, FlockOperation::NonBlockingLockShared) {
+            // We got it, so nobody holds it: whatever pid is recorded is stale.
+            Ok(()) => None,
+            Err(_) => fs::read_to_string(&path).ok()?.trim().parse().ok(),
+        }
+    }
+
+    pub fn config_file(&self) -> PathBuf {
+        self.config_dir.join("config.toml")
+    }
+
+    /// Creates the runtime dir (0700) if needed and verifies it is a real directory owned
+    /// by us that nobody else can write to (watchman's rule): a socket in a dir another
+    /// user controls could be swapped under us.
+    pub fn ensure_runtime_dir(&self) -> Result<(), PathsError> {
+        let dir = &self.runtime_dir;
+        let io_err = |source| PathsError::Io {
+            path: dir.clone(),
+            source,
+        };
+        if let Some(parent) = dir.parent() {
+            fs::create_dir_all(parent).map_err(io_err)?;
+        }
+        match fs::DirBuilder::new().mode(0o700).create(dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(io_err(e)),
+        }
+        let meta = fs::symlink_metadata(dir).map_err(io_err)?;
+        let insecure = |reason: String| PathsError::InsecureRuntimeDir {
+            path: dir.clone(),
+            reason,
+        };
+        if !meta.is_dir() {
+            return Err(insecure("not a directory (a symlink or file)".into()));
+        }
+        let uid = rustix::process::getuid().as_raw();
+        if meta.uid() != uid {
+            return Err(insecure(format!("owned by uid {}, not {uid}", meta.uid())));
+        }
+        let mode = meta.mode() & 0o777;
+        if mode & 0o022 != 0 {
+            return Err(insecure(format!("mode {mode:o} is group/world writable")));
+        }
+        if mode & 0o077 != 0 {
+            // Ours and not writable by others, merely readable: tighten it.
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(io_err)?;
+        }
+        let socket = self.socket();
+        if socket.as_os_str().len() > MAX_SOCKET_PATH {
+            return Err(PathsError::SocketPathTooLong { path: socket });
+        }
+        Ok(())
+    }
+
+    /// Creates a directory (and parents) that should exist, e.g. the state dir.
+    pub fn ensure_dir(path: &Path) -> Result<(), PathsError> {
+        fs::create_dir_all(path).map_err(|source| PathsError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths_in(dir: &Path) -> Paths {
+        Paths {
+            data_dir: dir.join("data"),
+            runtime_dir: dir.join("run"),
+            state_dir: dir.join("state"),
+            config_dir: dir.join("config"),
+        }
+    }
+
+    #[test]
+    fn runtime_dir_is_created_private() {
+        let tmp = tempfile::tempdir().unwrap();
+        let paths = paths_in(tmp.path());
+        paths.ensure_runtime_dir().unwrap();
+        let mode = fs::metadata(&paths.runtime_dir).unwrap().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+    }
+
+    #[test]
+    fn world_writable_runtime_dir_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let paths = paths_in(tmp.path());
+        fs::create_dir(&paths.runtime_dir).unwrap();
+        fs::set_permissions(&paths.runtime_dir, fs::Permissions::from_mode(0o777)).unwrap();
+        let err = paths.ensure_runtime_dir().unwrap_err();
+        assert!(
+            matches!(err, PathsError::InsecureRuntimeDir { .. }),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn readable_runtime_dir_is_tightened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let paths = paths_in(tmp.path());
+        fs::create_dir(&paths.runtime_dir).unwrap();
+        fs::set_permissions(&paths.runtime_dir, fs::Permissions::from_mode(0o755)).unwrap();
+        paths.ensure_runtime_dir().unwrap();
+        let mode = fs::metadata(&paths.runtime_dir).unwrap().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+    }
+
+    #[test]
+    fn symlinked_runtime_dir_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let paths = paths_in(tmp.path());
+        fs::create_dir(tmp.path().join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(tmp.path().join("elsewhere"), &paths.runtime_dir).unwrap();
+        assert!(paths.ensure_runtime_dir().is_err());
+    }
+
+    #[test]
+    fn overlong_socket_path_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut paths = paths_in(tmp.path());
+        paths.runtime_dir = tmp.path().join("x".repeat(120));
+        let err = paths.ensure_runtime_dir().unwrap_err();
+        assert!(matches!(err, PathsError::SocketPathTooLong { .. }), "{err}");
+    }
+}

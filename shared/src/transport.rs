@@ -1,0 +1,101 @@
+//! The socket's framing and the client side of a connection: connect, hello, tarpc.
+//!
+//! After the hello, frames are u32-length-delimited bincode (tarpc's serde transport)
+//! with an explicit maximum length, so a corrupt or hostile length prefix closes the
+//! connection instead of allocating gigabytes.
+
+use std::{io, path::Path, time::Duration};
+
+use tarpc::{
+    serde_transport::{self, Transport},
+    tokio_serde::formats::Bincode,
+    tokio_util::codec::{Framed, LengthDelimitedCodec},
+};
+use tokio::net::UnixStream;
+
+use crate::{
+    hello::{ClientHello, HelloError, Outcome, ServerHello, read_hello, write_hello},
+    protocol::LeanCtxClient,
+};
+
+/// Largest tarpc frame either side accepts.
+pub const MAX_FRAME_LEN: usize = 16 * 1024 * 1024;
+
+/// A tarpc transport over a connected socket whose hello has been exchanged.
+pub type SocketTransport<Item, SinkItem> =
+    Transport<UnixStream, Item, SinkItem, Bincode<Item, SinkItem>>;
+
+/// Wraps a connected socket in the framing both sides use.
+pub fn socket_transport<Item, SinkItem>(stream: UnixStream) -> SocketTransport<Item, SinkItem>
+where
+    Item: for<'de> serde::Deserialize<'de>,
+    SinkItem: serde::Serialize,
+{
+    let codec = LengthDelimitedCodec::builder()
+        .max_frame_length(MAX_FRAME_LEN)
+        .new_codec();
+    serde_transport::new(Framed::new(stream, codec), Bincode::default())
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// No socket, or nobody listening on it.
+    #[error("no daemon is listening: {0}")]
+    NotRunning(io::Error),
+    #[error("cannot connect to the daemon: {0}")]
+    Io(io::Error),
+    #[error(transparent)]
+    Hello(#[from] HelloError),
+    /// The daemon answered the hello with something other than `Accepted`.
+    #[error("the daemon did not accept the connection: {:?}", .0.outcome)]
+    NotAccepted(Box<ServerHello>),
+    #[error("the daemon did not answer the hello within {0:?}")]
+    Timeout(Duration),
+}
+
+/// An accepted connection: the tarpc client and what the daemon said about itself.
+#[derive(Debug)]
+pub struct Connection {
+    pub client: LeanCtxClient,
+    pub server: ServerHello,
+}
+
+/// Connects, exchanges hellos within `timeout`, and, if accepted, starts a tarpc
+/// client on the current tokio runtime.
+pub async fn connect(
+    socket: &Path,
+    hello: &ClientHello,
+    timeout: Duration,
+) -> Result<Connection, ConnectError> {
+    let (stream, server) = handshake(socket, hello, timeout).await?;
+    if server.outcome != Outcome::Accepted {
+        return Err(ConnectError::NotAccepted(Box::new(server)));
+    }
+    let transport = socket_transport(stream);
+    let client = LeanCtxClient::new(tarpc::client::Config::default(), transport).spawn();
+    Ok(Connection { client, server })
+}
+
+/// Connects and exchanges hellos, whatever the outcome; the caller decides.
+pub async fn handshake(
+    socket: &Path,
+    hello: &ClientHello,
+    timeout: Duration,
+) -> Result<(UnixStream, ServerHello), ConnectError> {
+    let mut stream = UnixStream::connect(socket)
+        .await
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => {
+                ConnectError::NotRunning(e)
+            }
+            _ => ConnectError::Io(e),
+        })?;
+    let exchange = async {
+        write_hello(&mut stream, hello).await?;
+        read_hello::<_, ServerHello>(&mut stream).await
+    };
+    let server = tokio::time::timeout(timeout, exchange)
+        .await
+        .map_err(|_| ConnectError::Timeout(timeout))??;
+    Ok((stream, server))
+}

@@ -1,0 +1,198 @@
+//! The harness for lean-ctx's integration tests (ripgrep's `tests/util.rs` in spirit):
+//! a [`TestEnv`] is an isolated world in a temp dir, with every `LEAN_CTX_*` directory
+//! and `HOME` pointing into it, that runs the real binaries and, when dropped (also
+//! when a test panics), kills every daemon started in it and everything they spawned.
+
+use std::{
+    ffi::OsString,
+    fs,
+    path::{Path, PathBuf},
+    process::{Command, Output},
+    time::{Duration, Instant},
+};
+
+use lean_ctx_shared::{Paths, process::pid_alive};
+use rustix::process::{Pid, Signal, kill_process, kill_process_group};
+use tempfile::TempDir;
+
+#[derive(Debug)]
+pub struct TestEnv {
+    dir: TempDir,
+    pub paths: Paths,
+    shim: Option<PathBuf>,
+    daemon: PathBuf,
+}
+
+impl TestEnv {
+    /// For the shim's tests: `shim` is `env!("CARGO_BIN_EXE_lean-ctx")`; the daemon is
+    /// the `lean-ctxd` built beside it (cargo builds every binary of the workspace before
+    /// running any integration test).
+    pub fn with_shim(shim: &str) -> TestEnv {
+        let shim = PathBuf::from(shim);
+        let daemon = shim.with_file_name("lean-ctxd");
+        assert!(
+            daemon.is_file(),
+            "{} is missing: build the workspace (`cargo test --workspace` does)",
+            daemon.display()
+        );
+        TestEnv::new(Some(shim), daemon)
+    }
+
+    /// For the daemon's tests: `daemon` is `env!("CARGO_BIN_EXE_lean-ctxd")`.
+    pub fn with_daemon(daemon: &str) -> TestEnv {
+        TestEnv::new(None, PathBuf::from(daemon))
+    }
+
+    fn new(shim: Option<PathBuf>, daemon: PathBuf) -> TestEnv {
+        // Short and in /tmp: the socket path must fit in `sun_path`.
+        let dir = tempfile::Builder::new()
+            .prefix("lc")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let root = dir.path();
+        let paths = Paths {
+            data_dir: root.join("data"),
+            runtime_dir: root.join("run"),
+            state_dir: root.join("state"),
+            config_dir: root.join("config"),
+        };
+        fs::create_dir(root.join("home")).unwrap();
+        TestEnv {
+            dir,
+            paths,
+            shim,
+            daemon,
+        }
+    }
+
+    /// The temp dir everything lives in.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn daemon_bin(&self) -> &Path {
+        &self.daemon
+    }
+
+    /// The environment every process of this test runs with: nothing of the real
+    /// user's besides `PATH`.
+    pub fn envs(&self) -> Vec<(&'static str, OsString)> {
+        vec![
+            ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+            ("HOME", self.dir().join("home").into()),
+            ("LEAN_CTX_DATA_DIR", self.paths.data_dir.clone().into()),
+            (
+                "LEAN_CTX_RUNTIME_DIR",
+                self.paths.runtime_dir.clone().into(),
+            ),
+            ("LEAN_CTX_STATE_DIR", self.paths.state_dir.clone().into()),
+            ("LEAN_CTX_CONFIG_DIR", self.paths.config_dir.clone().into()),
+            ("LEAN_CTX_DAEMON_BIN", self.daemon.clone().into()),
+            ("LEAN_CTX_LOG", "debug".into()),
+        ]
+    }
+
+    fn command(&self, bin: &Path) -> Command {
+        let mut cmd = Command::new(bin);
+        cmd.env_clear().envs(self.envs()).current_dir(self.dir());
+        cmd
+    }
+
+    /// `lean-ctx` in this environment, working directory = the temp dir.
+    pub fn shim(&self) -> Command {
+        self.command(self.shim.as_deref().expect("TestEnv::with_shim"))
+    }
+
+    /// `lean-ctxd` in this environment.
+    pub fn daemon(&self) -> Command {
+        self.command(&self.daemon)
+    }
+
+    /// Runs the shim with `--json` and parses its stdout.
+    pub fn shim_json(&self, args: &[&str]) -> (Output, serde_json::Value) {
+        let out = self.shim().arg("--json").args(args).output().unwrap();
+        let value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "lean-ctx {args:?}: stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (out, value)
+    }
+
+    /// The pid holding the daemon lock.
+    pub fn daemon_pid(&self) -> Option<u32> {
+        self.paths.daemon_pid()
+    }
+
+    /// Every live `lean-ctxd` process started with this environment (found through
+    /// `/proc/*/environ`), so no test can leak or miscount one.
+    pub fn daemons(&self) -> Vec<u32> {
+        let needle = format!("LEAN_CTX_RUNTIME_DIR={}", self.paths.runtime_dir.display());
+        let mut pids = Vec::new();
+        for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else {
+                continue;
+            };
+            let argv0 = cmdline.split(|b| *b == 0).next().unwrap_or_default();
+            if !argv0.ends_with(b"lean-ctxd") || !pid_alive(pid) {
+                continue;
+            }
+            let Ok(environ) = fs::read(entry.path().join("environ")) else {
+                continue;
+            };
+            if environ.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()) {
+                pids.push(pid);
+            }
+        }
+        pids
+    }
+
+    /// `kill -9` of a daemon and the process group it leads; waits until it is gone.
+    pub fn kill9(&self, pid: u32) {
+        let target = Pid::from_raw(pid as i32).unwrap();
+        if rustix::process::getpgid(Some(target)).is_ok_and(|g| g == target) {
+            let _ = kill_process_group(target, Signal::KILL);
+        }
+        let _ = kill_process(target, Signal::KILL);
+        assert!(
+            wait_until(Duration::from_secs(10), || !pid_alive(pid)),
+            "pid {pid} survived SIGKILL"
+        );
+    }
+
+    /// The daemon's log so far, for assertion messages.
+    pub fn log(&self) -> String {
+        fs::read_to_string(self.paths.log_file()).unwrap_or_default()
+    }
+}
+
+impl Drop for TestEnv {
+    fn drop(&mut self) {
+        for pid in self.daemons() {
+            self.kill9(pid);
+        }
+    }
+}
+
+/// Polls `cond` every 10 ms until it holds or `limit` passes.
+pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        if cond() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
