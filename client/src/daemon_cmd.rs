@@ -140,7 +140,7 @@ enum Stopped {
 
 async fn stop(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
     let recorded = paths.daemon_pid();
-    let asked = tokio::time::timeout(Duration::from_secs(5), request_shutdown(paths)).await;
+    let asked = tokio::time::timeout(STATUS_TIMEOUT, request_shutdown(paths)).await;
     let stopped = match asked {
         Ok(Ok(None)) if recorded.is_none_or(|p| !pid_alive(p)) => Stopped::NotRunning,
         Ok(Ok(Some(pid))) if wait_for_exit(pid, STOP_GRACE).await => Stopped::Graceful(pid),
@@ -201,7 +201,7 @@ async fn escalate(pid: Option<u32>, paths: &Paths) -> Result<Stopped, LeanError>
     };
     let target = Pid::from_raw(pid as i32).expect("live pid is positive");
     let _ = kill_process(target, Signal::TERM);
-    if wait_for_exit(pid, Duration::from_secs(5)).await {
+    if wait_for_exit(pid, Duration::from_secs(3)).await {
         return Ok(Stopped::Killed(pid, "SIGTERM"));
     }
     let _ = kill_process(target, Signal::KILL);

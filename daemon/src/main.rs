@@ -36,8 +36,10 @@ struct Args {
 /// Exit code when another daemon holds the lock: the spawning shim just connects.
 const EXIT_ALREADY_RUNNING: u8 = 3;
 
-/// How long a new daemon waits for a predecessor that is still draining.
-const LOCK_WAIT: Duration = Duration::from_secs(5);
+/// How long an auto-spawned daemon waits for a predecessor that is still draining.
+/// Started by hand or by a service manager it fails at once instead: a person wants
+/// to hear that one is already running.
+const SPAWNED_LOCK_WAIT: Duration = Duration::from_secs(5);
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -67,7 +69,12 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ => args.idle_timeout,
     };
 
-    let lock = match InstanceLock::acquire(&paths, LOCK_WAIT) {
+    let lock_wait = if args.auto_spawned {
+        SPAWNED_LOCK_WAIT
+    } else {
+        Duration::ZERO
+    };
+    let lock = match InstanceLock::acquire(&paths, lock_wait) {
         Ok(lock) => lock,
         Err(e @ InstanceError::AlreadyRunning { .. }) => {
             eprintln!("lean-ctxd: {e}");

@@ -1,0 +1,371 @@
+//! The daemon binary against hostile and unusual peers: garbage, wrong hellos,
+//! oversized frames, other protocol versions, a foreign uid, SIGTERM mid-call, a
+//! second instance. Every test runs the real `lean-ctxd` in its own [`TestEnv`].
+
+use std::{
+    fs,
+    os::unix::fs::PermissionsExt,
+    process::{Child, Stdio},
+    time::Duration,
+};
+
+use lean_ctx_shared::{
+    ErrorCode,
+    hello::{ClientHello, HELLO_MAGIC, Intent, Outcome, RefuseReason, ServerHello, write_hello},
+    protocol::{PROTOCOL_VERSION, PingRequest, ShutdownRequest},
+    transport::{self, ConnectError, Connection},
+};
+use lean_ctx_testkit::{TestEnv, wait_until};
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::UnixStream,
+};
+
+const DAEMON: &str = env!("CARGO_BIN_EXE_lean-ctxd");
+const T: Duration = Duration::from_secs(5);
+
+/// Starts `lean-ctxd --foreground` and waits until it accepts connections.
+fn start(env: &TestEnv) -> Child {
+    let child = env
+        .daemon()
+        .arg("--foreground")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_until(T, || std::os::unix::net::UnixStream::connect(
+            env.paths.socket()
+        )
+        .is_ok()),
+        "daemon did not start: {}",
+        env.log()
+    );
+    child
+}
+
+async fn connect(env: &TestEnv) -> Connection {
+    transport::connect(
+        &env.paths.socket(),
+        &ClientHello::new(Intent::Call, "test"),
+        T,
+    )
+    .await
+    .unwrap()
+}
+
+async fn ping(conn: &Connection, delay_ms: u32) -> u32 {
+    let mut ctx = tarpc::context::current();
+    ctx.deadline = std::time::Instant::now() + Duration::from_secs(30);
+    conn.client
+        .ping(ctx, PingRequest { delay_ms })
+        .await
+        .unwrap()
+        .unwrap()
+        .pid
+}
+
+/// Sends `bytes` on a fresh connection and expects the daemon to close it (EOF, or a
+/// reset) without sending anything.
+async fn closed_after(env: &TestEnv, bytes: &[u8]) {
+    let mut s = UnixStream::connect(env.paths.socket()).await.unwrap();
+    s.write_all(bytes).await.unwrap();
+    let mut buf = [0u8; 64];
+    let read = tokio::time::timeout(T, s.read(&mut buf))
+        .await
+        .expect("daemon kept a bad connection open");
+    assert!(
+        matches!(read, Ok(0) | Err(_)),
+        "daemon answered garbage: {read:?}"
+    );
+}
+
+fn hello_with(protocol: u32, intent: Intent) -> ClientHello {
+    ClientHello {
+        protocol,
+        schema: "other-schema".into(),
+        version: if protocol > PROTOCOL_VERSION {
+            "99.0.0".into()
+        } else {
+            "0.0.1".into()
+        },
+        build: "other".into(),
+        intent,
+        client: "test".into(),
+    }
+}
+
+async fn handshake(env: &TestEnv, hello: &ClientHello) -> ServerHello {
+    transport::handshake(&env.paths.socket(), hello, T)
+        .await
+        .unwrap()
+        .1
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn garbage_wrong_hellos_and_oversized_frames_close_only_that_connection() {
+    let env = TestEnv::with_daemon(DAEMON);
+    let _daemon = start(&env);
+    let survivor = connect(&env).await;
+    let pid = ping(&survivor, 0).await;
+
+    closed_after(&env, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n").await;
+    let mut bad_json = HELLO_MAGIC.to_vec();
+    bad_json.extend_from_slice(&12u32.to_be_bytes());
+    bad_json.extend_from_slice(b"{not json!!}");
+    closed_after(&env, &bad_json).await;
+    let mut huge_hello = HELLO_MAGIC.to_vec();
+    huge_hello.extend_from_slice(&u32::MAX.to_be_bytes());
+    closed_after(&env, &huge_hello).await;
+
+    // A good hello, then a tarpc frame claiming 4 GiB.
+    let mut s = UnixStream::connect(env.paths.socket()).await.unwrap();
+    write_hello(&mut s, &ClientHello::new(Intent::Call, "test"))
+        .await
+        .unwrap();
+    let reply: ServerHello = lean_ctx_shared::hello::read_hello(&mut s).await.unwrap();
+    assert_eq!(reply.outcome, Outcome::Accepted);
+    s.write_all(&u32::MAX.to_be_bytes()).await.unwrap();
+    s.write_all(b"xxxxxxxx").await.unwrap();
+    let mut buf = [0u8; 16];
+    let read = tokio::time::timeout(T, s.read(&mut buf)).await.unwrap();
+    assert!(
+        matches!(read, Ok(0) | Err(_)),
+        "oversized frame not refused: {read:?}"
+    );
+
+    // The connection that behaved, and a new one, are still served by the same daemon.
+    assert_eq!(ping(&survivor, 0).await, pid);
+    assert_eq!(ping(&connect(&env).await, 0).await, pid);
+    assert!(env.log().contains("bad hello"), "{}", env.log());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn other_protocol_versions_get_a_hello_answer_never_garbage() {
+    let env = TestEnv::with_daemon(DAEMON);
+    let mut daemon = start(&env);
+
+    let reply = handshake(&env, &hello_with(PROTOCOL_VERSION + 1, Intent::Call)).await;
+    assert!(
+        matches!(
+            reply.outcome,
+            Outcome::Refused {
+                reason: RefuseReason::Incompatible,
+                ..
+            }
+        ),
+        "{reply:?}"
+    );
+    assert_eq!(reply.protocol, PROTOCOL_VERSION);
+
+    let reply = handshake(&env, &hello_with(0, Intent::CallOrReplace)).await;
+    let Outcome::Refused { reason, message } = reply.outcome else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(reason, RefuseReason::DaemonNewer);
+    assert!(message.contains("upgrade"), "{message}");
+
+    // A newer client may not replace a daemon other sessions use.
+    let busy = connect(&env).await;
+    let reply = handshake(
+        &env,
+        &hello_with(PROTOCOL_VERSION + 1, Intent::CallOrReplace),
+    )
+    .await;
+    assert!(
+        matches!(
+            reply.outcome,
+            Outcome::Refused {
+                reason: RefuseReason::Busy,
+                ..
+            }
+        ),
+        "{reply:?}"
+    );
+    ping(&busy, 0).await;
+    drop(busy);
+
+    // Once idle, it steps down for the newer client: exits cleanly, socket removed.
+    let mut reply = None;
+    assert!(
+        wait_until(T, || {
+            let r = tokio::task::block_in_place(|| {
+                tokio::runtime::Handle::current().block_on(handshake(
+                    &env,
+                    &hello_with(PROTOCOL_VERSION + 1, Intent::CallOrReplace),
+                ))
+            });
+            let done = matches!(r.outcome, Outcome::ShuttingDown { .. });
+            reply = Some(r);
+            done
+        }),
+        "never stepped down: {reply:?}"
+    );
+    let status = daemon.wait().unwrap();
+    assert!(status.success(), "{status}");
+    assert!(!env.paths.socket().exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_lets_in_flight_calls_finish_and_removes_the_socket() {
+    let env = TestEnv::with_daemon(DAEMON);
+    let mut daemon = start(&env);
+    let a = connect(&env).await;
+    let b = connect(&env).await;
+    let slow_a = tokio::spawn(async move { ping(&a, 1500).await });
+    let slow_b = tokio::spawn(async move { ping(&b, 1200).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(daemon.id() as i32).unwrap(),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    // Draining: no new connections are accepted.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let late = transport::connect(
+        &env.paths.socket(),
+        &ClientHello::new(Intent::Call, "late"),
+        T,
+    )
+    .await;
+    assert!(matches!(late, Err(ConnectError::NotRunning(_))), "{late:?}");
+
+    assert_eq!(slow_a.await.unwrap(), daemon.id());
+    assert_eq!(slow_b.await.unwrap(), daemon.id());
+    let status = daemon.wait().unwrap();
+    assert!(status.success(), "{status}");
+    assert!(!env.paths.socket().exists());
+    assert!(env.log().contains("SIGTERM"), "{}", env.log());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_shutdown_call_stops_the_daemon() {
+    let env = TestEnv::with_daemon(DAEMON);
+    let mut daemon = start(&env);
+    let conn = connect(&env).await;
+    let resp = conn
+        .client
+        .shutdown(
+            tarpc::context::current(),
+            ShutdownRequest {
+                reason: "test".into(),
+            },
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(resp.pid, daemon.id());
+    // Calls after the shutdown are refused with a catalog error, not dropped.
+    if let Ok(Ok(Err(e))) = tokio::time::timeout(
+        T,
+        conn.client
+            .ping(tarpc::context::current(), PingRequest::default()),
+    )
+    .await
+    {
+        assert_eq!(e.code, ErrorCode::Internal);
+    }
+    assert!(daemon.wait().unwrap().success());
+    assert!(!env.paths.socket().exists());
+}
+
+#[test]
+fn a_second_daemon_refuses_to_start_and_names_the_first() {
+    let env = TestEnv::with_daemon(DAEMON);
+    let first = start(&env);
+    let out = env.daemon().arg("--foreground").output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "another lean-ctxd is running (pid {})",
+            first.id()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(env.daemons(), vec![first.id()]);
+}
+
+#[test]
+fn the_log_is_private_and_its_first_line_names_the_build() {
+    let env = TestEnv::with_daemon(DAEMON);
+    let _daemon = start(&env);
+    let mode = fs::metadata(env.paths.log_file())
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o600);
+    let log = env.log();
+    let first = log.lines().next().unwrap();
+    assert!(
+        first.starts_with(&format!(
+            "lean-ctxd {} build {}",
+            env!("CARGO_PKG_VERSION"),
+            lean_ctx_shared::protocol::build_id()
+        )),
+        "{first}"
+    );
+    assert!(
+        first.contains("cmdline:") && first.contains("--foreground"),
+        "{first}"
+    );
+    let sock_mode = fs::metadata(env.paths.socket())
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(sock_mode, 0o600);
+}
+
+#[test]
+fn a_peer_of_another_uid_is_refused() {
+    if rustix::process::getuid().as_raw() != 0 {
+        // Switching to another uid needs root; CI and these machines run as root.
+        eprintln!("skipped: needs root to act as another user");
+        return;
+    }
+    let env = TestEnv::with_daemon(DAEMON);
+    let _daemon = start(&env);
+    // Open the way on purpose so only the daemon's own uid check stands in between.
+    for dir in [env.dir(), env.paths.runtime_dir.as_path()] {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o711)).unwrap();
+    }
+    fs::set_permissions(env.paths.socket(), fs::Permissions::from_mode(0o666)).unwrap();
+    let probe = format!(
+        "import socket,json,struct\n\
+         s=socket.socket(socket.AF_UNIX); s.connect({:?})\n\
+         h=json.dumps({{'protocol':{PROTOCOL_VERSION},'schema':{:?},'version':'0','build':'b','intent':'call','client':'intruder'}}).encode()\n\
+         try:\n  s.sendall(b'LCTX'+struct.pack('>I',len(h))+h); s.settimeout(5); print(len(s.recv(64)))\n\
+         except (BrokenPipeError, ConnectionResetError): print(0)\n",
+        env.paths.socket().display().to_string(),
+        lean_ctx_shared::protocol::SCHEMA,
+    );
+    let out = std::process::Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "/usr/bin/python3",
+            "-c",
+            &probe,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "0",
+        "the daemon answered a foreign uid"
+    );
+    assert!(
+        env.log().contains("peer uid 65534 is not ours"),
+        "{}",
+        env.log()
+    );
+}
