@@ -2,12 +2,7 @@
 //! oversized frames, other protocol versions, a foreign uid, SIGTERM mid-call, a
 //! second instance. Every test runs the real `lean-ctxd` in its own [`TestEnv`].
 
-use std::{
-    fs,
-    os::unix::fs::PermissionsExt,
-    process::{Child, Stdio},
-    time::Duration,
-};
+use std::{fs, os::unix::fs::PermissionsExt, time::Duration};
 
 use lean_ctx_shared::{
     ErrorCode,
@@ -23,26 +18,6 @@ use tokio::{
 
 const DAEMON: &str = env!("CARGO_BIN_EXE_lean-ctxd");
 const T: Duration = Duration::from_secs(5);
-
-/// Starts `lean-ctxd --foreground` and waits until it accepts connections.
-fn start(env: &TestEnv) -> Child {
-    let child = env
-        .daemon()
-        .arg("--foreground")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    assert!(
-        wait_until(T, || std::os::unix::net::UnixStream::connect(
-            env.paths.socket()
-        )
-        .is_ok()),
-        "daemon did not start: {}",
-        env.log()
-    );
-    child
-}
 
 async fn connect(env: &TestEnv) -> Connection {
     transport::connect(
@@ -105,7 +80,7 @@ async fn handshake(env: &TestEnv, hello: &ClientHello) -> ServerHello {
 #[tokio::test(flavor = "multi_thread")]
 async fn garbage_wrong_hellos_and_oversized_frames_close_only_that_connection() {
     let env = TestEnv::with_daemon(DAEMON);
-    let _daemon = start(&env);
+    let _daemon = env.start_foreground();
     let survivor = connect(&env).await;
     let pid = ping(&survivor, 0).await;
 
@@ -143,7 +118,7 @@ async fn garbage_wrong_hellos_and_oversized_frames_close_only_that_connection() 
 #[tokio::test(flavor = "multi_thread")]
 async fn other_protocol_versions_get_a_hello_answer_never_garbage() {
     let env = TestEnv::with_daemon(DAEMON);
-    let mut daemon = start(&env);
+    let daemon = env.start_foreground();
 
     let reply = handshake(&env, &hello_with(PROTOCOL_VERSION + 1, Intent::Call)).await;
     assert!(
@@ -201,7 +176,7 @@ async fn other_protocol_versions_get_a_hello_answer_never_garbage() {
         }),
         "never stepped down: {reply:?}"
     );
-    let status = daemon.wait().unwrap();
+    let status = daemon.wait();
     assert!(status.success(), "{status}");
     assert!(!env.paths.socket().exists());
 }
@@ -209,7 +184,7 @@ async fn other_protocol_versions_get_a_hello_answer_never_garbage() {
 #[tokio::test(flavor = "multi_thread")]
 async fn sigterm_lets_in_flight_calls_finish_and_removes_the_socket() {
     let env = TestEnv::with_daemon(DAEMON);
-    let mut daemon = start(&env);
+    let daemon = env.start_foreground();
     let a = connect(&env).await;
     let b = connect(&env).await;
     let slow_a = tokio::spawn(async move { ping(&a, 1500).await });
@@ -233,7 +208,7 @@ async fn sigterm_lets_in_flight_calls_finish_and_removes_the_socket() {
 
     assert_eq!(slow_a.await.unwrap(), daemon.id());
     assert_eq!(slow_b.await.unwrap(), daemon.id());
-    let status = daemon.wait().unwrap();
+    let status = daemon.wait();
     assert!(status.success(), "{status}");
     assert!(!env.paths.socket().exists());
     assert!(env.log().contains("SIGTERM"), "{}", env.log());
@@ -242,7 +217,7 @@ async fn sigterm_lets_in_flight_calls_finish_and_removes_the_socket() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_shutdown_call_stops_the_daemon() {
     let env = TestEnv::with_daemon(DAEMON);
-    let mut daemon = start(&env);
+    let daemon = env.start_foreground();
     let conn = connect(&env).await;
     let resp = conn
         .client
@@ -266,14 +241,14 @@ async fn the_shutdown_call_stops_the_daemon() {
     {
         assert_eq!(e.code, ErrorCode::Internal);
     }
-    assert!(daemon.wait().unwrap().success());
+    assert!(daemon.wait().success());
     assert!(!env.paths.socket().exists());
 }
 
 #[test]
 fn a_second_daemon_refuses_to_start_and_names_the_first() {
     let env = TestEnv::with_daemon(DAEMON);
-    let first = start(&env);
+    let first = env.start_foreground();
     let out = env.daemon().arg("--foreground").output().unwrap();
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -290,7 +265,7 @@ fn a_second_daemon_refuses_to_start_and_names_the_first() {
 #[test]
 fn the_log_is_private_and_its_first_line_names_the_build() {
     let env = TestEnv::with_daemon(DAEMON);
-    let _daemon = start(&env);
+    let _daemon = env.start_foreground();
     let mode = fs::metadata(env.paths.log_file())
         .unwrap()
         .permissions()
@@ -327,7 +302,7 @@ fn a_peer_of_another_uid_is_refused() {
         return;
     }
     let env = TestEnv::with_daemon(DAEMON);
-    let _daemon = start(&env);
+    let _daemon = env.start_foreground();
     // Open the way on purpose so only the daemon's own uid check stands in between.
     for dir in [env.dir(), env.paths.runtime_dir.as_path()] {
         fs::set_permissions(dir, fs::Permissions::from_mode(0o711)).unwrap();

@@ -7,7 +7,7 @@ use std::{
     ffi::OsString,
     fs,
     path::{Path, PathBuf},
-    process::{Command, Output},
+    process::{Child, Command, ExitStatus, Output, Stdio},
     time::{Duration, Instant},
 };
 
@@ -108,6 +108,26 @@ impl TestEnv {
         self.command(&self.daemon)
     }
 
+    /// Starts `lean-ctxd --foreground` and waits until it accepts connections.
+    pub fn start_foreground(&self) -> DaemonProcess {
+        let child = self
+            .daemon()
+            .arg("--foreground")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let process = DaemonProcess { child: Some(child) };
+        assert!(
+            wait_until(Duration::from_secs(10), || {
+                std::os::unix::net::UnixStream::connect(self.paths.socket()).is_ok()
+            }),
+            "lean-ctxd did not start: {}",
+            self.log()
+        );
+        process
+    }
+
     /// Runs the shim with `--json` and parses its stdout.
     pub fn shim_json(&self, args: &[&str]) -> (Output, serde_json::Value) {
         let out = self.shim().arg("--json").args(args).output().unwrap();
@@ -179,6 +199,32 @@ impl Drop for TestEnv {
     fn drop(&mut self) {
         for pid in self.daemons() {
             self.kill9(pid);
+        }
+    }
+}
+
+/// A daemon this test started directly; killed and reaped when dropped.
+#[derive(Debug)]
+pub struct DaemonProcess {
+    child: Option<Child>,
+}
+
+impl DaemonProcess {
+    pub fn id(&self) -> u32 {
+        self.child.as_ref().expect("not yet waited").id()
+    }
+
+    /// Waits for the daemon to exit by itself.
+    pub fn wait(mut self) -> ExitStatus {
+        self.child.take().expect("not yet waited").wait().unwrap()
+    }
+}
+
+impl Drop for DaemonProcess {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
         }
     }
 }
