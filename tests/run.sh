@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The one command that runs every test of lean-ctx on a fresh machine:
+#   bash tests/run.sh
+# It installs what the tests need, then runs formatting and lint checks, every unit
+# and integration test of the workspace (real daemons, real shims, real git), and
+# finally checks that no test left a daemon running. `.ci/run` calls exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "toolchain"
+cargo --version
+rustc --version
+for tool in git python3 setpriv; do
+  command -v "$tool" >/dev/null || { echo "missing $tool (Debian: apt-get install -y git python3 util-linux)"; exit 1; }
+done
+cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "cargo test"
+# Builds every binary first, so the shim's tests find the lean-ctxd they spawn.
+cargo test --workspace --locked
+
+step "no daemon left behind"
+leftover=0
+for env in /proc/[0-9]*/environ; do
+  pid=${env#/proc/}; pid=${pid%/environ}
+  [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == lean-ctxd ]] || continue
+  if tr '\0' '\n' <"$env" 2>/dev/null | grep -q '^LEAN_CTX_RUNTIME_DIR=/tmp/lc'; then
+    echo "test daemon still running: pid $pid"; leftover=1
+  fi
+done
+[[ $leftover == 0 ]] || exit 1
+echo "none"
+
+step "all tests passed"
