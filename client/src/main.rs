@@ -3,6 +3,7 @@
 //! (spawning it when needed) and prints the answer: for people by default, as JSON
 //! with `--json`. It holds no index and starts no language server.
 
+mod code_cmd;
 mod connect;
 mod daemon_cmd;
 mod output;
@@ -36,6 +37,13 @@ enum Command {
     Daemon(daemon_cmd::DaemonCommand),
     /// Register this project with the daemon and show what it knows about it.
     Project,
+    /// The symbols of a file, or of every indexed file under a directory.
+    Outline(code_cmd::OutlineArgs),
+    /// Find symbols across the project by name, substring or `Type/member`.
+    Search(code_cmd::SearchArgs),
+    /// Symbol-level reads and edits (spec ctx_refactor actions).
+    #[command(subcommand)]
+    Refactor(code_cmd::RefactorCommand),
 }
 
 fn main() -> ExitCode {
@@ -59,14 +67,21 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
     let paths = Paths::from_env().map_err(connect::paths_error)?;
-    match cli.command {
-        Command::Daemon(cmd) => daemon_cmd::run(cmd, &paths, out).await,
+    let command = match cli.command {
+        Command::Daemon(cmd) => return daemon_cmd::run(cmd, &paths, out).await,
+        command => command,
+    };
+    // Every other verb is about the project around the working directory.
+    let cwd = std::env::current_dir()
+        .map_err(|e| LeanError::internal(format!("cannot read the working directory: {e}")))?;
+    let root = root::resolve(&cwd, cli.root.as_deref())?;
+    let conn = connect::connect_or_spawn(&paths, "lean-ctx cli").await?;
+    match command {
+        Command::Daemon(_) => unreachable!("handled above"),
+        Command::Outline(args) => code_cmd::outline(&conn, root, args, out).await,
+        Command::Search(args) => code_cmd::search(&conn, root, args, out).await,
+        Command::Refactor(cmd) => code_cmd::refactor(&conn, root, cmd, out).await,
         Command::Project => {
-            let cwd = std::env::current_dir().map_err(|e| {
-                LeanError::internal(format!("cannot read the working directory: {e}"))
-            })?;
-            let root = root::resolve(&cwd, cli.root.as_deref())?;
-            let conn = connect::connect_or_spawn(&paths, "lean-ctx cli").await?;
             let project = conn
                 .client
                 .open_project(tarpc::context::current(), OpenProjectRequest { root })

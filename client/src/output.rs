@@ -5,7 +5,7 @@ use std::{io::Write, process::ExitCode, time::Duration};
 
 use lean_ctx_shared::{
     LeanError,
-    protocol::{ProjectStatus, StatusResponse},
+    protocol::{IndexState, ProjectStatus, StatusResponse},
 };
 use serde::Serialize;
 
@@ -110,6 +110,23 @@ fn render_status(st: &StatusResponse) -> String {
         st.in_flight_calls,
         st.calls_served,
     );
+    for c in &st.caches {
+        let lookups = c.hits + c.misses;
+        let rate = if lookups == 0 {
+            0.0
+        } else {
+            100.0 * c.hits as f64 / lookups as f64
+        };
+        s.push_str(&format!(
+            "cache        {}: {} entries, {} KiB of {} KiB, {} hits / {} misses ({rate:.0}%)\n",
+            c.name,
+            c.entries,
+            c.bytes / 1024,
+            c.capacity_bytes / 1024,
+            c.hits,
+            c.misses
+        ));
+    }
     if st.projects.is_empty() {
         s.push_str("projects     none yet");
         return s;
@@ -127,15 +144,24 @@ fn render_status(st: &StatusResponse) -> String {
     for p in &st.projects {
         let (files, cache, hit) = match &p.index {
             Some(ix) => {
-                let lookups = ix.cache_hits + ix.cache_misses;
+                let lookups = ix.symbol_cache.hits + ix.symbol_cache.misses;
                 let hit = if lookups == 0 {
                     "-".into()
                 } else {
-                    format!("{:.0}", 100.0 * ix.cache_hits as f64 / lookups as f64)
+                    format!(
+                        "{:.0}",
+                        100.0 * ix.symbol_cache.hits as f64 / lookups as f64
+                    )
+                };
+                let files = match ix.state {
+                    IndexState::Ready => ix.files_indexed.to_string(),
+                    IndexState::Indexing => {
+                        format!("{}/{} indexing", ix.files_indexed, ix.files_total)
+                    }
                 };
                 (
-                    ix.files_indexed.to_string(),
-                    format!("{} / {} KiB", ix.cache_entries, ix.cache_bytes / 1024),
+                    files,
+                    format!("{} syms / {} KiB", ix.symbols, ix.symbol_bytes / 1024),
                     hit,
                 )
             }

@@ -13,6 +13,7 @@ use std::{
 };
 
 use lean_ctx_daemon::{
+    index::root::IndexConfig,
     server,
     state::{Daemon, DaemonConfig},
 };
@@ -56,6 +57,8 @@ async fn bench() {
         paths: paths.clone(),
         start_mode: StartMode::Foreground,
         idle_timeout: None,
+        index: IndexConfig::default(),
+        symbol_cache_bytes: 1 << 24,
     }));
     let serving = tokio::spawn(server::run(listener, daemon.clone()));
 

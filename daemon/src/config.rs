@@ -24,6 +24,36 @@ pub enum ConfigError {
 pub struct Config {
     #[serde(default)]
     pub daemon: DaemonSection,
+    #[serde(default)]
+    pub index: IndexSection,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexSection {
+    /// Files larger than this are not indexed.
+    #[serde(default = "default_max_file_bytes")]
+    pub max_file_bytes: u64,
+    /// Cap of the daemon-wide parsed-symbol cache, in bytes.
+    #[serde(default = "default_symbol_cache_bytes")]
+    pub symbol_cache_bytes: u64,
+}
+
+impl Default for IndexSection {
+    fn default() -> IndexSection {
+        IndexSection {
+            max_file_bytes: default_max_file_bytes(),
+            symbol_cache_bytes: default_symbol_cache_bytes(),
+        }
+    }
+}
+
+fn default_max_file_bytes() -> u64 {
+    1024 * 1024
+}
+
+fn default_symbol_cache_bytes() -> u64 {
+    256 * 1024 * 1024
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -87,9 +117,15 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("config.toml");
         assert_eq!(Config::load(&path).unwrap(), Config::default());
-        std::fs::write(&path, "[daemon]\nidle_timeout = \"2h 5m\"\n").unwrap();
+        std::fs::write(
+            &path,
+            "[daemon]\nidle_timeout = \"2h 5m\"\n[index]\nmax_file_bytes = 10\n",
+        )
+        .unwrap();
         let c = Config::load(&path).unwrap();
         assert_eq!(c.daemon.idle_timeout, Duration::from_secs(2 * 3600 + 300));
+        assert_eq!(c.index.max_file_bytes, 10);
+        assert_eq!(c.index.symbol_cache_bytes, 256 * 1024 * 1024);
     }
 
     #[test]

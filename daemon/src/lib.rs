@@ -11,8 +11,12 @@
 //! [`sys`] are plumbing.
 
 pub mod config;
+pub mod edit;
+pub mod headless;
 pub mod idle;
+pub mod index;
 pub mod instance;
+pub mod jail;
 pub mod logging;
 pub mod registry;
 pub mod server;

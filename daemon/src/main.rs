@@ -8,6 +8,7 @@ use clap::Parser;
 use lean_ctx_daemon::{
     config::Config,
     idle,
+    index::root::IndexConfig,
     instance::{InstanceError, InstanceLock, SocketFile},
     logging, server,
     state::{Daemon, DaemonConfig},
@@ -96,6 +97,11 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             paths: paths.clone(),
             start_mode,
             idle_timeout,
+            index: IndexConfig {
+                max_file_bytes: config.index.max_file_bytes,
+                ..IndexConfig::default()
+            },
+            symbol_cache_bytes: config.index.symbol_cache_bytes,
         }));
         spawn_stop_triggers(&daemon);
         if args.auto_spawned {

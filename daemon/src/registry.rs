@@ -16,6 +16,10 @@ use dashmap::DashMap;
 use lean_ctx_shared::{ErrorCode, LeanError, protocol::ProjectStatus};
 
 use crate::{
+    index::{
+        root::{IndexConfig, RootIndex},
+        store::Caches,
+    },
     sys::unix_ms,
     worktree::{self, WorktreeInfo},
 };
@@ -25,6 +29,8 @@ use crate::{
 pub struct Project {
     pub root: PathBuf,
     pub worktree: WorktreeInfo,
+    /// The headless index; its first walk starts on the first call that needs it.
+    pub index: Arc<RootIndex>,
     registered_at_unix_ms: u64,
     last_used_unix_ms: AtomicU64,
     calls: AtomicU64,
@@ -46,19 +52,35 @@ impl Project {
             registered_at_unix_ms: self.registered_at_unix_ms,
             last_used_unix_ms: self.last_used_unix_ms.load(Ordering::Relaxed),
             calls: self.calls.load(Ordering::Relaxed),
-            // Nothing attaches an index or backings to a project yet.
-            index: None,
-            backings: Vec::new(),
+            index: Some(self.index.status()),
+            backings: vec![lean_ctx_shared::protocol::BackingStatus {
+                name: "headless".into(),
+                state: if self.index.is_ready() {
+                    "ready".into()
+                } else {
+                    "indexing".into()
+                },
+            }],
         }
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ProjectRegistry {
     projects: DashMap<PathBuf, Arc<Project>>,
+    caches: Arc<Caches>,
+    index_config: IndexConfig,
 }
 
 impl ProjectRegistry {
+    pub fn new(caches: Arc<Caches>, index_config: IndexConfig) -> ProjectRegistry {
+        ProjectRegistry {
+            projects: DashMap::new(),
+            caches,
+            index_config,
+        }
+    }
+
     /// Validates `root` (absolute, an existing directory), canonicalizes it and returns
     /// its project, registering it on first sight.
     pub fn open(&self, root: &Path) -> Result<Arc<Project>, LeanError> {
@@ -84,6 +106,11 @@ impl ProjectRegistry {
             return Ok(project.clone());
         }
         let worktree = worktree::detect(&root);
+        let index = Arc::new(RootIndex::new(
+            root.clone(),
+            self.caches.clone(),
+            self.index_config.clone(),
+        ));
         let now = unix_ms(SystemTime::now());
         let project = self
             .projects
@@ -92,6 +119,7 @@ impl ProjectRegistry {
                 Arc::new(Project {
                     root,
                     worktree,
+                    index,
                     registered_at_unix_ms: now,
                     last_used_unix_ms: AtomicU64::new(now),
                     calls: AtomicU64::new(0),
@@ -116,7 +144,7 @@ mod tests {
     #[test]
     fn a_root_is_registered_once_under_its_canonical_path() {
         let tmp = tempfile::tempdir().unwrap();
-        let reg = ProjectRegistry::default();
+        let reg = ProjectRegistry::new(Arc::new(Caches::new(1 << 20)), IndexConfig::default());
         let a = reg.open(tmp.path()).unwrap();
         let b = reg.open(&tmp.path().join(".")).unwrap();
         assert!(Arc::ptr_eq(&a, &b));
@@ -129,7 +157,7 @@ mod tests {
 
     #[test]
     fn bad_roots_are_file_not_found() {
-        let reg = ProjectRegistry::default();
+        let reg = ProjectRegistry::new(Arc::new(Caches::new(1 << 20)), IndexConfig::default());
         for root in [Path::new("relative"), Path::new("/definitely/not/here")] {
             let err = reg.open(root).unwrap_err();
             assert_eq!(err.code, ErrorCode::FileNotFound);

@@ -7,17 +7,28 @@ use std::{sync::Arc, time::Duration};
 use lean_ctx_shared::{
     LeanError,
     protocol::{
-        LeanCtx, MAX_PING_DELAY_MS, OpenProjectRequest, PROTOCOL_VERSION, PingRequest,
-        PingResponse, ProjectStatus, ShutdownRequest, ShutdownResponse, StatusRequest,
-        StatusResponse, VERSION, build_id,
+        EditRequest, EditResponse, LeanCtx, MAX_PING_DELAY_MS, OpenProjectRequest, OutlineRequest,
+        OutlineResponse, PROTOCOL_VERSION, PingRequest, PingResponse, ProjectStatus,
+        SearchSymbolRequest, SearchSymbolResponse, ShutdownRequest, ShutdownResponse,
+        StatusRequest, StatusResponse, SymbolsOverviewRequest, SymbolsOverviewResponse, VERSION,
+        build_id,
     },
 };
 use tarpc::context::Context;
 
-use crate::{state::Daemon, sys};
+use crate::{headless, state::Daemon, sys};
 
 /// The operations this daemon serves, announced in the hello.
-pub const CAPABILITIES: &[&str] = &["ping", "status", "open_project", "shutdown"];
+pub const CAPABILITIES: &[&str] = &[
+    "ping",
+    "status",
+    "open_project",
+    "shutdown",
+    "symbols_overview",
+    "outline",
+    "search_symbol",
+    "edit_symbol",
+];
 
 /// One per connection; cheap to clone (tarpc clones it per request).
 #[derive(Clone, Debug)]
@@ -59,6 +70,7 @@ impl LeanCtx for Handler {
                 // This call is itself in flight.
                 in_flight_calls: d.in_flight() as u32,
                 calls_served: d.calls_served(),
+                caches: d.caches.status(),
                 projects: d.registry.list(),
             })
         })
@@ -74,6 +86,7 @@ impl LeanCtx for Handler {
         d.call("open_project", async {
             let project = d.registry.open(&req.root)?;
             project.touch();
+            project.index.start();
             Ok(project.status())
         })
         .await
@@ -96,5 +109,35 @@ impl LeanCtx for Handler {
             })
         })
         .await
+    }
+
+    async fn symbols_overview(
+        self,
+        _: Context,
+        req: SymbolsOverviewRequest,
+    ) -> Result<SymbolsOverviewResponse, LeanError> {
+        let d = &self.daemon;
+        d.call("symbols_overview", headless::symbols_overview(d, req))
+            .await
+    }
+
+    async fn outline(self, _: Context, req: OutlineRequest) -> Result<OutlineResponse, LeanError> {
+        let d = &self.daemon;
+        d.call("outline", headless::outline(d, req)).await
+    }
+
+    async fn search_symbol(
+        self,
+        _: Context,
+        req: SearchSymbolRequest,
+    ) -> Result<SearchSymbolResponse, LeanError> {
+        let d = &self.daemon;
+        d.call("search_symbol", headless::search_symbol(d, req))
+            .await
+    }
+
+    async fn edit_symbol(self, _: Context, req: EditRequest) -> Result<EditResponse, LeanError> {
+        let d = &self.daemon;
+        d.call("edit_symbol", headless::edit_symbol(d, req)).await
     }
 }

@@ -5,7 +5,10 @@ use std::{
     future::Future,
     panic::AssertUnwindSafe,
     pin::pin,
-    sync::atomic::{AtomicU64, AtomicUsize, Ordering},
+    sync::{
+        Arc,
+        atomic::{AtomicU64, AtomicUsize, Ordering},
+    },
     time::{Duration, Instant, SystemTime},
 };
 
@@ -14,7 +17,11 @@ use lean_ctx_shared::{LeanError, Paths, protocol::StartMode};
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::registry::ProjectRegistry;
+use crate::{
+    edit::FileLocks,
+    index::{root::IndexConfig, store::Caches},
+    registry::ProjectRegistry,
+};
 
 /// How this daemon runs; fixed at start.
 #[derive(Clone, Debug)]
@@ -23,12 +30,16 @@ pub struct DaemonConfig {
     pub start_mode: StartMode,
     /// Exit after this long without connections; `None`: never.
     pub idle_timeout: Option<Duration>,
+    pub index: IndexConfig,
+    pub symbol_cache_bytes: u64,
 }
 
 #[derive(Debug)]
 pub struct Daemon {
     pub config: DaemonConfig,
     pub registry: ProjectRegistry,
+    pub caches: Arc<Caches>,
+    pub locks: FileLocks,
     started_at: SystemTime,
     started: Instant,
     /// Open connections; the idle watcher subscribes to it.
@@ -44,9 +55,12 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn new(config: DaemonConfig) -> Daemon {
+        let caches = Arc::new(Caches::new(config.symbol_cache_bytes));
         Daemon {
+            registry: ProjectRegistry::new(caches.clone(), config.index.clone()),
+            caches,
+            locks: FileLocks::default(),
             config,
-            registry: ProjectRegistry::default(),
             started_at: SystemTime::now(),
             started: Instant::now(),
             connections: watch::Sender::new(0),
@@ -185,6 +199,8 @@ pub(crate) mod tests {
             },
             start_mode: StartMode::Foreground,
             idle_timeout: None,
+            index: IndexConfig::default(),
+            symbol_cache_bytes: 1 << 24,
         })
     }
 
@@ -221,7 +237,7 @@ pub(crate) mod tests {
     #[tokio::test(start_paused = true)]
     async fn waiting_for_in_flight_calls_ends_when_they_finish() {
         let tmp = tempfile::tempdir().unwrap();
-        let d = std::sync::Arc::new(daemon_in(tmp.path()));
+        let d = Arc::new(daemon_in(tmp.path()));
         let d2 = d.clone();
         let call = tokio::spawn(async move {
             d2.call("slow", async {

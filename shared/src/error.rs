@@ -126,8 +126,8 @@ impl fmt::Display for ErrorCode {
     }
 }
 
-/// An error as it crosses the socket: a catalog code, a message about this case, and
-/// an optional override of the code's generic remedy.
+/// An error as it crosses the socket: a catalog code, a message about this case, an
+/// optional override of the code's generic remedy and structured details.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct LeanError {
@@ -135,6 +135,32 @@ pub struct LeanError {
     pub message: String,
     /// A remedy specific to this case; `None` means the code's catalog remedy.
     pub remedy: Option<String>,
+    pub details: Option<ErrorDetails>,
+}
+
+/// What an agent needs to act on an error without another round trip.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorDetails {
+    /// `AMBIGUOUS_SYMBOL`: every match.
+    Candidates(Vec<Candidate>),
+    /// `INDEXING`: how far the index is.
+    Progress(Progress),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub name_path: String,
+    pub path: String,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    pub done: u64,
+    pub total: u64,
+    pub percent: u8,
+    pub message: String,
 }
 
 impl LeanError {
@@ -143,6 +169,7 @@ impl LeanError {
             code,
             message: message.into(),
             remedy: None,
+            details: None,
         }
     }
 
@@ -153,6 +180,11 @@ impl LeanError {
     /// Replaces the catalog remedy with one specific to this case.
     pub fn with_remedy(mut self, remedy: impl Into<String>) -> LeanError {
         self.remedy = Some(remedy.into());
+        self
+    }
+
+    pub fn with_details(mut self, details: ErrorDetails) -> LeanError {
+        self.details = Some(details);
         self
     }
 

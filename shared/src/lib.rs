@@ -14,6 +14,6 @@ pub mod process;
 pub mod protocol;
 pub mod transport;
 
-pub use error::{ErrorCode, LeanError};
+pub use error::{Candidate, ErrorCode, ErrorDetails, LeanError, Progress};
 pub use paths::Paths;
 pub use position::{Location, Position, Range};

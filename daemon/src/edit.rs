@@ -1,0 +1,426 @@
+//! Writes that never lose data (DESIGN invariant 3).
+//!
+//! Under a per-file lock: read the current bytes, locate the target in them, compare
+//! `expected_hash` with the BLAKE3 of exactly those bytes, splice, refuse an edit that
+//! breaks a cleanly parsing file, then write a temp file in the same directory
+//! (`O_EXCL`, the original mode), fsync it, rename it over the original and fsync the
+//! directory. A reader sees the old file or the new one, never a mix, and a concurrent
+//! change is a `CONFLICT`, never a lost update. Line endings and a BOM are kept:
+//! inserted text takes the file's line ending.
+
+use std::{
+    fs::{self, OpenOptions},
+    io::Write,
+    ops::Range,
+    os::unix::fs::{OpenOptionsExt, PermissionsExt},
+    path::Path,
+    sync::{Arc, Mutex},
+};
+
+use dashmap::DashMap;
+use lean_ctx_shared::{
+    Candidate, ErrorCode, ErrorDetails, LeanError, Range as AgentRange,
+    process::pid_alive,
+    protocol::{EditAction, EditTarget},
+};
+
+use crate::index::{
+    lang::Lang,
+    symbols::{FileSymbols, Symbol, extract},
+    text::LineIndex,
+};
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// One lock per file, daemon-wide.
+#[derive(Debug, Default)]
+pub struct FileLocks(DashMap<std::path::PathBuf, Arc<Mutex<()>>>);
+
+impl FileLocks {
+    fn get(&self, path: &Path) -> Arc<Mutex<()>> {
+        self.0.entry(path.to_path_buf()).or_default().clone()
+    }
+}
+
+/// A planned edit, before the file is read.
+#[derive(Debug)]
+pub struct Edit<'a> {
+    pub action: EditAction,
+    pub target: &'a EditTarget,
+    pub text: &'a str,
+    pub expected_hash: Option<&'a str>,
+    pub force: bool,
+}
+
+/// A written edit.
+#[derive(Debug)]
+pub struct Written {
+    /// The whole new content.
+    pub content: Vec<u8>,
+    pub new_range: AgentRange,
+    pub hash: String,
+}
+
+/// Applies `edit` to the file at `abs` (already jailed), `rel` naming it in messages.
+pub fn apply(
+    locks: &FileLocks,
+    abs: &Path,
+    rel: &str,
+    lang: Lang,
+    edit: &Edit<'_>,
+) -> Result<Written, LeanError> {
+    let lock = locks.get(abs);
+    let _held = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+
+    let original = fs::read(abs)
+        .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}")))?;
+    let parsed = extract(lang, &original);
+    let target = locate(&original, &parsed, rel, edit.target)?;
+    let current = &original[target.clone()];
+    if let Some(expected) = edit.expected_hash {
+        let found = blake3::hash(current).to_hex();
+        if !found.as_str().eq_ignore_ascii_case(expected.trim()) {
+            return Err(LeanError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "range hash mismatch in {rel}: expected {expected}, the file has {found}; file untouched"
+                ),
+            ));
+        }
+    }
+
+    let crlf = uses_crlf(&original);
+    let indent = line_indent(&original, target.start);
+    // `at`: the bytes replaced; `inserted`: what goes there; `written`: the part of
+    // `inserted` that is the agent's text (without a line ending we added).
+    let (at, inserted, written) = match edit.action {
+        EditAction::ReplaceSymbolBody => {
+            let bytes = with_line_endings(
+                &reindent_continuation(edit.text, indent, lang == Lang::Python),
+                crlf,
+            );
+            let len = bytes.len();
+            (target.clone(), bytes, 0..len)
+        }
+        EditAction::InsertBeforeSymbol => {
+            let at = line_start(&original, target.start);
+            let mut bytes = with_line_endings(&reindent_block(edit.text, indent), crlf);
+            let len = bytes.len();
+            bytes.extend_from_slice(eol(crlf));
+            (at..at, bytes, 0..len)
+        }
+        EditAction::InsertAfterSymbol => {
+            let end = line_end_after(&original, target.end);
+            let text = with_line_endings(&reindent_block(edit.text, indent), crlf);
+            if end == original.len() && !original.ends_with(b"\n") {
+                // The symbol ends the file without a newline: start a new line.
+                let mut bytes = eol(crlf).to_vec();
+                let lead = bytes.len();
+                bytes.extend_from_slice(&text);
+                let len = bytes.len();
+                (end..end, bytes, lead..len)
+            } else {
+                let mut bytes = text;
+                let len = bytes.len();
+                bytes.extend_from_slice(eol(crlf));
+                (end..end, bytes, 0..len)
+            }
+        }
+    };
+    let mut content = Vec::with_capacity(original.len() + inserted.len());
+    content.extend_from_slice(&original[..at.start]);
+    content.extend_from_slice(&inserted);
+    content.extend_from_slice(&original[at.end..]);
+    let written = at.start + written.start..at.start + written.end;
+
+    if !edit.force && parsed.syntax_error.is_none() {
+        let after = extract(lang, &content);
+        if let Some(pos) = after.syntax_error {
+            return Err(LeanError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "the {} would introduce a syntax error in {rel} at {pos}; file untouched",
+                    edit.action.as_str()
+                ),
+            )
+            .with_remedy(
+                "fix the text (it must be complete declarations), or pass force to write it anyway",
+            ));
+        }
+    }
+
+    write_atomic(abs, &content)
+        .map_err(|e| LeanError::internal(format!("writing {rel}: {e}; file untouched")))?;
+    let lines = LineIndex::new(&content);
+    Ok(Written {
+        new_range: AgentRange::new(
+            lines.position(&content, written.start),
+            lines.position(&content, written.end),
+        ),
+        hash: blake3::hash(&content[written.clone()]).to_hex().to_string(),
+        content,
+    })
+}
+
+/// The byte range an edit target addresses in `src`.
+fn locate(
+    src: &[u8],
+    parsed: &FileSymbols,
+    rel: &str,
+    target: &EditTarget,
+) -> Result<Range<usize>, LeanError> {
+    match target {
+        EditTarget::NamePath { name_path, .. } => {
+            let found = match_name_path(parsed, name_path);
+            match found.as_slice() {
+                [one] => Ok(one.bytes.clone()),
+                [] => Err(LeanError::new(
+                    ErrorCode::NoSymbol,
+                    format!("no symbol {name_path:?} in {rel}"),
+                )),
+                many => Err(ambiguous(name_path, many.iter().map(|s| (*s, rel)))),
+            }
+        }
+        EditTarget::Lines { line, end_line, .. } => {
+            let lines = LineIndex::new(src);
+            let out_of_range = || {
+                LeanError::new(
+                    ErrorCode::PositionOutOfRange,
+                    format!(
+                        "{rel} has {} lines; asked for line {line}{}",
+                        lines.lines(),
+                        end_line.map(|e| format!("..{e}")).unwrap_or_default()
+                    ),
+                )
+            };
+            if *line == 0 || *line > lines.lines() {
+                return Err(out_of_range());
+            }
+            if let Some(end) = end_line {
+                if end < line || *end > lines.lines() {
+                    return Err(out_of_range());
+                }
+                let start = lines.line_start(*line).ok_or_else(out_of_range)?;
+                let stop = lines.line_end(src, *end).ok_or_else(out_of_range)?;
+                return Ok(start..stop);
+            }
+            // The innermost symbol starting on the line, else the innermost containing it.
+            let starting = parsed.all().filter(|s| s.range.start.line == *line).last();
+            let containing = || {
+                parsed
+                    .all()
+                    .filter(|s| s.range.start.line <= *line && *line <= s.range.end.line)
+                    .last()
+            };
+            starting
+                .or_else(containing)
+                .map(|s| s.bytes.clone())
+                .ok_or_else(|| {
+                    LeanError::new(ErrorCode::NoSymbol, format!("no symbol at {rel}:{line}"))
+                        .with_remedy("give end_line to address whole lines, or use a name_path")
+                })
+        }
+    }
+}
+
+/// Symbols of one file matching `query`: an exact name path wins; else name paths
+/// ending in `/query`, or bare names.
+pub fn match_name_path<'a>(parsed: &'a FileSymbols, query: &str) -> Vec<&'a Symbol> {
+    let query = query.trim_matches('/');
+    let exact: Vec<&Symbol> = parsed.all().filter(|s| s.name_path == query).collect();
+    if !exact.is_empty() {
+        return exact;
+    }
+    let suffix = format!("/{query}");
+    parsed
+        .all()
+        .filter(|s| s.name_path.ends_with(&suffix) || s.name == query)
+        .collect()
+}
+
+/// `AMBIGUOUS_SYMBOL` listing every candidate.
+pub fn ambiguous<'a>(query: &str, found: impl Iterator<Item = (&'a Symbol, &'a str)>) -> LeanError {
+    let candidates: Vec<Candidate> = found
+        .map(|(s, path)| Candidate {
+            name_path: s.name_path.clone(),
+            path: path.to_string(),
+            line: s.range.start.line,
+        })
+        .collect();
+    let list = candidates
+        .iter()
+        .map(|c| format!("{} ({}:{})", c.name_path, c.path, c.line))
+        .collect::<Vec<_>>()
+        .join(", ");
+    LeanError::new(
+        ErrorCode::AmbiguousSymbol,
+        format!("{query:?} matches {} symbols: {list}", candidates.len()),
+    )
+    .with_details(ErrorDetails::Candidates(candidates))
+}
+
+fn uses_crlf(src: &[u8]) -> bool {
+    src.iter()
+        .position(|b| *b == b'\n')
+        .is_some_and(|i| i > 0 && src[i - 1] == b'\r')
+}
+
+fn eol(crlf: bool) -> &'static [u8] {
+    if crlf { b"\r\n" } else { b"\n" }
+}
+
+fn with_line_endings(text: &str, crlf: bool) -> Vec<u8> {
+    let lf = text.replace("\r\n", "\n");
+    if crlf {
+        lf.replace('\n', "\r\n").into_bytes()
+    } else {
+        lf.into_bytes()
+    }
+}
+
+fn line_start(src: &[u8], at: usize) -> usize {
+    let start = src[..at]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    // Never split a BOM off the file.
+    if start == 0 && src.starts_with(BOM) {
+        BOM.len()
+    } else {
+        start
+    }
+}
+
+/// Just past the line ending of the line holding `at` (or the end of the file).
+fn line_end_after(src: &[u8], at: usize) -> usize {
+    src[at..]
+        .iter()
+        .position(|b| *b == b'\n')
+        .map_or(src.len(), |i| at + i + 1)
+}
+
+/// The whitespace before the first non-blank character of `at`'s line.
+fn line_indent(src: &[u8], at: usize) -> &str {
+    let start = line_start(src, at);
+    let len = src[start..]
+        .iter()
+        .take_while(|b| **b == b' ' || **b == b'\t')
+        .count();
+    std::str::from_utf8(&src[start..start + len]).unwrap_or("")
+}
+
+fn min_indent<'a>(lines: impl Iterator<Item = &'a str>) -> Option<usize> {
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+}
+
+fn indent_lines<'a>(lines: impl Iterator<Item = &'a str>, indent: &str) -> Vec<String> {
+    lines
+        .map(|l| {
+            if l.trim().is_empty() {
+                l.to_string()
+            } else {
+                format!("{indent}{l}")
+            }
+        })
+        .collect()
+}
+
+/// Inserted text written at column 0 is indented like the symbol it goes next to;
+/// text that already carries that indentation is left alone.
+fn reindent_block(text: &str, indent: &str) -> String {
+    let text = text.trim_end_matches(['\n', '\r']);
+    if indent.is_empty() || min_indent(text.lines()).is_none_or(|m| m >= indent.len()) {
+        return text.to_string();
+    }
+    indent_lines(text.lines(), indent).join("\n")
+}
+
+/// A replacement starts where the old declaration started, after its indentation; its
+/// later lines are indented to match when written relative to column 0. In Python a
+/// body at exactly the declaration's indentation is relative (it must be deeper).
+fn reindent_continuation(text: &str, indent: &str, python: bool) -> String {
+    let mut lines = text.lines();
+    let Some(first) = lines.next() else {
+        return text.to_string();
+    };
+    let rest: Vec<&str> = lines.collect();
+    if indent.is_empty() || rest.is_empty() {
+        return text.to_string();
+    }
+    let absolute = match min_indent(rest.iter().copied()) {
+        None => true,
+        Some(m) => m > indent.len() || (m == indent.len() && !python),
+    };
+    if absolute {
+        return text.to_string();
+    }
+    let mut out = vec![first.to_string()];
+    out.extend(indent_lines(rest.into_iter(), indent));
+    let mut joined = out.join("\n");
+    if text.ends_with('\n') {
+        joined.push('\n');
+    }
+    joined
+}
+
+/// Temp file beside the target (same filesystem, so the rename is atomic), created
+/// exclusively with the target's mode; fsync; rename; fsync the directory.
+fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    remove_stale_temps(dir);
+    let mode = fs::metadata(path)?.permissions().mode() & 0o7777;
+    let pid = std::process::id();
+    let mut n = 0u32;
+    let (tmp, mut file) = loop {
+        let tmp = dir.join(format!(".{name}.lean-ctx.{pid}.{n}.tmp"));
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&tmp)
+        {
+            Ok(file) => break (tmp, file),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    let result = (|| {
+        file.write_all(content)?;
+        // `mode` at creation is filtered by the umask; set it exactly.
+        file.set_permissions(fs::Permissions::from_mode(mode))?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)?;
+        fs::File::open(dir)?.sync_all()
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Temp files of writers that died mid-write (`kill -9`): the original is intact, the
+/// temp file is garbage.
+fn remove_stale_temps(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(rest) = name
+            .strip_suffix(".tmp")
+            .and_then(|n| n.rsplit_once(".lean-ctx."))
+            .map(|(_, r)| r)
+        else {
+            continue;
+        };
+        let pid = rest.split('.').next().and_then(|p| p.parse::<u32>().ok());
+        if name.starts_with('.') && pid.is_some_and(|p| !pid_alive(p)) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}

@@ -1,0 +1,346 @@
+//! The headless backing's operations over the index: `symbols_overview`, `outline`,
+//! `search_symbol` and the symbol edits. Works with nothing else installed (spec §1.1
+//! "Headless-default"). File work runs on tokio's blocking pool, never on the threads
+//! that serve the socket.
+
+use std::{path::Path, sync::Arc, time::Duration};
+
+use lean_ctx_shared::{
+    ErrorCode, LeanError,
+    protocol::{
+        EditRequest, EditResponse, EditTarget, FileOutline, OutlineRequest, OutlineResponse,
+        SearchSymbolRequest, SearchSymbolResponse, SymbolHit, SymbolKind, SymbolsOverviewRequest,
+        SymbolsOverviewResponse,
+    },
+};
+
+use crate::{
+    edit::{self, Edit, ambiguous, match_name_path},
+    index::{lang::Lang, store::Parsed, symbols::Symbol},
+    jail::{self, Jailed, Want},
+    registry::Project,
+    state::Daemon,
+};
+
+/// Default and largest number of search hits.
+const DEFAULT_HITS: u32 = 50;
+const MAX_HITS: u32 = 1000;
+/// Default number of files in a directory outline.
+const DEFAULT_OUTLINE_FILES: u32 = 200;
+
+/// The caller's project, its index started.
+fn project(d: &Daemon, root: &Path) -> Result<Arc<Project>, LeanError> {
+    let project = d.registry.open(root)?;
+    project.touch();
+    project.index.start();
+    Ok(project)
+}
+
+fn jail(project: &Project, path: &str, want: Want) -> Result<Jailed, LeanError> {
+    jail::resolve(&project.root, &project.worktree.group, path, want)
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, LeanError> + Send + 'static,
+) -> Result<T, LeanError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| Err(LeanError::internal(format!("worker failed: {e}"))))
+}
+
+fn language(parsed: &Parsed) -> String {
+    parsed.symbols.lang.name().to_string()
+}
+
+pub async fn symbols_overview(
+    d: &Daemon,
+    req: SymbolsOverviewRequest,
+) -> Result<SymbolsOverviewResponse, LeanError> {
+    let project = project(d, &req.root)?;
+    blocking(move || {
+        let file = jail(&project, &req.path, Want::File)?;
+        let parsed = project.index.file(&file.abs, &file.rel)?;
+        if parsed.symbols.binary {
+            return Err(LeanError::new(
+                ErrorCode::UnsupportedLanguage,
+                format!("{} is binary", file.rel),
+            ));
+        }
+        Ok(SymbolsOverviewResponse {
+            language: language(&parsed),
+            symbols: parsed
+                .symbols
+                .symbols
+                .iter()
+                .map(|s| s.info(req.depth))
+                .collect(),
+            total: parsed.symbols.count as u32,
+            path: file.rel,
+        })
+    })
+    .await
+}
+
+pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse, LeanError> {
+    let project = project(d, &req.root)?;
+    let path = if req.path.is_empty() {
+        ".".to_string()
+    } else {
+        req.path.clone()
+    };
+    let target = {
+        let project = project.clone();
+        blocking(move || jail(&project, &path, Want::FileOrDir)).await?
+    };
+    if !target.abs.is_dir() {
+        let file = symbols_overview(
+            d,
+            SymbolsOverviewRequest {
+                root: req.root,
+                path: target.rel,
+                depth: req.depth,
+            },
+        )
+        .await?;
+        return Ok(OutlineResponse {
+            files: vec![FileOutline {
+                path: file.path,
+                language: file.language,
+                symbols: file.symbols,
+            }],
+            total_files: 1,
+            truncated: false,
+        });
+    }
+    project
+        .index
+        .wait_ready(Duration::from_millis(req.wait_ms.into()))
+        .await?;
+    let limit = if req.limit == 0 {
+        DEFAULT_OUTLINE_FILES
+    } else {
+        req.limit
+    } as usize;
+    let files = project.index.files_under(&target.rel);
+    let total_files = files.len() as u32;
+    Ok(OutlineResponse {
+        truncated: files.len() > limit,
+        files: files
+            .into_iter()
+            .take(limit)
+            .map(|(path, parsed)| FileOutline {
+                path,
+                language: language(&parsed),
+                symbols: parsed
+                    .symbols
+                    .symbols
+                    .iter()
+                    .map(|s| s.info(req.depth))
+                    .collect(),
+            })
+            .collect(),
+        total_files,
+    })
+}
+
+pub async fn search_symbol(
+    d: &Daemon,
+    req: SearchSymbolRequest,
+) -> Result<SearchSymbolResponse, LeanError> {
+    let query = req.query.trim().to_string();
+    if query.is_empty() {
+        return Err(LeanError::new(ErrorCode::NoSymbol, "empty query")
+            .with_remedy("give a name, a substring or Type/member"));
+    }
+    let project = project(d, &req.root)?;
+    let prefix = match &req.path {
+        Some(path) => {
+            let (project, path) = (project.clone(), path.clone());
+            blocking(move || jail(&project, &path, Want::FileOrDir))
+                .await?
+                .rel
+        }
+        None => String::new(),
+    };
+    project
+        .index
+        .wait_ready(Duration::from_millis(req.wait_ms.into()))
+        .await?;
+    let limit = if req.limit == 0 {
+        DEFAULT_HITS
+    } else {
+        req.limit.min(MAX_HITS)
+    } as usize;
+    // Ranking hook: files the editor focused on come first (the editor signal, spec
+    // §5, fills this in; nothing is focused until then).
+    let focused: &[String] = &[];
+    let mut scored: Vec<(i64, String, &Symbol)> = Vec::new();
+    let files = project.index.files_under(&prefix);
+    for (path, parsed) in &files {
+        let boost = if focused.contains(path) { 10_000 } else { 0 };
+        for sym in parsed.symbols.all() {
+            if req.kind.is_some_and(|k| k != sym.kind) {
+                continue;
+            }
+            if let Some(score) = score(sym, &query) {
+                scored.push((score + boost, path.clone(), sym));
+            }
+        }
+    }
+    scored.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then_with(|| a.1.cmp(&b.1))
+            .then_with(|| a.2.bytes.start.cmp(&b.2.bytes.start))
+    });
+    let total = scored.len() as u32;
+    Ok(SearchSymbolResponse {
+        truncated: scored.len() > limit,
+        hits: scored
+            .into_iter()
+            .take(limit)
+            .map(|(_, path, s)| SymbolHit {
+                path,
+                name: s.name.clone(),
+                kind: s.kind,
+                name_path: s.name_path.clone(),
+                range: s.range,
+                signature: s.signature.clone(),
+            })
+            .collect(),
+        total,
+    })
+}
+
+/// How well `sym` matches `query`; `None` if it does not. Exact beats prefix beats
+/// substring, case-sensitive beats insensitive, declarations of types and functions
+/// beat fields and variables, shallow beats deep.
+fn score(sym: &Symbol, query: &str) -> Option<i64> {
+    let lower = query.to_lowercase();
+    let base = if query.contains('/') {
+        let q = query.trim_matches('/');
+        if sym.name_path == q {
+            1000
+        } else if sym.name_path.ends_with(&format!("/{q}")) {
+            900
+        } else if sym.name_path.to_lowercase().contains(&lower) {
+            300
+        } else {
+            return None;
+        }
+    } else {
+        let name = sym.name.as_str();
+        let name_lower = name.to_lowercase();
+        if name == query {
+            1000
+        } else if name_lower == lower {
+            850
+        } else if name.starts_with(query) {
+            700
+        } else if name_lower.starts_with(&lower) {
+            600
+        } else if name.contains(query) {
+            400
+        } else if name_lower.contains(&lower) {
+            300
+        } else {
+            return None;
+        }
+    };
+    let kind = match sym.kind {
+        SymbolKind::Struct
+        | SymbolKind::Class
+        | SymbolKind::Enum
+        | SymbolKind::Trait
+        | SymbolKind::Interface
+        | SymbolKind::Union
+        | SymbolKind::Object => 30,
+        SymbolKind::Function
+        | SymbolKind::Method
+        | SymbolKind::Constructor
+        | SymbolKind::Macro
+        | SymbolKind::TypeAlias => 20,
+        SymbolKind::Module | SymbolKind::Constant | SymbolKind::Static => 10,
+        _ => 0,
+    };
+    let depth = sym.name_path.matches('/').count() as i64;
+    Some(base + kind - 2 * depth)
+}
+
+pub async fn edit_symbol(d: &Arc<Daemon>, req: EditRequest) -> Result<EditResponse, LeanError> {
+    let project = project(d, &req.root)?;
+    let file = match &req.target {
+        EditTarget::NamePath {
+            name_path,
+            path: None,
+        } => {
+            project
+                .index
+                .wait_ready(Duration::from_millis(req.wait_ms.into()))
+                .await?;
+            find_unique(&project, name_path)?
+        }
+        EditTarget::NamePath {
+            path: Some(path), ..
+        }
+        | EditTarget::Lines { path, .. } => {
+            let (project, path) = (project.clone(), path.clone());
+            blocking(move || jail(&project, &path, Want::File)).await?
+        }
+    };
+    let d = d.clone();
+    blocking(move || {
+        let lang = Lang::from_path(&file.abs).ok_or_else(|| {
+            LeanError::new(ErrorCode::UnsupportedLanguage, format!("{}: no symbol support for this file type", file.rel))
+                .with_remedy("address whole lines with path, line and end_line in a supported language, or edit the file directly")
+        })?;
+        let written = edit::apply(
+            &d.locks,
+            &file.abs,
+            &file.rel,
+            lang,
+            &Edit {
+                action: req.action,
+                target: &req.target,
+                text: &req.text,
+                expected_hash: req.expected_hash.as_deref(),
+                force: req.force,
+            },
+        )?;
+        project.index.wrote(&file.abs, &file.rel, &written.content);
+        Ok(EditResponse {
+            path: file.rel,
+            applied: true,
+            new_range: written.new_range,
+            hash: written.hash,
+        })
+    })
+    .await
+}
+
+/// The one file across the root holding `name_path`.
+fn find_unique(project: &Project, name_path: &str) -> Result<Jailed, LeanError> {
+    let files = project.index.files_under("");
+    let mut found: Vec<(&Symbol, &str)> = Vec::new();
+    for (path, parsed) in &files {
+        found.extend(
+            match_name_path(&parsed.symbols, name_path)
+                .into_iter()
+                .map(|s| (s, path.as_str())),
+        );
+    }
+    // An exact name path anywhere beats suffix matches elsewhere.
+    if found
+        .iter()
+        .any(|(s, _)| s.name_path == name_path.trim_matches('/'))
+    {
+        found.retain(|(s, _)| s.name_path == name_path.trim_matches('/'));
+    }
+    match found.as_slice() {
+        [(_, path)] => jail(project, path, Want::File),
+        [] => Err(LeanError::new(
+            ErrorCode::NoSymbol,
+            format!("no symbol {name_path:?} in the project"),
+        )),
+        many => Err(ambiguous(name_path, many.iter().copied())),
+    }
+}

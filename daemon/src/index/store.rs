@@ -1,0 +1,186 @@
+//! The daemon-wide caches, shared by every root and every worktree (DESIGN invariant
+//! 5): file identity → BLAKE3 of the content, and (grammar, content hash) → parsed
+//! symbols. A second worktree of a repository finds almost every file already parsed.
+
+use std::{
+    fs::Metadata,
+    io,
+    os::unix::fs::MetadataExt,
+    path::Path,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+};
+
+use lean_ctx_shared::protocol::{CacheCounters, CacheStatus};
+
+use super::{
+    lang::Lang,
+    symbols::{FileSymbols, extract},
+};
+
+pub type Hash = [u8; 32];
+
+/// What identifies a file's content without reading it: if none of these changed,
+/// neither did the bytes (ctime catches writes that restore the mtime).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl FileId {
+    pub fn of(meta: &Metadata) -> FileId {
+        FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+/// Per-root lookup counters, so status can say how much a root got from the shared
+/// caches.
+#[derive(Debug, Default)]
+pub struct Counters {
+    hash_hits: AtomicU64,
+    hash_misses: AtomicU64,
+    symbol_hits: AtomicU64,
+    symbol_misses: AtomicU64,
+}
+
+impl Counters {
+    pub fn hash(&self) -> CacheCounters {
+        CacheCounters {
+            hits: self.hash_hits.load(Ordering::Relaxed),
+            misses: self.hash_misses.load(Ordering::Relaxed),
+        }
+    }
+
+    pub fn symbols(&self) -> CacheCounters {
+        CacheCounters {
+            hits: self.symbol_hits.load(Ordering::Relaxed),
+            misses: self.symbol_misses.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// A file's content hash and its parse.
+#[derive(Clone, Debug)]
+pub struct Parsed {
+    pub hash: Hash,
+    pub symbols: Arc<FileSymbols>,
+}
+
+#[derive(Debug)]
+pub struct Caches {
+    hashes: moka::sync::Cache<FileId, Hash>,
+    symbols: moka::sync::Cache<(Lang, Hash), Arc<FileSymbols>>,
+    symbol_capacity: u64,
+    totals: Counters,
+}
+
+/// Entries of the file-hash cache (about 100 bytes each).
+const HASH_ENTRIES: u64 = 500_000;
+
+impl Caches {
+    pub fn new(symbol_capacity_bytes: u64) -> Caches {
+        Caches {
+            hashes: moka::sync::Cache::new(HASH_ENTRIES),
+            symbols: moka::sync::Cache::builder()
+                .weigher(|_, v: &Arc<FileSymbols>| v.weight.min(u32::MAX as usize) as u32)
+                .max_capacity(symbol_capacity_bytes)
+                .build(),
+            symbol_capacity: symbol_capacity_bytes,
+            totals: Counters::default(),
+        }
+    }
+
+    /// Hash and symbols of the file at `path` (metadata `meta`), reading and parsing
+    /// only what the caches do not already know. `content` is filled when the bytes
+    /// had to be read. Counts into `root` and the daemon totals.
+    pub fn parse(
+        &self,
+        path: &Path,
+        meta: &Metadata,
+        lang: Lang,
+        root: &Counters,
+    ) -> io::Result<Parsed> {
+        let id = FileId::of(meta);
+        let mut content = None;
+        let hash = match self.hashes.get(&id) {
+            Some(hash) => {
+                bump(&root.hash_hits, &self.totals.hash_hits);
+                hash
+            }
+            None => {
+                bump(&root.hash_misses, &self.totals.hash_misses);
+                let bytes = std::fs::read(path)?;
+                let hash = *blake3::hash(&bytes).as_bytes();
+                self.hashes.insert(id, hash);
+                content = Some(bytes);
+                hash
+            }
+        };
+        if let Some(symbols) = self.symbols.get(&(lang, hash)) {
+            bump(&root.symbol_hits, &self.totals.symbol_hits);
+            return Ok(Parsed { hash, symbols });
+        }
+        bump(&root.symbol_misses, &self.totals.symbol_misses);
+        let bytes = match content {
+            Some(bytes) => bytes,
+            None => std::fs::read(path)?,
+        };
+        // The file may have changed since it was hashed: key by what we parse.
+        let hash = *blake3::hash(&bytes).as_bytes();
+        let symbols = Arc::new(extract(lang, &bytes));
+        self.symbols.insert((lang, hash), symbols.clone());
+        Ok(Parsed { hash, symbols })
+    }
+
+    /// Parses bytes already in hand (after our own write) and caches the result.
+    pub fn parse_bytes(&self, meta: &Metadata, lang: Lang, bytes: &[u8]) -> Parsed {
+        let hash = *blake3::hash(bytes).as_bytes();
+        self.hashes.insert(FileId::of(meta), hash);
+        let symbols = self
+            .symbols
+            .get_with((lang, hash), || Arc::new(extract(lang, bytes)));
+        Parsed { hash, symbols }
+    }
+
+    pub fn status(&self) -> Vec<CacheStatus> {
+        self.hashes.run_pending_tasks();
+        self.symbols.run_pending_tasks();
+        let hash = self.totals.hash();
+        let sym = self.totals.symbols();
+        vec![
+            CacheStatus {
+                name: "file_hash".into(),
+                entries: self.hashes.entry_count(),
+                bytes: self.hashes.entry_count() * 100,
+                capacity_bytes: HASH_ENTRIES * 100,
+                hits: hash.hits,
+                misses: hash.misses,
+            },
+            CacheStatus {
+                name: "symbols".into(),
+                entries: self.symbols.entry_count(),
+                bytes: self.symbols.weighted_size(),
+                capacity_bytes: self.symbol_capacity,
+                hits: sym.hits,
+                misses: sym.misses,
+            },
+        ]
+    }
+}
+
+fn bump(root: &AtomicU64, total: &AtomicU64) {
+    root.fetch_add(1, Ordering::Relaxed);
+    total.fetch_add(1, Ordering::Relaxed);
+}

@@ -1,0 +1,686 @@
+//! Symbols out of a tree-sitter tree: one walker for every language, driven by a
+//! per-language `classify` that says what a node is.
+//!
+//! The walker only enters containers (modules, types, impl blocks, class bodies), never
+//! function bodies, so locals are not symbols. Name paths join the enclosing symbols
+//! with `/`; members of a Rust `impl [Trait for] Type` and Go methods live under
+//! `Type`; a second symbol with the same path in one file gets `[1]`, `[2]`, ... so a
+//! name path always addresses exactly one symbol of a file.
+
+use std::collections::HashMap;
+
+use lean_ctx_shared::{Position, Range, protocol::SymbolInfo, protocol::SymbolKind};
+use tree_sitter::Node;
+
+use super::{lang::Lang, text::LineIndex};
+
+/// A symbol with byte offsets (for edits) and agent positions (for answers).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    pub name: String,
+    pub kind: SymbolKind,
+    pub name_path: String,
+    pub bytes: std::ops::Range<usize>,
+    pub range: Range,
+    pub name_range: Range,
+    pub signature: String,
+    pub children: Vec<Symbol>,
+}
+
+impl Symbol {
+    /// Converts to the wire form, keeping `depth` levels of children.
+    pub fn info(&self, depth: u32) -> SymbolInfo {
+        SymbolInfo {
+            name: self.name.clone(),
+            kind: self.kind,
+            name_path: self.name_path.clone(),
+            range: self.range,
+            name_range: self.name_range,
+            signature: self.signature.clone(),
+            children: if depth == 0 {
+                Vec::new()
+            } else {
+                self.children.iter().map(|c| c.info(depth - 1)).collect()
+            },
+        }
+    }
+
+    /// This symbol and all below it, depth first.
+    pub fn walk(&self) -> Box<dyn Iterator<Item = &Symbol> + '_> {
+        Box::new(std::iter::once(self).chain(self.children.iter().flat_map(|c| c.walk())))
+    }
+}
+
+/// The parse of one file's content: shared by every root whose file has these bytes.
+#[derive(Debug)]
+pub struct FileSymbols {
+    pub lang: Lang,
+    /// The content has NUL bytes: not source, nothing extracted.
+    pub binary: bool,
+    pub symbols: Vec<Symbol>,
+    /// Where the first syntax error is, if the content does not parse cleanly.
+    pub syntax_error: Option<Position>,
+    pub count: usize,
+    /// Approximate heap bytes, for the cache's weigher.
+    pub weight: usize,
+}
+
+impl FileSymbols {
+    pub fn all(&self) -> impl Iterator<Item = &Symbol> {
+        self.symbols.iter().flat_map(|s| s.walk())
+    }
+}
+
+/// Parses `src` as `lang` and extracts its symbols.
+pub fn extract(lang: Lang, src: &[u8]) -> FileSymbols {
+    let binary = src[..src.len().min(8192)].contains(&0);
+    // Grammars do not expect a byte order mark: parse after it, keep offsets absolute.
+    let base = if src.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let body = &src[base..];
+    let tree = if binary { None } else { lang.parse(body) };
+    let Some(tree) = tree else {
+        return FileSymbols {
+            lang,
+            binary,
+            symbols: Vec::new(),
+            syntax_error: (!binary).then(|| Position::new(1, 0)),
+            count: 0,
+            weight: 64,
+        };
+    };
+    let lines = LineIndex::new(src);
+    let root = tree.root_node();
+    let mut walker = Walker {
+        lang,
+        src: body,
+        full: src,
+        base,
+        lines: &lines,
+        counts: HashMap::new(),
+    };
+    let symbols = walker.container(root, "", None);
+    let syntax_error = root
+        .has_error()
+        .then(|| first_error(root))
+        .flatten()
+        .map(|n| lines.position(src, base + n.start_byte()));
+    let count = symbols.iter().map(|s| s.walk().count()).sum();
+    let weight = 64
+        + symbols
+            .iter()
+            .flat_map(|s| s.walk())
+            .map(|s| 160 + s.name.len() + s.name_path.len() + s.signature.len())
+            .sum::<usize>();
+    FileSymbols {
+        lang,
+        binary: false,
+        symbols,
+        syntax_error,
+        count,
+        weight,
+    }
+}
+
+fn first_error(node: Node<'_>) -> Option<Node<'_>> {
+    if node.is_error() || node.is_missing() {
+        return Some(node);
+    }
+    let mut cursor = node.walk();
+    node.children(&mut cursor)
+        .filter(|c| c.has_error() || c.is_missing())
+        .find_map(first_error)
+}
+
+/// What a node is, as far as symbols go.
+enum Visit<'t> {
+    Symbol(Box<Def<'t>>),
+    /// Not a symbol itself, but its named children may be (export statements,
+    /// decorated definitions, grouped declarations).
+    Descend,
+    Skip,
+}
+
+struct Def<'t> {
+    kind: SymbolKind,
+    /// The name, and the node it is read from (for `name_range`).
+    name: String,
+    name_node: Node<'t>,
+    /// The symbol's range; defaults to the classified node.
+    node: Node<'t>,
+    /// Where children are (recursed as a container).
+    body: Option<Node<'t>>,
+    /// Children's name paths start here instead of at this symbol's own path (Rust
+    /// impl blocks: the implemented type).
+    scope: Option<String>,
+    /// Prefix of this symbol's own name path (Go methods: the receiver type).
+    qualifier: Option<String>,
+    /// Where the signature stops (body or value start); defaults to `body`.
+    signature_end: Option<usize>,
+    /// A signature that is not a prefix of the node's text.
+    signature: Option<String>,
+}
+
+impl<'t> Def<'t> {
+    fn new(kind: SymbolKind, node: Node<'t>, name_node: Node<'t>, src: &[u8]) -> Def<'t> {
+        Def {
+            kind,
+            name: text(name_node, src).to_string(),
+            name_node,
+            node,
+            body: None,
+            scope: None,
+            qualifier: None,
+            signature_end: None,
+            signature: None,
+        }
+    }
+
+    fn body(mut self, body: Option<Node<'t>>) -> Def<'t> {
+        self.body = body;
+        self
+    }
+
+    fn sig_end(mut self, at: Option<Node<'t>>) -> Def<'t> {
+        self.signature_end = at.map(|n| n.start_byte());
+        self
+    }
+}
+
+struct Walker<'a> {
+    lang: Lang,
+    /// The parsed text (after a BOM); node offsets are relative to it.
+    src: &'a [u8],
+    /// The whole file, and where `src` starts in it.
+    full: &'a [u8],
+    base: usize,
+    lines: &'a LineIndex,
+    /// Name paths seen so far in this file, for `[n]` suffixes.
+    counts: HashMap<String, usize>,
+}
+
+impl Walker<'_> {
+    /// Symbols among the named children of `node`, with name paths under `scope`.
+    fn container(
+        &mut self,
+        node: Node<'_>,
+        scope: &str,
+        parent: Option<SymbolKind>,
+    ) -> Vec<Symbol> {
+        let mut out = Vec::new();
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        for child in children {
+            for visit in classify(self.lang, child, self.src, parent) {
+                match visit {
+                    Visit::Symbol(def) => out.push(self.symbol(*def, scope, parent)),
+                    Visit::Descend => out.extend(self.container(child, scope, parent)),
+                    Visit::Skip => {}
+                }
+            }
+        }
+        out
+    }
+
+    fn symbol(&mut self, def: Def<'_>, scope: &str, parent: Option<SymbolKind>) -> Symbol {
+        let mut kind = def.kind;
+        if kind == SymbolKind::Function
+            && matches!(
+                parent,
+                Some(
+                    SymbolKind::Impl
+                        | SymbolKind::Trait
+                        | SymbolKind::Class
+                        | SymbolKind::Interface
+                        | SymbolKind::Object
+                        | SymbolKind::Enum
+                )
+            )
+        {
+            kind = SymbolKind::Method;
+        }
+        let base = join(
+            &join(scope, def.qualifier.as_deref().unwrap_or("")),
+            &def.name,
+        );
+        let seen = self.counts.entry(base.clone()).or_insert(0);
+        let name_path = if *seen == 0 {
+            base
+        } else {
+            format!("{base}[{seen}]")
+        };
+        *seen += 1;
+        let child_scope = match &def.scope {
+            Some(s) => join(scope, s),
+            None => name_path.clone(),
+        };
+        let children = match def.body {
+            Some(body) => self.container(body, &child_scope, Some(kind)),
+            None => Vec::new(),
+        };
+        let node = def.node;
+        let sig_end = def
+            .signature_end
+            .or(def.body.map(|b| b.start_byte()))
+            .unwrap_or(node.end_byte())
+            .clamp(node.start_byte(), node.end_byte());
+        let pos = |b: usize| self.lines.position(self.full, self.base + b);
+        Symbol {
+            name: def.name,
+            kind,
+            name_path,
+            bytes: self.base + node.start_byte()..self.base + node.end_byte(),
+            range: Range::new(pos(node.start_byte()), pos(node.end_byte())),
+            name_range: Range::new(
+                pos(def.name_node.start_byte()),
+                pos(def.name_node.end_byte()),
+            ),
+            signature: def
+                .signature
+                .unwrap_or_else(|| signature(&self.src[node.start_byte()..sig_end])),
+            children,
+        }
+    }
+}
+
+fn join(scope: &str, name: &str) -> String {
+    match (scope.is_empty(), name.is_empty()) {
+        (true, _) => name.to_string(),
+        (_, true) => scope.to_string(),
+        _ => format!("{scope}/{name}"),
+    }
+}
+
+fn text<'s>(node: Node<'_>, src: &'s [u8]) -> &'s str {
+    std::str::from_utf8(&src[node.byte_range()]).unwrap_or("")
+}
+
+/// One line: whitespace collapsed, trailing `{`, `:` or `=` dropped, at most 200 chars.
+fn signature(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut sig = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    while let Some(stripped) = sig.strip_suffix(['{', ':', '=']) {
+        sig = stripped.trim_end().to_string();
+    }
+    if sig.chars().count() > 200 {
+        sig = sig.chars().take(199).collect::<String>() + "…";
+    }
+    sig
+}
+
+fn field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
+    node.child_by_field_name(name)
+}
+
+fn child_of_kind<'t>(node: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .find(|c| kinds.contains(&c.kind()))
+}
+
+/// First descendant (depth first) of one of `kinds`.
+fn descendant<'t>(node: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
+    if kinds.contains(&node.kind()) {
+        return Some(node);
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+    children.into_iter().find_map(|c| descendant(c, kinds))
+}
+
+/// `kind` symbol named by `node`'s `name` field; `Skip` if it has none.
+fn named<'t>(kind: SymbolKind, node: Node<'t>, src: &[u8]) -> Option<Def<'t>> {
+    field(node, "name").map(|n| Def::new(kind, node, n, src))
+}
+
+fn one(def: Option<Def<'_>>) -> Vec<Visit<'_>> {
+    vec![def.map_or(Visit::Skip, |d| Visit::Symbol(Box::new(d)))]
+}
+
+fn classify<'t>(
+    lang: Lang,
+    node: Node<'t>,
+    src: &[u8],
+    parent: Option<SymbolKind>,
+) -> Vec<Visit<'t>> {
+    match lang {
+        Lang::Rust => rust(node, src),
+        Lang::Python => python(node, src, parent),
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => script(node, src),
+        Lang::Go => go(node, src),
+        Lang::Java => java(node, src),
+        Lang::Kotlin => kotlin(node, src),
+    }
+}
+
+fn rust<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
+    use SymbolKind as K;
+    let body = field(node, "body");
+    match node.kind() {
+        "function_item" | "function_signature_item" => {
+            one(named(K::Function, node, src).map(|d| d.sig_end(body)))
+        }
+        "struct_item" => one(named(K::Struct, node, src).map(|d| d.body(body))),
+        "union_item" => one(named(K::Union, node, src).map(|d| d.body(body))),
+        "enum_item" => one(named(K::Enum, node, src).map(|d| d.body(body))),
+        "trait_item" => one(named(K::Trait, node, src).map(|d| d.body(body))),
+        "mod_item" => one(named(K::Module, node, src).map(|d| d.body(body))),
+        "field_declaration" => one(named(K::Field, node, src)),
+        "enum_variant" => one(named(K::EnumMember, node, src)),
+        "const_item" => one(named(K::Constant, node, src).map(|d| d.sig_end(field(node, "value")))),
+        "static_item" => one(named(K::Static, node, src).map(|d| d.sig_end(field(node, "value")))),
+        "type_item" | "associated_type" => one(named(K::TypeAlias, node, src)),
+        "macro_definition" => one(named(K::Macro, node, src).map(|d| {
+            let end = d.name_node;
+            Def {
+                signature_end: Some(end.end_byte()),
+                ..d
+            }
+        })),
+        "impl_item" => {
+            let Some(ty) = field(node, "type") else {
+                return vec![Visit::Skip];
+            };
+            let type_name = descendant(ty, &["type_identifier", "primitive_type"])
+                .map_or_else(|| text(ty, src), |n| text(n, src));
+            let header = match field(node, "trait") {
+                Some(tr) => format!(
+                    "impl {} for {}",
+                    signature(text(tr, src).as_bytes()),
+                    signature(text(ty, src).as_bytes())
+                ),
+                None => format!("impl {}", signature(text(ty, src).as_bytes())),
+            };
+            let mut def = Def::new(K::Impl, node, ty, src).body(body);
+            def.name = header;
+            def.scope = Some(type_name.to_string());
+            vec![Visit::Symbol(Box::new(def))]
+        }
+        "declaration_list" | "foreign_mod_item" => vec![Visit::Descend],
+        _ => vec![Visit::Skip],
+    }
+}
+
+fn python<'t>(node: Node<'t>, src: &[u8], parent: Option<SymbolKind>) -> Vec<Visit<'t>> {
+    use SymbolKind as K;
+    let body = field(node, "body");
+    match node.kind() {
+        "function_definition" => one(named(K::Function, node, src).map(|d| d.sig_end(body))),
+        "class_definition" => one(named(K::Class, node, src).map(|d| d.body(body))),
+        "decorated_definition" => vec![Visit::Descend],
+        // `NAME = value` at module or class level.
+        "expression_statement" => {
+            let Some(assign) = child_of_kind(node, &["assignment"]) else {
+                return vec![Visit::Skip];
+            };
+            let Some(left) = field(assign, "left").filter(|l| l.kind() == "identifier") else {
+                return vec![Visit::Skip];
+            };
+            let name = text(left, src);
+            let kind = match parent {
+                Some(K::Class) => K::Field,
+                _ if name
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit()) =>
+                {
+                    K::Constant
+                }
+                _ => K::Variable,
+            };
+            let mut def = Def::new(kind, assign, left, src);
+            def.signature_end = field(assign, "right").map(|r| r.start_byte());
+            vec![Visit::Symbol(Box::new(def))]
+        }
+        _ => vec![Visit::Skip],
+    }
+}
+
+/// TypeScript, TSX and JavaScript share most node kinds.
+fn script<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
+    use SymbolKind as K;
+    let body = field(node, "body");
+    match node.kind() {
+        "function_declaration" | "generator_function_declaration" | "function_signature" => {
+            one(named(K::Function, node, src).map(|d| d.sig_end(body)))
+        }
+        "class_declaration" | "abstract_class_declaration" | "class" => {
+            one(named(K::Class, node, src).map(|d| d.body(body)))
+        }
+        "method_definition" | "method_signature" | "abstract_method_signature" => {
+            one(named(K::Method, node, src).map(|d| {
+                let kind = if d.name == "constructor" {
+                    K::Constructor
+                } else {
+                    K::Method
+                };
+                Def {
+                    kind,
+                    ..d.sig_end(body)
+                }
+            }))
+        }
+        "public_field_definition" => {
+            one(named(K::Field, node, src).map(|d| d.sig_end(field(node, "value"))))
+        }
+        "field_definition" => one(field(node, "property")
+            .map(|n| Def::new(K::Field, node, n, src).sig_end(field(node, "value")))),
+        "property_signature" => one(named(K::Property, node, src)),
+        "interface_declaration" => one(named(K::Interface, node, src).map(|d| d.body(body))),
+        "type_alias_declaration" => {
+            one(named(K::TypeAlias, node, src).map(|d| d.sig_end(field(node, "value"))))
+        }
+        "enum_declaration" => one(named(K::Enum, node, src).map(|d| d.body(body))),
+        "enum_assignment" => one(named(K::EnumMember, node, src)),
+        "property_identifier" if node.parent().is_some_and(|p| p.kind() == "enum_body") => {
+            vec![Visit::Symbol(Box::new(Def::new(
+                K::EnumMember,
+                node,
+                node,
+                src,
+            )))]
+        }
+        "internal_module" | "module" => one(named(K::Module, node, src).map(|d| d.body(body))),
+        "variable_declarator" => {
+            let Some(name) = field(node, "name").filter(|n| n.kind() == "identifier") else {
+                return vec![Visit::Skip];
+            };
+            let value = field(node, "value");
+            let is_fn = value.is_some_and(|v| {
+                matches!(
+                    v.kind(),
+                    "arrow_function" | "function_expression" | "function" | "generator_function"
+                )
+            });
+            let is_const = node
+                .parent()
+                .and_then(|p| field(p, "kind"))
+                .is_some_and(|k| text(k, src) == "const");
+            let kind = match (is_fn, is_const) {
+                (true, _) => K::Function,
+                (false, true) => K::Constant,
+                (false, false) => K::Variable,
+            };
+            let mut def = Def::new(kind, node, name, src);
+            def.signature_end = if is_fn {
+                value.and_then(|v| field(v, "body")).map(|b| b.start_byte())
+            } else {
+                value.map(|v| v.start_byte())
+            };
+            vec![Visit::Symbol(Box::new(def))]
+        }
+        "export_statement"
+        | "lexical_declaration"
+        | "variable_declaration"
+        | "ambient_declaration"
+        | "expression_statement"
+        | "statement_block"
+        | "class_body"
+        | "interface_body"
+        | "object_type"
+        | "enum_body" => vec![Visit::Descend],
+        _ => vec![Visit::Skip],
+    }
+}
+
+fn go<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
+    use SymbolKind as K;
+    let body = field(node, "body");
+    match node.kind() {
+        "function_declaration" => one(named(K::Function, node, src).map(|d| d.sig_end(body))),
+        "method_declaration" => one(named(K::Method, node, src).map(|d| {
+            let receiver =
+                field(node, "receiver").and_then(|r| descendant(r, &["type_identifier"]));
+            Def {
+                qualifier: receiver.map(|r| text(r, src).to_string()),
+                ..d.sig_end(body)
+            }
+        })),
+        "type_spec" | "type_alias" => {
+            let ty = field(node, "type");
+            let (kind, inner) = match ty.map(|t| t.kind()) {
+                Some("struct_type") => (
+                    K::Struct,
+                    ty.and_then(|t| child_of_kind(t, &["field_declaration_list"])),
+                ),
+                Some("interface_type") => (K::Interface, ty),
+                _ => (K::TypeAlias, None),
+            };
+            // `type X struct {...}` alone in its declaration: the range includes `type`.
+            let whole = node
+                .parent()
+                .filter(|p| p.kind() == "type_declaration" && p.named_child_count() == 1);
+            one(named(kind, node, src).map(|d| Def {
+                node: whole.unwrap_or(node),
+                ..d.body(inner).sig_end(inner)
+            }))
+        }
+        "field_declaration" | "method_elem" | "const_spec" | "var_spec" => {
+            let kind = match node.kind() {
+                "field_declaration" => K::Field,
+                "method_elem" => K::Method,
+                "const_spec" => K::Constant,
+                _ => K::Variable,
+            };
+            // `a, b int` declares several names.
+            let mut cursor = node.walk();
+            let names: Vec<Node<'t>> = node
+                .children_by_field_name("name", &mut cursor)
+                .filter(|n| n.is_named())
+                .collect();
+            names
+                .into_iter()
+                .map(|n| {
+                    Visit::Symbol(Box::new(
+                        Def::new(kind, node, n, src).sig_end(field(node, "value")),
+                    ))
+                })
+                .collect()
+        }
+        "type_declaration" | "const_declaration" | "var_declaration" | "var_spec_list" => {
+            vec![Visit::Descend]
+        }
+        _ => vec![Visit::Skip],
+    }
+}
+
+fn java<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
+    use SymbolKind as K;
+    let body = field(node, "body");
+    match node.kind() {
+        "class_declaration" | "record_declaration" => {
+            one(named(K::Class, node, src).map(|d| d.body(body)))
+        }
+        "interface_declaration" | "annotation_type_declaration" => {
+            one(named(K::Interface, node, src).map(|d| d.body(body)))
+        }
+        "enum_declaration" => one(named(K::Enum, node, src).map(|d| d.body(body))),
+        "enum_constant" => one(named(K::EnumMember, node, src)),
+        "method_declaration" | "annotation_type_element_declaration" => {
+            one(named(K::Method, node, src).map(|d| d.sig_end(body)))
+        }
+        "constructor_declaration" | "compact_constructor_declaration" => {
+            one(named(K::Constructor, node, src).map(|d| d.sig_end(body)))
+        }
+        "variable_declarator" => one(named(K::Field, node, src).map(|d| {
+            // `int a = 1, b = 2;`: the range is the whole declaration, the signature
+            // names this declarator only: `private static int b`.
+            let decl = node.parent().unwrap_or(node);
+            let head = &src[decl.start_byte()
+                ..field(decl, "declarator").map_or(decl.start_byte(), |first| first.start_byte())];
+            let end = field(node, "value").map_or(node.end_byte(), |v| v.start_byte());
+            let mut sig = head.to_vec();
+            sig.extend_from_slice(&src[node.start_byte()..end]);
+            Def {
+                node: decl,
+                signature: Some(signature(&sig)),
+                ..d
+            }
+        })),
+        "field_declaration"
+        | "constant_declaration"
+        | "class_body"
+        | "interface_body"
+        | "enum_body_declarations"
+        | "annotation_type_body" => vec![Visit::Descend],
+        _ => vec![Visit::Skip],
+    }
+}
+
+fn kotlin<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
+    use SymbolKind as K;
+    let body = child_of_kind(node, &["class_body", "enum_class_body"]);
+    let has_token = |token: &str| {
+        let mut cursor = node.walk();
+        node.children(&mut cursor).any(|c| c.kind() == token)
+    };
+    match node.kind() {
+        "class_declaration" => {
+            let is_enum = child_of_kind(node, &["modifiers"])
+                .is_some_and(|m| text(m, src).split_whitespace().any(|w| w == "enum"));
+            let kind = if has_token("interface") {
+                K::Interface
+            } else if is_enum {
+                K::Enum
+            } else {
+                K::Class
+            };
+            one(named(kind, node, src).map(|d| d.body(body)))
+        }
+        "object_declaration" => one(named(K::Object, node, src).map(|d| d.body(body))),
+        "companion_object" => one(match field(node, "name") {
+            Some(n) => Some(Def::new(K::Object, node, n, src).body(body)),
+            None => {
+                let mut d = Def::new(K::Object, node, node, src).body(body);
+                d.name = "Companion".into();
+                Some(d)
+            }
+        }),
+        "function_declaration" => one(named(K::Function, node, src)
+            .map(|d| d.sig_end(child_of_kind(node, &["function_body"])))),
+        "secondary_constructor" => {
+            let mut d =
+                Def::new(K::Constructor, node, node, src).sig_end(child_of_kind(node, &["block"]));
+            d.name = "constructor".into();
+            vec![Visit::Symbol(Box::new(d))]
+        }
+        "property_declaration" => {
+            let name = child_of_kind(node, &["variable_declaration"])
+                .and_then(|v| child_of_kind(v, &["identifier"]));
+            let mut cursor = node.walk();
+            let value = node
+                .children(&mut cursor)
+                .find(|c| matches!(c.kind(), "=" | "property_delegate"));
+            one(name.map(|n| Def::new(K::Property, node, n, src).sig_end(value)))
+        }
+        "enum_entry" => {
+            one(child_of_kind(node, &["identifier"]).map(|n| Def::new(K::EnumMember, node, n, src)))
+        }
+        "type_alias" => one(child_of_kind(node, &["identifier", "type_identifier"])
+            .map(|n| Def::new(K::TypeAlias, node, n, src))),
+        "class_body" | "enum_class_body" => vec![Visit::Descend],
+        _ => vec![Visit::Skip],
+    }
+}

@@ -1,0 +1,421 @@
+//! Outline snapshots per language (expect-test: `UPDATE_EXPECT=1 cargo test` rewrites
+//! them). Each line: kind, name path, range, name position, signature.
+
+use expect_test::{Expect, expect};
+
+use super::{
+    lang::Lang,
+    symbols::{Symbol, extract},
+};
+
+fn check(lang: Lang, src: &str, expect: Expect) {
+    let parsed = extract(lang, src.as_bytes());
+    let mut out = String::new();
+    for s in &parsed.symbols {
+        render(s, 0, &mut out);
+    }
+    if let Some(err) = parsed.syntax_error {
+        out.push_str(&format!("syntax error at {err}\n"));
+    }
+    expect.assert_eq(&out);
+}
+
+fn render(s: &Symbol, depth: usize, out: &mut String) {
+    out.push_str(&format!(
+        "{}{} {} {} name@{} | {}\n",
+        "  ".repeat(depth),
+        s.kind.as_str(),
+        s.name_path,
+        s.range,
+        s.name_range.start,
+        s.signature
+    ));
+    for c in &s.children {
+        render(c, depth + 1, out);
+    }
+}
+
+#[test]
+fn rust_items_impls_traits_modules_and_duplicates() {
+    check(
+        Lang::Rust,
+        r#"//! Crate docs.
+use std::fmt;
+
+/// A point.
+#[derive(Debug)]
+pub struct Point<T> { pub x: T, y: T }
+
+pub enum Shape { Circle(f64), Square { side: f64 } }
+
+impl<T: Copy> Point<T> {
+    pub fn new(x: T, y: T) -> Self { Point { x, y } }
+    fn swap(&self) -> Self { Point { x: self.y, y: self.x } }
+}
+
+impl<T> fmt::Display for Point<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { Ok(()) }
+}
+
+impl<T> Default for &Point<T> {
+    fn default() -> Self { todo!() }
+}
+
+pub trait Area {
+    type Unit;
+    const SIDES: u32;
+    fn area(&self) -> f64;
+    fn twice(&self) -> f64 { self.area() * 2.0 }
+}
+
+mod outer {
+    pub mod inner {
+        pub fn deep() {}
+    }
+    #[cfg(unix)]
+    fn platform() {}
+    #[cfg(windows)]
+    fn platform() {}
+}
+
+macro_rules! square { ($x:expr) => { $x * $x }; }
+const LIMIT: usize = 10;
+static NAME: &str = "größe";
+type Pair = (u8, u8);
+fn größe() -> u32 { let local = 1; local }
+square!(3);
+"#,
+        expect![[r#"
+            struct Point 6:0-6:38 name@6:11 | pub struct Point<T>
+              field Point/x 6:22-6:30 name@6:26 | pub x: T
+              field Point/y 6:32-6:36 name@6:32 | y: T
+            enum Shape 8:0-8:52 name@8:9 | pub enum Shape
+              enum_member Shape/Circle 8:17-8:28 name@8:17 | Circle(f64)
+              enum_member Shape/Square 8:30-8:50 name@8:30 | Square { side: f64 }
+            impl impl Point<T> 10:0-13:1 name@10:14 | impl<T: Copy> Point<T>
+              method Point/new 11:4-11:53 name@11:11 | pub fn new(x: T, y: T) -> Self
+              method Point/swap 12:4-12:61 name@12:7 | fn swap(&self) -> Self
+            impl impl fmt::Display for Point<T> 15:0-17:1 name@15:25 | impl<T> fmt::Display for Point<T>
+              method Point/fmt 16:4-16:71 name@16:7 | fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result
+            impl impl Default for &Point<T> 19:0-21:1 name@19:20 | impl<T> Default for &Point<T>
+              method Point/default 20:4-20:36 name@20:7 | fn default() -> Self
+            trait Area 23:0-28:1 name@23:10 | pub trait Area
+              type_alias Area/Unit 24:4-24:14 name@24:9 | type Unit;
+              constant Area/SIDES 25:4-25:21 name@25:10 | const SIDES: u32;
+              method Area/area 26:4-26:26 name@26:7 | fn area(&self) -> f64;
+              method Area/twice 27:4-27:48 name@27:7 | fn twice(&self) -> f64
+            module outer 30:0-38:1 name@30:4 | mod outer
+              module outer/inner 31:4-33:5 name@31:12 | pub mod inner
+                function outer/inner/deep 32:8-32:24 name@32:15 | pub fn deep()
+              function outer/platform 35:4-35:20 name@35:7 | fn platform()
+              function outer/platform[1] 37:4-37:20 name@37:7 | fn platform()
+            macro square 40:0-40:49 name@40:13 | macro_rules! square
+            constant LIMIT 41:0-41:24 name@41:6 | const LIMIT: usize
+            static NAME 42:0-42:28 name@42:7 | static NAME: &str
+            type_alias Pair 43:0-43:21 name@43:5 | type Pair = (u8, u8);
+            function größe 44:0-44:42 name@44:3 | fn größe() -> u32
+        "#]],
+    );
+}
+
+#[test]
+fn python_classes_methods_decorators_and_assignments() {
+    check(
+        Lang::Python,
+        r#"import os
+
+MAX_SIZE = 10
+counter = 0
+
+@dataclass
+class Point:
+    """A point."""
+    x: int = 0
+    origin = None
+
+    def __init__(self, x):
+        self.x = x
+
+    @property
+    def norm(self) -> float:
+        def helper():
+            pass
+        return 1.0
+
+    class Inner:
+        def deep(self): ...
+
+async def fetch(url: str) -> bytes:
+    return b""
+
+def größe(): pass
+def größe(): pass
+"#,
+        expect![[r#"
+            constant MAX_SIZE 3:0-3:13 name@3:0 | MAX_SIZE
+            variable counter 4:0-4:11 name@4:0 | counter
+            class Point 7:0-22:27 name@7:6 | class Point
+              field Point/x 9:4-9:14 name@9:4 | x: int
+              field Point/origin 10:4-10:17 name@10:4 | origin
+              method Point/__init__ 12:4-13:18 name@12:8 | def __init__(self, x)
+              method Point/norm 16:4-19:18 name@16:8 | def norm(self) -> float
+              class Point/Inner 21:4-22:27 name@21:10 | class Inner
+                method Point/Inner/deep 22:8-22:27 name@22:12 | def deep(self)
+            function fetch 24:0-25:14 name@24:10 | async def fetch(url: str) -> bytes
+            function größe 27:0-27:17 name@27:4 | def größe()
+            function größe[1] 28:0-28:17 name@28:4 | def größe()
+        "#]],
+    );
+}
+
+#[test]
+fn typescript_classes_interfaces_enums_namespaces_and_exports() {
+    check(
+        Lang::TypeScript,
+        r#"export interface Shape {
+  area(): number;
+  readonly name: string;
+}
+
+export class Circle implements Shape {
+  private radius: number = 1;
+  constructor(r: number) { this.radius = r; }
+  area(): number { return 3.14 * this.radius ** 2; }
+  get name() { return "circle"; }
+}
+
+export enum Color { Red, Green = "g" }
+export type Id = string | number;
+export const MAX = 10;
+let counter = 0;
+export const handler = async (req: Request): Promise<void> => { const inner = 1; };
+function helper<T>(x: T): T { return x; }
+namespace Geometry { export function unit() {} }
+export default abstract class Base { abstract run(): void; }
+"#,
+        expect![[r#"
+            interface Shape 1:7-4:1 name@1:17 | interface Shape
+              method Shape/area 2:2-2:16 name@2:2 | area(): number
+              property Shape/name 3:2-3:23 name@3:11 | readonly name: string
+            class Circle 6:7-11:1 name@6:13 | class Circle implements Shape
+              field Circle/radius 7:2-7:28 name@7:10 | private radius: number
+              constructor Circle/constructor 8:2-8:45 name@8:2 | constructor(r: number)
+              method Circle/area 9:2-9:52 name@9:2 | area(): number
+              method Circle/name 10:2-10:33 name@10:6 | get name()
+            enum Color 13:7-13:38 name@13:12 | enum Color
+              enum_member Color/Red 13:20-13:23 name@13:20 | Red
+              enum_member Color/Green 13:25-13:36 name@13:25 | Green = "g"
+            type_alias Id 14:7-14:33 name@14:12 | type Id
+            constant MAX 15:13-15:21 name@15:13 | MAX
+            variable counter 16:4-16:15 name@16:4 | counter
+            function handler 17:13-17:82 name@17:13 | handler = async (req: Request): Promise<void> =>
+            function helper 18:0-18:41 name@18:9 | function helper<T>(x: T): T
+            module Geometry 19:0-19:48 name@19:10 | namespace Geometry
+              function Geometry/unit 19:28-19:46 name@19:37 | function unit()
+            class Base 20:15-20:60 name@20:30 | abstract class Base
+              method Base/run 20:37-20:57 name@20:46 | abstract run(): void
+        "#]],
+    );
+}
+
+#[test]
+fn tsx_and_javascript_share_the_script_rules() {
+    check(
+        Lang::Tsx,
+        r#"export function App({ title }: Props) { return <div>{title}</div>; }
+export const Button = () => <button />;
+"#,
+        expect![[r#"
+            function App 1:7-1:68 name@1:16 | function App({ title }: Props)
+            function Button 2:13-2:38 name@2:13 | Button = () =>
+        "#]],
+    );
+    check(
+        Lang::JavaScript,
+        r#"class Counter {
+  count = 0;
+  increment() { this.count++; }
+}
+function* ids() { yield 1; }
+const log = function (msg) { console.log(msg); };
+var legacy = 1;
+module.exports = { Counter };
+"#,
+        expect![[r#"
+            class Counter 1:0-4:1 name@1:6 | class Counter
+              field Counter/count 2:2-2:11 name@2:2 | count
+              method Counter/increment 3:2-3:31 name@3:2 | increment()
+            function ids 5:0-5:28 name@5:10 | function* ids()
+            function log 6:6-6:48 name@6:6 | log = function (msg)
+            variable legacy 7:4-7:14 name@7:4 | legacy
+        "#]],
+    );
+}
+
+#[test]
+fn go_types_methods_on_receivers_and_grouped_declarations() {
+    check(
+        Lang::Go,
+        r#"package shapes
+
+import "fmt"
+
+const (
+	Pi    = 3.14
+	E, Ln2 = 2.71, 0.69
+)
+
+var Verbose bool
+
+type Point struct {
+	X, Y float64
+	label string
+}
+
+type Shape interface {
+	Area() float64
+}
+
+type ID = string
+
+func (p *Point) Area() float64 { return 0 }
+func (p Point) String() string { return fmt.Sprint(p.X) }
+func New(x, y float64) *Point { return &Point{X: x, Y: y} }
+"#,
+        expect![[r#"
+            constant Pi 6:1-6:13 name@6:1 | Pi
+            constant E 7:1-7:20 name@7:1 | E, Ln2
+            constant Ln2 7:1-7:20 name@7:4 | E, Ln2
+            variable Verbose 10:4-10:16 name@10:4 | Verbose bool
+            struct Point 12:0-15:1 name@12:5 | type Point struct
+              field Point/X 13:1-13:13 name@13:1 | X, Y float64
+              field Point/Y 13:1-13:13 name@13:4 | X, Y float64
+              field Point/label 14:1-14:13 name@14:1 | label string
+            interface Shape 17:0-19:1 name@17:5 | type Shape
+              method Shape/Area 18:1-18:15 name@18:1 | Area() float64
+            type_alias ID 21:0-21:16 name@21:5 | type ID = string
+            method Point/Area 23:0-23:43 name@23:16 | func (p *Point) Area() float64
+            method Point/String 24:0-24:57 name@24:15 | func (p Point) String() string
+            function New 25:0-25:59 name@25:5 | func New(x, y float64) *Point
+        "#]],
+    );
+}
+
+#[test]
+fn java_classes_interfaces_enums_records_and_fields() {
+    check(
+        Lang::Java,
+        r#"package demo;
+
+public class Greeter {
+    private static final int MAX = 3, MIN = 1;
+    private final String name;
+
+    public Greeter(String name) { this.name = name; }
+
+    @Override
+    public String toString() { return name; }
+
+    static class Inner { void run() {} }
+}
+
+interface Named { String name(); }
+
+enum Level { LOW, HIGH; int weight() { return 1; } }
+
+record Pair(int a, int b) { int sum() { return a + b; } }
+"#,
+        expect![[r#"
+            class Greeter 3:0-13:1 name@3:13 | public class Greeter
+              field Greeter/MAX 4:4-4:46 name@4:29 | private static final int MAX
+              field Greeter/MIN 4:4-4:46 name@4:38 | private static final int MIN
+              field Greeter/name 5:4-5:30 name@5:25 | private final String name
+              constructor Greeter/Greeter 7:4-7:53 name@7:11 | public Greeter(String name)
+              method Greeter/toString 9:4-10:45 name@10:18 | @Override public String toString()
+              class Greeter/Inner 12:4-12:40 name@12:17 | static class Inner
+                method Greeter/Inner/run 12:25-12:38 name@12:30 | void run()
+            interface Named 15:0-15:34 name@15:10 | interface Named
+              method Named/name 15:18-15:32 name@15:25 | String name();
+            enum Level 17:0-17:52 name@17:5 | enum Level
+              enum_member Level/LOW 17:13-17:16 name@17:13 | LOW
+              enum_member Level/HIGH 17:18-17:22 name@17:18 | HIGH
+              method Level/weight 17:24-17:50 name@17:28 | int weight()
+            class Pair 19:0-19:57 name@19:7 | record Pair(int a, int b)
+              method Pair/sum 19:28-19:55 name@19:32 | int sum()
+        "#]],
+    );
+}
+
+#[test]
+fn kotlin_classes_objects_functions_and_properties() {
+    check(
+        Lang::Kotlin,
+        r#"package demo
+
+data class User(val name: String) {
+    val greeting: String = "hi"
+    fun greet(): String = "$greeting $name"
+    constructor() : this("anon")
+    companion object {
+        fun create(): User = User("x")
+    }
+}
+
+interface Repo {
+    fun find(id: Int): User?
+}
+
+enum class Color {
+    RED,
+    GREEN,
+}
+
+object Registry {
+    val users = mutableListOf<User>()
+}
+
+typealias Users = List<User>
+
+fun main() {
+    println("hi")
+}
+"#,
+        expect![[r#"
+            class User 3:0-10:1 name@3:11 | data class User(val name: String)
+              property User/greeting 4:4-4:31 name@4:8 | val greeting: String
+              method User/greet 5:4-5:43 name@5:8 | fun greet(): String
+              constructor User/constructor 6:4-6:32 name@6:4 | constructor() : this("anon")
+              object User/Companion 7:4-9:5 name@7:4 | companion object
+                method User/Companion/create 8:8-8:38 name@8:12 | fun create(): User
+            interface Repo 12:0-14:1 name@12:10 | interface Repo
+              method Repo/find 13:4-13:28 name@13:8 | fun find(id: Int): User?
+            enum Color 16:0-19:1 name@16:11 | enum class Color
+              enum_member Color/RED 17:4-17:7 name@17:4 | RED
+              enum_member Color/GREEN 18:4-18:9 name@18:4 | GREEN
+            object Registry 21:0-23:1 name@21:7 | object Registry
+              property Registry/users 22:4-22:37 name@22:8 | val users
+            type_alias Users 25:0-25:28 name@25:10 | typealias Users = List<User>
+            function main 27:0-29:1 name@27:4 | fun main()
+        "#]],
+    );
+}
+
+#[test]
+fn bom_crlf_and_syntax_errors() {
+    check(
+        Lang::Rust,
+        "\u{feff}fn first() {}\r\nfn second() {}\r\n",
+        expect![[r#"
+        function first 1:0-1:13 name@1:3 | fn first()
+        function second 2:0-2:14 name@2:3 | fn second()
+    "#]],
+    );
+    check(
+        Lang::Rust,
+        "fn ok() {}\nfn broken( {\n",
+        expect![[r#"
+        function ok 1:0-1:10 name@1:3 | fn ok()
+        syntax error at 2:0
+    "#]],
+    );
+}

@@ -1,0 +1,129 @@
+//! Byte offsets ↔ agent positions (DESIGN invariant 4): line 1-based, column 0-based
+//! in characters. Everything inside the daemon is byte offsets; this is the one place
+//! that converts for the headless backing.
+
+use lean_ctx_shared::Position;
+
+/// Line starts of one text.
+#[derive(Clone, Debug)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl LineIndex {
+    pub fn new(text: &[u8]) -> LineIndex {
+        // A byte order mark is not a character anyone sees: line 1 starts after it.
+        let mut starts = vec![if text.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        }];
+        starts.extend(memchr_newlines(text).map(|i| i + 1));
+        LineIndex {
+            starts,
+            len: text.len(),
+        }
+    }
+
+    /// Number of lines (a trailing newline starts one more, empty line).
+    pub fn lines(&self) -> u32 {
+        self.starts.len() as u32
+    }
+
+    /// The agent position of byte `offset` (clamped to the text).
+    pub fn position(&self, text: &[u8], offset: usize) -> Position {
+        let offset = offset.min(self.len).max(self.starts[0]);
+        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let column = char_count(&text[self.starts[line]..offset]);
+        Position::new(line as u32 + 1, column as u32)
+    }
+
+    /// Byte offset where 1-based `line` starts.
+    pub fn line_start(&self, line: u32) -> Option<usize> {
+        self.starts.get((line as usize).checked_sub(1)?).copied()
+    }
+
+    /// Byte offset just past 1-based `line`'s content (before `\n` or `\r\n`).
+    pub fn line_end(&self, text: &[u8], line: u32) -> Option<usize> {
+        let start = self.line_start(line)?;
+        let next = self.starts.get(line as usize).copied().unwrap_or(self.len);
+        let mut end = next;
+        if end > start && text[end - 1] == b'\n' {
+            end -= 1;
+            if end > start && text[end - 1] == b'\r' {
+                end -= 1;
+            }
+        }
+        Some(end)
+    }
+
+    /// Byte offset of `pos`, if it lies inside the text.
+    pub fn offset(&self, text: &[u8], pos: Position) -> Option<usize> {
+        let start = self.line_start(pos.line)?;
+        let end = self.line_end(text, pos.line)?;
+        let mut chars = 0;
+        for (i, b) in text[start..end].iter().enumerate() {
+            if chars == pos.column as usize && !is_continuation(*b) {
+                return Some(start + i);
+            }
+            if !is_continuation(*b) {
+                chars += 1;
+            }
+        }
+        (chars == pos.column as usize).then_some(end)
+    }
+}
+
+fn memchr_newlines(text: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    text.iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .map(|(i, _)| i)
+}
+
+fn is_continuation(b: u8) -> bool {
+    b & 0xC0 == 0x80
+}
+
+/// Characters in a UTF-8 slice (each non-continuation byte starts one; invalid bytes
+/// count one each).
+pub fn char_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|b| !is_continuation(**b)).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        let text = "fn a() {}\nlet größe = \"日本\"; // é\r\nlast".as_bytes();
+        let ix = LineIndex::new(text);
+        assert_eq!(ix.lines(), 3);
+        let at = |needle: &str| {
+            text.windows(needle.len())
+                .position(|w| w == needle.as_bytes())
+                .unwrap()
+        };
+        assert_eq!(ix.position(text, at("größe")), Position::new(2, 4));
+        assert_eq!(ix.position(text, at("\"日本")), Position::new(2, 12));
+        assert_eq!(ix.position(text, at("; //")), Position::new(2, 16));
+        assert_eq!(ix.position(text, at("last")), Position::new(3, 0));
+        for needle in ["größe", "\"日本", "; //", "last", "a()"] {
+            let off = at(needle);
+            assert_eq!(
+                ix.offset(text, ix.position(text, off)),
+                Some(off),
+                "{needle}"
+            );
+        }
+        // Line end excludes CRLF.
+        assert_eq!(
+            &text[ix.line_start(2).unwrap()..ix.line_end(text, 2).unwrap()],
+            "let größe = \"日本\"; // é".as_bytes()
+        );
+        assert_eq!(ix.offset(text, Position::new(2, 99)), None);
+        assert_eq!(ix.offset(text, Position::new(9, 0)), None);
+    }
+}
