@@ -6,7 +6,7 @@
 
 use std::{
     io::{IsTerminal, Read, Write},
-    path::PathBuf,
+    path::{Path, PathBuf},
     process::ExitCode,
     time::{Duration, Instant},
 };
@@ -124,16 +124,28 @@ impl TargetArgs {
         match (&self.name_path, &self.path, self.line) {
             (Some(name_path), path, None) => Ok(EditTarget::NamePath {
                 name_path: name_path.clone(),
-                path: path.clone(),
+                path: path.as_deref().map(from_cwd),
             }),
             (None, Some(path), Some(line)) => Ok(EditTarget::Lines {
-                path: path.clone(),
+                path: from_cwd(path),
                 line,
                 end_line: self.end_line,
             }),
             _ => Err(LeanError::new(ErrorCode::NoSymbol, "no target")
                 .with_remedy("give --name-path, or --path with --line")),
         }
+    }
+}
+
+/// Paths on the command line are relative to where the shim runs (the daemon resolves
+/// relative paths against the project root, as agents give them).
+fn from_cwd(path: &str) -> String {
+    if path.is_empty() || Path::new(path).is_absolute() {
+        return path.to_string();
+    }
+    match std::env::current_dir() {
+        Ok(cwd) => cwd.join(path).to_string_lossy().into_owned(),
+        Err(_) => path.to_string(),
     }
 }
 
@@ -205,7 +217,11 @@ pub async fn outline(
             client,
             OutlineRequest {
                 root: root.clone(),
-                path: args.path.clone().unwrap_or_default(),
+                path: args
+                    .path
+                    .as_deref()
+                    .map(from_cwd)
+                    .unwrap_or_else(|| from_cwd(".")),
                 depth: args.depth,
                 limit: args.limit,
                 wait_ms: if args.no_wait { 0 } else { WAIT_SLICE_MS },
@@ -268,7 +284,7 @@ pub async fn search(
                     root: root.clone(),
                     query: args.query.clone(),
                     kind: args.kind,
-                    path: args.path.clone(),
+                    path: args.path.as_deref().map(from_cwd),
                     limit: args.limit,
                     wait_ms: if args.no_wait { 0 } else { WAIT_SLICE_MS },
                 },
@@ -312,7 +328,11 @@ pub async fn refactor(
             let resp = client
                 .symbols_overview(
                     tarpc::context::current(),
-                    SymbolsOverviewRequest { root, path, depth },
+                    SymbolsOverviewRequest {
+                        root,
+                        path: from_cwd(&path),
+                        depth,
+                    },
                 )
                 .await
                 .map_err(rpc_error)??;

@@ -35,12 +35,20 @@ impl Output {
     /// Prints an error and returns the exit code for it.
     pub fn error(&self, e: &LeanError) -> ExitCode {
         if self.json {
-            let value = serde_json::json!({"error": {
+            let mut value = serde_json::json!({"error": {
                 "code": e.code.as_str(), "message": e.message, "remedy": e.remedy()
             }});
+            if let Some(details) = &e.details {
+                value["error"]["details"] =
+                    serde_json::to_value(details).expect("details serialize");
+            }
             println!("{}", serde_json::to_string_pretty(&value).expect("json"));
         } else {
             eprintln!("ERROR: {}: {}\n  remedy: {}", e.code, e.message, e.remedy());
+        }
+        // Exit 75 (EX_TEMPFAIL) tells scripts that retrying later will work.
+        if e.code == lean_ctx_shared::ErrorCode::Indexing {
+            return ExitCode::from(75);
         }
         ExitCode::FAILURE
     }

@@ -447,3 +447,51 @@ fn watch_loop(index: Weak<RootIndex>, rx: mpsc::Receiver<notify::Result<notify::
         index.apply(batch);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn before_the_first_walk_finishes_the_answer_is_indexing_with_progress() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(tmp.path().join("a.rs"), "fn a() {}").unwrap();
+        let index = Arc::new(RootIndex::new(
+            tmp.path().to_path_buf(),
+            Arc::new(Caches::new(1 << 20)),
+            IndexConfig::default(),
+        ));
+        let err = index.wait_ready(Duration::ZERO).await.unwrap_err();
+        assert_eq!(err.code, ErrorCode::Indexing);
+        assert!(
+            matches!(
+                err.details,
+                Some(ErrorDetails::Progress(Progress { total: 0, .. }))
+            ),
+            "{err:?}"
+        );
+        assert_eq!(index.status().state, IndexState::Indexing);
+        index.start();
+        index.wait_ready(Duration::from_secs(10)).await.unwrap();
+        let status = index.status();
+        assert_eq!(
+            (
+                status.state,
+                status.files_total,
+                status.files_indexed,
+                status.symbols
+            ),
+            (IndexState::Ready, 1, 1, 1)
+        );
+    }
+
+    #[test]
+    fn prefixes_match_whole_path_segments() {
+        assert!(under("src/a.rs", ""));
+        assert!(under("src/a.rs", "src"));
+        assert!(under("src/a.rs", "src/"));
+        assert!(under("src/a.rs", "src/a.rs"));
+        assert!(!under("src2/a.rs", "src"));
+        assert!(!under("src/a.rs", "sr"));
+    }
+}

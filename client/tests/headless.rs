@@ -1,0 +1,930 @@
+//! The headless backing end to end, through real shims and the real daemon: outline,
+//! search, symbol edits that never lose data, PathJail, freshness, worktrees sharing
+//! the caches.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    process::{Command, Output, Stdio},
+    thread,
+    time::{Duration, Instant},
+};
+
+use lean_ctx_shared::{
+    ErrorCode,
+    hello::{ClientHello, Intent},
+    protocol::{SearchSymbolRequest, SymbolsOverviewRequest},
+    transport,
+};
+use lean_ctx_testkit::TestEnv;
+use serde_json::Value;
+
+const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
+
+/// A test world with a project directory `proj` holding `files`.
+fn project(files: &[(&str, &str)]) -> (TestEnv, PathBuf) {
+    let env = TestEnv::with_shim(SHIM);
+    let root = env.dir().join("proj");
+    write_files(&root, files);
+    fs::write(root.join("Cargo.toml"), "[package]\nname = \"p\"\n").unwrap();
+    (env, fs::canonicalize(root).unwrap())
+}
+
+fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let p = root.join(path);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+}
+
+/// `lean-ctx --json ARGS` in `cwd`.
+fn run(env: &TestEnv, cwd: &Path, args: &[&str]) -> (Output, Value) {
+    let out = env
+        .shim()
+        .current_dir(cwd)
+        .arg("--json")
+        .args(args)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{args:?}: not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out, v)
+}
+
+fn ok(env: &TestEnv, cwd: &Path, args: &[&str]) -> Value {
+    let (out, v) = run(env, cwd, args);
+    assert!(out.status.success(), "{args:?} failed: {v}");
+    v
+}
+
+fn err_code(env: &TestEnv, cwd: &Path, args: &[&str]) -> (String, Value) {
+    let (out, v) = run(env, cwd, args);
+    assert!(!out.status.success(), "{args:?} should fail: {v}");
+    (v["error"]["code"].as_str().unwrap().to_string(), v)
+}
+
+fn hash(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+const LIB_RS: &str = "pub struct Point { pub x: i32 }\n\nimpl Point {\n    pub fn new(x: i32) -> Self {\n        Point { x }\n    }\n}\n\npub fn helper() -> i32 { 1 }\n";
+
+#[test]
+fn outline_search_and_overview_answer_from_the_index() {
+    let (env, root) = project(&[
+        ("src/lib.rs", LIB_RS),
+        (
+            "src/deep/mod.py",
+            "class Point:\n    def move(self): pass\n",
+        ),
+    ]);
+    let v = ok(&env, &root, &["outline", "src", "--depth", "2"]);
+    let files: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["src/deep/mod.py", "src/lib.rs"]);
+    let v = ok(&env, &root, &["search", "Point/new"]);
+    assert_eq!(v["hits"][0]["name_path"], "Point/new");
+    assert_eq!(v["hits"][0]["path"], "src/lib.rs");
+    assert_eq!(
+        v["hits"][0]["range"]["start"],
+        serde_json::json!({"line": 4, "column": 4})
+    );
+    let v = ok(&env, &root, &["search", "point", "--kind", "class"]);
+    assert_eq!(v["total"], 1);
+    assert_eq!(v["hits"][0]["path"], "src/deep/mod.py");
+    let v = ok(
+        &env,
+        &root.join("src"),
+        &["refactor", "symbols-overview", "lib.rs"],
+    );
+    assert_eq!(v["path"], "src/lib.rs");
+    assert_eq!(v["language"], "rust");
+    let names: Vec<&str> = v["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name_path"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Point", "impl Point", "helper"]);
+    let text = env
+        .shim()
+        .current_dir(&root)
+        .args(["outline", "src/lib.rs"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("src/lib.rs (rust)") && text.contains("pub fn new(x: i32) -> Self"),
+        "{text}"
+    );
+}
+
+#[test]
+fn edits_chain_by_hash_and_keep_crlf_bom_and_non_ascii_bytes() {
+    let crlf = "\u{feff}// größe: 日本\r\nfn first() {\r\n    1\r\n}\r\n\r\nfn zweite() -> &'static str { \"ß\" }\r\n";
+    let (env, root) = project(&[("src/w.rs", crlf)]);
+    let v = ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "first",
+            "--path",
+            "src/w.rs",
+            "--new-body",
+            "fn first() {\n    \"é\".len()\n}",
+        ],
+    );
+    let after = fs::read(root.join("src/w.rs")).unwrap();
+    let expected = "\u{feff}// größe: 日本\r\nfn first() {\r\n    \"é\".len()\r\n}\r\n\r\nfn zweite() -> &'static str { \"ß\" }\r\n";
+    assert_eq!(String::from_utf8(after.clone()).unwrap(), expected);
+    // The answer's hash is the written range's: the next edit can use it unread.
+    assert_eq!(
+        v["hash"],
+        hash("fn first() {\r\n    \"é\".len()\r\n}".as_bytes())
+    );
+    assert_eq!(
+        v["new_range"]["start"],
+        serde_json::json!({"line": 2, "column": 0})
+    );
+    let h = v["hash"].as_str().unwrap().to_string();
+    ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "insert-after-symbol",
+            "--name-path",
+            "first",
+            "--expected-hash",
+            &h,
+            "--text",
+            "fn dritte() {}",
+        ],
+    );
+    ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "insert-before-symbol",
+            "--name-path",
+            "zweite",
+            "--text",
+            "/// Zwei.\n#[inline]",
+        ],
+    );
+    let text = fs::read_to_string(root.join("src/w.rs")).unwrap();
+    assert_eq!(
+        text,
+        "\u{feff}// größe: 日本\r\nfn first() {\r\n    \"é\".len()\r\n}\r\nfn dritte() {}\r\n\r\n/// Zwei.\r\n#[inline]\r\nfn zweite() -> &'static str { \"ß\" }\r\n"
+    );
+    // Nothing but CRLF line endings, and the BOM still first.
+    assert!(!text.replace("\r\n", "").contains('\n'));
+    assert!(text.starts_with('\u{feff}'));
+}
+
+#[test]
+fn inserted_and_replaced_code_takes_the_symbols_indentation() {
+    let py = "class A:\n    def one(self):\n        return 1\n";
+    let (env, root) = project(&[("a.py", py), ("src/lib.rs", LIB_RS)]);
+    ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "insert-after-symbol",
+            "--name-path",
+            "A/one",
+            "--text",
+            "def two(self):\n    return 2",
+        ],
+    );
+    ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "A/one",
+            "--new-body",
+            "def one(self):\n    return 11",
+        ],
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("a.py")).unwrap(),
+        "class A:\n    def one(self):\n        return 11\n    def two(self):\n        return 2\n"
+    );
+    ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "Point/new",
+            "--new-body",
+            "pub fn new(x: i32) -> Self {\n    Point { x: x + 1 }\n}",
+        ],
+    );
+    assert!(
+        fs::read_to_string(root.join("src/lib.rs"))
+            .unwrap()
+            .contains("    pub fn new(x: i32) -> Self {\n        Point { x: x + 1 }\n    }\n")
+    );
+}
+
+#[test]
+fn catalog_errors_for_missing_ambiguous_out_of_range_conflicting_and_broken_edits() {
+    let dup = "mod a { pub fn run() {} }\nmod b { pub fn run() {} }\n";
+    let (env, root) = project(&[
+        ("src/lib.rs", LIB_RS),
+        ("src/dup.rs", dup),
+        ("notes.txt", "hello\n"),
+    ]);
+    let before = fs::read(root.join("src/lib.rs")).unwrap();
+
+    let (code, _) = err_code(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "nope",
+            "--new-body",
+            "fn nope() {}",
+        ],
+    );
+    assert_eq!(code, "NO_SYMBOL");
+    let (code, v) = err_code(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "run",
+            "--new-body",
+            "fn run() {}",
+        ],
+    );
+    assert_eq!(code, "AMBIGUOUS_SYMBOL");
+    let candidates = &v["error"]["details"]["candidates"];
+    assert_eq!(candidates.as_array().unwrap().len(), 2, "{v}");
+    assert_eq!(
+        candidates[0],
+        serde_json::json!({"name_path": "a/run", "path": "src/dup.rs", "line": 1})
+    );
+    let (code, _) = err_code(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--path",
+            "src/lib.rs",
+            "--line",
+            "99",
+            "--new-body",
+            "x",
+        ],
+    );
+    assert_eq!(code, "POSITION_OUT_OF_RANGE");
+    let (code, _) = err_code(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--path",
+            "notes.txt",
+            "--line",
+            "1",
+            "--end-line",
+            "1",
+            "--new-body",
+            "x",
+        ],
+    );
+    assert_eq!(code, "UNSUPPORTED_LANGUAGE");
+    let (code, v) = err_code(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "helper",
+            "--expected-hash",
+            &hash(b"stale"),
+            "--new-body",
+            "pub fn helper() -> i32 { 2 }",
+        ],
+    );
+    assert_eq!(code, "CONFLICT");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("file untouched")
+    );
+    let (code, v) = err_code(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "helper",
+            "--new-body",
+            "pub fn helper( -> i32 {",
+        ],
+    );
+    assert_eq!(code, "CONFLICT");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("syntax error"),
+        "{v}"
+    );
+    assert_eq!(
+        fs::read(root.join("src/lib.rs")).unwrap(),
+        before,
+        "a refused edit changed the file"
+    );
+
+    // The right hash, and force for a deliberate syntax error, go through.
+    let right = hash(b"pub fn helper() -> i32 { 1 }");
+    ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "helper",
+            "--expected-hash",
+            &right,
+            "--new-body",
+            "pub fn helper() -> i32 { 2 }",
+        ],
+    );
+    ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "helper",
+            "--force",
+            "--new-body",
+            "pub fn helper( {",
+        ],
+    );
+    assert!(
+        fs::read_to_string(root.join("src/lib.rs"))
+            .unwrap()
+            .ends_with("pub fn helper( {\n")
+    );
+}
+
+#[test]
+fn sixty_four_concurrent_edits_with_one_expected_hash_apply_exactly_once() {
+    let (env, root) = project(&[("src/lib.rs", LIB_RS)]);
+    ok(&env, &root, &["project"]);
+    let h = hash(b"pub fn helper() -> i32 { 1 }");
+    let children: Vec<_> = (0..64)
+        .map(|i| {
+            env.shim()
+                .current_dir(&root)
+                .args([
+                    "--json",
+                    "refactor",
+                    "replace-symbol-body",
+                    "--name-path",
+                    "helper",
+                    "--expected-hash",
+                    &h,
+                ])
+                .arg("--new-body")
+                .arg(format!("pub fn helper() -> i32 {{ {} }}", i + 100))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut applied = 0;
+    let mut conflicts = 0;
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        if out.status.success() {
+            applied += 1;
+        } else {
+            assert_eq!(v["error"]["code"], "CONFLICT", "{v}");
+            conflicts += 1;
+        }
+    }
+    assert_eq!((applied, conflicts), (1, 63));
+    let text = fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    let body = text
+        .strip_prefix(&LIB_RS[..LIB_RS.len() - "pub fn helper() -> i32 { 1 }\n".len()])
+        .unwrap();
+    assert!(
+        body.starts_with("pub fn helper() -> i32 { 1")
+            && body.ends_with(" }\n")
+            && body.len() == "pub fn helper() -> i32 { 100 }\n".len(),
+        "{body}"
+    );
+}
+
+#[test]
+fn kill_dash_9_during_edits_leaves_each_file_old_or_new_never_a_mix() {
+    // Big enough that a write takes a while, so kills land mid-edit.
+    let filler: String = (0..20_000)
+        .map(|i| format!("pub fn f{i}() -> u32 {{ {i} }}\n"))
+        .collect();
+    let version = |n: u32| format!("pub fn target() -> u32 {{ {n} }}\n{filler}");
+    let (env, root) = project(&[("src/big.rs", &version(0))]);
+    let file = root.join("src/big.rs");
+    let mut seen_versions = vec![version(0)];
+    let mut kills = 0;
+    for n in 1..=12u32 {
+        let child = env
+            .shim()
+            .current_dir(&root)
+            .args([
+                "refactor",
+                "replace-symbol-body",
+                "--path",
+                "src/big.rs",
+                "--line",
+                "1",
+            ])
+            .arg("--new-body")
+            .arg(format!("pub fn target() -> u32 {{ {n} }}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        seen_versions.push(version(n));
+        thread::sleep(Duration::from_millis(u64::from(n % 4) * 15 + 20));
+        for pid in env.daemons() {
+            env.kill9(pid);
+            kills += 1;
+        }
+        child.wait_with_output().unwrap();
+        let now = fs::read_to_string(&file).unwrap();
+        assert!(
+            seen_versions.contains(&now),
+            "after kill {n}: the file is neither an old nor the new version"
+        );
+    }
+    assert!(kills >= 6, "only {kills} kills landed");
+    // The next write cleans up temp files that dead writers left.
+    ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--path",
+            "src/big.rs",
+            "--line",
+            "1",
+            "--new-body",
+            "pub fn target() -> u32 { 99 }",
+        ],
+    );
+    let leftovers: Vec<_> = fs::read_dir(root.join("src"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n.to_string_lossy().contains(".lean-ctx."))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn path_jail_refuses_every_escape_and_touches_nothing_outside() {
+    let (env, root) = project(&[("src/lib.rs", LIB_RS), (".git/config", "[core]\n")]);
+    fs::remove_dir_all(root.join(".git")).unwrap();
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-qm", "init"]);
+    git(
+        &root,
+        &["worktree", "add", "-q", "-b", "side", "../sibling"],
+    );
+    git(
+        &root,
+        &["worktree", "add", "-q", "-b", "nested", "nested-wt"],
+    );
+    let outside = env.dir().join("outside");
+    write_files(
+        &outside,
+        &[
+            ("secret.rs", "pub fn secret() {}\n"),
+            ("dir/x.rs", "fn x() {}\n"),
+        ],
+    );
+    let sibling = fs::canonicalize(env.dir().join("sibling")).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("src/link-dir")).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.rs"), root.join("src/link.rs")).unwrap();
+    std::os::unix::fs::symlink(root.join("src/loop-b"), root.join("src/loop-a")).unwrap();
+    std::os::unix::fs::symlink(root.join("src/loop-a"), root.join("src/loop-b")).unwrap();
+    std::os::unix::fs::symlink(root.join("src/link-dir"), root.join("src/chain")).unwrap();
+    fs::create_dir(root.join("src/dir.rs")).unwrap();
+    let snapshot = |dir: &Path| -> Vec<(PathBuf, Vec<u8>)> {
+        let mut files: Vec<(PathBuf, Vec<u8>)> = walk(dir)
+            .into_iter()
+            .map(|p| (p.clone(), fs::read(&p).unwrap()))
+            .collect();
+        files.sort();
+        files
+    };
+    let before = (
+        snapshot(&outside),
+        snapshot(&sibling),
+        snapshot(&root.join("nested-wt")),
+        fs::read("/etc/hostname").ok(),
+    );
+
+    let o = outside.display().to_string();
+    let s = sibling.display().to_string();
+    let attacks: Vec<String> = vec![
+        "../outside/secret.rs".into(),
+        "../../etc/passwd".into(),
+        "/etc/passwd".into(),
+        "/etc/hostname".into(),
+        format!("{o}/secret.rs"),
+        format!("{o}/dir/x.rs"),
+        "src/../../outside/secret.rs".into(),
+        "src/./../../outside/secret.rs".into(),
+        "./../outside/secret.rs".into(),
+        "..".into(),
+        "../".into(),
+        "src/link.rs".into(),
+        "src/link-dir/secret.rs".into(),
+        "src/link-dir/dir/x.rs".into(),
+        "src/chain/secret.rs".into(),
+        "src/loop-a".into(),
+        "src/loop-a/x.rs".into(),
+        "".into(),
+        ".".into(),
+        "src".into(),
+        "src/dir.rs".into(),
+        ".git/config".into(),
+        ".git/HEAD".into(),
+        format!("{s}/src/lib.rs"),
+        "../sibling/src/lib.rs".into(),
+        "nested-wt/src/lib.rs".into(),
+        format!("{}/nested-wt/src/lib.rs", root.display()),
+        "/proc/self/root/etc/passwd".into(),
+        "/dev/null".into(),
+        "~/secret.rs".into(),
+        "..%2Foutside%2Fsecret.rs".into(),
+        "..\\outside\\secret.rs".into(),
+        "\u{2024}\u{2024}/outside/secret.rs".into(),
+        format!("{}/../outside/secret.rs", root.display()),
+        "src/lib.rs/..".into(),
+        "x".repeat(5000),
+    ];
+    assert!(attacks.len() >= 30);
+    let mut codes = std::collections::BTreeMap::<String, usize>::new();
+    for attack in &attacks {
+        for args in [
+            vec![
+                "refactor",
+                "replace-symbol-body",
+                "--path",
+                attack,
+                "--line",
+                "1",
+                "--end-line",
+                "1",
+                "--new-body",
+                "pwned",
+            ],
+            vec![
+                "refactor",
+                "insert-after-symbol",
+                "--path",
+                attack,
+                "--name-path",
+                "secret",
+                "--text",
+                "pwned",
+            ],
+            vec!["refactor", "symbols-overview", attack],
+        ] {
+            let (code, v) = err_code(&env, &root, &args);
+            assert!(
+                matches!(code.as_str(), "FILE_NOT_FOUND" | "WORKTREE_MISMATCH"),
+                "{attack:?} {args:?}: {v}"
+            );
+            *codes.entry(code).or_default() += 1;
+        }
+    }
+    let (code, _) = err_code(
+        &env,
+        &root,
+        &["refactor", "symbols-overview", &format!("{s}/src/lib.rs")],
+    );
+    assert_eq!(code, "WORKTREE_MISMATCH");
+    let (code, _) = err_code(
+        &env,
+        &root,
+        &["refactor", "symbols-overview", "nested-wt/src/lib.rs"],
+    );
+    assert_eq!(code, "WORKTREE_MISMATCH");
+    // NUL bytes cannot pass through a command line; agents' JSON can carry them.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let conn = transport::connect(
+            &env.paths.socket(),
+            &ClientHello::new(Intent::Call, "test"),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+        for attack in ["src/lib.rs\0.txt", "\0", "../outside/secret.rs\0"] {
+            let req = SymbolsOverviewRequest {
+                root: root.clone(),
+                path: attack.into(),
+                depth: 0,
+            };
+            let err = conn
+                .client
+                .symbols_overview(tarpc::context::current(), req)
+                .await
+                .unwrap()
+                .unwrap_err();
+            assert_eq!(err.code, ErrorCode::FileNotFound, "{attack:?}");
+            assert!(err.message.contains("NUL"), "{}", err.message);
+        }
+    });
+    let after = (
+        snapshot(&outside),
+        snapshot(&sibling),
+        snapshot(&root.join("nested-wt")),
+        fs::read("/etc/hostname").ok(),
+    );
+    assert!(before == after, "a refused path was modified");
+    // The nested worktree is not part of this root's index either.
+    let v = ok(&env, &root, &["search", "helper"]);
+    assert_eq!(v["total"], 1, "{v}");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if e.file_type().unwrap().is_dir() {
+            if p.file_name().is_some_and(|n| n != ".git") {
+                out.extend(walk(&p));
+            }
+        } else if e.file_type().unwrap().is_file() {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_second_worktree_is_indexed_from_the_shared_cache_and_edits_stay_in_their_worktree() {
+    let files: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            (
+                format!("src/m{i}.rs"),
+                format!("pub fn f{i}() -> u32 {{ {i} }}\npub struct S{i};\n"),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let (env, main) = project(&refs);
+    git(&main, &["init", "-q"]);
+    git(&main, &["add", "."]);
+    git(&main, &["commit", "-qm", "init"]);
+    git(&main, &["worktree", "add", "-q", "-b", "feature", "../wt"]);
+    let wt = fs::canonicalize(env.dir().join("wt")).unwrap();
+
+    ok(&env, &main, &["outline"]);
+    ok(&env, &wt, &["outline"]);
+    let st = ok(&env, &main, &["daemon", "status"]);
+    let row = |root: &Path| {
+        st["projects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["root"] == root.display().to_string())
+            .unwrap()
+            .clone()
+    };
+    let (a, b) = (row(&main), row(&wt));
+    assert_eq!(a["worktree_group"], b["worktree_group"]);
+    assert_eq!(a["index"]["files_indexed"], 40);
+    assert_eq!(b["index"]["files_indexed"], 40);
+    assert_eq!(a["index"]["symbol_cache"]["misses"], 40, "{a}");
+    assert_eq!(b["index"]["symbol_cache"]["hits"], 40, "{b}");
+    assert_eq!(b["index"]["symbol_cache"]["misses"], 0, "{b}");
+    let symbols = st["caches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "symbols")
+        .unwrap();
+    assert_eq!(
+        symbols["entries"], 40,
+        "one parse per distinct content: {symbols}"
+    );
+
+    ok(
+        &env,
+        &wt,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "f7",
+            "--new-body",
+            "pub fn f7() -> u32 { 700 }",
+        ],
+    );
+    assert!(
+        fs::read_to_string(wt.join("src/m7.rs"))
+            .unwrap()
+            .contains("700")
+    );
+    assert_eq!(
+        fs::read_to_string(main.join("src/m7.rs")).unwrap(),
+        "pub fn f7() -> u32 { 7 }\npub struct S7;\n"
+    );
+    let v = ok(&env, &main, &["search", "f7"]);
+    assert_eq!(v["hits"][0]["path"], "src/m7.rs");
+    assert_eq!(v["hits"][0]["signature"], "pub fn f7() -> u32");
+}
+
+#[test]
+fn gitignored_binary_and_oversized_files_are_skipped_and_counted() {
+    let big: String = (0..2000)
+        .map(|i| format!("pub fn big{i}() {{}}\n"))
+        .collect();
+    let (env, root) = project(&[
+        (".gitignore", "ignored.rs\nbuild/\n"),
+        ("src/lib.rs", LIB_RS),
+        ("ignored.rs", "pub fn hidden_one() {}\n"),
+        ("build/gen.rs", "pub fn hidden_two() {}\n"),
+        ("src/big.rs", &big),
+    ]);
+    fs::write(root.join("src/bin.rs"), b"pub fn bin() {}\0\0\0").unwrap();
+    fs::create_dir_all(&env.paths.config_dir).unwrap();
+    fs::write(env.paths.config_file(), "[index]\nmax_file_bytes = 20000\n").unwrap();
+    ok(&env, &root, &["outline"]);
+    let st = ok(&env, &root, &["daemon", "status"]);
+    let ix = &st["projects"][0]["index"];
+    assert_eq!(ix["files_indexed"], 1, "{ix}");
+    assert_eq!(ix["skipped_binary"], 1, "{ix}");
+    assert_eq!(ix["skipped_too_large"], 1, "{ix}");
+    assert_eq!(ix["state"], "ready");
+    for hidden in ["hidden_one", "hidden_two", "big1", "bin"] {
+        assert_eq!(ok(&env, &root, &["search", hidden])["total"], 0, "{hidden}");
+    }
+    // An ignored file asked for by name is still answered.
+    let v = ok(&env, &root, &["refactor", "symbols-overview", "ignored.rs"]);
+    assert_eq!(v["symbols"][0]["name"], "hidden_one");
+}
+
+#[test]
+fn every_write_by_anyone_shows_in_the_next_answer_within_200ms() {
+    let (env, root) = project(&[("src/lib.rs", LIB_RS)]);
+    ok(&env, &root, &["outline"]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let conn = transport::connect(
+            &env.paths.socket(),
+            &ClientHello::new(Intent::Call, "test"),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+        let search = |q: &str| {
+            let req = SearchSymbolRequest {
+                root: root.clone(),
+                query: q.into(),
+                kind: None,
+                path: None,
+                limit: 5,
+                wait_ms: 0,
+            };
+            let client = conn.client.clone();
+            async move {
+                client
+                    .search_symbol(tarpc::context::current(), req)
+                    .await
+                    .unwrap()
+                    .unwrap()
+                    .total
+            }
+        };
+        for (name, write) in [
+            (
+                "appended_fn",
+                Box::new(|r: &Path| {
+                    fs::write(
+                        r.join("src/lib.rs"),
+                        format!("{LIB_RS}pub fn appended_fn() {{}}\n"),
+                    )
+                    .unwrap()
+                }) as Box<dyn Fn(&Path)>,
+            ),
+            (
+                "brand_new_fn",
+                Box::new(|r: &Path| {
+                    fs::write(r.join("src/new.rs"), "pub fn brand_new_fn() {}\n").unwrap()
+                }),
+            ),
+            (
+                "moved_fn",
+                Box::new(|r: &Path| {
+                    fs::create_dir(r.join("moved")).unwrap();
+                    fs::write(r.join("moved/m.rs"), "pub fn moved_fn() {}\n").unwrap();
+                }),
+            ),
+        ] {
+            assert_eq!(search(name).await, 0);
+            let started = Instant::now();
+            write(&root);
+            let mut seen = false;
+            while started.elapsed() < Duration::from_millis(200) {
+                if search(name).await == 1 {
+                    seen = true;
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            assert!(seen, "{name} not visible 200 ms after the write");
+        }
+        // Deletion too.
+        fs::remove_file(root.join("src/new.rs")).unwrap();
+        let started = Instant::now();
+        while search("brand_new_fn").await != 0 {
+            assert!(
+                started.elapsed() < Duration::from_millis(200),
+                "deleted file still answered"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    });
+    // Single-file answers never wait for the watcher: they re-check the file.
+    fs::write(root.join("src/lib.rs"), "pub fn only() {}\n").unwrap();
+    let v = ok(&env, &root, &["refactor", "symbols-overview", "src/lib.rs"]);
+    assert_eq!(v["symbols"][0]["name"], "only");
+}
