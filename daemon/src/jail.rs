@@ -81,12 +81,14 @@ pub fn resolve(root: &Path, group: &Path, path: &str, want: Want) -> Result<Jail
             format!("resolves to {}, outside the project root", abs.display()),
         ));
     };
-    // Nested repositories and worktrees inside the root are other projects.
-    let mut dir = abs.parent();
-    while let Some(d) = dir {
-        if d == root {
-            break;
-        }
+    // Nested repositories and worktrees inside the root are other projects. Only the
+    // directories strictly between the root and the path count (the path itself too
+    // when it is a directory): whatever lies above the root is not ours to judge.
+    let below_root = abs
+        .ancestors()
+        .skip(usize::from(!abs.is_dir()))
+        .take_while(|d| *d != root);
+    for d in below_root {
         if d.join(".git").exists() {
             let code = if worktree::detect(d).group == group {
                 ErrorCode::WorktreeMismatch
@@ -98,7 +100,6 @@ pub fn resolve(root: &Path, group: &Path, path: &str, want: Want) -> Result<Jail
                 format!("is inside {}, a nested repository or worktree", d.display()),
             ));
         }
-        dir = d.parent();
     }
     if rel_path
         .components()
@@ -149,4 +150,28 @@ fn same_repo_worktree(abs: &Path, group: &Path) -> bool {
         .skip(1)
         .find(|d| d.join(".git").exists())
         .is_some_and(|wt| worktree::detect(wt).group == group)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_root_inside_another_repository_is_its_own_world() {
+        // Regression: a root nested in an outer repository refused its own files.
+        let tmp = tempfile::tempdir().unwrap();
+        let outer = fs::canonicalize(tmp.path()).unwrap();
+        fs::create_dir(outer.join(".git")).unwrap();
+        let root = outer.join("inner");
+        fs::create_dir_all(root.join(".git")).unwrap();
+        fs::create_dir_all(root.join("src")).unwrap();
+        fs::write(root.join("src/a.rs"), "fn a() {}").unwrap();
+        let group = root.join(".git");
+        for (path, rel) in [(".", ""), ("src", "src"), ("src/a.rs", "src/a.rs")] {
+            let j = resolve(&root, &group, path, Want::FileOrDir).unwrap();
+            assert_eq!(j.rel, rel, "{path}");
+        }
+        assert!(resolve(&root, &group, "../inner/src/a.rs", Want::File).is_ok());
+        assert!(resolve(&root, &group, "..", Want::FileOrDir).is_err());
+    }
 }

@@ -1,0 +1,288 @@
+//! The headless index against universal-ctags on a real corpus (≥ 3,000 .rs files of
+//! pinned crates.io crates, vendored by `fetch-corpus.sh`), side by side in one run:
+//! first full index, a second git worktree of the same repository, a warm
+//! `lean-ctx outline FILE` as a whole process vs `ctags -x FILE`, in-socket
+//! `symbols_overview` latency on a cached file, and daemon RSS.
+//!
+//! Run: `bash client/benches/fetch-corpus.sh && cargo build --release --workspace --bins && cargo bench -p lean-ctx-client --bench index`
+//! (needs Debian's `universal-ctags`).
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use lean_ctx_shared::{
+    hello::{ClientHello, Intent},
+    protocol::{OpenProjectRequest, OutlineRequest, StatusRequest, SymbolsOverviewRequest},
+    transport::{self, Connection},
+};
+use lean_ctx_testkit::TestEnv;
+
+const ROUNDS: usize = 3;
+const PROCESS_RUNS: usize = 100;
+const SOCKET_CALLS: usize = 2000;
+/// A large, real file for the per-file comparisons.
+const FILE: &str = "vendor/syn-2.0.111/src/expr.rs";
+
+fn main() {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-corpus");
+    let (repo, second) = (corpus.join("repo"), corpus.join("second"));
+    assert!(
+        corpus.join(".done").exists(),
+        "no corpus: run `bash client/benches/fetch-corpus.sh` first"
+    );
+    assert!(
+        Command::new("ctags")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success()),
+        "no ctags: `apt-get install universal-ctags`"
+    );
+    let rs_files = count_rs(&repo.join("vendor"));
+    let corpus_bytes = bytes_rs(&repo.join("vendor"));
+    println!(
+        "corpus: {rs_files} .rs files, {:.1} MiB ({})",
+        corpus_bytes as f64 / 1048576.0,
+        repo.display()
+    );
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let tags = tempfile::NamedTempFile::new().unwrap();
+    let ctags_tree = |dir: &Path| {
+        let t = Instant::now();
+        let ok = Command::new("ctags")
+            .args(["-R", "--languages=Rust", "-f"])
+            .arg(tags.path())
+            .arg(dir.join("vendor"))
+            .stderr(Stdio::null())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        t.elapsed()
+    };
+
+    let (mut first, mut second_wt, mut ctags_first, mut ctags_second) =
+        (vec![], vec![], vec![], vec![]);
+    let mut last = None;
+    for round in 0..ROUNDS {
+        // A fresh daemon per round: empty caches, as on first use.
+        let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
+        std::fs::create_dir_all(&env.paths.config_dir).unwrap();
+        // Parse everything ctags parses: no size cut-off.
+        std::fs::write(
+            env.paths.config_file(),
+            "[index]\nmax_file_bytes = 1073741824\n",
+        )
+        .unwrap();
+        assert!(
+            env.shim()
+                .args(["daemon", "start"])
+                .stdout(Stdio::null())
+                .status()
+                .unwrap()
+                .success()
+        );
+        let conn = rt.block_on(connect(&env));
+        ctags_first.push(ctags_tree(&repo));
+        first.push(rt.block_on(index(&conn, &repo)));
+        ctags_second.push(ctags_tree(&second));
+        second_wt.push(rt.block_on(index(&conn, &second)));
+        println!(
+            "  round {round}: lean-ctx first {:.0} ms, second worktree {:.0} ms; ctags {:.0} ms, {:.0} ms",
+            ms(first[round]),
+            ms(second_wt[round]),
+            ms(ctags_first[round]),
+            ms(ctags_second[round])
+        );
+        last = Some((env, conn));
+    }
+    let (env, conn) = last.unwrap();
+    let (f, s, c1, c2) = (
+        median(&first),
+        median(&second_wt),
+        median(&ctags_first),
+        median(&ctags_second),
+    );
+    let st = rt
+        .block_on(
+            conn.client
+                .status(tarpc::context::current(), StatusRequest {}),
+        )
+        .unwrap()
+        .unwrap();
+    let row = st
+        .projects
+        .iter()
+        .find(|p| p.root == repo.canonicalize().unwrap())
+        .unwrap();
+    let ix = row.index.as_ref().unwrap();
+    println!(
+        "full index (median of {ROUNDS}; {} files, {} symbols indexed):",
+        ix.files_indexed, ix.symbols
+    );
+    println!("  lean-ctx first index        {:>8.0} ms", ms(f));
+    println!("  ctags -R                    {:>8.0} ms", ms(c1));
+    println!(
+        "  ratio                       {:>8.2}x  (goal ≤ 1.0x)",
+        ms(f) / ms(c1)
+    );
+    println!("second worktree of the same repository:");
+    println!(
+        "  lean-ctx second worktree    {:>8.0} ms   = {:.1}% of its first index (goal ≤ 5%)",
+        ms(s),
+        100.0 * ms(s) / ms(f)
+    );
+    println!("  ctags -R                    {:>8.0} ms", ms(c2));
+    println!("  ratio                       {:>8.3}x", ms(s) / ms(c2));
+
+    // Warm whole-process outline of one file vs ctags on it.
+    let file = repo.join(FILE);
+    let outline = || {
+        let mut c = env.shim();
+        c.current_dir(&repo)
+            .args(["outline", FILE])
+            .stdout(Stdio::null());
+        c
+    };
+    let ctags_x = || {
+        let mut c = Command::new("ctags");
+        c.args(["-x", "--languages=Rust"])
+            .arg(&file)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        c
+    };
+    let (mut ours, mut theirs) = (vec![], vec![]);
+    for _ in 0..PROCESS_RUNS {
+        ours.push(time(outline()));
+        theirs.push(time(ctags_x()));
+    }
+    let (o, t) = (median(&ours), median(&theirs));
+    println!("one file, whole process, warm ({FILE}, {PROCESS_RUNS} runs each, interleaved, p50):");
+    println!("  lean-ctx outline FILE       {:>8.2} ms", ms(o));
+    println!("  ctags -x FILE               {:>8.2} ms", ms(t));
+    println!(
+        "  ratio                       {:>8.2}x  (goal ≤ 1.0x)",
+        ms(o) / ms(t)
+    );
+
+    let mut lat = Vec::with_capacity(SOCKET_CALLS);
+    rt.block_on(async {
+        for _ in 0..SOCKET_CALLS {
+            let req = SymbolsOverviewRequest {
+                root: repo.clone(),
+                path: FILE.into(),
+                depth: 1,
+            };
+            let t = Instant::now();
+            conn.client
+                .symbols_overview(tarpc::context::current(), req)
+                .await
+                .unwrap()
+                .unwrap();
+            lat.push(t.elapsed());
+        }
+    });
+    lat.sort();
+    println!("in-socket symbols_overview on a cached file ({SOCKET_CALLS} calls):");
+    println!(
+        "  p50 {:.3} ms, p99 {:.3} ms  (goal p50 ≤ 1 ms)",
+        ms(lat[lat.len() / 2]),
+        ms(lat[lat.len() * 99 / 100])
+    );
+    println!(
+        "daemon RSS after indexing both worktrees: {:.1} MiB (symbol cache {:.1} MiB in {} entries)",
+        st.rss_bytes.unwrap_or(0) as f64 / 1048576.0,
+        st.caches
+            .iter()
+            .find(|c| c.name == "symbols")
+            .map_or(0, |c| c.bytes) as f64
+            / 1048576.0,
+        st.caches
+            .iter()
+            .find(|c| c.name == "symbols")
+            .map_or(0, |c| c.entries)
+    );
+}
+
+async fn connect(env: &TestEnv) -> Connection {
+    transport::connect(
+        &env.paths.socket(),
+        &ClientHello::new(Intent::Call, "bench"),
+        Duration::from_secs(5),
+    )
+    .await
+    .unwrap()
+}
+
+/// Registers `root` and waits for its first full index.
+async fn index(conn: &Connection, root: &Path) -> Duration {
+    let t = Instant::now();
+    conn.client
+        .open_project(
+            tarpc::context::current(),
+            OpenProjectRequest {
+                root: root.to_path_buf(),
+            },
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    let mut ctx = tarpc::context::current();
+    ctx.deadline = Instant::now() + Duration::from_secs(900);
+    let req = OutlineRequest {
+        root: root.to_path_buf(),
+        path: String::new(),
+        depth: 0,
+        limit: 1,
+        wait_ms: 600_000,
+    };
+    conn.client.outline(ctx, req).await.unwrap().unwrap();
+    t.elapsed()
+}
+
+fn time(mut cmd: Command) -> Duration {
+    let t = Instant::now();
+    assert!(cmd.status().unwrap().success());
+    t.elapsed()
+}
+
+fn median(v: &[Duration]) -> Duration {
+    let mut v = v.to_vec();
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        let t = e.file_type().unwrap();
+        if t.is_dir() {
+            rs_files(&p, out);
+        } else if t.is_file() && p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+fn count_rs(dir: &Path) -> usize {
+    let mut v = Vec::new();
+    rs_files(dir, &mut v);
+    v.len()
+}
+
+fn bytes_rs(dir: &Path) -> u64 {
+    let mut v = Vec::new();
+    rs_files(dir, &mut v);
+    v.iter().map(|p| std::fs::metadata(p).unwrap().len()).sum()
+}
