@@ -714,7 +714,7 @@ fn path_jail_refuses_every_escape_and_touches_nothing_outside() {
     assert!(before == after, "a refused path was modified");
     // The nested worktree is not part of this root's index either.
     let v = ok(&env, &root, &["search", "helper"]);
-    assert_eq!(v["total"], 1, "{v}");
+    assert_eq!(v["total"], 1, "{v}\n{}", env.log());
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {

@@ -35,6 +35,19 @@ impl TestEnv {
             "{} is missing: build the workspace (`cargo test --workspace` does)",
             daemon.display()
         );
+        // `cargo test -p lean-ctx-client` does not rebuild the daemon: refuse to test
+        // against one older than its sources.
+        let built = fs::metadata(&daemon).and_then(|m| m.modified()).unwrap();
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let newest = ["daemon/src", "shared/src"]
+            .iter()
+            .flat_map(|d| newest_mtime(&workspace.join(d)))
+            .max();
+        assert!(
+            newest.is_none_or(|n| n <= built),
+            "{} is older than its sources: run `cargo build --workspace` first",
+            daemon.display()
+        );
         TestEnv::new(Some(shim), daemon)
     }
 
@@ -227,6 +240,20 @@ impl Drop for DaemonProcess {
             let _ = child.wait();
         }
     }
+}
+
+fn newest_mtime(dir: &Path) -> Option<std::time::SystemTime> {
+    let mut newest = None;
+    for entry in fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        let t = if path.is_dir() {
+            newest_mtime(&path)
+        } else {
+            entry.metadata().ok()?.modified().ok()
+        };
+        newest = newest.max(t);
+    }
+    newest
 }
 
 /// Polls `cond` every 10 ms until it holds or `limit` passes.

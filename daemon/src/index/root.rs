@@ -21,11 +21,12 @@ use std::{
     time::{Duration, Instant},
 };
 
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use lean_ctx_shared::{
     ErrorCode, ErrorDetails, LeanError, Progress,
     protocol::{IndexState, IndexStatus},
 };
-use notify::{RecursiveMode, Watcher};
+use notify::{EventKind, RecursiveMode, Watcher, event::ModifyKind};
 use tokio::sync::watch;
 
 use super::{
@@ -80,8 +81,20 @@ pub struct RootIndex {
     started: AtomicBool,
     last_full_ms: AtomicU64,
     watcher: Mutex<Option<notify::RecommendedWatcher>>,
+    /// Directories watched (non-recursively): only those the walk enters, so ignored
+    /// trees (`target/`, `node_modules/`) cost no watches and send no events.
+    watched: Mutex<HashSet<PathBuf>>,
+    /// `.gitignore`/`.ignore` matchers per directory, for judging watcher events.
+    ignores: Mutex<HashMap<PathBuf, Arc<Gitignore>>>,
     /// Full walks run one at a time (the first one, and rescans after overflow).
     walking: Mutex<()>,
+}
+
+/// What a walk found: indexable files and the directories it entered.
+#[derive(Debug, Default)]
+struct Walked {
+    files: Vec<(PathBuf, String)>,
+    dirs: Vec<PathBuf>,
 }
 
 impl RootIndex {
@@ -97,6 +110,8 @@ impl RootIndex {
             started: AtomicBool::new(false),
             last_full_ms: AtomicU64::new(0),
             watcher: Mutex::new(None),
+            watched: Mutex::new(HashSet::new()),
+            ignores: Mutex::new(HashMap::new()),
             walking: Mutex::new(()),
         }
     }
@@ -164,8 +179,22 @@ impl RootIndex {
         ] {
             counter.store(0, Ordering::Relaxed);
         }
-        let files = self.walk_files();
+        let files = self.walk_and_watch(&self.root);
         self.walk.total.store(files.len() as u64, Ordering::Relaxed);
+        self.index_files(&files);
+        let seen: HashSet<&str> = files.iter().map(|(_, rel)| rel.as_str()).collect();
+        self.files
+            .write()
+            .unwrap()
+            .retain(|rel, _| seen.contains(rel.as_str()));
+        let ms = started.elapsed().as_millis() as u64;
+        self.last_full_ms.store(ms, Ordering::Relaxed);
+        self.ready.send_replace(true);
+        tracing::info!(root = %self.root.display(), files = files.len(), ms, "indexed");
+    }
+
+    /// Indexes `files` in parallel over the configured threads.
+    fn index_files(&self, files: &[(PathBuf, String)]) {
         let next = AtomicUsize::new(0);
         std::thread::scope(|s| {
             for _ in 0..self.config.threads.max(1) {
@@ -181,28 +210,16 @@ impl RootIndex {
                 });
             }
         });
-        let seen: HashSet<&str> = files.iter().map(|(_, rel)| rel.as_str()).collect();
-        self.files
-            .write()
-            .unwrap()
-            .retain(|rel, _| seen.contains(rel.as_str()));
-        let ms = started.elapsed().as_millis() as u64;
-        self.last_full_ms.store(ms, Ordering::Relaxed);
-        self.ready.send_replace(true);
-        tracing::info!(root = %self.root.display(), files = files.len(), ms, "indexed");
     }
 
-    /// Files of a supported language under the root, `.gitignore` honoured, nested
-    /// repositories and worktrees left out (they are other projects).
-    fn walk_files(&self) -> Vec<(PathBuf, String)> {
-        self.walk_under(&self.root, None)
-    }
-
-    fn walk_under(&self, dir: &Path, max_depth: Option<usize>) -> Vec<(PathBuf, String)> {
+    /// Files of a supported language under `dir`, and the directories entered:
+    /// `.gitignore` honoured (also from directories above `dir`), hidden entries and
+    /// nested repositories or worktrees left out (they are other projects).
+    fn walk_under(&self, dir: &Path) -> Walked {
         let root = self.root.clone();
-        ignore::WalkBuilder::new(dir)
+        let mut walked = Walked::default();
+        let entries = ignore::WalkBuilder::new(dir)
             .require_git(false)
-            .max_depth(max_depth)
             .filter_entry(move |e| {
                 let nested = e.file_type().is_some_and(|t| t.is_dir())
                     && e.path() != root
@@ -210,15 +227,106 @@ impl RootIndex {
                 !nested
             })
             .build()
-            .filter_map(Result::ok)
-            .filter(|e| {
-                e.file_type().is_some_and(|t| t.is_file()) && Lang::from_path(e.path()).is_some()
-            })
-            .filter_map(|e| {
-                let rel = self.relative(e.path())?;
-                Some((e.into_path(), rel))
-            })
-            .collect()
+            .filter_map(Result::ok);
+        for e in entries {
+            match e.file_type() {
+                Some(t) if t.is_dir() => walked.dirs.push(e.into_path()),
+                Some(t) if t.is_file() && Lang::from_path(e.path()).is_some() => {
+                    if let Some(rel) = self.relative(e.path()) {
+                        walked.files.push((e.into_path(), rel));
+                    }
+                }
+                _ => {}
+            }
+        }
+        walked
+    }
+
+    /// Watches every directory a walk of `dir` enters, then walks again: a file created
+    /// in a directory before its watch existed is caught by the second walk.
+    fn walk_and_watch(&self, dir: &Path) -> Vec<(PathBuf, String)> {
+        self.watch_dirs(&self.walk_under(dir).dirs);
+        let walked = self.walk_under(dir);
+        self.watch_dirs(&walked.dirs);
+        walked.files
+    }
+
+    fn watch_dirs(&self, dirs: &[PathBuf]) {
+        let mut watcher = self.watcher.lock().unwrap();
+        let Some(watcher) = watcher.as_mut() else {
+            return;
+        };
+        let mut watched = self.watched.lock().unwrap();
+        watched.retain(|d| d.exists());
+        for dir in dirs {
+            if !watched.contains(dir) {
+                match watcher.watch(dir, RecursiveMode::NonRecursive) {
+                    Ok(()) => {
+                        watched.insert(dir.clone());
+                    }
+                    Err(e) => tracing::warn!(dir = %dir.display(), error = %e, "cannot watch"),
+                }
+            }
+        }
+    }
+
+    /// Whether the walk would leave `path` out: hidden, inside a nested repository or
+    /// worktree, or matched by a `.gitignore`/`.ignore` of a directory above it.
+    fn is_ignored(&self, path: &Path) -> bool {
+        let Ok(rel) = path.strip_prefix(&self.root) else {
+            return true;
+        };
+        if rel
+            .components()
+            .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+        {
+            return true;
+        }
+        let is_dir = path.is_dir();
+        if is_dir && path.join(".git").exists() {
+            return true;
+        }
+        let mut dir = self.root.clone();
+        let mut parts = rel.components().peekable();
+        loop {
+            if dir != self.root && dir.join(".git").exists() {
+                return true;
+            }
+            if self
+                .ignore_rules(&dir)
+                .matched_path_or_any_parents(path, is_dir)
+                .is_ignore()
+            {
+                return true;
+            }
+            match parts.next() {
+                Some(part) if parts.peek().is_some() => dir.push(part),
+                _ => return false,
+            }
+        }
+    }
+
+    fn ignore_rules(&self, dir: &Path) -> Arc<Gitignore> {
+        let mut cache = self.ignores.lock().unwrap();
+        if let Some(rules) = cache.get(dir) {
+            return rules.clone();
+        }
+        let mut builder = GitignoreBuilder::new(dir);
+        for name in [".gitignore", ".ignore"] {
+            let file = dir.join(name);
+            if file.is_file() {
+                let _ = builder.add(file);
+            }
+        }
+        if dir == self.root {
+            let exclude = dir.join(".git/info/exclude");
+            if exclude.is_file() {
+                let _ = builder.add(exclude);
+            }
+        }
+        let rules = Arc::new(builder.build().unwrap_or_else(|_| Gitignore::empty()));
+        cache.insert(dir.to_path_buf(), rules.clone());
+        rules
     }
 
     fn relative(&self, abs: &Path) -> Option<String> {
@@ -360,9 +468,12 @@ impl RootIndex {
         let watcher = notify::recommended_watcher(move |event| {
             let _ = tx.send(event);
         })
-        .and_then(|mut w| w.watch(&self.root, RecursiveMode::Recursive).map(|()| w));
+        .and_then(|mut w| w.watch(&self.root, RecursiveMode::NonRecursive).map(|()| w));
         match watcher {
-            Ok(w) => *self.watcher.lock().unwrap() = Some(w),
+            Ok(w) => {
+                *self.watcher.lock().unwrap() = Some(w);
+                self.watched.lock().unwrap().insert(self.root.clone());
+            }
             Err(e) => {
                 // Answers stay correct for single files (identity re-check); only
                 // root-wide answers may lag until the next rescan.
@@ -377,13 +488,22 @@ impl RootIndex {
             .expect("spawn watch thread");
     }
 
-    /// Applies one burst of file events.
+    /// Applies one burst of file events: ignored paths are dropped, files re-indexed,
+    /// directories re-walked (and watched), vanished paths removed. Only an event
+    /// overflow or a change of ignore rules costs a full walk.
     fn apply(&self, events: Vec<notify::Result<notify::Event>>) {
         let mut rescan = false;
         let mut paths = HashSet::new();
         for event in events {
             match event {
                 Ok(ev) if ev.need_rescan() => rescan = true,
+                // Reads (our own walks open directories) and metadata changes say
+                // nothing about content; reacting to them would feed back into itself.
+                Ok(ev)
+                    if matches!(
+                        ev.kind,
+                        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_))
+                    ) => {}
                 Ok(ev) => paths.extend(ev.paths),
                 Err(e) => {
                     tracing::warn!(error = %e, "watch error; rescanning");
@@ -391,39 +511,39 @@ impl RootIndex {
                 }
             }
         }
-        if rescan {
-            self.full_index();
-            return;
-        }
         for path in paths {
+            if rescan {
+                break;
+            }
             let Some(rel) = self.relative(&path) else {
                 continue;
             };
-            if rel == ".git" || rel.starts_with(".git/") {
+            if matches!(
+                path.file_name().and_then(|n| n.to_str()),
+                Some(".gitignore" | ".ignore")
+            ) {
+                self.ignores.lock().unwrap().clear();
+                rescan = true;
                 continue;
             }
-            if path.is_dir() || (!path.exists() && Lang::from_path(&path).is_none()) {
-                // A directory appeared, moved or vanished: let the walk sort it out.
-                self.full_index();
-                return;
-            }
-            if Lang::from_path(&path).is_none() {
+            if self.is_ignored(&path) {
                 continue;
             }
-            let known = self.files.read().unwrap().contains_key(&rel);
-            if known {
-                self.index_file(&path, &rel);
+            if path.is_dir() {
+                // Created or moved in: walk it.
+                let files = self.walk_and_watch(&path);
+                self.index_files(&files);
             } else if path.is_file() {
-                // New file: index it only if the walk would (ignore rules, nesting).
-                let parent = path.parent().unwrap_or(&self.root);
-                if self
-                    .walk_under(parent, Some(1))
-                    .iter()
-                    .any(|(_, r)| *r == rel)
-                {
+                if Lang::from_path(&path).is_some() {
                     self.index_file(&path, &rel);
                 }
+            } else {
+                // Gone: a file, or a directory with everything under it.
+                self.files.write().unwrap().retain(|r, _| !under(r, &rel));
             }
+        }
+        if rescan {
+            self.full_index();
         }
     }
 }
@@ -493,5 +613,43 @@ mod tests {
         assert!(under("src/a.rs", "src/a.rs"));
         assert!(!under("src2/a.rs", "src"));
         assert!(!under("src/a.rs", "sr"));
+    }
+}
+
+#[cfg(test)]
+mod ignore_tests {
+    use super::*;
+
+    #[test]
+    fn events_are_judged_by_the_walks_rules() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        for dir in ["src/gen", "target/debug", "nested/.git", ".hidden", "sub"] {
+            fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        fs::write(root.join(".gitignore"), "target/\n*.tmp.rs\n").unwrap();
+        fs::write(root.join("sub/.gitignore"), "local.rs\n").unwrap();
+        let index = RootIndex::new(
+            root.clone(),
+            Arc::new(Caches::new(1 << 20)),
+            IndexConfig::default(),
+        );
+        for (path, ignored) in [
+            ("src/a.rs", false),
+            ("src/gen", false),
+            ("target", true),
+            ("target/debug/x.rs", true),
+            ("src/x.tmp.rs", true),
+            ("sub/local.rs", true),
+            ("sub/other.rs", false),
+            ("local.rs", false),
+            ("nested", true),
+            ("nested/a.rs", true),
+            (".hidden/a.rs", true),
+            (".git/index", true),
+        ] {
+            assert_eq!(index.is_ignored(&root.join(path)), ignored, "{path}");
+        }
+        assert!(index.is_ignored(Path::new("/elsewhere/a.rs")));
     }
 }
