@@ -12,9 +12,18 @@ step() { printf '\n==> %s\n' "$*"; }
 step "toolchain"
 cargo --version
 rustc --version
-for tool in git python3 setpriv; do
-  command -v "$tool" >/dev/null || { echo "missing $tool (Debian: apt-get install -y git python3 util-linux)"; exit 1; }
+# Debian packages the tests drive as real peers: git (worktrees), python3 (plistlib,
+# a foreign-uid client), util-linux's setpriv, systemd's systemd-analyze and
+# systemd-socket-activate.
+need=()
+for pair in git:git python3:python3 setpriv:util-linux systemd-analyze:systemd systemd-socket-activate:systemd; do
+  command -v "${pair%%:*}" >/dev/null || need+=("${pair#*:}")
 done
+if ((${#need[@]})); then
+  echo "installing ${need[*]}"
+  if [[ $(id -u) == 0 ]]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"
+  else sudo apt-get update -qq && sudo apt-get install -y -qq "${need[@]}"; fi
+fi
 cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 

@@ -253,7 +253,7 @@ fn tail(path: &Path) -> String {
 }
 
 /// `LEAN_CTX_DAEMON_BIN`, else `lean-ctxd` next to this executable, else on `PATH`.
-fn daemon_binary() -> Result<PathBuf, LeanError> {
+pub fn daemon_binary() -> Result<PathBuf, LeanError> {
     if let Some(bin) = std::env::var_os("LEAN_CTX_DAEMON_BIN").filter(|b| !b.is_empty()) {
         return Ok(PathBuf::from(bin));
     }

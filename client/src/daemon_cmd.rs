@@ -58,6 +58,10 @@ pub enum DaemonCommand {
         #[arg(long)]
         path: bool,
     },
+    /// Run the daemon as a background service (systemd socket activation or launchd).
+    Install(crate::install::ServiceArgs),
+    /// Remove what `install` wrote, stopping the service.
+    Uninstall(crate::install::ServiceArgs),
     /// Measure round trips to the daemon (starting it if needed).
     Ping {
         #[arg(long, default_value_t = 1)]
@@ -91,6 +95,8 @@ pub async fn run(cmd: DaemonCommand, paths: &Paths, out: &Output) -> Result<Exit
             path,
         } => logs(paths, out, lines, follow, path),
         DaemonCommand::Ping { count, delay_ms } => ping(paths, out, count, delay_ms).await,
+        DaemonCommand::Install(args) => crate::install::install(args, paths, out).await,
+        DaemonCommand::Uninstall(args) => crate::install::uninstall(args, out).await,
     }
 }
 

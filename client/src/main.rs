@@ -6,6 +6,7 @@
 mod code_cmd;
 mod connect;
 mod daemon_cmd;
+mod install;
 mod output;
 mod root;
 

@@ -54,6 +54,7 @@ async fn bench() {
     paths.ensure_runtime_dir().unwrap();
     let listener = UnixListener::bind(paths.socket()).unwrap();
     let daemon = Arc::new(Daemon::new(DaemonConfig {
+        socket: paths.socket(),
         paths: paths.clone(),
         start_mode: StartMode::Foreground,
         idle_timeout: None,

@@ -80,7 +80,8 @@ impl InstanceLock {
 #[derive(Debug)]
 pub struct SocketFile {
     path: PathBuf,
-    dev_ino: (u64, u64),
+    /// Identity of the file we bound; `None` for an adopted socket.
+    dev_ino: Option<(u64, u64)>,
 }
 
 impl SocketFile {
@@ -100,9 +101,17 @@ impl SocketFile {
             listener,
             SocketFile {
                 path,
-                dev_ino: (meta.dev(), meta.ino()),
+                dev_ino: Some((meta.dev(), meta.ino())),
             },
         ))
+    }
+
+    /// A socket handed over by a service manager: it owns the file, we never remove it.
+    pub fn adopted(path: PathBuf) -> SocketFile {
+        SocketFile {
+            path,
+            dev_ino: None,
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -114,7 +123,7 @@ impl Drop for SocketFile {
     fn drop(&mut self) {
         // Only remove the file we bound: a successor may already have bound a new one.
         if let Ok(meta) = fs::symlink_metadata(&self.path)
-            && (meta.dev(), meta.ino()) == self.dev_ino
+            && Some((meta.dev(), meta.ino())) == self.dev_ino
         {
             let _ = fs::remove_file(&self.path);
         }

@@ -21,6 +21,7 @@ pub mod logging;
 pub mod registry;
 pub mod server;
 pub mod service;
+pub mod service_manager;
 pub mod state;
 pub mod sys;
 pub mod worktree;

@@ -5,7 +5,7 @@
 
 use std::{
     fs::{self, OpenOptions},
-    io::{self, Write},
+    io::{self, IsTerminal, Write},
     os::unix::fs::{OpenOptionsExt, PermissionsExt},
     path::Path,
     sync::Mutex,
@@ -56,6 +56,7 @@ pub fn init(log_file: &Path, also_stderr: bool) -> io::Result<()> {
         .with_filter(filter());
     let to_stderr = also_stderr.then(|| {
         tracing_subscriber::fmt::layer()
+            .with_ansi(io::stderr().is_terminal())
             .with_writer(io::stderr)
             .with_filter(filter())
     });

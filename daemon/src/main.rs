@@ -10,7 +10,7 @@ use lean_ctx_daemon::{
     idle,
     index::root::IndexConfig,
     instance::{InstanceError, InstanceLock, SocketFile},
-    logging, server,
+    logging, server, service_manager,
     state::{Daemon, DaemonConfig},
 };
 use lean_ctx_shared::{Paths, protocol::StartMode};
@@ -69,10 +69,17 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
     let paths = Paths::from_env()?;
     paths.ensure_runtime_dir()?;
     let config = Config::load(&paths.config_file())?;
-    let start_mode = start_mode(&args);
-    let idle_timeout = match start_mode {
-        StartMode::AutoSpawn => Some(args.idle_timeout.unwrap_or(config.daemon.idle_timeout)),
-        _ => args.idle_timeout,
+    // Taken before anything else touches fds, so fd 3 is still the passed socket.
+    let activated =
+        service_manager::listen_socket().context("adopting the socket passed by systemd")?;
+    let start_mode = start_mode(&args, activated.is_some());
+    // An idle exit is fine where something starts us again on demand: the shim
+    // (auto-spawn) or the socket held by systemd (socket activation). A daemon started
+    // any other way would not come back, so it idles out only if asked to.
+    let idle_timeout = if args.auto_spawned || activated.is_some() {
+        Some(args.idle_timeout.unwrap_or(config.daemon.idle_timeout))
+    } else {
+        args.idle_timeout
     };
 
     let lock_wait = if args.auto_spawned {
@@ -96,9 +103,20 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         .thread_name("lean-ctxd")
         .build()?;
     runtime.block_on(async {
-        let (listener, socket) = SocketFile::bind(&paths)?;
+        let (listener, socket) = match activated {
+            Some(std_listener) => {
+                let path = std_listener
+                    .local_addr()?
+                    .as_pathname()
+                    .map(|p| p.to_path_buf())
+                    .unwrap_or_else(|| paths.socket());
+                (tokio::net::UnixListener::from_std(std_listener)?, SocketFile::adopted(path))
+            }
+            None => SocketFile::bind(&paths)?,
+        };
         tracing::info!(socket = %socket.path().display(), mode = start_mode.as_str(), ?idle_timeout, "listening");
         let daemon = Arc::new(Daemon::new(DaemonConfig {
+            socket: socket.path().to_path_buf(),
             paths: paths.clone(),
             start_mode,
             idle_timeout,
@@ -112,6 +130,11 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         if args.auto_spawned {
             announce_ready()?;
         }
+        service_manager::notify(&format!(
+            "READY=1\nSTATUS=serving on {} (lean-ctxd {})",
+            socket.path().display(),
+            lean_ctx_shared::protocol::VERSION
+        ));
         server::run(listener, daemon).await;
         drop(socket);
         anyhow::Ok(())
@@ -123,10 +146,11 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn start_mode(args: &Args) -> StartMode {
+fn start_mode(args: &Args, socket_activated: bool) -> StartMode {
     if args.auto_spawned {
         StartMode::AutoSpawn
-    } else if std::env::var_os("INVOCATION_ID").is_some()
+    } else if socket_activated
+        || std::env::var_os("INVOCATION_ID").is_some()
         || std::env::var_os("NOTIFY_SOCKET").is_some()
     {
         StartMode::Systemd
@@ -155,6 +179,11 @@ fn spawn_stop_triggers(daemon: &Arc<Daemon>) {
         };
         tracing::info!(signal = name, "stopping");
         d.shutdown();
+    });
+    let d = daemon.clone();
+    tokio::spawn(async move {
+        d.shutdown_token().cancelled().await;
+        service_manager::notify("STOPPING=1\nSTATUS=draining in-flight calls");
     });
     if let Some(timeout) = daemon.config.idle_timeout {
         let d = daemon.clone();

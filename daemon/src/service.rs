@@ -61,7 +61,7 @@ impl LeanCtx for Handler {
                 protocol: PROTOCOL_VERSION,
                 started_at_unix_ms: sys::unix_ms(d.started_at()),
                 uptime_ms: d.uptime().as_millis() as u64,
-                socket: d.config.paths.socket(),
+                socket: d.config.socket.clone(),
                 log_file: d.config.paths.log_file(),
                 started_by: d.config.start_mode,
                 idle_exit_after_ms: d.config.idle_timeout.map(|t| t.as_millis() as u64),

@@ -27,6 +27,8 @@ use crate::{
 #[derive(Clone, Debug)]
 pub struct DaemonConfig {
     pub paths: Paths,
+    /// The socket actually served (bound, or passed by systemd).
+    pub socket: std::path::PathBuf,
     pub start_mode: StartMode,
     /// Exit after this long without connections; `None`: never.
     pub idle_timeout: Option<Duration>,
@@ -191,6 +193,7 @@ pub(crate) mod tests {
 
     pub(crate) fn daemon_in(dir: &std::path::Path) -> Daemon {
         Daemon::new(DaemonConfig {
+            socket: dir.join("run/lean-ctxd.sock"),
             paths: Paths {
                 data_dir: dir.join("data"),
                 runtime_dir: dir.join("run"),
