@@ -173,7 +173,7 @@ fn locate(
         EditTarget::NamePath { name_path, .. } => {
             let found = match_name_path(parsed, name_path);
             match found.as_slice() {
-                [one] => Ok(one.bytes.clone()),
+                [one] => Ok(one.bytes()),
                 [] => Err(LeanError::new(
                     ErrorCode::NoSymbol,
                     format!("no symbol {name_path:?} in {rel}"),
@@ -205,16 +205,19 @@ fn locate(
                 return Ok(start..stop);
             }
             // The innermost symbol starting on the line, else the innermost containing it.
-            let starting = parsed.all().filter(|s| s.range.start.line == *line).last();
+            let starting = parsed
+                .all()
+                .filter(|s| s.range().start.line == *line)
+                .last();
             let containing = || {
                 parsed
                     .all()
-                    .filter(|s| s.range.start.line <= *line && *line <= s.range.end.line)
+                    .filter(|s| s.range().start.line <= *line && *line <= s.range().end.line)
                     .last()
             };
             starting
                 .or_else(containing)
-                .map(|s| s.bytes.clone())
+                .map(|s| s.bytes())
                 .ok_or_else(|| {
                     LeanError::new(ErrorCode::NoSymbol, format!("no symbol at {rel}:{line}"))
                         .with_remedy("give end_line to address whole lines, or use a name_path")
@@ -225,26 +228,26 @@ fn locate(
 
 /// Symbols of one file matching `query`: an exact name path wins; else name paths
 /// ending in `/query`, or bare names.
-pub fn match_name_path<'a>(parsed: &'a FileSymbols, query: &str) -> Vec<&'a Symbol> {
+pub fn match_name_path<'a>(parsed: &'a FileSymbols, query: &str) -> Vec<Symbol<'a>> {
     let query = query.trim_matches('/');
-    let exact: Vec<&Symbol> = parsed.all().filter(|s| s.name_path == query).collect();
+    let exact: Vec<Symbol<'a>> = parsed.all().filter(|s| s.name_path() == query).collect();
     if !exact.is_empty() {
         return exact;
     }
     let suffix = format!("/{query}");
     parsed
         .all()
-        .filter(|s| s.name_path.ends_with(&suffix) || s.name == query)
+        .filter(|s| s.name_path().ends_with(&suffix) || s.name() == query)
         .collect()
 }
 
 /// `AMBIGUOUS_SYMBOL` listing every candidate.
-pub fn ambiguous<'a>(query: &str, found: impl Iterator<Item = (&'a Symbol, &'a str)>) -> LeanError {
+pub fn ambiguous<'a>(query: &str, found: impl Iterator<Item = (Symbol<'a>, &'a str)>) -> LeanError {
     let candidates: Vec<Candidate> = found
         .map(|(s, path)| Candidate {
-            name_path: s.name_path.clone(),
+            name_path: s.name_path().to_string(),
             path: path.to_string(),
-            line: s.range.start.line,
+            line: s.range().start.line,
         })
         .collect();
     let list = candidates

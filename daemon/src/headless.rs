@@ -68,12 +68,7 @@ pub async fn symbols_overview(
         }
         Ok(SymbolsOverviewResponse {
             language: language(&parsed),
-            symbols: parsed
-                .symbols
-                .symbols
-                .iter()
-                .map(|s| s.info(req.depth))
-                .collect(),
+            symbols: parsed.symbols.top().map(|s| s.info(req.depth)).collect(),
             total: parsed.symbols.count as u32,
             path: file.rel,
         })
@@ -131,12 +126,7 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
             .map(|(path, parsed)| FileOutline {
                 path,
                 language: language(&parsed),
-                symbols: parsed
-                    .symbols
-                    .symbols
-                    .iter()
-                    .map(|s| s.info(req.depth))
-                    .collect(),
+                symbols: parsed.symbols.top().map(|s| s.info(req.depth)).collect(),
             })
             .collect(),
         total_files,
@@ -174,15 +164,15 @@ pub async fn search_symbol(
     // Ranking hook: files the editor focused on come first (the editor signal, spec
     // §5, fills this in; nothing is focused until then).
     let focused: &[String] = &[];
-    let mut scored: Vec<(i64, String, &Symbol)> = Vec::new();
+    let mut scored: Vec<(i64, String, Symbol<'_>)> = Vec::new();
     let files = project.index.files_under(&prefix);
     for (path, parsed) in &files {
         let boost = if focused.contains(path) { 10_000 } else { 0 };
         for sym in parsed.symbols.all() {
-            if req.kind.is_some_and(|k| k != sym.kind) {
+            if req.kind.is_some_and(|k| k != sym.kind()) {
                 continue;
             }
-            if let Some(score) = score(sym, &query) {
+            if let Some(score) = score(&sym, &query) {
                 scored.push((score + boost, path.clone(), sym));
             }
         }
@@ -190,7 +180,7 @@ pub async fn search_symbol(
     scored.sort_by(|a, b| {
         b.0.cmp(&a.0)
             .then_with(|| a.1.cmp(&b.1))
-            .then_with(|| a.2.bytes.start.cmp(&b.2.bytes.start))
+            .then_with(|| a.2.bytes().start.cmp(&b.2.bytes().start))
     });
     let total = scored.len() as u32;
     Ok(SearchSymbolResponse {
@@ -200,11 +190,11 @@ pub async fn search_symbol(
             .take(limit)
             .map(|(_, path, s)| SymbolHit {
                 path,
-                name: s.name.clone(),
-                kind: s.kind,
-                name_path: s.name_path.clone(),
-                range: s.range,
-                signature: s.signature.clone(),
+                name: s.name().to_string(),
+                kind: s.kind(),
+                name_path: s.name_path().to_string(),
+                range: s.range(),
+                signature: s.signature().to_string(),
             })
             .collect(),
         total,
@@ -214,21 +204,21 @@ pub async fn search_symbol(
 /// How well `sym` matches `query`; `None` if it does not. Exact beats prefix beats
 /// substring, case-sensitive beats insensitive, declarations of types and functions
 /// beat fields and variables, shallow beats deep.
-fn score(sym: &Symbol, query: &str) -> Option<i64> {
+fn score(sym: &Symbol<'_>, query: &str) -> Option<i64> {
     let lower = query.to_lowercase();
     let base = if query.contains('/') {
         let q = query.trim_matches('/');
-        if sym.name_path == q {
+        if sym.name_path() == q {
             1000
-        } else if sym.name_path.ends_with(&format!("/{q}")) {
+        } else if sym.name_path().ends_with(&format!("/{q}")) {
             900
-        } else if sym.name_path.to_lowercase().contains(&lower) {
+        } else if sym.name_path().to_lowercase().contains(&lower) {
             300
         } else {
             return None;
         }
     } else {
-        let name = sym.name.as_str();
+        let name = sym.name();
         let name_lower = name.to_lowercase();
         if name == query {
             1000
@@ -246,7 +236,7 @@ fn score(sym: &Symbol, query: &str) -> Option<i64> {
             return None;
         }
     };
-    let kind = match sym.kind {
+    let kind = match sym.kind() {
         SymbolKind::Struct
         | SymbolKind::Class
         | SymbolKind::Enum
@@ -262,7 +252,7 @@ fn score(sym: &Symbol, query: &str) -> Option<i64> {
         SymbolKind::Module | SymbolKind::Constant | SymbolKind::Static => 10,
         _ => 0,
     };
-    let depth = sym.name_path.matches('/').count() as i64;
+    let depth = sym.name_path().matches('/').count() as i64;
     Some(base + kind - 2 * depth)
 }
 
@@ -320,7 +310,7 @@ pub async fn edit_symbol(d: &Arc<Daemon>, req: EditRequest) -> Result<EditRespon
 /// The one file across the root holding `name_path`.
 fn find_unique(project: &Project, name_path: &str) -> Result<Jailed, LeanError> {
     let files = project.index.files_under("");
-    let mut found: Vec<(&Symbol, &str)> = Vec::new();
+    let mut found: Vec<(Symbol<'_>, &str)> = Vec::new();
     for (path, parsed) in &files {
         found.extend(
             match_name_path(&parsed.symbols, name_path)
@@ -331,9 +321,9 @@ fn find_unique(project: &Project, name_path: &str) -> Result<Jailed, LeanError> 
     // An exact name path anywhere beats suffix matches elsewhere.
     if found
         .iter()
-        .any(|(s, _)| s.name_path == name_path.trim_matches('/'))
+        .any(|(s, _)| s.name_path() == name_path.trim_matches('/'))
     {
-        found.retain(|(s, _)| s.name_path == name_path.trim_matches('/'));
+        found.retain(|(s, _)| s.name_path() == name_path.trim_matches('/'));
     }
     match found.as_slice() {
         [(_, path)] => jail(project, path, Want::File),

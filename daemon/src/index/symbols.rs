@@ -14,41 +14,40 @@ use tree_sitter::Node;
 
 use super::{lang::Lang, text::LineIndex};
 
-/// A symbol with byte offsets (for edits) and agent positions (for answers).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Symbol {
-    pub name: String,
-    pub kind: SymbolKind,
-    pub name_path: String,
-    pub bytes: std::ops::Range<usize>,
-    pub range: Range,
-    pub name_range: Range,
-    pub signature: String,
-    pub children: Vec<Symbol>,
+/// A symbol as the walker builds it: a tree, transient. [`FileSymbols`] stores it
+/// flat.
+#[derive(Debug)]
+struct Built {
+    name: String,
+    kind: SymbolKind,
+    name_path: String,
+    bytes: std::ops::Range<usize>,
+    range: Range,
+    name_range: Range,
+    signature: String,
+    children: Vec<Built>,
 }
 
-impl Symbol {
-    /// Converts to the wire form, keeping `depth` levels of children.
-    pub fn info(&self, depth: u32) -> SymbolInfo {
-        SymbolInfo {
-            name: self.name.clone(),
-            kind: self.kind,
-            name_path: self.name_path.clone(),
-            range: self.range,
-            name_range: self.name_range,
-            signature: self.signature.clone(),
-            children: if depth == 0 {
-                Vec::new()
-            } else {
-                self.children.iter().map(|c| c.info(depth - 1)).collect()
-            },
-        }
-    }
+/// A slice of [`FileSymbols`]' string arena.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    start: u32,
+    len: u32,
+}
 
-    /// This symbol and all below it, depth first.
-    pub fn walk(&self) -> Box<dyn Iterator<Item = &Symbol> + '_> {
-        Box::new(std::iter::once(self).chain(self.children.iter().flat_map(|c| c.walk())))
-    }
+/// One stored symbol: about 72 bytes plus its strings in the arena (a tree of
+/// `String`s and `Vec`s cost four times that on a million-symbol corpus).
+#[derive(Clone, Copy, Debug)]
+struct Rec {
+    kind: SymbolKind,
+    name: Span,
+    name_path: Span,
+    signature: Span,
+    bytes: (u32, u32),
+    range: Range,
+    name_range: Range,
+    /// Index one past this symbol's last descendant (records are in pre-order).
+    end: u32,
 }
 
 /// The parse of one file's content: shared by every root whose file has these bytes.
@@ -57,17 +56,154 @@ pub struct FileSymbols {
     pub lang: Lang,
     /// The content has NUL bytes: not source, nothing extracted.
     pub binary: bool,
-    pub symbols: Vec<Symbol>,
     /// Where the first syntax error is, if the content does not parse cleanly.
     pub syntax_error: Option<Position>,
     pub count: usize,
-    /// Approximate heap bytes, for the cache's weigher.
+    /// Heap bytes, for the cache's weigher.
     pub weight: usize,
+    arena: Box<str>,
+    recs: Box<[Rec]>,
+}
+
+/// A symbol of a [`FileSymbols`], with byte offsets (for edits) and agent positions
+/// (for answers).
+#[derive(Clone, Copy, Debug)]
+pub struct Symbol<'a> {
+    file: &'a FileSymbols,
+    index: usize,
+}
+
+impl<'a> Symbol<'a> {
+    fn rec(&self) -> &'a Rec {
+        &self.file.recs[self.index]
+    }
+
+    fn text(&self, span: Span) -> &'a str {
+        &self.file.arena[span.start as usize..(span.start + span.len) as usize]
+    }
+
+    pub fn name(&self) -> &'a str {
+        self.text(self.rec().name)
+    }
+
+    pub fn kind(&self) -> SymbolKind {
+        self.rec().kind
+    }
+
+    pub fn name_path(&self) -> &'a str {
+        self.text(self.rec().name_path)
+    }
+
+    pub fn signature(&self) -> &'a str {
+        self.text(self.rec().signature)
+    }
+
+    pub fn bytes(&self) -> std::ops::Range<usize> {
+        let (start, end) = self.rec().bytes;
+        start as usize..end as usize
+    }
+
+    pub fn range(&self) -> Range {
+        self.rec().range
+    }
+
+    pub fn name_range(&self) -> Range {
+        self.rec().name_range
+    }
+
+    pub fn children(&self) -> impl Iterator<Item = Symbol<'a>> + use<'a> {
+        self.file.siblings(self.index + 1, self.rec().end as usize)
+    }
+
+    /// Converts to the wire form, keeping `depth` levels of children.
+    pub fn info(&self, depth: u32) -> SymbolInfo {
+        SymbolInfo {
+            name: self.name().to_string(),
+            kind: self.kind(),
+            name_path: self.name_path().to_string(),
+            range: self.range(),
+            name_range: self.name_range(),
+            signature: self.signature().to_string(),
+            children: if depth == 0 {
+                Vec::new()
+            } else {
+                self.children().map(|c| c.info(depth - 1)).collect()
+            },
+        }
+    }
 }
 
 impl FileSymbols {
-    pub fn all(&self) -> impl Iterator<Item = &Symbol> {
-        self.symbols.iter().flat_map(|s| s.walk())
+    /// Every symbol, in document order (parents before their children).
+    pub fn all(&self) -> impl Iterator<Item = Symbol<'_>> {
+        (0..self.recs.len()).map(move |index| Symbol { file: self, index })
+    }
+
+    /// The top-level symbols.
+    pub fn top(&self) -> impl Iterator<Item = Symbol<'_>> {
+        self.siblings(0, self.recs.len())
+    }
+
+    /// The symbols starting at `from` that are siblings, up to `end`.
+    fn siblings(&self, from: usize, end: usize) -> impl Iterator<Item = Symbol<'_>> + use<'_> {
+        let mut next = from;
+        std::iter::from_fn(move || {
+            (next < end).then(|| {
+                let index = next;
+                next = self.recs[index].end as usize;
+                Symbol { file: self, index }
+            })
+        })
+    }
+
+    fn new(lang: Lang, syntax_error: Option<Position>, tree: Vec<Built>) -> FileSymbols {
+        let mut arena = String::new();
+        let mut recs = Vec::new();
+        fn flatten(b: Built, arena: &mut String, recs: &mut Vec<Rec>) {
+            let mut span = |s: &str| {
+                let start = arena.len() as u32;
+                arena.push_str(s);
+                Span {
+                    start,
+                    len: s.len() as u32,
+                }
+            };
+            let rec = Rec {
+                kind: b.kind,
+                name: span(&b.name),
+                name_path: span(&b.name_path),
+                signature: span(&b.signature),
+                bytes: (b.bytes.start as u32, b.bytes.end as u32),
+                range: b.range,
+                name_range: b.name_range,
+                end: 0,
+            };
+            let at = recs.len();
+            recs.push(rec);
+            for child in b.children {
+                flatten(child, arena, recs);
+            }
+            recs[at].end = recs.len() as u32;
+        }
+        for b in tree {
+            flatten(b, &mut arena, &mut recs);
+        }
+        FileSymbols {
+            lang,
+            binary: false,
+            syntax_error,
+            count: recs.len(),
+            weight: 128 + arena.len() + recs.len() * size_of::<Rec>(),
+            arena: arena.into_boxed_str(),
+            recs: recs.into_boxed_slice(),
+        }
+    }
+
+    fn empty(lang: Lang, binary: bool) -> FileSymbols {
+        FileSymbols {
+            binary,
+            ..FileSymbols::new(lang, (!binary).then(|| Position::new(1, 0)), Vec::new())
+        }
     }
 }
 
@@ -83,14 +219,7 @@ pub fn extract(lang: Lang, src: &[u8]) -> FileSymbols {
     let body = &src[base..];
     let tree = if binary { None } else { lang.parse(body) };
     let Some(tree) = tree else {
-        return FileSymbols {
-            lang,
-            binary,
-            symbols: Vec::new(),
-            syntax_error: (!binary).then(|| Position::new(1, 0)),
-            count: 0,
-            weight: 64,
-        };
+        return FileSymbols::empty(lang, binary);
     };
     let lines = LineIndex::new(src);
     let root = tree.root_node();
@@ -108,21 +237,7 @@ pub fn extract(lang: Lang, src: &[u8]) -> FileSymbols {
         .then(|| first_error(root))
         .flatten()
         .map(|n| lines.position(src, base + n.start_byte()));
-    let count = symbols.iter().map(|s| s.walk().count()).sum();
-    let weight = 64
-        + symbols
-            .iter()
-            .flat_map(|s| s.walk())
-            .map(|s| 160 + s.name.len() + s.name_path.len() + s.signature.len())
-            .sum::<usize>();
-    FileSymbols {
-        lang,
-        binary: false,
-        symbols,
-        syntax_error,
-        count,
-        weight,
-    }
+    FileSymbols::new(lang, syntax_error, symbols)
 }
 
 fn first_error(node: Node<'_>) -> Option<Node<'_>> {
@@ -204,12 +319,7 @@ struct Walker<'a> {
 
 impl Walker<'_> {
     /// Symbols among the named children of `node`, with name paths under `scope`.
-    fn container(
-        &mut self,
-        node: Node<'_>,
-        scope: &str,
-        parent: Option<SymbolKind>,
-    ) -> Vec<Symbol> {
+    fn container(&mut self, node: Node<'_>, scope: &str, parent: Option<SymbolKind>) -> Vec<Built> {
         let mut out = Vec::new();
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
@@ -225,7 +335,7 @@ impl Walker<'_> {
         out
     }
 
-    fn symbol(&mut self, def: Def<'_>, scope: &str, parent: Option<SymbolKind>) -> Symbol {
+    fn symbol(&mut self, def: Def<'_>, scope: &str, parent: Option<SymbolKind>) -> Built {
         let mut kind = def.kind;
         if kind == SymbolKind::Function
             && matches!(
@@ -268,7 +378,7 @@ impl Walker<'_> {
             .unwrap_or(node.end_byte())
             .clamp(node.start_byte(), node.end_byte());
         let pos = |b: usize| self.lines.position(self.full, self.base + b);
-        Symbol {
+        Built {
             name: def.name,
             kind,
             name_path,

@@ -11,7 +11,7 @@ use super::{
 fn check(lang: Lang, src: &str, expect: Expect) {
     let parsed = extract(lang, src.as_bytes());
     let mut out = String::new();
-    for s in &parsed.symbols {
+    for s in parsed.top() {
         render(s, 0, &mut out);
     }
     if let Some(err) = parsed.syntax_error {
@@ -20,17 +20,17 @@ fn check(lang: Lang, src: &str, expect: Expect) {
     expect.assert_eq(&out);
 }
 
-fn render(s: &Symbol, depth: usize, out: &mut String) {
+fn render(s: Symbol<'_>, depth: usize, out: &mut String) {
     out.push_str(&format!(
         "{}{} {} {} name@{} | {}\n",
         "  ".repeat(depth),
-        s.kind.as_str(),
-        s.name_path,
-        s.range,
-        s.name_range.start,
-        s.signature
+        s.kind().as_str(),
+        s.name_path(),
+        s.range(),
+        s.name_range().start,
+        s.signature()
     ));
-    for c in &s.children {
+    for c in s.children() {
         render(c, depth + 1, out);
     }
 }
