@@ -78,6 +78,20 @@ struct Plan {
     warnings: Vec<String>,
 }
 
+impl Plan {
+    fn new(manager: Manager, dry_run: bool) -> Plan {
+        Plan {
+            manager,
+            dry_run,
+            write: vec![],
+            remove: vec![],
+            commands: vec![],
+            after: vec![],
+            warnings: vec![],
+        }
+    }
+}
+
 fn home() -> Result<PathBuf, LeanError> {
     directories::BaseDirs::new()
         .map(|b| b.home_dir().to_path_buf())
@@ -120,15 +134,7 @@ fn install_plan(
         "{MARKER} {}; `lean-ctx daemon uninstall` removes it.",
         lean_ctx_shared::protocol::VERSION
     );
-    let mut plan = Plan {
-        manager,
-        dry_run,
-        write: vec![],
-        remove: vec![],
-        commands: vec![],
-        after: vec![],
-        warnings: vec![],
-    };
+    let mut plan = Plan::new(manager, dry_run);
     match manager {
         Manager::Systemd => {
             let dir = systemd_dir()?;
@@ -180,15 +186,7 @@ fn install_plan(
 }
 
 fn uninstall_plan(manager: Manager, dry_run: bool, stop: bool) -> Result<Plan, LeanError> {
-    let mut plan = Plan {
-        manager,
-        dry_run,
-        write: vec![],
-        remove: vec![],
-        commands: vec![],
-        after: vec![],
-        warnings: vec![],
-    };
+    let mut plan = Plan::new(manager, dry_run);
     let candidates = match manager {
         Manager::Systemd => {
             let dir = systemd_dir()?;

@@ -16,7 +16,7 @@ use lean_ctx_shared::{
     process::pid_alive,
     protocol::{PROTOCOL_VERSION, VERSION},
 };
-use lean_ctx_testkit::{TestEnv, wait_until};
+use lean_ctx_testkit::{TestEnv, git, wait_until};
 use rustix::process::{Pid, Signal, kill_process};
 use serde_json::Value;
 
@@ -251,27 +251,6 @@ fn a_daemon_that_cannot_start_gets_a_message_that_says_how_to_debug() {
     );
     assert!(err.contains("lean-ctxd --foreground"), "{err}");
     assert!(err.contains("lean-ctx daemon logs"), "{err}");
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 #[test]

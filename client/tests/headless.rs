@@ -5,7 +5,7 @@
 use std::{
     fs,
     path::{Path, PathBuf},
-    process::{Command, Output, Stdio},
+    process::{Output, Stdio},
     thread,
     time::{Duration, Instant},
 };
@@ -16,7 +16,7 @@ use lean_ctx_shared::{
     protocol::{SearchSymbolRequest, SymbolsOverviewRequest},
     transport,
 };
-use lean_ctx_testkit::TestEnv;
+use lean_ctx_testkit::{TestEnv, git};
 use serde_json::Value;
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
@@ -40,21 +40,7 @@ fn write_files(root: &Path, files: &[(&str, &str)]) {
 
 /// `lean-ctx --json ARGS` in `cwd`.
 fn run(env: &TestEnv, cwd: &Path, args: &[&str]) -> (Output, Value) {
-    let out = env
-        .shim()
-        .current_dir(cwd)
-        .arg("--json")
-        .args(args)
-        .output()
-        .unwrap();
-    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{args:?}: not JSON ({e}): {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out, v)
+    env.shim_json_in(cwd, args)
 }
 
 fn ok(env: &TestEnv, cwd: &Path, args: &[&str]) -> Value {
@@ -520,27 +506,6 @@ fn kill_dash_9_during_edits_leaves_each_file_old_or_new_never_a_mix() {
         .filter(|n| n.to_string_lossy().contains(".lean-ctx."))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 #[test]

@@ -16,16 +16,6 @@ use serde_json::Value;
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
 
-fn json(out: &std::process::Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
 fn unit_dir(env: &TestEnv) -> std::path::PathBuf {
     env.dir().join("home/.config/systemd/user")
 }
@@ -33,13 +23,8 @@ fn unit_dir(env: &TestEnv) -> std::path::PathBuf {
 #[test]
 fn install_dry_run_shows_units_with_the_real_daemon_path_and_writes_nothing() {
     let env = TestEnv::with_shim(SHIM);
-    let out = env
-        .shim()
-        .args(["--json", "daemon", "install", "--systemd", "--dry-run"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v = json(&out);
+    let (out, v) = env.shim_json(&["daemon", "install", "--systemd", "--dry-run"]);
+    assert!(out.status.success(), "{v}");
     assert_eq!(v["manager"], "systemd");
     assert_eq!(v["dry_run"], true);
     let daemon = fs::canonicalize(env.daemon_bin()).unwrap();
@@ -92,16 +77,8 @@ fn installed_units_verify_clean_and_uninstall_removes_exactly_what_install_wrote
     let dir = unit_dir(&env);
     fs::create_dir_all(&dir).unwrap();
     fs::write(dir.join("mine.service"), "[Service]\nExecStart=/bin/true\n").unwrap();
-    let out = env
-        .shim()
-        .args(["--json", "daemon", "install", "--systemd", "--no-start"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (out, v) = env.shim_json(&["daemon", "install", "--systemd", "--no-start"]);
+    assert!(out.status.success(), "{v}");
 
     let runtime = env.dir().join("xdg-runtime");
     fs::create_dir_all(&runtime).unwrap();
@@ -138,13 +115,8 @@ fn installed_units_verify_clean_and_uninstall_removes_exactly_what_install_wrote
         "{err}"
     );
 
-    let out = env
-        .shim()
-        .args(["--json", "daemon", "uninstall", "--systemd"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v = json(&out);
+    let (out, v) = env.shim_json(&["daemon", "uninstall", "--systemd"]);
+    assert!(out.status.success(), "{v}");
     assert_eq!(v["remove"].as_array().unwrap().len(), 2, "{v}");
     let left: Vec<String> = fs::read_dir(&dir)
         .unwrap()
@@ -210,17 +182,13 @@ fn socket_activation_passes_the_socket_and_the_daemon_reports_ready() {
     // Nothing runs yet: the socket is held, the daemon starts on the first connection.
     assert!(env.daemons().is_empty());
 
-    let out = env
-        .shim()
-        .args(["--json", "daemon", "status"])
-        .output()
-        .unwrap();
+    let (out, v) = env.shim_json(&["daemon", "status"]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let st = json(&out);
+    let st = v;
     assert_eq!(st["started_by"], "systemd");
     assert_eq!(st["socket"], env.paths.socket().display().to_string());
     // Socket activation brings it back on demand, so it may idle out.
@@ -237,12 +205,8 @@ fn socket_activation_passes_the_socket_and_the_daemon_reports_ready() {
         "{msg}"
     );
 
-    let out = env
-        .shim()
-        .args(["--json", "daemon", "stop"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let (out, v) = env.shim_json(&["daemon", "stop"]);
+    assert!(out.status.success(), "{v}");
     let n = notify.recv(&mut buf).unwrap();
     assert!(String::from_utf8_lossy(&buf[..n]).starts_with("STOPPING=1"));
     assert!(holder.wait().unwrap().success());
@@ -253,13 +217,8 @@ fn socket_activation_passes_the_socket_and_the_daemon_reports_ready() {
 #[test]
 fn the_launchd_plist_parses_and_has_the_keys_launchd_needs() {
     let env = TestEnv::with_shim(SHIM);
-    let out = env
-        .shim()
-        .args(["--json", "daemon", "install", "--launchd", "--dry-run"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v = json(&out);
+    let (out, v) = env.shim_json(&["daemon", "install", "--launchd", "--dry-run"]);
+    assert!(out.status.success(), "{v}");
     let file = &v["write"][0];
     assert_eq!(
         file["path"],

@@ -141,9 +141,20 @@ impl TestEnv {
         process
     }
 
-    /// Runs the shim with `--json` and parses its stdout.
+    /// Runs the shim with `--json` in the temp dir and parses its stdout.
     pub fn shim_json(&self, args: &[&str]) -> (Output, serde_json::Value) {
-        let out = self.shim().arg("--json").args(args).output().unwrap();
+        self.shim_json_in(self.dir(), args)
+    }
+
+    /// Runs the shim with `--json` in `cwd` and parses its stdout.
+    pub fn shim_json_in(&self, cwd: &Path, args: &[&str]) -> (Output, serde_json::Value) {
+        let out = self
+            .shim()
+            .current_dir(cwd)
+            .arg("--json")
+            .args(args)
+            .output()
+            .unwrap();
         let value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
             panic!(
                 "lean-ctx {args:?}: stdout is not JSON ({e}):\n{}\nstderr:\n{}",
@@ -254,6 +265,29 @@ fn newest_mtime(dir: &Path) -> Option<std::time::SystemTime> {
         newest = newest.max(t);
     }
     newest
+}
+
+/// Runs `git` in `dir` with a throwaway identity and `main` as the first branch;
+/// panics with git's message if it fails.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Polls `cond` every 10 ms until it holds or `limit` passes.
