@@ -24,8 +24,15 @@ if ((${#need[@]})); then
   if [[ $(id -u) == 0 ]]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"
   else sudo apt-get update -qq && sudo apt-get install -y -qq "${need[@]}"; fi
 fi
+for tool in node npm; do
+  command -v "$tool" >/dev/null || { echo "missing $tool: install Node.js 20 with npm"; exit 1; }
+done
 cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+
+step "MCP clients: the Python mcp SDK and the MCP Inspector"
+python3 -m pip install -q --disable-pip-version-check -r tests/mcp/requirements.txt
+(cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 
 step "cargo fmt --check"
 cargo fmt --all -- --check

@@ -16,12 +16,15 @@ use lean_ctx_shared::{
     ErrorCode, ErrorDetails, LeanError,
     protocol::{
         EditAction, EditRequest, EditTarget, LeanCtxClient, OutlineRequest, SearchSymbolRequest,
-        SymbolInfo, SymbolKind, SymbolsOverviewRequest,
+        SymbolKind, SymbolsOverviewRequest,
     },
     transport::Connection,
 };
 
-use crate::output::{Output, rpc_error};
+use crate::{
+    output::{Output, rpc_error},
+    render,
+};
 
 /// Longest the CLI waits for a first index before giving up.
 const MAX_INDEX_WAIT: Duration = Duration::from_secs(600);
@@ -229,21 +232,7 @@ pub async fn outline(
         )
     })
     .await?;
-    out.emit(&resp, || {
-        let mut s = String::new();
-        for f in &resp.files {
-            s.push_str(&format!("{} ({})\n", f.path, f.language));
-            render_tree(&f.symbols, 1, &mut s);
-        }
-        if resp.truncated {
-            s.push_str(&format!(
-                "… {} of {} files shown; narrow the path or raise --limit\n",
-                resp.files.len(),
-                resp.total_files
-            ));
-        }
-        s.trim_end().to_string()
-    });
+    out.emit(&resp, || render::outline(&resp));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -255,18 +244,6 @@ async fn call_outline(
         .outline(tarpc::context::current(), req)
         .await
         .map_err(rpc_error)?
-}
-
-fn render_tree(symbols: &[SymbolInfo], depth: usize, s: &mut String) {
-    for sym in symbols {
-        s.push_str(&format!(
-            "{}{:>4}  {}\n",
-            "  ".repeat(depth),
-            sym.range.start.line,
-            sym.signature
-        ));
-        render_tree(&sym.children, depth + 1, s);
-    }
 }
 
 pub async fn search(
@@ -293,26 +270,7 @@ pub async fn search(
             .map_err(rpc_error)?
     })
     .await?;
-    out.emit(&resp, || {
-        let mut s = String::new();
-        for h in &resp.hits {
-            s.push_str(&format!(
-                "{}:{}:{}  {} {}  {}\n",
-                h.path,
-                h.range.start.line,
-                h.range.start.column,
-                h.kind.as_str(),
-                h.name_path,
-                h.signature
-            ));
-        }
-        s.push_str(&match (resp.total, resp.truncated) {
-            (0, _) => format!("no symbol matches {:?}", args.query),
-            (n, true) => format!("{} of {n} matches shown (--limit)", resp.hits.len()),
-            (n, false) => format!("{n} matches"),
-        });
-        s
-    });
+    out.emit(&resp, || render::search(&resp, &args.query));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -336,14 +294,7 @@ pub async fn refactor(
                 )
                 .await
                 .map_err(rpc_error)??;
-            out.emit(&resp, || {
-                let mut s = format!(
-                    "{} ({}, {} symbols)\n",
-                    resp.path, resp.language, resp.total
-                );
-                render_tree(&resp.symbols, 1, &mut s);
-                s.trim_end().to_string()
-            });
+            out.emit(&resp, || render::symbols_overview(&resp));
             return Ok(ExitCode::SUCCESS);
         }
         RefactorCommand::ReplaceSymbolBody { target, new_body } => {
@@ -374,14 +325,6 @@ pub async fn refactor(
             .map_err(rpc_error)?
     })
     .await?;
-    out.emit(&resp, || {
-        format!(
-            "{} {}:{} written, hash {}",
-            action.as_str(),
-            resp.path,
-            resp.new_range,
-            resp.hash
-        )
-    });
+    out.emit(&resp, || render::edit(action, &resp));
     Ok(ExitCode::SUCCESS)
 }

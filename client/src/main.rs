@@ -7,7 +7,9 @@ mod code_cmd;
 mod connect;
 mod daemon_cmd;
 mod install;
+mod mcp;
 mod output;
+mod render;
 mod root;
 
 use std::{path::PathBuf, process::ExitCode};
@@ -45,6 +47,9 @@ enum Command {
     /// Symbol-level reads and edits (spec ctx_refactor actions).
     #[command(subcommand)]
     Refactor(code_cmd::RefactorCommand),
+    /// Serve MCP over stdio for an agent session (tools ctx_outline, ctx_search,
+    /// ctx_refactor) in the project around the working directory.
+    Mcp,
 }
 
 fn main() -> ExitCode {
@@ -76,9 +81,13 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
     let cwd = std::env::current_dir()
         .map_err(|e| LeanError::internal(format!("cannot read the working directory: {e}")))?;
     let root = root::resolve(&cwd, cli.root.as_deref())?;
+    if let Command::Mcp = command {
+        // Answers `initialize` before the daemon is even reached.
+        return mcp::serve(paths, root).await;
+    }
     let conn = connect::connect_or_spawn(&paths, "lean-ctx cli").await?;
     match command {
-        Command::Daemon(_) => unreachable!("handled above"),
+        Command::Daemon(_) | Command::Mcp => unreachable!("handled above"),
         Command::Outline(args) => code_cmd::outline(&conn, root, args, out).await,
         Command::Search(args) => code_cmd::search(&conn, root, args, out).await,
         Command::Refactor(cmd) => code_cmd::refactor(&conn, root, cmd, out).await,

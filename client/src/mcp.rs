@@ -1,0 +1,437 @@
+//! `lean-ctx mcp`: the MCP server agents run, one per session, over stdio (rmcp).
+//!
+//! It stays thin (DESIGN invariant 8): it answers `initialize` itself at once, warms
+//! the daemon in the background, and forwards every tool call to `lean-ctxd`,
+//! reconnecting (and respawning it) if the daemon went away. The project root is where
+//! the session runs, never a tool parameter; paths are relative to it, and the daemon
+//! refuses any that leave it. Answers are compact text; errors are
+//! `ERROR: CODE: message` plus the remedy, flagged `isError`.
+
+use std::{future::Future, path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
+
+use lean_ctx_shared::{
+    ErrorCode, LeanError, Paths,
+    protocol::{
+        EditAction, EditRequest, EditTarget, LeanCtxClient, OpenProjectRequest, OutlineRequest,
+        SearchSymbolRequest, SymbolKind, SymbolsOverviewRequest,
+    },
+    transport::Connection,
+};
+use rmcp::{
+    ErrorData as McpError, ServerHandler, ServiceExt,
+    handler::server::{router::tool::ToolRouter, wrapper::Parameters},
+    model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig},
+    schemars::{self, JsonSchema},
+    tool, tool_handler, tool_router,
+    transport::stdio,
+};
+use serde::Deserialize;
+use tarpc::client::RpcError;
+use tokio::sync::Mutex;
+
+use crate::{connect, output::rpc_error, render};
+
+/// How long a tool call waits for the project's first index before it answers
+/// `INDEXING` with progress (`LEAN_CTX_MCP_WAIT_MS` overrides): well inside the time
+/// clients give a tool call, long enough that most first calls simply succeed.
+const DEFAULT_INDEX_WAIT_MS: u32 = 20_000;
+
+const INSTRUCTIONS: &str = "lean-ctx: code intelligence for this project, served by a warm per-user daemon. \
+Paths are relative to the project root (the directory this session runs in); lines are 1-based, columns 0-based. \
+ctx_outline lists the symbols of a file or directory; ctx_search finds symbols by name, substring or Type/member; \
+ctx_refactor reads one file's symbols (symbols_overview) and edits symbol bodies by name_path or line, \
+guarded by expected_hash (the BLAKE3 every edit answers with).";
+
+struct State {
+    paths: Paths,
+    root: PathBuf,
+    conn: Mutex<Option<Connection>>,
+    wait_ms: u32,
+}
+
+impl State {
+    /// The daemon client, connecting (and spawning the daemon) on first use.
+    async fn client(&self) -> Result<LeanCtxClient, LeanError> {
+        let mut conn = self.conn.lock().await;
+        if let Some(c) = conn.as_ref() {
+            return Ok(c.client.clone());
+        }
+        let fresh = connect::connect_or_spawn(&self.paths, "lean-ctx mcp").await?;
+        let client = fresh.client.clone();
+        *conn = Some(fresh);
+        Ok(client)
+    }
+
+    /// Runs `call` against the daemon; if the connection broke (the daemon was
+    /// restarted or killed), reconnects once and retries.
+    async fn call<T, F, Fut>(&self, call: F) -> Result<T, LeanError>
+    where
+        F: Fn(LeanCtxClient) -> Fut,
+        Fut: Future<Output = Result<Result<T, LeanError>, RpcError>>,
+    {
+        match call(self.client().await?).await {
+            Ok(answer) => answer,
+            Err(RpcError::Shutdown | RpcError::Send(_) | RpcError::Channel(_)) => {
+                *self.conn.lock().await = None;
+                call(self.client().await?).await.map_err(rpc_error)?
+            }
+            Err(e) => Err(rpc_error(e)),
+        }
+    }
+}
+
+fn context(timeout: Duration) -> tarpc::context::Context {
+    let mut ctx = tarpc::context::current();
+    ctx.deadline = std::time::Instant::now() + timeout;
+    ctx
+}
+
+/// A tool answer: text, or the rendered error flagged as one.
+fn answer<T>(
+    result: Result<T, LeanError>,
+    text: impl FnOnce(&T) -> String,
+) -> Result<CallToolResult, McpError> {
+    Ok(match result {
+        Ok(value) => CallToolResult::success(vec![ContentBlock::text(text(&value))]),
+        Err(e) => CallToolResult::error(vec![ContentBlock::text(render::error(&e))]),
+    })
+}
+
+fn missing(param: &str, action: &str) -> LeanError {
+    LeanError::new(
+        ErrorCode::InvalidTarget,
+        format!("{action} needs `{param}`"),
+    )
+    .with_remedy(format!("pass `{param}` (see the tool's input schema)"))
+}
+
+/// Numbers and booleans as some clients send them: as strings (`"2"`, `"true"`).
+mod lenient {
+    use serde::{Deserialize, Deserializer, de::Error};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Loose<T> {
+        Exact(T),
+        Text(String),
+    }
+
+    fn parse<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: Deserialize<'de> + std::str::FromStr,
+        T::Err: std::fmt::Display,
+    {
+        match Option::<Loose<T>>::deserialize(d)? {
+            None => Ok(None),
+            Some(Loose::Exact(v)) => Ok(Some(v)),
+            Some(Loose::Text(s)) => s.trim().parse().map(Some).map_err(D::Error::custom),
+        }
+    }
+
+    pub fn u32<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+        parse(d)
+    }
+
+    pub fn bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+        parse(d)
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct OutlineParams {
+    /// A file or directory relative to the project root; omit for the whole project.
+    pub path: Option<String>,
+    /// Levels of children to include under each top-level symbol (default 1).
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub depth: Option<u32>,
+    /// Most files to list (default 200).
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchParams {
+    /// What to search; only `symbol` (the default).
+    pub action: Option<String>,
+    /// A name (`run`), a substring (`Handl`), or a qualified `Type/member` (`Point/new`).
+    pub query: String,
+    /// Only this kind: module, class, struct, enum, interface, trait, impl, function,
+    /// method, constructor, field, property, constant, static, variable, type_alias, macro, ...
+    pub kind: Option<String>,
+    /// Only under this file or directory (relative to the project root).
+    pub path: Option<String>,
+    /// Most hits (default 50).
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub limit: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RefactorAction {
+    /// The symbols of one file (`path`; `depth` levels of children).
+    SymbolsOverview,
+    /// Replace a symbol's whole declaration with `new_body`.
+    ReplaceSymbolBody,
+    /// Insert `text` on the lines before a symbol.
+    InsertBeforeSymbol,
+    /// Insert `text` on the lines after a symbol.
+    InsertAfterSymbol,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RefactorParams {
+    pub action: RefactorAction,
+    /// File relative to the project root. Required for symbols_overview and with
+    /// `line`; optional with `name_path` (narrows the search to that file).
+    pub path: Option<String>,
+    /// The symbol to edit, e.g. `Point/new` or `helper`; qualify to disambiguate
+    /// (AMBIGUOUS_SYMBOL lists the candidates).
+    pub name_path: Option<String>,
+    /// 1-based line of the symbol to edit (instead of `name_path`).
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub line: Option<u32>,
+    /// With `line`: edit exactly the whole lines `line..=end_line`.
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub end_line: Option<u32>,
+    /// replace_symbol_body: the complete new declaration.
+    pub new_body: Option<String>,
+    /// insert_before_symbol / insert_after_symbol: the text to insert.
+    pub text: Option<String>,
+    /// BLAKE3 hex of the target's current bytes (from a previous edit's answer); if
+    /// the file changed, the answer is CONFLICT and nothing is written.
+    pub expected_hash: Option<String>,
+    /// Write even if the result no longer parses.
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub force: Option<bool>,
+    /// symbols_overview: levels of children (default 1).
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub depth: Option<u32>,
+}
+
+#[derive(Clone)]
+pub struct LeanCtxMcp {
+    state: Arc<State>,
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl LeanCtxMcp {
+    fn new(state: Arc<State>) -> LeanCtxMcp {
+        LeanCtxMcp {
+            state,
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(
+        description = "Outline: the symbols (line and signature, as a tree) of a file, or of every indexed file under a directory of this project."
+    )]
+    async fn ctx_outline(
+        &self,
+        Parameters(p): Parameters<OutlineParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let s = &self.state;
+        let req = OutlineRequest {
+            root: s.root.clone(),
+            path: p.path.unwrap_or_default(),
+            depth: p.depth.unwrap_or(1),
+            limit: p.limit.unwrap_or(0),
+            wait_ms: s.wait_ms,
+        };
+        let timeout = Duration::from_millis(u64::from(s.wait_ms) + 10_000);
+        answer(
+            s.call(|c| {
+                let req = req.clone();
+                async move { c.outline(context(timeout), req).await }
+            })
+            .await,
+            render::outline,
+        )
+    }
+
+    #[tool(
+        description = "Search this project's symbols by exact name, substring or qualified Type/member; best matches first, one line each: path:line:col kind name_path signature."
+    )]
+    async fn ctx_search(
+        &self,
+        Parameters(p): Parameters<SearchParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let s = &self.state;
+        let query = p.query.clone();
+        let request = (|| {
+            if p.action.as_deref().is_some_and(|a| a != "symbol") {
+                return Err(LeanError::new(
+                    ErrorCode::Unsupported,
+                    format!("ctx_search action {:?}", p.action.as_deref().unwrap_or("")),
+                )
+                .with_remedy("use action=symbol"));
+            }
+            let kind = match p.kind.as_deref() {
+                Some(k) => Some(SymbolKind::parse(k).ok_or_else(|| {
+                    LeanError::new(ErrorCode::InvalidTarget, format!("unknown kind {k:?}"))
+                        .with_remedy(format!(
+                            "one of: {}",
+                            SymbolKind::ALL
+                                .iter()
+                                .map(|k| k.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ))
+                })?),
+                None => None,
+            };
+            Ok(SearchSymbolRequest {
+                root: s.root.clone(),
+                query: p.query,
+                kind,
+                path: p.path,
+                limit: p.limit.unwrap_or(0),
+                wait_ms: s.wait_ms,
+            })
+        })();
+        let req = match request {
+            Ok(req) => req,
+            Err(e) => return answer::<()>(Err(e), |_| String::new()),
+        };
+        let timeout = Duration::from_millis(u64::from(s.wait_ms) + 10_000);
+        answer(
+            s.call(|c| {
+                let req = req.clone();
+                async move { c.search_symbol(context(timeout), req).await }
+            })
+            .await,
+            |r| render::search(r, &query),
+        )
+    }
+
+    #[tool(
+        description = "Symbol-level code operations in this project. symbols_overview: one file's symbols. replace_symbol_body / insert_before_symbol / insert_after_symbol: edit by name_path (or path+line), atomically, refusing with CONFLICT if expected_hash no longer matches; every edit answers with the written range and its BLAKE3 hash for the next edit."
+    )]
+    async fn ctx_refactor(
+        &self,
+        Parameters(p): Parameters<RefactorParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let s = &self.state;
+        if let RefactorAction::SymbolsOverview = p.action {
+            let Some(path) = p.path else {
+                return answer::<()>(Err(missing("path", "symbols_overview")), |_| String::new());
+            };
+            let req = SymbolsOverviewRequest {
+                root: s.root.clone(),
+                path,
+                depth: p.depth.unwrap_or(1),
+            };
+            return answer(
+                s.call(|c| {
+                    let req = req.clone();
+                    async move {
+                        c.symbols_overview(context(Duration::from_secs(30)), req)
+                            .await
+                    }
+                })
+                .await,
+                render::symbols_overview,
+            );
+        }
+        let (action, text, text_param) = match p.action {
+            RefactorAction::ReplaceSymbolBody => {
+                (EditAction::ReplaceSymbolBody, p.new_body, "new_body")
+            }
+            RefactorAction::InsertBeforeSymbol => (EditAction::InsertBeforeSymbol, p.text, "text"),
+            RefactorAction::InsertAfterSymbol => (EditAction::InsertAfterSymbol, p.text, "text"),
+            RefactorAction::SymbolsOverview => unreachable!("answered above"),
+        };
+        let Some(text) = text else {
+            return answer::<()>(Err(missing(text_param, action.as_str())), |_| String::new());
+        };
+        let target = match (p.name_path, p.path, p.line) {
+            (Some(name_path), path, None) => EditTarget::NamePath { name_path, path },
+            (None, Some(path), Some(line)) => EditTarget::Lines {
+                path,
+                line,
+                end_line: p.end_line,
+            },
+            _ => {
+                return answer::<()>(
+                    Err(missing("name_path (or path and line)", action.as_str())),
+                    |_| String::new(),
+                );
+            }
+        };
+        let req = EditRequest {
+            root: s.root.clone(),
+            action,
+            target,
+            text,
+            expected_hash: p.expected_hash,
+            force: p.force.unwrap_or(false),
+            wait_ms: s.wait_ms,
+        };
+        let timeout = Duration::from_millis(u64::from(s.wait_ms) + 60_000);
+        answer(
+            s.call(|c| {
+                let req = req.clone();
+                async move { c.edit_symbol(context(timeout), req).await }
+            })
+            .await,
+            |r| render::edit(action, r),
+        )
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for LeanCtxMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "lean-ctx",
+                lean_ctx_shared::protocol::VERSION,
+            ))
+            .with_instructions(INSTRUCTIONS)
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client goes away.
+pub async fn serve(paths: Paths, root: PathBuf) -> Result<ExitCode, LeanError> {
+    let wait_ms = std::env::var("LEAN_CTX_MCP_WAIT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_INDEX_WAIT_MS);
+    let state = Arc::new(State {
+        paths,
+        root,
+        conn: Mutex::new(None),
+        wait_ms,
+    });
+    // Warm the daemon and start the project's index while the client initializes;
+    // failures surface on the first tool call instead.
+    let warm = state.clone();
+    tokio::spawn(async move {
+        let root = warm.root.clone();
+        if let Err(e) = warm
+            .call(|c| {
+                let root = root.clone();
+                async move {
+                    c.open_project(
+                        context(Duration::from_secs(10)),
+                        OpenProjectRequest { root },
+                    )
+                    .await
+                }
+            })
+            .await
+        {
+            eprintln!("lean-ctx mcp: {}", render::error(&e));
+        }
+    });
+    let running = LeanCtxMcp::new(state)
+        .serve(stdio())
+        .await
+        .map_err(|e| LeanError::internal(format!("MCP initialization failed: {e}")))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| LeanError::internal(format!("MCP session failed: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}

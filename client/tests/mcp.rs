@@ -1,0 +1,111 @@
+//! `lean-ctx mcp` driven by real MCP clients: the Python `mcp` SDK (scenario in
+//! tests/mcp/sdk_client.py) against the real shim and daemon.
+
+use std::{fs, path::Path, process::Command};
+
+use lean_ctx_testkit::TestEnv;
+
+const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
+
+const LIB_RS: &str = "pub struct Point { pub x: i32 }\n\nimpl Point {\n    pub fn new(x: i32) -> Self {\n        Point { x }\n    }\n}\n\npub fn helper() -> i32 { 1 }\n";
+
+#[test]
+fn the_python_mcp_sdk_drives_every_tool_through_indexing_errors_and_a_daemon_crash() {
+    let env = TestEnv::with_shim(SHIM);
+    let project = env.dir().join("proj");
+    fs::create_dir_all(project.join("src/gen")).unwrap();
+    fs::write(project.join("Cargo.toml"), "[package]\nname = \"p\"\n").unwrap();
+    fs::write(project.join("src/lib.rs"), LIB_RS).unwrap();
+    fs::write(
+        project.join("src/dup.rs"),
+        "mod a { pub fn run() {} }\nmod b { pub fn run() {} }\n",
+    )
+    .unwrap();
+    // Enough code that the first index is still running when the first call arrives.
+    for i in 0..3000 {
+        let body: String = (0..40)
+            .map(|j| format!("pub fn f{i}_{j}(x: u32) -> u32 {{ x * {j} + {i} }}\n"))
+            .collect();
+        fs::write(project.join(format!("src/gen/m{i}.rs")), body).unwrap();
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/sdk_client.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(SHIM)
+        .arg(&project)
+        .env_clear()
+        .envs(env.envs())
+        .env("LEAN_CTX_MCP_WAIT_MS", "0")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "MCP scenario failed:\n{}\n{}\ndaemon log:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+        env.log()
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+}
+
+#[test]
+fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
+    let inspector =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/node_modules/.bin/mcp-inspector");
+    assert!(
+        inspector.exists(),
+        "the MCP Inspector is missing: `npm ci` in tests/mcp (tests/run.sh does it)"
+    );
+    let env = TestEnv::with_shim(SHIM);
+    let project = env.dir().join("proj");
+    fs::create_dir_all(project.join("src")).unwrap();
+    fs::write(project.join("Cargo.toml"), "[package]\nname = \"p\"\n").unwrap();
+    fs::write(project.join("src/lib.rs"), LIB_RS).unwrap();
+    let inspect = |method_args: &[&str]| -> serde_json::Value {
+        let mut cmd = Command::new(&inspector);
+        cmd.current_dir(&project)
+            .env_clear()
+            .envs(env.envs())
+            .arg("--cli");
+        // The Inspector starts the server with a minimal environment: hand it ours.
+        for (key, value) in env.envs() {
+            cmd.arg("-e")
+                .arg(format!("{key}={}", value.to_string_lossy()));
+        }
+        let out = cmd.arg(SHIM).arg("mcp").args(method_args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "inspector {method_args:?}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let listed = inspect(&["--method", "tools/list"]);
+    let tools = listed["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["ctx_outline", "ctx_refactor", "ctx_search"]);
+    let outline = &tools[0]["inputSchema"]["properties"];
+    assert_eq!(
+        outline["depth"]["type"],
+        serde_json::json!(["integer", "null"]),
+        "{outline}"
+    );
+    // The Inspector sends every --tool-arg as a string; numbers are accepted as such.
+    let called = inspect(&[
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "ctx_search",
+        "--tool-arg",
+        "query=helper",
+        "--tool-arg",
+        "limit=2",
+    ]);
+    assert_eq!(called["isError"], false, "{called}");
+    let text = called["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("src/lib.rs:9:0  function helper  pub fn helper() -> i32"),
+        "{text}"
+    );
+}

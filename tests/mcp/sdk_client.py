@@ -1,0 +1,126 @@
+"""The real Python MCP SDK as a client of `lean-ctx mcp`, over stdio.
+
+Run by client/tests/mcp.rs as `python3 sdk_client.py <lean-ctx> <project dir>` with
+the test's LEAN_CTX_* environment; exits non-zero (with the failed assertion) on any
+deviation. Covers: initialize answered at once while nothing runs yet, tools/list with
+valid JSON Schemas, a call issued while the daemon is still indexing (INDEXING with
+progress, never an empty answer), every tool on a fixture project, chained edits by
+hash, catalog errors, and a session that outlives a `kill -9` of the daemon.
+"""
+
+import asyncio
+import os
+import re
+import signal
+import sys
+import time
+
+from jsonschema import Draft202012Validator
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+def text(result):
+    return "\n".join(c.text for c in result.content)
+
+
+async def call(session, tool, args):
+    result = await session.call_tool(tool, args)
+    return result.is_error, text(result)
+
+
+async def main(shim, project):
+    params = StdioServerParameters(command=shim, args=["mcp"], cwd=project, env=dict(os.environ))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            started = time.monotonic()
+            init = await session.initialize()
+            took = time.monotonic() - started
+            assert init.server_info.name == "lean-ctx", init.server_info
+            assert "ctx_outline" in (init.instructions or "")
+            # A behaviour bound, not a benchmark: clients give up after ~30 s.
+            assert took < 5, f"initialize took {took:.1f}s"
+
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            assert set(tools) == {"ctx_outline", "ctx_search", "ctx_refactor"}, set(tools)
+            for tool in tools.values():
+                Draft202012Validator.check_schema(tool.input_schema)
+                assert tool.description, tool.name
+            actions = tools["ctx_refactor"].input_schema
+            assert "action" in actions["required"], actions
+
+            # Issued at once: the fixture is large enough that the first index is
+            # still running, and LEAN_CTX_MCP_WAIT_MS=0 asks not to wait for it.
+            is_error, body = await call(session, "ctx_search", {"query": "helper"})
+            assert is_error, f"expected INDEXING while the first index runs, got: {body}"
+            assert body.startswith("ERROR: INDEXING:"), body
+            assert re.search(r"progress: \d+% \(\d+/\d+ files\)", body), body
+
+            deadline = time.monotonic() + 120
+            while True:
+                is_error, body = await call(session, "ctx_search", {"query": "helper"})
+                if not is_error:
+                    break
+                assert body.startswith("ERROR: INDEXING:"), body
+                assert time.monotonic() < deadline, "index never finished"
+                await asyncio.sleep(0.2)
+            assert "src/lib.rs:9:0  function helper  pub fn helper() -> i32" in body, body
+            assert body.endswith("1 matches"), body
+
+            is_error, body = await call(session, "ctx_outline", {"path": "src/lib.rs"})
+            assert not is_error and body.startswith("src/lib.rs (rust)"), body
+            assert "pub fn new(x: i32) -> Self" in body, body
+
+            is_error, body = await call(session, "ctx_refactor", {"action": "symbols_overview", "path": "src/lib.rs", "depth": 0})
+            assert not is_error and "(rust, 5 symbols)" in body, body
+
+            is_error, body = await call(
+                session,
+                "ctx_refactor",
+                {"action": "replace_symbol_body", "name_path": "helper", "new_body": "pub fn helper() -> i32 { 2 }"},
+            )
+            assert not is_error, body
+            first_hash = re.search(r"hash ([0-9a-f]{64})$", body).group(1)
+            is_error, body = await call(
+                session,
+                "ctx_refactor",
+                {"action": "replace_symbol_body", "name_path": "helper", "expected_hash": first_hash, "new_body": "pub fn helper() -> i32 { 3 }"},
+            )
+            assert not is_error, body
+            is_error, body = await call(
+                session,
+                "ctx_refactor",
+                {"action": "replace_symbol_body", "name_path": "helper", "expected_hash": first_hash, "new_body": "pub fn helper() -> i32 { 4 }"},
+            )
+            assert is_error and body.startswith("ERROR: CONFLICT:"), body
+            with open(os.path.join(project, "src/lib.rs")) as f:
+                assert "pub fn helper() -> i32 { 3 }" in f.read()
+
+            is_error, body = await call(session, "ctx_refactor", {"action": "insert_after_symbol", "name_path": "run", "text": "fn x() {}"})
+            assert is_error and body.startswith("ERROR: AMBIGUOUS_SYMBOL:"), body
+            assert "a/run  src/dup.rs:1" in body and "b/run  src/dup.rs:2" in body, body
+            is_error, body = await call(session, "ctx_outline", {"path": "../outside"})
+            assert is_error and body.startswith("ERROR: FILE_NOT_FOUND:") and "remedy:" in body, body
+            is_error, body = await call(session, "ctx_refactor", {"action": "replace_symbol_body", "name_path": "helper"})
+            assert is_error and "needs `new_body`" in body, body
+            is_error, body = await call(session, "ctx_search", {"query": "x", "kind": "gadget"})
+            assert is_error and "unknown kind" in body, body
+
+            # The daemon dies under the session: the next call brings a new one.
+            with open(os.path.join(os.environ["LEAN_CTX_RUNTIME_DIR"], "lean-ctxd.lock")) as f:
+                pid = int(f.read().strip())
+            os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 60
+            while True:
+                is_error, body = await call(session, "ctx_outline", {"path": "src/lib.rs"})
+                if not is_error:
+                    break
+                assert body.startswith("ERROR: INDEXING:") or "lean-ctxd" in body, body
+                assert time.monotonic() < deadline, body
+                await asyncio.sleep(0.2)
+            assert "pub fn helper() -> i32 { 3 }" not in body and "helper" in body, body
+    print("ok")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2]))
