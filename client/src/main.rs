@@ -15,7 +15,11 @@ mod root;
 use std::{path::PathBuf, process::ExitCode};
 
 use clap::{Parser, Subcommand};
-use lean_ctx_shared::{LeanError, Paths, protocol::OpenProjectRequest};
+use lean_ctx_shared::{
+    LeanError, Paths,
+    editor_signal::{self, EditorSignal},
+    protocol::OpenProjectRequest,
+};
 
 use crate::output::Output;
 
@@ -50,6 +54,14 @@ enum Command {
     /// Serve MCP over stdio for an agent session (tools ctx_outline, ctx_search,
     /// ctx_refactor) in the project around the working directory.
     Mcp,
+    /// Record the file an editor focused, so search ranks it first (path only, never
+    /// content; editors call this on focus changes).
+    EditorSignal {
+        #[arg(long, value_name = "PATH")]
+        file: PathBuf,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions { shell: clap_complete::Shell },
 }
 
 fn main() -> ExitCode {
@@ -75,6 +87,16 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
     let paths = Paths::from_env().map_err(connect::paths_error)?;
     let command = match cli.command {
         Command::Daemon(cmd) => return daemon_cmd::run(cmd, &paths, out).await,
+        Command::EditorSignal { file } => return editor_signal(&paths, &file, out),
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "lean-ctx",
+                &mut std::io::stdout(),
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
         command => command,
     };
     // Every other verb is about the project around the working directory.
@@ -87,7 +109,12 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
     }
     let conn = connect::connect_or_spawn(&paths, "lean-ctx cli").await?;
     match command {
-        Command::Daemon(_) | Command::Mcp => unreachable!("handled above"),
+        Command::Daemon(_)
+        | Command::Mcp
+        | Command::EditorSignal { .. }
+        | Command::Completions { .. } => {
+            unreachable!("handled above")
+        }
         Command::Outline(args) => code_cmd::outline(&conn, root, args, out).await,
         Command::Search(args) => code_cmd::search(&conn, root, args, out).await,
         Command::Refactor(cmd) => code_cmd::refactor(&conn, root, cmd, out).await,
@@ -101,4 +128,36 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Writes the editor signal file; no daemon involved, so an editor's focus change
+/// costs one small file write.
+fn editor_signal(
+    paths: &Paths,
+    file: &std::path::Path,
+    out: &Output,
+) -> Result<ExitCode, LeanError> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let file = std::fs::canonicalize(cwd.join(file))
+        .ok()
+        .filter(|f| f.is_file())
+        .ok_or_else(|| {
+            LeanError::new(
+                lean_ctx_shared::ErrorCode::FileNotFound,
+                format!("{} is not an existing file", file.display()),
+            )
+            .with_remedy("pass the focused file's path")
+        })?;
+    let mut signal = EditorSignal::read(&paths.data_dir);
+    signal.focus(file.clone(), editor_signal::now_ms());
+    signal.write(&paths.data_dir).map_err(|e| {
+        LeanError::internal(format!(
+            "cannot write the editor signal in {}: {e}",
+            paths.data_dir.display()
+        ))
+    })?;
+    out.emit(&serde_json::json!({"active_file": file}), || {
+        format!("focused {}", file.display())
+    });
+    Ok(ExitCode::SUCCESS)
 }

@@ -893,3 +893,73 @@ fn every_write_by_anyone_shows_in_the_next_answer_within_200ms() {
     let v = ok(&env, &root, &["refactor", "symbols-overview", "src/lib.rs"]);
     assert_eq!(v["symbols"][0]["name"], "only");
 }
+
+#[test]
+fn the_editor_focused_file_ranks_first_while_the_signal_is_fresh() {
+    let (env, root) = project(&[
+        ("src/a.rs", "pub fn handle() {}\n"),
+        ("src/b.rs", "pub fn handle() {}\n"),
+    ]);
+    let first = |env: &TestEnv| {
+        ok(env, &root, &["search", "handle"])["hits"][0]["path"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(first(&env), "src/a.rs");
+
+    let v = ok(
+        &env,
+        &root.join("src"),
+        &["editor-signal", "--file", "b.rs"],
+    );
+    assert_eq!(
+        v["active_file"],
+        root.join("src/b.rs").display().to_string()
+    );
+    assert_eq!(first(&env), "src/b.rs");
+    let signal: Value =
+        serde_json::from_slice(&fs::read(env.paths.data_dir.join("editor_signal.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        signal["active_file"],
+        root.join("src/b.rs").display().to_string()
+    );
+    assert_eq!(signal["recent_files"][0]["path"], signal["active_file"]);
+    assert!(signal["updated_at"].as_u64().unwrap() > 0);
+
+    // A focus older than 120 s no longer counts.
+    let mut stale = signal.clone();
+    stale["updated_at"] = (signal["updated_at"].as_u64().unwrap() - 600_000).into();
+    stale["recent_files"][0]["at"] = stale["updated_at"].clone();
+    fs::write(
+        env.paths.data_dir.join("editor_signal.json"),
+        stale.to_string(),
+    )
+    .unwrap();
+    assert_eq!(first(&env), "src/a.rs");
+
+    let (code, _) = err_code(&env, &root, &["editor-signal", "--file", "nope.rs"]);
+    assert_eq!(code, "FILE_NOT_FOUND");
+}
+
+#[test]
+fn shell_completions_are_valid_scripts() {
+    let env = TestEnv::with_shim(SHIM);
+    let out = env.shim().args(["completions", "bash"]).output().unwrap();
+    assert!(out.status.success());
+    let script = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        script.contains("lean-ctx")
+            && script.contains("outline")
+            && script.contains("editor-signal")
+    );
+    let path = env.dir().join("lean-ctx.bash");
+    fs::write(&path, &script).unwrap();
+    let check = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(check.success(), "bash -n rejected the completion script");
+}

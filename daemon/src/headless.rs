@@ -3,10 +3,15 @@
 //! "Headless-default"). File work runs on tokio's blocking pool, never on the threads
 //! that serve the socket.
 
-use std::{path::Path, sync::Arc, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Duration,
+};
 
 use lean_ctx_shared::{
     ErrorCode, LeanError,
+    editor_signal::{self, EditorSignal},
     protocol::{
         EditRequest, EditResponse, EditTarget, FileOutline, OutlineRequest, OutlineResponse,
         SearchSymbolRequest, SearchSymbolResponse, SymbolHit, SymbolKind, SymbolsOverviewRequest,
@@ -161,13 +166,22 @@ pub async fn search_symbol(
     } else {
         req.limit.min(MAX_HITS)
     } as usize;
-    // Ranking hook: files the editor focused on come first (the editor signal, spec
-    // §5, fills this in; nothing is focused until then).
-    let focused: &[String] = &[];
+    // The editor signal (spec §5): the focused file first, recently focused ones next,
+    // while the focus is fresh.
+    let signal = EditorSignal::read(&d.config.paths.data_dir);
+    let focused: Vec<PathBuf> = signal
+        .ranked(editor_signal::now_ms())
+        .into_iter()
+        .map(Path::to_path_buf)
+        .collect();
     let mut scored: Vec<(i64, String, Symbol<'_>)> = Vec::new();
     let files = project.index.files_under(&prefix);
     for (path, parsed) in &files {
-        let boost = if focused.contains(path) { 10_000 } else { 0 };
+        let abs = project.root.join(path);
+        let boost = focused
+            .iter()
+            .position(|f| *f == abs)
+            .map_or(0, |rank| 20_000 - 1_000 * rank as i64);
         for sym in parsed.symbols.all() {
             if req.kind.is_some_and(|k| k != sym.kind()) {
                 continue;

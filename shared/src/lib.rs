@@ -3,9 +3,11 @@
 //! `shared` depends on nothing of ours; `daemon` and `client` depend on it and never on
 //! each other. It owns the tarpc service ([`protocol`]), the hello that precedes it
 //! ([`hello`]), the framing ([`transport`]), the error catalog ([`error`]), agent-facing
-//! positions ([`position`]), where files live ([`paths`]) and process facts
-//! ([`process`]).
+//! positions ([`position`]), where files live ([`paths`]), process facts
+//! ([`process`]) and the editor signal file both sides read or write
+//! ([`editor_signal`]).
 
+pub mod editor_signal;
 pub mod error;
 pub mod hello;
 pub mod paths;
