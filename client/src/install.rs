@@ -23,7 +23,7 @@ const LABEL: &str = "com.leanctx.daemon";
 /// Marks files install wrote; uninstall removes only files that carry it.
 const MARKER: &str = "Installed by lean-ctx";
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct ServiceArgs {
     /// systemd user units (default on Linux).
     #[arg(long, conflicts_with = "launchd")]

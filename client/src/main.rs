@@ -6,11 +6,13 @@
 mod code_cmd;
 mod connect;
 mod daemon_cmd;
+mod doctor;
 mod install;
 mod mcp;
 mod output;
 mod render;
 mod root;
+mod setup;
 
 use std::{path::PathBuf, process::ExitCode};
 
@@ -60,6 +62,10 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         file: PathBuf,
     },
+    /// Configure agents to use `lean-ctx mcp` (prints; --write merges into their files).
+    Setup(setup::SetupArgs),
+    /// Check the daemon, directories, socket, rust-analyzer, IDE port files and config.
+    Doctor,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions { shell: clap_complete::Shell },
 }
@@ -88,6 +94,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
     let command = match cli.command {
         Command::Daemon(cmd) => return daemon_cmd::run(cmd, &paths, out).await,
         Command::EditorSignal { file } => return editor_signal(&paths, &file, out),
+        Command::Doctor => return doctor::run(&paths, out).await,
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,
@@ -103,18 +110,20 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
     let cwd = std::env::current_dir()
         .map_err(|e| LeanError::internal(format!("cannot read the working directory: {e}")))?;
     let root = root::resolve(&cwd, cli.root.as_deref())?;
-    if let Command::Mcp = command {
+    match command {
         // Answers `initialize` before the daemon is even reached.
-        return mcp::serve(paths, root).await;
+        Command::Mcp => return mcp::serve(paths, root).await,
+        Command::Setup(args) => return setup::run(args, &root, &paths, out).await,
+        _ => {}
     }
     let conn = connect::connect_or_spawn(&paths, "lean-ctx cli").await?;
     match command {
         Command::Daemon(_)
         | Command::Mcp
+        | Command::Setup(_)
+        | Command::Doctor
         | Command::EditorSignal { .. }
-        | Command::Completions { .. } => {
-            unreachable!("handled above")
-        }
+        | Command::Completions { .. } => unreachable!("handled above"),
         Command::Outline(args) => code_cmd::outline(&conn, root, args, out).await,
         Command::Search(args) => code_cmd::search(&conn, root, args, out).await,
         Command::Refactor(cmd) => code_cmd::refactor(&conn, root, cmd, out).await,

@@ -1,0 +1,354 @@
+//! `lean-ctx doctor`: checks what lean-ctx needs, each finding with its fix; exits
+//! non-zero when something is broken (warnings alone do not fail).
+
+use std::{
+    fs,
+    io::{Read, Write},
+    net::TcpStream,
+    os::unix::fs::{MetadataExt, PermissionsExt},
+    path::Path,
+    process::{Command, ExitCode},
+    time::Duration,
+};
+
+use lean_ctx_shared::{
+    LeanError, Paths,
+    process::pid_alive,
+    protocol::{StatusRequest, VERSION},
+};
+use serde::Serialize;
+
+use crate::{connect, output::Output};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Level {
+    Ok,
+    Warn,
+    Fail,
+}
+
+#[derive(Debug, Serialize)]
+struct Finding {
+    check: &'static str,
+    level: Level,
+    detail: String,
+    /// What to do about a warning or failure.
+    fix: Option<String>,
+}
+
+fn ok(check: &'static str, detail: impl Into<String>) -> Finding {
+    Finding {
+        check,
+        level: Level::Ok,
+        detail: detail.into(),
+        fix: None,
+    }
+}
+
+fn bad(
+    check: &'static str,
+    level: Level,
+    detail: impl Into<String>,
+    fix: impl Into<String>,
+) -> Finding {
+    Finding {
+        check,
+        level,
+        detail: detail.into(),
+        fix: Some(fix.into()),
+    }
+}
+
+pub async fn run(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
+    let mut findings = vec![config(paths), data_dir(paths), runtime_dir(paths)];
+    findings.push(daemon(paths).await);
+    findings.push(socket(paths));
+    findings.extend(rust_analyzer());
+    findings.extend(ide_port_files(paths));
+    let failed = findings.iter().any(|f| f.level == Level::Fail);
+    out.emit(
+        &serde_json::json!({"ok": !failed, "findings": findings}),
+        || {
+            let mut s = String::new();
+            for f in &findings {
+                let mark = match f.level {
+                    Level::Ok => "ok  ",
+                    Level::Warn => "warn",
+                    Level::Fail => "FAIL",
+                };
+                s.push_str(&format!("{mark}  {:<14} {}\n", f.check, f.detail));
+                if let Some(fix) = &f.fix {
+                    s.push_str(&format!("      {:<14} fix: {fix}\n", ""));
+                }
+            }
+            s.push_str(if failed {
+                "lean-ctx is not healthy"
+            } else {
+                "lean-ctx is healthy"
+            });
+            s
+        },
+    );
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn config(paths: &Paths) -> Finding {
+    let path = paths.config_file();
+    match fs::read_to_string(&path) {
+        Err(_) => ok(
+            "config",
+            format!("{} absent: defaults apply", path.display()),
+        ),
+        Ok(text) => match text.parse::<toml::Table>() {
+            Ok(_) => ok("config", format!("{} parses", path.display())),
+            Err(e) => bad(
+                "config",
+                Level::Fail,
+                format!("{} does not parse: {e}", path.display()),
+                "fix the TOML syntax (README: Configuration)",
+            ),
+        },
+    }
+}
+
+fn data_dir(paths: &Paths) -> Finding {
+    let dir = &paths.data_dir;
+    let probe = dir.join(format!(".doctor.{}", std::process::id()));
+    let written = fs::create_dir_all(dir)
+        .and_then(|()| fs::write(&probe, b"x"))
+        .and_then(|()| fs::remove_file(&probe));
+    match written {
+        Ok(()) => ok("data dir", format!("{} is writable", dir.display())),
+        Err(e) => bad(
+            "data dir",
+            Level::Fail,
+            format!("{}: {e}", dir.display()),
+            "make it writable, or set LEAN_CTX_DATA_DIR",
+        ),
+    }
+}
+
+fn runtime_dir(paths: &Paths) -> Finding {
+    match paths.ensure_runtime_dir() {
+        Ok(()) => ok(
+            "runtime dir",
+            format!("{} is private (0700, ours)", paths.runtime_dir.display()),
+        ),
+        Err(e) => bad(
+            "runtime dir",
+            Level::Fail,
+            e.to_string(),
+            "chmod 700 it (it must be yours), or set LEAN_CTX_RUNTIME_DIR",
+        ),
+    }
+}
+
+async fn daemon(paths: &Paths) -> Finding {
+    let reach = async {
+        let conn = connect::connect_or_spawn(paths, "lean-ctx doctor").await?;
+        let st = conn
+            .client
+            .status(tarpc::context::current(), StatusRequest {})
+            .await
+            .map_err(crate::output::rpc_error)??;
+        Ok::<_, LeanError>(st)
+    };
+    match tokio::time::timeout(Duration::from_secs(15), reach).await {
+        Ok(Ok(st)) if st.version == VERSION => ok(
+            "daemon",
+            format!(
+                "lean-ctxd {} answers (pid {}, started by {})",
+                st.version,
+                st.pid,
+                st.started_by.as_str()
+            ),
+        ),
+        Ok(Ok(st)) => bad(
+            "daemon",
+            Level::Warn,
+            format!(
+                "lean-ctxd {} answers, this lean-ctx is {VERSION}",
+                st.version
+            ),
+            "`lean-ctx daemon restart` runs this version",
+        ),
+        Ok(Err(e)) => bad(
+            "daemon",
+            Level::Fail,
+            format!("{}: {}", e.code, e.message),
+            e.remedy().to_string(),
+        ),
+        Err(_) => bad(
+            "daemon",
+            Level::Fail,
+            "no answer within 15 s",
+            "`lean-ctx daemon restart`; see `lean-ctx daemon logs`",
+        ),
+    }
+}
+
+fn socket(paths: &Paths) -> Finding {
+    let socket = paths.socket();
+    match fs::symlink_metadata(&socket) {
+        Err(_) => bad(
+            "socket",
+            Level::Warn,
+            format!("{} absent", socket.display()),
+            "it appears when the daemon runs",
+        ),
+        Ok(meta) => {
+            let mode = meta.permissions().mode() & 0o777;
+            let uid = rustix::process::getuid().as_raw();
+            if meta.uid() != uid || mode & 0o077 != 0 {
+                bad(
+                    "socket",
+                    Level::Fail,
+                    format!("{} is mode {mode:o}, uid {}", socket.display(), meta.uid()),
+                    "`lean-ctx daemon restart` recreates it as 0600",
+                )
+            } else {
+                ok("socket", format!("{} is 0600 and ours", socket.display()))
+            }
+        }
+    }
+}
+
+/// rust-analyzer and the std sources it needs; warnings only: the headless backing
+/// works without them.
+fn rust_analyzer() -> Vec<Finding> {
+    let mut findings = Vec::new();
+    match Command::new("rust-analyzer").arg("--version").output() {
+        Ok(out) if out.status.success() => findings.push(ok(
+            "rust-analyzer",
+            String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        )),
+        Ok(out) => findings.push(bad(
+            "rust-analyzer",
+            Level::Warn,
+            format!(
+                "found but does not run: {}",
+                String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+            ),
+            "rustup component add rust-analyzer (or install it from your package manager)",
+        )),
+        Err(_) => findings.push(bad(
+            "rust-analyzer",
+            Level::Warn,
+            "not on PATH",
+            "rustup component add rust-analyzer",
+        )),
+    }
+    let sysroot = Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    match sysroot {
+        Some(out) => {
+            let src = Path::new(String::from_utf8_lossy(&out.stdout).trim())
+                .join("lib/rustlib/src/rust/library");
+            if src.is_dir() {
+                findings.push(ok("rust-src", format!("{}", src.display())));
+            } else {
+                findings.push(bad(
+                    "rust-src",
+                    Level::Warn,
+                    "the rust-src component is missing: std types stay unresolved",
+                    "rustup component add rust-src",
+                ));
+            }
+        }
+        None => findings.push(bad(
+            "rust-src",
+            Level::Warn,
+            "no rustc on PATH",
+            "install Rust with rustup for Rust projects",
+        )),
+    }
+    findings
+}
+
+/// JetBrains port files in the data dir, and whether each IDE answers.
+fn ide_port_files(paths: &Paths) -> Vec<Finding> {
+    let Ok(entries) = fs::read_dir(&paths.data_dir) else {
+        return Vec::new();
+    };
+    let mut findings = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !(name.starts_with("jetbrains-") && name.ends_with(".port")) {
+            continue;
+        }
+        let parsed: Option<serde_json::Value> = fs::read(entry.path())
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        let Some(port_file) = parsed else {
+            findings.push(bad(
+                "ide",
+                Level::Warn,
+                format!("{name}: not valid JSON"),
+                "delete it; the IDE rewrites it",
+            ));
+            continue;
+        };
+        let root = port_file["project_root"]
+            .as_str()
+            .unwrap_or("?")
+            .to_string();
+        let pid = port_file["pid"].as_u64().map(|p| p as u32);
+        let port = port_file["port"]
+            .as_u64()
+            .and_then(|p| u16::try_from(p).ok());
+        match (pid, port) {
+            (Some(pid), _) if !pid_alive(pid) => findings.push(bad(
+                "ide",
+                Level::Warn,
+                format!("{root}: IDE pid {pid} is gone"),
+                format!("delete {name}"),
+            )),
+            (Some(_), Some(port)) if health(port) => {
+                findings.push(ok("ide", format!("{root}: answers on port {port}")))
+            }
+            (Some(_), Some(port)) => findings.push(bad(
+                "ide",
+                Level::Warn,
+                format!("{root}: port {port} does not answer /health within 300 ms"),
+                "check the lean-ctx plugin in the IDE",
+            )),
+            _ => findings.push(bad(
+                "ide",
+                Level::Warn,
+                format!("{name}: no pid or port"),
+                "delete it; the IDE rewrites it",
+            )),
+        }
+    }
+    findings
+}
+
+/// `GET /health` on loopback within 300 ms.
+fn health(port: u16) -> bool {
+    let timeout = Duration::from_millis(300);
+    let Ok(mut stream) = TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), timeout) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(timeout));
+    let _ = stream.set_write_timeout(Some(timeout));
+    if stream
+        .write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .is_err()
+    {
+        return false;
+    }
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).is_ok() && head.starts_with(b"HTTP/1.1 200")
+}

@@ -1,0 +1,189 @@
+//! What agents and people set lean-ctx up with: `setup` (MCP configuration for Claude
+//! Code, Cursor, VS Code and Codex) and `doctor`.
+
+use std::{
+    fs,
+    io::{Read, Write},
+    net::TcpListener,
+    path::PathBuf,
+    thread,
+};
+
+use lean_ctx_testkit::TestEnv;
+use serde_json::{Value, json};
+
+const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
+
+fn project(env: &TestEnv) -> PathBuf {
+    let root = env.dir().join("proj");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(root.join("Cargo.toml"), "[package]\nname = \"p\"\n").unwrap();
+    fs::canonicalize(root).unwrap()
+}
+
+#[test]
+fn setup_prints_then_merges_agent_configs_keeping_everything_else() {
+    let env = TestEnv::with_shim(SHIM);
+    let root = project(&env);
+    let home = env.dir().join("home");
+    let shim = fs::canonicalize(SHIM).unwrap().display().to_string();
+
+    let (out, v) = env.shim_json_in(&root, &["setup"]);
+    assert!(out.status.success(), "{v}");
+    let paths: Vec<&str> = v["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["path"].as_str().unwrap())
+        .collect();
+    let expected = [
+        root.join(".mcp.json"),
+        home.join(".cursor/mcp.json"),
+        root.join(".vscode/mcp.json"),
+        home.join(".codex/config.toml"),
+    ];
+    assert_eq!(
+        paths,
+        expected
+            .iter()
+            .map(|p| p.to_str().unwrap())
+            .collect::<Vec<_>>()
+    );
+    assert!(expected.iter().all(|p| !p.exists()), "printing wrote files");
+    let claude: Value = serde_json::from_str(v["agents"][0]["entry"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        claude,
+        json!({"mcpServers": {"lean-ctx": {"command": shim, "args": ["mcp"]}}})
+    );
+
+    fs::create_dir_all(home.join(".cursor")).unwrap();
+    fs::write(
+        home.join(".cursor/mcp.json"),
+        r#"{"theme": 1, "mcpServers": {"other": {"command": "x"}}}"#,
+    )
+    .unwrap();
+    fs::create_dir_all(home.join(".codex")).unwrap();
+    fs::write(
+        home.join(".codex/config.toml"),
+        "# my settings\nmodel = \"o3\"\n\n[mcp_servers.other]\ncommand = \"y\"\n",
+    )
+    .unwrap();
+    let (out, v) = env.shim_json_in(&root, &["setup", "--write"]);
+    assert!(out.status.success(), "{v}");
+
+    let cursor: Value =
+        serde_json::from_slice(&fs::read(home.join(".cursor/mcp.json")).unwrap()).unwrap();
+    assert_eq!(cursor["theme"], 1);
+    assert_eq!(cursor["mcpServers"]["other"], json!({"command": "x"}));
+    assert_eq!(
+        cursor["mcpServers"]["lean-ctx"],
+        json!({"command": shim, "args": ["mcp"]})
+    );
+    let vscode: Value =
+        serde_json::from_slice(&fs::read(root.join(".vscode/mcp.json")).unwrap()).unwrap();
+    assert_eq!(vscode["servers"]["lean-ctx"]["type"], "stdio");
+    let codex = fs::read_to_string(home.join(".codex/config.toml")).unwrap();
+    assert!(
+        codex.starts_with("# my settings\nmodel = \"o3\"\n"),
+        "{codex}"
+    );
+    let parsed: toml::Table = codex.parse().unwrap();
+    assert_eq!(
+        parsed["mcp_servers"]["other"]["command"].as_str(),
+        Some("y")
+    );
+    assert_eq!(
+        parsed["mcp_servers"]["lean-ctx"]["command"].as_str(),
+        Some(shim.as_str())
+    );
+    assert_eq!(
+        parsed["mcp_servers"]["lean-ctx"]["args"][0].as_str(),
+        Some("mcp")
+    );
+
+    // Running it again changes nothing; a file that does not parse is left alone.
+    let before = fs::read(home.join(".cursor/mcp.json")).unwrap();
+    env.shim_json_in(&root, &["setup", "--write", "--agent", "cursor"]);
+    assert_eq!(fs::read(home.join(".cursor/mcp.json")).unwrap(), before);
+    fs::write(root.join(".mcp.json"), "{ not json").unwrap();
+    let (out, v) = env.shim_json_in(&root, &["setup", "--write", "--agent", "claude"]);
+    assert!(!out.status.success());
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("left untouched"),
+        "{v}"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join(".mcp.json")).unwrap(),
+        "{ not json"
+    );
+}
+
+#[test]
+fn doctor_checks_daemon_dirs_socket_and_ides_and_fails_on_a_broken_config() {
+    let env = TestEnv::with_shim(SHIM);
+    let (out, v) = env.shim_json(&["doctor"]);
+    assert!(out.status.success(), "{v}");
+    assert_eq!(v["ok"], true);
+    let level = |v: &Value, check: &str| -> Vec<String> {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["check"] == check)
+            .map(|f| f["level"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for check in ["config", "data dir", "runtime dir", "daemon", "socket"] {
+        assert_eq!(level(&v, check), ["ok"], "{check}: {v}");
+    }
+    assert_eq!(level(&v, "rust-analyzer").len(), 1);
+
+    // An IDE that answers /health, and a port file whose IDE is gone.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let ide = thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut buf = [0u8; 512];
+        let n = s.read(&mut buf).unwrap();
+        assert!(String::from_utf8_lossy(&buf[..n]).starts_with("GET /health HTTP/1.1"));
+        s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 15\r\n\r\n{\"status\":\"ok\"}").unwrap();
+    });
+    fs::create_dir_all(&env.paths.data_dir).unwrap();
+    let port_file = |name: &str, pid: u32, port: u16| {
+        let body = json!({"port": port, "token": "0".repeat(64), "pid": pid, "project_root": format!("/p/{name}"), "ide_version": "IU-2026.1", "started_at": 1});
+        fs::write(
+            env.paths.data_dir.join(format!("jetbrains-{name}.port")),
+            body.to_string(),
+        )
+        .unwrap();
+    };
+    port_file("alive", std::process::id(), port);
+    let mut dead = std::process::Command::new("true").spawn().unwrap();
+    let dead_pid = dead.id();
+    dead.wait().unwrap();
+    port_file("dead", dead_pid, 1);
+    let (out, v) = env.shim_json(&["doctor"]);
+    ide.join().unwrap();
+    assert!(out.status.success(), "{v}");
+    let mut ides = level(&v, "ide");
+    ides.sort();
+    assert_eq!(ides, ["ok", "warn"], "{v}");
+
+    fs::create_dir_all(&env.paths.config_dir).unwrap();
+    fs::write(env.paths.config_file(), "[daemon\nidle_timeout = ").unwrap();
+    let (out, v) = env.shim_json(&["doctor"]);
+    assert!(!out.status.success());
+    assert_eq!(v["ok"], false);
+    assert_eq!(level(&v, "config"), ["fail"], "{v}");
+    let text = env.shim().arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("FAIL  config")
+            && text.contains("fix: fix the TOML syntax")
+            && text.ends_with("lean-ctx is not healthy\n"),
+        "{text}"
+    );
+}
