@@ -174,6 +174,7 @@ pub async fn search_symbol(
         .into_iter()
         .map(Path::to_path_buf)
         .collect();
+    let prepared = Query::new(&query);
     let mut scored: Vec<(i64, String, Symbol<'_>)> = Vec::new();
     let files = project.index.files_under(&prefix);
     for (path, parsed) in &files {
@@ -186,7 +187,7 @@ pub async fn search_symbol(
             if req.kind.is_some_and(|k| k != sym.kind()) {
                 continue;
             }
-            if let Some(score) = score(&sym, &query) {
+            if let Some(score) = score(&sym, &prepared) {
                 scored.push((score + boost, path.clone(), sym));
             }
         }
@@ -215,36 +216,93 @@ pub async fn search_symbol(
     })
 }
 
+/// A search query, prepared once per search: scoring runs for every symbol of the
+/// root (a million on large repositories), so it must not allocate.
+struct Query<'q> {
+    text: &'q str,
+    lower: String,
+    /// `Type/member`: matched against name paths.
+    qualified: bool,
+    /// `/member`, for name paths ending in the query.
+    suffix: String,
+}
+
+impl<'q> Query<'q> {
+    fn new(text: &'q str) -> Query<'q> {
+        let qualified = text.contains('/');
+        let text = if qualified {
+            text.trim_matches('/')
+        } else {
+            text
+        };
+        Query {
+            text,
+            lower: text.to_lowercase(),
+            qualified,
+            suffix: format!("/{text}"),
+        }
+    }
+
+    /// Case-insensitive `hay == query`.
+    fn eq_ci(&self, hay: &str) -> bool {
+        if self.lower.is_ascii() {
+            hay.eq_ignore_ascii_case(&self.lower)
+        } else {
+            hay.to_lowercase() == self.lower
+        }
+    }
+
+    fn starts_ci(&self, hay: &str) -> bool {
+        let n = self.lower.as_bytes();
+        if self.lower.is_ascii() {
+            hay.len() >= n.len() && hay.as_bytes()[..n.len()].eq_ignore_ascii_case(n)
+        } else {
+            hay.to_lowercase().starts_with(&self.lower)
+        }
+    }
+
+    fn contains_ci(&self, hay: &str) -> bool {
+        let n = self.lower.as_bytes();
+        if self.lower.is_ascii() {
+            hay.len() >= n.len()
+                && hay
+                    .as_bytes()
+                    .windows(n.len())
+                    .any(|w| w.eq_ignore_ascii_case(n))
+        } else {
+            hay.to_lowercase().contains(&self.lower)
+        }
+    }
+}
+
 /// How well `sym` matches `query`; `None` if it does not. Exact beats prefix beats
 /// substring, case-sensitive beats insensitive, declarations of types and functions
 /// beat fields and variables, shallow beats deep.
-fn score(sym: &Symbol<'_>, query: &str) -> Option<i64> {
-    let lower = query.to_lowercase();
-    let base = if query.contains('/') {
-        let q = query.trim_matches('/');
-        if sym.name_path() == q {
+fn score(sym: &Symbol<'_>, query: &Query<'_>) -> Option<i64> {
+    let base = if query.qualified {
+        let path = sym.name_path();
+        if path == query.text {
             1000
-        } else if sym.name_path().ends_with(&format!("/{q}")) {
+        } else if path.ends_with(&query.suffix) {
             900
-        } else if sym.name_path().to_lowercase().contains(&lower) {
+        } else if query.contains_ci(path) {
             300
         } else {
             return None;
         }
     } else {
         let name = sym.name();
-        let name_lower = name.to_lowercase();
-        if name == query {
+        if name == query.text {
             1000
-        } else if name_lower == lower {
+        } else if query.eq_ci(name) {
             850
-        } else if name.starts_with(query) {
+        } else if name.starts_with(query.text) {
             700
-        } else if name_lower.starts_with(&lower) {
+        } else if query.starts_ci(name) {
             600
-        } else if name.contains(query) {
+        } else if name.contains(query.text) {
             400
-        } else if name_lower.contains(&lower) {
+        } else if query.contains_ci(name) {
             300
         } else {
             return None;
@@ -346,5 +404,40 @@ fn find_unique(project: &Project, name_path: &str) -> Result<Jailed, LeanError> 
             format!("no symbol {name_path:?} in the project"),
         )),
         many => Err(ambiguous(name_path, many.iter().copied())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::symbols::extract;
+
+    #[test]
+    fn scoring_orders_exact_prefix_substring_and_ignores_case_in_ascii_and_beyond() {
+        let parsed = extract(Lang::Rust, "fn handle() {}\nfn handle_request() {}\nfn rehandle() {}\nfn größe_über() {}\nstruct S { handle: u8 }\nimpl S { fn handle(&self) {} }\n".as_bytes());
+        let scores = |q: &str| -> Vec<(String, i64)> {
+            let query = Query::new(q);
+            let mut v: Vec<(String, i64)> = parsed
+                .all()
+                .filter_map(|s| score(&s, &query).map(|n| (s.name_path().to_string(), n)))
+                .collect();
+            v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            v
+        };
+        let names = |q: &str| scores(q).into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+        assert_eq!(
+            names("handle"),
+            [
+                "handle",
+                "S/handle[1]",
+                "S/handle",
+                "handle_request",
+                "rehandle"
+            ]
+        );
+        assert_eq!(names("HANDLE_R"), ["handle_request"]);
+        assert_eq!(names("ÜBER"), ["größe_über"]);
+        assert_eq!(names("S/handle"), ["S/handle", "S/handle[1]"]);
+        assert!(names("nothing").is_empty());
     }
 }
