@@ -21,10 +21,9 @@ use lean_ctx_shared::{
     transport::Connection,
 };
 
-use crate::{
-    output::{Output, rpc_error},
-    render,
-};
+use lean_ctx_shared::render;
+
+use crate::output::{Output, rpc_error};
 
 /// Longest the CLI waits for a first index before giving up.
 const MAX_INDEX_WAIT: Duration = Duration::from_secs(600);

@@ -7,10 +7,10 @@ mod code_cmd;
 mod connect;
 mod daemon_cmd;
 mod doctor;
+mod gain_cmd;
 mod install;
 mod mcp;
 mod output;
-mod render;
 mod root;
 mod setup;
 
@@ -66,6 +66,8 @@ enum Command {
     Setup(setup::SetupArgs),
     /// Check the daemon, directories, socket, rust-analyzer, IDE port files and config.
     Doctor,
+    /// Tokens saved against reading the raw material (from stats.json).
+    Gain(gain_cmd::GainArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions { shell: clap_complete::Shell },
 }
@@ -95,6 +97,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
         Command::Daemon(cmd) => return daemon_cmd::run(cmd, &paths, out).await,
         Command::EditorSignal { file } => return editor_signal(&paths, &file, out),
         Command::Doctor => return doctor::run(&paths, out).await,
+        Command::Gain(args) => return gain_cmd::run(args, &paths, out),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,
@@ -122,6 +125,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
         | Command::Mcp
         | Command::Setup(_)
         | Command::Doctor
+        | Command::Gain(_)
         | Command::EditorSignal { .. }
         | Command::Completions { .. } => unreachable!("handled above"),
         Command::Outline(args) => code_cmd::outline(&conn, root, args, out).await,

@@ -29,7 +29,9 @@ use serde::Deserialize;
 use tarpc::client::RpcError;
 use tokio::sync::Mutex;
 
-use crate::{connect, output::rpc_error, render};
+use lean_ctx_shared::render;
+
+use crate::{connect, output::rpc_error};
 
 /// How long a tool call waits for the project's first index before it answers
 /// `INDEXING` with progress (`LEAN_CTX_MCP_WAIT_MS` overrides): well inside the time

@@ -44,7 +44,7 @@ impl Output {
             }
             println!("{}", serde_json::to_string_pretty(&value).expect("json"));
         } else {
-            eprintln!("{}", crate::render::error(e));
+            eprintln!("{}", lean_ctx_shared::render::error(e));
         }
         // Exit 75 (EX_TEMPFAIL) tells scripts that retrying later will work.
         if e.code == lean_ctx_shared::ErrorCode::Indexing {

@@ -187,3 +187,122 @@ fn doctor_checks_daemon_dirs_socket_and_ides_and_fails_on_a_broken_config() {
         "{text}"
     );
 }
+
+#[test]
+fn gain_accounts_every_call_conservatively_and_its_json_has_the_plugins_keys() {
+    let env = TestEnv::with_shim(SHIM);
+    let root = project(&env);
+    let mut source = String::from("pub fn helper() -> i32 { 1 }\n");
+    for i in 0..150 {
+        source.push_str(&format!(
+            "/// Adds {i}, saturating.\npub fn add_{i}(x: u32) -> u32 {{\n    let y = x.checked_add({i});\n    match y {{\n        Some(v) => v,\n        None => u32::MAX,\n    }}\n}}\n\n"
+        ));
+    }
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("src/lib.rs"), &source).unwrap();
+    let (out, v) = env.shim_json(&["gain"]);
+    assert!(out.status.success(), "{v}");
+    assert_eq!(v["summary"]["total_commands"], 0);
+
+    for args in [
+        &["refactor", "symbols-overview", "src/lib.rs"][..],
+        &["search", "helper"],
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "helper",
+            "--new-body",
+            "pub fn helper() -> i32 { 2 }",
+        ],
+    ] {
+        let (out, v) = env.shim_json_in(&root, args);
+        assert!(out.status.success(), "{args:?}: {v}");
+    }
+    let (out, _) = env.shim_json_in(
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "nope",
+            "--new-body",
+            "x",
+        ],
+    );
+    assert!(!out.status.success());
+    // Stopping flushes stats.json.
+    assert!(
+        env.shim()
+            .args(["daemon", "stop"])
+            .status()
+            .unwrap()
+            .success()
+    );
+
+    let stats: Value =
+        serde_json::from_slice(&fs::read(env.paths.data_dir.join("stats.json")).unwrap()).unwrap();
+    assert_eq!(stats["total_commands"], 4, "{stats}");
+    assert_eq!(stats["total_errors"], 1);
+    let overview = &stats["commands"]["symbols_overview"];
+    // The whole file was the baseline: far more than the outline returned.
+    assert!(
+        overview["input_tokens"].as_u64().unwrap()
+            > 2 * overview["output_tokens"].as_u64().unwrap(),
+        "{overview}"
+    );
+    // Search claims nothing.
+    assert_eq!(
+        stats["commands"]["search_symbol"]["input_tokens"],
+        stats["commands"]["search_symbol"]["output_tokens"]
+    );
+    let edit = &stats["commands"]["replace_symbol_body"];
+    assert_eq!(edit["commands"], 1);
+    let file = root.join("src/lib.rs").display().to_string();
+    assert_eq!(stats["files"][&file]["commands"], 2, "{stats}");
+
+    let (out, v) = env.shim_json(&["gain"]);
+    assert!(out.status.success(), "{v}");
+    // Pinned against the plugin's DTOs (spec §4.2).
+    let summary = &v["summary"];
+    assert!(summary["model"]["model_key"].is_string());
+    for key in ["tokens_saved", "gain_rate_pct", "avoided_usd"] {
+        assert!(summary[key].is_number(), "summary.{key}: {v}");
+    }
+    for key in [
+        "total",
+        "compression",
+        "cost_efficiency",
+        "quality",
+        "consistency",
+        "trend",
+    ] {
+        let n = summary["score"][key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("score.{key}: {v}"));
+        assert!(n <= 100, "score.{key} = {n}");
+    }
+    for key in [
+        "category",
+        "commands",
+        "tokens_saved",
+        "tool_calls",
+        "tool_spend_usd",
+    ] {
+        assert!(!v["tasks"][0][key].is_null(), "tasks[].{key}: {v}");
+    }
+    for key in ["path", "access_count", "tokens_saved", "compression_pct"] {
+        assert!(!v["heatmap"][0][key].is_null(), "heatmap[].{key}: {v}");
+    }
+    let input = stats["total_input_tokens"].as_u64().unwrap();
+    let output = stats["total_output_tokens"].as_u64().unwrap();
+    assert_eq!(summary["tokens_saved"], input.saturating_sub(output));
+    assert_eq!(summary["score"]["quality"], 75, "one call of four failed");
+    assert_eq!(v["heatmap"][0]["path"], file);
+    let text = env.shim().arg("gain").output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.starts_with("tokens saved") && text.contains("symbols_overview"),
+        "{text}"
+    );
+}

@@ -57,6 +57,8 @@ pub struct Edit<'a> {
 pub struct Written {
     /// The whole new content.
     pub content: Vec<u8>,
+    /// What the target range held before (for gain accounting).
+    pub replaced: String,
     pub new_range: AgentRange,
     pub hash: String,
 }
@@ -153,6 +155,7 @@ pub fn apply(
         .map_err(|e| LeanError::internal(format!("writing {rel}: {e}; file untouched")))?;
     let lines = LineIndex::new(&content);
     Ok(Written {
+        replaced: String::from_utf8_lossy(current).into_owned(),
         new_range: AgentRange::new(
             lines.position(&content, written.start),
             lines.position(&content, written.end),

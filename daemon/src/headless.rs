@@ -17,10 +17,12 @@ use lean_ctx_shared::{
         SearchSymbolRequest, SearchSymbolResponse, SymbolHit, SymbolKind, SymbolsOverviewRequest,
         SymbolsOverviewResponse,
     },
+    render,
 };
 
 use crate::{
     edit::{self, Edit, ambiguous, match_name_path},
+    gain::{Baseline, Call},
     index::{lang::Lang, store::Parsed, symbols::Symbol},
     jail::{self, Jailed, Want},
     registry::Project,
@@ -61,6 +63,28 @@ pub async fn symbols_overview(
     d: &Daemon,
     req: SymbolsOverviewRequest,
 ) -> Result<SymbolsOverviewResponse, LeanError> {
+    let root = req.root.clone();
+    let resp = overview(d, req).await?;
+    let file = root_of(d, &root)?.join(&resp.path);
+    d.gain.record(Call {
+        action: "symbols_overview",
+        file: Some(file.clone()),
+        baseline: Baseline::File(file),
+        output: render::symbols_overview(&resp),
+    });
+    Ok(resp)
+}
+
+/// The canonical root of a registered project.
+fn root_of(d: &Daemon, root: &Path) -> Result<PathBuf, LeanError> {
+    Ok(d.registry.open(root)?.root.clone())
+}
+
+/// One file's symbols, unaccounted (callers account what they answer).
+async fn overview(
+    d: &Daemon,
+    req: SymbolsOverviewRequest,
+) -> Result<SymbolsOverviewResponse, LeanError> {
     let project = project(d, &req.root)?;
     blocking(move || {
         let file = jail(&project, &req.path, Want::File)?;
@@ -93,7 +117,7 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
         blocking(move || jail(&project, &path, Want::FileOrDir)).await?
     };
     if !target.abs.is_dir() {
-        let file = symbols_overview(
+        let file = overview(
             d,
             SymbolsOverviewRequest {
                 root: req.root,
@@ -102,7 +126,7 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
             },
         )
         .await?;
-        return Ok(OutlineResponse {
+        let resp = OutlineResponse {
             files: vec![FileOutline {
                 path: file.path,
                 language: file.language,
@@ -110,7 +134,14 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
             }],
             total_files: 1,
             truncated: false,
+        };
+        d.gain.record(Call {
+            action: "outline",
+            file: Some(target.abs.clone()),
+            baseline: Baseline::File(target.abs),
+            output: render::outline(&resp),
         });
+        return Ok(resp);
     }
     project
         .index
@@ -123,7 +154,7 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
     } as usize;
     let files = project.index.files_under(&target.rel);
     let total_files = files.len() as u32;
-    Ok(OutlineResponse {
+    let resp = OutlineResponse {
         truncated: files.len() > limit,
         files: files
             .into_iter()
@@ -135,7 +166,14 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
             })
             .collect(),
         total_files,
-    })
+    };
+    d.gain.record(Call {
+        action: "outline",
+        file: None,
+        baseline: Baseline::NoClaim,
+        output: render::outline(&resp),
+    });
+    Ok(resp)
 }
 
 pub async fn search_symbol(
@@ -198,7 +236,7 @@ pub async fn search_symbol(
             .then_with(|| a.2.bytes().start.cmp(&b.2.bytes().start))
     });
     let total = scored.len() as u32;
-    Ok(SearchSymbolResponse {
+    let resp = SearchSymbolResponse {
         truncated: scored.len() > limit,
         hits: scored
             .into_iter()
@@ -213,7 +251,14 @@ pub async fn search_symbol(
             })
             .collect(),
         total,
-    })
+    };
+    d.gain.record(Call {
+        action: "search_symbol",
+        file: None,
+        baseline: Baseline::NoClaim,
+        output: render::search(&resp, &req.query),
+    });
+    Ok(resp)
 }
 
 /// A search query, prepared once per search: scoring runs for every symbol of the
@@ -369,12 +414,20 @@ pub async fn edit_symbol(d: &Arc<Daemon>, req: EditRequest) -> Result<EditRespon
             },
         )?;
         project.index.wrote(&file.abs, &file.rel, &written.content);
-        Ok(EditResponse {
+        let resp = EditResponse {
             path: file.rel,
             applied: true,
             new_range: written.new_range,
             hash: written.hash,
-        })
+        };
+        // The alternative: a string-replace edit sending the old and the new text.
+        d.gain.record(Call {
+            action: req.action.as_str(),
+            file: Some(file.abs.clone()),
+            baseline: Baseline::Text(format!("{}{}", written.replaced, req.text)),
+            output: format!("{}{}", req.text, render::edit(req.action, &resp)),
+        });
+        Ok(resp)
     })
     .await
 }

@@ -12,6 +12,7 @@
 
 pub mod config;
 pub mod edit;
+pub mod gain;
 pub mod headless;
 pub mod idle;
 pub mod index;

@@ -135,7 +135,8 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             socket.path().display(),
             lean_ctx_shared::protocol::VERSION
         ));
-        server::run(listener, daemon).await;
+        server::run(listener, daemon.clone()).await;
+        daemon.gain.flush_at_exit(Duration::from_secs(2)).await;
         drop(socket);
         anyhow::Ok(())
     })?;

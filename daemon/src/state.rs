@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     edit::FileLocks,
+    gain::Gain,
     index::{root::IndexConfig, store::Caches},
     registry::ProjectRegistry,
 };
@@ -42,6 +43,7 @@ pub struct Daemon {
     pub registry: ProjectRegistry,
     pub caches: Arc<Caches>,
     pub locks: FileLocks,
+    pub gain: Arc<Gain>,
     started_at: SystemTime,
     started: Instant,
     /// Open connections; the idle watcher subscribes to it.
@@ -62,6 +64,7 @@ impl Daemon {
             registry: ProjectRegistry::new(caches.clone(), config.index.clone()),
             caches,
             locks: FileLocks::default(),
+            gain: Arc::new(Gain::load(&config.paths.data_dir)),
             config,
             started_at: SystemTime::now(),
             started: Instant::now(),
@@ -145,6 +148,10 @@ impl Daemon {
             }
         };
         self.calls_served.fetch_add(1, Ordering::Relaxed);
+        if let Err(e) = &result {
+            self.gain
+                .record_error(op, lean_ctx_shared::render::error(e));
+        }
         let code = result.as_ref().err().map(|e| e.code.as_str());
         tracing::debug!(op, elapsed_us = started.elapsed().as_micros() as u64, error = ?code, "call");
         result

@@ -14,6 +14,8 @@ pub mod paths;
 pub mod position;
 pub mod process;
 pub mod protocol;
+pub mod render;
+pub mod stats;
 pub mod transport;
 
 pub use error::{Candidate, ErrorCode, ErrorDetails, LeanError, Progress};

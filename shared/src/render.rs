@@ -1,8 +1,9 @@
-//! Compact text for answers: what a person sees from the CLI and what an agent gets
-//! from `lean-ctx mcp`. One line per symbol or hit, root-relative paths, `line:col`,
-//! totals and truncation said plainly: tokens are the agent's budget.
+//! The canonical compact text of every answer: what a person sees from the CLI, what
+//! an agent gets from `lean-ctx mcp`, and what the daemon counts as the tokens it
+//! returned (gain accounting). One line per symbol or hit, root-relative paths,
+//! `line:col`, totals and truncation said plainly: tokens are the agent's budget.
 
-use lean_ctx_shared::{
+use crate::{
     ErrorDetails, LeanError,
     protocol::{
         EditAction, EditResponse, OutlineResponse, SearchSymbolResponse, SymbolInfo,

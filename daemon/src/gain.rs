@@ -1,0 +1,326 @@
+//! Gain accounting (spec §4, §6.1): for every call, the tokens of the raw material an
+//! agent would otherwise have read against the tokens lean-ctx returned, counted with
+//! a real tokenizer (tiktoken's `o200k_base`) over the canonical answer text
+//! (`lean_ctx_shared::render`), kept in `stats.json` in the data dir (the file the
+//! JetBrains plugin's status bar reads).
+//!
+//! Baselines are deliberately conservative (inflated savings are the upstream tool's
+//! top credibility complaint):
+//! - one file's symbols (`symbols_overview`, `outline FILE`): the file itself, which
+//!   an agent would read to find them;
+//! - a symbol edit: the old text of the target plus the new text, what a
+//!   string-replace edit tool is sent; nothing for the read that usually precedes it;
+//! - everything else (directory outlines, search, errors): no claim, the baseline is
+//!   the answer itself.
+//!
+//! Counting happens off the request path, on the blocking pool, after the answer is
+//! sent; `stats.json` is written atomically, at most once a second, and at shutdown.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex},
+    time::{Duration, Instant, SystemTime},
+};
+
+use lean_ctx_shared::stats::Stats;
+
+use crate::index::store::FileId;
+
+/// Raw material an answer stands in for.
+#[derive(Debug)]
+pub enum Baseline {
+    /// A whole file (tokens cached by file identity).
+    File(PathBuf),
+    /// A text an agent would have sent or received.
+    Text(String),
+    /// No saving claimed.
+    NoClaim,
+}
+
+/// One call's record.
+#[derive(Debug)]
+pub struct Call {
+    pub action: &'static str,
+    /// The file the call was about, for the heatmap.
+    pub file: Option<PathBuf>,
+    pub baseline: Baseline,
+    pub output: String,
+}
+
+#[derive(Debug)]
+pub struct Gain {
+    path: PathBuf,
+    stats: Mutex<Stats>,
+    last_write: Mutex<Option<Instant>>,
+    file_tokens: moka::sync::Cache<FileId, u64>,
+    /// Records handed to the blocking pool and not yet counted.
+    pending: std::sync::atomic::AtomicUsize,
+    tokenizer: Tokenizer,
+}
+
+const WRITE_EVERY: Duration = Duration::from_secs(1);
+
+/// The tokenizer's tables take about 65 MB: loaded on the first record of a burst
+/// and dropped after this long without one, so an idle daemon stays small.
+const TOKENIZER_IDLE: Duration = Duration::from_secs(60);
+
+/// `o200k_base`, loaded on demand and released when idle.
+#[derive(Default)]
+struct Tokenizer {
+    loaded: Mutex<Option<(Arc<tiktoken_rs::CoreBPE>, Instant)>>,
+}
+
+impl std::fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tokenizer")
+    }
+}
+
+impl Tokenizer {
+    fn get(&self) -> Arc<tiktoken_rs::CoreBPE> {
+        let mut loaded = self.loaded.lock().unwrap();
+        let bpe = match loaded.take() {
+            Some((bpe, _)) => bpe,
+            None => {
+                Arc::new(tiktoken_rs::o200k_base().expect("the o200k_base tables are compiled in"))
+            }
+        };
+        *loaded = Some((bpe.clone(), Instant::now()));
+        bpe
+    }
+
+    /// Drops the tables if unused for [`TOKENIZER_IDLE`]; `true` if they are gone.
+    fn release_if_idle(&self) -> bool {
+        let mut loaded = self.loaded.lock().unwrap();
+        if loaded
+            .as_ref()
+            .is_some_and(|(_, used)| used.elapsed() >= TOKENIZER_IDLE)
+        {
+            *loaded = None;
+        }
+        loaded.is_none()
+    }
+
+    fn count(&self, text: &str) -> u64 {
+        self.get().encode_ordinary(text).len() as u64
+    }
+}
+
+/// Tokens of `text` under `o200k_base` (loads the tables for this one count).
+pub fn count_tokens(text: &str) -> u64 {
+    Tokenizer::default().count(text)
+}
+
+impl Gain {
+    /// Continues the totals in `data_dir/stats.json`, if any.
+    pub fn load(data_dir: &Path) -> Gain {
+        let path = data_dir.join(lean_ctx_shared::stats::FILE_NAME);
+        let stats = Stats::read(data_dir);
+        Gain {
+            path,
+            stats: Mutex::new(stats),
+            last_write: Mutex::new(None),
+            file_tokens: moka::sync::Cache::new(10_000),
+            pending: std::sync::atomic::AtomicUsize::new(0),
+            tokenizer: Tokenizer::default(),
+        }
+    }
+
+    /// Accounts `call` in the background.
+    pub fn record(self: &Arc<Self>, call: Call) {
+        self.in_background(call, false);
+    }
+
+    /// Accounts a failed call: it counts, and claims nothing.
+    pub fn record_error(self: &Arc<Self>, action: &'static str, output: String) {
+        self.in_background(
+            Call {
+                action,
+                file: None,
+                baseline: Baseline::NoClaim,
+                output,
+            },
+            true,
+        );
+    }
+
+    fn in_background(self: &Arc<Self>, call: Call, error: bool) {
+        use std::sync::atomic::Ordering;
+        self.pending.fetch_add(1, Ordering::SeqCst);
+        let me = self.clone();
+        tokio::task::spawn_blocking(move || {
+            me.account(call, error);
+            me.pending.fetch_sub(1, Ordering::SeqCst);
+        });
+        // Release the tokenizer once the burst is over.
+        let me = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(TOKENIZER_IDLE + Duration::from_secs(1)).await;
+            me.tokenizer.release_if_idle();
+        });
+    }
+
+    /// At shutdown: lets queued records finish (at most `cap`), then writes.
+    pub async fn flush_at_exit(&self, cap: Duration) {
+        let deadline = Instant::now() + cap;
+        while self.pending.load(std::sync::atomic::Ordering::SeqCst) > 0
+            && Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        self.flush();
+    }
+
+    fn account(&self, call: Call, error: bool) {
+        let output = self.tokenizer.count(&call.output);
+        let input = match &call.baseline {
+            Baseline::NoClaim => output,
+            Baseline::Text(text) => self.tokenizer.count(text),
+            Baseline::File(path) => self.tokens_of_file(path).unwrap_or(output),
+        };
+        let day = humantime::format_rfc3339(SystemTime::now()).to_string()[..10].to_string();
+        {
+            let mut stats = self.stats.lock().unwrap();
+            stats.total_input_tokens += input;
+            stats.total_output_tokens += output;
+            stats.total_commands += 1;
+            stats.total_errors += u64::from(error);
+            stats
+                .commands
+                .entry(call.action.to_string())
+                .or_default()
+                .add(input, output, error);
+            stats
+                .daily
+                .entry(day)
+                .or_default()
+                .add(input, output, error);
+            if let Some(file) = &call.file {
+                stats
+                    .files
+                    .entry(file.display().to_string())
+                    .or_default()
+                    .add(input, output, error);
+            }
+        }
+        let due = self
+            .last_write
+            .lock()
+            .unwrap()
+            .is_none_or(|t| t.elapsed() >= WRITE_EVERY);
+        if due {
+            self.flush();
+        }
+    }
+
+    fn tokens_of_file(&self, path: &Path) -> Option<u64> {
+        let id = FileId::of(&fs::metadata(path).ok()?);
+        if let Some(n) = self.file_tokens.get(&id) {
+            return Some(n);
+        }
+        let text = fs::read(path).ok()?;
+        let n = self.tokenizer.count(&String::from_utf8_lossy(&text));
+        self.file_tokens.insert(id, n);
+        Some(n)
+    }
+
+    /// Writes `stats.json` now (temp file + rename: the plugin never reads half a file).
+    pub fn flush(&self) {
+        let bytes =
+            serde_json::to_vec_pretty(&*self.stats.lock().unwrap()).expect("stats serialize");
+        *self.last_write.lock().unwrap() = Some(Instant::now());
+        let written = (|| {
+            fs::create_dir_all(self.path.parent().unwrap_or(Path::new(".")))?;
+            let tmp = self
+                .path
+                .with_extension(format!("json.{}.tmp", std::process::id()));
+            fs::write(&tmp, &bytes)?;
+            fs::rename(&tmp, &self.path)
+        })();
+        if let Err(e) = written {
+            tracing::warn!(path = %self.path.display(), error = %e, "cannot write stats");
+        }
+    }
+
+    pub fn snapshot(&self) -> Stats {
+        self.stats.lock().unwrap().clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tokenizer_is_released_only_after_it_idles() {
+        let t = Tokenizer::default();
+        assert!(t.release_if_idle());
+        assert_eq!(t.count("fn main() {}"), 4);
+        assert!(!t.release_if_idle(), "released while in use");
+        t.loaded.lock().unwrap().as_mut().unwrap().1 -= TOKENIZER_IDLE;
+        assert!(t.release_if_idle());
+    }
+
+    #[test]
+    fn baselines_are_counted_with_a_real_tokenizer_and_totals_persist() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("a.rs");
+        let source = "pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n".repeat(20);
+        fs::write(&file, &source).unwrap();
+        let gain = Gain::load(tmp.path());
+        let output = "a.rs (rust, 20 symbols)\n     1  pub fn add(a: u32, b: u32) -> u32";
+        gain.account(
+            Call {
+                action: "symbols_overview",
+                file: Some(file.clone()),
+                baseline: Baseline::File(file.clone()),
+                output: output.into(),
+            },
+            false,
+        );
+        gain.account(
+            Call {
+                action: "search_symbol",
+                file: None,
+                baseline: Baseline::NoClaim,
+                output: "1 matches".into(),
+            },
+            false,
+        );
+        gain.account(
+            Call {
+                action: "outline",
+                file: None,
+                baseline: Baseline::NoClaim,
+                output: "ERROR: X".into(),
+            },
+            true,
+        );
+        let stats = gain.snapshot();
+        assert_eq!(stats.total_commands, 3);
+        assert_eq!(stats.total_errors, 1);
+        assert_eq!(
+            stats.commands["symbols_overview"].input_tokens,
+            count_tokens(&source)
+        );
+        assert!(count_tokens(&source) > 200, "{}", count_tokens(&source));
+        assert_eq!(
+            stats.commands["search_symbol"].input_tokens,
+            stats.commands["search_symbol"].output_tokens
+        );
+        assert_eq!(stats.files[&file.display().to_string()].commands, 1);
+        gain.flush();
+        assert_eq!(Gain::load(tmp.path()).snapshot(), stats);
+        // The keys the plugin's StatsReader extracts.
+        let json: serde_json::Value =
+            serde_json::from_slice(&fs::read(tmp.path().join("stats.json")).unwrap()).unwrap();
+        for key in [
+            "total_input_tokens",
+            "total_output_tokens",
+            "total_commands",
+        ] {
+            assert!(json[key].is_u64(), "{key}");
+        }
+    }
+}
