@@ -61,7 +61,7 @@ pub struct Gain {
 
 const WRITE_EVERY: Duration = Duration::from_secs(1);
 
-/// The tokenizer's tables take about 65 MB: loaded on the first record of a burst
+/// The tokenizer's tables take some 50 MB: loaded on the first record of a burst
 /// and dropped after this long without one, so an idle daemon stays small.
 const TOKENIZER_IDLE: Duration = Duration::from_secs(60);
 

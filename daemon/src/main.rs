@@ -34,11 +34,6 @@ struct Args {
     idle_timeout: Option<Duration>,
 }
 
-// The daemon allocates millions of small symbol records and frees large parse trees;
-// mimalloc returns that memory to the system where glibc's arenas hold on to it.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Exit code when another daemon holds the lock: the spawning shim just connects.
 const EXIT_ALREADY_RUNNING: u8 = 3;
 
