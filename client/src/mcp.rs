@@ -18,10 +18,11 @@ use lean_ctx_shared::{
     transport::Connection,
 };
 use rmcp::{
-    ErrorData as McpError, ServerHandler, ServiceExt,
+    ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
     handler::server::{router::tool::ToolRouter, wrapper::Parameters},
     model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig},
     schemars::{self, JsonSchema},
+    service::NotificationContext,
     tool, tool_handler, tool_router,
     transport::stdio,
 };
@@ -46,12 +47,49 @@ guarded by expected_hash (the BLAKE3 every edit answers with).";
 
 struct State {
     paths: Paths,
-    root: PathBuf,
+    /// The project: where the session runs, or the client's MCP root when it offers
+    /// roots (chosen once the client has initialized).
+    root: std::sync::RwLock<PathBuf>,
+    /// Set once the root is final; tool calls wait for it (briefly).
+    settled: tokio::sync::watch::Sender<bool>,
     conn: Mutex<Option<Connection>>,
     wait_ms: u32,
 }
 
+/// Longest a tool call waits for the client's roots to arrive.
+const ROOTS_WAIT: Duration = Duration::from_secs(2);
+
 impl State {
+    /// The project root, once settled.
+    async fn root(&self) -> PathBuf {
+        let mut rx = self.settled.subscribe();
+        let _ = tokio::time::timeout(ROOTS_WAIT, rx.wait_for(|s| *s)).await;
+        self.root.read().unwrap().clone()
+    }
+
+    /// Adopts the client's roots: the innermost one holding the working directory,
+    /// else the first; only `file://` roots that are existing directories count.
+    /// (rmcp marks roots deprecated by SEP-2577; the agents in use still offer them.)
+    #[allow(deprecated)]
+    /// else the first; only `file://` roots that are existing directories count.
+    fn apply_roots(&self, roots: &[rmcp::model::Root]) {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let dirs: Vec<PathBuf> = roots
+            .iter()
+            .filter_map(|r| file_uri_path(&r.uri))
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .filter(|p| p.is_dir())
+            .collect();
+        let chosen = dirs
+            .iter()
+            .filter(|d| cwd.starts_with(d))
+            .max_by_key(|d| d.as_os_str().len())
+            .or(dirs.first());
+        if let Some(root) = chosen {
+            *self.root.write().unwrap() = root.clone();
+        }
+    }
+
     /// The daemon client, connecting (and spawning the daemon) on first use.
     async fn client(&self) -> Result<LeanCtxClient, LeanError> {
         let mut conn = self.conn.lock().await;
@@ -235,7 +273,7 @@ impl LeanCtxMcp {
     ) -> Result<CallToolResult, McpError> {
         let s = &self.state;
         let req = OutlineRequest {
-            root: s.root.clone(),
+            root: s.root().await,
             path: p.path.unwrap_or_default(),
             depth: p.depth.unwrap_or(1),
             limit: p.limit.unwrap_or(0),
@@ -261,6 +299,7 @@ impl LeanCtxMcp {
     ) -> Result<CallToolResult, McpError> {
         let s = &self.state;
         let query = p.query.clone();
+        let root = s.root().await;
         let request = (|| {
             if p.action.as_deref().is_some_and(|a| a != "symbol") {
                 return Err(LeanError::new(
@@ -284,7 +323,7 @@ impl LeanCtxMcp {
                 None => None,
             };
             Ok(SearchSymbolRequest {
-                root: s.root.clone(),
+                root,
                 query: p.query,
                 kind,
                 path: p.path,
@@ -320,7 +359,7 @@ impl LeanCtxMcp {
                 return answer::<()>(Err(missing("path", "symbols_overview")), |_| String::new());
             };
             let req = SymbolsOverviewRequest {
-                root: s.root.clone(),
+                root: s.root().await,
                 path,
                 depth: p.depth.unwrap_or(1),
             };
@@ -362,7 +401,7 @@ impl LeanCtxMcp {
             }
         };
         let req = EditRequest {
-            root: s.root.clone(),
+            root: s.root().await,
             action,
             target,
             text,
@@ -382,8 +421,54 @@ impl LeanCtxMcp {
     }
 }
 
+/// The path of a `file://` URI (percent-decoded); `None` for other schemes.
+fn file_uri_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let path = rest.strip_prefix("localhost").unwrap_or(rest);
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(hi), Some(lo)) => {
+                out.push((hi * 16 + lo) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    use std::os::unix::ffi::OsStringExt;
+    Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for LeanCtxMcp {
+    /// Once the client is initialized: take its roots, if it offers them.
+    #[allow(deprecated)]
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let offers_roots = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        if offers_roots {
+            match context.peer.list_roots().await {
+                Ok(result) => self.state.apply_roots(&result.roots),
+                Err(e) => {
+                    eprintln!("lean-ctx mcp: the client offered roots but did not list them: {e}")
+                }
+            }
+        }
+        self.state.settled.send_replace(true);
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(
@@ -402,7 +487,8 @@ pub async fn serve(paths: Paths, root: PathBuf) -> Result<ExitCode, LeanError> {
         .unwrap_or(DEFAULT_INDEX_WAIT_MS);
     let state = Arc::new(State {
         paths,
-        root,
+        root: std::sync::RwLock::new(root),
+        settled: tokio::sync::watch::Sender::new(false),
         conn: Mutex::new(None),
         wait_ms,
     });
@@ -410,7 +496,7 @@ pub async fn serve(paths: Paths, root: PathBuf) -> Result<ExitCode, LeanError> {
     // failures surface on the first tool call instead.
     let warm = state.clone();
     tokio::spawn(async move {
-        let root = warm.root.clone();
+        let root = warm.root().await;
         if let Err(e) = warm
             .call(|c| {
                 let root = root.clone();
@@ -436,4 +522,26 @@ pub async fn serve(paths: Paths, root: PathBuf) -> Result<ExitCode, LeanError> {
         .await
         .map_err(|e| LeanError::internal(format!("MCP session failed: {e}")))?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_uris_become_paths() {
+        assert_eq!(
+            file_uri_path("file:///home/a/my%20proj"),
+            Some(PathBuf::from("/home/a/my proj"))
+        );
+        assert_eq!(
+            file_uri_path("file://localhost/srv/x"),
+            Some(PathBuf::from("/srv/x"))
+        );
+        assert_eq!(
+            file_uri_path("file:///t/%C3%A4%zz"),
+            Some(PathBuf::from("/t/ä%zz"))
+        );
+        assert_eq!(file_uri_path("https://example.com/x"), None);
+    }
 }

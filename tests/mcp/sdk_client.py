@@ -5,7 +5,8 @@ the test's LEAN_CTX_* environment; exits non-zero (with the failed assertion) on
 deviation. Covers: initialize answered at once while nothing runs yet, tools/list with
 valid JSON Schemas, a call issued while the daemon is still indexing (INDEXING with
 progress, never an empty answer), every tool on a fixture project, chained edits by
-hash, catalog errors, and a session that outlives a `kill -9` of the daemon.
+hash, catalog errors, a session that outlives a `kill -9` of the daemon, and a
+client whose MCP roots name the project.
 """
 
 import asyncio
@@ -119,7 +120,24 @@ async def main(shim, project):
                 assert time.monotonic() < deadline, body
                 await asyncio.sleep(0.2)
             assert "pub fn helper() -> i32 { 3 }" not in body and "helper" in body, body
+    await roots_session(shim, project)
     print("ok")
+
+
+async def roots_session(shim, project):
+    """A client that offers MCP roots: the server takes the project from them, not
+    from its working directory (here the project's parent)."""
+    from mcp import types
+
+    async def list_roots(context):
+        return types.ListRootsResult(roots=[types.Root(uri="file://" + os.path.realpath(project))])
+
+    params = StdioServerParameters(command=shim, args=["mcp"], cwd=os.path.dirname(project), env=dict(os.environ))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, list_roots_callback=list_roots) as session:
+            await session.initialize()
+            is_error, body = await call(session, "ctx_outline", {"path": "src/lib.rs", "depth": 0})
+            assert not is_error and body.startswith("src/lib.rs (rust)"), body
 
 
 if __name__ == "__main__":
