@@ -67,6 +67,7 @@ fn hello_with(protocol: u32, intent: Intent) -> ClientHello {
         build: "other".into(),
         intent,
         client: "test".into(),
+        capabilities: vec![],
     }
 }
 

@@ -41,7 +41,14 @@ pub struct ClientHello {
     pub intent: Intent,
     /// Free text for logs, e.g. `lean-ctx cli` or `lean-ctx mcp`.
     pub client: String,
+    /// What the client speaks after the hello; absent from hellos of builds that
+    /// predate the field.
+    #[serde(default)]
+    pub capabilities: Vec<String>,
 }
+
+/// The one transport after the hello so far: tarpc frames, bincode-encoded.
+pub const TARPC_BINCODE: &str = "tarpc-bincode";
 
 impl ClientHello {
     /// The hello of this build.
@@ -53,6 +60,7 @@ impl ClientHello {
             build: build_id(),
             intent,
             client: client.into(),
+            capabilities: vec![TARPC_BINCODE.to_string()],
         }
     }
 }
@@ -103,7 +111,11 @@ pub enum RefuseReason {
 /// The daemon's side of the decision, as a pure function so every rule is testable.
 /// `idle` means no other connection and no call in flight.
 pub fn decide(client: &ClientHello, idle: bool) -> Outcome {
-    let compatible = client.protocol == PROTOCOL_VERSION && client.schema == SCHEMA;
+    // A client that lists capabilities must speak our transport; an empty list is a
+    // build from before the field, which did.
+    let speaks_ours =
+        client.capabilities.is_empty() || client.capabilities.iter().any(|c| c == TARPC_BINCODE);
+    let compatible = client.protocol == PROTOCOL_VERSION && client.schema == SCHEMA && speaks_ours;
     let ours = format!("protocol {PROTOCOL_VERSION}, build {}", build_id());
     let theirs = format!("protocol {}, build {}", client.protocol, client.build);
     match client.intent {
@@ -216,6 +228,7 @@ mod tests {
             build: "test".into(),
             intent,
             client: "test".into(),
+            capabilities: vec![],
         }
     }
 
@@ -240,6 +253,18 @@ mod tests {
             panic!()
         };
         assert_eq!(reason, RefuseReason::Incompatible);
+    }
+
+    #[test]
+    fn a_client_that_does_not_speak_our_transport_is_refused() {
+        let mut h = ClientHello::new(Intent::Call, "t");
+        h.capabilities = vec!["json-rpc".into()];
+        let Outcome::Refused { reason, .. } = decide(&h, true) else {
+            panic!()
+        };
+        assert_eq!(reason, RefuseReason::Incompatible);
+        h.capabilities.clear();
+        assert_eq!(decide(&h, true), Outcome::Accepted);
     }
 
     #[test]
@@ -298,7 +323,7 @@ mod tests {
         let h = hello(1, "s", "0.1.0", Intent::CallOrReplace);
         assert_eq!(
             serde_json::to_string(&h).unwrap(),
-            r#"{"protocol":1,"schema":"s","version":"0.1.0","build":"test","intent":"call_or_replace","client":"test"}"#
+            r#"{"protocol":1,"schema":"s","version":"0.1.0","build":"test","intent":"call_or_replace","client":"test","capabilities":[]}"#
         );
     }
 
