@@ -40,11 +40,25 @@ async fn ping(conn: &Connection, delay_ms: u32) -> u32 {
         .pid
 }
 
+/// Writes `bytes`; the daemon may already have closed the connection on the first
+/// bad byte, which is what these tests want, so a broken pipe or reset is fine.
+async fn send(s: &mut UnixStream, bytes: &[u8]) {
+    if let Err(e) = s.write_all(bytes).await {
+        assert!(
+            matches!(
+                e.kind(),
+                std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+            ),
+            "{e}"
+        );
+    }
+}
+
 /// Sends `bytes` on a fresh connection and expects the daemon to close it (EOF, or a
 /// reset) without sending anything.
 async fn closed_after(env: &TestEnv, bytes: &[u8]) {
     let mut s = UnixStream::connect(env.paths.socket()).await.unwrap();
-    s.write_all(bytes).await.unwrap();
+    send(&mut s, bytes).await;
     let mut buf = [0u8; 64];
     let read = tokio::time::timeout(T, s.read(&mut buf))
         .await
@@ -101,8 +115,9 @@ async fn garbage_wrong_hellos_and_oversized_frames_close_only_that_connection() 
         .unwrap();
     let reply: ServerHello = lean_ctx_shared::hello::read_hello(&mut s).await.unwrap();
     assert_eq!(reply.outcome, Outcome::Accepted);
-    s.write_all(&u32::MAX.to_be_bytes()).await.unwrap();
-    s.write_all(b"xxxxxxxx").await.unwrap();
+    let mut frame = u32::MAX.to_be_bytes().to_vec();
+    frame.extend_from_slice(b"xxxxxxxx");
+    send(&mut s, &frame).await;
     let mut buf = [0u8; 16];
     let read = tokio::time::timeout(T, s.read(&mut buf)).await.unwrap();
     assert!(
