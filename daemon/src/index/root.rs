@@ -181,7 +181,7 @@ impl RootIndex {
         }
         let files = self.walk_and_watch(&self.root);
         self.walk.total.store(files.len() as u64, Ordering::Relaxed);
-        self.index_files(&files);
+        self.index_files(&files, true);
         let seen: HashSet<&str> = files.iter().map(|(_, rel)| rel.as_str()).collect();
         self.files
             .write()
@@ -194,7 +194,9 @@ impl RootIndex {
     }
 
     /// Indexes `files` in parallel over the configured threads.
-    fn index_files(&self, files: &[(PathBuf, String)]) {
+    /// `progress`: count into the full walk's progress (a subtree re-walk after a
+    /// watcher event must not push it past 100%).
+    fn index_files(&self, files: &[(PathBuf, String)], progress: bool) {
         let next = AtomicUsize::new(0);
         std::thread::scope(|s| {
             for _ in 0..self.config.threads.max(1) {
@@ -205,7 +207,9 @@ impl RootIndex {
                             break;
                         };
                         self.index_file(abs, rel);
-                        self.walk.done.fetch_add(1, Ordering::Relaxed);
+                        if progress {
+                            self.walk.done.fetch_add(1, Ordering::Relaxed);
+                        }
                     }
                 });
             }
@@ -532,7 +536,7 @@ impl RootIndex {
             if path.is_dir() {
                 // Created or moved in: walk it.
                 let files = self.walk_and_watch(&path);
-                self.index_files(&files);
+                self.index_files(&files, false);
             } else if path.is_file() {
                 if Lang::from_path(&path).is_some() {
                     self.index_file(&path, &rel);
