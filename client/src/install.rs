@@ -92,7 +92,7 @@ impl Plan {
     }
 }
 
-fn home() -> Result<PathBuf, LeanError> {
+pub(crate) fn home() -> Result<PathBuf, LeanError> {
     directories::BaseDirs::new()
         .map(|b| b.home_dir().to_path_buf())
         .ok_or_else(|| {
@@ -261,10 +261,7 @@ fn write_file(path: &Path, content: &str) -> Result<(), LeanError> {
         ))
         .with_remedy("move it away (it is yours), then install again"));
     }
-    fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).map_err(fail)?;
-    let tmp = path.with_extension("lean-ctx.tmp");
-    fs::write(&tmp, content).map_err(fail)?;
-    fs::rename(&tmp, path).map_err(fail)
+    lean_ctx_shared::paths::write_atomic(path, content.as_bytes()).map_err(fail)
 }
 
 pub async fn install(

@@ -14,7 +14,10 @@ use lean_ctx_shared::{LeanError, Paths};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::{install, output::Output};
+use crate::{
+    install::{self, home},
+    output::Output,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -52,14 +55,6 @@ struct AgentConfig {
 }
 
 const NAME: &str = "lean-ctx";
-
-fn home() -> Result<PathBuf, LeanError> {
-    directories::BaseDirs::new()
-        .map(|b| b.home_dir().to_path_buf())
-        .ok_or_else(|| {
-            LeanError::internal("cannot determine the home directory").with_remedy("set HOME")
-        })
-}
 
 pub async fn run(
     args: SetupArgs,
@@ -157,12 +152,8 @@ fn servers_key(agent: Agent) -> &'static str {
 }
 
 fn write_atomic(path: &Path, content: &str) -> Result<(), LeanError> {
-    let fail =
-        |e: std::io::Error| LeanError::internal(format!("cannot write {}: {e}", path.display()));
-    fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).map_err(fail)?;
-    let tmp = path.with_extension("lean-ctx.tmp");
-    fs::write(&tmp, content).map_err(fail)?;
-    fs::rename(&tmp, path).map_err(fail)
+    lean_ctx_shared::paths::write_atomic(path, content.as_bytes())
+        .map_err(|e| LeanError::internal(format!("cannot write {}: {e}", path.display())))
 }
 
 /// Sets `servers_key.lean-ctx` in a JSON config, keeping everything else.

@@ -59,6 +59,8 @@ pub struct Written {
     pub content: Vec<u8>,
     /// What the target range held before (for gain accounting).
     pub replaced: String,
+    /// The parse of `content`, when the syntax guard already made it.
+    pub parsed: Option<FileSymbols>,
     pub new_range: AgentRange,
     pub hash: String,
 }
@@ -135,6 +137,7 @@ pub fn apply(
     content.extend_from_slice(&original[at.end..]);
     let written = at.start + written.start..at.start + written.end;
 
+    let mut checked = None;
     if !edit.force && parsed.syntax_error.is_none() {
         let after = extract(lang, &content);
         if let Some(pos) = after.syntax_error {
@@ -149,6 +152,7 @@ pub fn apply(
                 "fix the text (it must be complete declarations), or pass force to write it anyway",
             ));
         }
+        checked = Some(after);
     }
 
     write_atomic(abs, &content)
@@ -156,6 +160,7 @@ pub fn apply(
     let lines = LineIndex::new(&content);
     Ok(Written {
         replaced: String::from_utf8_lossy(current).into_owned(),
+        parsed: checked,
         new_range: AgentRange::new(
             lines.position(&content, written.start),
             lines.position(&content, written.end),

@@ -230,15 +230,7 @@ impl Gain {
         let bytes =
             serde_json::to_vec_pretty(&*self.stats.lock().unwrap()).expect("stats serialize");
         *self.last_write.lock().unwrap() = Some(Instant::now());
-        let written = (|| {
-            fs::create_dir_all(self.path.parent().unwrap_or(Path::new(".")))?;
-            let tmp = self
-                .path
-                .with_extension(format!("json.{}.tmp", std::process::id()));
-            fs::write(&tmp, &bytes)?;
-            fs::rename(&tmp, &self.path)
-        })();
-        if let Err(e) = written {
+        if let Err(e) = lean_ctx_shared::paths::write_atomic(&self.path, &bytes) {
             tracing::warn!(path = %self.path.display(), error = %e, "cannot write stats");
         }
     }

@@ -63,9 +63,7 @@ pub async fn symbols_overview(
     d: &Daemon,
     req: SymbolsOverviewRequest,
 ) -> Result<SymbolsOverviewResponse, LeanError> {
-    let root = req.root.clone();
-    let resp = overview(d, req).await?;
-    let file = root_of(d, &root)?.join(&resp.path);
+    let (resp, file) = overview(d, req).await?;
     d.gain.record(Call {
         action: "symbols_overview",
         file: Some(file.clone()),
@@ -75,16 +73,12 @@ pub async fn symbols_overview(
     Ok(resp)
 }
 
-/// The canonical root of a registered project.
-fn root_of(d: &Daemon, root: &Path) -> Result<PathBuf, LeanError> {
-    Ok(d.registry.open(root)?.root.clone())
-}
-
-/// One file's symbols, unaccounted (callers account what they answer).
+/// One file's symbols and its absolute path, unaccounted (callers account what
+/// they answer).
 async fn overview(
     d: &Daemon,
     req: SymbolsOverviewRequest,
-) -> Result<SymbolsOverviewResponse, LeanError> {
+) -> Result<(SymbolsOverviewResponse, PathBuf), LeanError> {
     let project = project(d, &req.root)?;
     blocking(move || {
         let file = jail(&project, &req.path, Want::File)?;
@@ -95,12 +89,13 @@ async fn overview(
                 format!("{} is binary", file.rel),
             ));
         }
-        Ok(SymbolsOverviewResponse {
+        let resp = SymbolsOverviewResponse {
             language: language(&parsed),
             symbols: parsed.symbols.top().map(|s| s.info(req.depth)).collect(),
             total: parsed.symbols.count as u32,
             path: file.rel,
-        })
+        };
+        Ok((resp, file.abs))
     })
     .await
 }
@@ -117,7 +112,7 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
         blocking(move || jail(&project, &path, Want::FileOrDir)).await?
     };
     if !target.abs.is_dir() {
-        let file = overview(
+        let (file, _) = overview(
             d,
             SymbolsOverviewRequest {
                 root: req.root,
@@ -413,7 +408,7 @@ pub async fn edit_symbol(d: &Arc<Daemon>, req: EditRequest) -> Result<EditRespon
                 force: req.force,
             },
         )?;
-        project.index.wrote(&file.abs, &file.rel, &written.content);
+        project.index.wrote(&file.abs, &file.rel, &written.content, written.parsed);
         let resp = EditResponse {
             path: file.rel,
             applied: true,

@@ -70,13 +70,8 @@ impl EditorSignal {
 
     /// Writes atomically (temp file + rename), so a reader never sees half a file.
     pub fn write(&self, data_dir: &Path) -> io::Result<()> {
-        fs::create_dir_all(data_dir)?;
-        let tmp = data_dir.join(format!(".{FILE_NAME}.{}.tmp", std::process::id()));
-        fs::write(
-            &tmp,
-            serde_json::to_vec_pretty(self).map_err(io::Error::other)?,
-        )?;
-        fs::rename(&tmp, data_dir.join(FILE_NAME))
+        let bytes = serde_json::to_vec_pretty(self).map_err(io::Error::other)?;
+        crate::paths::write_atomic(&data_dir.join(FILE_NAME), &bytes)
     }
 
     /// The files to rank first, best first, as of `now`: the active file, then the

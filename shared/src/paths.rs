@@ -196,6 +196,21 @@ impl Paths {
     }
 }
 
+/// Writes `bytes` to `path` through a temp file in the same directory and a rename,
+/// creating the directory if needed: a reader sees the old file or the new one, never
+/// half of one. (Files other processes read: editor signal, stats, agent configs,
+/// service units. Source edits have their own, stricter path in the daemon.)
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir)?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    fs::write(&tmp, bytes)?;
+    fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = fs::remove_file(&tmp);
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

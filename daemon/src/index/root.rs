@@ -32,6 +32,7 @@ use tokio::sync::watch;
 use super::{
     lang::Lang,
     store::{Caches, Counters, FileId, Parsed},
+    symbols::FileSymbols,
 };
 
 /// Knobs of the index, from `config.toml`.
@@ -416,11 +417,11 @@ impl RootIndex {
     }
 
     /// Records our own write of `bytes` to `rel`, so the next answer needs no re-read.
-    pub fn wrote(&self, abs: &Path, rel: &str, bytes: &[u8]) {
+    pub fn wrote(&self, abs: &Path, rel: &str, bytes: &[u8], parsed: Option<FileSymbols>) {
         let (Some(lang), Ok(meta)) = (Lang::from_path(abs), fs::metadata(abs)) else {
             return;
         };
-        let parsed = self.caches.parse_bytes(&meta, lang, bytes);
+        let parsed = self.caches.parse_bytes(&meta, lang, bytes, parsed);
         let mut files = self.files.write().unwrap();
         if files.contains_key(rel) {
             files.insert(

@@ -144,13 +144,20 @@ impl Caches {
         Ok(Parsed { hash, symbols })
     }
 
-    /// Parses bytes already in hand (after our own write) and caches the result.
-    pub fn parse_bytes(&self, meta: &Metadata, lang: Lang, bytes: &[u8]) -> Parsed {
+    /// Caches bytes already in hand (after our own write), with their parse if the
+    /// caller already made it.
+    pub fn parse_bytes(
+        &self,
+        meta: &Metadata,
+        lang: Lang,
+        bytes: &[u8],
+        parsed: Option<FileSymbols>,
+    ) -> Parsed {
         let hash = *blake3::hash(bytes).as_bytes();
         self.hashes.insert(FileId::of(meta), hash);
-        let symbols = self
-            .symbols
-            .get_with((lang, hash), || Arc::new(extract(lang, bytes)));
+        let symbols = self.symbols.get_with((lang, hash), || {
+            Arc::new(parsed.unwrap_or_else(|| extract(lang, bytes)))
+        });
         Parsed { hash, symbols }
     }
 
