@@ -30,8 +30,13 @@ done
 cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 
-step "MCP clients: the Python mcp SDK and the MCP Inspector"
-python3 -m pip install -q --disable-pip-version-check -r tests/mcp/requirements.txt
+step "real peers: rust-analyzer, python-lsp-server, the Python mcp SDK, the MCP Inspector"
+# rust-analyzer: rustup's component where it exists, else built once from crates.io
+# and cached outside the checkout (~8 minutes the first time on 2 cores).
+LEAN_CTX_TEST_RUST_ANALYZER="$(bash tests/ensure-rust-analyzer.sh)"
+export LEAN_CTX_TEST_RUST_ANALYZER
+"$LEAN_CTX_TEST_RUST_ANALYZER" --version
+python3 -m pip install -q --disable-pip-version-check -r tests/requirements.txt
 (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 
 step "cargo fmt --check"
@@ -44,13 +49,14 @@ step "cargo test"
 # Builds every binary first, so the shim's tests find the lean-ctxd they spawn.
 cargo test --workspace --locked
 
-step "no daemon left behind"
+step "no daemon or language server left behind"
+# Everything a test daemon spawned inherits its LEAN_CTX_RUNTIME_DIR under /tmp/lc*.
 leftover=0
 for env in /proc/[0-9]*/environ; do
   pid=${env#/proc/}; pid=${pid%/environ}
-  [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == lean-ctxd ]] || continue
+  [[ $pid == "$$" ]] && continue
   if tr '\0' '\n' <"$env" 2>/dev/null | grep -q '^LEAN_CTX_RUNTIME_DIR=/tmp/lc'; then
-    echo "test daemon still running: pid $pid"; leftover=1
+    echo "still running: pid $pid ($(cat "/proc/$pid/comm" 2>/dev/null))"; leftover=1
   fi
 done
 [[ $leftover == 0 ]] || exit 1

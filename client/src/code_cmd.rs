@@ -1,8 +1,9 @@
-//! The code verbs: `outline`, `search`, and `refactor symbols_overview|
-//! replace_symbol_body|insert_before_symbol|insert_after_symbol`. Each validates its
-//! arguments into one protocol request, sends it, and prints the answer compactly.
-//! While the project's first index runs, they show a progress bar (on a terminal) and
-//! retry, unless `--no-wait`.
+//! The code verbs: `outline`, `search`, and `refactor <action>` for every
+//! `ctx_refactor` action (symbols_overview, the symbol edits, navigation, type
+//! hierarchy, inspections, reformat, rename, move, safe_delete, inline). Each validates
+//! its arguments into one protocol request, sends it, and prints the answer compactly.
+//! While the project's first index (or its language server's first load) runs, they
+//! show a progress bar (on a terminal) and retry, unless `--no-wait`.
 
 use std::{
     io::{IsTerminal, Read, Write},
@@ -15,8 +16,10 @@ use clap::{Args, Subcommand};
 use lean_ctx_shared::{
     ErrorCode, ErrorDetails, LeanError,
     protocol::{
-        EditAction, EditRequest, EditTarget, LeanCtxClient, OutlineRequest, SearchSymbolRequest,
-        SymbolKind, SymbolsOverviewRequest,
+        Direction, EditAction, EditRequest, EditTarget, FilePosition, InspectionsMode,
+        InspectionsRequest, LeanCtxClient, NavigateAction, NavigateRequest, OutlineRequest,
+        RefactorKind, RefactorPhase, RefactorRequest, ReformatRequest, Scope, SearchSymbolRequest,
+        SymbolKind, SymbolsOverviewRequest, TypeHierarchyRequest,
     },
     transport::Connection,
 };
@@ -97,6 +100,162 @@ pub enum RefactorCommand {
         #[arg(long)]
         text: String,
     },
+    /// Every reference to the symbol at a position (declaration included).
+    References(NavArgs),
+    /// Where the symbol at a position is defined.
+    Definition(NavArgs),
+    /// Implementations of the trait, interface or method at a position.
+    Implementations(NavArgs),
+    /// Where the symbol at a position is declared.
+    Declaration(NavArgs),
+    /// Supertypes or subtypes of the type at a position.
+    TypeHierarchy {
+        #[command(flatten)]
+        nav: NavArgs,
+        #[arg(long, value_enum, default_value_t = DirectionArg::Supertypes)]
+        direction: DirectionArg,
+    },
+    /// A file's diagnostics (`--mode run`) or the diagnostic sources (`--mode list`).
+    Inspections {
+        path: String,
+        #[arg(long, value_enum, default_value_t = ModeArg::Run)]
+        mode: ModeArg,
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+        #[arg(long)]
+        no_wait: bool,
+    },
+    /// Format a file in place with its language server's formatter.
+    Reformat {
+        path: String,
+        /// BLAKE3 hex of the whole file as you last read it.
+        #[arg(long)]
+        expected_hash: Option<String>,
+        #[arg(long)]
+        no_wait: bool,
+    },
+    /// Rename the symbol at a position across the project: applies at once unless
+    /// --preview; with --plan-hash only if the plan is still the previewed one.
+    Rename {
+        #[command(flatten)]
+        nav: NavArgs,
+        #[arg(long)]
+        new_name: String,
+        #[command(flatten)]
+        two_phase: TwoPhaseArgs,
+    },
+    /// Move the symbol at a position to another file or package (needs the IDE).
+    Move {
+        #[command(flatten)]
+        nav: NavArgs,
+        /// The target file, directory or package.
+        #[arg(long)]
+        destination: String,
+        #[command(flatten)]
+        two_phase: TwoPhaseArgs,
+    },
+    /// Delete the symbol at a position if nothing uses it (needs the IDE).
+    SafeDelete {
+        #[command(flatten)]
+        nav: NavArgs,
+        #[command(flatten)]
+        two_phase: TwoPhaseArgs,
+    },
+    /// Inline the symbol at a position into its usages (needs the IDE).
+    Inline {
+        #[command(flatten)]
+        nav: NavArgs,
+        #[command(flatten)]
+        two_phase: TwoPhaseArgs,
+    },
+}
+
+/// A position and how many results.
+#[derive(Debug, Args)]
+pub struct NavArgs {
+    /// `PATH:LINE:COLUMN` (line 1-based, column 0-based in characters), as grep and
+    /// compilers print it.
+    #[arg(value_parser = parse_location)]
+    at: (String, u32, u32),
+    /// `all` includes libraries and the standard library.
+    #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
+    scope: ScopeArg,
+    #[arg(long, default_value_t = 100)]
+    limit: u32,
+    /// Answer INDEXING at once instead of waiting for the language server.
+    #[arg(long)]
+    no_wait: bool,
+}
+
+impl NavArgs {
+    fn position(&self) -> FilePosition {
+        FilePosition {
+            path: from_cwd(&self.at.0),
+            line: self.at.1,
+            column: self.at.2,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct TwoPhaseArgs {
+    /// Show usages, conflicts and the plan hash; write nothing.
+    #[arg(long)]
+    preview: bool,
+    /// Apply only if the plan still hashes to this (from a preview).
+    #[arg(long, conflicts_with = "preview")]
+    plan_hash: Option<String>,
+    /// Apply despite conflicts.
+    #[arg(long, conflicts_with = "preview")]
+    force: bool,
+}
+
+impl TwoPhaseArgs {
+    fn phase(&self) -> RefactorPhase {
+        if self.preview {
+            RefactorPhase::Preview
+        } else {
+            RefactorPhase::Apply {
+                plan_hash: self.plan_hash.clone(),
+                force: self.force,
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ScopeArg {
+    Project,
+    All,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum DirectionArg {
+    Supertypes,
+    Subtypes,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ModeArg {
+    Run,
+    List,
+}
+
+fn parse_location(s: &str) -> Result<(String, u32, u32), String> {
+    let mut parts = s.rsplitn(3, ':');
+    let (column, line, path) = (parts.next(), parts.next(), parts.next());
+    match (
+        path,
+        line.map(str::parse::<u32>),
+        column.map(str::parse::<u32>),
+    ) {
+        (Some(path), Some(Ok(line)), Some(Ok(column))) if !path.is_empty() && line > 0 => {
+            Ok((path.to_string(), line, column))
+        }
+        _ => Err(format!(
+            "{s:?} is not PATH:LINE:COLUMN (line 1-based, column 0-based), e.g. src/lib.rs:12:4"
+        )),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -305,6 +464,7 @@ pub async fn refactor(
         RefactorCommand::InsertAfterSymbol { target, text } => {
             (EditAction::InsertAfterSymbol, target, text)
         }
+        other => return language_server_action(client, root, other, out).await,
     };
     let req = EditRequest {
         root,
@@ -326,4 +486,206 @@ pub async fn refactor(
     .await?;
     out.emit(&resp, || render::edit(action, &resp));
     Ok(ExitCode::SUCCESS)
+}
+
+/// Language servers and refactorings may work a while on a big workspace; the shim's
+/// default tarpc deadline (10 s) is for quick calls.
+fn long_call() -> tarpc::context::Context {
+    let mut ctx = tarpc::context::current();
+    ctx.deadline = Instant::now() + Duration::from_secs(180);
+    ctx
+}
+
+/// The actions a language server (or the IDE) answers.
+async fn language_server_action(
+    client: &LeanCtxClient,
+    root: PathBuf,
+    cmd: RefactorCommand,
+    out: &Output,
+) -> Result<ExitCode, LeanError> {
+    let wait = |no_wait: bool| if no_wait { 0 } else { WAIT_SLICE_MS };
+    let navigate = |action, nav: &NavArgs| NavigateRequest {
+        root: root.clone(),
+        action,
+        at: nav.position(),
+        scope: match nav.scope {
+            ScopeArg::Project => Scope::Project,
+            ScopeArg::All => Scope::All,
+        },
+        limit: nav.limit,
+        wait_ms: wait(nav.no_wait),
+    };
+    let refactor = |kind, nav: &NavArgs, two: &TwoPhaseArgs| RefactorRequest {
+        root: root.clone(),
+        kind,
+        at: nav.position(),
+        phase: two.phase(),
+        limit: nav.limit,
+        wait_ms: wait(nav.no_wait),
+    };
+    let (no_wait, call) = match &cmd {
+        RefactorCommand::References(nav) => (
+            nav.no_wait,
+            Call::Navigate(navigate(NavigateAction::References, nav)),
+        ),
+        RefactorCommand::Definition(nav) => (
+            nav.no_wait,
+            Call::Navigate(navigate(NavigateAction::Definition, nav)),
+        ),
+        RefactorCommand::Implementations(nav) => (
+            nav.no_wait,
+            Call::Navigate(navigate(NavigateAction::Implementations, nav)),
+        ),
+        RefactorCommand::Declaration(nav) => (
+            nav.no_wait,
+            Call::Navigate(navigate(NavigateAction::Declaration, nav)),
+        ),
+        RefactorCommand::TypeHierarchy { nav, direction } => (
+            nav.no_wait,
+            Call::TypeHierarchy(TypeHierarchyRequest {
+                root: root.clone(),
+                at: nav.position(),
+                direction: match direction {
+                    DirectionArg::Supertypes => Direction::Supertypes,
+                    DirectionArg::Subtypes => Direction::Subtypes,
+                },
+                scope: Scope::Project,
+                limit: nav.limit,
+                wait_ms: wait(nav.no_wait),
+            }),
+        ),
+        RefactorCommand::Inspections {
+            path,
+            mode,
+            limit,
+            no_wait,
+        } => (
+            *no_wait,
+            Call::Inspections(InspectionsRequest {
+                root: root.clone(),
+                path: from_cwd(path),
+                mode: match mode {
+                    ModeArg::Run => InspectionsMode::Run,
+                    ModeArg::List => InspectionsMode::List,
+                },
+                limit: *limit,
+                wait_ms: wait(*no_wait),
+            }),
+        ),
+        RefactorCommand::Reformat {
+            path,
+            expected_hash,
+            no_wait,
+        } => (
+            *no_wait,
+            Call::Reformat(ReformatRequest {
+                root: root.clone(),
+                path: from_cwd(path),
+                expected_hash: expected_hash.clone(),
+                wait_ms: wait(*no_wait),
+            }),
+        ),
+        RefactorCommand::Rename {
+            nav,
+            new_name,
+            two_phase,
+        } => (
+            nav.no_wait,
+            Call::Refactor(refactor(
+                RefactorKind::Rename {
+                    new_name: new_name.clone(),
+                },
+                nav,
+                two_phase,
+            )),
+        ),
+        RefactorCommand::Move {
+            nav,
+            destination,
+            two_phase,
+        } => (
+            nav.no_wait,
+            Call::Refactor(refactor(
+                RefactorKind::Move {
+                    destination: destination.clone(),
+                },
+                nav,
+                two_phase,
+            )),
+        ),
+        RefactorCommand::SafeDelete { nav, two_phase } => (
+            nav.no_wait,
+            Call::Refactor(refactor(RefactorKind::SafeDelete, nav, two_phase)),
+        ),
+        RefactorCommand::Inline { nav, two_phase } => (
+            nav.no_wait,
+            Call::Refactor(refactor(RefactorKind::Inline, nav, two_phase)),
+        ),
+        RefactorCommand::SymbolsOverview { .. }
+        | RefactorCommand::ReplaceSymbolBody { .. }
+        | RefactorCommand::InsertBeforeSymbol { .. }
+        | RefactorCommand::InsertAfterSymbol { .. } => unreachable!("answered by refactor()"),
+    };
+    match call {
+        Call::Navigate(req) => {
+            let resp = waiting(out, no_wait, || async {
+                client
+                    .navigate(long_call(), req.clone())
+                    .await
+                    .map_err(rpc_error)?
+            })
+            .await?;
+            out.emit(&resp, || render::locations(&resp));
+        }
+        Call::TypeHierarchy(req) => {
+            let resp = waiting(out, no_wait, || async {
+                client
+                    .type_hierarchy(long_call(), req.clone())
+                    .await
+                    .map_err(rpc_error)?
+            })
+            .await?;
+            out.emit(&resp, || render::type_hierarchy(&resp));
+        }
+        Call::Inspections(req) => {
+            let resp = waiting(out, no_wait, || async {
+                client
+                    .inspections(long_call(), req.clone())
+                    .await
+                    .map_err(rpc_error)?
+            })
+            .await?;
+            out.emit(&resp, || render::inspections(&resp));
+        }
+        Call::Reformat(req) => {
+            let resp = waiting(out, no_wait, || async {
+                client
+                    .reformat(long_call(), req.clone())
+                    .await
+                    .map_err(rpc_error)?
+            })
+            .await?;
+            out.emit(&resp, || render::reformat(&resp));
+        }
+        Call::Refactor(req) => {
+            let resp = waiting(out, no_wait, || async {
+                client
+                    .refactor(long_call(), req.clone())
+                    .await
+                    .map_err(rpc_error)?
+            })
+            .await?;
+            out.emit(&resp, || render::refactor(&resp));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One language-server request, built from the command line.
+enum Call {
+    Navigate(NavigateRequest),
+    TypeHierarchy(TypeHierarchyRequest),
+    Inspections(InspectionsRequest),
+    Reformat(ReformatRequest),
+    Refactor(RefactorRequest),
 }

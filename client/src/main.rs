@@ -20,7 +20,7 @@ use clap::{Parser, Subcommand};
 use lean_ctx_shared::{
     LeanError, Paths,
     editor_signal::{self, EditorSignal},
-    protocol::OpenProjectRequest,
+    protocol::{LanguageServerOp, LanguageServersRequest, OpenProjectRequest},
 };
 
 use crate::output::Output;
@@ -53,6 +53,18 @@ enum Command {
     /// Symbol-level reads and edits (spec ctx_refactor actions).
     #[command(subcommand)]
     Refactor(code_cmd::RefactorCommand),
+    /// The warm language servers of this project (`--all`: of every project); evict or
+    /// restart them.
+    Servers {
+        #[arg(value_enum, default_value_t = ServersOp::List)]
+        op: ServersOp,
+        /// Only this language (rust, python, ...).
+        #[arg(long)]
+        language: Option<String>,
+        /// Every project's servers, not only this one's.
+        #[arg(long)]
+        all: bool,
+    },
     /// Serve MCP over stdio for an agent session (tools ctx_outline, ctx_search,
     /// ctx_refactor) in the project around the working directory.
     Mcp,
@@ -70,6 +82,13 @@ enum Command {
     Gain(gain_cmd::GainArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions { shell: clap_complete::Shell },
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ServersOp {
+    List,
+    Evict,
+    Restart,
 }
 
 fn main() -> ExitCode {
@@ -131,6 +150,27 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
         Command::Outline(args) => code_cmd::outline(&conn, root, args, out).await,
         Command::Search(args) => code_cmd::search(&conn, root, args, out).await,
         Command::Refactor(cmd) => code_cmd::refactor(&conn, root, cmd, out).await,
+        Command::Servers { op, language, all } => {
+            let root = std::fs::canonicalize(&root).unwrap_or(root);
+            let resp = conn
+                .client
+                .language_servers(
+                    tarpc::context::current(),
+                    LanguageServersRequest {
+                        op: match op {
+                            ServersOp::List => LanguageServerOp::List,
+                            ServersOp::Evict => LanguageServerOp::Evict,
+                            ServersOp::Restart => LanguageServerOp::Restart,
+                        },
+                        root: (!all).then_some(root),
+                        language,
+                    },
+                )
+                .await
+                .map_err(output::rpc_error)??;
+            out.servers(&resp);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Project => {
             let project = conn
                 .client

@@ -12,8 +12,10 @@ use std::{future::Future, path::PathBuf, process::ExitCode, sync::Arc, time::Dur
 use lean_ctx_shared::{
     ErrorCode, LeanError, Paths,
     protocol::{
-        EditAction, EditRequest, EditTarget, LeanCtxClient, OpenProjectRequest, OutlineRequest,
-        SearchSymbolRequest, SymbolKind, SymbolsOverviewRequest,
+        Direction, EditAction, EditRequest, EditTarget, FilePosition, InspectionsMode,
+        InspectionsRequest, LeanCtxClient, NavigateAction, NavigateRequest, OpenProjectRequest,
+        OutlineRequest, RefactorKind, RefactorPhase, RefactorRequest, ReformatRequest, Scope,
+        SearchSymbolRequest, SymbolKind, SymbolsOverviewRequest, TypeHierarchyRequest,
     },
     transport::Connection,
 };
@@ -42,8 +44,9 @@ const DEFAULT_INDEX_WAIT_MS: u32 = 20_000;
 const INSTRUCTIONS: &str = "lean-ctx: code intelligence for this project, served by a warm per-user daemon. \
 Paths are relative to the project root (the directory this session runs in); lines are 1-based, columns 0-based. \
 ctx_outline lists the symbols of a file or directory; ctx_search finds symbols by name, substring or Type/member; \
-ctx_refactor reads one file's symbols (symbols_overview) and edits symbol bodies by name_path or line, \
-guarded by expected_hash (the BLAKE3 every edit answers with).";
+ctx_refactor reads one file's symbols (symbols_overview), edits symbol bodies by name_path or line \
+guarded by expected_hash (the BLAKE3 every edit answers with), finds references/definitions/implementations \
+at a path+line+column, reports diagnostics, reformats, and renames across files (preview, then apply).";
 
 struct State {
     paths: Paths,
@@ -217,6 +220,29 @@ pub enum RefactorAction {
     InsertBeforeSymbol,
     /// Insert `text` on the lines after a symbol.
     InsertAfterSymbol,
+    /// Every reference to the symbol at `path`+`line`+`column` (declaration included).
+    References,
+    /// Where the symbol at the position is defined.
+    Definition,
+    /// Implementations of the trait/interface/method at the position.
+    Implementations,
+    /// Where the symbol at the position is declared.
+    Declaration,
+    /// Supertypes or subtypes (`direction`) of the type at the position.
+    TypeHierarchy,
+    /// `mode=run`: the file's diagnostics; `mode=list`: the diagnostic sources.
+    Inspections,
+    /// Format the file at `path` in place.
+    Reformat,
+    /// Rename the symbol at the position to `new_name` in every file; `preview=true`
+    /// only shows usages, conflicts and the plan_hash.
+    Rename,
+    /// Move the symbol at the position to `destination` (needs the IDE).
+    Move,
+    /// Delete the symbol at the position if unused (needs the IDE).
+    SafeDelete,
+    /// Inline the symbol at the position into its usages (needs the IDE).
+    Inline,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -247,6 +273,68 @@ pub struct RefactorParams {
     /// symbols_overview: levels of children (default 1).
     #[serde(default, deserialize_with = "lenient::u32")]
     pub depth: Option<u32>,
+    /// Navigation, type_hierarchy and refactorings: 0-based column, in characters, of
+    /// the symbol's name on `line`.
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub column: Option<u32>,
+    /// `project` (default) or `all` (libraries and the standard library too).
+    pub scope: Option<String>,
+    /// type_hierarchy: `supertypes` (default) or `subtypes`.
+    pub direction: Option<String>,
+    /// inspections: `run` (default) or `list`.
+    pub mode: Option<String>,
+    /// rename: the new name.
+    pub new_name: Option<String>,
+    /// move: the destination file, directory or package.
+    pub destination: Option<String>,
+    /// Refactorings: show usages, conflicts and plan_hash without writing.
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub preview: Option<bool>,
+    /// Refactorings: apply only if the plan still hashes to this (from a preview).
+    pub plan_hash: Option<String>,
+    /// Most results (locations, usages, diagnostics); default 100.
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub limit: Option<u32>,
+}
+
+impl RefactorParams {
+    fn position(&self, action: &str) -> Result<FilePosition, LeanError> {
+        Ok(FilePosition {
+            path: self.path.clone().ok_or_else(|| missing("path", action))?,
+            line: self.line.ok_or_else(|| missing("line", action))?,
+            column: self.column.ok_or_else(|| missing("column", action))?,
+        })
+    }
+
+    fn scope(&self) -> Result<Scope, LeanError> {
+        choose(
+            self.scope.as_deref(),
+            "scope",
+            &[("project", Scope::Project), ("all", Scope::All)],
+        )
+    }
+}
+
+/// One of the allowed spellings of an enumerated parameter (the first is the default).
+fn choose<T: Copy>(
+    given: Option<&str>,
+    param: &str,
+    allowed: &[(&str, T)],
+) -> Result<T, LeanError> {
+    let Some(given) = given else {
+        return Ok(allowed[0].1);
+    };
+    allowed
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(given.trim()))
+        .map(|(_, v)| *v)
+        .ok_or_else(|| {
+            let names: Vec<&str> = allowed.iter().map(|(n, _)| *n).collect();
+            LeanError::new(
+                ErrorCode::InvalidTarget,
+                format!("{param} {given:?} is not one of {}", names.join(", ")),
+            )
+        })
 }
 
 #[derive(Clone)]
@@ -347,7 +435,7 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "Symbol-level code operations in this project. symbols_overview: one file's symbols. replace_symbol_body / insert_before_symbol / insert_after_symbol: edit by name_path (or path+line), atomically, refusing with CONFLICT if expected_hash no longer matches; every edit answers with the written range and its BLAKE3 hash for the next edit."
+        description = "Semantic code operations in this project (path relative to the project root, line 1-based, column 0-based in characters). symbols_overview: one file's symbols. replace_symbol_body / insert_before_symbol / insert_after_symbol: edit by name_path (or path+line), atomically, refusing with CONFLICT if expected_hash no longer matches; every edit answers with the written range and its BLAKE3 hash. references / definition / implementations / declaration / type_hierarchy at path+line+column: from the IDE or a warm language server. inspections: a file's diagnostics (mode=run) or sources (mode=list). reformat: format a file. rename (new_name): preview=true shows usages and plan_hash; otherwise applies to all files or none (pass plan_hash to apply exactly the previewed plan). move / safe_delete / inline need the JetBrains IDE."
     )]
     async fn ctx_refactor(
         &self,
@@ -375,13 +463,21 @@ impl LeanCtxMcp {
                 render::symbols_overview,
             );
         }
+        if !matches!(
+            p.action,
+            RefactorAction::ReplaceSymbolBody
+                | RefactorAction::InsertBeforeSymbol
+                | RefactorAction::InsertAfterSymbol
+        ) {
+            return self.language_server_action(p).await;
+        }
         let (action, text, text_param) = match p.action {
             RefactorAction::ReplaceSymbolBody => {
                 (EditAction::ReplaceSymbolBody, p.new_body, "new_body")
             }
             RefactorAction::InsertBeforeSymbol => (EditAction::InsertBeforeSymbol, p.text, "text"),
             RefactorAction::InsertAfterSymbol => (EditAction::InsertAfterSymbol, p.text, "text"),
-            RefactorAction::SymbolsOverview => unreachable!("answered above"),
+            _ => unreachable!("answered above"),
         };
         let Some(text) = text else {
             return answer::<()>(Err(missing(text_param, action.as_str())), |_| String::new());
@@ -419,6 +515,164 @@ impl LeanCtxMcp {
             |r| render::edit(action, r),
         )
     }
+}
+
+impl LeanCtxMcp {
+    /// The actions a language server or the IDE answers.
+    async fn language_server_action(&self, p: RefactorParams) -> Result<CallToolResult, McpError> {
+        let s = &self.state;
+        let root = s.root().await;
+        let action = format!("{:?}", p.action);
+        let limit = p.limit.unwrap_or(0);
+        let wait_ms = s.wait_ms;
+        // Refactorings and formatting may take a while on a big workspace.
+        let timeout = Duration::from_millis(u64::from(wait_ms) + 150_000);
+        let request = (|| -> Result<Call, LeanError> {
+            let navigate = |a: NavigateAction| -> Result<Call, LeanError> {
+                Ok(Call::Navigate(NavigateRequest {
+                    root: root.clone(),
+                    action: a,
+                    at: p.position(a.as_str())?,
+                    scope: p.scope()?,
+                    limit,
+                    wait_ms,
+                }))
+            };
+            let refactor = |kind: RefactorKind| -> Result<Call, LeanError> {
+                Ok(Call::Refactor(RefactorRequest {
+                    root: root.clone(),
+                    at: p.position(kind.as_str())?,
+                    kind,
+                    phase: if p.preview.unwrap_or(false) {
+                        RefactorPhase::Preview
+                    } else {
+                        RefactorPhase::Apply {
+                            plan_hash: p.plan_hash.clone(),
+                            force: p.force.unwrap_or(false),
+                        }
+                    },
+                    limit,
+                    wait_ms,
+                }))
+            };
+            match p.action {
+                RefactorAction::References => navigate(NavigateAction::References),
+                RefactorAction::Definition => navigate(NavigateAction::Definition),
+                RefactorAction::Implementations => navigate(NavigateAction::Implementations),
+                RefactorAction::Declaration => navigate(NavigateAction::Declaration),
+                RefactorAction::TypeHierarchy => Ok(Call::TypeHierarchy(TypeHierarchyRequest {
+                    root: root.clone(),
+                    at: p.position("type_hierarchy")?,
+                    direction: choose(
+                        p.direction.as_deref(),
+                        "direction",
+                        &[
+                            ("supertypes", Direction::Supertypes),
+                            ("subtypes", Direction::Subtypes),
+                        ],
+                    )?,
+                    scope: p.scope()?,
+                    limit,
+                    wait_ms,
+                })),
+                RefactorAction::Inspections => Ok(Call::Inspections(InspectionsRequest {
+                    root: root.clone(),
+                    path: p
+                        .path
+                        .clone()
+                        .ok_or_else(|| missing("path", "inspections"))?,
+                    mode: choose(
+                        p.mode.as_deref(),
+                        "mode",
+                        &[
+                            ("run", InspectionsMode::Run),
+                            ("list", InspectionsMode::List),
+                        ],
+                    )?,
+                    limit,
+                    wait_ms,
+                })),
+                RefactorAction::Reformat => Ok(Call::Reformat(ReformatRequest {
+                    root: root.clone(),
+                    path: p.path.clone().ok_or_else(|| missing("path", "reformat"))?,
+                    expected_hash: p.expected_hash.clone(),
+                    wait_ms,
+                })),
+                RefactorAction::Rename => refactor(RefactorKind::Rename {
+                    new_name: p
+                        .new_name
+                        .clone()
+                        .ok_or_else(|| missing("new_name", "rename"))?,
+                }),
+                RefactorAction::Move => refactor(RefactorKind::Move {
+                    destination: p
+                        .destination
+                        .clone()
+                        .ok_or_else(|| missing("destination", "move"))?,
+                }),
+                RefactorAction::SafeDelete => refactor(RefactorKind::SafeDelete),
+                RefactorAction::Inline => refactor(RefactorKind::Inline),
+                _ => Err(LeanError::internal(format!(
+                    "{action} is not a language-server action"
+                ))),
+            }
+        })();
+        let call = match request {
+            Ok(call) => call,
+            Err(e) => return answer::<()>(Err(e), |_| String::new()),
+        };
+        match call {
+            Call::Navigate(req) => answer(
+                s.call(|c| {
+                    let req = req.clone();
+                    async move { c.navigate(context(timeout), req).await }
+                })
+                .await,
+                render::locations,
+            ),
+            Call::TypeHierarchy(req) => answer(
+                s.call(|c| {
+                    let req = req.clone();
+                    async move { c.type_hierarchy(context(timeout), req).await }
+                })
+                .await,
+                render::type_hierarchy,
+            ),
+            Call::Inspections(req) => answer(
+                s.call(|c| {
+                    let req = req.clone();
+                    async move { c.inspections(context(timeout), req).await }
+                })
+                .await,
+                render::inspections,
+            ),
+            Call::Reformat(req) => answer(
+                s.call(|c| {
+                    let req = req.clone();
+                    async move { c.reformat(context(timeout), req).await }
+                })
+                .await,
+                render::reformat,
+            ),
+            Call::Refactor(req) => answer(
+                s.call(|c| {
+                    let req = req.clone();
+                    async move { c.refactor(context(timeout), req).await }
+                })
+                .await,
+                render::refactor,
+            ),
+        }
+    }
+}
+
+/// One language-server request, built from the tool's arguments.
+enum Call {
+    Navigate(NavigateRequest),
+    TypeHierarchy(TypeHierarchyRequest),
+    Inspections(InspectionsRequest),
+    Reformat(ReformatRequest),
+    Refactor(RefactorRequest),
 }
 
 /// The path of a `file://` URI (percent-decoded); `None` for other schemes.

@@ -68,6 +68,14 @@ impl Output {
         });
     }
 
+    pub fn servers(&self, resp: &lean_ctx_shared::protocol::LanguageServersResponse) {
+        self.emit(resp, || {
+            format!("{} affected\n{}", resp.affected, servers(&resp.servers))
+                .trim_end()
+                .to_string()
+        });
+    }
+
     pub fn status(&self, st: &StatusResponse) {
         let mut value = serde_json::to_value(st).expect("status serializes");
         value["running"] = true.into();
@@ -136,11 +144,12 @@ fn render_status(st: &StatusResponse) -> String {
         ));
     }
     if st.projects.is_empty() {
-        s.push_str("projects     none yet");
-        return s;
+        s.push_str("projects     none yet\n");
+        s.push_str(&servers(&st.language_servers));
+        return s.trim_end().to_string();
     }
     s.push_str(&format!("projects     {}\n", st.projects.len()));
-    let mut rows = vec![[
+    let mut rows = vec![vec![
         "ROOT".to_string(),
         "GROUP".into(),
         "BRANCH".into(),
@@ -189,7 +198,7 @@ fn render_status(st: &StatusResponse) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        rows.push([
+        rows.push(vec![
             p.root.display().to_string(),
             group,
             p.branch.clone().unwrap_or_else(|| "-".into()),
@@ -199,9 +208,18 @@ fn render_status(st: &StatusResponse) -> String {
             backings,
         ]);
     }
-    let widths: Vec<usize> = (0..7)
+    s.push_str(&table(rows));
+    s.push_str(&servers(&st.language_servers));
+    s.trim_end().to_string()
+}
+
+/// Rows as aligned columns, two spaces of indent.
+fn table(rows: Vec<Vec<String>>) -> String {
+    let columns = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
         .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
         .collect();
+    let mut s = String::new();
     for row in rows {
         let line: Vec<String> = row
             .iter()
@@ -212,5 +230,55 @@ fn render_status(st: &StatusResponse) -> String {
         s.push_str(line.join("  ").trim_end());
         s.push('\n');
     }
-    s.trim_end().to_string()
+    s
+}
+
+/// The language-server table of `daemon status`.
+fn servers(list: &[lean_ctx_shared::protocol::LanguageServerStatus]) -> String {
+    if list.is_empty() {
+        return "servers      none running\n".into();
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    let mut rows = vec![
+        [
+            "ROOT", "LANG", "SERVER", "PID", "STATE", "RSS", "DOCS", "CALLS", "IDLE",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for sv in list {
+        let state = match (&sv.progress, sv.state) {
+            (Some(p), _) => format!("{} {}%", sv.state.as_str(), p.percent),
+            (None, lean_ctx_shared::protocol::ServerState::Failed) => format!(
+                "failed: {}",
+                sv.message
+                    .as_deref()
+                    .unwrap_or("?")
+                    .chars()
+                    .take(60)
+                    .collect::<String>()
+            ),
+            (None, state) => state.as_str().to_string(),
+        };
+        rows.push(vec![
+            sv.root.display().to_string(),
+            sv.language.clone(),
+            sv.server.clone(),
+            sv.pid.map_or("-".into(), |p| p.to_string()),
+            state,
+            sv.rss_bytes.map_or("-".into(), |b| {
+                format!("{:.0} MiB", b as f64 / (1024.0 * 1024.0))
+            }),
+            sv.open_documents.to_string(),
+            sv.calls_served.to_string(),
+            humantime::format_duration(Duration::from_secs(
+                now.saturating_sub(sv.last_used_unix_ms) / 1000,
+            ))
+            .to_string(),
+        ]);
+    }
+    format!("servers      {}\n{}", list.len(), table(rows))
 }

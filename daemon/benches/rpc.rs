@@ -60,6 +60,7 @@ async fn bench() {
         idle_timeout: None,
         index: IndexConfig::default(),
         symbol_cache_bytes: 1 << 24,
+        lsp: Default::default(),
     }));
     let serving = tokio::spawn(server::run(listener, daemon.clone()));
 

@@ -26,6 +26,71 @@ pub struct Config {
     pub daemon: DaemonSection,
     #[serde(default)]
     pub index: IndexSection,
+    #[serde(default)]
+    pub lsp: LspSection,
+}
+
+/// A language's server: `"rust-analyzer"`, `"jetbrains"` (the IDE or nothing), or a
+/// command line, as one string split at spaces or as an array of arguments.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum ServerSetting {
+    Line(String),
+    Argv(Vec<String>),
+}
+
+/// `[lsp]`: which language server per language, and how many may stay warm.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LspSection {
+    pub rust: Option<ServerSetting>,
+    pub python: Option<ServerSetting>,
+    pub typescript: Option<ServerSetting>,
+    pub javascript: Option<ServerSetting>,
+    pub go: Option<ServerSetting>,
+    pub java: Option<ServerSetting>,
+    pub kotlin: Option<ServerSetting>,
+    /// A server unused this long is shut down.
+    #[serde(default = "default_lsp_idle", with = "duration_str")]
+    pub idle_ttl: Duration,
+    /// Most warm servers; the least recently used goes first.
+    #[serde(default = "default_max_servers")]
+    pub max_servers: usize,
+    /// Resident memory all servers together may use, in MiB; over it, the least
+    /// recently used are shut down.
+    #[serde(default = "default_rss_budget_mb")]
+    pub rss_budget_mb: u64,
+    #[serde(default, rename = "rust-analyzer")]
+    pub rust_analyzer: RustAnalyzerSection,
+}
+
+impl Default for LspSection {
+    fn default() -> LspSection {
+        toml::from_str("").expect("the empty [lsp] section has defaults")
+    }
+}
+
+fn default_lsp_idle() -> Duration {
+    Duration::from_secs(10 * 60)
+}
+
+fn default_max_servers() -> usize {
+    8
+}
+
+fn default_rss_budget_mb() -> u64 {
+    16 * 1024
+}
+
+/// `[lsp.rust-analyzer]`. Build scripts and proc macros run the project's own code,
+/// so they are off unless a user turns them on.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RustAnalyzerSection {
+    #[serde(default)]
+    pub build_scripts: bool,
+    #[serde(default)]
+    pub proc_macros: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -126,6 +191,23 @@ mod tests {
         assert_eq!(c.daemon.idle_timeout, Duration::from_secs(2 * 3600 + 300));
         assert_eq!(c.index.max_file_bytes, 10);
         assert_eq!(c.index.symbol_cache_bytes, 256 * 1024 * 1024);
+        assert_eq!(c.lsp.idle_ttl, Duration::from_secs(600));
+        std::fs::write(
+            &path,
+            "[lsp]\nrust = \"/opt/ra --log\"\npython = [\"/a b/pylsp\"]\nidle_ttl = \"5s\"\n[lsp.rust-analyzer]\nproc_macros = true\n",
+        )
+        .unwrap();
+        let c = Config::load(&path).unwrap();
+        assert_eq!(
+            c.lsp.rust,
+            Some(ServerSetting::Line("/opt/ra --log".into()))
+        );
+        assert_eq!(
+            c.lsp.python,
+            Some(ServerSetting::Argv(vec!["/a b/pylsp".into()]))
+        );
+        assert_eq!(c.lsp.idle_ttl, Duration::from_secs(5));
+        assert!(c.lsp.rust_analyzer.proc_macros && !c.lsp.rust_analyzer.build_scripts);
     }
 
     #[test]
@@ -135,6 +217,7 @@ mod tests {
         for bad in [
             "[daemon]\nidle_timout = \"1m\"\n",
             "[daemon]\nidle_timeout = \"soon\"\n",
+            "[lsp]\nruby = \"solargraph\"\n",
         ] {
             std::fs::write(&path, bad).unwrap();
             let err = Config::load(&path).unwrap_err();

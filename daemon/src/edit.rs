@@ -380,37 +380,130 @@ fn reindent_continuation(text: &str, indent: &str, python: bool) -> String {
 /// Temp file beside the target (same filesystem, so the rename is atomic), created
 /// exclusively with the target's mode; fsync; rename; fsync the directory.
 fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    remove_stale_temps(dir);
-    let mode = fs::metadata(path)?.permissions().mode() & 0o7777;
-    let pid = std::process::id();
-    let mut n = 0u32;
-    let (tmp, mut file) = loop {
-        let tmp = dir.join(format!(".{name}.lean-ctx.{pid}.{n}.tmp"));
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&tmp)
-        {
-            Ok(file) => break (tmp, file),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
-            Err(e) => return Err(e),
-        }
-    };
-    let result = (|| {
+    Staged::write(path, content)?.commit()
+}
+
+/// A new content written and fsynced to a temp file beside its target, not yet
+/// renamed over it. Dropped uncommitted, the temp file is removed.
+#[derive(Debug)]
+struct Staged {
+    tmp: std::path::PathBuf,
+    path: std::path::PathBuf,
+    committed: bool,
+}
+
+impl Staged {
+    fn write(path: &Path, content: &[u8]) -> std::io::Result<Staged> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        remove_stale_temps(dir);
+        let mode = fs::metadata(path)?.permissions().mode() & 0o7777;
+        let pid = std::process::id();
+        let mut n = 0u32;
+        let (tmp, mut file) = loop {
+            let tmp = dir.join(format!(".{name}.lean-ctx.{pid}.{n}.tmp"));
+            match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(mode)
+                .open(&tmp)
+            {
+                Ok(file) => break (tmp, file),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
+                Err(e) => return Err(e),
+            }
+        };
+        let staged = Staged {
+            tmp,
+            path: path.to_path_buf(),
+            committed: false,
+        };
         file.write_all(content)?;
         // `mode` at creation is filtered by the umask; set it exactly.
         file.set_permissions(fs::Permissions::from_mode(mode))?;
         file.sync_all()?;
-        fs::rename(&tmp, path)?;
-        fs::File::open(dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+        Ok(staged)
     }
-    result
+
+    fn commit(mut self) -> std::io::Result<()> {
+        fs::rename(&self.tmp, &self.path)?;
+        self.committed = true;
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        fs::File::open(dir)?.sync_all()
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// One file of a multi-file write.
+#[derive(Debug)]
+pub struct FileWrite {
+    pub abs: std::path::PathBuf,
+    pub rel: String,
+    /// BLAKE3 of the whole file the new content was computed from.
+    pub expected: blake3::Hash,
+    pub content: Vec<u8>,
+}
+
+/// Writes every file or none (a refactoring's apply): all files locked (in path
+/// order, so two writers never deadlock), each checked against the content its edit
+/// was computed from (`CONFLICT` otherwise, nothing written), every temp file written
+/// and fsynced, then the renames; should a rename fail, the files already renamed get
+/// their original bytes back.
+pub fn apply_many(locks: &FileLocks, writes: &[FileWrite]) -> Result<(), LeanError> {
+    let mut order: Vec<&FileWrite> = writes.iter().collect();
+    order.sort_by(|a, b| a.abs.cmp(&b.abs));
+    let held: Vec<_> = order.iter().map(|w| locks.get(&w.abs)).collect();
+    let _guards: Vec<_> = held
+        .iter()
+        .map(|l| l.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
+        .collect();
+    let mut originals = Vec::with_capacity(order.len());
+    for w in &order {
+        let bytes = fs::read(&w.abs)
+            .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", w.rel)))?;
+        if blake3::hash(&bytes) != w.expected {
+            return Err(LeanError::new(
+                ErrorCode::Conflict,
+                format!("{} changed since the plan was made; no file written", w.rel),
+            ));
+        }
+        originals.push(bytes);
+    }
+    let failed = |rel: &str, e: std::io::Error| {
+        LeanError::internal(format!("writing {rel}: {e}; no file written"))
+    };
+    let mut staged = Vec::with_capacity(order.len());
+    for w in &order {
+        staged.push(Staged::write(&w.abs, &w.content).map_err(|e| failed(&w.rel, e))?);
+    }
+    for (i, s) in staged.into_iter().enumerate() {
+        if let Err(e) = s.commit() {
+            // Put back what was already replaced; best effort, and said if it fails.
+            let mut restore_failed = Vec::new();
+            for (w, bytes) in order[..i].iter().zip(&originals) {
+                if write_atomic(&w.abs, bytes).is_err() {
+                    restore_failed.push(w.rel.clone());
+                }
+            }
+            let mut err = failed(&order[i].rel, e);
+            if !restore_failed.is_empty() {
+                err.message = format!(
+                    "{}; restoring {} failed",
+                    err.message,
+                    restore_failed.join(", ")
+                );
+            }
+            return Err(err);
+        }
+    }
+    Ok(())
 }
 
 /// Temp files of writers that died mid-write (`kill -9`): the original is intact, the
@@ -433,5 +526,57 @@ fn remove_stale_temps(dir: &Path) {
         if name.starts_with('.') && pid.is_some_and(|p| !pid_alive(p)) {
             let _ = fs::remove_file(entry.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(abs: &Path, rel: &str, content: &str, expected: &[u8]) -> FileWrite {
+        FileWrite {
+            abs: abs.to_path_buf(),
+            rel: rel.into(),
+            expected: blake3::hash(expected),
+            content: content.as_bytes().to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_multi_file_write_is_all_or_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a.rs"), tmp.path().join("b.rs"));
+        fs::write(&a, "fn a() {}\n").unwrap();
+        fs::write(&b, "fn b() {}\n").unwrap();
+        fs::set_permissions(&b, fs::Permissions::from_mode(0o640)).unwrap();
+        let locks = FileLocks::default();
+
+        // b changed since the plan: nothing is written, not even a.
+        let stale = [
+            write(&a, "a.rs", "fn a2() {}\n", b"fn a() {}\n"),
+            write(&b, "b.rs", "fn b2() {}\n", b"fn old() {}\n"),
+        ];
+        let err = apply_many(&locks, &stale).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Conflict);
+        assert!(err.message.contains("b.rs"), "{}", err.message);
+        assert_eq!(fs::read_to_string(&a).unwrap(), "fn a() {}\n");
+
+        let fresh = [
+            write(&b, "b.rs", "fn b2() {}\n", b"fn b() {}\n"),
+            write(&a, "a.rs", "fn a2() {}\n", b"fn a() {}\n"),
+        ];
+        apply_many(&locks, &fresh).unwrap();
+        assert_eq!(fs::read_to_string(&a).unwrap(), "fn a2() {}\n");
+        assert_eq!(fs::read_to_string(&b).unwrap(), "fn b2() {}\n");
+        assert_eq!(
+            fs::metadata(&b).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
+        let leftovers: Vec<_> = fs::read_dir(tmp.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
     }
 }

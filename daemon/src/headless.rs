@@ -36,7 +36,7 @@ const MAX_HITS: u32 = 1000;
 const DEFAULT_OUTLINE_FILES: u32 = 200;
 
 /// The caller's project, its index started.
-fn project(d: &Daemon, root: &Path) -> Result<Arc<Project>, LeanError> {
+pub(crate) fn project(d: &Daemon, root: &Path) -> Result<Arc<Project>, LeanError> {
     let project = d.registry.open(root)?;
     project.touch();
     project.index.start();
@@ -47,7 +47,7 @@ fn jail(project: &Project, path: &str, want: Want) -> Result<Jailed, LeanError> 
     jail::resolve(&project.root, &project.worktree.group, path, want)
 }
 
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, LeanError> + Send + 'static,
 ) -> Result<T, LeanError> {
     tokio::task::spawn_blocking(f)

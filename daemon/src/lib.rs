@@ -7,7 +7,8 @@
 //! peer and the hello and drives tarpc; [`service`] implements the operations behind
 //! one panic-catching choke point; [`registry`] and [`worktree`] know the projects;
 //! [`instance`] guarantees a single daemon per user and owns the socket file;
-//! [`idle`] exits an auto-spawned daemon nobody uses; [`config`], [`logging`] and
+//! [`idle`] exits an auto-spawned daemon nobody uses; [`lsp`] keeps language servers
+//! warm and answers navigation and refactorings through them; [`config`], [`logging`] and
 //! [`sys`] are plumbing.
 
 pub mod config;
@@ -19,6 +20,7 @@ pub mod index;
 pub mod instance;
 pub mod jail;
 pub mod logging;
+pub mod lsp;
 pub mod registry;
 pub mod server;
 pub mod service;

@@ -120,8 +120,10 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ..IndexConfig::default()
             },
             symbol_cache_bytes: config.index.symbol_cache_bytes,
+            lsp: config.lsp.clone(),
         }));
         spawn_stop_triggers(&daemon);
+        tokio::spawn(daemon.lsp.clone().run_lifecycle(daemon.shutdown_token().clone()));
         if args.auto_spawned {
             announce_ready()?;
         }
@@ -131,6 +133,8 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             lean_ctx_shared::protocol::VERSION
         ));
         server::run(listener, daemon.clone()).await;
+        // After the drain: no call uses a language server any more.
+        daemon.lsp.evict(None, None).await;
         daemon.gain.flush_at_exit(Duration::from_secs(2)).await;
         drop(socket);
         anyhow::Ok(())

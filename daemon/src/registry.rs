@@ -129,6 +129,11 @@ impl ProjectRegistry {
         Ok(project)
     }
 
+    /// The project of an already registered (canonical) root.
+    pub fn get(&self, root: &Path) -> Option<Arc<Project>> {
+        self.projects.get(root).map(|p| p.clone())
+    }
+
     /// Every project, sorted by root.
     pub fn list(&self) -> Vec<ProjectStatus> {
         let mut rows: Vec<ProjectStatus> = self.projects.iter().map(|p| p.status()).collect();

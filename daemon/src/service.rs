@@ -7,16 +7,19 @@ use std::{sync::Arc, time::Duration};
 use lean_ctx_shared::{
     LeanError,
     protocol::{
-        EditRequest, EditResponse, LeanCtx, MAX_PING_DELAY_MS, OpenProjectRequest, OutlineRequest,
+        BackingStatus, EditRequest, EditResponse, InspectionsRequest, InspectionsResponse,
+        LanguageServerOp, LanguageServersRequest, LanguageServersResponse, LeanCtx,
+        MAX_PING_DELAY_MS, NavigateRequest, NavigateResponse, OpenProjectRequest, OutlineRequest,
         OutlineResponse, PROTOCOL_VERSION, PingRequest, PingResponse, ProjectStatus,
-        SearchSymbolRequest, SearchSymbolResponse, ShutdownRequest, ShutdownResponse,
-        StatusRequest, StatusResponse, SymbolsOverviewRequest, SymbolsOverviewResponse, VERSION,
-        build_id,
+        RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
+        SearchSymbolResponse, ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse,
+        SymbolsOverviewRequest, SymbolsOverviewResponse, TypeHierarchyRequest,
+        TypeHierarchyResponse, VERSION, build_id,
     },
 };
 use tarpc::context::Context;
 
-use crate::{headless, state::Daemon, sys};
+use crate::{headless, lsp::actions, state::Daemon, sys};
 
 /// The operations this daemon serves, announced in the hello.
 pub const CAPABILITIES: &[&str] = &[
@@ -28,6 +31,12 @@ pub const CAPABILITIES: &[&str] = &[
     "outline",
     "search_symbol",
     "edit_symbol",
+    "navigate",
+    "type_hierarchy",
+    "inspections",
+    "reformat",
+    "refactor",
+    "language_servers",
 ];
 
 /// One per connection; cheap to clone (tarpc clones it per request).
@@ -71,7 +80,21 @@ impl LeanCtx for Handler {
                 in_flight_calls: d.in_flight() as u32,
                 calls_served: d.calls_served(),
                 caches: d.caches.status(),
-                projects: d.registry.list(),
+                projects: d
+                    .registry
+                    .list()
+                    .into_iter()
+                    .map(|mut p| {
+                        p.backings.extend(d.lsp.servers_of(&p.root).iter().map(|s| {
+                            BackingStatus {
+                                name: s.name(),
+                                state: s.state().as_str().into(),
+                            }
+                        }));
+                        p
+                    })
+                    .collect(),
+                language_servers: d.lsp.status(),
             })
         })
         .await
@@ -139,5 +162,85 @@ impl LeanCtx for Handler {
     async fn edit_symbol(self, _: Context, req: EditRequest) -> Result<EditResponse, LeanError> {
         let d = &self.daemon;
         d.call("edit_symbol", headless::edit_symbol(d, req)).await
+    }
+
+    async fn navigate(
+        self,
+        _: Context,
+        req: NavigateRequest,
+    ) -> Result<NavigateResponse, LeanError> {
+        let d = &self.daemon;
+        d.call(req.action.as_str(), actions::navigate(d, req)).await
+    }
+
+    async fn type_hierarchy(
+        self,
+        _: Context,
+        req: TypeHierarchyRequest,
+    ) -> Result<TypeHierarchyResponse, LeanError> {
+        let d = &self.daemon;
+        d.call("type_hierarchy", actions::type_hierarchy(d, req))
+            .await
+    }
+
+    async fn inspections(
+        self,
+        _: Context,
+        req: InspectionsRequest,
+    ) -> Result<InspectionsResponse, LeanError> {
+        let d = &self.daemon;
+        d.call("inspections", actions::inspections(d, req)).await
+    }
+
+    async fn reformat(
+        self,
+        _: Context,
+        req: ReformatRequest,
+    ) -> Result<ReformatResponse, LeanError> {
+        let d = &self.daemon;
+        d.call("reformat", actions::reformat(d, req)).await
+    }
+
+    async fn refactor(
+        self,
+        _: Context,
+        req: RefactorRequest,
+    ) -> Result<RefactorResponse, LeanError> {
+        let d = &self.daemon;
+        d.call(req.kind.as_str(), actions::refactor(d, req)).await
+    }
+
+    async fn language_servers(
+        self,
+        _: Context,
+        req: LanguageServersRequest,
+    ) -> Result<LanguageServersResponse, LeanError> {
+        let d = &self.daemon;
+        d.call("language_servers", async {
+            let root = req.root.as_deref();
+            let language = req.language.as_deref();
+            let affected = match req.op {
+                LanguageServerOp::List => d
+                    .lsp
+                    .status()
+                    .iter()
+                    .filter(|s| {
+                        root.is_none_or(|r| s.root == r) && language.is_none_or(|l| s.language == l)
+                    })
+                    .count(),
+                LanguageServerOp::Evict => d.lsp.evict(root, language).await.len(),
+                LanguageServerOp::Restart => {
+                    let evicted = d.lsp.evict(root, language).await;
+                    d.lsp
+                        .restart(&evicted, |r| d.registry.get(r).map(|p| p.index.clone()))
+                        .len()
+                }
+            };
+            Ok(LanguageServersResponse {
+                affected: affected as u32,
+                servers: d.lsp.status(),
+            })
+        })
+        .await
     }
 }

@@ -18,9 +18,11 @@ use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
+    config::LspSection,
     edit::FileLocks,
     gain::Gain,
     index::{root::IndexConfig, store::Caches},
+    lsp::pool::Pool,
     registry::ProjectRegistry,
 };
 
@@ -35,6 +37,7 @@ pub struct DaemonConfig {
     pub idle_timeout: Option<Duration>,
     pub index: IndexConfig,
     pub symbol_cache_bytes: u64,
+    pub lsp: LspSection,
 }
 
 #[derive(Debug)]
@@ -42,8 +45,10 @@ pub struct Daemon {
     pub config: DaemonConfig,
     pub registry: ProjectRegistry,
     pub caches: Arc<Caches>,
-    pub locks: FileLocks,
+    pub locks: Arc<FileLocks>,
     pub gain: Arc<Gain>,
+    /// The warm language servers.
+    pub lsp: Arc<Pool>,
     started_at: SystemTime,
     started: Instant,
     /// Open connections; the idle watcher subscribes to it.
@@ -63,7 +68,8 @@ impl Daemon {
         Daemon {
             registry: ProjectRegistry::new(caches.clone(), config.index.clone()),
             caches,
-            locks: FileLocks::default(),
+            locks: Arc::default(),
+            lsp: Arc::new(Pool::new(config.lsp.clone())),
             gain: Arc::new(Gain::load(&config.paths.data_dir)),
             config,
             started_at: SystemTime::now(),
@@ -211,6 +217,7 @@ pub(crate) mod tests {
             idle_timeout: None,
             index: IndexConfig::default(),
             symbol_cache_bytes: 1 << 24,
+            lsp: LspSection::default(),
         })
     }
 

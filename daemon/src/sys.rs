@@ -13,6 +13,34 @@ pub fn rss_bytes_of(pid: &str) -> Option<u64> {
     Some(pages * rustix::param::page_size() as u64)
 }
 
+/// Resident set size of every process in process group `pgid` (a language server and
+/// its helpers), summed.
+pub fn rss_of_group(pgid: u32) -> Option<u64> {
+    let mut total = None;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // The command name may hold spaces and parentheses: fields resume after the
+        // last `)`: state, ppid, pgrp.
+        let group = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(2))
+            .and_then(|g| g.parse::<u32>().ok());
+        if group == Some(pgid) {
+            *total.get_or_insert(0) += rss_bytes_of(pid).unwrap_or(0);
+        }
+    }
+    total
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn unix_ms(t: std::time::SystemTime) -> u64 {
     t.duration_since(std::time::UNIX_EPOCH)
@@ -27,6 +55,9 @@ mod tests {
         if cfg!(target_os = "linux") {
             let rss = super::rss_bytes().unwrap();
             assert!(rss > 100_000 && rss < 10_000_000_000, "{rss}");
+            let group = rustix::process::getpgrp().as_raw_nonzero().get() as u32;
+            assert!(super::rss_of_group(group).unwrap() >= rss);
+            assert_eq!(super::rss_of_group(u32::MAX - 1), None);
         }
     }
 }

@@ -49,6 +49,21 @@ pub trait LeanCtx {
     async fn search_symbol(req: SearchSymbolRequest) -> Result<SearchSymbolResponse, LeanError>;
     /// `replace_symbol_body`, `insert_before_symbol`, `insert_after_symbol` (spec §2.4).
     async fn edit_symbol(req: EditRequest) -> Result<EditResponse, LeanError>;
+    /// `references`, `definition`, `implementations`, `declaration` (spec §2.1).
+    async fn navigate(req: NavigateRequest) -> Result<NavigateResponse, LeanError>;
+    /// Supertypes or subtypes of the type at a position (spec §2.2).
+    async fn type_hierarchy(req: TypeHierarchyRequest) -> Result<TypeHierarchyResponse, LeanError>;
+    /// A file's diagnostics (`mode=run`) or the diagnostic sources (`mode=list`).
+    async fn inspections(req: InspectionsRequest) -> Result<InspectionsResponse, LeanError>;
+    /// Formats one file in place, atomically (spec §3.2).
+    async fn reformat(req: ReformatRequest) -> Result<ReformatResponse, LeanError>;
+    /// Two-phase refactorings: preview (usages, conflicts, `plan_hash`), then apply
+    /// (spec §3).
+    async fn refactor(req: RefactorRequest) -> Result<RefactorResponse, LeanError>;
+    /// Evicts or restarts language servers (the dashboard's buttons, the CLI).
+    async fn language_servers(
+        req: LanguageServersRequest,
+    ) -> Result<LanguageServersResponse, LeanError>;
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,6 +126,57 @@ pub struct StatusResponse {
     /// The daemon-wide caches (file hashes, parsed symbols).
     pub caches: Vec<CacheStatus>,
     pub projects: Vec<ProjectStatus>,
+    /// Every warm language server, across all roots.
+    pub language_servers: Vec<LanguageServerStatus>,
+}
+
+/// What a language server instance is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerState {
+    /// Spawned; `initialize` not answered yet.
+    Starting,
+    /// Initialised; its first load of the workspace has not finished.
+    Indexing,
+    Ready,
+    /// Did not start, or exited; the next call that needs it starts a new one.
+    Failed,
+}
+
+impl ServerState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ServerState::Starting => "starting",
+            ServerState::Indexing => "indexing",
+            ServerState::Ready => "ready",
+            ServerState::Failed => "failed",
+        }
+    }
+}
+
+/// One warm language server: one per (worktree root, language, server command).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LanguageServerStatus {
+    pub root: PathBuf,
+    /// Our language name, e.g. `rust`, `python`.
+    pub language: String,
+    /// The server's name as it reports it, else its program.
+    pub server: String,
+    pub command: Vec<String>,
+    pub pid: Option<u32>,
+    /// Of the server's whole process group (rust-analyzer's proc-macro server too).
+    pub rss_bytes: Option<u64>,
+    pub state: ServerState,
+    /// While starting or indexing: how far.
+    pub progress: Option<crate::Progress>,
+    /// Why it failed, or the server's own status message.
+    pub message: Option<String>,
+    /// `utf-8`, `utf-16` or `utf-32`: the position encoding negotiated with it.
+    pub position_encoding: String,
+    pub open_documents: u32,
+    pub started_at_unix_ms: u64,
+    pub last_used_unix_ms: u64,
+    pub calls_served: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -436,4 +502,274 @@ pub struct EditResponse {
     /// BLAKE3 hex of the written bytes: the `expected_hash` of a follow-up edit of
     /// that range.
     pub hash: String,
+}
+
+/// A point in a file as an agent names it: `line` 1-based, `column` 0-based in
+/// characters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FilePosition {
+    /// Relative to the root (or absolute inside it).
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NavigateAction {
+    References,
+    Definition,
+    Implementations,
+    Declaration,
+}
+
+impl NavigateAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NavigateAction::References => "references",
+            NavigateAction::Definition => "definition",
+            NavigateAction::Implementations => "implementations",
+            NavigateAction::Declaration => "declaration",
+        }
+    }
+}
+
+/// Where results may lie (spec §2.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Inside the caller's root only.
+    #[default]
+    Project,
+    /// Libraries and the standard library too (shown as absolute paths).
+    All,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NavigateRequest {
+    pub root: PathBuf,
+    pub action: NavigateAction,
+    pub at: FilePosition,
+    pub scope: Scope,
+    /// Most locations to return.
+    pub limit: u32,
+    /// Wait this long for a server still loading before answering `INDEXING`.
+    pub wait_ms: u32,
+}
+
+/// One result location.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocationHit {
+    /// Root-relative; absolute when it lies outside the root (`scope=all`).
+    pub path: String,
+    pub range: Range,
+    /// The trimmed text of the location's first line (empty outside the root).
+    pub context: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NavigateResponse {
+    pub locations: Vec<LocationHit>,
+    pub total: u32,
+    pub truncated: bool,
+    /// Which backing answered, e.g. `rust-analyzer`, `jetbrains`.
+    pub backing: String,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    #[default]
+    Supertypes,
+    Subtypes,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypeHierarchyRequest {
+    pub root: PathBuf,
+    pub at: FilePosition,
+    pub direction: Direction,
+    pub scope: Scope,
+    pub limit: u32,
+    pub wait_ms: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypeHierarchyItem {
+    pub name: String,
+    pub kind: String,
+    pub path: String,
+    /// 1-based.
+    pub line: u32,
+    pub detail: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypeHierarchyResponse {
+    /// The type at the position.
+    pub root_item: TypeHierarchyItem,
+    pub items: Vec<TypeHierarchyItem>,
+    pub total: u32,
+    pub truncated: bool,
+    pub backing: String,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InspectionsMode {
+    #[default]
+    Run,
+    List,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InspectionsRequest {
+    pub root: PathBuf,
+    pub path: String,
+    pub mode: InspectionsMode,
+    pub limit: u32,
+    pub wait_ms: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiagnosticHit {
+    pub path: String,
+    pub range: Range,
+    /// `ERROR`, `WARNING`, `INFO`, `HINT` (the spec's spelling).
+    pub severity: String,
+    pub message: String,
+    pub source: Option<String>,
+    pub code: Option<String>,
+}
+
+/// A diagnostic source (`mode=list`): a linter or checker the server runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InspectionSource {
+    pub id: String,
+    /// Diagnostics of this source seen in the files this server has open.
+    pub seen: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InspectionsResponse {
+    pub diagnostics: Vec<DiagnosticHit>,
+    pub sources: Vec<InspectionSource>,
+    pub total: u32,
+    pub truncated: bool,
+    pub backing: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReformatRequest {
+    pub root: PathBuf,
+    pub path: String,
+    /// BLAKE3 hex of the whole file as the caller last read it.
+    pub expected_hash: Option<String>,
+    pub wait_ms: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReformatResponse {
+    pub path: String,
+    /// `false`: the file was already formatted.
+    pub reformatted: bool,
+    /// BLAKE3 hex of the whole file now.
+    pub hash: String,
+    pub backing: String,
+}
+
+/// Which refactoring (spec §3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefactorKind {
+    Rename { new_name: String },
+    Move { destination: String },
+    SafeDelete,
+    Inline,
+}
+
+impl RefactorKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RefactorKind::Rename { .. } => "rename",
+            RefactorKind::Move { .. } => "move",
+            RefactorKind::SafeDelete => "safe_delete",
+            RefactorKind::Inline => "inline",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RefactorPhase {
+    /// Usages, conflicts and the plan hash; nothing written.
+    Preview,
+    /// Recompute the plan; refuse with `CONFLICT` if it differs from `plan_hash` (when
+    /// given) or has conflicts (unless `force`); then write every file or none.
+    Apply {
+        plan_hash: Option<String>,
+        force: bool,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefactorRequest {
+    pub root: PathBuf,
+    pub kind: RefactorKind,
+    pub at: FilePosition,
+    pub phase: RefactorPhase,
+    pub limit: u32,
+    pub wait_ms: u32,
+}
+
+/// One place a refactoring changes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub path: String,
+    pub range: Range,
+    /// The current text of the range.
+    pub text: String,
+    /// What replaces it.
+    pub new_text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefactorResponse {
+    pub usages: Vec<Usage>,
+    /// Why applying would be unsafe; apply refuses unless `force`.
+    pub conflicts: Vec<String>,
+    /// BLAKE3 over the usages sorted by (path, range): path, range and current text.
+    pub plan_hash: String,
+    pub total: u32,
+    pub truncated: bool,
+    pub applied: bool,
+    /// Root-relative paths written, sorted.
+    pub changed_paths: Vec<String>,
+    pub backing: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LanguageServerOp {
+    /// Just list them.
+    List,
+    /// Shut down and forget; the next call that needs one starts it again.
+    Evict,
+    /// Evict, then start again right away.
+    Restart,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LanguageServersRequest {
+    pub op: LanguageServerOp,
+    /// Only this root (all roots when `None`).
+    pub root: Option<PathBuf>,
+    /// Only this language (all when `None`).
+    pub language: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LanguageServersResponse {
+    /// The servers the operation touched (for `list`, all that match).
+    pub affected: u32,
+    pub servers: Vec<LanguageServerStatus>,
 }

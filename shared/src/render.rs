@@ -6,8 +6,9 @@
 use crate::{
     ErrorDetails, LeanError,
     protocol::{
-        EditAction, EditResponse, OutlineResponse, SearchSymbolResponse, SymbolInfo,
-        SymbolsOverviewResponse,
+        EditAction, EditResponse, InspectionsResponse, NavigateResponse, OutlineResponse,
+        RefactorResponse, ReformatResponse, SearchSymbolResponse, SymbolInfo,
+        SymbolsOverviewResponse, TypeHierarchyResponse,
     },
 };
 
@@ -84,6 +85,143 @@ pub fn edit(action: EditAction, resp: &EditResponse) -> String {
         resp.new_range,
         resp.hash
     )
+}
+
+/// `N of M shown` or `M <noun>s`, said plainly.
+fn totals(shown: usize, total: u32, truncated: bool, noun: &str) -> String {
+    match (total, truncated) {
+        (0, _) => format!("no {noun}s"),
+        (n, true) => format!("{shown} of {n} {noun}s shown (raise the limit for more)"),
+        (1, false) => format!("1 {noun}"),
+        (n, false) => format!("{n} {noun}s"),
+    }
+}
+
+/// Locations grouped by file: `path` then `  line:col  context`.
+pub fn locations(resp: &NavigateResponse) -> String {
+    let mut s = String::new();
+    let mut last: Option<&str> = None;
+    for l in &resp.locations {
+        if last != Some(l.path.as_str()) {
+            s.push_str(&l.path);
+            s.push('\n');
+            last = Some(&l.path);
+        }
+        s.push_str(&format!("  {}  {}\n", l.range.start, l.context));
+    }
+    s.push_str(&totals(
+        resp.locations.len(),
+        resp.total,
+        resp.truncated,
+        "location",
+    ));
+    s.push_str(&format!(" ({})", resp.backing));
+    s
+}
+
+pub fn type_hierarchy(resp: &TypeHierarchyResponse) -> String {
+    let r = &resp.root_item;
+    let mut s = format!("{} {} {}:{}\n", r.kind, r.name, r.path, r.line);
+    for i in &resp.items {
+        s.push_str(&format!("  {} {} {}:{}\n", i.kind, i.name, i.path, i.line));
+    }
+    s.push_str(&totals(
+        resp.items.len(),
+        resp.total,
+        resp.truncated,
+        "type",
+    ));
+    s.push_str(&format!(" ({})", resp.backing));
+    s
+}
+
+pub fn inspections(resp: &InspectionsResponse) -> String {
+    let mut s = String::new();
+    for d in &resp.diagnostics {
+        s.push_str(&format!(
+            "{}:{} {} {}{}\n",
+            d.path,
+            d.range.start,
+            d.severity,
+            d.message.lines().next().unwrap_or(""),
+            d.source
+                .as_deref()
+                .map(|src| format!(" [{src}]"))
+                .unwrap_or_default()
+        ));
+    }
+    if resp.diagnostics.is_empty() && !resp.sources.is_empty() {
+        // mode=list
+        for src in &resp.sources {
+            s.push_str(&format!("{} ({} diagnostics seen)\n", src.id, src.seen));
+        }
+        s.push_str(&totals(
+            resp.sources.len(),
+            resp.sources.len() as u32,
+            false,
+            "source",
+        ));
+    } else {
+        s.push_str(&totals(
+            resp.diagnostics.len(),
+            resp.total,
+            resp.truncated,
+            "diagnostic",
+        ));
+    }
+    s.push_str(&format!(" ({})", resp.backing));
+    s
+}
+
+pub fn reformat(resp: &ReformatResponse) -> String {
+    format!(
+        "{} {}, hash {} ({})",
+        resp.path,
+        if resp.reformatted {
+            "reformatted"
+        } else {
+            "already formatted"
+        },
+        resp.hash,
+        resp.backing
+    )
+}
+
+/// A refactoring's usages grouped by file, its conflicts, and what was written.
+pub fn refactor(resp: &RefactorResponse) -> String {
+    let mut s = String::new();
+    let mut last: Option<&str> = None;
+    for u in &resp.usages {
+        if last != Some(u.path.as_str()) {
+            s.push_str(&u.path);
+            s.push('\n');
+            last = Some(&u.path);
+        }
+        s.push_str(&format!(
+            "  {}  {} → {}\n",
+            u.range.start, u.text, u.new_text
+        ));
+    }
+    for c in &resp.conflicts {
+        s.push_str(&format!("conflict: {c}\n"));
+    }
+    s.push_str(&totals(
+        resp.usages.len(),
+        resp.total,
+        resp.truncated,
+        "usage",
+    ));
+    if resp.applied {
+        s.push_str(&format!(
+            "; applied to {} files: {}",
+            resp.changed_paths.len(),
+            resp.changed_paths.join(", ")
+        ));
+    } else {
+        s.push_str(&format!("; plan_hash {}", resp.plan_hash));
+    }
+    s.push_str(&format!(" ({})", resp.backing));
+    s
 }
 
 /// `ERROR: CODE: message`, the remedy, and the candidates or progress if any.

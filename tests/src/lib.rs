@@ -88,10 +88,19 @@ impl TestEnv {
     }
 
     /// The environment every process of this test runs with: nothing of the real
-    /// user's besides `PATH`.
+    /// user's besides `PATH` and the Rust toolchain's homes (rust-analyzer runs
+    /// `cargo metadata`, which needs rustup's toolchain; a fake `HOME` would hide it).
     pub fn envs(&self) -> Vec<(&'static str, OsString)> {
+        let real_home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        let toolchain = |var: &str, default: &str| {
+            std::env::var_os(var).unwrap_or_else(|| real_home.join(default).into())
+        };
         vec![
             ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+            ("RUSTUP_HOME", toolchain("RUSTUP_HOME", ".rustup")),
+            ("CARGO_HOME", toolchain("CARGO_HOME", ".cargo")),
             ("HOME", self.dir().join("home").into()),
             ("LEAN_CTX_DATA_DIR", self.paths.data_dir.clone().into()),
             (
@@ -173,7 +182,19 @@ impl TestEnv {
     /// Every live `lean-ctxd` process started with this environment (found through
     /// `/proc/*/environ`), so no test can leak or miscount one.
     pub fn daemons(&self) -> Vec<u32> {
+        self.processes(|argv0| argv0.ends_with(b"lean-ctxd"))
+    }
+
+    /// Every live process a daemon of this environment spawned that is not itself a
+    /// lean-ctx binary: the language servers and their helpers (they inherit the
+    /// daemon's environment).
+    pub fn language_servers(&self) -> Vec<u32> {
+        self.processes(|argv0| !argv0.ends_with(b"lean-ctxd") && !argv0.ends_with(b"lean-ctx"))
+    }
+
+    fn processes(&self, argv0_matches: impl Fn(&[u8]) -> bool) -> Vec<u32> {
         let needle = format!("LEAN_CTX_RUNTIME_DIR={}", self.paths.runtime_dir.display());
+        let me = std::process::id();
         let mut pids = Vec::new();
         for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
             let Some(pid) = entry
@@ -187,7 +208,7 @@ impl TestEnv {
                 continue;
             };
             let argv0 = cmdline.split(|b| *b == 0).next().unwrap_or_default();
-            if !argv0.ends_with(b"lean-ctxd") || !pid_alive(pid) {
+            if pid == me || !argv0_matches(argv0) || !pid_alive(pid) {
                 continue;
             }
             let Ok(environ) = fs::read(entry.path().join("environ")) else {
@@ -198,6 +219,12 @@ impl TestEnv {
             }
         }
         pids
+    }
+
+    /// Writes `config.toml` in this environment's config dir.
+    pub fn write_config(&self, toml: &str) {
+        fs::create_dir_all(&self.paths.config_dir).unwrap();
+        fs::write(self.paths.config_dir.join("config.toml"), toml).unwrap();
     }
 
     /// `kill -9` of a daemon and the process group it leads; waits until it is gone.
@@ -224,7 +251,72 @@ impl Drop for TestEnv {
         for pid in self.daemons() {
             self.kill9(pid);
         }
+        // A daemon killed with -9 cannot stop its language servers; they exit on
+        // their own when their stdin closes, but a test must not rely on that to
+        // leave nothing behind.
+        for pid in self.language_servers() {
+            self.kill9(pid);
+        }
     }
+}
+
+/// A working rust-analyzer: `LEAN_CTX_TEST_RUST_ANALYZER`, else what
+/// `tests/ensure-rust-analyzer.sh` finds or builds (and caches outside the checkout).
+pub fn rust_analyzer() -> PathBuf {
+    static FOUND: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            if let Some(path) = std::env::var_os("LEAN_CTX_TEST_RUST_ANALYZER") {
+                return PathBuf::from(path);
+            }
+            let script = workspace().join("tests/ensure-rust-analyzer.sh");
+            let out = Command::new("bash").arg(&script).output().unwrap();
+            assert!(
+                out.status.success(),
+                "{} failed: {}",
+                script.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+        })
+        .clone()
+}
+
+/// python-lsp-server's `pylsp`, installed from PyPI (the pinned version in
+/// `tests/requirements.txt`) if it is not on `PATH`.
+pub fn pylsp() -> PathBuf {
+    static FOUND: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let find = || {
+                let out = Command::new("python3")
+                    .args(["-c", "import shutil; print(shutil.which('pylsp') or '')"])
+                    .output()
+                    .unwrap();
+                let path = String::from_utf8(out.stdout).unwrap().trim().to_string();
+                (!path.is_empty()).then(|| PathBuf::from(path))
+            };
+            if let Some(path) = find() {
+                return path;
+            }
+            let requirements = workspace().join("tests/requirements.txt");
+            let status = Command::new("python3")
+                .args(["-m", "pip", "install", "-q", "-r"])
+                .arg(&requirements)
+                .status()
+                .unwrap();
+            assert!(
+                status.success(),
+                "pip install -r {} failed",
+                requirements.display()
+            );
+            find().expect("pylsp installed but not on PATH")
+        })
+        .clone()
+}
+
+fn workspace() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
 }
 
 /// A daemon this test started directly; killed and reaped when dropped.

@@ -89,6 +89,9 @@ pub struct RootIndex {
     ignores: Mutex<HashMap<PathBuf, Arc<Gitignore>>>,
     /// Full walks run one at a time (the first one, and rescans after overflow).
     walking: Mutex<()>,
+    /// Paths under the root that changed on disk (not ignored), for whoever mirrors
+    /// files elsewhere: the language servers of this root.
+    changes: tokio::sync::broadcast::Sender<Arc<[PathBuf]>>,
 }
 
 /// What a walk found: indexable files and the directories it entered.
@@ -114,7 +117,13 @@ impl RootIndex {
             watched: Mutex::new(HashSet::new()),
             ignores: Mutex::new(HashMap::new()),
             walking: Mutex::new(()),
+            changes: tokio::sync::broadcast::Sender::new(64),
         }
+    }
+
+    /// File events under the root, after the index applied them.
+    pub fn subscribe_changes(&self) -> tokio::sync::broadcast::Receiver<Arc<[PathBuf]>> {
+        self.changes.subscribe()
     }
 
     pub fn root(&self) -> &Path {
@@ -516,6 +525,7 @@ impl RootIndex {
                 }
             }
         }
+        let mut changed = Vec::new();
         for path in paths {
             if rescan {
                 break;
@@ -534,6 +544,7 @@ impl RootIndex {
             if self.is_ignored(&path) {
                 continue;
             }
+            changed.push(path.clone());
             if path.is_dir() {
                 // Created or moved in: walk it.
                 let files = self.walk_and_watch(&path);
@@ -546,6 +557,10 @@ impl RootIndex {
                 // Gone: a file, or a directory with everything under it.
                 self.files.write().unwrap().retain(|r, _| !under(r, &rel));
             }
+        }
+        if !changed.is_empty() {
+            // Nobody listening is fine.
+            let _ = self.changes.send(changed.into());
         }
         if rescan {
             self.full_index();

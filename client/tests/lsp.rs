@@ -1,0 +1,537 @@
+//! Backing A end to end: real shims, the real daemon, a real rust-analyzer (built from
+//! crates.io by `tests/ensure-rust-analyzer.sh` when the toolchain has none) and a
+//! real python-lsp-server. Fixtures carry non-ASCII lines, so every column crosses the
+//! position-encoding boundary.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    thread,
+    time::Duration,
+};
+
+use lean_ctx_testkit::{TestEnv, git, pylsp, rust_analyzer, wait_until};
+use serde_json::Value;
+
+const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
+
+const LIB_RS: &str = "pub mod shapes;\n\
+/// Größe: ein Maß — non-ASCII before the name.\n\
+pub fn größe(s: &shapes::Square) -> u32 { let ü = s.side; ü * ü }\n\
+pub fn use_it() -> u32 { größe(&shapes::Square { side: 2 }) + größe(&shapes::Square { side: 3 }) }\n";
+
+const SHAPES_RS: &str = "pub trait Area { fn area(&self) -> u32; }\n\
+pub struct Square { pub side: u32 }\n\
+impl Area for Square { fn area(&self) -> u32 { self.side * self.side } }\n\
+pub struct Circle { pub r: u32 }\n\
+impl Area for Circle { fn area(&self) -> u32 { 3 * self.r * self.r } }\n";
+
+/// A cargo crate `proj` (a git repo) and an environment whose rust-analyzer is the
+/// real one; `extra` is appended to `[lsp]`.
+fn rust_project(extra: &str) -> (TestEnv, PathBuf) {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\nrust = [{:?}]\n{extra}",
+        rust_analyzer().display().to_string()
+    ));
+    let root = env.dir().join("proj");
+    write_crate(&root);
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-qm", "fixture"]);
+    (env, fs::canonicalize(root).unwrap())
+}
+
+fn write_crate(root: &Path) {
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"fixture\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    fs::write(root.join("src/lib.rs"), LIB_RS).unwrap();
+    fs::write(root.join("src/shapes.rs"), SHAPES_RS).unwrap();
+}
+
+fn ok(env: &TestEnv, cwd: &Path, args: &[&str]) -> Value {
+    let (out, v) = env.shim_json_in(cwd, args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {v}\n{}\nlog:\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        env.log()
+    );
+    v
+}
+
+fn err(env: &TestEnv, cwd: &Path, args: &[&str]) -> Value {
+    let (out, v) = env.shim_json_in(cwd, args);
+    assert!(!out.status.success(), "{args:?} succeeded: {v}");
+    v["error"].clone()
+}
+
+/// `path line:col` of every location, in answer order.
+fn spots(v: &Value) -> Vec<String> {
+    v["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {}:{}",
+                l["path"].as_str().unwrap(),
+                l["range"]["start"]["line"],
+                l["range"]["start"]["column"]
+            )
+        })
+        .collect()
+}
+
+fn servers(env: &TestEnv, cwd: &Path) -> Vec<Value> {
+    ok(env, cwd, &["daemon", "status"])["language_servers"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn rust_analyzer_navigates_non_ascii_code_and_reports_indexing_first() {
+    let (env, root) = rust_project("");
+    // The first call finds no server yet: INDEXING with progress, never an empty list.
+    let first = err(
+        &env,
+        &root,
+        &["refactor", "references", "src/lib.rs:3:8", "--no-wait"],
+    );
+    assert_eq!(first["code"], "INDEXING", "{first}");
+    assert!(
+        first["details"]["progress"]["message"].is_string(),
+        "{first}"
+    );
+
+    // `größe` is column 7 in characters (9 in UTF-8 bytes).
+    let refs = ok(&env, &root, &["refactor", "references", "src/lib.rs:3:9"]);
+    assert_eq!(
+        spots(&refs),
+        ["src/lib.rs 3:7", "src/lib.rs 4:25", "src/lib.rs 4:62"]
+    );
+    assert_eq!(refs["backing"], "rust-analyzer");
+    assert_eq!(refs["total"], 3);
+    assert!(
+        refs["locations"][1]["context"]
+            .as_str()
+            .unwrap()
+            .starts_with("pub fn use_it")
+    );
+
+    // The second `größe(` call on line 4 is column 62: past two non-ASCII names.
+    let def = ok(&env, &root, &["refactor", "definition", "src/lib.rs:4:63"]);
+    assert_eq!(spots(&def), ["src/lib.rs 3:7"]);
+    let decl = ok(&env, &root, &["refactor", "declaration", "src/lib.rs:4:63"]);
+    assert_eq!(spots(&decl), ["src/lib.rs 3:7"]);
+
+    let imps = ok(
+        &env,
+        &root,
+        &["refactor", "implementations", "src/shapes.rs:1:11"],
+    );
+    assert_eq!(spots(&imps), ["src/shapes.rs 3:14", "src/shapes.rs 5:14"]);
+
+    let limited = ok(
+        &env,
+        &root,
+        &["refactor", "references", "src/lib.rs:3:9", "--limit", "1"],
+    );
+    assert_eq!(
+        (limited["total"].as_u64(), limited["truncated"].as_bool()),
+        (Some(3), Some(true))
+    );
+
+    // rust-analyzer has no type hierarchy: said plainly.
+    let th = err(
+        &env,
+        &root,
+        &["refactor", "type-hierarchy", "src/shapes.rs:2:12"],
+    );
+    assert_eq!(th["code"], "UNSUPPORTED", "{th}");
+
+    // A position outside the file.
+    let oob = err(&env, &root, &["refactor", "references", "src/lib.rs:3:99"]);
+    assert_eq!(oob["code"], "POSITION_OUT_OF_RANGE", "{oob}");
+
+    // Diagnostics of a file written by someone else just now: never stale.
+    fs::write(
+        root.join("src/lib.rs"),
+        format!("{LIB_RS}pub fn kaputt() -> u32 {{ \"ö\" }}\n"),
+    )
+    .unwrap();
+    let diags = ok(&env, &root, &["refactor", "inspections", "src/lib.rs"]);
+    let found = diags["diagnostics"].as_array().unwrap();
+    assert!(
+        found
+            .iter()
+            .any(|d| d["severity"] == "ERROR" && d["range"]["start"]["line"] == 5),
+        "{diags}"
+    );
+    let list = ok(
+        &env,
+        &root,
+        &["refactor", "inspections", "src/lib.rs", "--mode", "list"],
+    );
+    assert!(!list["sources"].as_array().unwrap().is_empty(), "{list}");
+
+    let st = servers(&env, &root);
+    assert_eq!(st.len(), 1, "{st:?}");
+    assert_eq!(st[0]["state"], "ready");
+    assert_eq!(st[0]["language"], "rust");
+    assert_eq!(st[0]["position_encoding"], "utf-8");
+    assert!(st[0]["rss_bytes"].as_u64().unwrap() > 1 << 20);
+    assert!(st[0]["open_documents"].as_u64().unwrap() >= 2);
+    assert!(st[0]["calls_served"].as_u64().unwrap() >= 8);
+}
+
+#[test]
+fn rename_previews_applies_across_files_and_refuses_a_drifted_plan() {
+    let (env, root) = rust_project("");
+    let preview = ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "rename",
+            "src/shapes.rs:2:12",
+            "--new-name",
+            "Quadrat",
+            "--preview",
+        ],
+    );
+    let usages = preview["usages"].as_array().unwrap();
+    let files: std::collections::BTreeSet<&str> =
+        usages.iter().map(|u| u["path"].as_str().unwrap()).collect();
+    assert_eq!(
+        files.into_iter().collect::<Vec<_>>(),
+        ["src/lib.rs", "src/shapes.rs"]
+    );
+    assert!(
+        usages
+            .iter()
+            .all(|u| u["text"] == "Square" && u["new_text"] == "Quadrat")
+    );
+    assert_eq!(preview["applied"], false);
+    let plan = preview["plan_hash"].as_str().unwrap().to_string();
+    assert_eq!(fs::read_to_string(root.join("src/lib.rs")).unwrap(), LIB_RS);
+
+    // Someone edits a usage's file between preview and apply: CONFLICT, nothing written.
+    let drifted = format!("// a line above shifts every usage\n{LIB_RS}");
+    fs::write(root.join("src/lib.rs"), &drifted).unwrap();
+    thread::sleep(Duration::from_millis(300));
+    let conflict = err(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "rename",
+            "src/shapes.rs:2:12",
+            "--new-name",
+            "Quadrat",
+            "--plan-hash",
+            &plan,
+        ],
+    );
+    assert_eq!(conflict["code"], "CONFLICT", "{conflict}");
+    assert_eq!(
+        fs::read_to_string(root.join("src/lib.rs")).unwrap(),
+        drifted
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("src/shapes.rs")).unwrap(),
+        SHAPES_RS
+    );
+
+    // A fresh preview and its plan apply to every file.
+    let again = ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "rename",
+            "src/shapes.rs:2:12",
+            "--new-name",
+            "Quadrat",
+            "--preview",
+        ],
+    );
+    let plan = again["plan_hash"].as_str().unwrap().to_string();
+    let applied = ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "rename",
+            "src/shapes.rs:2:12",
+            "--new-name",
+            "Quadrat",
+            "--plan-hash",
+            &plan,
+        ],
+    );
+    assert_eq!(applied["applied"], true, "{applied}");
+    assert_eq!(
+        applied["changed_paths"],
+        serde_json::json!(["src/lib.rs", "src/shapes.rs"])
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("src/lib.rs")).unwrap(),
+        drifted.replace("Square", "Quadrat")
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("src/shapes.rs")).unwrap(),
+        SHAPES_RS.replace("Square", "Quadrat")
+    );
+    // The server saw our writes: the next answer is about the new text.
+    let refs = ok(
+        &env,
+        &root,
+        &["refactor", "references", "src/shapes.rs:2:12"],
+    );
+    assert_eq!(refs["total"], 5, "{refs}");
+    for l in refs["locations"].as_array().unwrap() {
+        assert!(l["context"].as_str().unwrap().contains("Quadrat"), "{l}");
+    }
+
+    // Nothing to rename at a keyword.
+    let nothing = err(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "rename",
+            "src/shapes.rs:2:0",
+            "--new-name",
+            "x",
+            "--preview",
+        ],
+    );
+    assert_eq!(nothing["code"], "NO_SYMBOL_AT_POSITION", "{nothing}");
+
+    // Move, safe delete and inline have no language-server equivalent.
+    let mv = err(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "move",
+            "src/shapes.rs:2:12",
+            "--destination",
+            "src/lib.rs",
+        ],
+    );
+    assert_eq!(mv["code"], "BACKEND_REQUIRED", "{mv}");
+}
+
+#[test]
+fn reformat_writes_atomically_and_guards_the_hash() {
+    let (env, root) = rust_project("");
+    let ugly = "pub fn   grün( )->u32{1}\n";
+    fs::write(root.join("src/ugly.rs"), ugly).unwrap();
+    fs::write(root.join("src/lib.rs"), format!("{LIB_RS}pub mod ugly;\n")).unwrap();
+    let stale = err(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "reformat",
+            "src/ugly.rs",
+            "--expected-hash",
+            &"0".repeat(64),
+        ],
+    );
+    assert_eq!(stale["code"], "CONFLICT", "{stale}");
+    assert_eq!(fs::read_to_string(root.join("src/ugly.rs")).unwrap(), ugly);
+    let hash = blake3::hash(ugly.as_bytes()).to_hex().to_string();
+    let done = ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "reformat",
+            "src/ugly.rs",
+            "--expected-hash",
+            &hash,
+        ],
+    );
+    assert_eq!(done["reformatted"], true, "{done}");
+    let now = fs::read_to_string(root.join("src/ugly.rs")).unwrap();
+    assert_eq!(now, "pub fn grün() -> u32 {\n    1\n}\n");
+    assert_eq!(done["hash"], blake3::hash(now.as_bytes()).to_hex().as_str());
+    let again = ok(&env, &root, &["refactor", "reformat", "src/ugly.rs"]);
+    assert_eq!(again["reformatted"], false);
+}
+
+#[test]
+fn a_killed_server_is_restarted_by_the_next_call_and_many_sessions_share_one() {
+    let (env, root) = rust_project("");
+    ok(&env, &root, &["refactor", "references", "src/lib.rs:3:9"]);
+    let first = servers(&env, &root)[0]["pid"].as_u64().unwrap() as u32;
+
+    // Eight sessions at once: one server answers them all.
+    let handles: Vec<_> = (0..8)
+        .map(|_| {
+            let (shim_env, cwd) = (env.envs(), root.clone());
+            thread::spawn(move || {
+                std::process::Command::new(SHIM)
+                    .env_clear()
+                    .envs(shim_env)
+                    .current_dir(cwd)
+                    .args(["--json", "refactor", "references", "src/lib.rs:3:9"])
+                    .output()
+                    .unwrap()
+            })
+        })
+        .collect();
+    for h in handles {
+        let out = h.join().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let st = servers(&env, &root);
+    assert_eq!(st.len(), 1);
+    assert_eq!(st[0]["pid"].as_u64().unwrap() as u32, first);
+
+    env.kill9(first);
+    assert!(wait_until(Duration::from_secs(10), || servers(&env, &root)
+        [0]["state"]
+        == "failed"));
+    // The next call starts a new one (answering INDEXING meanwhile) and then answers.
+    let refs = ok(&env, &root, &["refactor", "references", "src/lib.rs:3:9"]);
+    assert_eq!(refs["total"], 3);
+    let st = servers(&env, &root);
+    assert_eq!(st.len(), 1);
+    assert_ne!(st[0]["pid"].as_u64().unwrap() as u32, first);
+    assert_eq!(st[0]["state"], "ready");
+}
+
+#[test]
+fn two_worktrees_get_two_servers_which_go_when_idle_and_die_with_the_daemon() {
+    let (env, root) = rust_project("idle_ttl = \"10s\"\n");
+    let second = env.dir().join("second");
+    git(&root, &["worktree", "add", "-q", second.to_str().unwrap()]);
+    let second = fs::canonicalize(second).unwrap();
+    fs::write(second.join("src/lib.rs"), LIB_RS.replace("größe", "maß")).unwrap();
+
+    let here = ok(&env, &root, &["refactor", "references", "src/lib.rs:3:9"]);
+    let there = ok(&env, &second, &["refactor", "references", "src/lib.rs:3:8"]);
+    assert_eq!(here["total"], 3);
+    assert_eq!(there["total"], 3);
+    assert!(
+        there["locations"][0]["context"]
+            .as_str()
+            .unwrap()
+            .contains("maß")
+    );
+    let st = servers(&env, &root);
+    let roots: Vec<&str> = st.iter().map(|s| s["root"].as_str().unwrap()).collect();
+    assert_eq!(roots, [root.to_str().unwrap(), second.to_str().unwrap()]);
+    assert_eq!(env.daemons().len(), 1);
+
+    // Idle past the TTL: shut down, processes gone.
+    assert!(
+        wait_until(Duration::from_secs(30), || servers(&env, &root).is_empty()),
+        "{:?}",
+        servers(&env, &root)
+    );
+    assert!(wait_until(Duration::from_secs(5), || env
+        .language_servers()
+        .is_empty()));
+
+    // A daemon killed with -9 leaves no server behind: they see their stdin close.
+    ok(&env, &root, &["refactor", "references", "src/lib.rs:3:9"]);
+    let pid = servers(&env, &root)[0]["pid"].as_u64().unwrap() as u32;
+    let daemon = env.daemon_pid().unwrap();
+    let _ = rustix::process::kill_process(
+        rustix::process::Pid::from_raw(daemon as i32).unwrap(),
+        rustix::process::Signal::KILL,
+    );
+    assert!(
+        wait_until(Duration::from_secs(15), || env
+            .language_servers()
+            .is_empty()),
+        "server {pid} outlived its daemon: {:?}",
+        env.language_servers()
+    );
+}
+
+#[test]
+fn evict_and_restart_through_the_cli() {
+    let (env, root) = rust_project("");
+    ok(&env, &root, &["refactor", "references", "src/lib.rs:3:9"]);
+    let before = servers(&env, &root)[0]["pid"].as_u64().unwrap();
+    let restarted = ok(&env, &root, &["servers", "restart"]);
+    assert_eq!(restarted["affected"], 1, "{restarted}");
+    let after = servers(&env, &root)[0]["pid"].as_u64().unwrap();
+    assert_ne!(before, after);
+    let evicted = ok(&env, &root, &["servers", "evict", "--language", "rust"]);
+    assert_eq!(evicted["affected"], 1);
+    assert!(servers(&env, &root).is_empty());
+    assert!(wait_until(Duration::from_secs(5), || env
+        .language_servers()
+        .is_empty()));
+}
+
+#[test]
+fn python_lsp_server_answers_definition_and_references() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\npython = [{:?}]\n",
+        pylsp().display().to_string()
+    ));
+    let root = env.dir().join("py");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(root.join("pyproject.toml"), "[project]\nname = \"p\"\n").unwrap();
+    fs::write(
+        root.join("geo.py"),
+        "# Größe — non-ASCII first\ndef fläche(a, b):\n    return a * b\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("main.py"),
+        "from geo import fläche\n\nprint(\"ü\", fläche(2, 3), fläche(4, 5))\n",
+    )
+    .unwrap();
+    let root = fs::canonicalize(root).unwrap();
+    // `fläche` in the second call: after "print(\"ü\", fläche(2, 3), ".
+    let def = ok(&env, &root, &["refactor", "definition", "main.py:3:26"]);
+    assert_eq!(spots(&def), ["geo.py 2:4"], "{def}");
+    assert_eq!(def["backing"], "pylsp");
+    let refs = ok(&env, &root, &["refactor", "references", "geo.py:2:5"]);
+    assert_eq!(
+        spots(&refs),
+        ["geo.py 2:4", "main.py 1:16", "main.py 3:11", "main.py 3:25"],
+        "{refs}"
+    );
+    let st = servers(&env, &root);
+    assert_eq!(st.len(), 1);
+    assert_eq!(st[0]["language"], "python");
+    assert_eq!(st[0]["state"], "ready");
+}
+
+#[test]
+fn a_missing_server_is_backend_required_with_a_remedy() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config("[lsp]\nrust = \"/nonexistent/rust-analyzer\"\ngo = \"jetbrains\"\n");
+    let root = env.dir().join("proj");
+    write_crate(&root);
+    fs::write(root.join("main.go"), "package main\nfunc main() {}\n").unwrap();
+    let root = fs::canonicalize(root).unwrap();
+    let e = err(&env, &root, &["refactor", "references", "src/lib.rs:3:9"]);
+    assert_eq!(e["code"], "BACKEND_REQUIRED", "{e}");
+    assert!(e["remedy"].as_str().unwrap().contains("lsp.rust"), "{e}");
+    let e = err(&env, &root, &["refactor", "definition", "main.go:2:6"]);
+    assert_eq!(e["code"], "BACKEND_REQUIRED", "{e}");
+    assert!(e["message"].as_str().unwrap().contains("jetbrains"), "{e}");
+    let e = err(&env, &root, &["refactor", "references", "Cargo.toml:1:1"]);
+    assert_eq!(e["code"], "UNSUPPORTED_LANGUAGE", "{e}");
+}

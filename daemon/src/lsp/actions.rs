@@ -1,0 +1,847 @@
+//! The operations language servers answer: navigation, type hierarchy, inspections,
+//! reformat and the two-phase rename. Each one jails the caller's path, picks the
+//! warm server of (root, language), waits for it to be ready (or answers `INDEXING`),
+//! syncs the document from disk, converts the position once, and jails every path the
+//! server returns (invariant 2): results outside the root appear only with
+//! `scope=all`, and edits outside the root are conflicts, never written.
+//!
+//! Rename's plan: the server's `WorkspaceEdit` read against the disk: one usage per
+//! text edit with its current text. `plan_hash` is BLAKE3 over the usages sorted by
+//! (path, range), one row each of path, range and current text; apply recomputes the
+//! plan and refuses on any difference, then writes all files or none.
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Duration,
+};
+
+use lean_ctx_shared::{
+    ErrorCode, LeanError, Position, Range,
+    protocol::{
+        DiagnosticHit, Direction, FilePosition, InspectionSource, InspectionsMode,
+        InspectionsRequest, InspectionsResponse, LocationHit, NavigateAction, NavigateRequest,
+        NavigateResponse, RefactorKind, RefactorPhase, RefactorRequest, RefactorResponse,
+        ReformatRequest, ReformatResponse, Scope, TypeHierarchyItem, TypeHierarchyRequest,
+        TypeHierarchyResponse, Usage,
+    },
+};
+use lsp_types::{
+    DocumentFormattingParams, FormattingOptions, GotoDefinitionParams, GotoDefinitionResponse,
+    PartialResultParams, ReferenceContext, ReferenceParams, RenameParams, TextDocumentIdentifier,
+    TextDocumentPositionParams, TextEdit, WorkDoneProgressParams, request as req,
+};
+
+use super::{
+    pool::Choice,
+    server::{Server, Synced},
+    text::{DocText, Encoding, path_to_uri, uri_to_path},
+};
+use crate::{
+    edit::{self, FileWrite},
+    gain::{Baseline, Call},
+    headless::{blocking, project},
+    index::lang::Lang,
+    jail::{self, Jailed, Want},
+    registry::Project,
+    state::Daemon,
+};
+
+/// Navigation and diagnostics answer within this, or fail with a retryable error.
+const QUERY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Rename, formatting: servers may work a while on a big workspace.
+const REFACTOR_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long `inspections` waits for a server that publishes (rather than answers
+/// pulls) to publish a file's diagnostics after we sent its text.
+const PUBLISH_WAIT: Duration = Duration::from_secs(5);
+const DEFAULT_LIMIT: u32 = 100;
+const MAX_LIMIT: u32 = 5000;
+
+fn limit(asked: u32) -> usize {
+    (if asked == 0 { DEFAULT_LIMIT } else { asked }).min(MAX_LIMIT) as usize
+}
+
+/// A call's file, its server (ready) and the server's copy of the file.
+struct Target {
+    project: Arc<Project>,
+    file: Jailed,
+    server: Arc<Server>,
+    synced: Synced,
+}
+
+impl Target {
+    fn enc(&self) -> Encoding {
+        self.server.encoding()
+    }
+
+    fn lsp_position(&self, at: &FilePosition) -> Result<lsp_types::Position, LeanError> {
+        self.synced
+            .text
+            .to_lsp(Position::new(at.line, at.column), self.enc())
+            .ok_or_else(|| {
+                LeanError::new(
+                    ErrorCode::PositionOutOfRange,
+                    format!(
+                        "{}:{}:{} is not inside the file (line is 1-based, column 0-based in characters)",
+                        self.file.rel, at.line, at.column
+                    ),
+                )
+            })
+    }
+
+    fn position_params(&self, at: &FilePosition) -> Result<TextDocumentPositionParams, LeanError> {
+        Ok(TextDocumentPositionParams {
+            text_document: TextDocumentIdentifier::new(path_to_uri(&self.file.abs)),
+            position: self.lsp_position(at)?,
+        })
+    }
+
+    fn require(&self, capability: &str, action: &str) -> Result<(), LeanError> {
+        if self.server.offers(capability) {
+            Ok(())
+        } else {
+            Err(LeanError::new(
+                ErrorCode::Unsupported,
+                format!("{} does not offer {action} ({capability})", self.server.name()),
+            )
+            .with_remedy(format!(
+                "open the project in a JetBrains IDE with the lean-ctx plugin, or configure another server for {}",
+                self.server.spec.language
+            )))
+        }
+    }
+}
+
+/// The ready server for the file at `path`, with the file synced.
+async fn target(d: &Daemon, root: &Path, path: &str, wait_ms: u32) -> Result<Target, LeanError> {
+    let project = project(d, root)?;
+    let file = {
+        let (project, path) = (project.clone(), path.to_string());
+        blocking(move || jail::resolve(&project.root, &project.worktree.group, &path, Want::File))
+            .await?
+    };
+    let lang = Lang::from_path(&file.abs).ok_or_else(|| {
+        LeanError::new(
+            ErrorCode::UnsupportedLanguage,
+            format!("{}: no language server for this file type", file.rel),
+        )
+    })?;
+    let spec = match d.lsp.choice(lang) {
+        Choice::Server(spec) => spec,
+        Choice::JetBrainsOnly => {
+            return Err(LeanError::new(
+                ErrorCode::BackendRequired,
+                format!(
+                    "lsp.{} is \"jetbrains\" and no JetBrains IDE window serves {}",
+                    lang.name(),
+                    project.root.display()
+                ),
+            ));
+        }
+        Choice::None => {
+            return Err(LeanError::new(
+                ErrorCode::BackendRequired,
+                format!("no language server is configured for {}", lang.name()),
+            )
+            .with_remedy(format!("set lsp.{} in config.toml", lang.name())));
+        }
+    };
+    let server = d.lsp.server(&project.root, spec, &project.index)?;
+    server
+        .wait_ready(Duration::from_millis(wait_ms.into()))
+        .await?;
+    let synced = server.sync(&file.abs).await?;
+    Ok(Target {
+        project,
+        file,
+        server,
+        synced,
+    })
+}
+
+/// Files read while converting one answer, each once.
+struct Files<'a> {
+    project: &'a Project,
+    read: HashMap<PathBuf, Option<Arc<DocText>>>,
+}
+
+impl<'a> Files<'a> {
+    fn new(project: &'a Project) -> Files<'a> {
+        Files {
+            project,
+            read: HashMap::new(),
+        }
+    }
+
+    /// The root-relative path of `abs` if it lies inside the caller's worktree.
+    fn jail(&self, abs: &Path) -> Option<Jailed> {
+        jail::resolve(
+            &self.project.root,
+            &self.project.worktree.group,
+            abs.to_str()?,
+            Want::File,
+        )
+        .ok()
+    }
+
+    fn text(&mut self, abs: &Path) -> Option<Arc<DocText>> {
+        self.read
+            .entry(abs.to_path_buf())
+            .or_insert_with(|| std::fs::read(abs).ok().map(|b| Arc::new(DocText::new(&b))))
+            .clone()
+    }
+
+    /// A server location as an agent reads it; `None` when outside the root and the
+    /// scope is the project.
+    fn location(
+        &mut self,
+        uri: &lsp_types::Uri,
+        range: lsp_types::Range,
+        enc: Encoding,
+        scope: Scope,
+    ) -> Option<LocationHit> {
+        let abs = uri_to_path(uri)?;
+        match self.jail(&abs) {
+            Some(inside) => {
+                let text = self.text(&inside.abs)?;
+                let range = text.range_from_lsp(range, enc);
+                Some(LocationHit {
+                    context: text.line_text(range.start.line).to_string(),
+                    path: inside.rel,
+                    range,
+                })
+            }
+            // Outside the root nothing is read (invariant 2): the server's numbers,
+            // 1-based, columns in its units.
+            None if scope == Scope::All => Some(LocationHit {
+                path: abs.display().to_string(),
+                range: Range::new(
+                    Position::new(range.start.line + 1, range.start.character),
+                    Position::new(range.end.line + 1, range.end.character),
+                ),
+                context: String::new(),
+            }),
+            None => None,
+        }
+    }
+}
+
+pub async fn navigate(d: &Daemon, req: NavigateRequest) -> Result<NavigateResponse, LeanError> {
+    let t = target(d, &req.root, &req.at.path, req.wait_ms).await?;
+    let position = t.position_params(&req.at)?;
+    let work = WorkDoneProgressParams::default();
+    let partial = PartialResultParams::default();
+    let raw: Vec<(lsp_types::Uri, lsp_types::Range)> = match req.action {
+        NavigateAction::References => {
+            t.require("referencesProvider", "references")?;
+            let params = ReferenceParams {
+                text_document_position: position,
+                work_done_progress_params: work,
+                partial_result_params: partial,
+                context: ReferenceContext {
+                    include_declaration: true,
+                },
+            };
+            t.server
+                .request::<req::References>(params, QUERY_TIMEOUT)
+                .await?
+                .unwrap_or_default()
+                .into_iter()
+                .map(|l| (l.uri, l.range))
+                .collect()
+        }
+        action => {
+            let params = GotoDefinitionParams {
+                text_document_position_params: position,
+                work_done_progress_params: work,
+                partial_result_params: partial,
+            };
+            let answer = match action {
+                NavigateAction::Definition => {
+                    t.require("definitionProvider", "definition")?;
+                    t.server
+                        .request::<req::GotoDefinition>(params, QUERY_TIMEOUT)
+                        .await?
+                }
+                NavigateAction::Implementations => {
+                    t.require("implementationProvider", "implementations")?;
+                    t.server
+                        .request::<req::GotoImplementation>(params, QUERY_TIMEOUT)
+                        .await?
+                }
+                _ => {
+                    t.require("declarationProvider", "declaration")?;
+                    t.server
+                        .request::<req::GotoDeclaration>(params, QUERY_TIMEOUT)
+                        .await?
+                }
+            };
+            goto_locations(answer)
+        }
+    };
+    let (root, scope, enc) = (t.project.clone(), req.scope, t.enc());
+    let mut hits = blocking(move || {
+        let mut files = Files::new(&root);
+        let mut hits: Vec<LocationHit> = raw
+            .into_iter()
+            .filter_map(|(uri, range)| files.location(&uri, range, enc, scope))
+            .collect();
+        hits.sort_by(|a, b| (&a.path, a.range).cmp(&(&b.path, b.range)));
+        hits.dedup();
+        Ok(hits)
+    })
+    .await?;
+    let total = hits.len() as u32;
+    let truncated = hits.len() > limit(req.limit);
+    hits.truncate(limit(req.limit));
+    let resp = NavigateResponse {
+        locations: hits,
+        total,
+        truncated,
+        backing: t.server.name(),
+    };
+    // The alternative: a grep printing one line per hit; no claim beyond that.
+    d.gain.record(Call {
+        action: req.action.as_str(),
+        file: Some(t.file.abs.clone()),
+        baseline: Baseline::Text(
+            resp.locations
+                .iter()
+                .map(|l| format!("{}:{}:{}\n", l.path, l.range.start.line, l.context))
+                .collect(),
+        ),
+        output: lean_ctx_shared::render::locations(&resp),
+    });
+    Ok(resp)
+}
+
+fn goto_locations(
+    answer: Option<GotoDefinitionResponse>,
+) -> Vec<(lsp_types::Uri, lsp_types::Range)> {
+    match answer {
+        None => Vec::new(),
+        Some(GotoDefinitionResponse::Scalar(l)) => vec![(l.uri, l.range)],
+        Some(GotoDefinitionResponse::Array(ls)) => {
+            ls.into_iter().map(|l| (l.uri, l.range)).collect()
+        }
+        Some(GotoDefinitionResponse::Link(links)) => links
+            .into_iter()
+            .map(|l| (l.target_uri, l.target_selection_range))
+            .collect(),
+    }
+}
+
+pub async fn type_hierarchy(
+    d: &Daemon,
+    req: TypeHierarchyRequest,
+) -> Result<TypeHierarchyResponse, LeanError> {
+    let t = target(d, &req.root, &req.at.path, req.wait_ms).await?;
+    t.require("typeHierarchyProvider", "type_hierarchy")?;
+    let params = lsp_types::TypeHierarchyPrepareParams {
+        text_document_position_params: t.position_params(&req.at)?,
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
+    let prepared = t
+        .server
+        .request::<req::TypeHierarchyPrepare>(params, QUERY_TIMEOUT)
+        .await?
+        .unwrap_or_default();
+    let Some(item) = prepared.into_iter().next() else {
+        return Err(LeanError::new(
+            ErrorCode::NoSymbolAtPosition,
+            format!(
+                "no type at {}:{}:{}",
+                t.file.rel, req.at.line, req.at.column
+            ),
+        ));
+    };
+    let related = match req.direction {
+        Direction::Supertypes => {
+            t.server
+                .request::<req::TypeHierarchySupertypes>(
+                    lsp_types::TypeHierarchySupertypesParams {
+                        item: item.clone(),
+                        work_done_progress_params: WorkDoneProgressParams::default(),
+                        partial_result_params: PartialResultParams::default(),
+                    },
+                    QUERY_TIMEOUT,
+                )
+                .await?
+        }
+        Direction::Subtypes => {
+            t.server
+                .request::<req::TypeHierarchySubtypes>(
+                    lsp_types::TypeHierarchySubtypesParams {
+                        item: item.clone(),
+                        work_done_progress_params: WorkDoneProgressParams::default(),
+                        partial_result_params: PartialResultParams::default(),
+                    },
+                    QUERY_TIMEOUT,
+                )
+                .await?
+        }
+    }
+    .unwrap_or_default();
+    let mut files = Files::new(&t.project);
+    let enc = t.enc();
+    let mut convert = |i: lsp_types::TypeHierarchyItem| {
+        let hit = files.location(&i.uri, i.selection_range, enc, req.scope)?;
+        Some(TypeHierarchyItem {
+            name: i.name,
+            kind: format!("{:?}", i.kind).to_lowercase(),
+            path: hit.path,
+            line: hit.range.start.line,
+            detail: i.detail,
+        })
+    };
+    let root_item = convert(item).ok_or_else(|| {
+        LeanError::new(
+            ErrorCode::NoSymbolAtPosition,
+            "the type lies outside the project root",
+        )
+    })?;
+    let mut items: Vec<_> = related.into_iter().filter_map(&mut convert).collect();
+    let total = items.len() as u32;
+    let truncated = items.len() > limit(req.limit);
+    items.truncate(limit(req.limit));
+    Ok(TypeHierarchyResponse {
+        root_item,
+        items,
+        total,
+        truncated,
+        backing: t.server.name(),
+    })
+}
+
+pub async fn inspections(
+    d: &Daemon,
+    req: InspectionsRequest,
+) -> Result<InspectionsResponse, LeanError> {
+    let t = target(d, &req.root, &req.path, req.wait_ms).await?;
+    let raw = if t.server.offers("diagnosticProvider") {
+        let params = lsp_types::DocumentDiagnosticParams {
+            text_document: TextDocumentIdentifier::new(path_to_uri(&t.file.abs)),
+            identifier: None,
+            previous_result_id: None,
+            work_done_progress_params: WorkDoneProgressParams::default(),
+            partial_result_params: PartialResultParams::default(),
+        };
+        match t
+            .server
+            .request::<req::DocumentDiagnosticRequest>(params, QUERY_TIMEOUT)
+            .await?
+        {
+            lsp_types::DocumentDiagnosticReportResult::Report(
+                lsp_types::DocumentDiagnosticReport::Full(full),
+            ) => full.full_document_diagnostic_report.items,
+            // We never send a previous result id, so "unchanged" and partial results
+            // carry nothing for us: fall back to what was published.
+            _ => t
+                .server
+                .published_diagnostics(&t.file.abs, &t.synced, PUBLISH_WAIT)
+                .await
+                .unwrap_or_default(),
+        }
+    } else {
+        t.server
+            .published_diagnostics(&t.file.abs, &t.synced, PUBLISH_WAIT)
+            .await
+            .unwrap_or_default()
+    };
+    let enc = t.enc();
+    let mut diagnostics: Vec<DiagnosticHit> = raw
+        .into_iter()
+        .map(|diag| DiagnosticHit {
+            path: t.file.rel.clone(),
+            range: t.synced.text.range_from_lsp(diag.range, enc),
+            severity: match diag.severity {
+                Some(lsp_types::DiagnosticSeverity::ERROR) => "ERROR",
+                Some(lsp_types::DiagnosticSeverity::INFORMATION) => "INFO",
+                Some(lsp_types::DiagnosticSeverity::HINT) => "HINT",
+                _ => "WARNING",
+            }
+            .into(),
+            message: diag.message,
+            source: diag.source,
+            code: diag.code.map(|c| match c {
+                lsp_types::NumberOrString::Number(n) => n.to_string(),
+                lsp_types::NumberOrString::String(s) => s,
+            }),
+        })
+        .collect();
+    diagnostics.sort_by_key(|d| d.range);
+    if req.mode == InspectionsMode::List {
+        // The sources seen published for open files, and this file's (pulled ones
+        // are never published).
+        let mut seen: BTreeMap<String, u32> = t.server.diagnostic_sources().into_iter().collect();
+        if t.server.offers("diagnosticProvider") {
+            for d in &diagnostics {
+                let id = d.source.clone().unwrap_or_else(|| t.server.name());
+                *seen.entry(id).or_default() += 1;
+            }
+        }
+        seen.entry(t.server.name()).or_default();
+        let sources: Vec<InspectionSource> = seen
+            .into_iter()
+            .map(|(id, seen)| InspectionSource { id, seen })
+            .collect();
+        return Ok(InspectionsResponse {
+            diagnostics: Vec::new(),
+            total: sources.len() as u32,
+            sources,
+            truncated: false,
+            backing: t.server.name(),
+        });
+    }
+    let total = diagnostics.len() as u32;
+    let truncated = diagnostics.len() > limit(req.limit);
+    diagnostics.truncate(limit(req.limit));
+    Ok(InspectionsResponse {
+        diagnostics,
+        sources: Vec::new(),
+        total,
+        truncated,
+        backing: t.server.name(),
+    })
+}
+
+pub async fn reformat(d: &Daemon, req: ReformatRequest) -> Result<ReformatResponse, LeanError> {
+    let t = target(d, &req.root, &req.path, req.wait_ms).await?;
+    t.require("documentFormattingProvider", "reformat")?;
+    let params = DocumentFormattingParams {
+        text_document: TextDocumentIdentifier::new(path_to_uri(&t.file.abs)),
+        options: FormattingOptions {
+            tab_size: 4,
+            insert_spaces: true,
+            ..FormattingOptions::default()
+        },
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
+    let edits = t
+        .server
+        .request::<req::Formatting>(params, REFACTOR_TIMEOUT)
+        .await?
+        .unwrap_or_default();
+    let bytes = std::fs::read(&t.file.abs)
+        .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", t.file.rel)))?;
+    let expected = blake3::hash(&bytes);
+    if let Some(want) = &req.expected_hash
+        && !expected.to_hex().as_str().eq_ignore_ascii_case(want.trim())
+    {
+        return Err(LeanError::new(
+            ErrorCode::Conflict,
+            format!(
+                "{} changed since you read it (hash mismatch); file untouched",
+                t.file.rel
+            ),
+        ));
+    }
+    // The edits were computed on the server's copy; it must be the disk's.
+    if DocText::new(&bytes).text() != t.synced.text.text() {
+        return Err(LeanError::new(
+            ErrorCode::Conflict,
+            format!(
+                "{} changed while it was being formatted; file untouched",
+                t.file.rel
+            ),
+        ));
+    }
+    let content = splice(&bytes, &t.synced.text, &edits, t.enc());
+    let reformatted = content != bytes;
+    if reformatted {
+        let write = FileWrite {
+            abs: t.file.abs.clone(),
+            rel: t.file.rel.clone(),
+            expected,
+            content: content.clone(),
+        };
+        let locks = d.locks.clone();
+        blocking(move || edit::apply_many(&locks, &[write])).await?;
+        t.project
+            .index
+            .wrote(&t.file.abs, &t.file.rel, &content, None);
+        d.lsp
+            .wrote(&t.project.root, std::slice::from_ref(&t.file.abs))
+            .await;
+    }
+    Ok(ReformatResponse {
+        path: t.file.rel.clone(),
+        reformatted,
+        hash: blake3::hash(&content).to_hex().to_string(),
+        backing: t.server.name(),
+    })
+}
+
+/// `edits` (non-overlapping, LSP positions in `doc`) applied to the disk bytes.
+fn splice(bytes: &[u8], doc: &DocText, edits: &[TextEdit], enc: Encoding) -> Vec<u8> {
+    let mut spans: Vec<(usize, usize, &str)> = edits
+        .iter()
+        .map(|e| {
+            (
+                doc.disk_offset(e.range.start, enc),
+                doc.disk_offset(e.range.end, enc),
+                e.new_text.as_str(),
+            )
+        })
+        .collect();
+    // Later edits first, so earlier offsets stay valid; equal starts keep their order.
+    spans.sort_by_key(|s| std::cmp::Reverse(s.0));
+    let mut out = bytes.to_vec();
+    for (start, end, text) in spans {
+        out.splice(start..end.max(start), text.bytes());
+    }
+    out
+}
+
+/// A rename's plan: usages read from disk, per-file edits, conflicts.
+struct Plan {
+    usages: Vec<Usage>,
+    conflicts: Vec<String>,
+    writes: Vec<FileWrite>,
+    hash: String,
+}
+
+pub async fn refactor(d: &Daemon, req: RefactorRequest) -> Result<RefactorResponse, LeanError> {
+    let new_name = match &req.kind {
+        RefactorKind::Rename { new_name } => new_name.clone(),
+        other => {
+            return Err(LeanError::new(
+                ErrorCode::BackendRequired,
+                format!(
+                    "{} needs the JetBrains IDE: no language server offers it",
+                    other.as_str()
+                ),
+            ));
+        }
+    };
+    if new_name.trim().is_empty() {
+        return Err(LeanError::new(
+            ErrorCode::InvalidTarget,
+            "new_name is empty",
+        ));
+    }
+    let t = target(d, &req.root, &req.at.path, req.wait_ms).await?;
+    t.require("renameProvider", "rename")?;
+    let position = t.position_params(&req.at)?;
+    if prepare_supported(&t.server) {
+        let prepared = t
+            .server
+            .request::<req::PrepareRenameRequest>(position.clone(), QUERY_TIMEOUT)
+            .await;
+        match prepared {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                return Err(LeanError::new(
+                    ErrorCode::NoSymbolAtPosition,
+                    format!(
+                        "nothing to rename at {}:{}:{}",
+                        t.file.rel, req.at.line, req.at.column
+                    ),
+                ));
+            }
+            Err(e) if e.code == ErrorCode::Internal => {
+                return Err(LeanError::new(
+                    ErrorCode::NoSymbolAtPosition,
+                    format!(
+                        "cannot rename at {}:{}:{}: {}",
+                        t.file.rel, req.at.line, req.at.column, e.message
+                    ),
+                ));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let params = RenameParams {
+        text_document_position: position,
+        new_name,
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
+    let edit = t
+        .server
+        .request::<req::Rename>(params, REFACTOR_TIMEOUT)
+        .await
+        .map_err(|e| match e.code {
+            ErrorCode::Internal if e.message.contains("answered") => {
+                LeanError::new(ErrorCode::InvalidTarget, e.message)
+                    .with_remedy("pick another name or position")
+            }
+            _ => e,
+        })?
+        .ok_or_else(|| {
+            LeanError::new(
+                ErrorCode::NoSymbolAtPosition,
+                format!(
+                    "nothing to rename at {}:{}:{}",
+                    t.file.rel, req.at.line, req.at.column
+                ),
+            )
+        })?;
+    let (project, enc) = (t.project.clone(), t.enc());
+    let plan = blocking(move || Ok(plan(&project, edit, enc))).await?;
+    let limit = limit(req.limit);
+    let mut resp = RefactorResponse {
+        total: plan.usages.len() as u32,
+        truncated: plan.usages.len() > limit,
+        usages: plan.usages.iter().take(limit).cloned().collect(),
+        conflicts: plan.conflicts.clone(),
+        plan_hash: plan.hash.clone(),
+        applied: false,
+        changed_paths: Vec::new(),
+        backing: t.server.name(),
+    };
+    let RefactorPhase::Apply { plan_hash, force } = req.phase else {
+        return Ok(resp);
+    };
+    if let Some(want) = plan_hash
+        && !want.trim().eq_ignore_ascii_case(&plan.hash)
+    {
+        return Err(LeanError::new(
+            ErrorCode::Conflict,
+            format!(
+                "the rename plan changed since the preview (plan_hash {} now, {} given): files changed; nothing written",
+                plan.hash,
+                want.trim()
+            ),
+        )
+        .with_remedy("preview again and apply the new plan_hash"));
+    }
+    if !plan.conflicts.is_empty() && !force {
+        return Err(LeanError::new(
+            ErrorCode::Conflict,
+            format!(
+                "the rename has conflicts: {}; nothing written",
+                plan.conflicts.join("; ")
+            ),
+        )
+        .with_remedy(
+            "resolve the conflicts, or pass force to apply the edits inside the root anyway",
+        ));
+    }
+    let writes = plan.writes;
+    let locks = d.locks.clone();
+    let writes = blocking(move || edit::apply_many(&locks, &writes).map(|()| writes)).await?;
+    for w in &writes {
+        t.project.index.wrote(&w.abs, &w.rel, &w.content, None);
+    }
+    let written: Vec<PathBuf> = writes.iter().map(|w| w.abs.clone()).collect();
+    d.lsp.wrote(&t.project.root, &written).await;
+    resp.applied = true;
+    resp.changed_paths = writes.iter().map(|w| w.rel.clone()).collect();
+    resp.changed_paths.sort();
+    d.gain.record(Call {
+        action: "rename",
+        file: Some(t.file.abs.clone()),
+        // The alternative: one string-replace edit per usage.
+        baseline: Baseline::Text(
+            plan.usages
+                .iter()
+                .map(|u| format!("{}{}{}", u.path, u.text, u.new_text))
+                .collect(),
+        ),
+        output: lean_ctx_shared::render::refactor(&resp),
+    });
+    Ok(resp)
+}
+
+/// `renameProvider: {prepareProvider: true}`; a bare `true` has no prepare step.
+fn prepare_supported(server: &Server) -> bool {
+    server.offers("renameProvider/prepareProvider")
+}
+
+/// Reads a `WorkspaceEdit` against the disk.
+fn plan(project: &Project, edit: lsp_types::WorkspaceEdit, enc: Encoding) -> Plan {
+    let mut per_file: BTreeMap<PathBuf, Vec<TextEdit>> = BTreeMap::new();
+    let mut conflicts = Vec::new();
+    if let Some(changes) = edit.changes {
+        for (uri, edits) in changes {
+            match uri_to_path(&uri) {
+                Some(p) => per_file.entry(p).or_default().extend(edits),
+                None => conflicts.push(format!("an edit to {} (not a file)", uri.as_str())),
+            }
+        }
+    }
+    if let Some(changes) = edit.document_changes {
+        let ops = match changes {
+            lsp_types::DocumentChanges::Edits(edits) => edits
+                .into_iter()
+                .map(lsp_types::DocumentChangeOperation::Edit)
+                .collect(),
+            lsp_types::DocumentChanges::Operations(ops) => ops,
+        };
+        for op in ops {
+            match op {
+                lsp_types::DocumentChangeOperation::Edit(e) => {
+                    match uri_to_path(&e.text_document.uri) {
+                        Some(p) => per_file
+                            .entry(p)
+                            .or_default()
+                            .extend(e.edits.into_iter().map(|e| match e {
+                                lsp_types::OneOf::Left(e) => e,
+                                lsp_types::OneOf::Right(annotated) => annotated.text_edit,
+                            })),
+                        None => conflicts.push(format!(
+                            "an edit to {} (not a file)",
+                            e.text_document.uri.as_str()
+                        )),
+                    }
+                }
+                lsp_types::DocumentChangeOperation::Op(op) => {
+                    conflicts.push(format!("a file operation lean-ctx does not apply: {op:?}"));
+                }
+            }
+        }
+    }
+    let files = Files::new(project);
+    let mut usages = Vec::new();
+    let mut writes = Vec::new();
+    for (abs, edits) in per_file {
+        let Some(inside) = files.jail(&abs) else {
+            conflicts.push(format!("{} lies outside the project root", abs.display()));
+            continue;
+        };
+        let Ok(bytes) = std::fs::read(&inside.abs) else {
+            conflicts.push(format!("{} cannot be read", inside.rel));
+            continue;
+        };
+        let doc = DocText::new(&bytes);
+        for e in &edits {
+            let (start, end) = (
+                doc.disk_offset(e.range.start, enc),
+                doc.disk_offset(e.range.end, enc),
+            );
+            usages.push(Usage {
+                path: inside.rel.clone(),
+                range: doc.range_from_lsp(e.range, enc),
+                text: String::from_utf8_lossy(&bytes[start..end.max(start)]).into_owned(),
+                new_text: e.new_text.clone(),
+            });
+        }
+        writes.push(FileWrite {
+            content: splice(&bytes, &doc, &edits, enc),
+            expected: blake3::hash(&bytes),
+            abs: inside.abs,
+            rel: inside.rel,
+        });
+    }
+    usages.sort_by(|a, b| (&a.path, a.range).cmp(&(&b.path, b.range)));
+    let hash = plan_hash(&usages);
+    Plan {
+        usages,
+        conflicts,
+        writes,
+        hash,
+    }
+}
+
+/// BLAKE3 over the usages sorted by (path, range): one row each of path, range and
+/// current text (DESIGN "Formats to keep exactly").
+pub fn plan_hash(sorted: &[Usage]) -> String {
+    let mut h = blake3::Hasher::new();
+    for u in sorted {
+        h.update(format!("{}\t{}\t", u.path, u.range).as_bytes());
+        h.update(u.text.as_bytes());
+        h.update(b"\n");
+    }
+    h.finalize().to_hex().to_string()
+}

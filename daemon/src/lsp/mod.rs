@@ -1,0 +1,13 @@
+//! Backing A: warm language servers, one per (worktree root, language, server
+//! command), shared by every session (spec §1.1, DESIGN "Three backings").
+//!
+//! [`rpc`] speaks JSON-RPC over a server's stdio; [`text`] converts positions and URIs
+//! at this boundary, exactly once; [`server`] is one process with its handshake,
+//! readiness and document sync; [`pool`] keeps them warm and evicts them; [`actions`]
+//! turns agent calls into LSP requests and answers back, jailing every path.
+
+pub mod actions;
+pub mod pool;
+pub mod rpc;
+pub mod server;
+pub mod text;

@@ -1,0 +1,332 @@
+//! The warm language servers: one per (worktree root, language, server command),
+//! shared by every session, started lazily and shut down when idle, over the instance
+//! cap or over the memory budget (least recently used first).
+//!
+//! Never a global lock across a slow step (invariant 7): the map's entry lock covers
+//! only finding a slot; a slot's own lock covers only `fork`+`exec` (the handshake runs
+//! in the background), so one root's cold start never blocks another root's calls.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex},
+    time::{Duration, SystemTime},
+};
+
+use dashmap::DashMap;
+use lean_ctx_shared::{ErrorCode, LeanError, protocol::LanguageServerStatus};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::server::{Server, ServerSpec};
+use crate::{
+    config::{LspSection, ServerSetting},
+    index::{lang::Lang, root::RootIndex},
+    sys::unix_ms,
+};
+
+/// A server that failed before finishing `initialize` is not restarted for this long:
+/// a missing binary or a broken command line must not turn every call into a spawn.
+/// (A server that crashes later is restarted by the next call.)
+const START_FAILURE_BACKOFF: Duration = Duration::from_secs(30);
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    root: PathBuf,
+    spec: ServerSpec,
+}
+
+#[derive(Debug, Default)]
+struct Slot {
+    server: Mutex<Option<Arc<Server>>>,
+}
+
+/// Which server a language gets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Choice {
+    Server(ServerSpec),
+    /// `lsp.<lang> = "jetbrains"`: the IDE or nothing.
+    JetBrainsOnly,
+    /// No server is known for the language.
+    None,
+}
+
+#[derive(Debug)]
+pub struct Pool {
+    config: LspSection,
+    slots: DashMap<Key, Arc<Slot>>,
+}
+
+impl Pool {
+    pub fn new(config: LspSection) -> Pool {
+        Pool {
+            config,
+            slots: DashMap::new(),
+        }
+    }
+
+    pub fn config(&self) -> &LspSection {
+        &self.config
+    }
+
+    /// The configured (or default) server of `lang`.
+    pub fn choice(&self, lang: Lang) -> Choice {
+        let c = &self.config;
+        let (setting, default, language_id): (Option<&ServerSetting>, Option<&str>, &str) =
+            match lang {
+                Lang::Rust => (c.rust.as_ref(), Some("rust-analyzer"), "rust"),
+                Lang::Python => (c.python.as_ref(), Some("pylsp"), "python"),
+                Lang::TypeScript => (
+                    c.typescript.as_ref(),
+                    Some("typescript-language-server --stdio"),
+                    "typescript",
+                ),
+                Lang::Tsx => (
+                    c.typescript.as_ref(),
+                    Some("typescript-language-server --stdio"),
+                    "typescriptreact",
+                ),
+                Lang::JavaScript => (
+                    c.javascript.as_ref().or(c.typescript.as_ref()),
+                    Some("typescript-language-server --stdio"),
+                    "javascript",
+                ),
+                Lang::Go => (c.go.as_ref(), Some("gopls"), "go"),
+                Lang::Java => (c.java.as_ref(), Some("jdtls"), "java"),
+                Lang::Kotlin => (c.kotlin.as_ref(), Some("kotlin-language-server"), "kotlin"),
+            };
+        let command: Vec<String> = match setting {
+            Some(ServerSetting::Line(line)) if line.trim() == "jetbrains" => {
+                return Choice::JetBrainsOnly;
+            }
+            Some(ServerSetting::Line(line)) => line.split_whitespace().map(String::from).collect(),
+            Some(ServerSetting::Argv(argv)) => argv.clone(),
+            None => match default {
+                Some(d) => d.split_whitespace().map(String::from).collect(),
+                None => return Choice::None,
+            },
+        };
+        if command.is_empty() {
+            return Choice::None;
+        }
+        let rust_analyzer = Path::new(&command[0])
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("rust-analyzer"));
+        let settings = if rust_analyzer {
+            self.rust_analyzer_settings()
+        } else {
+            json!({})
+        };
+        // TSX is TypeScript's server; share one instance per root.
+        let language = match lang {
+            Lang::Tsx => "typescript",
+            other => other.name(),
+        };
+        Choice::Server(ServerSpec {
+            language,
+            language_id: match lang {
+                Lang::Tsx => "typescriptreact",
+                _ => language_id,
+            },
+            command,
+            rust_analyzer,
+            settings: settings.to_string(),
+        })
+    }
+
+    /// rust-analyzer's settings: its own target dir (never block the agent's cargo),
+    /// no check on save (we ask for diagnostics), build scripts and proc macros only
+    /// when configured, since they execute the project's code.
+    fn rust_analyzer_settings(&self) -> serde_json::Value {
+        let ra = &self.config.rust_analyzer;
+        json!({
+            "cargo": {
+                "targetDir": true,
+                "buildScripts": { "enable": ra.build_scripts },
+            },
+            "procMacro": { "enable": ra.proc_macros },
+            "checkOnSave": false,
+            "check": { "workspace": false },
+            "cachePriming": { "enable": true },
+            "files": { "watcher": "client" },
+        })
+    }
+
+    /// The warm server for (root, spec), started if there is none or it died. Its
+    /// documents follow `index`'s file events.
+    pub fn server(
+        &self,
+        root: &Path,
+        spec: ServerSpec,
+        index: &Arc<RootIndex>,
+    ) -> Result<Arc<Server>, LeanError> {
+        let key = Key {
+            root: root.to_path_buf(),
+            spec: spec.clone(),
+        };
+        let slot = self.slots.entry(key).or_default().clone();
+        let mut current = slot.server.lock().unwrap();
+        if let Some(server) = current.as_ref() {
+            if !server.is_dead() {
+                server.touch();
+                return Ok(server.clone());
+            }
+            if server
+                .failed_starting()
+                .is_some_and(|at| at.elapsed() < START_FAILURE_BACKOFF)
+            {
+                return Err(LeanError::new(
+                    ErrorCode::BackendRequired,
+                    format!(
+                        "the {} language server `{}` failed to start: {}",
+                        spec.language,
+                        spec.command.join(" "),
+                        server.failure().unwrap_or_default()
+                    ),
+                )
+                .with_remedy(format!(
+                    "install it or fix lsp.{} in config.toml; lean-ctx retries {}s after the failure",
+                    spec.language,
+                    START_FAILURE_BACKOFF.as_secs()
+                )));
+            }
+            tracing::info!(root = %root.display(), failure = ?server.failure(), "restarting a failed language server");
+        }
+        let server = Server::spawn(spec, root)?;
+        server.touch();
+        tokio::spawn(follow_files(
+            index.subscribe_changes(),
+            Arc::downgrade(&server),
+        ));
+        *current = Some(server.clone());
+        Ok(server)
+    }
+
+    /// The live servers of `root`.
+    pub fn servers_of(&self, root: &Path) -> Vec<Arc<Server>> {
+        self.all().into_iter().filter(|s| s.root == root).collect()
+    }
+
+    fn all(&self) -> Vec<Arc<Server>> {
+        self.slots
+            .iter()
+            .filter_map(|slot| slot.server.lock().unwrap().clone())
+            .collect()
+    }
+
+    pub fn status(&self) -> Vec<LanguageServerStatus> {
+        let mut v: Vec<_> = self.all().iter().map(|s| s.status()).collect();
+        v.sort_by(|a, b| (&a.root, &a.language).cmp(&(&b.root, &b.language)));
+        v
+    }
+
+    /// Shuts down the servers matching the filters; returns them (stopped).
+    pub async fn evict(&self, root: Option<&Path>, language: Option<&str>) -> Vec<Arc<Server>> {
+        let mut taken = Vec::new();
+        for slot in self.slots.iter() {
+            let mut current = slot.server.lock().unwrap();
+            let matches = current.as_ref().is_some_and(|s| {
+                root.is_none_or(|r| s.root == r) && language.is_none_or(|l| s.spec.language == l)
+            });
+            if matches {
+                taken.extend(current.take());
+            }
+        }
+        futures::future::join_all(taken.iter().map(|s| s.shutdown())).await;
+        taken
+    }
+
+    /// Starts again the servers `evict` took (the same root and spec each).
+    pub fn restart(
+        &self,
+        evicted: &[Arc<Server>],
+        index_of: impl Fn(&Path) -> Option<Arc<RootIndex>>,
+    ) -> Vec<Arc<Server>> {
+        evicted
+            .iter()
+            .filter_map(|old| {
+                let index = index_of(&old.root)?;
+                self.server(&old.root, old.spec.clone(), &index).ok()
+            })
+            .collect()
+    }
+
+    /// One pass of the lifecycle rules: idle past the TTL, then the least recently
+    /// used beyond the instance cap or the memory budget. Failed servers are
+    /// forgotten once idle too.
+    pub async fn reap(&self) {
+        let now = unix_ms(SystemTime::now());
+        let ttl = self.config.idle_ttl.as_millis() as u64;
+        let mut servers = self.all();
+        servers.sort_by_key(|s| std::cmp::Reverse(s.last_used_ms()));
+        let mut keep_rss = 0u64;
+        let budget = self.config.rss_budget_mb.saturating_mul(1 << 20);
+        let mut victims = Vec::new();
+        let mut kept = 0;
+        for s in servers {
+            let idle = now.saturating_sub(s.last_used_ms()) >= ttl;
+            let rss = s.rss_bytes().unwrap_or(0);
+            let over = kept >= self.config.max_servers || keep_rss + rss > budget && kept > 0;
+            if idle || over {
+                victims.push(s);
+            } else {
+                kept += 1;
+                keep_rss += rss;
+            }
+        }
+        for victim in victims {
+            tracing::info!(root = %victim.root.display(), language = victim.spec.language, "evicting a language server");
+            for slot in self.slots.iter() {
+                let mut current = slot.server.lock().unwrap();
+                if current.as_ref().is_some_and(|s| Arc::ptr_eq(s, &victim)) {
+                    current.take();
+                }
+            }
+            victim.shutdown().await;
+        }
+        self.slots
+            .retain(|_, slot| slot.server.lock().unwrap().is_some());
+    }
+
+    /// Runs [`Pool::reap`] until `stop` fires. (The daemon shuts the servers down
+    /// itself once in-flight calls have drained.)
+    pub async fn run_lifecycle(self: Arc<Self>, stop: CancellationToken) {
+        let every =
+            (self.config.idle_ttl / 4).clamp(Duration::from_millis(200), Duration::from_secs(30));
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(every) => self.reap().await,
+            }
+        }
+    }
+
+    /// Our own writes: every server of `root` hears of them before the call answers,
+    /// so the next answer never reads the old text.
+    pub async fn wrote(&self, root: &Path, paths: &[PathBuf]) {
+        for server in self.servers_of(root) {
+            server.files_changed(paths).await;
+        }
+    }
+}
+
+/// Feeds a server the root's file events until either goes away.
+async fn follow_files(
+    mut events: tokio::sync::broadcast::Receiver<Arc<[PathBuf]>>,
+    server: std::sync::Weak<Server>,
+) {
+    loop {
+        let paths = match events.recv().await {
+            Ok(paths) => paths,
+            // Missed some: nothing to replay; documents re-sync on their next use.
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(server) = server.upgrade() else {
+            return;
+        };
+        if server.is_dead() {
+            return;
+        }
+        server.files_changed(&paths).await;
+    }
+}

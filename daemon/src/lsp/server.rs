@@ -1,0 +1,1004 @@
+//! One language server process for one (worktree root, language, command): spawning it
+//! in its own process group, the `initialize` handshake, what it tells us unasked
+//! (progress, rust-analyzer's server status, diagnostics, file-watch registrations),
+//! readiness, document sync and shutdown.
+//!
+//! Readiness is "the first load finished", not "quiescent": rust-analyzer reports
+//! `quiescent` before its first load even starts (rust-analyzer#23331). So a
+//! rust-analyzer is ready once it is quiescent after at least one work-done progress
+//! has ended (or it reports an unhealthy state, which no amount of waiting fixes);
+//! other servers are ready once initialised with no work-done progress running.
+//!
+//! Documents: every request that names a file first syncs it from disk: `didOpen` the
+//! first time, `didChange` (full text) when its bytes changed since, nothing otherwise.
+//! Files changed on disk while open are re-synced when the watcher reports them, and
+//! `didChangeWatchedFiles` goes out for the patterns the server registered. So no
+//! answer is computed from text older than the disk at the time of the call.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    path::{Path, PathBuf},
+    process::Stdio,
+    sync::{
+        Arc, Mutex, OnceLock,
+        atomic::{AtomicBool, AtomicU64, Ordering},
+    },
+    time::{Duration, Instant, SystemTime},
+};
+
+use lean_ctx_shared::{
+    ErrorCode, ErrorDetails, LeanError, Progress,
+    protocol::{LanguageServerStatus, ServerState},
+};
+use lsp_types::{
+    ClientCapabilities, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidCloseTextDocumentParams, DidOpenTextDocumentParams, FileChangeType, FileEvent,
+    InitializeParams, TextDocumentContentChangeEvent, TextDocumentIdentifier, TextDocumentItem,
+    VersionedTextDocumentIdentifier, WorkspaceFolder, notification as note, request as req,
+};
+use serde_json::{Value, json};
+use tokio::{
+    io::{AsyncBufReadExt, BufReader},
+    sync::watch,
+};
+
+use super::{
+    rpc::{Connection, Handler, METHOD_NOT_FOUND, RpcError},
+    text::{DocText, Encoding, path_to_uri, uri_to_path},
+};
+use crate::sys::{self, unix_ms};
+
+/// How long `initialize` may take before the server counts as failed.
+const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Documents kept open per server; past this the least recently used is closed.
+const MAX_OPEN_DOCUMENTS: usize = 200;
+/// Lines of the server's stderr kept for error messages.
+const STDERR_LINES: usize = 20;
+
+/// What to run and how to talk to it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ServerSpec {
+    /// Our language name (`rust`, `python`, ...).
+    pub language: &'static str,
+    /// The LSP `languageId` of its documents.
+    pub language_id: &'static str,
+    pub command: Vec<String>,
+    /// rust-analyzer's readiness rule and settings apply.
+    pub rust_analyzer: bool,
+    /// Sent as `initializationOptions` and answered to `workspace/configuration`
+    /// (JSON text, so the spec stays hashable as a pool key).
+    pub settings: String,
+}
+
+impl ServerSpec {
+    pub fn program(&self) -> &str {
+        self.command.first().map(String::as_str).unwrap_or("")
+    }
+}
+
+/// A running (or failed) server.
+pub struct Server {
+    pub spec: ServerSpec,
+    pub root: PathBuf,
+    pid: Option<u32>,
+    conn: Connection,
+    shared: Arc<Shared>,
+    init: OnceLock<Initialized>,
+    docs: tokio::sync::Mutex<HashMap<PathBuf, Doc>>,
+    open_documents: AtomicU64,
+    started: Instant,
+    started_at: SystemTime,
+    last_used_ms: AtomicU64,
+    calls: AtomicU64,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("root", &self.root)
+            .field("command", &self.spec.command)
+            .field("pid", &self.pid)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug)]
+struct Initialized {
+    /// The raw `capabilities`: lsp-types drops some (`typeHierarchyProvider`).
+    caps: Value,
+    encoding: Encoding,
+    name: String,
+}
+
+#[derive(Debug)]
+struct Doc {
+    version: i32,
+    hash: blake3::Hash,
+    text: Arc<DocText>,
+    /// The diagnostics sequence number when we last sent this text.
+    synced_seq: u64,
+    last_used: Instant,
+}
+
+/// A document as the server has it now.
+#[derive(Clone, Debug)]
+pub struct Synced {
+    pub text: Arc<DocText>,
+    pub seq: u64,
+}
+
+impl Server {
+    /// Spawns the server and starts its handshake in the background; returns at once
+    /// (a cold start never holds up the caller's lock: invariant 7).
+    pub fn spawn(spec: ServerSpec, root: &Path) -> Result<Arc<Server>, LeanError> {
+        let mut cmd = tokio::process::Command::new(spec.program());
+        cmd.args(&spec.command[1..])
+            .current_dir(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own group, so eviction kills its helpers (rust-analyzer's
+            // proc-macro server, cargo metadata) with it.
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().map_err(|e| {
+            LeanError::new(
+                ErrorCode::BackendRequired,
+                format!(
+                    "cannot start the {} language server `{}`: {e}",
+                    spec.language,
+                    spec.command.join(" ")
+                ),
+            )
+            .with_remedy(format!(
+                "install it, or set lsp.{} in config.toml to a working command (`lean-ctx doctor` checks it)",
+                spec.language
+            ))
+        })?;
+        let pid = child.id();
+        let (stdin, stdout, stderr) = (
+            child.stdin.take().expect("piped"),
+            child.stdout.take().expect("piped"),
+            child.stderr.take().expect("piped"),
+        );
+        let settings: Value = serde_json::from_str(&spec.settings).unwrap_or(Value::Null);
+        let shared = Arc::new(Shared::new(
+            root.to_path_buf(),
+            settings,
+            spec.rust_analyzer,
+        ));
+        let conn = Connection::start(stdin, stdout, shared.clone());
+        let server = Arc::new(Server {
+            spec,
+            root: root.to_path_buf(),
+            pid,
+            conn,
+            shared: shared.clone(),
+            init: OnceLock::new(),
+            docs: tokio::sync::Mutex::new(HashMap::new()),
+            open_documents: AtomicU64::new(0),
+            started: Instant::now(),
+            started_at: SystemTime::now(),
+            last_used_ms: AtomicU64::new(unix_ms(SystemTime::now())),
+            calls: AtomicU64::new(0),
+        });
+        tokio::spawn(read_stderr(stderr, shared.clone()));
+        tokio::spawn(async move {
+            let status = child.wait().await;
+            shared.exited.store(true, Ordering::SeqCst);
+            let what = match status {
+                Ok(s) => format!("exited ({s})"),
+                Err(e) => format!("lost ({e})"),
+            };
+            shared.fail(what);
+        });
+        tokio::spawn(initialize(server.clone()));
+        Ok(server)
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    pub fn state(&self) -> ServerState {
+        self.shared.live.lock().unwrap().phase()
+    }
+
+    /// Failed, or exited.
+    pub fn is_dead(&self) -> bool {
+        self.state() == ServerState::Failed
+    }
+
+    /// When it failed, if it did so before finishing `initialize` (a missing binary,
+    /// a broken command line): retrying at once would fail the same way.
+    pub fn failed_starting(&self) -> Option<Instant> {
+        let live = self.shared.live.lock().unwrap();
+        live.failed_at.filter(|_| !live.initialized)
+    }
+
+    pub fn failure(&self) -> Option<String> {
+        self.shared.live.lock().unwrap().failure.clone()
+    }
+
+    pub fn last_used_ms(&self) -> u64 {
+        self.last_used_ms.load(Ordering::Relaxed)
+    }
+
+    /// Records a call (status, LRU order).
+    pub fn touch(&self) {
+        self.last_used_ms
+            .store(unix_ms(SystemTime::now()), Ordering::Relaxed);
+        self.calls.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn rss_bytes(&self) -> Option<u64> {
+        self.pid.and_then(sys::rss_of_group)
+    }
+
+    /// The server's name as it reports it, else its program.
+    pub fn name(&self) -> String {
+        match self.init.get() {
+            Some(init) => init.name.clone(),
+            None => Path::new(self.spec.program())
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Whether the server announced `capability` (e.g. `referencesProvider`, or a
+    /// nested `renameProvider/prepareProvider`).
+    pub fn offers(&self, capability: &str) -> bool {
+        self.init.get().is_some_and(|i| {
+            let found = capability.split('/').try_fold(&i.caps, |v, key| v.get(key));
+            !matches!(found, None | Some(Value::Null | Value::Bool(false)))
+        })
+    }
+
+    pub fn encoding(&self) -> Encoding {
+        self.init.get().map_or(Encoding::Utf16, |i| i.encoding)
+    }
+
+    /// Ready, or `INDEXING` with progress once `wait` has passed; a failed server is
+    /// `BACKEND_REQUIRED` with its reason.
+    pub async fn wait_ready(&self, wait: Duration) -> Result<(), LeanError> {
+        let mut changed = self.shared.changed.subscribe();
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let (phase, progress) = {
+                let live = self.shared.live.lock().unwrap();
+                (live.phase(), live.progress(self.started.elapsed()))
+            };
+            if let Some(broken) = self.unhealthy() {
+                return Err(broken);
+            }
+            match phase {
+                ServerState::Ready => return Ok(()),
+                ServerState::Failed => return Err(self.failed_error()),
+                ServerState::Starting | ServerState::Indexing => {}
+            }
+            if tokio::time::timeout_at(deadline, changed.changed())
+                .await
+                .is_err()
+            {
+                return Err(LeanError::new(
+                    ErrorCode::Indexing,
+                    format!(
+                        "{} is still loading {}: {}",
+                        self.name(),
+                        self.root.display(),
+                        progress.message
+                    ),
+                )
+                .with_remedy("retry in a moment, or pass a longer wait (wait_ms / --wait)")
+                .with_details(ErrorDetails::Progress(progress)));
+            }
+        }
+    }
+
+    /// rust-analyzer says it could not load the workspace: every answer would be
+    /// empty, so say why instead.
+    fn unhealthy(&self) -> Option<LeanError> {
+        let live = self.shared.live.lock().unwrap();
+        (live.quiescent == Some(true) && live.health.as_deref() == Some("error")).then(|| {
+            LeanError::new(
+                ErrorCode::BackendRequired,
+                format!(
+                    "{} cannot load {}: {}",
+                    self.name(),
+                    self.root.display(),
+                    live.status_message.as_deref().unwrap_or("no reason given")
+                ),
+            )
+            .with_remedy("fix the project so `cargo metadata` succeeds there (the server reloads on Cargo.toml changes); `lean-ctx daemon logs` has details")
+        })
+    }
+
+    fn failed_error(&self) -> LeanError {
+        LeanError::new(
+            ErrorCode::BackendRequired,
+            format!(
+                "the {} language server `{}` failed: {}",
+                self.spec.language,
+                self.spec.command.join(" "),
+                self.failure().unwrap_or_else(|| "unknown reason".into())
+            ),
+        )
+        .with_remedy(format!(
+            "retry (the next call starts it again); if it keeps failing, check `lean-ctx doctor` and lsp.{} in config.toml",
+            self.spec.language
+        ))
+    }
+
+    /// A typed request, errors mapped to the catalog.
+    pub async fn request<R: lsp_types::request::Request>(
+        &self,
+        params: R::Params,
+        timeout: Duration,
+    ) -> Result<R::Result, LeanError>
+    where
+        R::Params: Clone,
+    {
+        let mut retried = false;
+        loop {
+            match self.conn.request::<R>(params.clone(), timeout).await {
+                Ok(result) => return Ok(result),
+                // "Content modified" / "server cancelled": the server was mid-update
+                // (our own didChange, usually); one retry sees the new state.
+                Err(RpcError::Server {
+                    code: -32801 | -32802,
+                    ..
+                }) if !retried => {
+                    retried = true;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(e) => return Err(self.rpc_error(e)),
+            }
+        }
+    }
+
+    fn rpc_error(&self, e: RpcError) -> LeanError {
+        match e {
+            RpcError::Server {
+                code: METHOD_NOT_FOUND,
+                ref method,
+                ..
+            } => LeanError::new(
+                ErrorCode::Unsupported,
+                format!("{} does not implement {method}", self.name()),
+            ),
+            RpcError::Closed(_) => self.failed_error(),
+            RpcError::Timeout { .. } => LeanError::internal(e.to_string()).with_remedy(
+                "retry; the language server may be busy (`lean-ctx daemon status` shows it)",
+            ),
+            other => LeanError::internal(other.to_string()),
+        }
+    }
+
+    /// Brings the server's copy of `abs` up to the disk's bytes and returns the text
+    /// it now has.
+    pub async fn sync(&self, abs: &Path) -> Result<Synced, LeanError> {
+        let bytes = tokio::fs::read(abs).await.map_err(|e| {
+            LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", abs.display()))
+        })?;
+        let mut docs = self.docs.lock().await;
+        Ok(self.sync_locked(&mut docs, abs, &bytes))
+    }
+
+    fn sync_locked(&self, docs: &mut HashMap<PathBuf, Doc>, abs: &Path, bytes: &[u8]) -> Synced {
+        let hash = blake3::hash(bytes);
+        let seq = self.shared.seq.load(Ordering::SeqCst);
+        let uri = path_to_uri(abs);
+        if let Some(doc) = docs.get_mut(abs) {
+            doc.last_used = Instant::now();
+            if doc.hash == hash {
+                return Synced {
+                    text: doc.text.clone(),
+                    seq: doc.synced_seq,
+                };
+            }
+            let text = Arc::new(DocText::new(bytes));
+            doc.version += 1;
+            doc.hash = hash;
+            doc.text = text.clone();
+            doc.synced_seq = seq;
+            self.conn
+                .notify::<note::DidChangeTextDocument>(DidChangeTextDocumentParams {
+                    text_document: VersionedTextDocumentIdentifier::new(uri, doc.version),
+                    content_changes: vec![TextDocumentContentChangeEvent {
+                        range: None,
+                        range_length: None,
+                        text: text.text().to_string(),
+                    }],
+                });
+            return Synced { text, seq };
+        }
+        if docs.len() >= MAX_OPEN_DOCUMENTS
+            && let Some(oldest) = docs
+                .iter()
+                .min_by_key(|(_, d)| d.last_used)
+                .map(|(p, _)| p.clone())
+        {
+            docs.remove(&oldest);
+            self.conn
+                .notify::<note::DidCloseTextDocument>(DidCloseTextDocumentParams {
+                    text_document: TextDocumentIdentifier::new(path_to_uri(&oldest)),
+                });
+        }
+        let text = Arc::new(DocText::new(bytes));
+        self.conn
+            .notify::<note::DidOpenTextDocument>(DidOpenTextDocumentParams {
+                text_document: TextDocumentItem::new(
+                    uri,
+                    self.spec.language_id.into(),
+                    0,
+                    text.text().to_string(),
+                ),
+            });
+        docs.insert(
+            abs.to_path_buf(),
+            Doc {
+                version: 0,
+                hash,
+                text: text.clone(),
+                synced_seq: seq,
+                last_used: Instant::now(),
+            },
+        );
+        self.open_documents
+            .store(docs.len() as u64, Ordering::Relaxed);
+        Synced { text, seq }
+    }
+
+    /// Files under the root changed on disk (by anyone): open documents are re-synced
+    /// (closed if gone) and the server hears of the changes it registered for.
+    pub async fn files_changed(&self, paths: &[PathBuf]) {
+        let mut events = Vec::new();
+        {
+            let mut docs = self.docs.lock().await;
+            for path in paths {
+                let bytes = std::fs::read(path).ok();
+                let typ = match (&bytes, docs.contains_key(path)) {
+                    (Some(_), true) => FileChangeType::CHANGED,
+                    (Some(_), false) => FileChangeType::CREATED,
+                    (None, _) => FileChangeType::DELETED,
+                };
+                match bytes {
+                    Some(bytes) if docs.contains_key(path) => {
+                        self.sync_locked(&mut docs, path, &bytes);
+                    }
+                    None if docs.remove(path).is_some() => {
+                        self.conn.notify::<note::DidCloseTextDocument>(
+                            DidCloseTextDocumentParams {
+                                text_document: TextDocumentIdentifier::new(path_to_uri(path)),
+                            },
+                        );
+                    }
+                    _ => {}
+                }
+                if self.shared.watches(path) {
+                    events.push(FileEvent::new(path_to_uri(path), typ));
+                }
+            }
+            self.open_documents
+                .store(docs.len() as u64, Ordering::Relaxed);
+        }
+        if !events.is_empty() {
+            self.conn
+                .notify::<note::DidChangeWatchedFiles>(DidChangeWatchedFilesParams {
+                    changes: events,
+                });
+        }
+    }
+
+    /// The diagnostics the server published for `abs` after the text `synced` was
+    /// sent, waiting at most `wait` for them; `None` if none came.
+    pub async fn published_diagnostics(
+        &self,
+        abs: &Path,
+        synced: &Synced,
+        wait: Duration,
+    ) -> Option<Vec<lsp_types::Diagnostic>> {
+        let mut changed = self.shared.changed.subscribe();
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Some(p) = self.shared.diagnostics.lock().unwrap().get(abs)
+                && p.seq > synced.seq
+            {
+                return Some(p.diagnostics.clone());
+            }
+            if tokio::time::timeout_at(deadline, changed.changed())
+                .await
+                .is_err()
+            {
+                return None;
+            }
+        }
+    }
+
+    /// Every diagnostic source seen in published diagnostics, with counts.
+    pub fn diagnostic_sources(&self) -> Vec<(String, u32)> {
+        let mut counts: HashMap<String, u32> = HashMap::new();
+        for p in self.shared.diagnostics.lock().unwrap().values() {
+            for d in &p.diagnostics {
+                let source = d.source.clone().unwrap_or_else(|| self.name());
+                *counts.entry(source).or_default() += 1;
+            }
+        }
+        let mut v: Vec<_> = counts.into_iter().collect();
+        v.sort();
+        v
+    }
+
+    /// `shutdown`, `exit`, a moment to comply, then the whole process group is killed.
+    pub async fn shutdown(&self) {
+        if !self.is_dead() {
+            let _ = self
+                .conn
+                .request::<req::Shutdown>((), Duration::from_secs(2))
+                .await;
+            self.conn.notify::<note::Exit>(());
+            let deadline = Instant::now() + Duration::from_secs(1);
+            while !self.shared.exited.load(Ordering::SeqCst) && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+        self.kill();
+    }
+
+    /// SIGKILL to the process group (helpers included).
+    pub fn kill(&self) {
+        if let Some(pid) = self
+            .pid
+            .and_then(|p| rustix::process::Pid::from_raw(p as i32))
+        {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        self.shared.fail("stopped".into());
+    }
+
+    pub fn status(&self) -> LanguageServerStatus {
+        let live = self.shared.live.lock().unwrap();
+        let phase = live.phase();
+        LanguageServerStatus {
+            root: self.root.clone(),
+            language: self.spec.language.into(),
+            server: self.name(),
+            command: self.spec.command.clone(),
+            pid: self.pid,
+            rss_bytes: if phase == ServerState::Failed {
+                None
+            } else {
+                self.rss_bytes()
+            },
+            state: phase,
+            progress: matches!(phase, ServerState::Starting | ServerState::Indexing)
+                .then(|| live.progress(self.started.elapsed())),
+            message: live.failure.clone().or_else(|| live.status_message.clone()),
+            position_encoding: self.encoding().as_str().into(),
+            open_documents: self.open_documents.load(Ordering::Relaxed) as u32,
+            started_at_unix_ms: unix_ms(self.started_at),
+            last_used_unix_ms: self.last_used_ms(),
+            calls_served: self.calls.load(Ordering::Relaxed),
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // Evicted without a graceful shutdown (or the daemon is stopping): never leave
+        // the server or its helpers behind.
+        if !self.shared.exited.load(Ordering::SeqCst) {
+            self.kill();
+        }
+    }
+}
+
+async fn initialize(server: Arc<Server>) {
+    let uri = path_to_uri(&server.root);
+    let name = server
+        .root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    #[allow(deprecated)] // root_uri: older servers read only this
+    let params = InitializeParams {
+        process_id: Some(std::process::id()),
+        root_uri: Some(uri.clone()),
+        workspace_folders: Some(vec![WorkspaceFolder { uri, name }]),
+        capabilities: client_capabilities(),
+        initialization_options: Some(server.shared.settings.clone()),
+        client_info: Some(lsp_types::ClientInfo {
+            name: "lean-ctx".into(),
+            version: Some(lean_ctx_shared::protocol::VERSION.into()),
+        }),
+        ..InitializeParams::default()
+    };
+    let params = serde_json::to_value(params).expect("initialize params serialise");
+    match server
+        .conn
+        .request_value(
+            <req::Initialize as lsp_types::request::Request>::METHOD,
+            params,
+            INITIALIZE_TIMEOUT,
+        )
+        .await
+    {
+        Ok(mut result) => {
+            let caps = result["capabilities"].take();
+            let encoding = Encoding::negotiated(
+                caps["positionEncoding"]
+                    .as_str()
+                    .map(|e| lsp_types::PositionEncodingKind::from(e.to_string()))
+                    .as_ref(),
+            );
+            let reported = result["serverInfo"]["name"].as_str().map(str::to_string);
+            let _ = server.init.set(Initialized {
+                caps,
+                encoding,
+                name: reported.unwrap_or_else(|| server.name()),
+            });
+            server
+                .conn
+                .notify::<note::Initialized>(lsp_types::InitializedParams {});
+            tracing::info!(root = %server.root.display(), server = %server.name(), encoding = encoding.as_str(), "language server initialised");
+            server.shared.update(|live| live.initialized = true);
+        }
+        Err(e) => {
+            tracing::warn!(root = %server.root.display(), command = ?server.spec.command, error = %e, "language server failed to initialise");
+            server.shared.fail(format!("initialize: {e}"));
+        }
+    }
+}
+
+/// What we tell servers we can do: UTF-8 positions preferred, dynamic file-watch
+/// registration (we send `didChangeWatchedFiles`), work-done progress and
+/// rust-analyzer's server status (readiness), versioned diagnostics, pull diagnostics.
+fn client_capabilities() -> ClientCapabilities {
+    serde_json::from_value(json!({
+        "general": { "positionEncodings": ["utf-8", "utf-16"] },
+        "workspace": {
+            "configuration": true,
+            "workspaceFolders": true,
+            "didChangeWatchedFiles": { "dynamicRegistration": true, "relativePatternSupport": true },
+            "workspaceEdit": { "documentChanges": true }
+        },
+        "textDocument": {
+            "synchronization": { "dynamicRegistration": false },
+            "definition": { "linkSupport": true },
+            "declaration": { "linkSupport": true },
+            "implementation": { "linkSupport": true },
+            "references": {},
+            "rename": { "prepareSupport": true },
+            "formatting": {},
+            "typeHierarchy": {},
+            "publishDiagnostics": { "versionSupport": true, "relatedInformation": false },
+            "diagnostic": {}
+        },
+        "window": { "workDoneProgress": true },
+        "experimental": { "serverStatusNotification": true }
+    }))
+    .expect("client capabilities deserialise")
+}
+
+async fn read_stderr(stderr: tokio::process::ChildStderr, shared: Arc<Shared>) {
+    let mut lines = BufReader::new(stderr).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        tracing::debug!(target: "lsp_stderr", "{line}");
+        let mut tail = shared.stderr.lock().unwrap();
+        if tail.len() == STDERR_LINES {
+            tail.pop_front();
+        }
+        tail.push_back(line);
+    }
+}
+
+/// What the server told us, shared with the connection's reader.
+struct Shared {
+    root: PathBuf,
+    settings: Value,
+    rust_analyzer: bool,
+    live: Mutex<Live>,
+    /// Bumped on every change of `live` or `diagnostics`.
+    changed: watch::Sender<u64>,
+    diagnostics: Mutex<HashMap<PathBuf, Published>>,
+    /// Registration id → the globs of `workspace/didChangeWatchedFiles`.
+    watchers: Mutex<HashMap<String, globset::GlobSet>>,
+    stderr: Mutex<VecDeque<String>>,
+    seq: AtomicU64,
+    exited: AtomicBool,
+}
+
+#[derive(Debug)]
+struct Published {
+    diagnostics: Vec<lsp_types::Diagnostic>,
+    seq: u64,
+}
+
+#[derive(Debug, Default)]
+struct Live {
+    initialized: bool,
+    failure: Option<String>,
+    failed_at: Option<Instant>,
+    /// Running work-done progress by token.
+    work: HashMap<String, Work>,
+    saw_work_end: bool,
+    quiescent: Option<bool>,
+    health: Option<String>,
+    status_message: Option<String>,
+    rust_analyzer: bool,
+}
+
+#[derive(Debug, Default)]
+struct Work {
+    title: String,
+    message: Option<String>,
+    percent: Option<u32>,
+}
+
+impl Live {
+    fn phase(&self) -> ServerState {
+        if self.failure.is_some() {
+            return ServerState::Failed;
+        }
+        if !self.initialized {
+            return ServerState::Starting;
+        }
+        let loaded = if self.rust_analyzer {
+            self.quiescent == Some(true)
+                && (self.saw_work_end || self.health.as_deref().is_some_and(|h| h != "ok"))
+        } else {
+            self.work.is_empty()
+        };
+        if loaded {
+            ServerState::Ready
+        } else {
+            ServerState::Indexing
+        }
+    }
+
+    fn progress(&self, elapsed: Duration) -> Progress {
+        let work = self.work.values().max_by_key(|w| w.percent.unwrap_or(0));
+        let message = match (work, self.initialized) {
+            (Some(w), _) => match &w.message {
+                Some(m) => format!("{} {m}", w.title),
+                None => w.title.clone(),
+            },
+            (None, false) => "starting".into(),
+            (None, true) => self
+                .status_message
+                .clone()
+                .unwrap_or_else(|| "loading the workspace".into()),
+        };
+        let percent = work.and_then(|w| w.percent).unwrap_or(0).min(100);
+        Progress {
+            done: percent.into(),
+            total: 100,
+            percent: percent as u8,
+            message: format!("{message} ({}s)", elapsed.as_secs()),
+        }
+    }
+}
+
+impl Shared {
+    fn new(root: PathBuf, settings: Value, rust_analyzer: bool) -> Shared {
+        Shared {
+            root,
+            settings,
+            rust_analyzer,
+            live: Mutex::new(Live {
+                rust_analyzer,
+                ..Live::default()
+            }),
+            changed: watch::Sender::new(0),
+            diagnostics: Mutex::new(HashMap::new()),
+            watchers: Mutex::new(HashMap::new()),
+            stderr: Mutex::new(VecDeque::new()),
+            seq: AtomicU64::new(0),
+            exited: AtomicBool::new(false),
+        }
+    }
+
+    fn update(&self, f: impl FnOnce(&mut Live)) {
+        f(&mut self.live.lock().unwrap());
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    /// The first failure wins: it is the reason.
+    fn fail(&self, why: String) {
+        let tail: Vec<String> = self.stderr.lock().unwrap().iter().cloned().collect();
+        self.update(|live| {
+            if live.failure.is_none() {
+                let tail = tail.iter().rev().take(3).rev().cloned().collect::<Vec<_>>();
+                live.failure = Some(if tail.is_empty() {
+                    why
+                } else {
+                    format!("{why}; stderr: {}", tail.join(" | "))
+                });
+                live.failed_at = Some(Instant::now());
+            }
+        });
+    }
+
+    fn watches(&self, path: &Path) -> bool {
+        self.watchers
+            .lock()
+            .unwrap()
+            .values()
+            .any(|set| set.is_match(path))
+    }
+
+    fn configuration(&self, params: &Value) -> Value {
+        let items = params["items"].as_array().cloned().unwrap_or_default();
+        Value::Array(
+            items
+                .iter()
+                .map(|item| match item["section"].as_str() {
+                    // rust-analyzer asks for its own section; our settings are it.
+                    Some("rust-analyzer") if self.rust_analyzer => self.settings.clone(),
+                    Some(section) => section
+                        .split('.')
+                        .try_fold(&self.settings, |v, key| v.get(key))
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                    None => self.settings.clone(),
+                })
+                .collect(),
+        )
+    }
+
+    fn register(&self, params: &Value) {
+        for reg in params["registrations"].as_array().into_iter().flatten() {
+            if reg["method"] != "workspace/didChangeWatchedFiles" {
+                continue;
+            }
+            let mut set = globset::GlobSetBuilder::new();
+            for watcher in reg["registerOptions"]["watchers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                let pattern = match &watcher["globPattern"] {
+                    Value::String(p) => Some(p.clone()),
+                    Value::Object(rel) => {
+                        let base = rel["baseUri"]
+                            .as_str()
+                            .or_else(|| rel["baseUri"]["uri"].as_str())
+                            .and_then(|u| u.parse().ok())
+                            .and_then(|u| uri_to_path(&u));
+                        rel["pattern"].as_str().map(|p| match base {
+                            Some(base) => format!("{}/{p}", base.display()),
+                            None => p.to_string(),
+                        })
+                    }
+                    _ => None,
+                };
+                // `**/x` must also match at the root itself, and relative patterns are
+                // relative to the workspace.
+                if let Some(p) = pattern {
+                    let p = if p.starts_with('/') || p.starts_with("**") {
+                        p
+                    } else {
+                        format!("{}/{p}", self.root.display())
+                    };
+                    match globset::Glob::new(&p) {
+                        Ok(g) => {
+                            set.add(g);
+                        }
+                        Err(e) => tracing::debug!(pattern = %p, error = %e, "unusable watch glob"),
+                    }
+                }
+            }
+            if let (Some(id), Ok(set)) = (reg["id"].as_str(), set.build()) {
+                self.watchers.lock().unwrap().insert(id.to_string(), set);
+            }
+        }
+    }
+
+    fn progress(&self, params: &Value) {
+        let token = match &params["token"] {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let value = &params["value"];
+        let percent = value["percentage"].as_u64().map(|p| p as u32);
+        let message = value["message"].as_str().map(str::to_string);
+        self.update(|live| match value["kind"].as_str() {
+            Some("begin") => {
+                live.work.insert(
+                    token,
+                    Work {
+                        title: value["title"].as_str().unwrap_or("working").to_string(),
+                        message,
+                        percent,
+                    },
+                );
+            }
+            Some("report") => {
+                if let Some(w) = live.work.get_mut(&token) {
+                    w.message = message.or(w.message.take());
+                    w.percent = percent.or(w.percent);
+                }
+            }
+            Some("end") => {
+                live.work.remove(&token);
+                live.saw_work_end = true;
+            }
+            _ => {}
+        });
+    }
+}
+
+impl Handler for Shared {
+    fn request(&self, method: &str, params: Value) -> Result<Value, (i64, String)> {
+        match method {
+            "workspace/configuration" => Ok(self.configuration(&params)),
+            "client/registerCapability" => {
+                self.register(&params);
+                Ok(Value::Null)
+            }
+            "client/unregisterCapability" => {
+                for u in params["unregisterations"].as_array().into_iter().flatten() {
+                    if let Some(id) = u["id"].as_str() {
+                        self.watchers.lock().unwrap().remove(id);
+                    }
+                }
+                Ok(Value::Null)
+            }
+            "window/workDoneProgress/create" | "window/showMessageRequest" => Ok(Value::Null),
+            "workspace/workspaceFolders" => Ok(json!([{
+                "uri": path_to_uri(&self.root).as_str(),
+                "name": self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            }])),
+            // Edits reach files only through our guarded writers.
+            "workspace/applyEdit" => {
+                Ok(json!({ "applied": false, "failureReason": "lean-ctx applies edits itself" }))
+            }
+            "workspace/semanticTokens/refresh"
+            | "workspace/inlayHint/refresh"
+            | "workspace/codeLens/refresh"
+            | "workspace/diagnostic/refresh"
+            | "workspace/inlineValue/refresh" => Ok(Value::Null),
+            other => Err((
+                METHOD_NOT_FOUND,
+                format!("lean-ctx does not handle {other}"),
+            )),
+        }
+    }
+
+    fn notification(&self, method: &str, params: Value) {
+        match method {
+            "$/progress" => self.progress(&params),
+            "experimental/serverStatus" => self.update(|live| {
+                live.quiescent = params["quiescent"].as_bool();
+                live.health = params["health"].as_str().map(str::to_string);
+                live.status_message = params["message"].as_str().map(str::to_string);
+            }),
+            "textDocument/publishDiagnostics" => {
+                let Some(path) = params["uri"]
+                    .as_str()
+                    .and_then(|u| u.parse().ok())
+                    .and_then(|u| uri_to_path(&u))
+                else {
+                    return;
+                };
+                let diagnostics =
+                    serde_json::from_value(params["diagnostics"].clone()).unwrap_or_default();
+                let seq = self.seq.fetch_add(1, Ordering::SeqCst) + 1;
+                self.diagnostics
+                    .lock()
+                    .unwrap()
+                    .insert(path, Published { diagnostics, seq });
+                self.changed.send_modify(|n| *n += 1);
+            }
+            "window/logMessage" | "window/showMessage" => {
+                tracing::debug!(target: "lsp_log", root = %self.root.display(), "{}", params["message"].as_str().unwrap_or(""));
+            }
+            _ => {}
+        }
+    }
+
+    fn closed(&self, reason: &str) {
+        self.fail(format!("connection closed ({reason})"));
+    }
+}
