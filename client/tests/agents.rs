@@ -263,6 +263,21 @@ fn gain_accounts_every_call_conservatively_and_its_json_has_the_plugins_keys() {
 
     let (out, v) = env.shim_json(&["gain"]);
     assert!(out.status.success(), "{v}");
+    // The drift test's Rust half: the same sample the plugin's gain codec decodes
+    // (plugin-kotlin/core's GainCodec test) has exactly this output's shape.
+    let sample: Value = serde_json::from_str(
+        &fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../tests/fixtures/gain-sample.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        shape(&v),
+        shape(&sample),
+        "gain --json drifted from tests/fixtures/gain-sample.json"
+    );
     // Pinned against the plugin's DTOs (spec §4.2).
     let summary = &v["summary"];
     assert!(summary["model"]["model_key"].is_string());
@@ -305,4 +320,19 @@ fn gain_accounts_every_call_conservatively_and_its_json_has_the_plugins_keys() {
         text.starts_with("tokens saved") && text.contains("symbols_overview"),
         "{text}"
     );
+}
+
+/// A JSON value's structure: objects keep their keys, arrays the shape of their first
+/// element, scalars become their type (integers and floats are both numbers).
+fn shape(v: &Value) -> Value {
+    match v {
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), shape(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.first().map(shape).into_iter().collect()),
+        Value::Number(_) => "number".into(),
+        Value::String(_) => "string".into(),
+        Value::Bool(_) => "bool".into(),
+        Value::Null => "null".into(),
+    }
 }
