@@ -27,6 +27,9 @@ fi
 for tool in node npm; do
   command -v "$tool" >/dev/null || { echo "missing $tool: install Node.js 20 with npm"; exit 1; }
 done
+for tool in java mvn; do
+  command -v "$tool" >/dev/null || { echo "missing $tool: install Java 17 and Maven (apt-get install openjdk-17-jdk-headless maven)"; exit 1; }
+done
 cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 
@@ -38,6 +41,11 @@ export LEAN_CTX_TEST_RUST_ANALYZER
 "$LEAN_CTX_TEST_RUST_ANALYZER" --version
 python3 -m pip install -q --disable-pip-version-check -r tests/requirements.txt
 (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
+
+step "plugin-kotlin core: JUnit tests and the standalone contract server (Maven)"
+# The IDE-free core of the JetBrains plugin; the IntelliJ adapter (plugin-kotlin/ide)
+# needs JetBrains' repositories and is not built here.
+mvn -B -q -f plugin-kotlin/core/pom.xml verify
 
 step "cargo fmt --check"
 cargo fmt --all -- --check

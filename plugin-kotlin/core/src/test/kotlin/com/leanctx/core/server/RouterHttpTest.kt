@@ -1,0 +1,311 @@
+/**
+ * The HTTP contract of spec §8–§9 against the real server on 127.0.0.1: every route with
+ * a valid token, a missing one and a wrong one; 404s; malformed bodies; the envelope and
+ * response shapes WIRE.md fixes (casing quirks included); the defaults of optional
+ * request fields; the one case that is a 500.
+ */
+package com.leanctx.core.server
+
+import com.leanctx.core.support.FakeBackend
+import com.leanctx.core.support.Http
+import com.leanctx.core.wire.ErrorCode
+import com.leanctx.core.wire.LeanCtxException
+import com.leanctx.core.wire.MoveRequest
+import com.leanctx.core.wire.MoveTargetKind
+import com.leanctx.core.wire.PositionRequest
+import com.leanctx.core.wire.ReformatRequest
+import com.leanctx.core.wire.ReformatScopeKind
+import com.leanctx.core.wire.RenamePreviewRequest
+import com.leanctx.core.wire.Routes
+import com.leanctx.core.wire.SafeDeleteRequest
+import com.leanctx.core.wire.SearchScope
+import com.leanctx.core.wire.TypeHierarchyRequest
+import com.leanctx.core.wire.HierarchyDirection
+import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertNotEquals
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.BeforeAll
+import org.junit.jupiter.api.BeforeEach
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestInstance
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.MethodSource
+import org.junit.jupiter.params.provider.ValueSource
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
+
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RouterHttpTest {
+    private val fake = FakeBackend()
+    private lateinit var server: BackendHttpServer
+    private lateinit var http: Http
+
+    @BeforeAll
+    fun start() {
+        server = BackendHttpServer.start(fake.backend())
+        http = Http(server.port)
+    }
+
+    @AfterAll
+    fun stop() = server.close()
+
+    @BeforeEach
+    fun reset() {
+        fake.failWith = null
+        fake.lastRequest = null
+    }
+
+    private val range = """{"start":{"line":6,"character":4},"end":{"line":6,"character":7}}"""
+
+    /** A minimal valid body per route, and the keys its answer must have. */
+    private val cases: Map<String, Pair<String, Set<String>>> = mapOf(
+        Routes.REFERENCES to (position() to setOf("locations", "truncated", "total")),
+        Routes.DEFINITION to (position() to setOf("locations", "truncated", "total")),
+        Routes.IMPLEMENTATIONS to (position() to setOf("locations", "truncated", "total")),
+        Routes.DECLARATION to (position() to setOf("locations", "truncated", "total")),
+        Routes.SYMBOLS_OVERVIEW to ("""{"path":"src/Main.kt"}""" to setOf("symbols", "truncated", "total")),
+        Routes.TYPE_HIERARCHY to (position() to setOf("tree", "truncated")),
+        Routes.INSPECTIONS to ("""{"path":"src/Main.kt"}""" to setOf("diagnostics", "truncated", "total")),
+        Routes.LIST_INSPECTIONS to ("""{"path":"src/Main.kt"}""" to setOf("inspections", "truncated", "total")),
+        Routes.REPLACE_SYMBOL_BODY to (edit() to setOf("applied", "newRange", "editedText")),
+        Routes.INSERT_BEFORE_SYMBOL to (edit() to setOf("applied", "newRange", "editedText")),
+        Routes.INSERT_AFTER_SYMBOL to (edit() to setOf("applied", "newRange", "editedText")),
+        Routes.RENAME_PREVIEW to ("""{"path":"src/Main.kt","range":$range,"new_name":"execute"}""" to setOf("usages", "conflicts")),
+        Routes.RENAME_APPLY to ("""{"path":"src/Main.kt","range":$range,"new_name":"execute","force":false}""" to setOf("applied", "changed_paths")),
+        Routes.REFORMAT to ("""{"path":"src/Main.kt"}""" to setOf("reformatted", "path", "applied", "changed_paths")),
+        Routes.MOVE_PREVIEW to ("""{"path":"src/Main.kt","range":$range,"target":{"kind":"path","path":"src/util"}}""" to setOf("usages", "conflicts")),
+        Routes.MOVE_APPLY to ("""{"path":"src/Main.kt","range":$range,"target":{"kind":"path","path":"src/util"},"force":true}""" to setOf("applied", "changed_paths")),
+        Routes.SAFE_DELETE_PREVIEW to ("""{"path":"src/Main.kt","range":$range}""" to setOf("usages", "conflicts")),
+        Routes.SAFE_DELETE_APPLY to ("""{"path":"src/Main.kt","range":$range,"force":false,"propagate":true}""" to setOf("applied", "changed_paths")),
+        Routes.INLINE_PREVIEW to ("""{"path":"src/Main.kt","range":$range}""" to setOf("usages", "conflicts")),
+        Routes.INLINE_APPLY to ("""{"path":"src/Main.kt","range":$range,"keep_definition":true}""" to setOf("applied", "changed_paths")),
+    )
+
+    private fun position() = """{"path":"src/Main.kt","line":41,"character":8,"scope":"project"}"""
+    private fun edit() = """{"path":"src/Main.kt","range":$range,"text":"fun run() { println(\"new\") }"}"""
+
+    fun routes(): List<String> = Routes.POST
+
+    @Test
+    fun `every POST route of the spec has a test case`() {
+        assertEquals(Routes.POST.toSet(), cases.keys)
+        assertEquals(20, Routes.POST.size)
+    }
+
+    @ParameterizedTest
+    @MethodSource("routes")
+    fun `a route with the token answers 200 with its response shape`(route: String) {
+        val (body, keys) = cases.getValue(route)
+        val a = http.post(route, body, server.token)
+        assertEquals(200, a.status, a.body)
+        assertEquals(keys, a.obj.keySet(), a.body)
+        assertEquals("application/json; charset=utf-8", a.contentType)
+        assertTrue(fake.lastRequest != null, "the backend was not called")
+    }
+
+    @ParameterizedTest
+    @MethodSource("routes")
+    fun `a route without the token is 401 UNAUTHORIZED and never reaches the backend`(route: String) {
+        val a = http.post(route, cases.getValue(route).first, null)
+        assertEquals(401, a.status)
+        assertEquals("UNAUTHORIZED", a.errorCode)
+        assertEquals(null, fake.lastRequest)
+    }
+
+    @ParameterizedTest
+    @MethodSource("routes")
+    fun `a route with a wrong token is 401 UNAUTHORIZED`(route: String) {
+        val wrong = server.token.substring(0, 63) + (if (server.token.endsWith("0")) "1" else "0")
+        for (token in listOf(wrong, "", server.token.uppercase().takeIf { it != server.token } ?: "x")) {
+            val a = http.post(route, cases.getValue(route).first, token)
+            assertEquals(401, a.status, "token '$token'")
+            assertEquals("UNAUTHORIZED", a.errorCode)
+        }
+        assertEquals(null, fake.lastRequest)
+    }
+
+    @ParameterizedTest
+    @MethodSource("routes")
+    fun `a route with an empty object body is 200 INTERNAL`(route: String) {
+        val a = http.post(route, "{}", server.token)
+        assertEquals(200, a.status)
+        assertEquals("INTERNAL", a.errorCode, a.body)
+        assertEquals(null, fake.lastRequest)
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = ["", "not json", "[1,2]", "\"path\"", "{\"path\":", "null"])
+    fun `a malformed body is 200 INTERNAL`(body: String) {
+        val a = http.post(Routes.REFERENCES, body, server.token)
+        assertEquals(200, a.status)
+        assertEquals("INTERNAL", a.errorCode)
+        assertTrue(a.obj.getAsJsonObject("error").get("message").asString.contains("malformed"), a.body)
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+        strings = [
+            """{"line":1,"character":0}""",
+            """{"path":"a.kt","character":0}""",
+            """{"path":"a.kt","line":-1,"character":0}""",
+            """{"path":"a.kt","line":1.5,"character":0}""",
+            """{"path":"a.kt","line":"1","character":0}""",
+            """{"path":"","line":1,"character":0}""",
+            """{"path":7,"line":1,"character":0}""",
+            """{"path":"a.kt","line":1,"character":0,"scope":"galaxy"}""",
+        ],
+    )
+    fun `a missing or mistyped field is 200 INTERNAL naming the field`(body: String) {
+        val a = http.post(Routes.REFERENCES, body, server.token)
+        assertEquals(200, a.status)
+        assertEquals("INTERNAL", a.errorCode, a.body)
+        assertTrue(a.obj.getAsJsonObject("error").get("message").asString.contains("field '"), a.body)
+    }
+
+    @Test
+    fun `a body that is not UTF-8 is 200 INTERNAL`() {
+        val a = http.post(Routes.SYMBOLS_OVERVIEW, String(byteArrayOf(0x7b, 0xff.toByte(), 0x7d), Charsets.ISO_8859_1), server.token)
+        assertEquals(200, a.status)
+        assertEquals("INTERNAL", a.errorCode)
+    }
+
+    @Test
+    fun `unknown routes and wrong methods are 404 NOT_FOUND`() {
+        for ((method, path) in listOf("POST" to "/nope", "GET" to Routes.REFERENCES, "POST" to Routes.HEALTH, "PUT" to Routes.RENAME_APPLY, "POST" to "/references/", "POST" to "/")) {
+            val a = http.send(method, path, "{}", server.token)
+            assertEquals(404, a.status, "$method $path")
+            assertEquals("NOT_FOUND", a.errorCode)
+            assertTrue(a.obj.getAsJsonObject("error").get("message").asString.contains(path))
+        }
+    }
+
+    @Test
+    fun `an unknown route without a token is 401, so routes cannot be probed`() {
+        val a = http.post("/nope", "{}", null)
+        assertEquals(401, a.status)
+        assertEquals("UNAUTHORIZED", a.errorCode)
+    }
+
+    @Test
+    fun `health needs no token and answers camelCase`() {
+        for (token in listOf(null, "wrong", server.token)) {
+            val a = http.get(Routes.HEALTH, token)
+            assertEquals(200, a.status)
+            assertEquals("""{"status":"ok","ideVersion":"IU-2024.2.4","project":"demo"}""", a.body)
+        }
+    }
+
+    @Test
+    fun `envelopes are exactly error code and message`() {
+        fake.failWith = LeanCtxException(ErrorCode.INDEXING, "indexing, 40%")
+        val a = http.post(Routes.REFERENCES, position(), server.token)
+        assertEquals(200, a.status)
+        assertEquals("""{"error":{"code":"INDEXING","message":"indexing, 40%"}}""", a.body)
+        for (code in ErrorCode.values()) {
+            fake.failWith = LeanCtxException(code, "m")
+            assertEquals("""{"error":{"code":"${code.wire}","message":"m"}}""", http.post(Routes.DEFINITION, position(), server.token).body)
+        }
+        fake.failWith = null
+        val unauthorized = http.post(Routes.REFERENCES, position(), null)
+        assertEquals(setOf("error"), unauthorized.obj.keySet())
+        assertEquals(setOf("code", "message"), unauthorized.obj.getAsJsonObject("error").keySet())
+    }
+
+    @Test
+    fun `an IllegalArgumentException from the backend is 200 INTERNAL, anything else unexpected 500 INTERNAL`() {
+        fake.failWith = IllegalArgumentException("bad offset")
+        val a = http.post(Routes.REFERENCES, position(), server.token)
+        assertEquals(200, a.status)
+        assertEquals("INTERNAL", a.errorCode)
+        fake.failWith = IllegalStateException("boom")
+        val b = http.post(Routes.REFERENCES, position(), server.token)
+        assertEquals(500, b.status)
+        assertEquals("INTERNAL", b.errorCode)
+        assertTrue(b.body.contains("boom"))
+        fake.failWith = null
+        assertEquals(200, http.post(Routes.REFERENCES, position(), server.token).status, "the server survives")
+    }
+
+    @Test
+    fun `response bodies follow the wire's casing and keep HTML characters raw`() {
+        val edit = http.post(Routes.REPLACE_SYMBOL_BODY, """{"path":"a.kt","range":$range,"text":"a < b && c > d = e"}""", server.token).obj
+        assertEquals("a < b && c > d = e", edit.get("editedText").asString)
+        assertEquals(setOf("start", "end"), edit.getAsJsonObject("newRange").keySet())
+        val preview = http.post(Routes.RENAME_PREVIEW, cases.getValue(Routes.RENAME_PREVIEW).first, server.token)
+        assertTrue(preview.body.contains("\"message\":\"<rename> conflict\""), preview.body)
+        assertTrue(!preview.body.contains("\"range\":null"), "absent optional fields are omitted")
+        val symbols = http.post(Routes.SYMBOLS_OVERVIEW, """{"path":"src/Main.kt"}""", server.token)
+        assertEquals("""{"symbols":[{"name":"Main","kind":"class","line":3},{"name":"run","kind":"method","line":7}],"truncated":false,"total":2}""", symbols.body)
+        val reformat = http.post(Routes.REFORMAT, """{"path":"src/Main.kt"}""", server.token)
+        assertEquals("""{"reformatted":true,"path":"src/Main.kt","applied":true,"changed_paths":["src/Main.kt"]}""", reformat.body)
+    }
+
+    @Test
+    fun `optional fields take WIRE defaults and explicit nulls count as absent`() {
+        http.post(Routes.REFERENCES, """{"path":"a.kt","line":1,"character":2}""", server.token)
+        assertEquals(PositionRequest("a.kt", 1, 2, SearchScope.PROJECT), fake.lastRequest)
+        http.post(Routes.REFERENCES, """{"path":"a.kt","line":1,"character":2,"scope":"all"}""", server.token)
+        assertEquals(SearchScope.ALL, (fake.lastRequest as PositionRequest).scope)
+        http.post(Routes.TYPE_HIERARCHY, """{"path":"a.kt","line":1,"character":2,"direction":null}""", server.token)
+        assertEquals(HierarchyDirection.SUPERTYPES, (fake.lastRequest as TypeHierarchyRequest).direction)
+        http.post(Routes.TYPE_HIERARCHY, """{"path":"a.kt","line":1,"character":2,"direction":"subtypes"}""", server.token)
+        assertEquals(HierarchyDirection.SUBTYPES, (fake.lastRequest as TypeHierarchyRequest).direction)
+        http.post(Routes.RENAME_PREVIEW, """{"path":"a.kt","range":$range,"new_name":"x"}""", server.token)
+        val rename = fake.lastRequest as RenamePreviewRequest
+        assertEquals(false, rename.searchComments)
+        assertEquals(false, rename.searchTextOccurrences)
+        http.post(Routes.SAFE_DELETE_APPLY, """{"path":"a.kt","range":$range}""", server.token)
+        assertEquals(SafeDeleteRequest("a.kt", (fake.lastRequest as SafeDeleteRequest).range, false, false), fake.lastRequest)
+        http.post(Routes.REFORMAT, """{"path":"a.kt","scope":{"kind":"region","range":$range},"optimize_imports":true}""", server.token)
+        val reformat = fake.lastRequest as ReformatRequest
+        assertEquals(ReformatScopeKind.REGION, reformat.scope.kind)
+        assertEquals(true, reformat.optimizeImports)
+        http.post(Routes.MOVE_PREVIEW, """{"path":"a.kt","range":$range,"target":{"kind":"parent","path":"b.kt","range":$range}}""", server.token)
+        val move = fake.lastRequest as MoveRequest
+        assertEquals(MoveTargetKind.PARENT, move.target.kind)
+        assertEquals(false, move.force)
+    }
+
+    @Test
+    fun `unknown move and reformat kinds are INVALID_TARGET, an inverted range POSITION_OUT_OF_RANGE`() {
+        val badMoves = listOf(
+            """{"path":"a.kt","range":$range,"target":{"kind":"sideways","path":"b"}}""",
+            """{"path":"a.kt","range":$range}""",
+            """{"path":"a.kt","range":$range,"target":{"kind":"path"}}""",
+            """{"path":"a.kt","range":$range,"target":{"kind":"parent","path":"b.kt"}}""",
+        )
+        for (body in badMoves) assertEquals("INVALID_TARGET", http.post(Routes.MOVE_APPLY, body, server.token).errorCode, body)
+        for (scope in listOf("""{"kind":"page"}""", """{"kind":"region"}""", """{"kind":"symbol"}""")) {
+            assertEquals("INVALID_TARGET", http.post(Routes.REFORMAT, """{"path":"a.kt","scope":$scope}""", server.token).errorCode, scope)
+        }
+        val inverted = """{"start":{"line":6,"character":4},"end":{"line":5,"character":7}}"""
+        val a = http.post(Routes.INLINE_PREVIEW, """{"path":"a.kt","range":$inverted}""", server.token)
+        assertEquals(200, a.status)
+        assertEquals("POSITION_OUT_OF_RANGE", a.errorCode)
+    }
+
+    @Test
+    fun `the token is 64 hex chars, fresh per server, and the server listens on loopback only`() {
+        assertTrue(Regex("[0-9a-f]{64}").matches(server.token), server.token)
+        BackendHttpServer.start(FakeBackend().backend()).use { other ->
+            assertNotEquals(server.token, other.token)
+            assertNotEquals(server.port, other.port)
+            assertEquals(401, Http(other.port).post(Routes.REFERENCES, position(), server.token).status)
+        }
+        assertTrue(server.boundAddress.address.isLoopbackAddress, "${server.boundAddress}")
+    }
+
+    @Test
+    fun `requests are served concurrently`() {
+        val pool = Executors.newFixedThreadPool(8)
+        try {
+            val statuses = (1..80).map { i ->
+                pool.submit<Int> { http.post(Routes.REFERENCES, """{"path":"f$i.kt","line":$i,"character":0}""", server.token).status }
+            }.map { it.get(30, TimeUnit.SECONDS) }
+            assertEquals(List(80) { 200 }, statuses)
+        } finally {
+            pool.shutdownNow()
+        }
+    }
+}

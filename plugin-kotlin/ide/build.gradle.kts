@@ -1,0 +1,54 @@
+// Builds the plugin from this module's adapter code plus the IDE-free core's sources
+// (../core/src/main/kotlin), so the HTTP server, DTOs, port file and UI logic that
+// Maven tests are byte for byte what ships. The core's contract double (launcher/) is
+// left out: it is a test tool, not part of the plugin.
+import org.jetbrains.kotlin.gradle.dsl.KotlinVersion
+
+plugins {
+    id("org.jetbrains.kotlin.jvm") version "2.1.20"
+    id("org.jetbrains.intellij.platform") version "2.5.0"
+}
+
+group = "com.leanctx"
+version = "0.1.0"
+
+repositories {
+    mavenCentral()
+    intellijPlatform {
+        defaultRepositories()
+    }
+}
+
+kotlin {
+    jvmToolchain(17)
+    compilerOptions {
+        // 2024.2 ships the Kotlin 1.9 stdlib; the core is compiled the same way by Maven.
+        apiVersion.set(KotlinVersion.KOTLIN_1_9)
+        languageVersion.set(KotlinVersion.KOTLIN_1_9)
+    }
+    sourceSets.named("main") {
+        kotlin.srcDir("../core/src/main/kotlin")
+        kotlin.exclude("com/leanctx/core/launcher/**")
+    }
+}
+
+dependencies {
+    implementation("com.google.code.gson:gson:2.13.2")
+    intellijPlatform {
+        intellijIdeaCommunity("2024.2.4")
+        // Only the optional JVM module (leanctx-jvm.xml) uses these; plugin.xml itself
+        // depends on com.intellij.modules.platform alone.
+        bundledPlugin("com.intellij.java")
+        bundledPlugin("org.jetbrains.kotlin")
+    }
+}
+
+intellijPlatform {
+    pluginConfiguration {
+        version = project.version.toString()
+        ideaVersion {
+            sinceBuild = "242"
+            untilBuild = provider { null }
+        }
+    }
+}
