@@ -1,0 +1,165 @@
+//! Warm language servers against what a per-session tool pays: `references` on a real
+//! medium crate (regex-syntax from the pinned corpus) through the daemon's warm
+//! rust-analyzer, side by side with a fresh rust-analyzer started for the same query
+//! (a new daemon each time: spawn, load the workspace, answer). Whole processes, as an
+//! agent's tool call sees them. Then eight concurrent sessions on one worktree: the
+//! one shared server's RSS against eight separate servers (eight times the RSS a fresh
+//! server reached in the cold runs).
+//!
+//! Run: `bash client/benches/fetch-corpus.sh && cargo build --release --workspace --bins
+//! && cargo bench -p lean-ctx-client --bench lsp`
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    process::Command,
+    time::Instant,
+};
+
+use lean_ctx_testkit::{TestEnv, rust_analyzer};
+use serde_json::Value;
+
+const COLD_RUNS: usize = 3;
+const WARM_RUNS: usize = 30;
+const SESSIONS: usize = 8;
+
+fn main() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-corpus/repo/vendor");
+    let krate = fs::read_dir(&corpus)
+        .unwrap_or_else(|_| panic!("no corpus: run client/benches/fetch-corpus.sh first"))
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("regex-syntax-")
+        })
+        .expect("regex-syntax in the corpus");
+    let scratch = tempfile::tempdir().unwrap();
+    let project = scratch.path().join("regex-syntax");
+    let status = Command::new("cp")
+        .arg("-r")
+        .arg(&krate)
+        .arg(&project)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let at = position(&project, "src/hir/mod.rs", "pub struct Hir {", "Hir");
+    println!("references to `Hir` at {at} in {}", krate.display());
+
+    let mut cold = Vec::new();
+    let mut fresh_rss = Vec::new();
+    let mut warm_env = None;
+    for _ in 0..COLD_RUNS {
+        let env = world();
+        let ms = timed(&env, &project, &at);
+        let st = status_of(&env);
+        fresh_rss.push(st["language_servers"][0]["rss_bytes"].as_u64().unwrap());
+        cold.push(ms);
+        warm_env = Some(env);
+    }
+    let env = warm_env.unwrap();
+    let mut warm: Vec<f64> = (0..WARM_RUNS).map(|_| timed(&env, &project, &at)).collect();
+
+    let handles: Vec<_> = (0..SESSIONS)
+        .map(|_| {
+            let (envs, cwd, at) = (env.envs(), project.clone(), at.clone());
+            std::thread::spawn(move || {
+                let out = Command::new(env!("CARGO_BIN_EXE_lean-ctx"))
+                    .env_clear()
+                    .envs(envs)
+                    .current_dir(cwd)
+                    .args(["--json", "refactor", "references", &at])
+                    .output()
+                    .unwrap();
+                assert!(out.status.success());
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let st = status_of(&env);
+    let servers = st["language_servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 1, "one server for every session");
+    let shared = servers[0]["rss_bytes"].as_u64().unwrap();
+    let fresh = fresh_rss.iter().sum::<u64>() / fresh_rss.len() as u64;
+
+    let (c50, w50) = (median(&mut cold), median(&mut warm));
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    println!("whole process `lean-ctx refactor references`:");
+    println!("  fresh rust-analyzer per query ({COLD_RUNS} runs)  p50 {c50:>9.1} ms");
+    println!("  warm shared server ({WARM_RUNS} runs)            p50 {w50:>9.1} ms");
+    println!(
+        "  ratio warm / fresh                       {:>9.4}x",
+        w50 / c50
+    );
+    println!("memory, {SESSIONS} sessions on one worktree:");
+    println!(
+        "  one shared server                        {:>9.1} MiB",
+        mib(shared)
+    );
+    println!(
+        "  {SESSIONS} separate servers ({SESSIONS} x {:.1} MiB)         {:>9.1} MiB",
+        mib(fresh),
+        mib(fresh * SESSIONS as u64)
+    );
+    println!(
+        "  ratio                                    {:>9.3}x",
+        shared as f64 / (fresh * SESSIONS as u64) as f64
+    );
+}
+
+/// An isolated daemon world whose rust-analyzer is the real one.
+fn world() -> TestEnv {
+    let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
+    env.write_config(&format!(
+        "[lsp]\nrust = [{:?}]\n",
+        rust_analyzer().display().to_string()
+    ));
+    env
+}
+
+/// `path:line:column` of `name` on the line holding `needle`.
+fn position(root: &Path, rel: &str, needle: &str, name: &str) -> String {
+    let text = fs::read_to_string(root.join(rel)).unwrap();
+    let (i, line) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains(needle))
+        .expect("needle in the file");
+    let column = line[..line.find(needle).unwrap() + needle.find(name).unwrap()]
+        .chars()
+        .count();
+    format!("{rel}:{}:{column}", i + 1)
+}
+
+/// One whole `references` call (the CLI waits through INDEXING), in ms.
+fn timed(env: &TestEnv, cwd: &PathBuf, at: &str) -> f64 {
+    let t = Instant::now();
+    let out = env
+        .shim()
+        .current_dir(cwd)
+        .args(["--json", "refactor", "references", at])
+        .output()
+        .unwrap();
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        out.status.success() && v["total"].as_u64().unwrap() > 10,
+        "{v}"
+    );
+    ms
+}
+
+fn status_of(env: &TestEnv) -> Value {
+    let (out, v) = env.shim_json(&["daemon", "status"]);
+    assert!(out.status.success());
+    v
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
