@@ -26,7 +26,10 @@ use lean_ctx_shared::{
 
 use lean_ctx_shared::render;
 
-use crate::output::{Output, rpc_error};
+use crate::{
+    calls::Call,
+    output::{Output, rpc_error},
+};
 
 /// Longest the CLI waits for a first index before giving up.
 const MAX_INDEX_WAIT: Duration = Duration::from_secs(600);
@@ -626,66 +629,10 @@ async fn language_server_action(
         | RefactorCommand::InsertBeforeSymbol { .. }
         | RefactorCommand::InsertAfterSymbol { .. } => unreachable!("answered by refactor()"),
     };
-    match call {
-        Call::Navigate(req) => {
-            let resp = waiting(out, no_wait, || async {
-                client
-                    .navigate(long_call(), req.clone())
-                    .await
-                    .map_err(rpc_error)?
-            })
-            .await?;
-            out.emit(&resp, || render::locations(&resp));
-        }
-        Call::TypeHierarchy(req) => {
-            let resp = waiting(out, no_wait, || async {
-                client
-                    .type_hierarchy(long_call(), req.clone())
-                    .await
-                    .map_err(rpc_error)?
-            })
-            .await?;
-            out.emit(&resp, || render::type_hierarchy(&resp));
-        }
-        Call::Inspections(req) => {
-            let resp = waiting(out, no_wait, || async {
-                client
-                    .inspections(long_call(), req.clone())
-                    .await
-                    .map_err(rpc_error)?
-            })
-            .await?;
-            out.emit(&resp, || render::inspections(&resp));
-        }
-        Call::Reformat(req) => {
-            let resp = waiting(out, no_wait, || async {
-                client
-                    .reformat(long_call(), req.clone())
-                    .await
-                    .map_err(rpc_error)?
-            })
-            .await?;
-            out.emit(&resp, || render::reformat(&resp));
-        }
-        Call::Refactor(req) => {
-            let resp = waiting(out, no_wait, || async {
-                client
-                    .refactor(long_call(), req.clone())
-                    .await
-                    .map_err(rpc_error)?
-            })
-            .await?;
-            out.emit(&resp, || render::refactor(&resp));
-        }
-    }
+    let answer = waiting(out, no_wait, || async {
+        call.send(client, long_call()).await.map_err(rpc_error)?
+    })
+    .await?;
+    out.emit(&answer.json, || answer.text.clone());
     Ok(ExitCode::SUCCESS)
-}
-
-/// One language-server request, built from the command line.
-enum Call {
-    Navigate(NavigateRequest),
-    TypeHierarchy(TypeHierarchyRequest),
-    Inspections(InspectionsRequest),
-    Reformat(ReformatRequest),
-    Refactor(RefactorRequest),
 }

@@ -3,6 +3,7 @@
 //! (spawning it when needed) and prints the answer: for people by default, as JSON
 //! with `--json`. It holds no index and starts no language server.
 
+mod calls;
 mod code_cmd;
 mod connect;
 mod daemon_cmd;

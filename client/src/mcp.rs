@@ -34,7 +34,7 @@ use tokio::sync::Mutex;
 
 use lean_ctx_shared::render;
 
-use crate::{connect, output::rpc_error};
+use crate::{calls::Call, connect, output::rpc_error};
 
 /// How long a tool call waits for the project's first index before it answers
 /// `INDEXING` with progress (`LEAN_CTX_MCP_WAIT_MS` overrides): well inside the time
@@ -522,7 +522,6 @@ impl LeanCtxMcp {
     async fn language_server_action(&self, p: RefactorParams) -> Result<CallToolResult, McpError> {
         let s = &self.state;
         let root = s.root().await;
-        let action = format!("{:?}", p.action);
         let limit = p.limit.unwrap_or(0);
         let wait_ms = s.wait_ms;
         // Refactorings and formatting may take a while on a big workspace.
@@ -612,67 +611,25 @@ impl LeanCtxMcp {
                 }),
                 RefactorAction::SafeDelete => refactor(RefactorKind::SafeDelete),
                 RefactorAction::Inline => refactor(RefactorKind::Inline),
-                _ => Err(LeanError::internal(format!(
-                    "{action} is not a language-server action"
-                ))),
+                RefactorAction::SymbolsOverview
+                | RefactorAction::ReplaceSymbolBody
+                | RefactorAction::InsertBeforeSymbol
+                | RefactorAction::InsertAfterSymbol => unreachable!("answered by ctx_refactor"),
             }
         })();
         let call = match request {
             Ok(call) => call,
             Err(e) => return answer::<()>(Err(e), |_| String::new()),
         };
-        match call {
-            Call::Navigate(req) => answer(
-                s.call(|c| {
-                    let req = req.clone();
-                    async move { c.navigate(context(timeout), req).await }
-                })
-                .await,
-                render::locations,
-            ),
-            Call::TypeHierarchy(req) => answer(
-                s.call(|c| {
-                    let req = req.clone();
-                    async move { c.type_hierarchy(context(timeout), req).await }
-                })
-                .await,
-                render::type_hierarchy,
-            ),
-            Call::Inspections(req) => answer(
-                s.call(|c| {
-                    let req = req.clone();
-                    async move { c.inspections(context(timeout), req).await }
-                })
-                .await,
-                render::inspections,
-            ),
-            Call::Reformat(req) => answer(
-                s.call(|c| {
-                    let req = req.clone();
-                    async move { c.reformat(context(timeout), req).await }
-                })
-                .await,
-                render::reformat,
-            ),
-            Call::Refactor(req) => answer(
-                s.call(|c| {
-                    let req = req.clone();
-                    async move { c.refactor(context(timeout), req).await }
-                })
-                .await,
-                render::refactor,
-            ),
-        }
+        answer(
+            s.call(|c| {
+                let call = call.clone();
+                async move { call.send(&c, context(timeout)).await }
+            })
+            .await,
+            |a| a.text.clone(),
+        )
     }
-}
-
-/// One language-server request, built from the tool's arguments.
-enum Call {
-    Navigate(NavigateRequest),
-    TypeHierarchy(TypeHierarchyRequest),
-    Inspections(InspectionsRequest),
-    Reformat(ReformatRequest),
-    Refactor(RefactorRequest),
 }
 
 /// The path of a `file://` URI (percent-decoded); `None` for other schemes.

@@ -190,21 +190,23 @@ fn rust_analyzer_navigates_non_ascii_code_and_reports_indexing_first() {
     assert!(st[0]["calls_served"].as_u64().unwrap() >= 8);
 }
 
+/// `refactor rename` of `Square` (src/shapes.rs:2:12) to `Quadrat`, plus `extra`.
+fn rename_square<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "refactor",
+        "rename",
+        "src/shapes.rs:2:12",
+        "--new-name",
+        "Quadrat",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
 #[test]
 fn rename_previews_applies_across_files_and_refuses_a_drifted_plan() {
     let (env, root) = rust_project("");
-    let preview = ok(
-        &env,
-        &root,
-        &[
-            "refactor",
-            "rename",
-            "src/shapes.rs:2:12",
-            "--new-name",
-            "Quadrat",
-            "--preview",
-        ],
-    );
+    let preview = ok(&env, &root, &rename_square(&["--preview"]));
     let usages = preview["usages"].as_array().unwrap();
     let files: std::collections::BTreeSet<&str> =
         usages.iter().map(|u| u["path"].as_str().unwrap()).collect();
@@ -225,19 +227,7 @@ fn rename_previews_applies_across_files_and_refuses_a_drifted_plan() {
     let drifted = format!("// a line above shifts every usage\n{LIB_RS}");
     fs::write(root.join("src/lib.rs"), &drifted).unwrap();
     thread::sleep(Duration::from_millis(300));
-    let conflict = err(
-        &env,
-        &root,
-        &[
-            "refactor",
-            "rename",
-            "src/shapes.rs:2:12",
-            "--new-name",
-            "Quadrat",
-            "--plan-hash",
-            &plan,
-        ],
-    );
+    let conflict = err(&env, &root, &rename_square(&["--plan-hash", &plan]));
     assert_eq!(conflict["code"], "CONFLICT", "{conflict}");
     assert_eq!(
         fs::read_to_string(root.join("src/lib.rs")).unwrap(),
@@ -249,32 +239,9 @@ fn rename_previews_applies_across_files_and_refuses_a_drifted_plan() {
     );
 
     // A fresh preview and its plan apply to every file.
-    let again = ok(
-        &env,
-        &root,
-        &[
-            "refactor",
-            "rename",
-            "src/shapes.rs:2:12",
-            "--new-name",
-            "Quadrat",
-            "--preview",
-        ],
-    );
+    let again = ok(&env, &root, &rename_square(&["--preview"]));
     let plan = again["plan_hash"].as_str().unwrap().to_string();
-    let applied = ok(
-        &env,
-        &root,
-        &[
-            "refactor",
-            "rename",
-            "src/shapes.rs:2:12",
-            "--new-name",
-            "Quadrat",
-            "--plan-hash",
-            &plan,
-        ],
-    );
+    let applied = ok(&env, &root, &rename_square(&["--plan-hash", &plan]));
     assert_eq!(applied["applied"], true, "{applied}");
     assert_eq!(
         applied["changed_paths"],

@@ -97,18 +97,30 @@ fn totals(shown: usize, total: u32, truncated: bool, noun: &str) -> String {
     }
 }
 
-/// Locations grouped by file: `path` then `  line:col  context`.
-pub fn locations(resp: &NavigateResponse) -> String {
+/// Items grouped under their file (answers are sorted by path): the path on a line of
+/// its own, then each item's line, indented.
+fn by_file<T>(items: &[T], path: impl Fn(&T) -> &str, line: impl Fn(&T) -> String) -> String {
     let mut s = String::new();
     let mut last: Option<&str> = None;
-    for l in &resp.locations {
-        if last != Some(l.path.as_str()) {
-            s.push_str(&l.path);
+    for item in items {
+        let p = path(item);
+        if last != Some(p) {
+            s.push_str(p);
             s.push('\n');
-            last = Some(&l.path);
+            last = Some(p);
         }
-        s.push_str(&format!("  {}  {}\n", l.range.start, l.context));
+        s.push_str(&format!("  {}\n", line(item)));
     }
+    s
+}
+
+/// Locations grouped by file: `path` then `  line:col  context`.
+pub fn locations(resp: &NavigateResponse) -> String {
+    let mut s = by_file(
+        &resp.locations,
+        |l| &l.path,
+        |l| format!("{}  {}", l.range.start, l.context),
+    );
     s.push_str(&totals(
         resp.locations.len(),
         resp.total,
@@ -189,19 +201,11 @@ pub fn reformat(resp: &ReformatResponse) -> String {
 
 /// A refactoring's usages grouped by file, its conflicts, and what was written.
 pub fn refactor(resp: &RefactorResponse) -> String {
-    let mut s = String::new();
-    let mut last: Option<&str> = None;
-    for u in &resp.usages {
-        if last != Some(u.path.as_str()) {
-            s.push_str(&u.path);
-            s.push('\n');
-            last = Some(&u.path);
-        }
-        s.push_str(&format!(
-            "  {}  {} → {}\n",
-            u.range.start, u.text, u.new_text
-        ));
-    }
+    let mut s = by_file(
+        &resp.usages,
+        |u| &u.path,
+        |u| format!("{}  {} → {}", u.range.start, u.text, u.new_text),
+    );
     for c in &resp.conflicts {
         s.push_str(&format!("conflict: {c}\n"));
     }

@@ -383,25 +383,29 @@ pub async fn type_hierarchy(
         }
     }
     .unwrap_or_default();
-    let mut files = Files::new(&t.project);
-    let enc = t.enc();
-    let mut convert = |i: lsp_types::TypeHierarchyItem| {
-        let hit = files.location(&i.uri, i.selection_range, enc, req.scope)?;
-        Some(TypeHierarchyItem {
-            name: i.name,
-            kind: format!("{:?}", i.kind).to_lowercase(),
-            path: hit.path,
-            line: hit.range.start.line,
-            detail: i.detail,
-        })
-    };
-    let root_item = convert(item).ok_or_else(|| {
-        LeanError::new(
-            ErrorCode::NoSymbolAtPosition,
-            "the type lies outside the project root",
-        )
-    })?;
-    let mut items: Vec<_> = related.into_iter().filter_map(&mut convert).collect();
+    let (project, enc, scope) = (t.project.clone(), t.enc(), req.scope);
+    let (root_item, mut items) = blocking(move || {
+        let mut files = Files::new(&project);
+        let mut convert = |i: lsp_types::TypeHierarchyItem| {
+            let hit = files.location(&i.uri, i.selection_range, enc, scope)?;
+            Some(TypeHierarchyItem {
+                name: i.name,
+                kind: format!("{:?}", i.kind).to_lowercase(),
+                path: hit.path,
+                line: hit.range.start.line,
+                detail: i.detail,
+            })
+        };
+        let root_item = convert(item).ok_or_else(|| {
+            LeanError::new(
+                ErrorCode::NoSymbolAtPosition,
+                "the type lies outside the project root",
+            )
+        })?;
+        let items: Vec<_> = related.into_iter().filter_map(&mut convert).collect();
+        Ok((root_item, items))
+    })
+    .await?;
     let total = items.len() as u32;
     let truncated = items.len() > limit(req.limit);
     items.truncate(limit(req.limit));
@@ -523,7 +527,8 @@ pub async fn reformat(d: &Daemon, req: ReformatRequest) -> Result<ReformatRespon
         .request::<req::Formatting>(params, REFACTOR_TIMEOUT)
         .await?
         .unwrap_or_default();
-    let bytes = std::fs::read(&t.file.abs)
+    let bytes = tokio::fs::read(&t.file.abs)
+        .await
         .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", t.file.rel)))?;
     let expected = blake3::hash(&bytes);
     if let Some(want) = &req.expected_hash
@@ -538,7 +543,7 @@ pub async fn reformat(d: &Daemon, req: ReformatRequest) -> Result<ReformatRespon
         ));
     }
     // The edits were computed on the server's copy; it must be the disk's.
-    if DocText::new(&bytes).text() != t.synced.text.text() {
+    if expected != t.synced.hash {
         return Err(LeanError::new(
             ErrorCode::Conflict,
             format!(

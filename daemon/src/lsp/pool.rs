@@ -123,10 +123,7 @@ impl Pool {
         };
         Choice::Server(ServerSpec {
             language,
-            language_id: match lang {
-                Lang::Tsx => "typescriptreact",
-                _ => language_id,
-            },
+            language_id,
             command,
             rust_analyzer,
             settings: settings.to_string(),

@@ -124,6 +124,8 @@ struct Doc {
 #[derive(Clone, Debug)]
 pub struct Synced {
     pub text: Arc<DocText>,
+    /// BLAKE3 of the file's bytes that `text` was made from.
+    pub hash: blake3::Hash,
     pub seq: u64,
 }
 
@@ -265,11 +267,12 @@ impl Server {
         let mut changed = self.shared.changed.subscribe();
         let deadline = tokio::time::Instant::now() + wait;
         loop {
-            let (phase, progress) = {
+            let (phase, progress, unhealthy) = {
                 let live = self.shared.live.lock().unwrap();
-                (live.phase(), live.progress(self.started.elapsed()))
+                let elapsed = self.started.elapsed();
+                (live.phase(), live.progress(elapsed), self.unhealthy(&live))
             };
-            if let Some(broken) = self.unhealthy() {
+            if let Some(broken) = unhealthy {
                 return Err(broken);
             }
             match phase {
@@ -298,8 +301,7 @@ impl Server {
 
     /// rust-analyzer says it could not load the workspace: every answer would be
     /// empty, so say why instead.
-    fn unhealthy(&self) -> Option<LeanError> {
-        let live = self.shared.live.lock().unwrap();
+    fn unhealthy(&self, live: &Live) -> Option<LeanError> {
         (live.quiescent == Some(true) && live.health.as_deref() == Some("error")).then(|| {
             LeanError::new(
                 ErrorCode::BackendRequired,
@@ -394,6 +396,7 @@ impl Server {
             if doc.hash == hash {
                 return Synced {
                     text: doc.text.clone(),
+                    hash,
                     seq: doc.synced_seq,
                 };
             }
@@ -411,7 +414,7 @@ impl Server {
                         text: text.text().to_string(),
                     }],
                 });
-            return Synced { text, seq };
+            return Synced { text, hash, seq };
         }
         if docs.len() >= MAX_OPEN_DOCUMENTS
             && let Some(oldest) = docs
@@ -447,7 +450,7 @@ impl Server {
         );
         self.open_documents
             .store(docs.len() as u64, Ordering::Relaxed);
-        Synced { text, seq }
+        Synced { text, hash, seq }
     }
 
     /// Files under the root changed on disk (by anyone): open documents are re-synced
@@ -457,26 +460,34 @@ impl Server {
         {
             let mut docs = self.docs.lock().await;
             for path in paths {
-                let bytes = std::fs::read(path).ok();
-                let typ = match (&bytes, docs.contains_key(path)) {
-                    (Some(_), true) => FileChangeType::CHANGED,
-                    (Some(_), false) => FileChangeType::CREATED,
-                    (None, _) => FileChangeType::DELETED,
-                };
-                match bytes {
-                    Some(bytes) if docs.contains_key(path) => {
-                        self.sync_locked(&mut docs, path, &bytes);
-                    }
-                    None if docs.remove(path).is_some() => {
-                        self.conn.notify::<note::DidCloseTextDocument>(
-                            DidCloseTextDocumentParams {
-                                text_document: TextDocumentIdentifier::new(path_to_uri(path)),
-                            },
-                        );
-                    }
-                    _ => {}
+                let open = docs.contains_key(path);
+                let watched = self.shared.watches(path);
+                if !open && !watched {
+                    continue;
                 }
-                if self.shared.watches(path) {
+                // Only an open document's bytes are needed; for the rest, existence.
+                let typ = if open {
+                    match tokio::fs::read(path).await {
+                        Ok(bytes) => {
+                            self.sync_locked(&mut docs, path, &bytes);
+                            FileChangeType::CHANGED
+                        }
+                        Err(_) => {
+                            docs.remove(path);
+                            self.conn.notify::<note::DidCloseTextDocument>(
+                                DidCloseTextDocumentParams {
+                                    text_document: TextDocumentIdentifier::new(path_to_uri(path)),
+                                },
+                            );
+                            FileChangeType::DELETED
+                        }
+                    }
+                } else if tokio::fs::try_exists(path).await.unwrap_or(false) {
+                    FileChangeType::CREATED
+                } else {
+                    FileChangeType::DELETED
+                };
+                if watched {
                     events.push(FileEvent::new(path_to_uri(path), typ));
                 }
             }
@@ -558,6 +569,9 @@ impl Server {
     }
 
     pub fn status(&self) -> LanguageServerStatus {
+        // Scanning /proc happens before the lock: the connection's reader takes it
+        // for every notification.
+        let rss = self.rss_bytes();
         let live = self.shared.live.lock().unwrap();
         let phase = live.phase();
         LanguageServerStatus {
@@ -566,11 +580,7 @@ impl Server {
             server: self.name(),
             command: self.spec.command.clone(),
             pid: self.pid,
-            rss_bytes: if phase == ServerState::Failed {
-                None
-            } else {
-                self.rss_bytes()
-            },
+            rss_bytes: rss.filter(|_| phase != ServerState::Failed),
             state: phase,
             progress: matches!(phase, ServerState::Starting | ServerState::Indexing)
                 .then(|| live.progress(self.started.elapsed())),
@@ -697,7 +707,6 @@ async fn read_stderr(stderr: tokio::process::ChildStderr, shared: Arc<Shared>) {
 struct Shared {
     root: PathBuf,
     settings: Value,
-    rust_analyzer: bool,
     live: Mutex<Live>,
     /// Bumped on every change of `live` or `diagnostics`.
     changed: watch::Sender<u64>,
@@ -785,7 +794,6 @@ impl Shared {
         Shared {
             root,
             settings,
-            rust_analyzer,
             live: Mutex::new(Live {
                 rust_analyzer,
                 ..Live::default()
@@ -829,13 +837,14 @@ impl Shared {
     }
 
     fn configuration(&self, params: &Value) -> Value {
+        let rust_analyzer = self.live.lock().unwrap().rust_analyzer;
         let items = params["items"].as_array().cloned().unwrap_or_default();
         Value::Array(
             items
                 .iter()
                 .map(|item| match item["section"].as_str() {
                     // rust-analyzer asks for its own section; our settings are it.
-                    Some("rust-analyzer") if self.rust_analyzer => self.settings.clone(),
+                    Some("rust-analyzer") if rust_analyzer => self.settings.clone(),
                     Some(section) => section
                         .split('.')
                         .try_fold(&self.settings, |v, key| v.get(key))
