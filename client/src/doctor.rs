@@ -64,7 +64,7 @@ pub async fn run(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
     let mut findings = vec![config(paths), data_dir(paths), runtime_dir(paths)];
     findings.push(daemon(paths).await);
     findings.push(socket(paths));
-    findings.extend(rust_analyzer());
+    findings.extend(rust_analyzer(&rust_server(paths)));
     findings.extend(ide_port_files(paths));
     let failed = findings.iter().any(|f| f.level == Level::Fail);
     out.emit(
@@ -218,11 +218,30 @@ fn socket(paths: &Paths) -> Finding {
     }
 }
 
-/// rust-analyzer and the std sources it needs; warnings only: the headless backing
-/// works without them.
-fn rust_analyzer() -> Vec<Finding> {
+/// The program the daemon runs for Rust: `lsp.rust` in config.toml (a command line
+/// or an argument array; `"jetbrains"` means none), else `rust-analyzer` from PATH.
+fn rust_server(paths: &Paths) -> Option<String> {
+    let table = fs::read_to_string(paths.config_file())
+        .ok()
+        .and_then(|t| t.parse::<toml::Table>().ok());
+    let setting = table.as_ref().and_then(|t| t.get("lsp")?.get("rust"));
+    let program = match setting {
+        Some(toml::Value::String(line)) => line.split_whitespace().next().map(str::to_string),
+        Some(toml::Value::Array(argv)) => argv.first().and_then(|a| a.as_str()).map(str::to_string),
+        _ => Some("rust-analyzer".to_string()),
+    };
+    program.filter(|p| p != "jetbrains")
+}
+
+/// rust-analyzer (as configured) and the std sources it needs; warnings only: the
+/// headless backing works without them.
+fn rust_analyzer(program: &Option<String>) -> Vec<Finding> {
     let mut findings = Vec::new();
-    match Command::new("rust-analyzer").arg("--version").output() {
+    let Some(program) = program else {
+        findings.push(ok("rust-analyzer", "lsp.rust = \"jetbrains\": not used"));
+        return findings;
+    };
+    match Command::new(program).arg("--version").output() {
         Ok(out) if out.status.success() => findings.push(ok(
             "rust-analyzer",
             String::from_utf8_lossy(&out.stdout).trim().to_string(),
@@ -240,11 +259,11 @@ fn rust_analyzer() -> Vec<Finding> {
             ),
             "rustup component add rust-analyzer (or install it from your package manager)",
         )),
-        Err(_) => findings.push(bad(
+        Err(e) => findings.push(bad(
             "rust-analyzer",
             Level::Warn,
-            "not on PATH",
-            "rustup component add rust-analyzer",
+            format!("{program}: {e}"),
+            "rustup component add rust-analyzer, or set lsp.rust in config.toml to one that runs",
         )),
     }
     let sysroot = Command::new("rustc")

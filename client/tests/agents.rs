@@ -189,6 +189,41 @@ fn doctor_checks_daemon_dirs_socket_and_ides_and_fails_on_a_broken_config() {
 }
 
 #[test]
+fn doctor_checks_the_configured_rust_analyzer() {
+    let env = TestEnv::with_shim(SHIM);
+    let finding = |env: &TestEnv| -> Value {
+        let (_, v) = env.shim_json(&["doctor"]);
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["check"] == "rust-analyzer")
+            .cloned()
+            .unwrap()
+    };
+    env.write_config(&format!(
+        "[lsp]\nrust = [{:?}]\n",
+        lean_ctx_testkit::rust_analyzer().display().to_string()
+    ));
+    let f = finding(&env);
+    assert_eq!(f["level"], "ok", "{f}");
+    assert!(
+        f["detail"].as_str().unwrap().starts_with("rust-analyzer"),
+        "{f}"
+    );
+    env.write_config("[lsp]\nrust = \"/nonexistent/ra --log\"\n");
+    let f = finding(&env);
+    assert_eq!(f["level"], "warn", "{f}");
+    assert!(
+        f["detail"].as_str().unwrap().contains("/nonexistent/ra"),
+        "{f}"
+    );
+    assert!(f["fix"].as_str().unwrap().contains("lsp.rust"), "{f}");
+    env.write_config("[lsp]\nrust = \"jetbrains\"\n");
+    assert_eq!(finding(&env)["level"], "ok");
+}
+
+#[test]
 fn gain_accounts_every_call_conservatively_and_its_json_has_the_plugins_keys() {
     let env = TestEnv::with_shim(SHIM);
     let root = project(&env);

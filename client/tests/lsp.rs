@@ -448,14 +448,19 @@ fn evict_and_restart_through_the_cli() {
         .is_empty()));
 }
 
-#[test]
-fn python_lsp_server_answers_definition_and_references() {
+/// An environment whose Python server is the real pylsp; `extra` is appended to `[lsp]`.
+fn python_env(extra: &str) -> TestEnv {
     let env = TestEnv::with_shim(SHIM);
     env.write_config(&format!(
-        "[lsp]\npython = [{:?}]\n",
+        "[lsp]\npython = [{:?}]\n{extra}",
         pylsp().display().to_string()
     ));
-    let root = env.dir().join("py");
+    env
+}
+
+/// A Python project `name` with a non-ASCII function used twice.
+fn python_project(env: &TestEnv, name: &str) -> PathBuf {
+    let root = env.dir().join(name);
     fs::create_dir_all(&root).unwrap();
     fs::write(root.join("pyproject.toml"), "[project]\nname = \"p\"\n").unwrap();
     fs::write(
@@ -468,7 +473,39 @@ fn python_lsp_server_answers_definition_and_references() {
         "from geo import fläche\n\nprint(\"ü\", fläche(2, 3), fläche(4, 5))\n",
     )
     .unwrap();
-    let root = fs::canonicalize(root).unwrap();
+    fs::canonicalize(root).unwrap()
+}
+
+#[test]
+fn the_instance_cap_and_the_memory_budget_evict_the_least_recently_used() {
+    for limit in ["max_servers = 1\n", "rss_budget_mb = 1\n"] {
+        let env = python_env(limit);
+        let (a, b) = (python_project(&env, "a"), python_project(&env, "b"));
+        ok(&env, &a, &["refactor", "definition", "main.py:3:26"]);
+        let first = servers(&env, &a);
+        assert_eq!(first.len(), 1, "{limit}");
+        let first = first[0]["pid"].as_u64().unwrap() as u32;
+        // A second root's server pushes the first (least recently used) out at once;
+        // the one in use stays even when it alone is over the budget.
+        ok(&env, &b, &["refactor", "definition", "main.py:3:26"]);
+        assert!(
+            wait_until(Duration::from_secs(10), || {
+                let st = servers(&env, &a);
+                st.len() == 1 && st[0]["root"] == b.to_str().unwrap()
+            }),
+            "{limit}: {:?}",
+            servers(&env, &a)
+        );
+        assert!(wait_until(Duration::from_secs(5), || {
+            !lean_ctx_shared::process::pid_alive(first)
+        }));
+    }
+}
+
+#[test]
+fn python_lsp_server_answers_definition_and_references() {
+    let env = python_env("");
+    let root = python_project(&env, "py");
     // `fläche` in the second call: after "print(\"ü\", fläche(2, 3), ".
     let def = ok(&env, &root, &["refactor", "definition", "main.py:3:26"]);
     assert_eq!(spots(&def), ["geo.py 2:4"], "{def}");

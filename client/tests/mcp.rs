@@ -49,6 +49,46 @@ fn the_python_mcp_sdk_drives_every_tool_through_indexing_errors_and_a_daemon_cra
 }
 
 #[test]
+fn the_python_mcp_sdk_drives_the_language_server_actions() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\npython = [{:?}]\n",
+        lean_ctx_testkit::pylsp().display().to_string()
+    ));
+    let project = env.dir().join("py");
+    fs::create_dir_all(&project).unwrap();
+    fs::write(project.join("pyproject.toml"), "[project]\nname = \"p\"\n").unwrap();
+    fs::write(
+        project.join("geo.py"),
+        "# Größe — non-ASCII first\ndef fläche(a, b):\n    return a * b\n",
+    )
+    .unwrap();
+    fs::write(
+        project.join("main.py"),
+        "from geo import fläche\nimport os\nprint(\"ü\", fläche(2, 3), fläche(4, 5))\n",
+    )
+    .unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/sdk_client.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg("--language-servers")
+        .arg(SHIM)
+        .arg(&project)
+        .env_clear()
+        .envs(env.envs())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "MCP scenario failed:\n{}\n{}\ndaemon log:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+        env.log()
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+}
+
+#[test]
 fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
     let inspector =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/node_modules/.bin/mcp-inspector");

@@ -7,6 +7,9 @@ valid JSON Schemas, a call issued while the daemon is still indexing (INDEXING w
 progress, never an empty answer), every tool on a fixture project, chained edits by
 hash, catalog errors, a session that outlives a `kill -9` of the daemon, and a
 client whose MCP roots name the project.
+
+`python3 sdk_client.py --language-servers <lean-ctx> <python project>` runs the
+language-server actions of ctx_refactor instead, against a real pylsp.
 """
 
 import asyncio
@@ -140,5 +143,49 @@ async def roots_session(shim, project):
             assert not is_error and body.startswith("src/lib.rs (rust)"), body
 
 
+async def language_servers(shim, project):
+    """ctx_refactor's language-server actions on a Python project served by pylsp."""
+    params = StdioServerParameters(command=shim, args=["mcp"], cwd=project, env=dict(os.environ))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            # `fläche` at main.py line 3, column 25 (in characters; 26 in UTF-16 would
+            # be the same here, 27 in UTF-8 bytes).
+            is_error, body = await call(session, "ctx_refactor", {"action": "definition", "path": "main.py", "line": 3, "column": 26})
+            assert not is_error, body
+            assert body == "geo.py\n  2:4  def fläche(a, b):\n1 location (pylsp)", body
+            is_error, body = await call(session, "ctx_refactor", {"action": "references", "path": "geo.py", "line": "2", "column": "5"})
+            assert not is_error and body.endswith("4 locations (pylsp)"), body
+            assert "main.py\n  1:16  from geo import fläche\n  3:11" in body, body
+
+            is_error, body = await call(session, "ctx_refactor", {"action": "inspections", "path": "main.py"})
+            assert not is_error and "'os' imported but unused" in body, body
+            assert "[pyflakes]" in body, body
+
+            is_error, body = await call(session, "ctx_refactor", {"action": "rename", "path": "geo.py", "line": 2, "column": 5, "new_name": "area", "preview": True})
+            assert not is_error, body
+            plan = re.search(r"plan_hash ([0-9a-f]{64})", body).group(1)
+            assert "fläche → area" in body, body
+            with open(os.path.join(project, "main.py")) as f:
+                assert "fläche(2, 3)" in f.read()
+            is_error, body = await call(session, "ctx_refactor", {"action": "rename", "path": "geo.py", "line": 2, "column": 5, "new_name": "area", "plan_hash": plan})
+            assert not is_error and "applied to 2 files: geo.py, main.py" in body, body
+            with open(os.path.join(project, "main.py")) as f:
+                assert "area(2, 3)" in f.read()
+
+            is_error, body = await call(session, "ctx_refactor", {"action": "type_hierarchy", "path": "geo.py", "line": 2, "column": 5})
+            assert is_error and body.startswith("ERROR: UNSUPPORTED:"), body
+            is_error, body = await call(session, "ctx_refactor", {"action": "move", "path": "geo.py", "line": 2, "column": 5, "destination": "x.py"})
+            assert is_error and body.startswith("ERROR: BACKEND_REQUIRED:"), body
+            is_error, body = await call(session, "ctx_refactor", {"action": "references", "path": "geo.py", "line": 2})
+            assert is_error and "needs `column`" in body, body
+            is_error, body = await call(session, "ctx_refactor", {"action": "inspections", "path": "main.py", "mode": "sideways"})
+            assert is_error and body.startswith("ERROR: INVALID_TARGET:"), body
+    print("ok")
+
+
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    if sys.argv[1] == "--language-servers":
+        asyncio.run(language_servers(sys.argv[2], sys.argv[3]))
+    else:
+        asyncio.run(main(sys.argv[1], sys.argv[2]))

@@ -34,6 +34,7 @@ use lsp_types::{
 };
 
 use super::{
+    edits::{self, Span},
     pool::Choice,
     server::{Server, Synced},
     text::{DocText, Encoding, path_to_uri, uri_to_path},
@@ -42,7 +43,7 @@ use crate::{
     edit::{self, FileWrite},
     gain::{Baseline, Call},
     headless::{blocking, project},
-    index::lang::Lang,
+    index::{lang::Lang, text::LineIndex},
     jail::{self, Jailed, Want},
     registry::Project,
     state::Daemon,
@@ -552,7 +553,7 @@ pub async fn reformat(d: &Daemon, req: ReformatRequest) -> Result<ReformatRespon
             ),
         ));
     }
-    let content = splice(&bytes, &t.synced.text, &edits, t.enc());
+    let content = edits::splice(&bytes, &edits::spans(&t.synced.text, &edits, t.enc()));
     let reformatted = content != bytes;
     if reformatted {
         let write = FileWrite {
@@ -576,27 +577,6 @@ pub async fn reformat(d: &Daemon, req: ReformatRequest) -> Result<ReformatRespon
         hash: blake3::hash(&content).to_hex().to_string(),
         backing: t.server.name(),
     })
-}
-
-/// `edits` (non-overlapping, LSP positions in `doc`) applied to the disk bytes.
-fn splice(bytes: &[u8], doc: &DocText, edits: &[TextEdit], enc: Encoding) -> Vec<u8> {
-    let mut spans: Vec<(usize, usize, &str)> = edits
-        .iter()
-        .map(|e| {
-            (
-                doc.disk_offset(e.range.start, enc),
-                doc.disk_offset(e.range.end, enc),
-                e.new_text.as_str(),
-            )
-        })
-        .collect();
-    // Later edits first, so earlier offsets stay valid; equal starts keep their order.
-    spans.sort_by_key(|s| std::cmp::Reverse(s.0));
-    let mut out = bytes.to_vec();
-    for (start, end, text) in spans {
-        out.splice(start..end.max(start), text.bytes());
-    }
-    out
 }
 
 /// A rename's plan: usages read from disk, per-file edits, conflicts.
@@ -809,21 +789,24 @@ fn plan(project: &Project, edit: lsp_types::WorkspaceEdit, enc: Encoding) -> Pla
             conflicts.push(format!("{} cannot be read", inside.rel));
             continue;
         };
-        let doc = DocText::new(&bytes);
-        for e in &edits {
-            let (start, end) = (
-                doc.disk_offset(e.range.start, enc),
-                doc.disk_offset(e.range.end, enc),
-            );
+        let lines = LineIndex::new(&bytes);
+        let spans: Vec<Span> = edits::spans(&DocText::new(&bytes), &edits, enc)
+            .into_iter()
+            .flat_map(|span| edits::narrow(&bytes, span))
+            .collect();
+        for span in &spans {
             usages.push(Usage {
                 path: inside.rel.clone(),
-                range: doc.range_from_lsp(e.range, enc),
-                text: String::from_utf8_lossy(&bytes[start..end.max(start)]).into_owned(),
-                new_text: e.new_text.clone(),
+                range: Range::new(
+                    lines.position(&bytes, span.start),
+                    lines.position(&bytes, span.end),
+                ),
+                text: String::from_utf8_lossy(&bytes[span.start..span.end]).into_owned(),
+                new_text: span.text.clone(),
             });
         }
         writes.push(FileWrite {
-            content: splice(&bytes, &doc, &edits, enc),
+            content: edits::splice(&bytes, &spans),
             expected: blake3::hash(&bytes),
             abs: inside.abs,
             rel: inside.rel,

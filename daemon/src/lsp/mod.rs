@@ -4,9 +4,11 @@
 //! [`rpc`] speaks JSON-RPC over a server's stdio; [`text`] converts positions and URIs
 //! at this boundary, exactly once; [`server`] is one process with its handshake,
 //! readiness and document sync; [`pool`] keeps them warm and evicts them; [`actions`]
-//! turns agent calls into LSP requests and answers back, jailing every path.
+//! turns agent calls into LSP requests and answers back, jailing every path; [`edits`]
+//! applies a server's text edits to disk bytes, narrowed to what changes.
 
 pub mod actions;
+pub mod edits;
 pub mod pool;
 pub mod rpc;
 pub mod server;

@@ -54,6 +54,9 @@ pub enum Choice {
 pub struct Pool {
     config: LspSection,
     slots: DashMap<Key, Arc<Slot>>,
+    /// Wakes the lifecycle task when a server starts, so the instance cap and the
+    /// memory budget hold at once, not at the next tick.
+    started: tokio::sync::Notify,
 }
 
 impl Pool {
@@ -61,6 +64,7 @@ impl Pool {
         Pool {
             config,
             slots: DashMap::new(),
+            started: tokio::sync::Notify::new(),
         }
     }
 
@@ -195,6 +199,7 @@ impl Pool {
             Arc::downgrade(&server),
         ));
         *current = Some(server.clone());
+        self.started.notify_one();
         Ok(server)
     }
 
@@ -292,6 +297,7 @@ impl Pool {
         loop {
             tokio::select! {
                 () = stop.cancelled() => return,
+                () = self.started.notified() => self.reap().await,
                 () = tokio::time::sleep(every) => self.reap().await,
             }
         }
