@@ -74,11 +74,30 @@ pub async fn connect_or_spawn(paths: &Paths, client: &str) -> Result<Connection,
     }
 }
 
-/// One connection attempt; `Ok(None)` means "nobody is serving: spawn one".
+/// One connection attempt; `Ok(None)` means "nobody is serving: spawn one". A
+/// connection dropped before the hello (a daemon dying as we connected) is tried once
+/// more a moment later, when its socket refuses connections.
 async fn try_connect(paths: &Paths, hello: &ClientHello) -> Result<Option<Connection>, LeanError> {
+    match connect_once(paths, hello).await {
+        Err(e) if e.peer_vanished() => {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            connect_once(paths, hello).await
+        }
+        other => other,
+    }
+    .or_else(|e| match e {
+        ConnectError::NotRunning(_) => Ok(None),
+        ConnectError::NotAccepted(server) => Err(refused(&server)),
+        e => Err(connect_failed(paths, e)),
+    })
+}
+
+async fn connect_once(
+    paths: &Paths,
+    hello: &ClientHello,
+) -> Result<Option<Connection>, ConnectError> {
     match transport::connect(&paths.socket(), hello, HELLO_TIMEOUT).await {
         Ok(conn) => Ok(Some(conn)),
-        Err(ConnectError::NotRunning(_)) => Ok(None),
         Err(ConnectError::NotAccepted(server)) => match &server.outcome {
             Outcome::ShuttingDown { .. } => {
                 // It is stepping down (replaced, or stopping anyway): once it is gone,
@@ -86,9 +105,9 @@ async fn try_connect(paths: &Paths, hello: &ClientHello) -> Result<Option<Connec
                 wait_for_exit(server.pid, Duration::from_secs(35)).await;
                 Ok(None)
             }
-            _ => Err(refused(&server)),
+            _ => Err(ConnectError::NotAccepted(server)),
         },
-        Err(e) => Err(connect_failed(paths, e)),
+        Err(e) => Err(e),
     }
 }
 

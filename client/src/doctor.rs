@@ -13,6 +13,7 @@ use std::{
 
 use lean_ctx_shared::{
     LeanError, Paths,
+    ide::{PORT_FILE_PREFIX, PORT_FILE_SUFFIX, PortFile},
     process::pid_alive,
     protocol::{StatusRequest, VERSION},
 };
@@ -304,52 +305,43 @@ fn ide_port_files(paths: &Paths) -> Vec<Finding> {
     let mut findings = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if !(name.starts_with("jetbrains-") && name.ends_with(".port")) {
+        if !(name.starts_with(PORT_FILE_PREFIX) && name.ends_with(PORT_FILE_SUFFIX)) {
             continue;
         }
-        let parsed: Option<serde_json::Value> = fs::read(entry.path())
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok());
-        let Some(port_file) = parsed else {
-            findings.push(bad(
-                "ide",
-                Level::Warn,
-                format!("{name}: not valid JSON"),
-                "delete it; the IDE rewrites it",
-            ));
-            continue;
+        let parsed = fs::read(entry.path())
+            .map_err(|e| e.to_string())
+            .and_then(|b| PortFile::parse(&b));
+        let port_file = match parsed {
+            Ok(p) => p,
+            Err(why) => {
+                findings.push(bad(
+                    "ide",
+                    Level::Warn,
+                    format!("{name}: not a port file ({why})"),
+                    "delete it; the IDE rewrites it",
+                ));
+                continue;
+            }
         };
-        let root = port_file["project_root"]
-            .as_str()
-            .unwrap_or("?")
-            .to_string();
-        let pid = port_file["pid"].as_u64().map(|p| p as u32);
-        let port = port_file["port"]
-            .as_u64()
-            .and_then(|p| u16::try_from(p).ok());
-        match (pid, port) {
-            (Some(pid), _) if !pid_alive(pid) => findings.push(bad(
+        let root = port_file.project_root.display().to_string();
+        let (pid, port) = (port_file.pid, port_file.port);
+        findings.push(if !pid_alive(pid) {
+            bad(
                 "ide",
                 Level::Warn,
                 format!("{root}: IDE pid {pid} is gone"),
                 format!("delete {name}"),
-            )),
-            (Some(_), Some(port)) if health(port) => {
-                findings.push(ok("ide", format!("{root}: answers on port {port}")))
-            }
-            (Some(_), Some(port)) => findings.push(bad(
+            )
+        } else if health(port) {
+            ok("ide", format!("{root}: answers on port {port}"))
+        } else {
+            bad(
                 "ide",
                 Level::Warn,
                 format!("{root}: port {port} does not answer /health within 300 ms"),
                 "check the lean-ctx plugin in the IDE",
-            )),
-            _ => findings.push(bad(
-                "ide",
-                Level::Warn,
-                format!("{name}: no pid or port"),
-                "delete it; the IDE rewrites it",
-            )),
-        }
+            )
+        });
     }
     findings
 }

@@ -146,6 +146,7 @@ fn render_status(st: &StatusResponse) -> String {
     if st.projects.is_empty() {
         s.push_str("projects     none yet\n");
         s.push_str(&servers(&st.language_servers));
+        s.push_str(&ides(&st.ides));
         return s.trim_end().to_string();
     }
     s.push_str(&format!("projects     {}\n", st.projects.len()));
@@ -210,6 +211,7 @@ fn render_status(st: &StatusResponse) -> String {
     }
     s.push_str(&table(rows));
     s.push_str(&servers(&st.language_servers));
+    s.push_str(&ides(&st.ides));
     s.trim_end().to_string()
 }
 
@@ -281,4 +283,30 @@ fn servers(list: &[lean_ctx_shared::protocol::LanguageServerStatus]) -> String {
         ]);
     }
     format!("servers      {}\n{}", list.len(), table(rows))
+}
+
+/// The IDE windows of `daemon status`.
+fn ides(list: &[lean_ctx_shared::protocol::IdeStatus]) -> String {
+    if list.is_empty() {
+        return "ides         none found\n".into();
+    }
+    let mut rows = vec![
+        ["PROJECT", "IDE", "PID", "PORT", "REACHABLE"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for ide in list {
+        rows.push(vec![
+            ide.project_root.display().to_string(),
+            ide.ide_version.clone(),
+            ide.pid.to_string(),
+            ide.port.to_string(),
+            match ide.reachable {
+                Some(true) => "yes".into(),
+                Some(false) => "no".into(),
+                None => "not checked yet".into(),
+            },
+        ]);
+    }
+    format!("ides         {}\n{}", list.len(), table(rows))
 }

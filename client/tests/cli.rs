@@ -31,8 +31,10 @@ fn ping(env: &TestEnv) -> u32 {
     let (out, v) = env.shim_json(&["daemon", "ping"]);
     assert!(
         out.status.success(),
-        "{v}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        "{v}\n{}\ndaemon log:\n{}\ndaemon stdout/stderr:\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        env.log(),
+        fs::read_to_string(env.paths.state_dir.join("lean-ctxd.out")).unwrap_or_default()
     );
     v["pid"].as_u64().unwrap() as u32
 }

@@ -63,7 +63,16 @@ pub async fn symbols_overview(
     d: &Daemon,
     req: SymbolsOverviewRequest,
 ) -> Result<SymbolsOverviewResponse, LeanError> {
-    let (resp, file) = overview(d, req).await?;
+    let (root, path) = (req.root.clone(), req.path.clone());
+    let (resp, file) = match overview(d, req).await {
+        // A file type tree-sitter does not parse: the IDE's PSI may.
+        Err(e) if e.code == ErrorCode::UnsupportedLanguage => {
+            return crate::ide::actions::symbols_overview(d, &root, &path)
+                .await?
+                .ok_or(e);
+        }
+        other => other?,
+    };
     d.gain.record(Call {
         action: "symbols_overview",
         file: Some(file.clone()),

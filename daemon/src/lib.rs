@@ -7,7 +7,8 @@
 //! peer and the hello and drives tarpc; [`service`] implements the operations behind
 //! one panic-catching choke point; [`registry`] and [`worktree`] know the projects;
 //! [`instance`] guarantees a single daemon per user and owns the socket file;
-//! [`idle`] exits an auto-spawned daemon nobody uses; [`lsp`] keeps language servers
+//! [`idle`] exits an auto-spawned daemon nobody uses; [`ide`] finds JetBrains IDE windows and
+//! talks to them; [`lsp`] keeps language servers
 //! warm and answers navigation and refactorings through them; [`config`], [`logging`] and
 //! [`sys`] are plumbing.
 
@@ -15,6 +16,7 @@ pub mod config;
 pub mod edit;
 pub mod gain;
 pub mod headless;
+pub mod ide;
 pub mod idle;
 pub mod index;
 pub mod instance;

@@ -95,6 +95,7 @@ impl LeanCtx for Handler {
                     })
                     .collect(),
                 language_servers: d.lsp.status(),
+                ides: d.ides.status(),
             })
         })
         .await

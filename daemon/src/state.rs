@@ -21,6 +21,7 @@ use crate::{
     config::LspSection,
     edit::FileLocks,
     gain::Gain,
+    ide::discovery::Discovery,
     index::{root::IndexConfig, store::Caches},
     lsp::pool::Pool,
     registry::ProjectRegistry,
@@ -49,6 +50,8 @@ pub struct Daemon {
     pub gain: Arc<Gain>,
     /// The warm language servers.
     pub lsp: Arc<Pool>,
+    /// JetBrains IDE windows, from their port files.
+    pub ides: Arc<Discovery>,
     started_at: SystemTime,
     started: Instant,
     /// Open connections; the idle watcher subscribes to it.
@@ -70,6 +73,7 @@ impl Daemon {
             caches,
             locks: Arc::default(),
             lsp: Arc::new(Pool::new(config.lsp.clone())),
+            ides: Discovery::start(&config.paths.data_dir),
             gain: Arc::new(Gain::load(&config.paths.data_dir)),
             config,
             started_at: SystemTime::now(),

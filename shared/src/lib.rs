@@ -4,12 +4,13 @@
 //! each other. It owns the tarpc service ([`protocol`]), the hello that precedes it
 //! ([`hello`]), the framing ([`transport`]), the error catalog ([`error`]), agent-facing
 //! positions ([`position`]), where files live ([`paths`]), process facts
-//! ([`process`]) and the editor signal file both sides read or write
-//! ([`editor_signal`]).
+//! ([`process`]), the editor signal file both sides read or write
+//! ([`editor_signal`]) and the JetBrains port file and project hash ([`ide`]).
 
 pub mod editor_signal;
 pub mod error;
 pub mod hello;
+pub mod ide;
 pub mod paths;
 pub mod position;
 pub mod process;

@@ -128,6 +128,20 @@ pub struct StatusResponse {
     pub projects: Vec<ProjectStatus>,
     /// Every warm language server, across all roots.
     pub language_servers: Vec<LanguageServerStatus>,
+    /// JetBrains IDE windows found through their port files.
+    pub ides: Vec<IdeStatus>,
+}
+
+/// One JetBrains IDE window (one project) the daemon knows of.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdeStatus {
+    pub project_root: PathBuf,
+    pub ide_version: String,
+    pub pid: u32,
+    pub port: u16,
+    /// `None` until a call asked for it.
+    pub reachable: Option<bool>,
+    pub last_check_unix_ms: Option<u64>,
 }
 
 /// What a language server instance is doing.

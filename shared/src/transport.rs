@@ -53,6 +53,18 @@ pub enum ConnectError {
     Timeout(Duration),
 }
 
+impl ConnectError {
+    /// The connection was taken and then dropped before any hello came back: the
+    /// listener's owner died with us in its accept queue (a killed daemon's socket
+    /// lingers for a moment while the kernel tears the process down).
+    pub fn peer_vanished(&self) -> bool {
+        matches!(self, ConnectError::Hello(HelloError::Io(e)) if matches!(
+            e.kind(),
+            io::ErrorKind::ConnectionReset | io::ErrorKind::UnexpectedEof | io::ErrorKind::BrokenPipe
+        ))
+    }
+}
+
 /// An accepted connection: the tarpc client and what the daemon said about itself.
 #[derive(Debug)]
 pub struct Connection {

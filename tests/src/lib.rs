@@ -315,6 +315,98 @@ pub fn pylsp() -> PathBuf {
         .clone()
 }
 
+/// The plugin core's standalone contract server (`plugin-kotlin/core`, NOT the IDE: the
+/// real HTTP server and port file of the plugin, with scripted answers), built with
+/// Maven if the test command has not built it yet.
+pub fn contract_server_jar() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let core = workspace().join("plugin-kotlin/core");
+            let jar = core.join("target/leanctx-core-standalone.jar");
+            if !jar.is_file() {
+                let status = Command::new("mvn")
+                    .args(["-B", "-q", "-DskipTests", "-f"])
+                    .arg(core.join("pom.xml"))
+                    .arg("package")
+                    .status()
+                    .unwrap();
+                assert!(status.success(), "building {} failed", jar.display());
+            }
+            jar
+        })
+        .clone()
+}
+
+/// A running contract server for one project root; stopped (and its port file
+/// removed) when dropped: it exits when its stdin closes, and is killed besides.
+#[derive(Debug)]
+pub struct ContractIde {
+    child: Child,
+    pub port: u16,
+    pub port_file: PathBuf,
+}
+
+impl ContractIde {
+    /// Serves `root` with the routes of `script` (plugin-kotlin/README.md, "Script
+    /// format"), writing its port file into this environment's data dir.
+    pub fn start(env: &TestEnv, root: &Path, script: &serde_json::Value) -> ContractIde {
+        let script_path = env
+            .dir()
+            .join(format!("ide-script-{}.json", std::process::id()));
+        fs::write(&script_path, script.to_string()).unwrap();
+        let mut child = Command::new("java")
+            .arg("-jar")
+            .arg(contract_server_jar())
+            .arg("--root")
+            .arg(root)
+            .arg("--script")
+            .arg(&script_path)
+            .arg("--data-dir")
+            .arg(&env.paths.data_dir)
+            .env("HOME", env.dir().join("home"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let mut parts = line.split_whitespace();
+        assert_eq!(parts.next(), Some("READY"), "contract server said {line:?}");
+        let port = parts.next().unwrap().parse().unwrap();
+        let port_file = PathBuf::from(parts.next().unwrap());
+        ContractIde {
+            child,
+            port,
+            port_file,
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// `kill -9`: the IDE dies, its port file stays behind (stale).
+    pub fn kill9(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for ContractIde {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = fs::remove_file(&self.port_file);
+    }
+}
+
 fn workspace() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
 }

@@ -1,5 +1,7 @@
 //! The operations language servers answer: navigation, type hierarchy, inspections,
-//! reformat and the two-phase rename. Each one jails the caller's path, picks the
+//! reformat and the two-phase rename. Each first asks the JetBrains IDE window serving
+//! the caller's root, if one answers (`ide::actions`, the router's first tier), and
+//! falls back to the language server in the same call. Each one jails the caller's path, picks the
 //! warm server of (root, language), waits for it to be ready (or answers `INDEXING`),
 //! syncs the document from disk, converts the position once, and jails every path the
 //! server returns (invariant 2): results outside the root appear only with
@@ -43,6 +45,7 @@ use crate::{
     edit::{self, FileWrite},
     gain::{Baseline, Call},
     headless::{blocking, project},
+    ide,
     index::{lang::Lang, text::LineIndex},
     jail::{self, Jailed, Want},
     registry::Project,
@@ -59,7 +62,7 @@ const PUBLISH_WAIT: Duration = Duration::from_secs(5);
 const DEFAULT_LIMIT: u32 = 100;
 const MAX_LIMIT: u32 = 5000;
 
-fn limit(asked: u32) -> usize {
+pub(crate) fn limit(asked: u32) -> usize {
     (if asked == 0 { DEFAULT_LIMIT } else { asked }).min(MAX_LIMIT) as usize
 }
 
@@ -161,14 +164,15 @@ async fn target(d: &Daemon, root: &Path, path: &str, wait_ms: u32) -> Result<Tar
     })
 }
 
-/// Files read while converting one answer, each once.
-struct Files<'a> {
+/// Files read while converting one answer, each once (language servers' and the
+/// IDE's answers alike).
+pub(crate) struct Files<'a> {
     project: &'a Project,
     read: HashMap<PathBuf, Option<Arc<DocText>>>,
 }
 
 impl<'a> Files<'a> {
-    fn new(project: &'a Project) -> Files<'a> {
+    pub(crate) fn new(project: &'a Project) -> Files<'a> {
         Files {
             project,
             read: HashMap::new(),
@@ -176,7 +180,7 @@ impl<'a> Files<'a> {
     }
 
     /// The root-relative path of `abs` if it lies inside the caller's worktree.
-    fn jail(&self, abs: &Path) -> Option<Jailed> {
+    pub(crate) fn jail(&self, abs: &Path) -> Option<Jailed> {
         jail::resolve(
             &self.project.root,
             &self.project.worktree.group,
@@ -186,24 +190,23 @@ impl<'a> Files<'a> {
         .ok()
     }
 
-    fn text(&mut self, abs: &Path) -> Option<Arc<DocText>> {
+    pub(crate) fn text(&mut self, abs: &Path) -> Option<Arc<DocText>> {
         self.read
             .entry(abs.to_path_buf())
             .or_insert_with(|| std::fs::read(abs).ok().map(|b| Arc::new(DocText::new(&b))))
             .clone()
     }
 
-    /// A server location as an agent reads it; `None` when outside the root and the
+    /// A location in `abs` as an agent reads it; `None` when outside the root and the
     /// scope is the project.
-    fn location(
+    pub(crate) fn location(
         &mut self,
-        uri: &lsp_types::Uri,
+        abs: &Path,
         range: lsp_types::Range,
         enc: Encoding,
         scope: Scope,
     ) -> Option<LocationHit> {
-        let abs = uri_to_path(uri)?;
-        match self.jail(&abs) {
+        match self.jail(abs) {
             Some(inside) => {
                 let text = self.text(&inside.abs)?;
                 let range = text.range_from_lsp(range, enc);
@@ -228,7 +231,34 @@ impl<'a> Files<'a> {
     }
 }
 
+/// The IDE when one serves the root, else the language server.
 pub async fn navigate(d: &Daemon, req: NavigateRequest) -> Result<NavigateResponse, LeanError> {
+    let (resp, file) = match ide::actions::navigate(d, &req).await? {
+        Some(resp) => (resp, None),
+        None => {
+            let (resp, file) = navigate_lsp(d, &req).await?;
+            (resp, Some(file))
+        }
+    };
+    // The alternative: a grep printing one line per hit; no claim beyond that.
+    d.gain.record(Call {
+        action: req.action.as_str(),
+        file,
+        baseline: Baseline::Text(
+            resp.locations
+                .iter()
+                .map(|l| format!("{}:{}:{}\n", l.path, l.range.start.line, l.context))
+                .collect(),
+        ),
+        output: lean_ctx_shared::render::locations(&resp),
+    });
+    Ok(resp)
+}
+
+async fn navigate_lsp(
+    d: &Daemon,
+    req: &NavigateRequest,
+) -> Result<(NavigateResponse, PathBuf), LeanError> {
     let t = target(d, &req.root, &req.at.path, req.wait_ms).await?;
     let position = t.position_params(&req.at)?;
     let work = WorkDoneProgressParams::default();
@@ -286,7 +316,7 @@ pub async fn navigate(d: &Daemon, req: NavigateRequest) -> Result<NavigateRespon
         let mut files = Files::new(&root);
         let mut hits: Vec<LocationHit> = raw
             .into_iter()
-            .filter_map(|(uri, range)| files.location(&uri, range, enc, scope))
+            .filter_map(|(uri, range)| files.location(&uri_to_path(&uri)?, range, enc, scope))
             .collect();
         hits.sort_by(|a, b| (&a.path, a.range).cmp(&(&b.path, b.range)));
         hits.dedup();
@@ -302,19 +332,7 @@ pub async fn navigate(d: &Daemon, req: NavigateRequest) -> Result<NavigateRespon
         truncated,
         backing: t.server.name(),
     };
-    // The alternative: a grep printing one line per hit; no claim beyond that.
-    d.gain.record(Call {
-        action: req.action.as_str(),
-        file: Some(t.file.abs.clone()),
-        baseline: Baseline::Text(
-            resp.locations
-                .iter()
-                .map(|l| format!("{}:{}:{}\n", l.path, l.range.start.line, l.context))
-                .collect(),
-        ),
-        output: lean_ctx_shared::render::locations(&resp),
-    });
-    Ok(resp)
+    Ok((resp, t.file.abs.clone()))
 }
 
 fn goto_locations(
@@ -337,6 +355,9 @@ pub async fn type_hierarchy(
     d: &Daemon,
     req: TypeHierarchyRequest,
 ) -> Result<TypeHierarchyResponse, LeanError> {
+    if let Some(resp) = ide::actions::type_hierarchy(d, &req).await? {
+        return Ok(resp);
+    }
     let t = target(d, &req.root, &req.at.path, req.wait_ms).await?;
     t.require("typeHierarchyProvider", "type_hierarchy")?;
     let params = lsp_types::TypeHierarchyPrepareParams {
@@ -388,7 +409,7 @@ pub async fn type_hierarchy(
     let (root_item, mut items) = blocking(move || {
         let mut files = Files::new(&project);
         let mut convert = |i: lsp_types::TypeHierarchyItem| {
-            let hit = files.location(&i.uri, i.selection_range, enc, scope)?;
+            let hit = files.location(&uri_to_path(&i.uri)?, i.selection_range, enc, scope)?;
             Some(TypeHierarchyItem {
                 name: i.name,
                 kind: format!("{:?}", i.kind).to_lowercase(),
@@ -423,6 +444,9 @@ pub async fn inspections(
     d: &Daemon,
     req: InspectionsRequest,
 ) -> Result<InspectionsResponse, LeanError> {
+    if let Some(resp) = ide::actions::inspections(d, &req).await? {
+        return Ok(resp);
+    }
     let t = target(d, &req.root, &req.path, req.wait_ms).await?;
     let raw = if t.server.offers("diagnosticProvider") {
         let params = lsp_types::DocumentDiagnosticParams {
@@ -512,6 +536,9 @@ pub async fn inspections(
 }
 
 pub async fn reformat(d: &Daemon, req: ReformatRequest) -> Result<ReformatResponse, LeanError> {
+    if let Some(resp) = ide::actions::reformat(d, &req).await? {
+        return Ok(resp);
+    }
     let t = target(d, &req.root, &req.path, req.wait_ms).await?;
     t.require("documentFormattingProvider", "reformat")?;
     let params = DocumentFormattingParams {
@@ -588,6 +615,9 @@ struct Plan {
 }
 
 pub async fn refactor(d: &Daemon, req: RefactorRequest) -> Result<RefactorResponse, LeanError> {
+    if let Some(resp) = ide::actions::refactor(d, &req).await? {
+        return Ok(resp);
+    }
     let new_name = match &req.kind {
         RefactorKind::Rename { new_name } => new_name.clone(),
         other => {
@@ -824,7 +854,7 @@ fn plan(project: &Project, edit: lsp_types::WorkspaceEdit, enc: Encoding) -> Pla
 
 /// BLAKE3 over the usages sorted by (path, range): one row each of path, range and
 /// current text (DESIGN "Formats to keep exactly").
-pub fn plan_hash(sorted: &[Usage]) -> String {
+pub(crate) fn plan_hash(sorted: &[Usage]) -> String {
     let mut h = blake3::Hasher::new();
     for u in sorted {
         h.update(format!("{}\t{}\t", u.path, u.range).as_bytes());

@@ -89,6 +89,15 @@ impl DocText {
         Some(l.strip_suffix('\r').unwrap_or(l))
     }
 
+    /// The text between two disk offsets (as [`DocText::disk_offset`] gives them).
+    pub fn text_at(&self, start: usize, end: usize) -> String {
+        let (start, end) = (start.saturating_sub(self.bom), end.saturating_sub(self.bom));
+        self.text
+            .get(start..end.max(start))
+            .unwrap_or("")
+            .to_string()
+    }
+
     /// The trimmed content of a 1-based line (a result's context).
     pub fn line_text(&self, line: u32) -> &str {
         self.line((line as usize).wrapping_sub(1))

@@ -1,0 +1,446 @@
+//! Backing B end to end: real shims and the real daemon against the plugin core's
+//! standalone contract server (plugin-kotlin/core: the plugin's real HTTP server,
+//! token guard and port file, answering from a script; the IntelliJ Platform itself
+//! cannot run here). Scripts match requests on their exact wire fields, so a wrong
+//! UTF-16 column or a missing field is an `INTERNAL` answer, not a silent pass.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use lean_ctx_testkit::{ContractIde, TestEnv, pylsp, wait_until};
+use serde_json::{Value, json};
+
+const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
+
+/// Line 6 holds `𝔘` (two UTF-16 units) before `run`: column 35 in characters is 36 on
+/// the wire.
+const MAIN_KT: &str = concat!(
+    "package demo\n",
+    "// 𝔘 Größe\n",
+    "class Main {\n",
+    "    fun run(): Int = 1\n",
+    "}\n",
+    "fun caller() = \"𝔘\".length + Main().run()\n",
+);
+
+const GEO_PY: &str = "def fläche(a, b):\n    return a * b\n";
+const MAIN_PY: &str = "from geo import fläche\nprint(\"𝔘\", fläche(2, 3))\n";
+
+fn wire(line: u32, from: u32, to: u32) -> Value {
+    json!({"start": {"line": line, "character": from}, "end": {"line": line, "character": to}})
+}
+
+/// The declaration of `run` (line 4) and its call (line 6), as the wire has them.
+fn run_usages() -> Value {
+    json!([
+        {"path": "src/Main.kt", "range": wire(3, 8, 11)},
+        {"path": "src/Main.kt", "range": wire(5, 36, 39)}
+    ])
+}
+
+fn script() -> Value {
+    let at_call = json!({"path": "src/Main.kt", "line": 5, "character": 36, "scope": "project"});
+    let run_range = wire(3, 8, 11);
+    json!({
+        "description": "lean-ctx daemon contract test",
+        "routes": {
+            "/references": {"match": at_call, "response": {"locations": run_usages(), "truncated": false, "total": 2}},
+            "/definition": [
+                {"match": at_call, "response": {"locations": [run_usages()[0]], "truncated": false, "total": 1}},
+                {"match": {"path": "main.py"}, "response": {"locations": [{"path": "geo.py", "range": wire(0, 4, 10)}], "truncated": false, "total": 1}}
+            ],
+            "/implementations": {"match": at_call, "response": {"locations": [], "truncated": false, "total": 0}},
+            "/declaration": {"match": at_call, "response": {"locations": [run_usages()[0]], "truncated": false, "total": 1}},
+            "/type_hierarchy": {
+                "match": {"path": "src/Main.kt", "line": 2, "character": 6, "direction": "subtypes"},
+                "response": {"tree": {"name": "Main", "path": "src/Main.kt", "line": 3, "children": [
+                    {"name": "Sub", "path": "src/Main.kt", "line": 3, "children": []}]}, "truncated": false}
+            },
+            "/inspections": {"match": {"path": "src/Main.kt"}, "response": {"diagnostics": [
+                {"path": "src/Main.kt", "line": 6, "severity": "WARNING", "message": "Function \"caller\" is never used"}], "truncated": false, "total": 1}},
+            "/list_inspections": {"response": {"inspections": [
+                {"id": "UnusedSymbol", "name": "Unused declaration", "severity": "WARNING"}], "truncated": false, "total": 1}},
+            "/symbols_overview": {"match": {"path": "src/Util.scala"}, "response": {"symbols": [
+                {"name": "Util", "kind": "object", "line": 1}], "truncated": false, "total": 1}},
+            "/renamePreview": {"match": {"path": "src/Main.kt", "range": run_range, "new_name": "execute"},
+                "response": {"usages": run_usages(), "conflicts": []}},
+            "/renameApply": {"match": {"path": "src/Main.kt", "range": run_range, "new_name": "execute", "force": false},
+                "edits": [
+                    {"path": "src/Main.kt", "range": wire(3, 8, 11), "text": "execute"},
+                    {"path": "src/Main.kt", "range": wire(5, 36, 39), "text": "execute"}],
+                "response": {"applied": true, "changed_paths": ["src/Main.kt"]}},
+            "/safeDeletePreview": {"match": {"path": "src/Main.kt", "range": run_range},
+                "response": {"usages": run_usages(), "conflicts": [{"path": "src/Main.kt", "message": "run() is used in caller()"}]}},
+            "/safeDeleteApply": {"edits": [{"path": "src/Main.kt", "range": wire(3, 0, 22), "text": ""}],
+                "response": {"applied": true, "changed_paths": ["src/Main.kt"]}},
+            "/movePreview": {"match": {"target": {"kind": "path", "path": "src/other"}},
+                "response": {"usages": [run_usages()[0]], "conflicts": []}},
+            "/moveApply": {"response": {"applied": true, "changed_paths": []}},
+            "/inlinePreview": {"match": {"keep_definition": false}, "response": {"usages": run_usages(), "conflicts": []}},
+            "/inlineApply": {"response": {"applied": true, "changed_paths": []}},
+            "/reformat": {"match": {"path": "src/Main.kt", "scope": {"kind": "file"}},
+                "edits": [{"path": "src/Main.kt", "range": wire(3, 0, 4), "text": "  "}],
+                "response": {"applied": true, "changed_paths": ["src/Main.kt"]}}
+        }
+    })
+}
+
+/// A project with a Kotlin file the IDE answers for, a Scala file tree-sitter does not
+/// parse, and Python files pylsp can answer for once the IDE is gone.
+fn world() -> (TestEnv, PathBuf) {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\npython = [{:?}]\nkotlin = \"jetbrains\"\n",
+        pylsp().display().to_string()
+    ));
+    let root = env.dir().join("proj");
+    fs::create_dir_all(root.join("src/other")).unwrap();
+    fs::write(root.join("src/Main.kt"), MAIN_KT).unwrap();
+    fs::write(root.join("src/Util.scala"), "object Util {\n}\n").unwrap();
+    fs::write(root.join("geo.py"), GEO_PY).unwrap();
+    fs::write(root.join("main.py"), MAIN_PY).unwrap();
+    fs::write(root.join("pyproject.toml"), "[project]\nname = \"p\"\n").unwrap();
+    (env, fs::canonicalize(root).unwrap())
+}
+
+fn run(env: &TestEnv, root: &Path, args: &[&str]) -> (bool, Value) {
+    let (out, v) = env.shim_json_in(root, args);
+    (out.status.success(), v)
+}
+
+fn ok(env: &TestEnv, root: &Path, args: &[&str]) -> Value {
+    let (success, v) = run(env, root, args);
+    assert!(success, "{args:?}: {v}\nlog:\n{}", env.log());
+    v
+}
+
+fn err(env: &TestEnv, root: &Path, args: &[&str]) -> Value {
+    let (success, v) = run(env, root, args);
+    assert!(!success, "{args:?} succeeded: {v}");
+    v["error"].clone()
+}
+
+fn spots(v: &Value) -> Vec<String> {
+    v["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {}:{}",
+                l["path"].as_str().unwrap(),
+                l["range"]["start"]["line"],
+                l["range"]["start"]["column"]
+            )
+        })
+        .collect()
+}
+
+fn ides(env: &TestEnv, root: &Path) -> Vec<Value> {
+    ok(env, root, &["daemon", "status"])["ides"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() {
+    let (env, root) = world();
+    // No IDE yet: kotlin is "jetbrains only".
+    let none = err(&env, &root, &["refactor", "references", "src/Main.kt:6:35"]);
+    assert_eq!(none["code"], "BACKEND_REQUIRED", "{none}");
+
+    // A window opens while the daemon runs: the next call uses it.
+    let ide = ContractIde::start(&env, &root, &script());
+    let refs = ok(&env, &root, &["refactor", "references", "src/Main.kt:6:35"]);
+    assert_eq!(
+        spots(&refs),
+        ["src/Main.kt 4:8", "src/Main.kt 6:35"],
+        "{refs}"
+    );
+    assert_eq!(refs["backing"], "jetbrains");
+    assert_eq!(
+        refs["locations"][1]["context"],
+        "fun caller() = \"𝔘\".length + Main().run()"
+    );
+    let def = ok(&env, &root, &["refactor", "definition", "src/Main.kt:6:35"]);
+    assert_eq!(spots(&def), ["src/Main.kt 4:8"]);
+    let decl = ok(
+        &env,
+        &root,
+        &["refactor", "declaration", "src/Main.kt:6:35"],
+    );
+    assert_eq!(spots(&decl), ["src/Main.kt 4:8"]);
+    let imps = ok(
+        &env,
+        &root,
+        &["refactor", "implementations", "src/Main.kt:6:35"],
+    );
+    assert_eq!(imps["total"], 0);
+
+    let th = ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "type-hierarchy",
+            "src/Main.kt:3:6",
+            "--direction",
+            "subtypes",
+        ],
+    );
+    assert_eq!(th["root_item"]["name"], "Main");
+    assert_eq!(th["items"][0]["name"], "Sub", "{th}");
+
+    let diags = ok(&env, &root, &["refactor", "inspections", "src/Main.kt"]);
+    assert_eq!(
+        diags["diagnostics"][0]["range"]["start"]["line"], 6,
+        "{diags}"
+    );
+    assert_eq!(diags["backing"], "jetbrains");
+    let list = ok(
+        &env,
+        &root,
+        &["refactor", "inspections", "src/Main.kt", "--mode", "list"],
+    );
+    assert_eq!(list["sources"][0]["id"], "UnusedSymbol", "{list}");
+
+    // tree-sitter has no Scala: the IDE's structure answers.
+    let overview = ok(
+        &env,
+        &root,
+        &["refactor", "symbols-overview", "src/Util.scala"],
+    );
+    assert_eq!(overview["symbols"][0]["name"], "Util", "{overview}");
+    assert_eq!(overview["symbols"][0]["kind"], "object");
+    // Kotlin is parsed here: the headless index answers, with ranges and signatures.
+    let headless = ok(
+        &env,
+        &root,
+        &["refactor", "symbols-overview", "src/Main.kt"],
+    );
+    assert_eq!(headless["symbols"][0]["name_path"], "Main", "{headless}");
+
+    // Reformat: a stale expected_hash is refused before anything is sent.
+    let stale = err(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "reformat",
+            "src/Main.kt",
+            "--expected-hash",
+            &"0".repeat(64),
+        ],
+    );
+    assert_eq!(stale["code"], "CONFLICT", "{stale}");
+    assert_eq!(
+        fs::read_to_string(root.join("src/Main.kt")).unwrap(),
+        MAIN_KT
+    );
+
+    // Safe delete with a conflict: refused without force, nothing sent.
+    let blocked = err(&env, &root, &["refactor", "safe-delete", "src/Main.kt:4:9"]);
+    assert_eq!(blocked["code"], "CONFLICT", "{blocked}");
+    assert_eq!(
+        fs::read_to_string(root.join("src/Main.kt")).unwrap(),
+        MAIN_KT
+    );
+
+    // Move and inline: previews, then applies (the double changes nothing).
+    let mv = ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "move",
+            "src/Main.kt:4:9",
+            "--destination",
+            "src/other",
+            "--preview",
+        ],
+    );
+    assert_eq!(mv["usages"][0]["text"], "run", "{mv}");
+    let mv = ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "move",
+            "src/Main.kt:4:9",
+            "--destination",
+            "src/other",
+        ],
+    );
+    assert_eq!(mv["applied"], true);
+    let outside = err(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "move",
+            "src/Main.kt:4:9",
+            "--destination",
+            "../elsewhere/x",
+        ],
+    );
+    assert_eq!(outside["code"], "INVALID_TARGET", "{outside}");
+    let inl = ok(&env, &root, &["refactor", "inline", "src/Main.kt:4:9"]);
+    assert_eq!(inl["applied"], true, "{inl}");
+
+    // Rename: preview, then drift of a usage's text → CONFLICT, nothing sent.
+    let preview = ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "rename",
+            "src/Main.kt:4:9",
+            "--new-name",
+            "execute",
+            "--preview",
+        ],
+    );
+    assert_eq!(preview["usages"][1]["text"], "run", "{preview}");
+    assert_eq!(preview["usages"][1]["range"]["start"]["column"], 35);
+    let plan = preview["plan_hash"].as_str().unwrap().to_string();
+    let drifted = MAIN_KT.replace("Main().run()", "Main().rux()");
+    fs::write(root.join("src/Main.kt"), &drifted).unwrap();
+    let drift = err(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "rename",
+            "src/Main.kt:4:9",
+            "--new-name",
+            "execute",
+            "--plan-hash",
+            &plan,
+        ],
+    );
+    assert_eq!(drift["code"], "CONFLICT", "{drift}");
+    assert_eq!(
+        fs::read_to_string(root.join("src/Main.kt")).unwrap(),
+        drifted
+    );
+    fs::write(root.join("src/Main.kt"), MAIN_KT).unwrap();
+    let applied = ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "rename",
+            "src/Main.kt:4:9",
+            "--new-name",
+            "execute",
+            "--plan-hash",
+            &plan,
+        ],
+    );
+    assert_eq!(
+        applied["changed_paths"],
+        json!(["src/Main.kt"]),
+        "{applied}"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("src/Main.kt")).unwrap(),
+        MAIN_KT.replace("run()", "execute()")
+    );
+    // The headless index sees the IDE's write at once.
+    let search = ok(&env, &root, &["search", "execute"]);
+    assert_eq!(search["total"], 1, "{search}");
+
+    // Reformat through the IDE: its edit lands, the hash is of the new bytes.
+    let formatted = ok(&env, &root, &["refactor", "reformat", "src/Main.kt"]);
+    let now = fs::read_to_string(root.join("src/Main.kt")).unwrap();
+    assert_eq!(formatted["reformatted"], true, "{formatted}\n{now}");
+    assert!(now.contains("\n  fun execute(): Int = 1\n"), "{now}");
+    assert_eq!(
+        formatted["hash"],
+        blake3::hash(now.as_bytes()).to_hex().as_str()
+    );
+
+    let st = ides(&env, &root);
+    assert_eq!(st.len(), 1);
+    assert_eq!(st[0]["reachable"], true);
+    assert_eq!(st[0]["port"], ide.port);
+}
+
+#[test]
+fn a_wrong_token_is_unauthorized_and_a_dead_ide_falls_back_in_the_same_call() {
+    let (env, root) = world();
+    let mut ide = ContractIde::start(&env, &root, &script());
+    let def = ok(&env, &root, &["refactor", "definition", "main.py:2:12"]);
+    assert_eq!(def["backing"], "jetbrains", "{def}");
+    assert_eq!(spots(&def), ["geo.py 1:4"]);
+
+    // A port file whose token the IDE does not know (and re-reading it does not help).
+    let real = fs::read_to_string(&ide.port_file).unwrap();
+    let mut forged: Value = serde_json::from_str(&real).unwrap();
+    forged["token"] = "f".repeat(64).into();
+    fs::write(&ide.port_file, forged.to_string()).unwrap();
+    let denied = wait_until(Duration::from_secs(5), || {
+        run(&env, &root, &["refactor", "definition", "main.py:2:12"]).1["error"]["code"]
+            == "UNAUTHORIZED"
+    });
+    assert!(denied, "{}", env.log());
+    fs::write(&ide.port_file, &real).unwrap();
+    assert!(wait_until(Duration::from_secs(5), || run(
+        &env,
+        &root,
+        &["refactor", "definition", "main.py:2:12"]
+    )
+    .0));
+
+    // The IDE dies: the next call falls back to the language server, and status says so.
+    ide.kill9();
+    let def = ok(&env, &root, &["refactor", "definition", "main.py:2:12"]);
+    assert_eq!(def["backing"], "pylsp", "{def}");
+    assert_eq!(spots(&def), ["geo.py 1:4"]);
+    let st = ides(&env, &root);
+    assert_eq!(st[0]["reachable"], false, "{st:?}");
+    // Kotlin is "jetbrains only": without the IDE, BACKEND_REQUIRED.
+    let kt = err(&env, &root, &["refactor", "references", "src/Main.kt:6:35"]);
+    assert_eq!(kt["code"], "BACKEND_REQUIRED", "{kt}");
+}
+
+#[test]
+fn another_worktrees_window_and_stale_or_bad_port_files_are_never_used() {
+    let (env, root) = world();
+    // A sibling checkout has its own window; ours has none.
+    let sibling = env.dir().join("sibling");
+    fs::create_dir_all(&sibling).unwrap();
+    fs::write(sibling.join("main.py"), MAIN_PY).unwrap();
+    let _theirs = ContractIde::start(&env, &fs::canonicalize(&sibling).unwrap(), &script());
+    let def = ok(&env, &root, &["refactor", "definition", "main.py:2:12"]);
+    assert_eq!(def["backing"], "pylsp", "{def}");
+
+    // A stale port file for our root (its IDE's pid is gone), and garbage beside it.
+    let mut dead = std::process::Command::new("true").spawn().unwrap();
+    let dead_pid = dead.id();
+    dead.wait().unwrap();
+    let stale = json!({"port": 1, "token": "0".repeat(64), "pid": dead_pid, "project_root": root, "ide_version": "IU-2026.1", "started_at": 1});
+    fs::write(
+        lean_ctx_shared::ide::port_file(&env.paths.data_dir, &root),
+        stale.to_string(),
+    )
+    .unwrap();
+    fs::write(
+        env.paths.data_dir.join("jetbrains-0123456789abcdef.port"),
+        "{not json",
+    )
+    .unwrap();
+    let def = ok(&env, &root, &["refactor", "definition", "main.py:2:12"]);
+    assert_eq!(def["backing"], "pylsp", "{def}");
+    let st = ides(&env, &root);
+    let ours: Vec<&Value> = st
+        .iter()
+        .filter(|i| i["project_root"] == root.to_str().unwrap())
+        .collect();
+    assert_eq!(ours.len(), 1, "{st:?}");
+    assert_eq!(ours[0]["reachable"], false);
+}

@@ -1,0 +1,652 @@
+//! The operations a JetBrains IDE window answers, when one serves exactly the
+//! caller's root: navigation, type hierarchy, inspections, reformat and the two-phase
+//! refactorings (rename, move, safe delete, inline), plus `symbols_overview` for files
+//! the headless index cannot parse.
+//!
+//! Every function answers `Ok(None)` when no IDE serves the root or the IDE stopped
+//! answering mid-call: the caller then falls back to the next backing in the same
+//! call. Positions cross the wire as 0-based lines and UTF-16 columns, converted here
+//! once from the file's current text; every path sent is jailed first and every path
+//! returned is jailed again; refactorings are guarded on this side exactly like the
+//! language-server path (`plan_hash` over the usages with their current disk text).
+
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use lean_ctx_shared::{
+    ErrorCode, LeanError, Position, Range,
+    protocol::{
+        DiagnosticHit, Direction, FilePosition, InspectionSource, InspectionsMode,
+        InspectionsRequest, InspectionsResponse, LocationHit, NavigateAction, NavigateRequest,
+        NavigateResponse, RefactorKind, RefactorPhase, RefactorRequest, RefactorResponse,
+        ReformatRequest, ReformatResponse, Scope, SymbolInfo, SymbolKind, SymbolsOverviewResponse,
+        TypeHierarchyItem, TypeHierarchyRequest, TypeHierarchyResponse, Usage,
+    },
+};
+use serde_json::{Value, json};
+
+use super::{
+    backend::{self, CallError, QUICK, SLOW},
+    discovery::Ide,
+};
+use crate::{
+    headless::{blocking, project},
+    jail::{self, Jailed, Want},
+    lsp::{
+        actions::{Files, limit, plan_hash},
+        text::{DocText, Encoding},
+    },
+    registry::Project,
+    state::Daemon,
+};
+
+/// What answers name as their backing.
+pub const BACKING: &str = "jetbrains";
+
+/// The IDE window serving the root, and the call's file, jailed and read.
+struct Target {
+    ide: Ide,
+    project: Arc<Project>,
+    file: Jailed,
+    text: DocText,
+    hash: blake3::Hash,
+}
+
+async fn target(d: &Daemon, root: &Path, path: &str) -> Result<Option<Target>, LeanError> {
+    let project = project(d, root)?;
+    let Some(ide) = d.ides.lookup(&project.root).await else {
+        return Ok(None);
+    };
+    let (p, path) = (project.clone(), path.to_string());
+    let (file, bytes) = blocking(move || {
+        let file = jail::resolve(&p.root, &p.worktree.group, &path, Want::File)?;
+        let bytes = std::fs::read(&file.abs)
+            .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))?;
+        Ok((file, bytes))
+    })
+    .await?;
+    Ok(Some(Target {
+        ide,
+        project,
+        file,
+        text: DocText::new(&bytes),
+        hash: blake3::hash(&bytes),
+    }))
+}
+
+impl Target {
+    /// POSTs; `None` when the IDE did not answer at all (fall back).
+    async fn post(
+        &self,
+        d: &Daemon,
+        route: &str,
+        body: Value,
+        timeout: std::time::Duration,
+    ) -> Result<Option<Value>, LeanError> {
+        match backend::call(&d.ides, &self.ide, route, &body, timeout).await {
+            Ok(v) => Ok(Some(v)),
+            Err(CallError::Unreachable(why)) => {
+                tracing::info!(root = %self.project.root.display(), route, %why, "IDE unreachable; falling back");
+                Ok(None)
+            }
+            Err(CallError::Answered(e)) => Err(e),
+        }
+    }
+
+    /// An agent position as the wire's 0-based line and UTF-16 column.
+    fn wire(&self, at: &FilePosition) -> Result<Value, LeanError> {
+        let p = self
+            .text
+            .to_lsp(Position::new(at.line, at.column), Encoding::Utf16)
+            .ok_or_else(|| {
+                LeanError::new(
+                    ErrorCode::PositionOutOfRange,
+                    format!(
+                        "{}:{}:{} is not inside the file (line is 1-based, column 0-based in characters)",
+                        self.file.rel, at.line, at.column
+                    ),
+                )
+            })?;
+        Ok(json!({"line": p.line, "character": p.character}))
+    }
+
+    /// The identifier at `at` as a wire range (what the refactoring endpoints take).
+    fn symbol_range(&self, at: &FilePosition) -> Result<Value, LeanError> {
+        let none = || {
+            LeanError::new(
+                ErrorCode::NoSymbolAtPosition,
+                format!(
+                    "no identifier at {}:{}:{}",
+                    self.file.rel, at.line, at.column
+                ),
+            )
+        };
+        let line: Vec<char> = self
+            .text
+            .text()
+            .lines()
+            .nth((at.line as usize).checked_sub(1).ok_or_else(none)?)
+            .ok_or_else(none)?
+            .chars()
+            .collect();
+        let word = |c: &char| c.is_alphanumeric() || *c == '_';
+        let at_col = at.column as usize;
+        if !line.get(at_col).is_some_and(word) {
+            return Err(none());
+        }
+        let start = (0..at_col)
+            .rev()
+            .take_while(|&i| word(&line[i]))
+            .last()
+            .unwrap_or(at_col);
+        let end = (at_col..line.len())
+            .take_while(|&i| word(&line[i]))
+            .last()
+            .unwrap_or(at_col)
+            + 1;
+        let pos = |column: usize| {
+            self.text
+                .to_lsp(Position::new(at.line, column as u32), Encoding::Utf16)
+                .map(|p| json!({"line": p.line, "character": p.character}))
+                .ok_or_else(none)
+        };
+        Ok(json!({"start": pos(start)?, "end": pos(end)?}))
+    }
+}
+
+/// A path the IDE answered with: relative to the root, or absolute.
+fn ide_path(root: &Path, path: &str) -> PathBuf {
+    let p = Path::new(path);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        root.join(p)
+    }
+}
+
+fn wire_range(v: &Value) -> Option<lsp_types::Range> {
+    serde_json::from_value(v.clone()).ok()
+}
+
+fn scope_str(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Project => "project",
+        Scope::All => "all",
+    }
+}
+
+pub async fn navigate(
+    d: &Daemon,
+    req: &NavigateRequest,
+) -> Result<Option<NavigateResponse>, LeanError> {
+    let Some(t) = target(d, &req.root, &req.at.path).await? else {
+        return Ok(None);
+    };
+    let route = match req.action {
+        NavigateAction::References => "/references",
+        NavigateAction::Definition => "/definition",
+        NavigateAction::Implementations => "/implementations",
+        NavigateAction::Declaration => "/declaration",
+    };
+    let mut body = t.wire(&req.at)?;
+    body["path"] = t.file.rel.clone().into();
+    body["scope"] = scope_str(req.scope).into();
+    let Some(answer) = t.post(d, route, body, QUICK).await? else {
+        return Ok(None);
+    };
+    let (project, scope) = (t.project.clone(), req.scope);
+    let mut hits = blocking(move || {
+        let mut files = Files::new(&project);
+        let mut hits: Vec<LocationHit> = answer["locations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|l| {
+                let abs = ide_path(&project.root, l["path"].as_str()?);
+                files.location(&abs, wire_range(&l["range"])?, Encoding::Utf16, scope)
+            })
+            .collect();
+        hits.sort_by(|a, b| (&a.path, a.range).cmp(&(&b.path, b.range)));
+        hits.dedup();
+        Ok((
+            hits,
+            answer["total"].as_u64(),
+            answer["truncated"].as_bool(),
+        ))
+    })
+    .await?;
+    let (mut locations, total, ide_truncated) = (std::mem::take(&mut hits.0), hits.1, hits.2);
+    let shown = limit(req.limit);
+    let total = total.unwrap_or(0).max(locations.len() as u64) as u32;
+    let truncated = ide_truncated.unwrap_or(false) || locations.len() > shown;
+    locations.truncate(shown);
+    Ok(Some(NavigateResponse {
+        locations,
+        total,
+        truncated,
+        backing: BACKING.into(),
+    }))
+}
+
+pub async fn type_hierarchy(
+    d: &Daemon,
+    req: &TypeHierarchyRequest,
+) -> Result<Option<TypeHierarchyResponse>, LeanError> {
+    let Some(t) = target(d, &req.root, &req.at.path).await? else {
+        return Ok(None);
+    };
+    let mut body = t.wire(&req.at)?;
+    body["path"] = t.file.rel.clone().into();
+    body["scope"] = scope_str(req.scope).into();
+    body["direction"] = match req.direction {
+        Direction::Supertypes => "supertypes",
+        Direction::Subtypes => "subtypes",
+    }
+    .into();
+    let Some(answer) = t.post(d, "/type_hierarchy", body, QUICK).await? else {
+        return Ok(None);
+    };
+    let files = Files::new(&t.project);
+    let node = |n: &Value| -> Option<TypeHierarchyItem> {
+        let abs = ide_path(&t.project.root, n["path"].as_str()?);
+        let path = match files.jail(&abs) {
+            Some(inside) => inside.rel,
+            None if req.scope == Scope::All => abs.display().to_string(),
+            None => return None,
+        };
+        Some(TypeHierarchyItem {
+            name: n["name"].as_str()?.to_string(),
+            kind: "type".into(),
+            path,
+            line: n["line"].as_u64()? as u32,
+            detail: None,
+        })
+    };
+    let tree = &answer["tree"];
+    let root_item = node(tree).ok_or_else(|| {
+        LeanError::new(
+            ErrorCode::NoSymbolAtPosition,
+            "the IDE's type lies outside the project root",
+        )
+    })?;
+    // Depth first: the nodes under the root, nearest first within each branch.
+    let mut items = Vec::new();
+    let mut stack: Vec<&Value> = tree["children"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .rev()
+        .collect();
+    while let Some(n) = stack.pop() {
+        items.extend(node(n));
+        stack.extend(n["children"].as_array().into_iter().flatten().rev());
+    }
+    let total = items.len() as u32;
+    let truncated =
+        answer["truncated"].as_bool().unwrap_or(false) || items.len() > limit(req.limit);
+    items.truncate(limit(req.limit));
+    Ok(Some(TypeHierarchyResponse {
+        root_item,
+        items,
+        total,
+        truncated,
+        backing: BACKING.into(),
+    }))
+}
+
+pub async fn inspections(
+    d: &Daemon,
+    req: &InspectionsRequest,
+) -> Result<Option<InspectionsResponse>, LeanError> {
+    let Some(t) = target(d, &req.root, &req.path).await? else {
+        return Ok(None);
+    };
+    let body = json!({"path": t.file.rel});
+    if req.mode == InspectionsMode::List {
+        let Some(answer) = t.post(d, "/list_inspections", body, QUICK).await? else {
+            return Ok(None);
+        };
+        let sources: Vec<InspectionSource> = answer["inspections"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|i| {
+                Some(InspectionSource {
+                    id: i["id"].as_str()?.to_string(),
+                    seen: 0,
+                })
+            })
+            .collect();
+        return Ok(Some(InspectionsResponse {
+            diagnostics: Vec::new(),
+            total: sources.len() as u32,
+            sources,
+            truncated: answer["truncated"].as_bool().unwrap_or(false),
+            backing: BACKING.into(),
+        }));
+    }
+    let Some(answer) = t.post(d, "/inspections", body, QUICK).await? else {
+        return Ok(None);
+    };
+    let files = Files::new(&t.project);
+    let mut diagnostics: Vec<DiagnosticHit> = answer["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|diag| {
+            let inside = files.jail(&ide_path(&t.project.root, diag["path"].as_str()?))?;
+            let line = diag["line"].as_u64()? as u32;
+            Some(DiagnosticHit {
+                path: inside.rel,
+                range: Range::new(Position::new(line, 0), Position::new(line, 0)),
+                severity: diag["severity"]
+                    .as_str()
+                    .unwrap_or("WARNING")
+                    .to_uppercase(),
+                message: diag["message"].as_str().unwrap_or("").to_string(),
+                source: None,
+                code: None,
+            })
+        })
+        .collect();
+    diagnostics.sort_by_key(|d| d.range);
+    let total = diagnostics.len() as u32;
+    let truncated =
+        answer["truncated"].as_bool().unwrap_or(false) || diagnostics.len() > limit(req.limit);
+    diagnostics.truncate(limit(req.limit));
+    Ok(Some(InspectionsResponse {
+        diagnostics,
+        sources: Vec::new(),
+        total,
+        truncated,
+        backing: BACKING.into(),
+    }))
+}
+
+pub async fn reformat(
+    d: &Daemon,
+    req: &ReformatRequest,
+) -> Result<Option<ReformatResponse>, LeanError> {
+    let Some(t) = target(d, &req.root, &req.path).await? else {
+        return Ok(None);
+    };
+    // The guard runs here, on the disk's bytes, before anything is sent.
+    if let Some(want) = &req.expected_hash
+        && !t.hash.to_hex().as_str().eq_ignore_ascii_case(want.trim())
+    {
+        return Err(LeanError::new(
+            ErrorCode::Conflict,
+            format!(
+                "{} changed since you read it (hash mismatch); file untouched",
+                t.file.rel
+            ),
+        ));
+    }
+    let body = json!({"path": t.file.rel, "scope": {"kind": "file"}, "optimize_imports": false});
+    if t.post(d, "/reformat", body, SLOW).await?.is_none() {
+        return Ok(None);
+    }
+    let bytes = tokio::fs::read(&t.file.abs)
+        .await
+        .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", t.file.rel)))?;
+    let hash = blake3::hash(&bytes);
+    // The disk says whether anything changed: the published plugin answers
+    // `{applied, changed_paths}`, the spec `{reformatted}`, neither reliably both.
+    let reformatted = hash != t.hash;
+    if reformatted {
+        wrote(d, &t.project, vec![t.file.clone()]).await;
+    }
+    Ok(Some(ReformatResponse {
+        path: t.file.rel.clone(),
+        reformatted,
+        hash: hash.to_hex().to_string(),
+        backing: BACKING.into(),
+    }))
+}
+
+/// Files the IDE wrote: re-indexed now (the cache entries of their old content are
+/// left behind) and sent to the root's language servers, before the call answers.
+async fn wrote(d: &Daemon, project: &Arc<Project>, files: Vec<Jailed>) {
+    let abs: Vec<PathBuf> = files.iter().map(|f| f.abs.clone()).collect();
+    let p = project.clone();
+    let _ = blocking(move || {
+        for f in &files {
+            // An unparsable or vanished file is the index's business, not this call's.
+            let _ = p.index.file(&f.abs, &f.rel);
+        }
+        Ok(())
+    })
+    .await;
+    d.lsp.wrote(&project.root, &abs).await;
+}
+
+/// A refactoring through the IDE: preview (usages, conflicts, plan hash) and apply.
+pub async fn refactor(
+    d: &Daemon,
+    req: &RefactorRequest,
+) -> Result<Option<RefactorResponse>, LeanError> {
+    let Some(t) = target(d, &req.root, &req.at.path).await? else {
+        return Ok(None);
+    };
+    let range = t.symbol_range(&req.at)?;
+    let (name, mut body) = match &req.kind {
+        RefactorKind::Rename { new_name } => (
+            "rename",
+            json!({"new_name": new_name, "search_comments": false, "search_text_occurrences": false}),
+        ),
+        RefactorKind::Move { destination } => {
+            let dest = destination_inside(&t.project, destination)?;
+            ("move", json!({"target": {"kind": "path", "path": dest}}))
+        }
+        RefactorKind::SafeDelete => ("safeDelete", json!({})),
+        RefactorKind::Inline => ("inline", json!({"keep_definition": false})),
+    };
+    body["path"] = t.file.rel.clone().into();
+    body["range"] = range;
+    let new_text = match &req.kind {
+        RefactorKind::Rename { new_name } => new_name.clone(),
+        _ => String::new(),
+    };
+    let Some(preview) = t
+        .post(d, &format!("/{name}Preview"), body.clone(), QUICK)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let (project, answer) = (t.project.clone(), preview);
+    let (usages, conflicts) = blocking(move || Ok(plan(&project, &answer, &new_text))).await?;
+    let hash = plan_hash(&usages);
+    let shown = limit(req.limit);
+    let mut resp = RefactorResponse {
+        total: usages.len() as u32,
+        truncated: usages.len() > shown,
+        usages: usages.into_iter().take(shown).collect(),
+        conflicts,
+        plan_hash: hash,
+        applied: false,
+        changed_paths: Vec::new(),
+        backing: BACKING.into(),
+    };
+    let RefactorPhase::Apply {
+        plan_hash: want,
+        force,
+    } = &req.phase
+    else {
+        return Ok(Some(resp));
+    };
+    if let Some(want) = want
+        && !want.trim().eq_ignore_ascii_case(&resp.plan_hash)
+    {
+        return Err(LeanError::new(
+            ErrorCode::Conflict,
+            format!(
+                "the {} plan changed since the preview (plan_hash {} now, {} given): nothing sent",
+                req.kind.as_str(),
+                resp.plan_hash,
+                want.trim()
+            ),
+        )
+        .with_remedy("preview again and apply the new plan_hash"));
+    }
+    if !resp.conflicts.is_empty() && !force {
+        return Err(LeanError::new(
+            ErrorCode::Conflict,
+            format!(
+                "the {} has conflicts: {}; nothing sent",
+                req.kind.as_str(),
+                resp.conflicts.join("; ")
+            ),
+        )
+        .with_remedy("resolve the conflicts, or pass force"));
+    }
+    // Inline takes no `force` on the wire (WIRE.md).
+    if !matches!(req.kind, RefactorKind::Inline) {
+        body["force"] = (*force).into();
+    }
+    let Some(applied) = t.post(d, &format!("/{name}Apply"), body, SLOW).await? else {
+        return Err(LeanError::new(
+            ErrorCode::BackendRequired,
+            format!(
+                "the JetBrains IDE stopped answering during the {}; check the files it may have changed",
+                req.kind.as_str()
+            ),
+        ));
+    };
+    let files = Files::new(&t.project);
+    let mut changed: Vec<Jailed> = Vec::new();
+    for p in applied["changed_paths"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        match files.jail(&ide_path(&t.project.root, p)) {
+            Some(inside) => changed.push(inside),
+            None => tracing::warn!(
+                path = p,
+                "the IDE reports a change outside the project root"
+            ),
+        }
+    }
+    resp.changed_paths = changed.iter().map(|j| j.rel.clone()).collect();
+    wrote(d, &t.project, changed).await;
+    resp.applied = applied["applied"].as_bool().unwrap_or(true);
+    resp.changed_paths.sort();
+    resp.changed_paths.dedup();
+    Ok(Some(resp))
+}
+
+/// A move destination proven inside the root (it may not exist yet: its parent must).
+fn destination_inside(project: &Project, destination: &str) -> Result<String, LeanError> {
+    let (root, group) = (&project.root, &project.worktree.group);
+    if let Ok(j) = jail::resolve(root, group, destination, Want::FileOrDir) {
+        return Ok(j.rel);
+    }
+    let path = Path::new(destination);
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(LeanError::new(
+            ErrorCode::InvalidTarget,
+            format!("{destination:?} is no destination"),
+        ));
+    };
+    let parent = parent.to_str().filter(|p| !p.is_empty()).unwrap_or(".");
+    let dir = jail::resolve(root, group, parent, Want::FileOrDir)
+        .map_err(|e| LeanError::new(ErrorCode::InvalidTarget, e.message))?;
+    let name = name.to_string_lossy();
+    Ok(if dir.rel.is_empty() {
+        name.into_owned()
+    } else {
+        format!("{}/{name}", dir.rel)
+    })
+}
+
+/// A preview's usages with their current disk text, and its conflicts (usages outside
+/// the root among them).
+fn plan(project: &Project, preview: &Value, new_text: &str) -> (Vec<Usage>, Vec<String>) {
+    let mut files = Files::new(project);
+    let mut usages = Vec::new();
+    let mut conflicts = Vec::new();
+    for u in preview["usages"].as_array().into_iter().flatten() {
+        let (Some(path), Some(range)) = (u["path"].as_str(), wire_range(&u["range"])) else {
+            continue;
+        };
+        let abs = ide_path(&project.root, path);
+        let Some(inside) = files.jail(&abs) else {
+            conflicts.push(format!("{path}: a usage outside the project root"));
+            continue;
+        };
+        let Some(text) = files.text(&inside.abs) else {
+            conflicts.push(format!("{}: cannot be read", inside.rel));
+            continue;
+        };
+        let (start, end) = (
+            text.disk_offset(range.start, Encoding::Utf16),
+            text.disk_offset(range.end, Encoding::Utf16),
+        );
+        let current = text.text_at(start, end);
+        usages.push(Usage {
+            path: inside.rel,
+            range: text.range_from_lsp(range, Encoding::Utf16),
+            text: current,
+            new_text: new_text.to_string(),
+        });
+    }
+    for c in preview["conflicts"].as_array().into_iter().flatten() {
+        let message = c["message"].as_str().unwrap_or("conflict");
+        conflicts.push(match c["path"].as_str() {
+            Some(p) => format!("{p}: {message}"),
+            None => message.to_string(),
+        });
+    }
+    usages.sort_by(|a, b| (&a.path, a.range).cmp(&(&b.path, b.range)));
+    (usages, conflicts)
+}
+
+/// `symbols_overview` of a file the headless index cannot parse: the IDE's symbols
+/// (name, kind, 1-based line; the wire has no ranges or signatures).
+pub async fn symbols_overview(
+    d: &Daemon,
+    root: &Path,
+    path: &str,
+) -> Result<Option<SymbolsOverviewResponse>, LeanError> {
+    let Some(t) = target(d, root, path).await? else {
+        return Ok(None);
+    };
+    let body = json!({"path": t.file.rel});
+    let Some(answer) = t.post(d, "/symbols_overview", body, QUICK).await? else {
+        return Ok(None);
+    };
+    let symbols: Vec<SymbolInfo> = answer["symbols"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| {
+            let name = s["name"].as_str()?.to_string();
+            let line = s["line"].as_u64()? as u32;
+            let at = Range::new(Position::new(line, 0), Position::new(line, 0));
+            Some(SymbolInfo {
+                kind: s["kind"]
+                    .as_str()
+                    .and_then(SymbolKind::parse)
+                    .unwrap_or(SymbolKind::Variable),
+                name_path: name.clone(),
+                signature: t.text.line_text(line).to_string(),
+                name,
+                range: at,
+                name_range: at,
+                children: Vec::new(),
+            })
+        })
+        .collect();
+    Ok(Some(SymbolsOverviewResponse {
+        path: t.file.rel.clone(),
+        language: Path::new(&t.file.rel)
+            .extension()
+            .map(|e| e.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        total: answer["total"].as_u64().unwrap_or(symbols.len() as u64) as u32,
+        symbols,
+    }))
+}
