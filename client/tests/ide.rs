@@ -364,6 +364,67 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
         blake3::hash(now.as_bytes()).to_hex().as_str()
     );
 
+    // Symbol edits through the IDE's document store: our guards, our bytes.
+    let before = fs::read_to_string(root.join("src/Main.kt")).unwrap();
+    let stale = err(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "Main/execute",
+            "--new-body",
+            "fun execute(): Int = 2",
+            "--expected-hash",
+            &"0".repeat(64),
+        ],
+    );
+    assert_eq!(stale["code"], "CONFLICT", "{stale}");
+    assert_eq!(
+        fs::read_to_string(root.join("src/Main.kt")).unwrap(),
+        before
+    );
+    let replaced = ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "Main/execute",
+            "--new-body",
+            "fun execute(): Int = 2",
+        ],
+    );
+    assert_eq!(replaced["backing"], "jetbrains", "{replaced}");
+    assert_eq!(replaced["new_range"]["start"]["line"], 4);
+    let inserted = ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "insert-after-symbol",
+            "--name-path",
+            "caller",
+            "--text",
+            "fun more() = \"ü\"",
+        ],
+    );
+    assert_eq!(inserted["backing"], "jetbrains", "{inserted}");
+    let now = fs::read_to_string(root.join("src/Main.kt")).unwrap();
+    assert_eq!(
+        now,
+        before.replace("Int = 1", "Int = 2") + "fun more() = \"ü\"\n",
+        "{now}"
+    );
+    assert_eq!(
+        inserted["hash"],
+        blake3::hash("fun more() = \"ü\"".as_bytes())
+            .to_hex()
+            .as_str()
+    );
+
     let st = ides(&env, &root);
     assert_eq!(st.len(), 1);
     assert_eq!(st[0]["reachable"], true);

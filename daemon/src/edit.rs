@@ -37,7 +37,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub struct FileLocks(DashMap<std::path::PathBuf, Arc<Mutex<()>>>);
 
 impl FileLocks {
-    fn get(&self, path: &Path) -> Arc<Mutex<()>> {
+    pub fn get(&self, path: &Path) -> Arc<Mutex<()>> {
         self.0.entry(path.to_path_buf()).or_default().clone()
     }
 }
@@ -65,6 +65,40 @@ pub struct Written {
     pub hash: String,
 }
 
+/// An edit worked out against the file's current bytes, not yet written.
+#[derive(Debug)]
+pub struct Planned {
+    pub original: Vec<u8>,
+    /// The symbol's (or lines') bytes in `original`.
+    pub target: Range<usize>,
+    /// The whole new content.
+    pub content: Vec<u8>,
+    /// Where the agent's text (reindented, in the file's line endings) lies in
+    /// `content`.
+    pub written: Range<usize>,
+    replaced: String,
+    parsed: Option<FileSymbols>,
+}
+
+impl Planned {
+    /// The answer once `content` is on disk.
+    pub fn written(self) -> Written {
+        let lines = LineIndex::new(&self.content);
+        Written {
+            replaced: self.replaced,
+            parsed: self.parsed,
+            new_range: AgentRange::new(
+                lines.position(&self.content, self.written.start),
+                lines.position(&self.content, self.written.end),
+            ),
+            hash: blake3::hash(&self.content[self.written.clone()])
+                .to_hex()
+                .to_string(),
+            content: self.content,
+        }
+    }
+}
+
 /// Applies `edit` to the file at `abs` (already jailed), `rel` naming it in messages.
 pub fn apply(
     locks: &FileLocks,
@@ -75,7 +109,16 @@ pub fn apply(
 ) -> Result<Written, LeanError> {
     let lock = locks.get(abs);
     let _held = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let planned = plan(abs, rel, lang, edit)?;
+    write_atomic(abs, &planned.content)
+        .map_err(|e| LeanError::internal(format!("writing {rel}: {e}; file untouched")))?;
+    Ok(planned.written())
+}
 
+/// Works `edit` out against the file's current bytes: the target located, the
+/// `expected_hash` compared, the text reindented and spliced, the syntax guard run.
+/// Callers that write hold the file's lock around this and the write.
+pub fn plan(abs: &Path, rel: &str, lang: Lang, edit: &Edit<'_>) -> Result<Planned, LeanError> {
     let original = fs::read(abs)
         .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}")))?;
     let parsed = extract(lang, &original);
@@ -155,18 +198,13 @@ pub fn apply(
         checked = Some(after);
     }
 
-    write_atomic(abs, &content)
-        .map_err(|e| LeanError::internal(format!("writing {rel}: {e}; file untouched")))?;
-    let lines = LineIndex::new(&content);
-    Ok(Written {
+    Ok(Planned {
         replaced: String::from_utf8_lossy(current).into_owned(),
+        target,
         parsed: checked,
-        new_range: AgentRange::new(
-            lines.position(&content, written.start),
-            lines.position(&content, written.end),
-        ),
-        hash: blake3::hash(&content[written.clone()]).to_hex().to_string(),
+        written,
         content,
+        original,
     })
 }
 

@@ -29,6 +29,9 @@ use crate::{
     state::Daemon,
 };
 
+/// What answers of this backing name as their backing.
+pub const BACKING: &str = "headless";
+
 /// Default and largest number of search hits.
 const DEFAULT_HITS: u32 = 50;
 const MAX_HITS: u32 = 1000;
@@ -103,6 +106,7 @@ async fn overview(
             symbols: parsed.symbols.top().map(|s| s.info(req.depth)).collect(),
             total: parsed.symbols.count as u32,
             path: file.rel,
+            backing: BACKING.into(),
         };
         Ok((resp, file.abs))
     })
@@ -398,31 +402,35 @@ pub async fn edit_symbol(d: &Arc<Daemon>, req: EditRequest) -> Result<EditRespon
             blocking(move || jail(&project, &path, Want::File)).await?
         }
     };
+    let lang = Lang::from_path(&file.abs).ok_or_else(|| {
+        LeanError::new(ErrorCode::UnsupportedLanguage, format!("{}: no symbol support for this file type", file.rel))
+            .with_remedy("address whole lines with path, line and end_line in a supported language, or edit the file directly")
+    })?;
+    // The IDE window of this root, when one answers: one undo entry there, the same
+    // bytes as ours.
+    let (written, backing) = match crate::ide::actions::edit_symbol(d, &project, &file, lang, &req)
+        .await?
+    {
+        Some(written) => (written, crate::ide::actions::BACKING),
+        None => {
+            let (d, file, req) = (d.clone(), file.clone(), req.clone());
+            let written =
+                blocking(move || edit::apply(&d.locks, &file.abs, &file.rel, lang, &edit_of(&req)))
+                    .await?;
+            (written, BACKING)
+        }
+    };
     let d = d.clone();
     blocking(move || {
-        let lang = Lang::from_path(&file.abs).ok_or_else(|| {
-            LeanError::new(ErrorCode::UnsupportedLanguage, format!("{}: no symbol support for this file type", file.rel))
-                .with_remedy("address whole lines with path, line and end_line in a supported language, or edit the file directly")
-        })?;
-        let written = edit::apply(
-            &d.locks,
-            &file.abs,
-            &file.rel,
-            lang,
-            &Edit {
-                action: req.action,
-                target: &req.target,
-                text: &req.text,
-                expected_hash: req.expected_hash.as_deref(),
-                force: req.force,
-            },
-        )?;
-        project.index.wrote(&file.abs, &file.rel, &written.content, written.parsed);
+        project
+            .index
+            .wrote(&file.abs, &file.rel, &written.content, written.parsed);
         let resp = EditResponse {
             path: file.rel,
             applied: true,
             new_range: written.new_range,
             hash: written.hash,
+            backing: backing.into(),
         };
         // The alternative: a string-replace edit sending the old and the new text.
         d.gain.record(Call {
@@ -434,6 +442,17 @@ pub async fn edit_symbol(d: &Arc<Daemon>, req: EditRequest) -> Result<EditRespon
         Ok(resp)
     })
     .await
+}
+
+/// The edit a request asks for.
+pub(crate) fn edit_of(req: &EditRequest) -> Edit<'_> {
+    Edit {
+        action: req.action,
+        target: &req.target,
+        text: &req.text,
+        expected_hash: req.expected_hash.as_deref(),
+        force: req.force,
+    }
 }
 
 /// The one file across the root holding `name_path`.

@@ -400,6 +400,8 @@ pub struct SymbolsOverviewResponse {
     pub symbols: Vec<SymbolInfo>,
     /// Symbols in the file at every depth.
     pub total: u32,
+    /// `headless` (tree-sitter) or `jetbrains`.
+    pub backing: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -516,6 +518,8 @@ pub struct EditResponse {
     /// BLAKE3 hex of the written bytes: the `expected_hash` of a follow-up edit of
     /// that range.
     pub hash: String,
+    /// `headless` (our atomic write) or `jetbrains` (the IDE's write command).
+    pub backing: String,
 }
 
 /// A point in a file as an agent names it: `line` 1-based, `column` 0-based in

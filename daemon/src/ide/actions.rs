@@ -1,7 +1,7 @@
 //! The operations a JetBrains IDE window answers, when one serves exactly the
-//! caller's root: navigation, type hierarchy, inspections, reformat and the two-phase
-//! refactorings (rename, move, safe delete, inline), plus `symbols_overview` for files
-//! the headless index cannot parse.
+//! caller's root: navigation, type hierarchy, inspections, reformat, the symbol edits
+//! and the two-phase refactorings (rename, move, safe delete, inline), plus
+//! `symbols_overview` for files the headless index cannot parse.
 //!
 //! Every function answers `Ok(None)` when no IDE serves the root or the IDE stopped
 //! answering mid-call: the caller then falls back to the next backing in the same
@@ -18,11 +18,12 @@ use std::{
 use lean_ctx_shared::{
     ErrorCode, LeanError, Position, Range,
     protocol::{
-        DiagnosticHit, Direction, FilePosition, InspectionSource, InspectionsMode,
-        InspectionsRequest, InspectionsResponse, LocationHit, NavigateAction, NavigateRequest,
-        NavigateResponse, RefactorKind, RefactorPhase, RefactorRequest, RefactorResponse,
-        ReformatRequest, ReformatResponse, Scope, SymbolInfo, SymbolKind, SymbolsOverviewResponse,
-        TypeHierarchyItem, TypeHierarchyRequest, TypeHierarchyResponse, Usage,
+        DiagnosticHit, Direction, EditAction, EditRequest, FilePosition, InspectionSource,
+        InspectionsMode, InspectionsRequest, InspectionsResponse, LocationHit, NavigateAction,
+        NavigateRequest, NavigateResponse, RefactorKind, RefactorPhase, RefactorRequest,
+        RefactorResponse, ReformatRequest, ReformatResponse, Scope, SymbolInfo, SymbolKind,
+        SymbolsOverviewResponse, TypeHierarchyItem, TypeHierarchyRequest, TypeHierarchyResponse,
+        Usage,
     },
 };
 use serde_json::{Value, json};
@@ -32,6 +33,7 @@ use super::{
     discovery::Ide,
 };
 use crate::{
+    edit::{self, Written},
     headless::{blocking, project},
     jail::{self, Jailed, Want},
     lsp::{
@@ -648,5 +650,78 @@ pub async fn symbols_overview(
             .unwrap_or_default(),
         total: answer["total"].as_u64().unwrap_or(symbols.len() as u64) as u32,
         symbols,
+        backing: BACKING.into(),
+    }))
+}
+
+/// A symbol edit through the IDE: worked out here exactly as the headless writer
+/// would (target, `expected_hash` against the disk, reindented text in the file's line
+/// endings, syntax guard), then sent to the route of the action with the symbol's
+/// range, so the IDE records it as one undo entry. If the IDE's bytes are ours, the
+/// answer is ours; otherwise it describes what the IDE wrote.
+pub async fn edit_symbol(
+    d: &Daemon,
+    project: &Arc<Project>,
+    file: &Jailed,
+    lang: crate::index::lang::Lang,
+    req: &EditRequest,
+) -> Result<Option<Written>, LeanError> {
+    let Some(ide) = d.ides.lookup(&project.root).await else {
+        return Ok(None);
+    };
+    let planned = {
+        let (file, req) = (file.clone(), req.clone());
+        blocking(move || edit::plan(&file.abs, &file.rel, lang, &crate::headless::edit_of(&req)))
+            .await?
+    };
+    let doc = DocText::new(&planned.original);
+    let wire_pos = |offset: usize| {
+        let p = doc.lsp_position(offset, Encoding::Utf16);
+        json!({"line": p.line, "character": p.character})
+    };
+    let route = match req.action {
+        EditAction::ReplaceSymbolBody => "/replaceSymbolBody",
+        EditAction::InsertBeforeSymbol => "/insertBeforeSymbol",
+        EditAction::InsertAfterSymbol => "/insertAfterSymbol",
+    };
+    let body = json!({
+        "path": file.rel,
+        "range": {"start": wire_pos(planned.target.start), "end": wire_pos(planned.target.end)},
+        "text": String::from_utf8_lossy(&planned.content[planned.written.clone()]),
+    });
+    let t = Target {
+        ide,
+        project: project.clone(),
+        file: file.clone(),
+        text: doc,
+        hash: blake3::hash(&planned.original),
+    };
+    let Some(answer) = t.post(d, route, body, SLOW).await? else {
+        return Ok(None);
+    };
+    let now = tokio::fs::read(&file.abs)
+        .await
+        .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))?;
+    if now == planned.content {
+        return Ok(Some(planned.written()));
+    }
+    // The IDE wrote something else (its own formatting, or the file moved under it):
+    // say what it wrote.
+    tracing::warn!(path = %file.rel, "the IDE's edit differs from the headless writer's");
+    let after = DocText::new(&now);
+    let range = wire_range(&answer["newRange"])
+        .ok_or_else(|| LeanError::internal("the JetBrains plugin's edit answer has no newRange"))?;
+    let (start, end) = (
+        after.disk_offset(range.start, Encoding::Utf16),
+        after.disk_offset(range.end, Encoding::Utf16),
+    );
+    Ok(Some(Written {
+        replaced: String::new(),
+        parsed: None,
+        new_range: after.range_from_lsp(range, Encoding::Utf16),
+        hash: blake3::hash(&now[start..end.max(start)])
+            .to_hex()
+            .to_string(),
+        content: now,
     }))
 }

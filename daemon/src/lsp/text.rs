@@ -89,6 +89,17 @@ impl DocText {
         Some(l.strip_suffix('\r').unwrap_or(l))
     }
 
+    /// The LSP position of a disk offset (the inverse of [`DocText::disk_offset`]).
+    pub fn lsp_position(&self, disk_offset: usize, enc: Encoding) -> lsp_types::Position {
+        let offset = disk_offset.saturating_sub(self.bom).min(self.text.len());
+        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let character = self.text[self.starts[line]..offset]
+            .chars()
+            .map(|c| enc.units(c))
+            .sum();
+        lsp_types::Position::new(line as u32, character)
+    }
+
     /// The text between two disk offsets (as [`DocText::disk_offset`] gives them).
     pub fn text_at(&self, start: usize, end: usize) -> String {
         let (start, end) = (start.saturating_sub(self.bom), end.saturating_sub(self.bom));
@@ -247,6 +258,12 @@ mod tests {
         let at = doc.disk_offset(lsp(1, 4), Encoding::Utf16);
         assert_eq!(&bytes[at..at + 2], "ä".as_bytes());
         assert_eq!(doc.disk_offset(lsp(0, 0), Encoding::Utf8), 3);
+        for enc in [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32] {
+            assert_eq!(doc.lsp_position(at, enc), lsp(1, 4));
+        }
+        // Past the `ä` of line 1: 2 UTF-8 bytes, 1 UTF-16 unit.
+        assert_eq!(doc.lsp_position(3 + 2, Encoding::Utf8), lsp(0, 2));
+        assert_eq!(doc.lsp_position(3 + 2, Encoding::Utf16), lsp(0, 1));
     }
 
     #[test]
