@@ -10,8 +10,11 @@
 //!   an agent would read to find them;
 //! - a symbol edit: the old text of the target plus the new text, what a
 //!   string-replace edit tool is sent; nothing for the read that usually precedes it;
-//! - everything else (directory outlines, search, errors): no claim, the baseline is
-//!   the answer itself.
+//! - navigation (references, definition, ...): the lines a grep would print for the
+//!   same hits, about what we return;
+//! - an applied refactoring: one string-replace edit per usage;
+//! - everything else (directory outlines, search, previews, diagnostics, type
+//!   hierarchies, reformat, errors): no claim, the baseline is the answer itself.
 //!
 //! Counting happens off the request path, on the blocking pool, after the answer is
 //! sent; `stats.json` is written atomically, at most once a second, and at shutdown.

@@ -16,10 +16,17 @@ use lean_ctx_shared::{
         SymbolsOverviewRequest, SymbolsOverviewResponse, TypeHierarchyRequest,
         TypeHierarchyResponse, VERSION, build_id,
     },
+    render,
 };
 use tarpc::context::Context;
 
-use crate::{headless, lsp::actions, state::Daemon, sys};
+use crate::{
+    gain::{Baseline, Call},
+    headless,
+    lsp::actions,
+    state::Daemon,
+    sys,
+};
 
 /// The operations this daemon serves, announced in the hello.
 pub const CAPABILITIES: &[&str] = &[
@@ -38,6 +45,17 @@ pub const CAPABILITIES: &[&str] = &[
     "refactor",
     "language_servers",
 ];
+
+/// Accounts an answer that stands in for nothing an agent would otherwise read
+/// (diagnostics, hierarchies, formatting): counted, no saving claimed.
+fn no_claim(d: &Daemon, action: &'static str, output: String) {
+    d.gain.record(Call {
+        action,
+        file: None,
+        baseline: Baseline::NoClaim,
+        output,
+    });
+}
 
 /// One per connection; cheap to clone (tarpc clones it per request).
 #[derive(Clone, Debug)]
@@ -190,7 +208,12 @@ impl LeanCtx for Handler {
         req: InspectionsRequest,
     ) -> Result<InspectionsResponse, LeanError> {
         let d = &self.daemon;
-        d.call("inspections", actions::inspections(d, req)).await
+        d.call("inspections", async {
+            let resp = actions::inspections(d, req).await?;
+            no_claim(d, "inspections", render::inspections(&resp));
+            Ok(resp)
+        })
+        .await
     }
 
     async fn reformat(
@@ -199,7 +222,12 @@ impl LeanCtx for Handler {
         req: ReformatRequest,
     ) -> Result<ReformatResponse, LeanError> {
         let d = &self.daemon;
-        d.call("reformat", actions::reformat(d, req)).await
+        d.call("reformat", async {
+            let resp = actions::reformat(d, req).await?;
+            no_claim(d, "reformat", render::reformat(&resp));
+            Ok(resp)
+        })
+        .await
     }
 
     async fn refactor(

@@ -614,10 +614,34 @@ struct Plan {
     hash: String,
 }
 
+/// A refactoring through the IDE, else (rename only) the language server; accounted
+/// either way.
 pub async fn refactor(d: &Daemon, req: RefactorRequest) -> Result<RefactorResponse, LeanError> {
-    if let Some(resp) = ide::actions::refactor(d, &req).await? {
-        return Ok(resp);
-    }
+    let resp = match ide::actions::refactor(d, &req).await? {
+        Some(resp) => resp,
+        None => refactor_lsp(d, &req).await?,
+    };
+    // Applied: against one string-replace edit per usage; a preview claims nothing.
+    let baseline = if resp.applied {
+        Baseline::Text(
+            resp.usages
+                .iter()
+                .map(|u| format!("{}{}{}", u.path, u.text, u.new_text))
+                .collect(),
+        )
+    } else {
+        Baseline::NoClaim
+    };
+    d.gain.record(Call {
+        action: req.kind.as_str(),
+        file: None,
+        baseline,
+        output: lean_ctx_shared::render::refactor(&resp),
+    });
+    Ok(resp)
+}
+
+async fn refactor_lsp(d: &Daemon, req: &RefactorRequest) -> Result<RefactorResponse, LeanError> {
     let new_name = match &req.kind {
         RefactorKind::Rename { new_name } => new_name.clone(),
         other => {
@@ -705,7 +729,7 @@ pub async fn refactor(d: &Daemon, req: RefactorRequest) -> Result<RefactorRespon
         changed_paths: Vec::new(),
         backing: t.server.name(),
     };
-    let RefactorPhase::Apply { plan_hash, force } = req.phase else {
+    let RefactorPhase::Apply { plan_hash, force } = &req.phase else {
         return Ok(resp);
     };
     if let Some(want) = plan_hash
@@ -744,18 +768,6 @@ pub async fn refactor(d: &Daemon, req: RefactorRequest) -> Result<RefactorRespon
     resp.applied = true;
     resp.changed_paths = writes.iter().map(|w| w.rel.clone()).collect();
     resp.changed_paths.sort();
-    d.gain.record(Call {
-        action: "rename",
-        file: Some(t.file.abs.clone()),
-        // The alternative: one string-replace edit per usage.
-        baseline: Baseline::Text(
-            plan.usages
-                .iter()
-                .map(|u| format!("{}{}{}", u.path, u.text, u.new_text))
-                .collect(),
-        ),
-        output: lean_ctx_shared::render::refactor(&resp),
-    });
     Ok(resp)
 }
 
