@@ -14,9 +14,9 @@ cargo --version
 rustc --version
 # Debian packages the tests drive as real peers: git (worktrees), python3 (plistlib,
 # a foreign-uid client), util-linux's setpriv, systemd's systemd-analyze and
-# systemd-socket-activate.
+# systemd-socket-activate, and chromium (the browser the dashboard test drives).
 need=()
-for pair in git:git python3:python3 setpriv:util-linux systemd-analyze:systemd systemd-socket-activate:systemd; do
+for pair in git:git python3:python3 setpriv:util-linux systemd-analyze:systemd systemd-socket-activate:systemd /usr/bin/chromium:chromium; do
   command -v "${pair%%:*}" >/dev/null || need+=("${pair#*:}")
 done
 if ((${#need[@]})); then
@@ -33,7 +33,7 @@ done
 cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 
-step "real peers: rust-analyzer, python-lsp-server, the Python mcp SDK, the MCP Inspector"
+step "real peers: rust-analyzer, python-lsp-server, the Python mcp SDK, the MCP Inspector, playwright-core"
 # rust-analyzer: rustup's component where it exists, else built once from crates.io
 # and cached outside the checkout (~8 minutes the first time on 2 cores).
 LEAN_CTX_TEST_RUST_ANALYZER="$(bash tests/ensure-rust-analyzer.sh)"
@@ -41,11 +41,15 @@ export LEAN_CTX_TEST_RUST_ANALYZER
 "$LEAN_CTX_TEST_RUST_ANALYZER" --version
 python3 -m pip install -q --disable-pip-version-check -r tests/requirements.txt
 (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
+# playwright-core only (no browser download): it drives Debian's chromium.
+(cd tests/dashboard && npm ci --no-audit --no-fund --loglevel=error)
+chromium --version
 
 step "plugin-kotlin core: JUnit tests and the standalone contract server (Maven)"
 # The IDE-free core of the JetBrains plugin; the IntelliJ adapter (plugin-kotlin/ide)
 # needs JetBrains' repositories and is not built here.
-mvn -B -q -f plugin-kotlin/core/pom.xml verify
+# No Kotlin compile daemon: it would outlive the run by hours.
+mvn -B -q -Dkotlin.compiler.daemon=false -f plugin-kotlin/core/pom.xml verify
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -54,16 +58,19 @@ step "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "cargo test"
+export LEAN_CTX_TEST_RUN=$$
 # Builds every binary first, so the shim's tests find the lean-ctxd they spawn.
 cargo test --workspace --locked
+echo "dashboard screenshots for review: target/dashboard-screenshots/"
 
 step "no daemon or language server left behind"
-# Everything a test daemon spawned inherits its LEAN_CTX_RUNTIME_DIR under /tmp/lc*.
+# Every process a test starts (daemons, language servers, IDE doubles, browsers)
+# inherits LEAN_CTX_TEST_RUN from its TestEnv; this run's marker is our pid.
 leftover=0
 for env in /proc/[0-9]*/environ; do
   pid=${env#/proc/}; pid=${pid%/environ}
   [[ $pid == "$$" ]] && continue
-  if tr '\0' '\n' <"$env" 2>/dev/null | grep -q '^LEAN_CTX_RUNTIME_DIR=/tmp/lc'; then
+  if tr '\0' '\n' 2>/dev/null <"$env" | grep -qx "LEAN_CTX_TEST_RUN=$$"; then
     echo "still running: pid $pid ($(cat "/proc/$pid/comm" 2>/dev/null))"; leftover=1
   fi
 done

@@ -7,6 +7,7 @@ mod calls;
 mod code_cmd;
 mod connect;
 mod daemon_cmd;
+mod dashboard_cmd;
 mod doctor;
 mod gain_cmd;
 mod install;
@@ -81,6 +82,8 @@ enum Command {
     Doctor,
     /// Tokens saved against reading the raw material (from stats.json).
     Gain(gain_cmd::GainArgs),
+    /// Open the daemon's live web dashboard (prints its URL; --no-open to only print).
+    Dashboard(dashboard_cmd::DashboardArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions { shell: clap_complete::Shell },
 }
@@ -118,6 +121,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
         Command::EditorSignal { file } => return editor_signal(&paths, &file, out),
         Command::Doctor => return doctor::run(&paths, out).await,
         Command::Gain(args) => return gain_cmd::run(args, &paths, out),
+        Command::Dashboard(args) => return dashboard_cmd::run(args, &paths, out).await,
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,
@@ -146,6 +150,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
         | Command::Setup(_)
         | Command::Doctor
         | Command::Gain(_)
+        | Command::Dashboard(_)
         | Command::EditorSignal { .. }
         | Command::Completions { .. } => unreachable!("handled above"),
         Command::Outline(args) => code_cmd::outline(&conn, root, args, out).await,

@@ -17,7 +17,9 @@
 //!   hierarchies, reformat, errors): no claim, the baseline is the answer itself.
 //!
 //! Counting happens off the request path, on the blocking pool, after the answer is
-//! sent; `stats.json` is written atomically, at most once a second, and at shutdown.
+//! sent; `stats.json` is written atomically, at most once a second (a record that
+//! comes sooner is written by one trailing write a second later, so readers such as
+//! `lean-ctx gain` never lag the daemon by more), and at shutdown.
 
 use std::{
     fs,
@@ -59,6 +61,8 @@ pub struct Gain {
     file_tokens: moka::sync::Cache<FileId, u64>,
     /// Records handed to the blocking pool and not yet counted.
     pending: std::sync::atomic::AtomicUsize,
+    /// A trailing write of `stats.json` is scheduled.
+    trailing: std::sync::atomic::AtomicBool,
     tokenizer: Tokenizer,
 }
 
@@ -126,6 +130,7 @@ impl Gain {
             last_write: Mutex::new(None),
             file_tokens: moka::sync::Cache::new(10_000),
             pending: std::sync::atomic::AtomicUsize::new(0),
+            trailing: std::sync::atomic::AtomicBool::new(false),
             tokenizer: Tokenizer::default(),
         }
     }
@@ -152,9 +157,20 @@ impl Gain {
         use std::sync::atomic::Ordering;
         self.pending.fetch_add(1, Ordering::SeqCst);
         let me = self.clone();
-        tokio::task::spawn_blocking(move || {
-            me.account(call, error);
+        let counted = tokio::task::spawn_blocking(move || {
+            let wrote = me.account(call, error);
             me.pending.fetch_sub(1, Ordering::SeqCst);
+            wrote
+        });
+        let me = self.clone();
+        tokio::spawn(async move {
+            if counted.await.is_ok_and(|wrote| !wrote) && !me.trailing.swap(true, Ordering::SeqCst)
+            {
+                tokio::time::sleep(WRITE_EVERY).await;
+                // Cleared before the write: a record counted after it schedules its own.
+                me.trailing.store(false, Ordering::SeqCst);
+                let _ = tokio::task::spawn_blocking(move || me.flush()).await;
+            }
         });
         // Release the tokenizer once the burst is over.
         let me = self.clone();
@@ -175,7 +191,8 @@ impl Gain {
         self.flush();
     }
 
-    fn account(&self, call: Call, error: bool) {
+    /// Counts one call; `true` if it wrote `stats.json`.
+    fn account(&self, call: Call, error: bool) -> bool {
         let output = self.tokenizer.count(&call.output);
         let input = match &call.baseline {
             Baseline::NoClaim => output,
@@ -215,6 +232,7 @@ impl Gain {
         if due {
             self.flush();
         }
+        due
     }
 
     fn tokens_of_file(&self, path: &Path) -> Option<u64> {
@@ -255,6 +273,22 @@ mod tests {
         assert!(!t.release_if_idle(), "released while in use");
         t.loaded.lock().unwrap().as_mut().unwrap().1 -= TOKENIZER_IDLE;
         assert!(t.release_if_idle());
+    }
+
+    #[tokio::test]
+    async fn a_record_right_after_a_write_reaches_the_file_a_second_later() {
+        let tmp = tempfile::tempdir().unwrap();
+        let gain = Arc::new(Gain::load(tmp.path()));
+        for _ in 0..3 {
+            gain.record_error("outline", "ERROR: X".into());
+        }
+        let on_disk = || Stats::read(tmp.path()).total_commands;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while on_disk() < 3 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(on_disk(), 3);
+        assert!(!gain.trailing.load(std::sync::atomic::Ordering::SeqCst));
     }
 
     #[test]

@@ -9,10 +9,13 @@
 //! [`instance`] guarantees a single daemon per user and owns the socket file;
 //! [`idle`] exits an auto-spawned daemon nobody uses; [`ide`] finds JetBrains IDE windows and
 //! talks to them; [`lsp`] keeps language servers
-//! warm and answers navigation and refactorings through them; [`config`], [`logging`] and
-//! [`sys`] are plumbing.
+//! warm and answers navigation and refactorings through them; [`call_log`] keeps the
+//! last calls and [`dashboard`] serves them, with the status and gain, as a local web
+//! page; [`config`], [`logging`] and [`sys`] are plumbing.
 
+pub mod call_log;
 pub mod config;
+pub mod dashboard;
 pub mod edit;
 pub mod gain;
 pub mod headless;

@@ -1,26 +1,31 @@
 //! The operations: the [`LeanCtx`] tarpc service implemented over the shared
 //! [`Daemon`]. Every method goes through [`Daemon::call`], the one choke point that
-//! counts calls, refuses new work during shutdown and catches panics.
+//! counts calls, refuses new work during shutdown, catches panics and logs the call;
+//! each notes its root and the backing that answered for that log
+//! ([`note_root`], [`note_backing`]). [`status`] and [`language_servers`] are also what
+//! the dashboard serves, so the two can never differ.
 
 use std::{sync::Arc, time::Duration};
 
 use lean_ctx_shared::{
     LeanError,
     protocol::{
-        BackingStatus, EditRequest, EditResponse, InspectionsRequest, InspectionsResponse,
-        LanguageServerOp, LanguageServersRequest, LanguageServersResponse, LeanCtx,
-        MAX_PING_DELAY_MS, NavigateRequest, NavigateResponse, OpenProjectRequest, OutlineRequest,
-        OutlineResponse, PROTOCOL_VERSION, PingRequest, PingResponse, ProjectStatus,
-        RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
-        SearchSymbolResponse, ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse,
-        SymbolsOverviewRequest, SymbolsOverviewResponse, TypeHierarchyRequest,
-        TypeHierarchyResponse, VERSION, build_id,
+        BackingStatus, DashboardRequest, DashboardResponse, EditRequest, EditResponse,
+        InspectionsRequest, InspectionsResponse, LanguageServerOp, LanguageServersRequest,
+        LanguageServersResponse, LeanCtx, MAX_PING_DELAY_MS, NavigateRequest, NavigateResponse,
+        OpenProjectRequest, OutlineRequest, OutlineResponse, PROTOCOL_VERSION, PingRequest,
+        PingResponse, ProjectStatus, RefactorRequest, RefactorResponse, ReformatRequest,
+        ReformatResponse, SearchSymbolRequest, SearchSymbolResponse, ShutdownRequest,
+        ShutdownResponse, StatusRequest, StatusResponse, SymbolsOverviewRequest,
+        SymbolsOverviewResponse, TypeHierarchyRequest, TypeHierarchyResponse, VERSION, build_id,
     },
     render,
 };
 use tarpc::context::Context;
 
 use crate::{
+    call_log::{note_backing, note_root},
+    dashboard,
     gain::{Baseline, Call},
     headless,
     lsp::actions,
@@ -44,6 +49,7 @@ pub const CAPABILITIES: &[&str] = &[
     "reformat",
     "refactor",
     "language_servers",
+    "dashboard",
 ];
 
 /// Accounts an answer that stands in for nothing an agent would otherwise read
@@ -80,43 +86,7 @@ impl LeanCtx for Handler {
 
     async fn status(self, _: Context, _: StatusRequest) -> Result<StatusResponse, LeanError> {
         let d = &self.daemon;
-        d.call("status", async {
-            Ok(StatusResponse {
-                pid: std::process::id(),
-                version: VERSION.to_string(),
-                build: build_id(),
-                protocol: PROTOCOL_VERSION,
-                started_at_unix_ms: sys::unix_ms(d.started_at()),
-                uptime_ms: d.uptime().as_millis() as u64,
-                socket: d.config.socket.clone(),
-                log_file: d.config.paths.log_file(),
-                started_by: d.config.start_mode,
-                idle_exit_after_ms: d.config.idle_timeout.map(|t| t.as_millis() as u64),
-                rss_bytes: sys::rss_bytes(),
-                connected_clients: d.connections() as u32,
-                // This call is itself in flight.
-                in_flight_calls: d.in_flight() as u32,
-                calls_served: d.calls_served(),
-                caches: d.caches.status(),
-                projects: d
-                    .registry
-                    .list()
-                    .into_iter()
-                    .map(|mut p| {
-                        p.backings.extend(d.lsp.servers_of(&p.root).iter().map(|s| {
-                            BackingStatus {
-                                name: s.name(),
-                                state: s.state().as_str().into(),
-                            }
-                        }));
-                        p
-                    })
-                    .collect(),
-                language_servers: d.lsp.status(),
-                ides: d.ides.status(),
-            })
-        })
-        .await
+        d.call("status", async { Ok(status(d)) }).await
     }
 
     async fn open_project(
@@ -126,6 +96,7 @@ impl LeanCtx for Handler {
     ) -> Result<ProjectStatus, LeanError> {
         let d = &self.daemon;
         d.call("open_project", async {
+            note_root(&req.root);
             let project = d.registry.open(&req.root)?;
             project.touch();
             project.index.start();
@@ -159,13 +130,20 @@ impl LeanCtx for Handler {
         req: SymbolsOverviewRequest,
     ) -> Result<SymbolsOverviewResponse, LeanError> {
         let d = &self.daemon;
-        d.call("symbols_overview", headless::symbols_overview(d, req))
-            .await
+        d.call("symbols_overview", async {
+            note_root(&req.root);
+            backed(headless::symbols_overview(d, req).await, |r| &r.backing)
+        })
+        .await
     }
 
     async fn outline(self, _: Context, req: OutlineRequest) -> Result<OutlineResponse, LeanError> {
         let d = &self.daemon;
-        d.call("outline", headless::outline(d, req)).await
+        d.call("outline", async {
+            note_root(&req.root);
+            backed(headless::outline(d, req).await, |_| "headless")
+        })
+        .await
     }
 
     async fn search_symbol(
@@ -174,13 +152,20 @@ impl LeanCtx for Handler {
         req: SearchSymbolRequest,
     ) -> Result<SearchSymbolResponse, LeanError> {
         let d = &self.daemon;
-        d.call("search_symbol", headless::search_symbol(d, req))
-            .await
+        d.call("search_symbol", async {
+            note_root(&req.root);
+            backed(headless::search_symbol(d, req).await, |_| "headless")
+        })
+        .await
     }
 
     async fn edit_symbol(self, _: Context, req: EditRequest) -> Result<EditResponse, LeanError> {
         let d = &self.daemon;
-        d.call("edit_symbol", headless::edit_symbol(d, req)).await
+        d.call("edit_symbol", async {
+            note_root(&req.root);
+            backed(headless::edit_symbol(d, req).await, |r| &r.backing)
+        })
+        .await
     }
 
     async fn navigate(
@@ -189,7 +174,11 @@ impl LeanCtx for Handler {
         req: NavigateRequest,
     ) -> Result<NavigateResponse, LeanError> {
         let d = &self.daemon;
-        d.call(req.action.as_str(), actions::navigate(d, req)).await
+        d.call(req.action.as_str(), async {
+            note_root(&req.root);
+            backed(actions::navigate(d, req).await, |r| &r.backing)
+        })
+        .await
     }
 
     async fn type_hierarchy(
@@ -198,8 +187,11 @@ impl LeanCtx for Handler {
         req: TypeHierarchyRequest,
     ) -> Result<TypeHierarchyResponse, LeanError> {
         let d = &self.daemon;
-        d.call("type_hierarchy", actions::type_hierarchy(d, req))
-            .await
+        d.call("type_hierarchy", async {
+            note_root(&req.root);
+            backed(actions::type_hierarchy(d, req).await, |r| &r.backing)
+        })
+        .await
     }
 
     async fn inspections(
@@ -209,7 +201,8 @@ impl LeanCtx for Handler {
     ) -> Result<InspectionsResponse, LeanError> {
         let d = &self.daemon;
         d.call("inspections", async {
-            let resp = actions::inspections(d, req).await?;
+            note_root(&req.root);
+            let resp = backed(actions::inspections(d, req).await, |r| &r.backing)?;
             no_claim(d, "inspections", render::inspections(&resp));
             Ok(resp)
         })
@@ -223,7 +216,8 @@ impl LeanCtx for Handler {
     ) -> Result<ReformatResponse, LeanError> {
         let d = &self.daemon;
         d.call("reformat", async {
-            let resp = actions::reformat(d, req).await?;
+            note_root(&req.root);
+            let resp = backed(actions::reformat(d, req).await, |r| &r.backing)?;
             no_claim(d, "reformat", render::reformat(&resp));
             Ok(resp)
         })
@@ -236,7 +230,11 @@ impl LeanCtx for Handler {
         req: RefactorRequest,
     ) -> Result<RefactorResponse, LeanError> {
         let d = &self.daemon;
-        d.call(req.kind.as_str(), actions::refactor(d, req)).await
+        d.call(req.kind.as_str(), async {
+            note_root(&req.root);
+            backed(actions::refactor(d, req).await, |r| &r.backing)
+        })
+        .await
     }
 
     async fn language_servers(
@@ -245,31 +243,102 @@ impl LeanCtx for Handler {
         req: LanguageServersRequest,
     ) -> Result<LanguageServersResponse, LeanError> {
         let d = &self.daemon;
-        d.call("language_servers", async {
-            let root = req.root.as_deref();
-            let language = req.language.as_deref();
-            let affected = match req.op {
-                LanguageServerOp::List => d
-                    .lsp
-                    .status()
-                    .iter()
-                    .filter(|s| {
-                        root.is_none_or(|r| s.root == r) && language.is_none_or(|l| s.language == l)
-                    })
-                    .count(),
-                LanguageServerOp::Evict => d.lsp.evict(root, language).await.len(),
-                LanguageServerOp::Restart => {
-                    let evicted = d.lsp.evict(root, language).await;
-                    d.lsp
-                        .restart(&evicted, |r| d.registry.get(r).map(|p| p.index.clone()))
-                        .len()
-                }
-            };
-            Ok(LanguageServersResponse {
-                affected: affected as u32,
-                servers: d.lsp.status(),
+        d.call("language_servers", language_servers(d, req)).await
+    }
+
+    async fn dashboard(
+        self,
+        _: Context,
+        _: DashboardRequest,
+    ) -> Result<DashboardResponse, LeanError> {
+        let d = &self.daemon;
+        d.call("dashboard", async {
+            Ok(DashboardResponse {
+                url: dashboard::start(d).await?,
             })
         })
         .await
     }
+}
+
+/// Notes the backing of a successful answer for the call log.
+fn backed<T>(
+    result: Result<T, LeanError>,
+    backing: impl FnOnce(&T) -> &str,
+) -> Result<T, LeanError> {
+    if let Ok(resp) = &result {
+        note_backing(backing(resp));
+    }
+    result
+}
+
+/// Everything the daemon knows about itself: `daemon status`, and the dashboard.
+pub fn status(d: &Daemon) -> StatusResponse {
+    StatusResponse {
+        pid: std::process::id(),
+        version: VERSION.to_string(),
+        build: build_id(),
+        protocol: PROTOCOL_VERSION,
+        started_at_unix_ms: sys::unix_ms(d.started_at()),
+        uptime_ms: d.uptime().as_millis() as u64,
+        socket: d.config.socket.clone(),
+        log_file: d.config.paths.log_file(),
+        started_by: d.config.start_mode,
+        idle_exit_after_ms: d.config.idle_timeout.map(|t| t.as_millis() as u64),
+        rss_bytes: sys::rss_bytes(),
+        connected_clients: d.connections() as u32,
+        // A `status` call is itself in flight.
+        in_flight_calls: d.in_flight() as u32,
+        calls_served: d.calls_served(),
+        caches: d.caches.status(),
+        projects: d
+            .registry
+            .list()
+            .into_iter()
+            .map(|mut p| {
+                p.backings
+                    .extend(d.lsp.servers_of(&p.root).iter().map(|s| BackingStatus {
+                        name: s.name(),
+                        state: s.state().as_str().into(),
+                    }));
+                p
+            })
+            .collect(),
+        language_servers: d.lsp.status(),
+        ides: d.ides.status(),
+    }
+}
+
+/// Lists, evicts or restarts language servers: `lean-ctx servers`, and the dashboard's
+/// buttons (both through [`Daemon::call`]).
+pub async fn language_servers(
+    d: &Daemon,
+    req: LanguageServersRequest,
+) -> Result<LanguageServersResponse, LeanError> {
+    if let Some(root) = &req.root {
+        note_root(root);
+    }
+    let root = req.root.as_deref();
+    let language = req.language.as_deref();
+    let affected = match req.op {
+        LanguageServerOp::List => d
+            .lsp
+            .status()
+            .iter()
+            .filter(|s| {
+                root.is_none_or(|r| s.root == r) && language.is_none_or(|l| s.language == l)
+            })
+            .count(),
+        LanguageServerOp::Evict => d.lsp.evict(root, language).await.len(),
+        LanguageServerOp::Restart => {
+            let evicted = d.lsp.evict(root, language).await;
+            d.lsp
+                .restart(&evicted, |r| d.registry.get(r).map(|p| p.index.clone()))
+                .len()
+        }
+    };
+    Ok(LanguageServersResponse {
+        affected: affected as u32,
+        servers: d.lsp.status(),
+    })
 }

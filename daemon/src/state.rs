@@ -1,5 +1,6 @@
-//! What lives as long as the daemon: its configuration, counters, the shutdown tokens
-//! and the project registry. Shared as `Arc<Daemon>` by every connection.
+//! What lives as long as the daemon: its configuration, counters, the recent calls,
+//! the shutdown tokens, the project registry and the dashboard once started. Shared as
+//! `Arc<Daemon>` by every connection.
 
 use std::{
     future::Future,
@@ -18,7 +19,9 @@ use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
+    call_log::{self, CallLog, CallRecord},
     config::LspSection,
+    dashboard::Dashboard,
     edit::FileLocks,
     gain::Gain,
     ide::discovery::Discovery,
@@ -59,6 +62,10 @@ pub struct Daemon {
     in_flight: AtomicUsize,
     in_flight_zero: Notify,
     calls_served: AtomicU64,
+    /// The last calls and the call rate, for the dashboard.
+    pub calls: CallLog,
+    /// The web dashboard, started by the first `dashboard` call.
+    pub dashboard: Dashboard,
     /// Fired to stop: the accept loop ends and new calls are refused.
     shutdown: CancellationToken,
     /// Fired once in-flight calls are done: connections flush and close.
@@ -82,6 +89,8 @@ impl Daemon {
             in_flight: AtomicUsize::new(0),
             in_flight_zero: Notify::new(),
             calls_served: AtomicU64::new(0),
+            calls: CallLog::default(),
+            dashboard: Dashboard::default(),
             shutdown: CancellationToken::new(),
             drained: CancellationToken::new(),
         }
@@ -130,8 +139,10 @@ impl Daemon {
         ConnectionGuard(self)
     }
 
-    /// Runs one call: refuses it while stopping, counts it in flight, and turns a panic
-    /// into `INTERNAL` so one bad request never takes the daemon down (invariant 9).
+    /// Runs one call: refuses it while stopping, counts it in flight, turns a panic
+    /// into `INTERNAL` so one bad request never takes the daemon down (invariant 9), and
+    /// logs it for the dashboard with the root and backing the operation noted
+    /// ([`call_log::note_root`], [`call_log::note_backing`]).
     pub async fn call<T, F>(&self, op: &'static str, fut: F) -> Result<T, LeanError>
     where
         F: Future<Output = Result<T, LeanError>>,
@@ -143,7 +154,8 @@ impl Daemon {
         self.in_flight.fetch_add(1, Ordering::SeqCst);
         let _in_flight = InFlightGuard(self);
         let started = Instant::now();
-        let result = match AssertUnwindSafe(fut).catch_unwind().await {
+        let (result, note) = call_log::noted(AssertUnwindSafe(fut).catch_unwind()).await;
+        let result = match result {
             Ok(result) => result,
             Err(panic) => {
                 let what = panic
@@ -157,13 +169,23 @@ impl Daemon {
                 )))
             }
         };
-        self.calls_served.fetch_add(1, Ordering::Relaxed);
+        let seq = self.calls_served.fetch_add(1, Ordering::Relaxed) + 1;
+        let latency = started.elapsed();
+        self.calls.record(CallRecord {
+            seq,
+            at_unix_ms: crate::sys::unix_ms(SystemTime::now()),
+            action: op,
+            root: note.root,
+            backing: note.backing.filter(|_| result.is_ok()),
+            latency_us: latency.as_micros() as u64,
+            error: result.as_ref().err().map(|e| e.code.as_str()),
+        });
         if let Err(e) = &result {
             self.gain
                 .record_error(op, lean_ctx_shared::render::error(e));
         }
         let code = result.as_ref().err().map(|e| e.code.as_str());
-        tracing::debug!(op, elapsed_us = started.elapsed().as_micros() as u64, error = ?code, "call");
+        tracing::debug!(op, elapsed_us = latency.as_micros() as u64, error = ?code, "call");
         result
     }
 
@@ -243,6 +265,31 @@ pub(crate) mod tests {
         assert_eq!(d.in_flight(), 0);
         assert_eq!(d.call("ok", async { Ok(7) }).await, Ok(7));
         assert_eq!(d.calls_served(), 2);
+        let recent = d.calls.recent();
+        assert_eq!(
+            recent
+                .iter()
+                .map(|c| (c.seq, c.action, c.error))
+                .collect::<Vec<_>>(),
+            [(2, "ok", None), (1, "boom", Some("INTERNAL"))]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_call_logs_the_root_and_backing_it_noted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = daemon_in(tmp.path());
+        d.call("navigate", async {
+            call_log::note_root(std::path::Path::new("/p"));
+            call_log::note_backing("pylsp");
+            Ok(())
+        })
+        .await
+        .unwrap();
+        let call = &d.calls.recent()[0];
+        assert_eq!(call.root.as_deref(), Some(std::path::Path::new("/p")));
+        assert_eq!(call.backing.as_deref(), Some("pylsp"));
+        assert!(d.calls.per_second(call.at_unix_ms) > 0.0);
     }
 
     #[tokio::test]

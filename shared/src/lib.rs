@@ -5,10 +5,12 @@
 //! ([`hello`]), the framing ([`transport`]), the error catalog ([`error`]), agent-facing
 //! positions ([`position`]), where files live ([`paths`]), process facts
 //! ([`process`]), the editor signal file both sides read or write
-//! ([`editor_signal`]) and the JetBrains port file and project hash ([`ide`]).
+//! ([`editor_signal`]), the JetBrains port file and project hash ([`ide`]) and the gain
+//! report both the CLI and the dashboard show ([`gain`]).
 
 pub mod editor_signal;
 pub mod error;
+pub mod gain;
 pub mod hello;
 pub mod ide;
 pub mod paths;

@@ -64,6 +64,8 @@ pub trait LeanCtx {
     async fn language_servers(
         req: LanguageServersRequest,
     ) -> Result<LanguageServersResponse, LeanError>;
+    /// Starts the local web dashboard (once; later calls answer the same URL).
+    async fn dashboard(req: DashboardRequest) -> Result<DashboardResponse, LeanError>;
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -790,4 +792,14 @@ pub struct LanguageServersResponse {
     /// The servers the operation touched (for `list`, all that match).
     pub affected: u32,
     pub servers: Vec<LanguageServerStatus>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DashboardRequest {}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DashboardResponse {
+    /// `http://127.0.0.1:<port>/?token=<hex>`: the token is the only credential, so
+    /// the URL is shown only to the user who owns the daemon.
+    pub url: String,
 }

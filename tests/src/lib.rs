@@ -97,7 +97,7 @@ impl TestEnv {
         let toolchain = |var: &str, default: &str| {
             std::env::var_os(var).unwrap_or_else(|| real_home.join(default).into())
         };
-        vec![
+        let mut envs = vec![
             ("PATH", std::env::var_os("PATH").unwrap_or_default()),
             ("RUSTUP_HOME", toolchain("RUSTUP_HOME", ".rustup")),
             ("CARGO_HOME", toolchain("CARGO_HOME", ".cargo")),
@@ -111,7 +111,12 @@ impl TestEnv {
             ("LEAN_CTX_CONFIG_DIR", self.paths.config_dir.clone().into()),
             ("LEAN_CTX_DAEMON_BIN", self.daemon.clone().into()),
             ("LEAN_CTX_LOG", "debug".into()),
-        ]
+        ];
+        // The test command's marker: its final check finds whatever a test left.
+        if let Some(run) = std::env::var_os("LEAN_CTX_TEST_RUN").filter(|r| !r.is_empty()) {
+            envs.push(("LEAN_CTX_TEST_RUN", run));
+        }
+        envs
     }
 
     fn command(&self, bin: &Path) -> Command {
@@ -326,7 +331,13 @@ pub fn contract_server_jar() -> PathBuf {
             let jar = core.join("target/leanctx-core-standalone.jar");
             if !jar.is_file() {
                 let status = Command::new("mvn")
-                    .args(["-B", "-q", "-DskipTests", "-f"])
+                    .args([
+                        "-B",
+                        "-q",
+                        "-DskipTests",
+                        "-Dkotlin.compiler.daemon=false",
+                        "-f",
+                    ])
                     .arg(core.join("pom.xml"))
                     .arg("package")
                     .status()
