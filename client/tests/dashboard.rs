@@ -12,38 +12,15 @@ use std::{
     time::{Duration, Instant},
 };
 
-use lean_ctx_testkit::{TestEnv, pylsp, wait_until};
+use lean_ctx_testkit::{TestEnv, pylsp, python_fixture, wait_until};
 use serde_json::Value;
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
 
-fn ok(env: &TestEnv, cwd: &Path, args: &[&str]) -> Value {
-    let (out, v) = env.shim_json_in(cwd, args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {v}\n{}\nlog:\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        env.log()
-    );
-    v
-}
-
 /// A Python project with a non-ASCII function used twice (as in `lsp.rs`) and a file
 /// worth outlining.
 fn python_project(env: &TestEnv) -> PathBuf {
-    let root = env.dir().join("py");
-    fs::create_dir_all(&root).unwrap();
-    fs::write(root.join("pyproject.toml"), "[project]\nname = \"p\"\n").unwrap();
-    fs::write(
-        root.join("geo.py"),
-        "# Größe — non-ASCII first\ndef fläche(a, b):\n    return a * b\n",
-    )
-    .unwrap();
-    fs::write(
-        root.join("main.py"),
-        "from geo import fläche\n\nprint(\"ü\", fläche(2, 3), fläche(4, 5))\n",
-    )
-    .unwrap();
+    let root = python_fixture(&env.dir().join("py"));
     // Long bodies: its outline (the browser scenario asks for it) saves tokens, so
     // the gain chart has a bar to draw.
     let shapes: String = (0..20)
@@ -56,7 +33,7 @@ fn python_project(env: &TestEnv) -> PathBuf {
         })
         .collect();
     fs::write(root.join("shapes.py"), shapes).unwrap();
-    fs::canonicalize(root).unwrap()
+    root
 }
 
 /// One raw HTTP/1.1 request (so `Host` and `Origin` are exactly what we say); the
@@ -112,14 +89,14 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
     let root = python_project(&env);
     let root_str = root.to_str().unwrap();
     // A warm language server for the servers page (and a call for the overview).
-    ok(&env, &root, &["refactor", "definition", "main.py:3:26"]);
+    env.ok(&root, &["refactor", "definition", "main.py:3:26"]);
 
-    let url = ok(&env, &root, &["dashboard", "--no-open"])["url"]
+    let url = env.ok(&root, &["dashboard", "--no-open"])["url"]
         .as_str()
         .unwrap()
         .to_string();
     assert_eq!(
-        ok(&env, &root, &["dashboard", "--no-open"])["url"],
+        env.ok(&root, &["dashboard", "--no-open"])["url"],
         url.as_str(),
         "a second call answers the same dashboard"
     );
@@ -163,7 +140,7 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
         let (status, _) = http(port, &format!("{evict}{origin}"), &target);
         assert_eq!(status, 403, "a POST with origin {origin:?}");
     }
-    let servers = ok(&env, &root, &["daemon", "status"])["language_servers"].clone();
+    let servers = env.ok(&root, &["daemon", "status"])["language_servers"].clone();
     assert_eq!(
         servers.as_array().unwrap().len(),
         1,
@@ -207,7 +184,7 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
             );
             last = (
                 serde_json::from_str(&served).unwrap(),
-                ok(&env, &root, &["gain"]),
+                env.ok(&root, &["gain"]),
             );
             last.0 == last.1
         }),
@@ -235,7 +212,7 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
     .unwrap();
     assert!(
         wait_until(Duration::from_secs(5), || {
-            ok(&env, &root, &["daemon", "status"])["ides"]
+            env.ok(&root, &["daemon", "status"])["ides"]
                 .as_array()
                 .is_some_and(|ides| ides.len() == 1)
         }),
@@ -282,7 +259,7 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
 
     // The evict button evicted: the daemon says so, and the process is gone (as is
     // chromium: everything the test spawned inherits its environment).
-    let servers = ok(&env, &root, &["daemon", "status"])["language_servers"].clone();
+    let servers = env.ok(&root, &["daemon", "status"])["language_servers"].clone();
     assert_eq!(servers, serde_json::json!([]));
     assert!(
         wait_until(Duration::from_secs(10), || env

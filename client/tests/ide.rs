@@ -10,7 +10,7 @@ use std::{
     time::Duration,
 };
 
-use lean_ctx_testkit::{ContractIde, TestEnv, pylsp, wait_until};
+use lean_ctx_testkit::{ContractIde, TestEnv, pylsp, spots, wait_until};
 use serde_json::{Value, json};
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
@@ -111,36 +111,8 @@ fn run(env: &TestEnv, root: &Path, args: &[&str]) -> (bool, Value) {
     (out.status.success(), v)
 }
 
-fn ok(env: &TestEnv, root: &Path, args: &[&str]) -> Value {
-    let (success, v) = run(env, root, args);
-    assert!(success, "{args:?}: {v}\nlog:\n{}", env.log());
-    v
-}
-
-fn err(env: &TestEnv, root: &Path, args: &[&str]) -> Value {
-    let (success, v) = run(env, root, args);
-    assert!(!success, "{args:?} succeeded: {v}");
-    v["error"].clone()
-}
-
-fn spots(v: &Value) -> Vec<String> {
-    v["locations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| {
-            format!(
-                "{} {}:{}",
-                l["path"].as_str().unwrap(),
-                l["range"]["start"]["line"],
-                l["range"]["start"]["column"]
-            )
-        })
-        .collect()
-}
-
 fn ides(env: &TestEnv, root: &Path) -> Vec<Value> {
-    ok(env, root, &["daemon", "status"])["ides"]
+    env.ok(root, &["daemon", "status"])["ides"]
         .as_array()
         .unwrap()
         .clone()
@@ -150,12 +122,12 @@ fn ides(env: &TestEnv, root: &Path) -> Vec<Value> {
 fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() {
     let (env, root) = world();
     // No IDE yet: kotlin is "jetbrains only".
-    let none = err(&env, &root, &["refactor", "references", "src/Main.kt:6:35"]);
+    let none = env.err(&root, &["refactor", "references", "src/Main.kt:6:35"]);
     assert_eq!(none["code"], "BACKEND_REQUIRED", "{none}");
 
     // A window opens while the daemon runs: the next call uses it.
     let ide = ContractIde::start(&env, &root, &script());
-    let refs = ok(&env, &root, &["refactor", "references", "src/Main.kt:6:35"]);
+    let refs = env.ok(&root, &["refactor", "references", "src/Main.kt:6:35"]);
     assert_eq!(
         spots(&refs),
         ["src/Main.kt 4:8", "src/Main.kt 6:35"],
@@ -166,23 +138,14 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
         refs["locations"][1]["context"],
         "fun caller() = \"𝔘\".length + Main().run()"
     );
-    let def = ok(&env, &root, &["refactor", "definition", "src/Main.kt:6:35"]);
+    let def = env.ok(&root, &["refactor", "definition", "src/Main.kt:6:35"]);
     assert_eq!(spots(&def), ["src/Main.kt 4:8"]);
-    let decl = ok(
-        &env,
-        &root,
-        &["refactor", "declaration", "src/Main.kt:6:35"],
-    );
+    let decl = env.ok(&root, &["refactor", "declaration", "src/Main.kt:6:35"]);
     assert_eq!(spots(&decl), ["src/Main.kt 4:8"]);
-    let imps = ok(
-        &env,
-        &root,
-        &["refactor", "implementations", "src/Main.kt:6:35"],
-    );
+    let imps = env.ok(&root, &["refactor", "implementations", "src/Main.kt:6:35"]);
     assert_eq!(imps["total"], 0);
 
-    let th = ok(
-        &env,
+    let th = env.ok(
         &root,
         &[
             "refactor",
@@ -195,38 +158,28 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
     assert_eq!(th["root_item"]["name"], "Main");
     assert_eq!(th["items"][0]["name"], "Sub", "{th}");
 
-    let diags = ok(&env, &root, &["refactor", "inspections", "src/Main.kt"]);
+    let diags = env.ok(&root, &["refactor", "inspections", "src/Main.kt"]);
     assert_eq!(
         diags["diagnostics"][0]["range"]["start"]["line"], 6,
         "{diags}"
     );
     assert_eq!(diags["backing"], "jetbrains");
-    let list = ok(
-        &env,
+    let list = env.ok(
         &root,
         &["refactor", "inspections", "src/Main.kt", "--mode", "list"],
     );
     assert_eq!(list["sources"][0]["id"], "UnusedSymbol", "{list}");
 
     // tree-sitter has no Scala: the IDE's structure answers.
-    let overview = ok(
-        &env,
-        &root,
-        &["refactor", "symbols-overview", "src/Util.scala"],
-    );
+    let overview = env.ok(&root, &["refactor", "symbols-overview", "src/Util.scala"]);
     assert_eq!(overview["symbols"][0]["name"], "Util", "{overview}");
     assert_eq!(overview["symbols"][0]["kind"], "object");
     // Kotlin is parsed here: the headless index answers, with ranges and signatures.
-    let headless = ok(
-        &env,
-        &root,
-        &["refactor", "symbols-overview", "src/Main.kt"],
-    );
+    let headless = env.ok(&root, &["refactor", "symbols-overview", "src/Main.kt"]);
     assert_eq!(headless["symbols"][0]["name_path"], "Main", "{headless}");
 
     // Reformat: a stale expected_hash is refused before anything is sent.
-    let stale = err(
-        &env,
+    let stale = env.err(
         &root,
         &[
             "refactor",
@@ -243,7 +196,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
     );
 
     // Safe delete with a conflict: refused without force, nothing sent.
-    let blocked = err(&env, &root, &["refactor", "safe-delete", "src/Main.kt:4:9"]);
+    let blocked = env.err(&root, &["refactor", "safe-delete", "src/Main.kt:4:9"]);
     assert_eq!(blocked["code"], "CONFLICT", "{blocked}");
     assert_eq!(
         fs::read_to_string(root.join("src/Main.kt")).unwrap(),
@@ -251,8 +204,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
     );
 
     // Move and inline: previews, then applies (the double changes nothing).
-    let mv = ok(
-        &env,
+    let mv = env.ok(
         &root,
         &[
             "refactor",
@@ -264,8 +216,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
         ],
     );
     assert_eq!(mv["usages"][0]["text"], "run", "{mv}");
-    let mv = ok(
-        &env,
+    let mv = env.ok(
         &root,
         &[
             "refactor",
@@ -276,8 +227,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
         ],
     );
     assert_eq!(mv["applied"], true);
-    let outside = err(
-        &env,
+    let outside = env.err(
         &root,
         &[
             "refactor",
@@ -288,12 +238,11 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
         ],
     );
     assert_eq!(outside["code"], "INVALID_TARGET", "{outside}");
-    let inl = ok(&env, &root, &["refactor", "inline", "src/Main.kt:4:9"]);
+    let inl = env.ok(&root, &["refactor", "inline", "src/Main.kt:4:9"]);
     assert_eq!(inl["applied"], true, "{inl}");
 
     // Rename: preview, then drift of a usage's text → CONFLICT, nothing sent.
-    let preview = ok(
-        &env,
+    let preview = env.ok(
         &root,
         &[
             "refactor",
@@ -309,8 +258,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
     let plan = preview["plan_hash"].as_str().unwrap().to_string();
     let drifted = MAIN_KT.replace("Main().run()", "Main().rux()");
     fs::write(root.join("src/Main.kt"), &drifted).unwrap();
-    let drift = err(
-        &env,
+    let drift = env.err(
         &root,
         &[
             "refactor",
@@ -328,8 +276,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
         drifted
     );
     fs::write(root.join("src/Main.kt"), MAIN_KT).unwrap();
-    let applied = ok(
-        &env,
+    let applied = env.ok(
         &root,
         &[
             "refactor",
@@ -351,11 +298,11 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
         MAIN_KT.replace("run()", "execute()")
     );
     // The headless index sees the IDE's write at once.
-    let search = ok(&env, &root, &["search", "execute"]);
+    let search = env.ok(&root, &["search", "execute"]);
     assert_eq!(search["total"], 1, "{search}");
 
     // Reformat through the IDE: its edit lands, the hash is of the new bytes.
-    let formatted = ok(&env, &root, &["refactor", "reformat", "src/Main.kt"]);
+    let formatted = env.ok(&root, &["refactor", "reformat", "src/Main.kt"]);
     let now = fs::read_to_string(root.join("src/Main.kt")).unwrap();
     assert_eq!(formatted["reformatted"], true, "{formatted}\n{now}");
     assert!(now.contains("\n  fun execute(): Int = 1\n"), "{now}");
@@ -366,8 +313,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
 
     // Symbol edits through the IDE's document store: our guards, our bytes.
     let before = fs::read_to_string(root.join("src/Main.kt")).unwrap();
-    let stale = err(
-        &env,
+    let stale = env.err(
         &root,
         &[
             "refactor",
@@ -385,8 +331,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
         fs::read_to_string(root.join("src/Main.kt")).unwrap(),
         before
     );
-    let replaced = ok(
-        &env,
+    let replaced = env.ok(
         &root,
         &[
             "refactor",
@@ -399,8 +344,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
     );
     assert_eq!(replaced["backing"], "jetbrains", "{replaced}");
     assert_eq!(replaced["new_range"]["start"]["line"], 4);
-    let inserted = ok(
-        &env,
+    let inserted = env.ok(
         &root,
         &[
             "refactor",
@@ -435,7 +379,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
 fn a_wrong_token_is_unauthorized_and_a_dead_ide_falls_back_in_the_same_call() {
     let (env, root) = world();
     let mut ide = ContractIde::start(&env, &root, &script());
-    let def = ok(&env, &root, &["refactor", "definition", "main.py:2:12"]);
+    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
     assert_eq!(def["backing"], "jetbrains", "{def}");
     assert_eq!(spots(&def), ["geo.py 1:4"]);
 
@@ -459,13 +403,13 @@ fn a_wrong_token_is_unauthorized_and_a_dead_ide_falls_back_in_the_same_call() {
 
     // The IDE dies: the next call falls back to the language server, and status says so.
     ide.kill9();
-    let def = ok(&env, &root, &["refactor", "definition", "main.py:2:12"]);
+    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
     assert_eq!(def["backing"], "pylsp", "{def}");
     assert_eq!(spots(&def), ["geo.py 1:4"]);
     let st = ides(&env, &root);
     assert_eq!(st[0]["reachable"], false, "{st:?}");
     // Kotlin is "jetbrains only": without the IDE, BACKEND_REQUIRED.
-    let kt = err(&env, &root, &["refactor", "references", "src/Main.kt:6:35"]);
+    let kt = env.err(&root, &["refactor", "references", "src/Main.kt:6:35"]);
     assert_eq!(kt["code"], "BACKEND_REQUIRED", "{kt}");
 }
 
@@ -477,7 +421,7 @@ fn another_worktrees_window_and_stale_or_bad_port_files_are_never_used() {
     fs::create_dir_all(&sibling).unwrap();
     fs::write(sibling.join("main.py"), MAIN_PY).unwrap();
     let _theirs = ContractIde::start(&env, &fs::canonicalize(&sibling).unwrap(), &script());
-    let def = ok(&env, &root, &["refactor", "definition", "main.py:2:12"]);
+    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
     assert_eq!(def["backing"], "pylsp", "{def}");
 
     // A stale port file for our root (its IDE's pid is gone), and garbage beside it.
@@ -495,7 +439,7 @@ fn another_worktrees_window_and_stale_or_bad_port_files_are_never_used() {
         "{not json",
     )
     .unwrap();
-    let def = ok(&env, &root, &["refactor", "definition", "main.py:2:12"]);
+    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
     assert_eq!(def["backing"], "pylsp", "{def}");
     let st = ides(&env, &root);
     let ours: Vec<&Value> = st

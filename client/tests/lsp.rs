@@ -10,7 +10,7 @@ use std::{
     time::Duration,
 };
 
-use lean_ctx_testkit::{TestEnv, git, pylsp, rust_analyzer, wait_until};
+use lean_ctx_testkit::{TestEnv, git, pylsp, python_fixture, rust_analyzer, spots, wait_until};
 use serde_json::Value;
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
@@ -53,42 +53,8 @@ fn write_crate(root: &Path) {
     fs::write(root.join("src/shapes.rs"), SHAPES_RS).unwrap();
 }
 
-fn ok(env: &TestEnv, cwd: &Path, args: &[&str]) -> Value {
-    let (out, v) = env.shim_json_in(cwd, args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {v}\n{}\nlog:\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        env.log()
-    );
-    v
-}
-
-fn err(env: &TestEnv, cwd: &Path, args: &[&str]) -> Value {
-    let (out, v) = env.shim_json_in(cwd, args);
-    assert!(!out.status.success(), "{args:?} succeeded: {v}");
-    v["error"].clone()
-}
-
-/// `path line:col` of every location, in answer order.
-fn spots(v: &Value) -> Vec<String> {
-    v["locations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| {
-            format!(
-                "{} {}:{}",
-                l["path"].as_str().unwrap(),
-                l["range"]["start"]["line"],
-                l["range"]["start"]["column"]
-            )
-        })
-        .collect()
-}
-
 fn servers(env: &TestEnv, cwd: &Path) -> Vec<Value> {
-    ok(env, cwd, &["daemon", "status"])["language_servers"]
+    env.ok(cwd, &["daemon", "status"])["language_servers"]
         .as_array()
         .unwrap()
         .clone()
@@ -98,8 +64,7 @@ fn servers(env: &TestEnv, cwd: &Path) -> Vec<Value> {
 fn rust_analyzer_navigates_non_ascii_code_and_reports_indexing_first() {
     let (env, root) = rust_project("");
     // The first call finds no server yet: INDEXING with progress, never an empty list.
-    let first = err(
-        &env,
+    let first = env.err(
         &root,
         &["refactor", "references", "src/lib.rs:3:8", "--no-wait"],
     );
@@ -110,7 +75,7 @@ fn rust_analyzer_navigates_non_ascii_code_and_reports_indexing_first() {
     );
 
     // `größe` is column 7 in characters (9 in UTF-8 bytes).
-    let refs = ok(&env, &root, &["refactor", "references", "src/lib.rs:3:9"]);
+    let refs = env.ok(&root, &["refactor", "references", "src/lib.rs:3:9"]);
     assert_eq!(
         spots(&refs),
         ["src/lib.rs 3:7", "src/lib.rs 4:25", "src/lib.rs 4:62"]
@@ -125,20 +90,18 @@ fn rust_analyzer_navigates_non_ascii_code_and_reports_indexing_first() {
     );
 
     // The second `größe(` call on line 4 is column 62: past two non-ASCII names.
-    let def = ok(&env, &root, &["refactor", "definition", "src/lib.rs:4:63"]);
+    let def = env.ok(&root, &["refactor", "definition", "src/lib.rs:4:63"]);
     assert_eq!(spots(&def), ["src/lib.rs 3:7"]);
-    let decl = ok(&env, &root, &["refactor", "declaration", "src/lib.rs:4:63"]);
+    let decl = env.ok(&root, &["refactor", "declaration", "src/lib.rs:4:63"]);
     assert_eq!(spots(&decl), ["src/lib.rs 3:7"]);
 
-    let imps = ok(
-        &env,
+    let imps = env.ok(
         &root,
         &["refactor", "implementations", "src/shapes.rs:1:11"],
     );
     assert_eq!(spots(&imps), ["src/shapes.rs 3:14", "src/shapes.rs 5:14"]);
 
-    let limited = ok(
-        &env,
+    let limited = env.ok(
         &root,
         &["refactor", "references", "src/lib.rs:3:9", "--limit", "1"],
     );
@@ -148,15 +111,11 @@ fn rust_analyzer_navigates_non_ascii_code_and_reports_indexing_first() {
     );
 
     // rust-analyzer has no type hierarchy: said plainly.
-    let th = err(
-        &env,
-        &root,
-        &["refactor", "type-hierarchy", "src/shapes.rs:2:12"],
-    );
+    let th = env.err(&root, &["refactor", "type-hierarchy", "src/shapes.rs:2:12"]);
     assert_eq!(th["code"], "UNSUPPORTED", "{th}");
 
     // A position outside the file.
-    let oob = err(&env, &root, &["refactor", "references", "src/lib.rs:3:99"]);
+    let oob = env.err(&root, &["refactor", "references", "src/lib.rs:3:99"]);
     assert_eq!(oob["code"], "POSITION_OUT_OF_RANGE", "{oob}");
 
     // Diagnostics of a file written by someone else just now: never stale.
@@ -165,7 +124,7 @@ fn rust_analyzer_navigates_non_ascii_code_and_reports_indexing_first() {
         format!("{LIB_RS}pub fn kaputt() -> u32 {{ \"ö\" }}\n"),
     )
     .unwrap();
-    let diags = ok(&env, &root, &["refactor", "inspections", "src/lib.rs"]);
+    let diags = env.ok(&root, &["refactor", "inspections", "src/lib.rs"]);
     let found = diags["diagnostics"].as_array().unwrap();
     assert!(
         found
@@ -173,8 +132,7 @@ fn rust_analyzer_navigates_non_ascii_code_and_reports_indexing_first() {
             .any(|d| d["severity"] == "ERROR" && d["range"]["start"]["line"] == 5),
         "{diags}"
     );
-    let list = ok(
-        &env,
+    let list = env.ok(
         &root,
         &["refactor", "inspections", "src/lib.rs", "--mode", "list"],
     );
@@ -206,7 +164,7 @@ fn rename_square<'a>(extra: &[&'a str]) -> Vec<&'a str> {
 #[test]
 fn rename_previews_applies_across_files_and_refuses_a_drifted_plan() {
     let (env, root) = rust_project("");
-    let preview = ok(&env, &root, &rename_square(&["--preview"]));
+    let preview = env.ok(&root, &rename_square(&["--preview"]));
     let usages = preview["usages"].as_array().unwrap();
     let files: std::collections::BTreeSet<&str> =
         usages.iter().map(|u| u["path"].as_str().unwrap()).collect();
@@ -227,7 +185,7 @@ fn rename_previews_applies_across_files_and_refuses_a_drifted_plan() {
     let drifted = format!("// a line above shifts every usage\n{LIB_RS}");
     fs::write(root.join("src/lib.rs"), &drifted).unwrap();
     thread::sleep(Duration::from_millis(300));
-    let conflict = err(&env, &root, &rename_square(&["--plan-hash", &plan]));
+    let conflict = env.err(&root, &rename_square(&["--plan-hash", &plan]));
     assert_eq!(conflict["code"], "CONFLICT", "{conflict}");
     assert_eq!(
         fs::read_to_string(root.join("src/lib.rs")).unwrap(),
@@ -239,9 +197,9 @@ fn rename_previews_applies_across_files_and_refuses_a_drifted_plan() {
     );
 
     // A fresh preview and its plan apply to every file.
-    let again = ok(&env, &root, &rename_square(&["--preview"]));
+    let again = env.ok(&root, &rename_square(&["--preview"]));
     let plan = again["plan_hash"].as_str().unwrap().to_string();
-    let applied = ok(&env, &root, &rename_square(&["--plan-hash", &plan]));
+    let applied = env.ok(&root, &rename_square(&["--plan-hash", &plan]));
     assert_eq!(applied["applied"], true, "{applied}");
     assert_eq!(
         applied["changed_paths"],
@@ -256,19 +214,14 @@ fn rename_previews_applies_across_files_and_refuses_a_drifted_plan() {
         SHAPES_RS.replace("Square", "Quadrat")
     );
     // The server saw our writes: the next answer is about the new text.
-    let refs = ok(
-        &env,
-        &root,
-        &["refactor", "references", "src/shapes.rs:2:12"],
-    );
+    let refs = env.ok(&root, &["refactor", "references", "src/shapes.rs:2:12"]);
     assert_eq!(refs["total"], 5, "{refs}");
     for l in refs["locations"].as_array().unwrap() {
         assert!(l["context"].as_str().unwrap().contains("Quadrat"), "{l}");
     }
 
     // Nothing to rename at a keyword.
-    let nothing = err(
-        &env,
+    let nothing = env.err(
         &root,
         &[
             "refactor",
@@ -282,8 +235,7 @@ fn rename_previews_applies_across_files_and_refuses_a_drifted_plan() {
     assert_eq!(nothing["code"], "NO_SYMBOL_AT_POSITION", "{nothing}");
 
     // Move, safe delete and inline have no language-server equivalent.
-    let mv = err(
-        &env,
+    let mv = env.err(
         &root,
         &[
             "refactor",
@@ -302,8 +254,7 @@ fn reformat_writes_atomically_and_guards_the_hash() {
     let ugly = "pub fn   grün( )->u32{1}\n";
     fs::write(root.join("src/ugly.rs"), ugly).unwrap();
     fs::write(root.join("src/lib.rs"), format!("{LIB_RS}pub mod ugly;\n")).unwrap();
-    let stale = err(
-        &env,
+    let stale = env.err(
         &root,
         &[
             "refactor",
@@ -316,8 +267,7 @@ fn reformat_writes_atomically_and_guards_the_hash() {
     assert_eq!(stale["code"], "CONFLICT", "{stale}");
     assert_eq!(fs::read_to_string(root.join("src/ugly.rs")).unwrap(), ugly);
     let hash = blake3::hash(ugly.as_bytes()).to_hex().to_string();
-    let done = ok(
-        &env,
+    let done = env.ok(
         &root,
         &[
             "refactor",
@@ -331,14 +281,14 @@ fn reformat_writes_atomically_and_guards_the_hash() {
     let now = fs::read_to_string(root.join("src/ugly.rs")).unwrap();
     assert_eq!(now, "pub fn grün() -> u32 {\n    1\n}\n");
     assert_eq!(done["hash"], blake3::hash(now.as_bytes()).to_hex().as_str());
-    let again = ok(&env, &root, &["refactor", "reformat", "src/ugly.rs"]);
+    let again = env.ok(&root, &["refactor", "reformat", "src/ugly.rs"]);
     assert_eq!(again["reformatted"], false);
 }
 
 #[test]
 fn a_killed_server_is_restarted_by_the_next_call_and_many_sessions_share_one() {
     let (env, root) = rust_project("");
-    ok(&env, &root, &["refactor", "references", "src/lib.rs:3:9"]);
+    env.ok(&root, &["refactor", "references", "src/lib.rs:3:9"]);
     let first = servers(&env, &root)[0]["pid"].as_u64().unwrap() as u32;
 
     // Eight sessions at once: one server answers them all.
@@ -373,7 +323,7 @@ fn a_killed_server_is_restarted_by_the_next_call_and_many_sessions_share_one() {
         [0]["state"]
         == "failed"));
     // The next call starts a new one (answering INDEXING meanwhile) and then answers.
-    let refs = ok(&env, &root, &["refactor", "references", "src/lib.rs:3:9"]);
+    let refs = env.ok(&root, &["refactor", "references", "src/lib.rs:3:9"]);
     assert_eq!(refs["total"], 3);
     let st = servers(&env, &root);
     assert_eq!(st.len(), 1);
@@ -389,8 +339,8 @@ fn two_worktrees_get_two_servers_which_go_when_idle_and_die_with_the_daemon() {
     let second = fs::canonicalize(second).unwrap();
     fs::write(second.join("src/lib.rs"), LIB_RS.replace("größe", "maß")).unwrap();
 
-    let here = ok(&env, &root, &["refactor", "references", "src/lib.rs:3:9"]);
-    let there = ok(&env, &second, &["refactor", "references", "src/lib.rs:3:8"]);
+    let here = env.ok(&root, &["refactor", "references", "src/lib.rs:3:9"]);
+    let there = env.ok(&second, &["refactor", "references", "src/lib.rs:3:8"]);
     assert_eq!(here["total"], 3);
     assert_eq!(there["total"], 3);
     assert!(
@@ -415,7 +365,7 @@ fn two_worktrees_get_two_servers_which_go_when_idle_and_die_with_the_daemon() {
         .is_empty()));
 
     // A daemon killed with -9 leaves no server behind: they see their stdin close.
-    ok(&env, &root, &["refactor", "references", "src/lib.rs:3:9"]);
+    env.ok(&root, &["refactor", "references", "src/lib.rs:3:9"]);
     let pid = servers(&env, &root)[0]["pid"].as_u64().unwrap() as u32;
     let daemon = env.daemon_pid().unwrap();
     let _ = rustix::process::kill_process(
@@ -434,13 +384,13 @@ fn two_worktrees_get_two_servers_which_go_when_idle_and_die_with_the_daemon() {
 #[test]
 fn evict_and_restart_through_the_cli() {
     let (env, root) = rust_project("");
-    ok(&env, &root, &["refactor", "references", "src/lib.rs:3:9"]);
+    env.ok(&root, &["refactor", "references", "src/lib.rs:3:9"]);
     let before = servers(&env, &root)[0]["pid"].as_u64().unwrap();
-    let restarted = ok(&env, &root, &["servers", "restart"]);
+    let restarted = env.ok(&root, &["servers", "restart"]);
     assert_eq!(restarted["affected"], 1, "{restarted}");
     let after = servers(&env, &root)[0]["pid"].as_u64().unwrap();
     assert_ne!(before, after);
-    let evicted = ok(&env, &root, &["servers", "evict", "--language", "rust"]);
+    let evicted = env.ok(&root, &["servers", "evict", "--language", "rust"]);
     assert_eq!(evicted["affected"], 1);
     assert!(servers(&env, &root).is_empty());
     assert!(wait_until(Duration::from_secs(5), || env
@@ -458,22 +408,9 @@ fn python_env(extra: &str) -> TestEnv {
     env
 }
 
-/// A Python project `name` with a non-ASCII function used twice.
+/// [`python_fixture`] in the directory `name` of the environment.
 fn python_project(env: &TestEnv, name: &str) -> PathBuf {
-    let root = env.dir().join(name);
-    fs::create_dir_all(&root).unwrap();
-    fs::write(root.join("pyproject.toml"), "[project]\nname = \"p\"\n").unwrap();
-    fs::write(
-        root.join("geo.py"),
-        "# Größe — non-ASCII first\ndef fläche(a, b):\n    return a * b\n",
-    )
-    .unwrap();
-    fs::write(
-        root.join("main.py"),
-        "from geo import fläche\n\nprint(\"ü\", fläche(2, 3), fläche(4, 5))\n",
-    )
-    .unwrap();
-    fs::canonicalize(root).unwrap()
+    python_fixture(&env.dir().join(name))
 }
 
 #[test]
@@ -481,13 +418,13 @@ fn the_instance_cap_and_the_memory_budget_evict_the_least_recently_used() {
     for limit in ["max_servers = 1\n", "rss_budget_mb = 1\n"] {
         let env = python_env(limit);
         let (a, b) = (python_project(&env, "a"), python_project(&env, "b"));
-        ok(&env, &a, &["refactor", "definition", "main.py:3:26"]);
+        env.ok(&a, &["refactor", "definition", "main.py:3:26"]);
         let first = servers(&env, &a);
         assert_eq!(first.len(), 1, "{limit}");
         let first = first[0]["pid"].as_u64().unwrap() as u32;
         // A second root's server pushes the first (least recently used) out at once;
         // the one in use stays even when it alone is over the budget.
-        ok(&env, &b, &["refactor", "definition", "main.py:3:26"]);
+        env.ok(&b, &["refactor", "definition", "main.py:3:26"]);
         assert!(
             wait_until(Duration::from_secs(10), || {
                 let st = servers(&env, &a);
@@ -507,10 +444,10 @@ fn python_lsp_server_answers_definition_and_references() {
     let env = python_env("");
     let root = python_project(&env, "py");
     // `fläche` in the second call: after "print(\"ü\", fläche(2, 3), ".
-    let def = ok(&env, &root, &["refactor", "definition", "main.py:3:26"]);
+    let def = env.ok(&root, &["refactor", "definition", "main.py:3:26"]);
     assert_eq!(spots(&def), ["geo.py 2:4"], "{def}");
     assert_eq!(def["backing"], "pylsp");
-    let refs = ok(&env, &root, &["refactor", "references", "geo.py:2:5"]);
+    let refs = env.ok(&root, &["refactor", "references", "geo.py:2:5"]);
     assert_eq!(
         spots(&refs),
         ["geo.py 2:4", "main.py 1:16", "main.py 3:11", "main.py 3:25"],
@@ -530,12 +467,12 @@ fn a_missing_server_is_backend_required_with_a_remedy() {
     write_crate(&root);
     fs::write(root.join("main.go"), "package main\nfunc main() {}\n").unwrap();
     let root = fs::canonicalize(root).unwrap();
-    let e = err(&env, &root, &["refactor", "references", "src/lib.rs:3:9"]);
+    let e = env.err(&root, &["refactor", "references", "src/lib.rs:3:9"]);
     assert_eq!(e["code"], "BACKEND_REQUIRED", "{e}");
     assert!(e["remedy"].as_str().unwrap().contains("lsp.rust"), "{e}");
-    let e = err(&env, &root, &["refactor", "definition", "main.go:2:6"]);
+    let e = env.err(&root, &["refactor", "definition", "main.go:2:6"]);
     assert_eq!(e["code"], "BACKEND_REQUIRED", "{e}");
     assert!(e["message"].as_str().unwrap().contains("jetbrains"), "{e}");
-    let e = err(&env, &root, &["refactor", "references", "Cargo.toml:1:1"]);
+    let e = env.err(&root, &["refactor", "references", "Cargo.toml:1:1"]);
     assert_eq!(e["code"], "UNSUPPORTED_LANGUAGE", "{e}");
 }

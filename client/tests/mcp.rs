@@ -28,14 +28,21 @@ fn the_python_mcp_sdk_drives_every_tool_through_indexing_errors_and_a_daemon_cra
             .collect();
         fs::write(project.join(format!("src/gen/m{i}.rs")), body).unwrap();
     }
+    sdk_scenario(&env, &[], &project, &[("LEAN_CTX_MCP_WAIT_MS", "0")]);
+}
+
+/// Runs tests/mcp/sdk_client.py (the Python SDK as the client of the real shim) on
+/// `project`; it prints `ok` or fails with the broken assertion.
+fn sdk_scenario(env: &TestEnv, mode: &[&str], project: &Path, extra_env: &[(&str, &str)]) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/sdk_client.py");
     let out = Command::new("python3")
         .arg(script)
+        .args(mode)
         .arg(SHIM)
-        .arg(&project)
+        .arg(project)
         .env_clear()
         .envs(env.envs())
-        .env("LEAN_CTX_MCP_WAIT_MS", "0")
+        .envs(extra_env.iter().copied())
         .output()
         .unwrap();
     assert!(
@@ -55,37 +62,14 @@ fn the_python_mcp_sdk_drives_the_language_server_actions() {
         "[lsp]\npython = [{:?}]\n",
         lean_ctx_testkit::pylsp().display().to_string()
     ));
-    let project = env.dir().join("py");
-    fs::create_dir_all(&project).unwrap();
-    fs::write(project.join("pyproject.toml"), "[project]\nname = \"p\"\n").unwrap();
-    fs::write(
-        project.join("geo.py"),
-        "# Größe — non-ASCII first\ndef fläche(a, b):\n    return a * b\n",
-    )
-    .unwrap();
+    let project = lean_ctx_testkit::python_fixture(&env.dir().join("py"));
+    // An unused import on line 2 gives pyflakes something to report.
     fs::write(
         project.join("main.py"),
         "from geo import fläche\nimport os\nprint(\"ü\", fläche(2, 3), fläche(4, 5))\n",
     )
     .unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/sdk_client.py");
-    let out = Command::new("python3")
-        .arg(script)
-        .arg("--language-servers")
-        .arg(SHIM)
-        .arg(&project)
-        .env_clear()
-        .envs(env.envs())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "MCP scenario failed:\n{}\n{}\ndaemon log:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-        env.log()
-    );
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+    sdk_scenario(&env, &["--language-servers"], &project, &[]);
 }
 
 #[test]

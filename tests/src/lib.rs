@@ -179,6 +179,25 @@ impl TestEnv {
         (out, value)
     }
 
+    /// `lean-ctx --json ARGS` in `cwd`, which must succeed: its answer.
+    pub fn ok(&self, cwd: &Path, args: &[&str]) -> serde_json::Value {
+        let (out, v) = self.shim_json_in(cwd, args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {v}\n{}\nlog:\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            self.log()
+        );
+        v
+    }
+
+    /// `lean-ctx --json ARGS` in `cwd`, which must fail: its `error` object.
+    pub fn err(&self, cwd: &Path, args: &[&str]) -> serde_json::Value {
+        let (out, v) = self.shim_json_in(cwd, args);
+        assert!(!out.status.success(), "{args:?} succeeded: {v}");
+        v["error"].clone()
+    }
+
     /// The pid holding the daemon lock.
     pub fn daemon_pid(&self) -> Option<u32> {
         self.paths.daemon_pid()
@@ -263,6 +282,41 @@ impl Drop for TestEnv {
             self.kill9(pid);
         }
     }
+}
+
+/// `path line:col` of every location of a navigation answer, in answer order.
+pub fn spots(v: &serde_json::Value) -> Vec<String> {
+    v["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {}:{}",
+                l["path"].as_str().unwrap(),
+                l["range"]["start"]["line"],
+                l["range"]["start"]["column"]
+            )
+        })
+        .collect()
+}
+
+/// A Python project in `root`: `fläche` (non-ASCII) defined in geo.py and used twice
+/// in main.py; returns the canonical root.
+pub fn python_fixture(root: &Path) -> PathBuf {
+    fs::create_dir_all(root).unwrap();
+    fs::write(root.join("pyproject.toml"), "[project]\nname = \"p\"\n").unwrap();
+    fs::write(
+        root.join("geo.py"),
+        "# Größe — non-ASCII first\ndef fläche(a, b):\n    return a * b\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("main.py"),
+        "from geo import fläche\n\nprint(\"ü\", fläche(2, 3), fläche(4, 5))\n",
+    )
+    .unwrap();
+    fs::canonicalize(root).unwrap()
 }
 
 /// A working rust-analyzer: `LEAN_CTX_TEST_RUST_ANALYZER`, else what

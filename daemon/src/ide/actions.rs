@@ -37,7 +37,7 @@ use crate::{
     headless::{blocking, project},
     jail::{self, Jailed, Want},
     lsp::{
-        actions::{Files, limit, plan_hash},
+        actions::{Files, limit, may_apply, plan_hash},
         text::{DocText, Encoding},
     },
     registry::Project,
@@ -478,31 +478,7 @@ pub async fn refactor(
     else {
         return Ok(Some(resp));
     };
-    if let Some(want) = want
-        && !want.trim().eq_ignore_ascii_case(&resp.plan_hash)
-    {
-        return Err(LeanError::new(
-            ErrorCode::Conflict,
-            format!(
-                "the {} plan changed since the preview (plan_hash {} now, {} given): nothing sent",
-                req.kind.as_str(),
-                resp.plan_hash,
-                want.trim()
-            ),
-        )
-        .with_remedy("preview again and apply the new plan_hash"));
-    }
-    if !resp.conflicts.is_empty() && !force {
-        return Err(LeanError::new(
-            ErrorCode::Conflict,
-            format!(
-                "the {} has conflicts: {}; nothing sent",
-                req.kind.as_str(),
-                resp.conflicts.join("; ")
-            ),
-        )
-        .with_remedy("resolve the conflicts, or pass force"));
-    }
+    may_apply(&resp, want.as_deref(), *force)?;
     // Inline takes no `force` on the wire (WIRE.md).
     if !matches!(req.kind, RefactorKind::Inline) {
         body["force"] = (*force).into();

@@ -732,31 +732,7 @@ async fn refactor_lsp(d: &Daemon, req: &RefactorRequest) -> Result<RefactorRespo
     let RefactorPhase::Apply { plan_hash, force } = &req.phase else {
         return Ok(resp);
     };
-    if let Some(want) = plan_hash
-        && !want.trim().eq_ignore_ascii_case(&plan.hash)
-    {
-        return Err(LeanError::new(
-            ErrorCode::Conflict,
-            format!(
-                "the rename plan changed since the preview (plan_hash {} now, {} given): files changed; nothing written",
-                plan.hash,
-                want.trim()
-            ),
-        )
-        .with_remedy("preview again and apply the new plan_hash"));
-    }
-    if !plan.conflicts.is_empty() && !force {
-        return Err(LeanError::new(
-            ErrorCode::Conflict,
-            format!(
-                "the rename has conflicts: {}; nothing written",
-                plan.conflicts.join("; ")
-            ),
-        )
-        .with_remedy(
-            "resolve the conflicts, or pass force to apply the edits inside the root anyway",
-        ));
-    }
+    may_apply(&resp, plan_hash.as_deref(), *force)?;
     let writes = plan.writes;
     let locks = d.locks.clone();
     let writes = blocking(move || edit::apply_many(&locks, &writes).map(|()| writes)).await?;
@@ -862,6 +838,40 @@ fn plan(project: &Project, edit: lsp_types::WorkspaceEdit, enc: Encoding) -> Pla
         writes,
         hash,
     }
+}
+
+/// The apply gate of every two-phase refactoring, whichever backing answers: the plan
+/// recomputed now must hash to what the caller previewed (when it says), and
+/// conflicts block unless forced. Nothing is written or sent when it refuses.
+pub(crate) fn may_apply(
+    plan: &RefactorResponse,
+    previewed: Option<&str>,
+    force: bool,
+) -> Result<(), LeanError> {
+    if let Some(want) = previewed
+        && !want.trim().eq_ignore_ascii_case(&plan.plan_hash)
+    {
+        return Err(LeanError::new(
+            ErrorCode::Conflict,
+            format!(
+                "the plan changed since the preview (plan_hash {} now, {} given): files changed; nothing written",
+                plan.plan_hash,
+                want.trim()
+            ),
+        )
+        .with_remedy("preview again and apply the new plan_hash"));
+    }
+    if !plan.conflicts.is_empty() && !force {
+        return Err(LeanError::new(
+            ErrorCode::Conflict,
+            format!(
+                "the refactoring has conflicts: {}; nothing written",
+                plan.conflicts.join("; ")
+            ),
+        )
+        .with_remedy("resolve the conflicts, or pass force to apply anyway"));
+    }
+    Ok(())
 }
 
 /// BLAKE3 over the usages sorted by (path, range): one row each of path, range and
