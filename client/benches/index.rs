@@ -140,6 +140,22 @@ fn main() {
     );
     println!("  ctags -R                    {:>8.0} ms", ms(c2));
     println!("  ratio                       {:>8.3}x", ms(s) / ms(c2));
+    let second_row = st
+        .projects
+        .iter()
+        .find(|p| p.root == second.canonicalize().unwrap())
+        .and_then(|p| p.index.as_ref())
+        .unwrap();
+    for line in env.log().lines().filter(|l| l.contains("indexed")) {
+        println!("  daemon log: {}", line.trim());
+    }
+    println!(
+        "  its caches: content hashes {} known / {} read, symbols {} cached / {} parsed",
+        second_row.hash_cache.hits,
+        second_row.hash_cache.misses,
+        second_row.symbol_cache.hits,
+        second_row.symbol_cache.misses
+    );
 
     // Warm whole-process outline of one file vs ctags on it.
     let file = repo.join(FILE);

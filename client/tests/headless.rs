@@ -723,6 +723,11 @@ fn a_second_worktree_is_indexed_from_the_shared_cache_and_edits_stay_in_their_wo
     git(&main, &["commit", "-qm", "init"]);
     git(&main, &["worktree", "add", "-q", "-b", "feature", "../wt"]);
     let wt = fs::canonicalize(env.dir().join("wt")).unwrap();
+    // Files written in the same clock tick as their git index are racily clean and
+    // must be read; rewrite both indexes a tick later so git vouches for every file.
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    git(&main, &["reset", "-q"]);
+    git(&wt, &["reset", "-q"]);
 
     ok(&env, &main, &["outline"]);
     ok(&env, &wt, &["outline"]);
@@ -743,12 +748,21 @@ fn a_second_worktree_is_indexed_from_the_shared_cache_and_edits_stay_in_their_wo
     assert_eq!(a["index"]["symbol_cache"]["misses"], 40, "{a}");
     assert_eq!(b["index"]["symbol_cache"]["hits"], 40, "{b}");
     assert_eq!(b["index"]["symbol_cache"]["misses"], 0, "{b}");
-    let symbols = st["caches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "symbols")
-        .unwrap();
+    // Its content hashes came from its git index and what the first worktree
+    // learned: not one file of the second worktree was read.
+    assert_eq!(b["index"]["hash_cache"]["hits"], 40, "{b}");
+    assert_eq!(b["index"]["hash_cache"]["misses"], 0, "{b}");
+    let cache = |name: &str| {
+        st["caches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(cache("git_blob")["hits"], 40, "{st}");
+    let symbols = cache("symbols");
     assert_eq!(
         symbols["entries"], 40,
         "one parse per distinct content: {symbols}"

@@ -26,7 +26,7 @@ use lean_ctx_shared::{
 
 use crate::index::{
     lang::Lang,
-    symbols::{FileSymbols, Symbol, extract},
+    symbols::{FileSymbols, Symbol, extract, syntax_error},
     text::LineIndex,
 };
 
@@ -181,9 +181,9 @@ pub fn plan(abs: &Path, rel: &str, lang: Lang, edit: &Edit<'_>) -> Result<Planne
     let written = at.start + written.start..at.start + written.end;
 
     let mut checked = None;
-    if !edit.force && parsed.syntax_error.is_none() {
-        let after = extract(lang, &content);
-        if let Some(pos) = after.syntax_error {
+    // Whole parses: the index's skeleton parse does not look inside bodies.
+    if !edit.force && syntax_error(lang, &original).is_none() {
+        if let Some(pos) = syntax_error(lang, &content) {
             return Err(LeanError::new(
                 ErrorCode::Conflict,
                 format!(
@@ -195,7 +195,7 @@ pub fn plan(abs: &Path, rel: &str, lang: Lang, edit: &Edit<'_>) -> Result<Planne
                 "fix the text (it must be complete declarations), or pass force to write it anyway",
             ));
         }
-        checked = Some(after);
+        checked = Some(extract(lang, &content));
     }
 
     Ok(Planned {

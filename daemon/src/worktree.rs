@@ -47,7 +47,7 @@ pub fn detect(root: &Path) -> WorktreeInfo {
 }
 
 /// The git dir of `root`: `.git` itself, or the target of a `.git` file's `gitdir:` line.
-fn git_dir(root: &Path) -> Option<PathBuf> {
+pub(crate) fn git_dir(root: &Path) -> Option<PathBuf> {
     let dot_git = root.join(".git");
     let meta = fs::metadata(&dot_git).ok()?;
     if meta.is_dir() {

@@ -59,8 +59,9 @@ impl Lang {
         }
     }
 
-    /// Parses `src`. Parsers are per thread (they are not `Sync`) and reused.
-    pub fn parse(self, src: &[u8]) -> Option<tree_sitter::Tree> {
+    /// Parses `src`, only the `included` ranges of it when there are any. Parsers are
+    /// per thread (they are not `Sync`) and reused.
+    pub fn parse(self, src: &[u8], included: &[tree_sitter::Range]) -> Option<tree_sitter::Tree> {
         thread_local! {
             static PARSERS: RefCell<HashMap<Lang, tree_sitter::Parser>> = RefCell::new(HashMap::new());
         }
@@ -72,6 +73,9 @@ impl Lang {
                     .expect("grammar ABI matches tree-sitter");
                 p
             });
+            // An empty list means the whole text; ranges from `skeleton` are ordered
+            // and disjoint, so setting them cannot fail.
+            parser.set_included_ranges(included).ok()?;
             parser.parse(src, None)
         })
     }

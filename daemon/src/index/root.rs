@@ -30,6 +30,7 @@ use notify::{EventKind, RecursiveMode, Watcher, event::ModifyKind};
 use tokio::sync::watch;
 
 use super::{
+    git_index::{GitIndex, Oid},
     lang::Lang,
     store::{Caches, Counters, FileId, Parsed},
     symbols::FileSymbols,
@@ -92,6 +93,10 @@ pub struct RootIndex {
     /// Paths under the root that changed on disk (not ignored), for whoever mirrors
     /// files elsewhere: the language servers of this root.
     changes: tokio::sync::broadcast::Sender<Arc<[PathBuf]>>,
+    /// The worktree's git index as of the last full walk: the blobs of files it
+    /// vouches for (a stale one vouches for nothing that changed since: `stat` must
+    /// still match).
+    git: RwLock<Option<Arc<GitIndex>>>,
 }
 
 /// What a walk found: indexable files and the directories it entered.
@@ -118,6 +123,7 @@ impl RootIndex {
             ignores: Mutex::new(HashMap::new()),
             walking: Mutex::new(()),
             changes: tokio::sync::broadcast::Sender::new(64),
+            git: RwLock::new(None),
         }
     }
 
@@ -189,7 +195,9 @@ impl RootIndex {
         ] {
             counter.store(0, Ordering::Relaxed);
         }
+        *self.git.write().unwrap() = GitIndex::load(&self.root).map(Arc::new);
         let files = self.walk_and_watch(&self.root);
+        let walk_ms = started.elapsed().as_millis() as u64;
         self.walk.total.store(files.len() as u64, Ordering::Relaxed);
         self.index_files(&files, true);
         let seen: HashSet<&str> = files.iter().map(|(_, rel)| rel.as_str()).collect();
@@ -200,7 +208,7 @@ impl RootIndex {
         let ms = started.elapsed().as_millis() as u64;
         self.last_full_ms.store(ms, Ordering::Relaxed);
         self.ready.send_replace(true);
-        tracing::info!(root = %self.root.display(), files = files.len(), ms, "indexed");
+        tracing::info!(root = %self.root.display(), files = files.len(), walk_ms, ms, "indexed");
     }
 
     /// Indexes `files` in parallel over the configured threads.
@@ -348,6 +356,11 @@ impl RootIndex {
         Some(rel.to_string_lossy().replace('\\', "/"))
     }
 
+    /// The blob the git index says `rel` holds, if it vouches for the file.
+    fn blob(&self, rel: &str, meta: &fs::Metadata) -> Option<Oid> {
+        self.git.read().unwrap().as_ref()?.clean_blob(rel, meta)
+    }
+
     /// Indexes one file; `None` if it is gone, unreadable, too large or binary.
     fn index_file(&self, abs: &Path, rel: &str) -> Option<Parsed> {
         let lang = Lang::from_path(abs)?;
@@ -364,7 +377,10 @@ impl RootIndex {
         if let Some(entry) = self.files.read().unwrap().get(rel).filter(|e| e.id == id) {
             return Some(entry.parsed.clone());
         }
-        match self.caches.parse(abs, &meta, lang, &self.counters) {
+        match self
+            .caches
+            .parse(abs, &meta, lang, &self.counters, self.blob(rel, &meta))
+        {
             Ok(parsed) if parsed.symbols.binary => {
                 self.walk.binary.fetch_add(1, Ordering::Relaxed);
                 self.files.write().unwrap().remove(rel);
@@ -418,7 +434,7 @@ impl RootIndex {
             None => {
                 let parsed = self
                     .caches
-                    .parse(abs, &meta, lang, &self.counters)
+                    .parse(abs, &meta, lang, &self.counters, self.blob(rel, &meta))
                     .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}")))?;
                 Ok(parsed)
             }

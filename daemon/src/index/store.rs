@@ -1,6 +1,8 @@
 //! The daemon-wide caches, shared by every root and every worktree (DESIGN invariant
-//! 5): file identity → BLAKE3 of the content, and (grammar, content hash) → parsed
-//! symbols. A second worktree of a repository finds almost every file already parsed.
+//! 5): file identity → BLAKE3 of the content, git blob → BLAKE3 of the content, and
+//! (grammar, content hash) → parsed symbols. A second worktree of a repository finds
+//! almost every file already parsed, and (through its git index, `git_index.rs`)
+//! most content hashes without reading a byte.
 
 use std::{
     fs::Metadata,
@@ -16,6 +18,7 @@ use std::{
 use lean_ctx_shared::protocol::{CacheCounters, CacheStatus};
 
 use super::{
+    git_index::Oid,
     lang::Lang,
     symbols::{FileSymbols, extract},
 };
@@ -81,6 +84,9 @@ pub struct Parsed {
 #[derive(Debug)]
 pub struct Caches {
     hashes: moka::sync::Cache<FileId, Hash>,
+    /// Learned from files a git index vouched for: the content hash of a blob.
+    blobs: moka::sync::Cache<Oid, Hash>,
+    blob_totals: (AtomicU64, AtomicU64),
     symbols: moka::sync::Cache<(Lang, Hash), Arc<FileSymbols>>,
     symbol_capacity: u64,
     totals: Counters,
@@ -93,6 +99,8 @@ impl Caches {
     pub fn new(symbol_capacity_bytes: u64) -> Caches {
         Caches {
             hashes: moka::sync::Cache::new(HASH_ENTRIES),
+            blobs: moka::sync::Cache::new(HASH_ENTRIES),
+            blob_totals: Default::default(),
             symbols: moka::sync::Cache::builder()
                 .weigher(|_, v: &Arc<FileSymbols>| v.weight.min(u32::MAX as usize) as u32)
                 .max_capacity(symbol_capacity_bytes)
@@ -103,18 +111,30 @@ impl Caches {
     }
 
     /// Hash and symbols of the file at `path` (metadata `meta`), reading and parsing
-    /// only what the caches do not already know. `content` is filled when the bytes
-    /// had to be read. Counts into `root` and the daemon totals.
+    /// only what the caches do not already know. `blob`: the git blob the worktree's
+    /// index says the file holds, if it vouches for it. Counts into `root` and the
+    /// daemon totals (a hash known from the blob counts as a hash hit).
     pub fn parse(
         &self,
         path: &Path,
         meta: &Metadata,
         lang: Lang,
         root: &Counters,
+        blob: Option<Oid>,
     ) -> io::Result<Parsed> {
         let id = FileId::of(meta);
         let mut content = None;
-        let hash = match self.hashes.get(&id) {
+        let known = self.hashes.get(&id).or_else(|| {
+            let blob = blob?;
+            let hash = self.blobs.get(&blob);
+            let counter = match hash {
+                Some(_) => &self.blob_totals.0,
+                None => &self.blob_totals.1,
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
+            hash
+        });
+        let hash = match known {
             Some(hash) => {
                 bump(&root.hash_hits, &self.totals.hash_hits);
                 hash
@@ -124,6 +144,9 @@ impl Caches {
                 let bytes = std::fs::read(path)?;
                 let hash = *blake3::hash(&bytes).as_bytes();
                 self.hashes.insert(id, hash);
+                if let Some(blob) = blob {
+                    self.blobs.insert(blob, hash);
+                }
                 content = Some(bytes);
                 hash
             }
@@ -133,12 +156,14 @@ impl Caches {
             return Ok(Parsed { hash, symbols });
         }
         bump(&root.symbol_misses, &self.totals.symbol_misses);
-        let bytes = match content {
-            Some(bytes) => bytes,
-            None => std::fs::read(path)?,
+        let (hash, bytes) = match content {
+            Some(bytes) => (hash, bytes),
+            None => {
+                // The file may have changed since it was hashed: key by what we parse.
+                let bytes = std::fs::read(path)?;
+                (*blake3::hash(&bytes).as_bytes(), bytes)
+            }
         };
-        // The file may have changed since it was hashed: key by what we parse.
-        let hash = *blake3::hash(&bytes).as_bytes();
         let symbols = Arc::new(extract(lang, &bytes));
         self.symbols.insert((lang, hash), symbols.clone());
         Ok(Parsed { hash, symbols })
@@ -163,6 +188,7 @@ impl Caches {
 
     pub fn status(&self) -> Vec<CacheStatus> {
         self.hashes.run_pending_tasks();
+        self.blobs.run_pending_tasks();
         self.symbols.run_pending_tasks();
         let hash = self.totals.hash();
         let sym = self.totals.symbols();
@@ -174,6 +200,14 @@ impl Caches {
                 capacity_bytes: HASH_ENTRIES * 100,
                 hits: hash.hits,
                 misses: hash.misses,
+            },
+            CacheStatus {
+                name: "git_blob".into(),
+                entries: self.blobs.entry_count(),
+                bytes: self.blobs.entry_count() * 80,
+                capacity_bytes: HASH_ENTRIES * 80,
+                hits: self.blob_totals.0.load(Ordering::Relaxed),
+                misses: self.blob_totals.1.load(Ordering::Relaxed),
             },
             CacheStatus {
                 name: "symbols".into(),

@@ -12,7 +12,12 @@ use std::collections::HashMap;
 use lean_ctx_shared::{Position, Range, protocol::SymbolInfo, protocol::SymbolKind};
 use tree_sitter::Node;
 
-use super::{lang::Lang, text::LineIndex};
+use super::{
+    lang::Lang,
+    rust_items::{self, Decl},
+    skeleton::Skeleton,
+    text::LineIndex,
+};
 
 /// A symbol as the walker builds it: a tree, transient. [`FileSymbols`] stores it
 /// flat.
@@ -207,9 +212,36 @@ impl FileSymbols {
     }
 }
 
-/// Parses `src` as `lang` and extracts its symbols.
+/// How much of a file is parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parse {
+    /// Everything: exact syntax errors (the write guard).
+    Whole,
+    /// Tree-sitter over the [`Skeleton`]: no trees for bodies and the like.
+    Skeleton,
+    /// Rust declarations read off the tokens ([`rust_items`]) where that reader
+    /// vouches for them, else the skeleton parse.
+    Declarations,
+}
+
+/// Parses `src` as `lang` and extracts its symbols: the one extraction the index
+/// and the symbol edits share. Bodies, macro token trees and the like are not parsed
+/// ([`Parse::Declarations`]), so `syntax_error` only reports errors outside them;
+/// the write guard asks [`syntax_error`].
 pub fn extract(lang: Lang, src: &[u8]) -> FileSymbols {
+    extract_with(lang, src, Parse::Declarations)
+}
+
+/// The first syntax error anywhere in `src`, from a whole parse.
+pub fn syntax_error(lang: Lang, src: &[u8]) -> Option<Position> {
+    extract_with(lang, src, Parse::Whole).syntax_error
+}
+
+pub fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
     let binary = src[..src.len().min(8192)].contains(&0);
+    if binary {
+        return FileSymbols::empty(lang, binary);
+    }
     // Grammars do not expect a byte order mark: parse after it, keep offsets absolute.
     let base = if src.starts_with(b"\xEF\xBB\xBF") {
         3
@@ -217,12 +249,7 @@ pub fn extract(lang: Lang, src: &[u8]) -> FileSymbols {
         0
     };
     let body = &src[base..];
-    let tree = if binary { None } else { lang.parse(body) };
-    let Some(tree) = tree else {
-        return FileSymbols::empty(lang, binary);
-    };
     let lines = LineIndex::new(src);
-    let root = tree.root_node();
     let mut walker = Walker {
         lang,
         src: body,
@@ -231,6 +258,29 @@ pub fn extract(lang: Lang, src: &[u8]) -> FileSymbols {
         lines: &lines,
         counts: HashMap::new(),
     };
+    if how == Parse::Declarations && lang == Lang::Rust {
+        if let Some(decls) = rust_items::parse(body) {
+            let symbols = decls
+                .into_iter()
+                .map(|d| walker.decl(d, "", None))
+                .collect();
+            return FileSymbols::new(lang, None, symbols);
+        }
+    }
+    let skeleton = (how != Parse::Whole)
+        .then(|| Skeleton::of(lang, body))
+        .flatten();
+    let tree = match skeleton {
+        Some(sk) => lang
+            .parse(&sk.text, &sk.included)
+            .filter(|tree| !sk.error_near_skipped(tree))
+            .or_else(|| lang.parse(body, &[])),
+        None => lang.parse(body, &[]),
+    };
+    let Some(tree) = tree else {
+        return FileSymbols::empty(lang, binary);
+    };
+    let root = tree.root_node();
     let symbols = walker.container(root, "", None);
     let syntax_error = root
         .has_error()
@@ -336,7 +386,72 @@ impl Walker<'_> {
     }
 
     fn symbol(&mut self, def: Def<'_>, scope: &str, parent: Option<SymbolKind>) -> Built {
-        let mut kind = def.kind;
+        let shape = Shape {
+            kind: def.kind,
+            name: def.name,
+            name_bytes: def.name_node.byte_range(),
+            bytes: def.node.byte_range(),
+            scope: def.scope,
+            qualifier: def.qualifier,
+            signature_end: def.signature_end.or(def.body.map(|b| b.start_byte())),
+            signature: def.signature,
+        };
+        let body = def.body;
+        self.build(
+            shape,
+            scope,
+            parent,
+            |walker, child_scope, kind| match body {
+                Some(body) => walker.container(body, child_scope, Some(kind)),
+                None => Vec::new(),
+            },
+        )
+    }
+
+    /// A declaration read without a tree (`rust_items`), and its members.
+    fn decl(&mut self, decl: Decl, scope: &str, parent: Option<SymbolKind>) -> Built {
+        let text = |r: std::ops::Range<usize>| String::from_utf8_lossy(&self.src[r]).into_owned();
+        let (name, impl_scope) = match decl.impl_of {
+            Some((trait_bytes, type_name)) => {
+                let ty = signature(&self.src[decl.name.clone()]);
+                let header = match trait_bytes {
+                    Some(tr) => format!("impl {} for {ty}", signature(&self.src[tr])),
+                    None => format!("impl {ty}"),
+                };
+                (header, Some(text(type_name)))
+            }
+            None => (text(decl.name.clone()), None),
+        };
+        let shape = Shape {
+            kind: decl.kind,
+            name,
+            name_bytes: decl.name,
+            bytes: decl.bytes,
+            scope: impl_scope,
+            qualifier: None,
+            signature_end: decl.sig_end,
+            signature: None,
+        };
+        let members = decl.members;
+        self.build(shape, scope, parent, |walker, child_scope, kind| {
+            members
+                .into_iter()
+                .map(|m| walker.decl(m, child_scope, Some(kind)))
+                .collect()
+        })
+    }
+
+    /// The symbol `shape` describes under `scope`: its name path counted in document
+    /// order (so `[n]` suffixes agree however the declarations were found), then its
+    /// `members`.
+    fn build(
+        &mut self,
+        shape: Shape,
+        scope: &str,
+        parent: Option<SymbolKind>,
+        members: impl FnOnce(&mut Self, &str, SymbolKind) -> Vec<Built>,
+    ) -> Built {
+        let mut kind = shape.kind;
         if kind == SymbolKind::Function
             && matches!(
                 parent,
@@ -353,8 +468,8 @@ impl Walker<'_> {
             kind = SymbolKind::Method;
         }
         let base = join(
-            &join(scope, def.qualifier.as_deref().unwrap_or("")),
-            &def.name,
+            &join(scope, shape.qualifier.as_deref().unwrap_or("")),
+            &shape.name,
         );
         let seen = self.counts.entry(base.clone()).or_insert(0);
         let name_path = if *seen == 0 {
@@ -363,37 +478,42 @@ impl Walker<'_> {
             format!("{base}[{seen}]")
         };
         *seen += 1;
-        let child_scope = match &def.scope {
+        let child_scope = match &shape.scope {
             Some(s) => join(scope, s),
             None => name_path.clone(),
         };
-        let children = match def.body {
-            Some(body) => self.container(body, &child_scope, Some(kind)),
-            None => Vec::new(),
-        };
-        let node = def.node;
-        let sig_end = def
+        let children = members(self, &child_scope, kind);
+        let bytes = shape.bytes;
+        let sig_end = shape
             .signature_end
-            .or(def.body.map(|b| b.start_byte()))
-            .unwrap_or(node.end_byte())
-            .clamp(node.start_byte(), node.end_byte());
+            .unwrap_or(bytes.end)
+            .clamp(bytes.start, bytes.end);
         let pos = |b: usize| self.lines.position(self.full, self.base + b);
         Built {
-            name: def.name,
+            name: shape.name,
             kind,
             name_path,
-            bytes: self.base + node.start_byte()..self.base + node.end_byte(),
-            range: Range::new(pos(node.start_byte()), pos(node.end_byte())),
-            name_range: Range::new(
-                pos(def.name_node.start_byte()),
-                pos(def.name_node.end_byte()),
-            ),
-            signature: def
+            bytes: self.base + bytes.start..self.base + bytes.end,
+            range: Range::new(pos(bytes.start), pos(bytes.end)),
+            name_range: Range::new(pos(shape.name_bytes.start), pos(shape.name_bytes.end)),
+            signature: shape
                 .signature
-                .unwrap_or_else(|| signature(&self.src[node.start_byte()..sig_end])),
+                .unwrap_or_else(|| signature(&self.src[bytes.start..sig_end])),
             children,
         }
     }
+}
+
+/// What a symbol is made of, however it was found.
+struct Shape {
+    kind: SymbolKind,
+    name: String,
+    name_bytes: std::ops::Range<usize>,
+    bytes: std::ops::Range<usize>,
+    scope: Option<String>,
+    qualifier: Option<String>,
+    signature_end: Option<usize>,
+    signature: Option<String>,
 }
 
 fn join(scope: &str, name: &str) -> String {

@@ -5,19 +5,39 @@ use expect_test::{Expect, expect};
 
 use super::{
     lang::Lang,
-    symbols::{Symbol, extract},
+    rust_items,
+    symbols::{FileSymbols, Parse, Symbol, extract, extract_with},
 };
 
 fn check(lang: Lang, src: &str, expect: Expect) {
     let parsed = extract(lang, src.as_bytes());
-    let mut out = String::new();
-    for s in parsed.top() {
-        render(s, 0, &mut out);
-    }
+    let mut out = outline(&parsed);
     if let Some(err) = parsed.syntax_error {
         out.push_str(&format!("syntax error at {err}\n"));
     }
     expect.assert_eq(&out);
+    let whole = extract_with(lang, src.as_bytes(), Parse::Whole);
+    if whole.syntax_error.is_none() {
+        let skeleton = extract_with(lang, src.as_bytes(), Parse::Skeleton);
+        assert_eq!(
+            outline(&whole),
+            outline(&skeleton),
+            "skeleton and whole parse differ"
+        );
+        assert_eq!(
+            outline(&whole),
+            outline(&parsed),
+            "declarations and whole parse differ"
+        );
+    }
+}
+
+fn outline(parsed: &FileSymbols) -> String {
+    let mut out = String::new();
+    for s in parsed.top() {
+        render(s, 0, &mut out);
+    }
+    out
 }
 
 fn render(s: Symbol<'_>, depth: usize, out: &mut String) {
@@ -417,5 +437,130 @@ fn bom_crlf_and_syntax_errors() {
         function ok 1:0-1:10 name@1:3 | fn ok()
         syntax error at 2:0
     "#]],
+    );
+}
+
+/// The skeleton parse and the declaration reader against the whole parse on real
+/// code: the Rust sources of the crates this workspace builds with (cargo's
+/// registry, a fixed stride of them so the test stays in seconds). Files the whole
+/// parse finds errors in are left out: there the three may recover differently, and
+/// none is more right. The reader must vouch for nearly all of them, or the first
+/// index is slow again.
+#[test]
+fn skeleton_and_declarations_agree_with_whole_parses_on_vendored_crates() {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")))
+        .expect("CARGO_HOME or HOME");
+    let registry = home.join("registry/src");
+    let mut files: Vec<std::path::PathBuf> = ignore::WalkBuilder::new(&registry)
+        .standard_filters(false)
+        .build()
+        .filter_map(Result::ok)
+        .map(|e| e.into_path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs") && p.is_file())
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 1000,
+        "expected the registry sources of this workspace's dependencies in {}",
+        registry.display()
+    );
+    let stride = files.len().div_ceil(1500);
+    let (mut compared, mut vouched, mut differ) = (0, 0, Vec::new());
+    for path in files.iter().step_by(stride) {
+        let src = std::fs::read(path).unwrap();
+        let whole = extract_with(Lang::Rust, &src, Parse::Whole);
+        if whole.syntax_error.is_some() {
+            continue;
+        }
+        compared += 1;
+        let expected = outline(&whole);
+        for how in [Parse::Skeleton, Parse::Declarations] {
+            if outline(&extract_with(Lang::Rust, &src, how)) != expected {
+                differ.push(format!("{how:?}: {}", path.display()));
+            }
+        }
+        let body = src.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&src);
+        vouched += usize::from(rust_items::parse(body).is_some());
+    }
+    assert!(compared >= 500, "only {compared} files compared");
+    assert!(differ.is_empty(), "parses differ in {differ:#?}");
+    assert!(
+        vouched * 100 >= compared * 90,
+        "the declaration reader vouched for only {vouched} of {compared} files"
+    );
+}
+
+/// Impl headers whose member scope comes from a depth-first search of the type, and
+/// items the declaration reader reads without a tree: each must match the whole
+/// parse (`check` compares them).
+#[test]
+fn rust_impl_type_names_and_items_without_a_tree() {
+    let src = r#"impl<'a, T> Tr for &'a mut std::vec::Vec<T> { fn a() {} }
+impl Tr for (A, B) { fn b() {} }
+impl Tr for [T; { N }] { fn c() {} }
+impl<S> Fmt<S> for fn(ctx: &Ctx<'_, S>) -> u8 { fn d() {} }
+impl Tr for ! { fn e() {} }
+impl Tr for () { fn f() {} }
+impl !Send for Raw {}
+impl PartialEq<Self> for crate::Id where Self: Sized { fn eq(&self, o: &Self) -> bool { true } }
+const _: () = { struct Hidden; };
+pub(crate) static mut COUNT: usize = 0;
+extern "C" { pub fn c_call(x: i32) -> i32; static ERRNO: i32; }
+::core::arch::global_asm!("nop");
+crate::define! { fn not_a_symbol() {} }
+pub enum E<T> { A = 1 << 2, #[default] B(T), C { x: u8 }, }
+pub union U { a: u32, b: f32 }
+struct Tuple<T>(pub T) where T: Copy;
+macro_rules! m { () => {} }
+trait Bound: Iterator<Item = u8> + Send where Self: Sized { type Out: Clone; const N: usize; }
+"#;
+    let whole = extract_with(Lang::Rust, src.as_bytes(), Parse::Whole);
+    assert_eq!(
+        whole.syntax_error, None,
+        "the comparison needs a clean parse"
+    );
+    let body = src.as_bytes();
+    assert!(
+        rust_items::parse(body).is_some(),
+        "the reader must vouch for it"
+    );
+    check(
+        Lang::Rust,
+        src,
+        expect![[r#"
+            impl impl Tr for &'a mut std::vec::Vec<T> 1:0-1:57 name@1:19 | impl<'a, T> Tr for &'a mut std::vec::Vec<T>
+              method Vec/a 1:46-1:55 name@1:49 | fn a()
+            impl impl Tr for (A, B) 2:0-2:32 name@2:12 | impl Tr for (A, B)
+              method A/b 2:21-2:30 name@2:24 | fn b()
+            impl impl Tr for [T; { N }] 3:0-3:36 name@3:12 | impl Tr for [T; { N }]
+              method T/c 3:25-3:34 name@3:28 | fn c()
+            impl impl Fmt<S> for fn(ctx: &Ctx<'_, S>) -> u8 4:0-4:59 name@4:19 | impl<S> Fmt<S> for fn(ctx: &Ctx<'_, S>) -> u8
+              method Ctx/d 4:48-4:57 name@4:51 | fn d()
+            impl impl Tr for ! 5:0-5:27 name@5:12 | impl Tr for !
+              method !/e 5:16-5:25 name@5:19 | fn e()
+            impl impl Tr for () 6:0-6:28 name@6:12 | impl Tr for ()
+              method ()/f 6:17-6:26 name@6:20 | fn f()
+            impl impl Send for Raw 7:0-7:21 name@7:15 | impl !Send for Raw
+            impl impl PartialEq<Self> for crate::Id 8:0-8:96 name@8:25 | impl PartialEq<Self> for crate::Id where Self: Sized
+              method Id/eq 8:55-8:94 name@8:58 | fn eq(&self, o: &Self) -> bool
+            constant _ 9:0-9:33 name@9:6 | const _: ()
+            static COUNT 10:0-10:39 name@10:22 | pub(crate) static mut COUNT: usize
+            function c_call 11:13-11:42 name@11:20 | pub fn c_call(x: i32) -> i32;
+            static ERRNO 11:43-11:61 name@11:50 | static ERRNO: i32;
+            enum E 14:0-14:59 name@14:9 | pub enum E<T>
+              enum_member E/A 14:16-14:26 name@14:16 | A = 1 << 2
+              enum_member E/B 14:39-14:43 name@14:39 | B(T)
+              enum_member E/C 14:45-14:56 name@14:45 | C { x: u8 }
+            union U 15:0-15:30 name@15:10 | pub union U
+              field U/a 15:14-15:20 name@15:14 | a: u32
+              field U/b 15:22-15:28 name@15:22 | b: f32
+            struct Tuple 16:0-16:37 name@16:7 | struct Tuple<T>
+            macro m 17:0-17:27 name@17:13 | macro_rules! m
+            trait Bound 18:0-18:94 name@18:6 | trait Bound: Iterator<Item = u8> + Send where Self: Sized
+              type_alias Bound/Out 18:60-18:76 name@18:65 | type Out: Clone;
+              constant Bound/N 18:77-18:92 name@18:83 | const N: usize;
+        "#]],
     );
 }
