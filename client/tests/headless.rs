@@ -725,7 +725,7 @@ fn a_second_worktree_is_indexed_from_the_shared_cache_and_edits_stay_in_their_wo
     let wt = fs::canonicalize(env.dir().join("wt")).unwrap();
     // Files written in the same clock tick as their git index are racily clean and
     // must be read; rewrite both indexes a tick later so git vouches for every file.
-    std::thread::sleep(std::time::Duration::from_millis(30));
+    thread::sleep(Duration::from_millis(30));
     git(&main, &["reset", "-q"]);
     git(&wt, &["reset", "-q"]);
 
