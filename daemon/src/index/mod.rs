@@ -12,6 +12,7 @@ mod rust_items;
 pub mod skeleton;
 pub mod symbols;
 pub mod text;
+mod watch;
 
 pub mod root;
 pub mod store;

@@ -1,5 +1,5 @@
 //! The index of one worktree root: path → content hash → shared parsed symbols, kept
-//! fresh by a notify watcher.
+//! fresh by a directory watcher (`watch.rs`).
 //!
 //! The first full walk runs on its own thread (honouring `.gitignore`, skipping nested
 //! repositories and worktrees, oversized and binary files) with files parsed in
@@ -14,8 +14,8 @@ use std::{
     fs,
     path::{Path, PathBuf},
     sync::{
-        Arc, Mutex, RwLock, Weak,
-        atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering},
+        Arc, Mutex, OnceLock, RwLock, Weak,
+        atomic::{AtomicBool, AtomicU64, Ordering},
         mpsc,
     },
     time::{Duration, Instant},
@@ -26,7 +26,6 @@ use lean_ctx_shared::{
     ErrorCode, ErrorDetails, LeanError, Progress,
     protocol::{IndexState, IndexStatus},
 };
-use notify::{EventKind, RecursiveMode, Watcher, event::ModifyKind};
 use tokio::sync::watch;
 
 use super::{
@@ -34,6 +33,7 @@ use super::{
     lang::Lang,
     store::{Caches, Counters, FileId, Parsed},
     symbols::FileSymbols,
+    watch::{Change, DirWatcher},
 };
 
 /// Knobs of the index, from `config.toml`.
@@ -82,10 +82,10 @@ pub struct RootIndex {
     ready: watch::Sender<bool>,
     started: AtomicBool,
     last_full_ms: AtomicU64,
-    watcher: Mutex<Option<notify::RecommendedWatcher>>,
+    watcher: Arc<OnceLock<DirWatcher>>,
     /// Directories watched (non-recursively): only those the walk enters, so ignored
     /// trees (`target/`, `node_modules/`) cost no watches and send no events.
-    watched: Mutex<HashSet<PathBuf>>,
+    watched: Arc<Mutex<HashSet<PathBuf>>>,
     /// `.gitignore`/`.ignore` matchers per directory, for judging watcher events.
     ignores: Mutex<HashMap<PathBuf, Arc<Gitignore>>>,
     /// Full walks run one at a time (the first one, and rescans after overflow).
@@ -97,13 +97,6 @@ pub struct RootIndex {
     /// vouches for (a stale one vouches for nothing that changed since: `stat` must
     /// still match).
     git: RwLock<Option<Arc<GitIndex>>>,
-}
-
-/// What a walk found: indexable files and the directories it entered.
-#[derive(Debug, Default)]
-struct Walked {
-    files: Vec<(PathBuf, String)>,
-    dirs: Vec<PathBuf>,
 }
 
 impl RootIndex {
@@ -118,8 +111,8 @@ impl RootIndex {
             ready: watch::Sender::new(false),
             started: AtomicBool::new(false),
             last_full_ms: AtomicU64::new(0),
-            watcher: Mutex::new(None),
-            watched: Mutex::new(HashSet::new()),
+            watcher: Arc::default(),
+            watched: Arc::new(Mutex::new(HashSet::new())),
             ignores: Mutex::new(HashMap::new()),
             walking: Mutex::new(()),
             changes: tokio::sync::broadcast::Sender::new(64),
@@ -196,100 +189,67 @@ impl RootIndex {
             counter.store(0, Ordering::Relaxed);
         }
         *self.git.write().unwrap() = GitIndex::load(&self.root).map(Arc::new);
-        let files = self.walk_and_watch(&self.root);
-        let walk_ms = started.elapsed().as_millis() as u64;
-        self.walk.total.store(files.len() as u64, Ordering::Relaxed);
-        self.index_files(&files, true);
-        let seen: HashSet<&str> = files.iter().map(|(_, rel)| rel.as_str()).collect();
+        self.watched.lock().unwrap().retain(|d| d.exists());
+        let seen = self.walk_and_index(&self.root, true);
+        let ms = started.elapsed().as_millis() as u64;
         self.files
             .write()
             .unwrap()
             .retain(|rel, _| seen.contains(rel.as_str()));
-        let ms = started.elapsed().as_millis() as u64;
         self.last_full_ms.store(ms, Ordering::Relaxed);
         self.ready.send_replace(true);
-        tracing::info!(root = %self.root.display(), files = files.len(), walk_ms, ms, "indexed");
+        tracing::info!(root = %self.root.display(), files = seen.len(), ms, "indexed");
     }
 
-    /// Indexes `files` in parallel over the configured threads.
-    /// `progress`: count into the full walk's progress (a subtree re-walk after a
-    /// watcher event must not push it past 100%).
-    fn index_files(&self, files: &[(PathBuf, String)], progress: bool) {
-        let next = AtomicUsize::new(0);
-        std::thread::scope(|s| {
-            for _ in 0..self.config.threads.max(1) {
-                s.spawn(|| {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((abs, rel)) = files.get(i) else {
-                            break;
-                        };
-                        self.index_file(abs, rel);
+    /// Walks `dir` once over the configured threads and indexes each file of a
+    /// supported language as it is found; answers the relative paths found.
+    /// `.gitignore` is honoured (also from directories above `dir`); hidden entries
+    /// and nested repositories or worktrees are left out (they are other projects).
+    /// Every directory is watched when its parent lists it, before it is listed
+    /// itself, so a file created meanwhile is either listed or reported: one walk,
+    /// no window. `progress`: count into the full walk's progress (a subtree re-walk
+    /// after a watcher event must not push it past 100%).
+    fn walk_and_index(&self, dir: &Path, progress: bool) -> HashSet<String> {
+        let root = self.root.clone();
+        let watcher = self.watcher.clone();
+        let watched = self.watched.clone();
+        let seen = Mutex::new(HashSet::new());
+        ignore::WalkBuilder::new(dir)
+            .require_git(false)
+            .threads(self.config.threads.max(1))
+            .filter_entry(move |e| {
+                if !e.file_type().is_some_and(|t| t.is_dir()) || e.path() == root {
+                    return true;
+                }
+                if e.path().join(".git").exists() {
+                    return false;
+                }
+                watch_dir(&watcher, &watched, e.path());
+                true
+            })
+            .build_parallel()
+            .run(|| {
+                let seen = &seen;
+                Box::new(move |entry| {
+                    let Ok(e) = entry else {
+                        return ignore::WalkState::Continue;
+                    };
+                    let indexable = e.file_type().is_some_and(|t| t.is_file())
+                        && Lang::from_path(e.path()).is_some();
+                    if let Some(rel) = indexable.then(|| self.relative(e.path())).flatten() {
+                        if progress {
+                            self.walk.total.fetch_add(1, Ordering::Relaxed);
+                        }
+                        self.index_file(e.path(), &rel);
                         if progress {
                             self.walk.done.fetch_add(1, Ordering::Relaxed);
                         }
+                        seen.lock().unwrap().insert(rel);
                     }
-                });
-            }
-        });
-    }
-
-    /// Files of a supported language under `dir`, and the directories entered:
-    /// `.gitignore` honoured (also from directories above `dir`), hidden entries and
-    /// nested repositories or worktrees left out (they are other projects).
-    fn walk_under(&self, dir: &Path) -> Walked {
-        let root = self.root.clone();
-        let mut walked = Walked::default();
-        let entries = ignore::WalkBuilder::new(dir)
-            .require_git(false)
-            .filter_entry(move |e| {
-                let nested = e.file_type().is_some_and(|t| t.is_dir())
-                    && e.path() != root
-                    && e.path().join(".git").exists();
-                !nested
-            })
-            .build()
-            .filter_map(Result::ok);
-        for e in entries {
-            match e.file_type() {
-                Some(t) if t.is_dir() => walked.dirs.push(e.into_path()),
-                Some(t) if t.is_file() && Lang::from_path(e.path()).is_some() => {
-                    if let Some(rel) = self.relative(e.path()) {
-                        walked.files.push((e.into_path(), rel));
-                    }
-                }
-                _ => {}
-            }
-        }
-        walked
-    }
-
-    /// Watches every directory a walk of `dir` enters, then walks again: a file created
-    /// in a directory before its watch existed is caught by the second walk.
-    fn walk_and_watch(&self, dir: &Path) -> Vec<(PathBuf, String)> {
-        self.watch_dirs(&self.walk_under(dir).dirs);
-        let walked = self.walk_under(dir);
-        self.watch_dirs(&walked.dirs);
-        walked.files
-    }
-
-    fn watch_dirs(&self, dirs: &[PathBuf]) {
-        let mut watcher = self.watcher.lock().unwrap();
-        let Some(watcher) = watcher.as_mut() else {
-            return;
-        };
-        let mut watched = self.watched.lock().unwrap();
-        watched.retain(|d| d.exists());
-        for dir in dirs {
-            if !watched.contains(dir) {
-                match watcher.watch(dir, RecursiveMode::NonRecursive) {
-                    Ok(()) => {
-                        watched.insert(dir.clone());
-                    }
-                    Err(e) => tracing::warn!(dir = %dir.display(), error = %e, "cannot watch"),
-                }
-            }
-        }
+                    ignore::WalkState::Continue
+                })
+            });
+        seen.into_inner().unwrap()
     }
 
     /// Whether the walk would leave `path` out: hidden, inside a nested repository or
@@ -495,13 +455,10 @@ impl RootIndex {
 
     fn start_watcher(self: &Arc<Self>) {
         let (tx, rx) = mpsc::channel();
-        let watcher = notify::recommended_watcher(move |event| {
-            let _ = tx.send(event);
-        })
-        .and_then(|mut w| w.watch(&self.root, RecursiveMode::NonRecursive).map(|()| w));
+        let watcher = DirWatcher::new(tx).and_then(|w| w.watch(&self.root).map(|()| w));
         match watcher {
             Ok(w) => {
-                *self.watcher.lock().unwrap() = Some(w);
+                let _ = self.watcher.set(w);
                 self.watched.lock().unwrap().insert(self.root.clone());
             }
             Err(e) => {
@@ -521,23 +478,14 @@ impl RootIndex {
     /// Applies one burst of file events: ignored paths are dropped, files re-indexed,
     /// directories re-walked (and watched), vanished paths removed. Only an event
     /// overflow or a change of ignore rules costs a full walk.
-    fn apply(&self, events: Vec<notify::Result<notify::Event>>) {
+    fn apply(&self, events: Vec<Change>) {
         let mut rescan = false;
         let mut paths = HashSet::new();
         for event in events {
             match event {
-                Ok(ev) if ev.need_rescan() => rescan = true,
-                // Reads (our own walks open directories) and metadata changes say
-                // nothing about content; reacting to them would feed back into itself.
-                Ok(ev)
-                    if matches!(
-                        ev.kind,
-                        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_))
-                    ) => {}
-                Ok(ev) => paths.extend(ev.paths),
-                Err(e) => {
-                    tracing::warn!(error = %e, "watch error; rescanning");
-                    rescan = true;
+                Change::Rescan => rescan = true,
+                Change::Path(path) => {
+                    paths.insert(path);
                 }
             }
         }
@@ -562,9 +510,9 @@ impl RootIndex {
             }
             changed.push(path.clone());
             if path.is_dir() {
-                // Created or moved in: walk it.
-                let files = self.walk_and_watch(&path);
-                self.index_files(&files, false);
+                // Created or moved in: watch and walk it.
+                watch_dir(&self.watcher, &self.watched, &path);
+                self.walk_and_index(&path, false);
             } else if path.is_file() {
                 if Lang::from_path(&path).is_some() {
                     self.index_file(&path, &rel);
@@ -584,6 +532,20 @@ impl RootIndex {
     }
 }
 
+/// Watches `dir` (non-recursively) unless it already is.
+fn watch_dir(watcher: &OnceLock<DirWatcher>, watched: &Mutex<HashSet<PathBuf>>, dir: &Path) {
+    let Some(watcher) = watcher.get() else {
+        return;
+    };
+    if !watched.lock().unwrap().insert(dir.to_path_buf()) {
+        return;
+    }
+    if let Err(e) = watcher.watch(dir) {
+        watched.lock().unwrap().remove(dir);
+        tracing::warn!(dir = %dir.display(), error = %e, "cannot watch");
+    }
+}
+
 fn under(rel: &str, prefix: &str) -> bool {
     let prefix = prefix.trim_end_matches('/');
     prefix.is_empty()
@@ -593,7 +555,7 @@ fn under(rel: &str, prefix: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('/'))
 }
 
-fn watch_loop(index: Weak<RootIndex>, rx: mpsc::Receiver<notify::Result<notify::Event>>) {
+fn watch_loop(index: Weak<RootIndex>, rx: mpsc::Receiver<Change>) {
     while let Ok(first) = rx.recv() {
         let mut batch = vec![first];
         while let Ok(more) = rx.recv_timeout(DEBOUNCE) {
