@@ -17,7 +17,9 @@
 //! object names are read; version 4, split and SHA-256 indexes are not (every file
 //! is then read and hashed as before).
 
-use std::{collections::HashMap, fs, fs::Metadata, os::unix::fs::MetadataExt, path::Path};
+use std::{fs, fs::Metadata, os::unix::fs::MetadataExt, path::Path};
+
+use rustc_hash::FxHashMap;
 
 /// A git object name (SHA-1).
 pub type Oid = [u8; 20];
@@ -25,7 +27,7 @@ pub type Oid = [u8; 20];
 /// The entries of one worktree's index that can vouch for a file's content.
 #[derive(Debug)]
 pub struct GitIndex {
-    entries: HashMap<Box<str>, Entry>,
+    entries: FxHashMap<Box<str>, Entry>,
     /// When the index was written: entries modified at or after it are racy.
     written: (i64, i64),
 }
@@ -69,7 +71,7 @@ impl GitIndex {
             return None;
         }
         let count = be32(8)? as usize;
-        let mut entries = HashMap::with_capacity(count);
+        let mut entries = FxHashMap::with_capacity_and_hasher(count, Default::default());
         let mut at = 12;
         for _ in 0..count {
             let field = |i: usize| be32(at + 4 * i);

@@ -26,6 +26,7 @@ use lean_ctx_shared::{
     ErrorCode, ErrorDetails, LeanError, Progress,
     protocol::{IndexState, IndexStatus},
 };
+use rustc_hash::{FxHashMap, FxHashSet};
 use tokio::sync::watch;
 
 use super::{
@@ -76,7 +77,7 @@ pub struct RootIndex {
     root: PathBuf,
     caches: Arc<Caches>,
     config: IndexConfig,
-    files: RwLock<HashMap<String, Entry>>,
+    files: RwLock<FxHashMap<String, Entry>>,
     counters: Counters,
     walk: Walk,
     ready: watch::Sender<bool>,
@@ -105,7 +106,7 @@ impl RootIndex {
             root,
             caches,
             config,
-            files: RwLock::new(HashMap::new()),
+            files: RwLock::new(FxHashMap::default()),
             counters: Counters::default(),
             walk: Walk::default(),
             ready: watch::Sender::new(false),
@@ -209,11 +210,11 @@ impl RootIndex {
     /// itself, so a file created meanwhile is either listed or reported: one walk,
     /// no window. `progress`: count into the full walk's progress (a subtree re-walk
     /// after a watcher event must not push it past 100%).
-    fn walk_and_index(&self, dir: &Path, progress: bool) -> HashSet<String> {
+    fn walk_and_index(&self, dir: &Path, progress: bool) -> FxHashSet<String> {
         let root = self.root.clone();
         let watcher = self.watcher.clone();
         let watched = self.watched.clone();
-        let seen = Mutex::new(HashSet::new());
+        let seen = Mutex::new(FxHashSet::default());
         ignore::WalkBuilder::new(dir)
             .require_git(false)
             .threads(self.config.threads.max(1))

@@ -124,8 +124,8 @@ impl Caches {
     ) -> io::Result<Parsed> {
         let id = FileId::of(meta);
         let mut content = None;
-        let known = self.hashes.get(&id).or_else(|| {
-            let blob = blob?;
+        // What git vouches for first: in a fresh worktree the identity is new anyway.
+        let from_blob = blob.and_then(|blob| {
             let hash = self.blobs.get(&blob);
             let counter = match hash {
                 Some(_) => &self.blob_totals.0,
@@ -134,6 +134,7 @@ impl Caches {
             counter.fetch_add(1, Ordering::Relaxed);
             hash
         });
+        let known = from_blob.or_else(|| self.hashes.get(&id));
         let hash = match known {
             Some(hash) => {
                 bump(&root.hash_hits, &self.totals.hash_hits);
