@@ -102,16 +102,17 @@ impl Tokenizer {
         bpe
     }
 
-    /// Drops the tables if unused for [`TOKENIZER_IDLE`]; `true` if they are gone.
-    fn release_if_idle(&self) -> bool {
+    /// Drops the tables if unused for [`TOKENIZER_IDLE`]: `None` once they are gone,
+    /// else how long until they would be idle.
+    fn release_if_idle(&self) -> Option<Duration> {
         let mut loaded = self.loaded.lock().unwrap();
-        if loaded
-            .as_ref()
-            .is_some_and(|(_, used)| used.elapsed() >= TOKENIZER_IDLE)
-        {
+        let used = loaded.as_ref()?.1;
+        let left = TOKENIZER_IDLE.saturating_sub(used.elapsed());
+        if left.is_zero() {
             *loaded = None;
+            return None;
         }
-        loaded.is_none()
+        Some(left)
     }
 
     fn count(&self, text: &str) -> u64 {
@@ -184,10 +185,12 @@ impl Gain {
         if !self.releasing.swap(true, Ordering::SeqCst) {
             let me = self.clone();
             tokio::spawn(async move {
+                let mut wait = TOKENIZER_IDLE;
                 loop {
-                    tokio::time::sleep(TOKENIZER_IDLE + Duration::from_secs(1)).await;
-                    if me.tokenizer.release_if_idle() {
-                        break;
+                    tokio::time::sleep(wait + Duration::from_millis(100)).await;
+                    match me.tokenizer.release_if_idle() {
+                        Some(left) => wait = left,
+                        None => break,
                     }
                 }
                 // A record landing between the release and this store keeps the
@@ -291,11 +294,12 @@ mod tests {
     #[test]
     fn the_tokenizer_is_released_only_after_it_idles() {
         let t = Tokenizer::default();
-        assert!(t.release_if_idle());
+        assert_eq!(t.release_if_idle(), None);
         assert_eq!(t.count("fn main() {}"), 4);
-        assert!(!t.release_if_idle(), "released while in use");
+        let left = t.release_if_idle().expect("released while in use");
+        assert!(left > TOKENIZER_IDLE - Duration::from_secs(5), "{left:?}");
         t.loaded.lock().unwrap().as_mut().unwrap().1 -= TOKENIZER_IDLE;
-        assert!(t.release_if_idle());
+        assert_eq!(t.release_if_idle(), None);
     }
 
     #[tokio::test]
