@@ -160,13 +160,12 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
     } else {
         req.limit
     } as usize;
-    let files = project.index.files_under(&target.rel);
-    let total_files = files.len() as u32;
+    let (files, total) = project.index.files_under(&target.rel, limit);
+    let total_files = total as u32;
     let resp = OutlineResponse {
-        truncated: files.len() > limit,
+        truncated: total > limit,
         files: files
             .into_iter()
-            .take(limit)
             .map(|(path, parsed)| FileOutline {
                 path,
                 language: language(&parsed),
@@ -222,7 +221,7 @@ pub async fn search_symbol(
         .collect();
     let prepared = Query::new(&query);
     let mut scored: Vec<(i64, String, Symbol<'_>)> = Vec::new();
-    let files = project.index.files_under(&prefix);
+    let (files, _) = project.index.files_under(&prefix, usize::MAX);
     for (path, parsed) in &files {
         let abs = project.root.join(path);
         let boost = focused
@@ -457,7 +456,7 @@ pub(crate) fn edit_of(req: &EditRequest) -> Edit<'_> {
 
 /// The one file across the root holding `name_path`.
 fn find_unique(project: &Project, name_path: &str) -> Result<Jailed, LeanError> {
-    let files = project.index.files_under("");
+    let (files, _) = project.index.files_under("", usize::MAX);
     let mut found: Vec<(Symbol<'_>, &str)> = Vec::new();
     for (path, parsed) in &files {
         found.extend(

@@ -232,7 +232,8 @@ pub enum IndexState {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IndexStatus {
     pub state: IndexState,
-    /// Files of a supported language found by the walk.
+    /// Files of a supported language found by the walk (while the first walk runs, at
+    /// least the tracked ones the git index says it will find).
     pub files_total: u64,
     pub files_indexed: u64,
     pub symbols: u64,

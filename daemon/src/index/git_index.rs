@@ -134,6 +134,11 @@ impl GitIndex {
         (same && !racy).then_some(e.oid)
     }
 
+    /// The paths it vouches for, relative to the worktree's top.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(|k| &**k)
+    }
+
     #[cfg(test)]
     fn len(&self) -> usize {
         self.entries.len()

@@ -26,7 +26,7 @@ use lean_ctx_shared::{
     ErrorCode, ErrorDetails, LeanError, Progress,
     protocol::{IndexState, IndexStatus},
 };
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use tokio::sync::watch;
 
 use super::{
@@ -61,11 +61,18 @@ const DEBOUNCE: Duration = Duration::from_millis(20);
 struct Entry {
     id: FileId,
     parsed: Parsed,
+    /// The full walk that last saw the file: entries of older walks are gone.
+    walk: AtomicU64,
 }
 
 #[derive(Debug, Default)]
 struct Walk {
+    /// Files found so far by the running walk (it indexes as it finds them).
     total: AtomicU64,
+    /// Files the walk is expected to find: the git index's tracked files of a
+    /// supported language (0 without one), so progress means something while the
+    /// walk is still finding files.
+    expected: AtomicU64,
     done: AtomicU64,
     binary: AtomicU64,
     too_large: AtomicU64,
@@ -94,6 +101,8 @@ pub struct RootIndex {
     /// Paths under the root that changed on disk (not ignored), for whoever mirrors
     /// files elsewhere: the language servers of this root.
     changes: tokio::sync::broadcast::Sender<Arc<[PathBuf]>>,
+    /// Numbers full walks, for dropping the entries a walk did not see.
+    generation: AtomicU64,
     /// The worktree's git index as of the last full walk: the blobs of files it
     /// vouches for (a stale one vouches for nothing that changed since: `stat` must
     /// still match).
@@ -118,6 +127,7 @@ impl RootIndex {
             walking: Mutex::new(()),
             changes: tokio::sync::broadcast::Sender::new(64),
             git: RwLock::new(None),
+            generation: AtomicU64::new(0),
         }
     }
 
@@ -156,11 +166,9 @@ impl RootIndex {
         if matches!(ready, Ok(true)) {
             return Ok(());
         }
-        let (done, total) = (
-            self.walk.done.load(Ordering::Relaxed),
-            self.walk.total.load(Ordering::Relaxed),
-        );
-        let percent = (done * 100).checked_div(total).unwrap_or(0) as u8;
+        let (done, total) = (self.walk.done.load(Ordering::Relaxed), self.walk_total());
+        // Not done until the walk says so: more files may still turn up.
+        let percent = (done * 100).checked_div(total).unwrap_or(0).min(99) as u8;
         Err(LeanError::new(
             ErrorCode::Indexing,
             format!(
@@ -189,32 +197,39 @@ impl RootIndex {
         ] {
             counter.store(0, Ordering::Relaxed);
         }
-        *self.git.write().unwrap() = GitIndex::load(&self.root).map(Arc::new);
+        let git = GitIndex::load(&self.root).map(Arc::new);
+        let expected = git.as_ref().map_or(0, |g| {
+            g.paths()
+                .filter(|p| Lang::from_path(Path::new(p)).is_some())
+                .count()
+        });
+        self.walk.expected.store(expected as u64, Ordering::Relaxed);
+        *self.git.write().unwrap() = git;
         self.watched.lock().unwrap().retain(|d| d.exists());
-        let seen = self.walk_and_index(&self.root, true);
+        let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
+        self.walk_and_index(&self.root, true);
         let ms = started.elapsed().as_millis() as u64;
-        self.files
-            .write()
-            .unwrap()
-            .retain(|rel, _| seen.contains(rel.as_str()));
+        let mut files = self.files.write().unwrap();
+        files.retain(|_, e| e.walk.load(Ordering::Relaxed) == generation);
+        let count = files.len();
+        drop(files);
         self.last_full_ms.store(ms, Ordering::Relaxed);
         self.ready.send_replace(true);
-        tracing::info!(root = %self.root.display(), files = seen.len(), ms, "indexed");
+        tracing::info!(root = %self.root.display(), files = count, ms, "indexed");
     }
 
     /// Walks `dir` once over the configured threads and indexes each file of a
-    /// supported language as it is found; answers the relative paths found.
+    /// supported language as it is found (stamped with the current walk).
     /// `.gitignore` is honoured (also from directories above `dir`); hidden entries
     /// and nested repositories or worktrees are left out (they are other projects).
     /// Every directory is watched when its parent lists it, before it is listed
     /// itself, so a file created meanwhile is either listed or reported: one walk,
     /// no window. `progress`: count into the full walk's progress (a subtree re-walk
     /// after a watcher event must not push it past 100%).
-    fn walk_and_index(&self, dir: &Path, progress: bool) -> FxHashSet<String> {
+    fn walk_and_index(&self, dir: &Path, progress: bool) {
         let root = self.root.clone();
         let watcher = self.watcher.clone();
         let watched = self.watched.clone();
-        let seen = Mutex::new(FxHashSet::default());
         ignore::WalkBuilder::new(dir)
             .require_git(false)
             .threads(self.config.threads.max(1))
@@ -230,7 +245,6 @@ impl RootIndex {
             })
             .build_parallel()
             .run(|| {
-                let seen = &seen;
                 Box::new(move |entry| {
                     let Ok(e) = entry else {
                         return ignore::WalkState::Continue;
@@ -245,12 +259,10 @@ impl RootIndex {
                         if progress {
                             self.walk.done.fetch_add(1, Ordering::Relaxed);
                         }
-                        seen.lock().unwrap().insert(rel);
                     }
                     ignore::WalkState::Continue
                 })
             });
-        seen.into_inner().unwrap()
     }
 
     /// Whether the walk would leave `path` out: hidden, inside a nested repository or
@@ -335,7 +347,9 @@ impl RootIndex {
             return None;
         }
         let id = FileId::of(&meta);
+        let walk = self.generation.load(Ordering::Relaxed);
         if let Some(entry) = self.files.read().unwrap().get(rel).filter(|e| e.id == id) {
+            entry.walk.store(walk, Ordering::Relaxed);
             return Some(entry.parsed.clone());
         }
         match self
@@ -353,6 +367,7 @@ impl RootIndex {
                     Entry {
                         id,
                         parsed: parsed.clone(),
+                        walk: AtomicU64::new(walk),
                     },
                 );
                 Some(parsed)
@@ -415,22 +430,38 @@ impl RootIndex {
                 Entry {
                     id: FileId::of(&meta),
                     parsed,
+                    walk: AtomicU64::new(self.generation.load(Ordering::Relaxed)),
                 },
             );
         }
     }
 
-    /// Every indexed file under `prefix` (a root-relative dir or file; empty = all),
-    /// sorted by path.
-    pub fn files_under(&self, prefix: &str) -> Vec<(String, Parsed)> {
+    /// The first `limit` indexed files under `prefix` (a root-relative dir or file;
+    /// empty = all) by path, and how many there are.
+    pub fn files_under(&self, prefix: &str, limit: usize) -> (Vec<(String, Parsed)>, usize) {
         let files = self.files.read().unwrap();
-        let mut out: Vec<(String, Parsed)> = files
-            .iter()
-            .filter(|(rel, _)| under(rel, prefix))
+        let mut found: Vec<(&String, &Entry)> =
+            files.iter().filter(|(rel, _)| under(rel, prefix)).collect();
+        let total = found.len();
+        if limit < total {
+            found.select_nth_unstable_by(limit, |a, b| a.0.cmp(b.0));
+            found.truncate(limit);
+        }
+        found.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let out = found
+            .into_iter()
             .map(|(rel, e)| (rel.clone(), e.parsed.clone()))
             .collect();
-        out.sort_by(|a, b| a.0.cmp(&b.0));
-        out
+        (out, total)
+    }
+
+    /// Files found by the walk; while it runs, at least as many as expected.
+    fn walk_total(&self) -> u64 {
+        let found = self.walk.total.load(Ordering::Relaxed);
+        match self.is_ready() {
+            true => found,
+            false => found.max(self.walk.expected.load(Ordering::Relaxed)),
+        }
     }
 
     pub fn status(&self) -> IndexStatus {
@@ -441,7 +472,7 @@ impl RootIndex {
             } else {
                 IndexState::Indexing
             },
-            files_total: self.walk.total.load(Ordering::Relaxed),
+            files_total: self.walk_total(),
             files_indexed: files.len() as u64,
             symbols: files.values().map(|e| e.parsed.symbols.count as u64).sum(),
             skipped_binary: self.walk.binary.load(Ordering::Relaxed),
@@ -602,6 +633,47 @@ mod tests {
             ),
             (IndexState::Ready, 1, 1, 1)
         );
+    }
+
+    #[tokio::test]
+    async fn progress_counts_against_the_files_git_tracks() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        for (name, text) in [
+            ("a.rs", "fn a() {}"),
+            ("b.rs", "fn b() {}"),
+            ("c.py", "def c(): pass"),
+            ("notes.txt", "not code"),
+        ] {
+            fs::write(root.join(name), text).unwrap();
+        }
+        lean_ctx_testkit::git(&root, &["init", "-q"]);
+        lean_ctx_testkit::git(&root, &["add", "."]);
+        let index = RootIndex::new(
+            root.clone(),
+            Arc::new(Caches::new(1 << 20)),
+            IndexConfig::default(),
+        );
+        index.full_index();
+        assert_eq!(index.walk.expected.load(Ordering::Relaxed), 3);
+        // As if a walk were running and had found one file so far.
+        index.ready.send_replace(false);
+        index.walk.total.store(1, Ordering::Relaxed);
+        index.walk.done.store(1, Ordering::Relaxed);
+        let err = index.wait_ready(Duration::ZERO).await.unwrap_err();
+        assert!(
+            matches!(
+                err.details,
+                Some(ErrorDetails::Progress(Progress {
+                    done: 1,
+                    total: 3,
+                    percent: 33,
+                    ..
+                }))
+            ),
+            "{err:?}"
+        );
+        assert_eq!(index.status().files_total, 3);
     }
 
     #[test]
