@@ -45,6 +45,7 @@ pub(super) fn parse(src: &[u8]) -> Option<Vec<Decl>> {
         src,
         ahead: [None; 2],
         last_end: 0,
+        depth: 0,
     };
     let mut out = Vec::new();
     p.items(&mut out, false)?;
@@ -65,7 +66,13 @@ struct Parser<'a> {
     ahead: [Option<Token>; 2],
     /// End of the last consumed token.
     last_end: usize,
+    /// Item lists entered and not yet left (modules, impls, traits, foreign blocks).
+    depth: u32,
 }
+
+/// Deeper nesting is declined (tree-sitter's parse is iterative): real code nests a
+/// few levels, and a file of ten thousand nested modules must not overflow a stack.
+const MAX_NESTING: u32 = 64;
 
 impl<'a> Parser<'a> {
     fn lex(&mut self) -> Option<Token> {
@@ -151,6 +158,17 @@ impl<'a> Parser<'a> {
 
     /// Items up to the end of the file, or (`nested`) up to a `}` left unconsumed.
     fn items(&mut self, out: &mut Vec<Decl>, nested: bool) -> Option<()> {
+        self.depth += 1;
+        let found = if self.depth > MAX_NESTING {
+            None
+        } else {
+            self.item_list(out, nested)
+        };
+        self.depth -= 1;
+        found
+    }
+
+    fn item_list(&mut self, out: &mut Vec<Decl>, nested: bool) -> Option<()> {
         loop {
             let Some(t) = self.peek(0) else {
                 return (!nested).then_some(());
@@ -743,5 +761,11 @@ mod tests {
             assert!(parse(src.as_bytes()).is_none(), "vouched for {src:?}");
         }
         assert!(parse(b"").is_some_and(|d| d.is_empty()));
+        let deep = |n: usize| "mod m {".repeat(n) + &"}".repeat(n);
+        assert!(parse(deep(60).as_bytes()).is_some());
+        assert!(
+            parse(deep(100_000).as_bytes()).is_none(),
+            "declined, not overflowed"
+        );
     }
 }

@@ -71,24 +71,21 @@ impl Skeleton {
     /// skipped range: there a misjudged delimiter could be the cause, and only the
     /// whole text can say.
     pub fn error_near_skipped(&self, tree: &tree_sitter::Tree) -> bool {
-        fn errors<'t>(node: tree_sitter::Node<'t>, out: &mut Vec<Range<usize>>) {
-            if node.is_error() || node.is_missing() {
-                out.push(node.byte_range());
-                return;
-            }
-            let mut cursor = node.walk();
-            for child in node.children(&mut cursor) {
-                if child.has_error() {
-                    errors(child, out);
-                }
-            }
-        }
         let root = tree.root_node();
         if !root.has_error() {
             return false;
         }
-        let mut found = Vec::new();
-        errors(root, &mut found);
+        // The outermost error and missing nodes, with an explicit stack: error trees
+        // can be as deep as the file is nested.
+        let (mut found, mut stack) = (Vec::new(), vec![root]);
+        while let Some(node) = stack.pop() {
+            if node.is_error() || node.is_missing() {
+                found.push(node.byte_range());
+                continue;
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor).filter(|c| c.has_error()));
+        }
         found.iter().any(|err| {
             // Skipped ranges are sorted: the first one ending at or after the error's
             // start (less the delimiter byte) is the only candidate.

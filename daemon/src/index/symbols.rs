@@ -257,6 +257,7 @@ pub fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
         base,
         lines: &lines,
         counts: HashMap::new(),
+        depth: 0,
     };
     if how == Parse::Declarations && lang == Lang::Rust {
         if let Some(decls) = rust_items::parse(body) {
@@ -290,14 +291,20 @@ pub fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
     FileSymbols::new(lang, syntax_error, symbols)
 }
 
+/// The first error or missing node, following the children that have errors
+/// (iteratively: error trees can be as deep as the file is nested).
 fn first_error(node: Node<'_>) -> Option<Node<'_>> {
-    if node.is_error() || node.is_missing() {
-        return Some(node);
+    let mut node = node;
+    loop {
+        if node.is_error() || node.is_missing() {
+            return Some(node);
+        }
+        let mut cursor = node.walk();
+        let next = node
+            .children(&mut cursor)
+            .find(|c| c.has_error() || c.is_missing())?;
+        node = next;
     }
-    let mut cursor = node.walk();
-    node.children(&mut cursor)
-        .filter(|c| c.has_error() || c.is_missing())
-        .find_map(first_error)
 }
 
 /// What a node is, as far as symbols go.
@@ -365,11 +372,31 @@ struct Walker<'a> {
     lines: &'a LineIndex,
     /// Name paths seen so far in this file, for `[n]` suffixes.
     counts: HashMap<String, usize>,
+    /// Containers entered: symbols nested deeper than [`MAX_DEPTH`] are left out, so a
+    /// pathological file cannot overflow the stack.
+    depth: u32,
 }
+
+const MAX_DEPTH: u32 = 64;
 
 impl Walker<'_> {
     /// Symbols among the named children of `node`, with name paths under `scope`.
     fn container(&mut self, node: Node<'_>, scope: &str, parent: Option<SymbolKind>) -> Vec<Built> {
+        if self.depth >= MAX_DEPTH {
+            return Vec::new();
+        }
+        self.depth += 1;
+        let out = self.container_at(node, scope, parent);
+        self.depth -= 1;
+        out
+    }
+
+    fn container_at(
+        &mut self,
+        node: Node<'_>,
+        scope: &str,
+        parent: Option<SymbolKind>,
+    ) -> Vec<Built> {
         let mut out = Vec::new();
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
@@ -553,12 +580,22 @@ fn child_of_kind<'t>(node: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
 
 /// First descendant (depth first) of one of `kinds`.
 fn descendant<'t>(node: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
-    if kinds.contains(&node.kind()) {
-        return Some(node);
-    }
+    // A cursor, not recursion: a type can be nested as deep as a file likes.
     let mut cursor = node.walk();
-    let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-    children.into_iter().find_map(|c| descendant(c, kinds))
+    loop {
+        let at = cursor.node();
+        if at.is_named() && kinds.contains(&at.kind()) {
+            return Some(at);
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return None;
+            }
+        }
+    }
 }
 
 /// `kind` symbol named by `node`'s `name` field; `Skip` if it has none.

@@ -564,3 +564,33 @@ trait Bound: Iterator<Item = u8> + Send where Self: Sized { type Out: Clone; con
         "#]],
     );
 }
+
+/// Pathological nesting (a generated file, or an attack) costs symbols past a depth,
+/// never the daemon: every reader declines or stops instead of overflowing a stack.
+#[test]
+fn deep_nesting_is_cut_off_not_a_stack_overflow() {
+    let n = 50_000;
+    let mods = "mod m {".repeat(n) + &"}".repeat(n);
+    let parsed = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || extract(Lang::Rust, mods.as_bytes()).count)
+        .unwrap()
+        .join()
+        .expect("no stack overflow");
+    assert_eq!(parsed, 64, "symbols down to the depth limit");
+    let ty = format!("impl T for {}u8{} {{}}", "Vec<".repeat(n), ">".repeat(n));
+    let parsed = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || extract(Lang::Rust, ty.as_bytes()).count)
+        .unwrap()
+        .join()
+        .expect("no stack overflow");
+    assert_eq!(parsed, 1);
+    let broken = "fn f() {".repeat(n) + "struct";
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || extract(Lang::Rust, broken.as_bytes()).syntax_error)
+        .unwrap()
+        .join()
+        .expect("no stack overflow");
+}
