@@ -285,6 +285,11 @@ impl<'a> Parser<'a> {
             self.name()?;
         }
         self.expect(Tok::Punct(b'!'))?;
+        self.macro_body()
+    }
+
+    /// A macro's delimited tokens: `{…}`, or `(…);` / `[…];`.
+    fn macro_body(&mut self) -> Option<()> {
         let braces = self.is_open(0, b'{');
         if !matches!(self.peek(0)?.tok, Tok::Open(..)) {
             return None;
@@ -705,14 +710,7 @@ impl<'a> Parser<'a> {
             _ => return None,
         };
         self.bump();
-        let braces = self.is_open(0, b'{');
-        if !matches!(self.peek(0)?.tok, Tok::Open(..)) {
-            return None;
-        }
-        self.group()?;
-        if !braces {
-            self.expect(Tok::Punct(b';'))?;
-        }
+        self.macro_body()?;
         let end = name.end;
         out.push(Decl::new(K::Macro, name, start..self.last_end, Some(end)));
         Some(())

@@ -569,28 +569,24 @@ trait Bound: Iterator<Item = u8> + Send where Self: Sized { type Out: Clone; con
 /// never the daemon: every reader declines or stops instead of overflowing a stack.
 #[test]
 fn deep_nesting_is_cut_off_not_a_stack_overflow() {
+    // On a thread with the default 2 MiB stack, like the index's.
+    fn small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(f)
+            .unwrap()
+            .join()
+            .expect("no stack overflow")
+    }
     let n = 50_000;
     let mods = "mod m {".repeat(n) + &"}".repeat(n);
-    let parsed = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(move || extract(Lang::Rust, mods.as_bytes()).count)
-        .unwrap()
-        .join()
-        .expect("no stack overflow");
-    assert_eq!(parsed, 64, "symbols down to the depth limit");
+    let count = small_stack(move || extract(Lang::Rust, mods.as_bytes()).count);
+    assert_eq!(count, 64, "symbols down to the depth limit");
     let ty = format!("impl T for {}u8{} {{}}", "Vec<".repeat(n), ">".repeat(n));
-    let parsed = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(move || extract(Lang::Rust, ty.as_bytes()).count)
-        .unwrap()
-        .join()
-        .expect("no stack overflow");
-    assert_eq!(parsed, 1);
+    assert_eq!(
+        small_stack(move || extract(Lang::Rust, ty.as_bytes()).count),
+        1
+    );
     let broken = "fn f() {".repeat(n) + "struct";
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(move || extract(Lang::Rust, broken.as_bytes()).syntax_error)
-        .unwrap()
-        .join()
-        .expect("no stack overflow");
+    small_stack(move || extract(Lang::Rust, broken.as_bytes()).syntax_error);
 }
