@@ -177,6 +177,16 @@ impl LeanError {
         LeanError::new(ErrorCode::Internal, message)
     }
 
+    /// An agent position (1-based line, 0-based character column) outside `path`.
+    pub fn position_out_of_range(path: &str, line: u32, column: u32) -> LeanError {
+        LeanError::new(
+            ErrorCode::PositionOutOfRange,
+            format!(
+                "{path}:{line}:{column} is not inside the file (line is 1-based, column 0-based in characters)"
+            ),
+        )
+    }
+
     /// Replaces the catalog remedy with one specific to this case.
     pub fn with_remedy(mut self, remedy: impl Into<String>) -> LeanError {
         self.remedy = Some(remedy.into());

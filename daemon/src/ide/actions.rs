@@ -102,15 +102,7 @@ impl Target {
         let p = self
             .text
             .to_lsp(Position::new(at.line, at.column), Encoding::Utf16)
-            .ok_or_else(|| {
-                LeanError::new(
-                    ErrorCode::PositionOutOfRange,
-                    format!(
-                        "{}:{}:{} is not inside the file (line is 1-based, column 0-based in characters)",
-                        self.file.rel, at.line, at.column
-                    ),
-                )
-            })?;
+            .ok_or_else(|| LeanError::position_out_of_range(&self.file.rel, at.line, at.column))?;
         Ok(json!({"line": p.line, "character": p.character}))
     }
 

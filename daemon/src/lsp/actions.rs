@@ -83,15 +83,7 @@ impl Target {
         self.synced
             .text
             .to_lsp(Position::new(at.line, at.column), self.enc())
-            .ok_or_else(|| {
-                LeanError::new(
-                    ErrorCode::PositionOutOfRange,
-                    format!(
-                        "{}:{}:{} is not inside the file (line is 1-based, column 0-based in characters)",
-                        self.file.rel, at.line, at.column
-                    ),
-                )
-            })
+            .ok_or_else(|| LeanError::position_out_of_range(&self.file.rel, at.line, at.column))
     }
 
     fn position_params(&self, at: &FilePosition) -> Result<TextDocumentPositionParams, LeanError> {
