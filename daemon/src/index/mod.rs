@@ -9,7 +9,7 @@
 pub mod git_index;
 pub mod lang;
 mod rust_items;
-pub mod skeleton;
+mod skeleton;
 pub mod symbols;
 pub mod text;
 mod watch;

@@ -99,7 +99,7 @@ impl Skeleton {
 
 /// Byte ranges inside `src` that need no syntax tree, in order, disjoint. Empty where
 /// the language has no skeleton lexer or nothing can be skipped.
-pub fn skippable(lang: Lang, src: &[u8]) -> Vec<Range<usize>> {
+fn skippable(lang: Lang, src: &[u8]) -> Vec<Range<usize>> {
     match lang {
         Lang::Rust => RustLexer::new(src, true).skippable(),
         _ => Vec::new(),

@@ -214,10 +214,13 @@ impl FileSymbols {
 
 /// How much of a file is parsed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Parse {
+pub(crate) enum Parse {
     /// Everything: exact syntax errors (the write guard).
     Whole,
-    /// Tree-sitter over the [`Skeleton`]: no trees for bodies and the like.
+    /// Tree-sitter over the [`Skeleton`]: no trees for bodies and the like. On its
+    /// own only in tests (which compare it with `Whole`); `Declarations` falls back
+    /// to it.
+    #[cfg(test)]
     Skeleton,
     /// Rust declarations read off the tokens ([`rust_items`]) where that reader
     /// vouches for them, else the skeleton parse.
@@ -237,7 +240,7 @@ pub fn syntax_error(lang: Lang, src: &[u8]) -> Option<Position> {
     extract_with(lang, src, Parse::Whole).syntax_error
 }
 
-pub fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
+pub(crate) fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
     let binary = src[..src.len().min(8192)].contains(&0);
     if binary {
         return FileSymbols::empty(lang, binary);
