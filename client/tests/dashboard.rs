@@ -212,9 +212,7 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
     .unwrap();
     assert!(
         wait_until(Duration::from_secs(5), || {
-            env.ok(&root, &["daemon", "status"])["ides"]
-                .as_array()
-                .is_some_and(|ides| ides.len() == 1)
+            env.status_rows(&root, "ides").len() == 1
         }),
         "the port file was not discovered"
     );

@@ -106,16 +106,14 @@ fn world() -> (TestEnv, PathBuf) {
     (env, fs::canonicalize(root).unwrap())
 }
 
+/// The fixture file's bytes now.
+fn main_kt(root: &Path) -> String {
+    fs::read_to_string(root.join("src/Main.kt")).unwrap()
+}
+
 fn run(env: &TestEnv, root: &Path, args: &[&str]) -> (bool, Value) {
     let (out, v) = env.shim_json_in(root, args);
     (out.status.success(), v)
-}
-
-fn ides(env: &TestEnv, root: &Path) -> Vec<Value> {
-    env.ok(root, &["daemon", "status"])["ides"]
-        .as_array()
-        .unwrap()
-        .clone()
 }
 
 #[test]
@@ -190,18 +188,12 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
         ],
     );
     assert_eq!(stale["code"], "CONFLICT", "{stale}");
-    assert_eq!(
-        fs::read_to_string(root.join("src/Main.kt")).unwrap(),
-        MAIN_KT
-    );
+    assert_eq!(main_kt(&root), MAIN_KT);
 
     // Safe delete with a conflict: refused without force, nothing sent.
     let blocked = env.err(&root, &["refactor", "safe-delete", "src/Main.kt:4:9"]);
     assert_eq!(blocked["code"], "CONFLICT", "{blocked}");
-    assert_eq!(
-        fs::read_to_string(root.join("src/Main.kt")).unwrap(),
-        MAIN_KT
-    );
+    assert_eq!(main_kt(&root), MAIN_KT);
 
     // Move and inline: previews, then applies (the double changes nothing).
     let mv = env.ok(
@@ -271,10 +263,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
         ],
     );
     assert_eq!(drift["code"], "CONFLICT", "{drift}");
-    assert_eq!(
-        fs::read_to_string(root.join("src/Main.kt")).unwrap(),
-        drifted
-    );
+    assert_eq!(main_kt(&root), drifted);
     fs::write(root.join("src/Main.kt"), MAIN_KT).unwrap();
     let applied = env.ok(
         &root,
@@ -293,17 +282,14 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
         json!(["src/Main.kt"]),
         "{applied}"
     );
-    assert_eq!(
-        fs::read_to_string(root.join("src/Main.kt")).unwrap(),
-        MAIN_KT.replace("run()", "execute()")
-    );
+    assert_eq!(main_kt(&root), MAIN_KT.replace("run()", "execute()"));
     // The headless index sees the IDE's write at once.
     let search = env.ok(&root, &["search", "execute"]);
     assert_eq!(search["total"], 1, "{search}");
 
     // Reformat through the IDE: its edit lands, the hash is of the new bytes.
     let formatted = env.ok(&root, &["refactor", "reformat", "src/Main.kt"]);
-    let now = fs::read_to_string(root.join("src/Main.kt")).unwrap();
+    let now = main_kt(&root);
     assert_eq!(formatted["reformatted"], true, "{formatted}\n{now}");
     assert!(now.contains("\n  fun execute(): Int = 1\n"), "{now}");
     assert_eq!(
@@ -312,7 +298,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
     );
 
     // Symbol edits through the IDE's document store: our guards, our bytes.
-    let before = fs::read_to_string(root.join("src/Main.kt")).unwrap();
+    let before = main_kt(&root);
     let stale = env.err(
         &root,
         &[
@@ -327,10 +313,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
         ],
     );
     assert_eq!(stale["code"], "CONFLICT", "{stale}");
-    assert_eq!(
-        fs::read_to_string(root.join("src/Main.kt")).unwrap(),
-        before
-    );
+    assert_eq!(main_kt(&root), before);
     let replaced = env.ok(
         &root,
         &[
@@ -356,7 +339,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
         ],
     );
     assert_eq!(inserted["backing"], "jetbrains", "{inserted}");
-    let now = fs::read_to_string(root.join("src/Main.kt")).unwrap();
+    let now = main_kt(&root);
     assert_eq!(
         now,
         before.replace("Int = 1", "Int = 2") + "fun more() = \"ü\"\n",
@@ -369,7 +352,7 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
             .as_str()
     );
 
-    let st = ides(&env, &root);
+    let st = env.status_rows(&root, "ides");
     assert_eq!(st.len(), 1);
     assert_eq!(st[0]["reachable"], true);
     assert_eq!(st[0]["port"], ide.port);
@@ -406,7 +389,7 @@ fn a_wrong_token_is_unauthorized_and_a_dead_ide_falls_back_in_the_same_call() {
     let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
     assert_eq!(def["backing"], "pylsp", "{def}");
     assert_eq!(spots(&def), ["geo.py 1:4"]);
-    let st = ides(&env, &root);
+    let st = env.status_rows(&root, "ides");
     assert_eq!(st[0]["reachable"], false, "{st:?}");
     // Kotlin is "jetbrains only": without the IDE, BACKEND_REQUIRED.
     let kt = env.err(&root, &["refactor", "references", "src/Main.kt:6:35"]);
@@ -441,7 +424,7 @@ fn another_worktrees_window_and_stale_or_bad_port_files_are_never_used() {
     .unwrap();
     let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
     assert_eq!(def["backing"], "pylsp", "{def}");
-    let st = ides(&env, &root);
+    let st = env.status_rows(&root, "ides");
     let ours: Vec<&Value> = st
         .iter()
         .filter(|i| i["project_root"] == root.to_str().unwrap())

@@ -11,7 +11,6 @@ use std::{
 };
 
 use lean_ctx_testkit::{TestEnv, git, pylsp, python_fixture, rust_analyzer, spots, wait_until};
-use serde_json::Value;
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
 
@@ -51,13 +50,6 @@ fn write_crate(root: &Path) {
     .unwrap();
     fs::write(root.join("src/lib.rs"), LIB_RS).unwrap();
     fs::write(root.join("src/shapes.rs"), SHAPES_RS).unwrap();
-}
-
-fn servers(env: &TestEnv, cwd: &Path) -> Vec<Value> {
-    env.ok(cwd, &["daemon", "status"])["language_servers"]
-        .as_array()
-        .unwrap()
-        .clone()
 }
 
 #[test]
@@ -138,7 +130,7 @@ fn rust_analyzer_navigates_non_ascii_code_and_reports_indexing_first() {
     );
     assert!(!list["sources"].as_array().unwrap().is_empty(), "{list}");
 
-    let st = servers(&env, &root);
+    let st = env.status_rows(&root, "language_servers");
     assert_eq!(st.len(), 1, "{st:?}");
     assert_eq!(st[0]["state"], "ready");
     assert_eq!(st[0]["language"], "rust");
@@ -289,7 +281,9 @@ fn reformat_writes_atomically_and_guards_the_hash() {
 fn a_killed_server_is_restarted_by_the_next_call_and_many_sessions_share_one() {
     let (env, root) = rust_project("");
     env.ok(&root, &["refactor", "references", "src/lib.rs:3:9"]);
-    let first = servers(&env, &root)[0]["pid"].as_u64().unwrap() as u32;
+    let first = env.status_rows(&root, "language_servers")[0]["pid"]
+        .as_u64()
+        .unwrap() as u32;
 
     // Eight sessions at once: one server answers them all.
     let handles: Vec<_> = (0..8)
@@ -314,18 +308,18 @@ fn a_killed_server_is_restarted_by_the_next_call_and_many_sessions_share_one() {
             String::from_utf8_lossy(&out.stdout)
         );
     }
-    let st = servers(&env, &root);
+    let st = env.status_rows(&root, "language_servers");
     assert_eq!(st.len(), 1);
     assert_eq!(st[0]["pid"].as_u64().unwrap() as u32, first);
 
     env.kill9(first);
-    assert!(wait_until(Duration::from_secs(10), || servers(&env, &root)
-        [0]["state"]
+    assert!(wait_until(Duration::from_secs(10), || env
+        .status_rows(&root, "language_servers")[0]["state"]
         == "failed"));
     // The next call starts a new one (answering INDEXING meanwhile) and then answers.
     let refs = env.ok(&root, &["refactor", "references", "src/lib.rs:3:9"]);
     assert_eq!(refs["total"], 3);
-    let st = servers(&env, &root);
+    let st = env.status_rows(&root, "language_servers");
     assert_eq!(st.len(), 1);
     assert_ne!(st[0]["pid"].as_u64().unwrap() as u32, first);
     assert_eq!(st[0]["state"], "ready");
@@ -349,16 +343,18 @@ fn two_worktrees_get_two_servers_which_go_when_idle_and_die_with_the_daemon() {
             .unwrap()
             .contains("maß")
     );
-    let st = servers(&env, &root);
+    let st = env.status_rows(&root, "language_servers");
     let roots: Vec<&str> = st.iter().map(|s| s["root"].as_str().unwrap()).collect();
     assert_eq!(roots, [root.to_str().unwrap(), second.to_str().unwrap()]);
     assert_eq!(env.daemons().len(), 1);
 
     // Idle past the TTL: shut down, processes gone.
     assert!(
-        wait_until(Duration::from_secs(30), || servers(&env, &root).is_empty()),
+        wait_until(Duration::from_secs(30), || env
+            .status_rows(&root, "language_servers")
+            .is_empty()),
         "{:?}",
-        servers(&env, &root)
+        env.status_rows(&root, "language_servers")
     );
     assert!(wait_until(Duration::from_secs(5), || env
         .language_servers()
@@ -366,7 +362,9 @@ fn two_worktrees_get_two_servers_which_go_when_idle_and_die_with_the_daemon() {
 
     // A daemon killed with -9 leaves no server behind: they see their stdin close.
     env.ok(&root, &["refactor", "references", "src/lib.rs:3:9"]);
-    let pid = servers(&env, &root)[0]["pid"].as_u64().unwrap() as u32;
+    let pid = env.status_rows(&root, "language_servers")[0]["pid"]
+        .as_u64()
+        .unwrap() as u32;
     let daemon = env.daemon_pid().unwrap();
     let _ = rustix::process::kill_process(
         rustix::process::Pid::from_raw(daemon as i32).unwrap(),
@@ -385,14 +383,18 @@ fn two_worktrees_get_two_servers_which_go_when_idle_and_die_with_the_daemon() {
 fn evict_and_restart_through_the_cli() {
     let (env, root) = rust_project("");
     env.ok(&root, &["refactor", "references", "src/lib.rs:3:9"]);
-    let before = servers(&env, &root)[0]["pid"].as_u64().unwrap();
+    let before = env.status_rows(&root, "language_servers")[0]["pid"]
+        .as_u64()
+        .unwrap();
     let restarted = env.ok(&root, &["servers", "restart"]);
     assert_eq!(restarted["affected"], 1, "{restarted}");
-    let after = servers(&env, &root)[0]["pid"].as_u64().unwrap();
+    let after = env.status_rows(&root, "language_servers")[0]["pid"]
+        .as_u64()
+        .unwrap();
     assert_ne!(before, after);
     let evicted = env.ok(&root, &["servers", "evict", "--language", "rust"]);
     assert_eq!(evicted["affected"], 1);
-    assert!(servers(&env, &root).is_empty());
+    assert!(env.status_rows(&root, "language_servers").is_empty());
     assert!(wait_until(Duration::from_secs(5), || env
         .language_servers()
         .is_empty()));
@@ -419,7 +421,7 @@ fn the_instance_cap_and_the_memory_budget_evict_the_least_recently_used() {
         let env = python_env(limit);
         let (a, b) = (python_project(&env, "a"), python_project(&env, "b"));
         env.ok(&a, &["refactor", "definition", "main.py:3:26"]);
-        let first = servers(&env, &a);
+        let first = env.status_rows(&a, "language_servers");
         assert_eq!(first.len(), 1, "{limit}");
         let first = first[0]["pid"].as_u64().unwrap() as u32;
         // A second root's server pushes the first (least recently used) out at once;
@@ -427,11 +429,11 @@ fn the_instance_cap_and_the_memory_budget_evict_the_least_recently_used() {
         env.ok(&b, &["refactor", "definition", "main.py:3:26"]);
         assert!(
             wait_until(Duration::from_secs(10), || {
-                let st = servers(&env, &a);
+                let st = env.status_rows(&a, "language_servers");
                 st.len() == 1 && st[0]["root"] == b.to_str().unwrap()
             }),
             "{limit}: {:?}",
-            servers(&env, &a)
+            env.status_rows(&a, "language_servers")
         );
         assert!(wait_until(Duration::from_secs(5), || {
             !lean_ctx_shared::process::pid_alive(first)
@@ -453,7 +455,7 @@ fn python_lsp_server_answers_definition_and_references() {
         ["geo.py 2:4", "main.py 1:16", "main.py 3:11", "main.py 3:25"],
         "{refs}"
     );
-    let st = servers(&env, &root);
+    let st = env.status_rows(&root, "language_servers");
     assert_eq!(st.len(), 1);
     assert_eq!(st[0]["language"], "python");
     assert_eq!(st[0]["state"], "ready");

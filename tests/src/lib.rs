@@ -191,6 +191,16 @@ impl TestEnv {
         v
     }
 
+    /// The rows `daemon status` lists under `key` (`language_servers`, `ides`,
+    /// `projects`), asked from `cwd`.
+    pub fn status_rows(&self, cwd: &Path, key: &str) -> Vec<serde_json::Value> {
+        let status = self.ok(cwd, &["daemon", "status"]);
+        status[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("no {key:?} in {status}"))
+            .clone()
+    }
+
     /// `lean-ctx --json ARGS` in `cwd`, which must fail: its `error` object.
     pub fn err(&self, cwd: &Path, args: &[&str]) -> serde_json::Value {
         let (out, v) = self.shim_json_in(cwd, args);
