@@ -165,15 +165,17 @@ impl Gain {
         use std::sync::atomic::Ordering;
         self.pending.fetch_add(1, Ordering::SeqCst);
         let me = self.clone();
+        // Whether this record needs a trailing write is decided right after it is
+        // counted, not when the async side gets round to it: a late decision could
+        // schedule a write for a record the pending one already covered.
         let counted = tokio::task::spawn_blocking(move || {
             let wrote = me.account(call, error);
             me.pending.fetch_sub(1, Ordering::SeqCst);
-            wrote
+            !wrote && !me.trailing.swap(true, Ordering::SeqCst)
         });
         let me = self.clone();
         tokio::spawn(async move {
-            if counted.await.is_ok_and(|wrote| !wrote) && !me.trailing.swap(true, Ordering::SeqCst)
-            {
+            if counted.await.unwrap_or(false) {
                 tokio::time::sleep(WRITE_EVERY).await;
                 // Cleared before the write: a record counted after it schedules its own.
                 me.trailing.store(false, Ordering::SeqCst);
