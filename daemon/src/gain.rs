@@ -264,7 +264,7 @@ impl Gain {
     }
 
     fn tokens_of_file(&self, path: &Path) -> Option<u64> {
-        let id = FileId::of(&fs::metadata(path).ok()?);
+        let id = FileId::stat(path).ok()?;
         if let Some(n) = self.file_tokens.get(&id) {
             return Some(n);
         }

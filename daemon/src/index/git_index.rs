@@ -17,9 +17,11 @@
 //! object names are read; version 4, split and SHA-256 indexes are not (every file
 //! is then read and hashed as before).
 
-use std::{fs, fs::Metadata, os::unix::fs::MetadataExt, path::Path};
+use std::{fs, os::unix::fs::MetadataExt, path::Path};
 
 use rustc_hash::FxHashMap;
+
+use super::store::FileId;
 
 /// A git object name (SHA-1).
 pub type Oid = [u8; 20];
@@ -122,15 +124,15 @@ impl GitIndex {
     }
 
     /// The blob `rel` (slash-separated, relative to the worktree's top) holds, if its
-    /// index entry vouches for the file `meta` describes.
-    pub fn clean_blob(&self, rel: &str, meta: &Metadata) -> Option<Oid> {
+    /// index entry vouches for the file with identity `id`.
+    pub fn clean_blob(&self, rel: &str, id: &FileId) -> Option<Oid> {
         let e = self.entries.get(rel)?;
-        let low = |v: i64| v as u32;
-        let same = e.mtime == (low(meta.mtime()), low(meta.mtime_nsec()))
-            && e.ctime == (low(meta.ctime()), low(meta.ctime_nsec()))
-            && e.ino == meta.ino() as u32
-            && e.size == meta.size() as u32;
-        let racy = (meta.mtime(), meta.mtime_nsec()) >= self.written;
+        let low = |(secs, nsecs): (i64, i64)| (secs as u32, nsecs as u32);
+        let same = e.mtime == low(id.mtime)
+            && e.ctime == low(id.ctime)
+            && e.ino == id.ino as u32
+            && e.size == id.size as u32;
+        let racy = id.mtime >= self.written;
         (same && !racy).then_some(e.oid)
     }
 
@@ -190,7 +192,7 @@ mod tests {
         for (root, changed) in [(&main, false), (&second, true)] {
             let index = GitIndex::load(root).expect("a readable index");
             assert_eq!(index.len(), 3);
-            let meta = |rel: &str| fs::metadata(root.join(rel)).unwrap();
+            let meta = |rel: &str| FileId::stat(&root.join(rel)).unwrap();
             assert_eq!(
                 index.clean_blob("src/a.rs", &meta("src/a.rs")),
                 Some(blob_of(&main, "src/a.rs"))
@@ -203,11 +205,11 @@ mod tests {
             }
         }
         let mut index = GitIndex::load(&second).unwrap();
-        let new = fs::metadata(second.join("src/new.rs")).unwrap();
+        let new = FileId::stat(&second.join("src/new.rs")).unwrap();
         assert_eq!(index.clean_blob("src/new.rs", &new), None);
         // Modified in the instant the index was written: git itself re-reads those.
         index.written = (0, 0);
-        let a = fs::metadata(second.join("src/a.rs")).unwrap();
+        let a = FileId::stat(&second.join("src/a.rs")).unwrap();
         assert_eq!(index.clean_blob("src/a.rs", &a), None, "racily clean");
         assert!(GitIndex::load(tmp.path()).is_none(), "not a worktree");
     }

@@ -12,6 +12,7 @@ mod rust_items;
 mod skeleton;
 pub mod symbols;
 pub mod text;
+mod walk;
 mod watch;
 
 pub mod root;

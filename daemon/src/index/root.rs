@@ -11,7 +11,6 @@
 
 use std::{
     collections::{HashMap, HashSet},
-    fs,
     path::{Path, PathBuf},
     sync::{
         Arc, Mutex, OnceLock, RwLock, Weak,
@@ -21,7 +20,6 @@ use std::{
     time::{Duration, Instant},
 };
 
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use lean_ctx_shared::{
     ErrorCode, ErrorDetails, LeanError, Progress,
     protocol::{IndexState, IndexStatus},
@@ -34,6 +32,7 @@ use super::{
     lang::Lang,
     store::{Caches, Counters, FileId, Parsed},
     symbols::FileSymbols,
+    walk::{IgnoreFiles, Rules, Walker, hidden},
     watch::{Change, DirWatcher},
 };
 
@@ -91,11 +90,8 @@ pub struct RootIndex {
     started: AtomicBool,
     last_full_ms: AtomicU64,
     watcher: Arc<OnceLock<DirWatcher>>,
-    /// Directories watched (non-recursively): only those the walk enters, so ignored
-    /// trees (`target/`, `node_modules/`) cost no watches and send no events.
-    watched: Arc<Mutex<HashSet<PathBuf>>>,
-    /// `.gitignore`/`.ignore` matchers per directory, for judging watcher events.
-    ignores: Mutex<HashMap<PathBuf, Arc<Gitignore>>>,
+    /// The ignore rules in force per directory, for judging watcher events.
+    ignores: Mutex<HashMap<PathBuf, Rules>>,
     /// Full walks run one at a time (the first one, and rescans after overflow).
     walking: Mutex<()>,
     /// Paths under the root that changed on disk (not ignored), for whoever mirrors
@@ -122,7 +118,6 @@ impl RootIndex {
             started: AtomicBool::new(false),
             last_full_ms: AtomicU64::new(0),
             watcher: Arc::default(),
-            watched: Arc::new(Mutex::new(HashSet::new())),
             ignores: Mutex::new(HashMap::new()),
             walking: Mutex::new(()),
             changes: tokio::sync::broadcast::Sender::new(64),
@@ -205,9 +200,14 @@ impl RootIndex {
         });
         self.walk.expected.store(expected as u64, Ordering::Relaxed);
         *self.git.write().unwrap() = git;
-        self.watched.lock().unwrap().retain(|d| d.exists());
+        // Sized once for what git expects, not grown (and rehashed) file by file.
+        let mut files = self.files.write().unwrap();
+        let more = expected.saturating_sub(files.len());
+        files.reserve(more);
+        drop(files);
         let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
         self.walk_and_index(&self.root, true);
+        self.caches.settle();
         let ms = started.elapsed().as_millis() as u64;
         let mut files = self.files.write().unwrap();
         files.retain(|_, e| e.walk.load(Ordering::Relaxed) == generation);
@@ -219,108 +219,76 @@ impl RootIndex {
     }
 
     /// Walks `dir` once over the configured threads and indexes each file of a
-    /// supported language as it is found (stamped with the current walk).
-    /// `.gitignore` is honoured (also from directories above `dir`); hidden entries
-    /// and nested repositories or worktrees are left out (they are other projects).
-    /// Every directory is watched when its parent lists it, before it is listed
-    /// itself, so a file created meanwhile is either listed or reported: one walk,
-    /// no window. `progress`: count into the full walk's progress (a subtree re-walk
-    /// after a watcher event must not push it past 100%).
+    /// supported language as it is found (stamped with the current walk), leaving
+    /// out what [`walk`](super::walk) leaves out. Every directory is watched when
+    /// it is opened, before it is listed, so a file created meanwhile is either
+    /// listed or reported: one walk, no window. `progress`: count into the full
+    /// walk's progress (a subtree re-walk after a watcher event must not push it past
+    /// 100%).
     fn walk_and_index(&self, dir: &Path, progress: bool) {
-        let root = self.root.clone();
-        let watcher = self.watcher.clone();
-        let watched = self.watched.clone();
-        ignore::WalkBuilder::new(dir)
-            .require_git(false)
-            .threads(self.config.threads.max(1))
-            .filter_entry(move |e| {
-                if !e.file_type().is_some_and(|t| t.is_dir()) || e.path() == root {
-                    return true;
+        let rel = self.relative(dir).unwrap_or_default();
+        let rules = match dir.parent() {
+            Some(parent) if dir != self.root => self.rules_inside(parent),
+            _ => Rules::above(&self.root),
+        };
+        Walker {
+            threads: self.config.threads,
+            enter: &|dir| self.watch_dir(dir),
+            file: &|found| {
+                if progress {
+                    self.walk.total.fetch_add(1, Ordering::Relaxed);
                 }
-                if e.path().join(".git").exists() {
-                    return false;
+                self.index_found(found.abs, found.rel, found.lang, found.id);
+                if progress {
+                    self.walk.done.fetch_add(1, Ordering::Relaxed);
                 }
-                watch_dir(&watcher, &watched, e.path());
-                true
-            })
-            .build_parallel()
-            .run(|| {
-                Box::new(move |entry| {
-                    let Ok(e) = entry else {
-                        return ignore::WalkState::Continue;
-                    };
-                    let indexable = e.file_type().is_some_and(|t| t.is_file())
-                        && Lang::from_path(e.path()).is_some();
-                    if let Some(rel) = indexable.then(|| self.relative(e.path())).flatten() {
-                        if progress {
-                            self.walk.total.fetch_add(1, Ordering::Relaxed);
-                        }
-                        self.index_file(e.path(), &rel);
-                        if progress {
-                            self.walk.done.fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                    ignore::WalkState::Continue
-                })
-            });
+            },
+        }
+        .run(dir, &rel, rules);
     }
 
     /// Whether the walk would leave `path` out: hidden, inside a nested repository or
-    /// worktree, or matched by a `.gitignore`/`.ignore` of a directory above it.
+    /// worktree, or ignored by the rules of a directory above it.
     fn is_ignored(&self, path: &Path) -> bool {
         let Ok(rel) = path.strip_prefix(&self.root) else {
             return true;
         };
-        if rel
-            .components()
-            .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
-        {
-            return true;
-        }
-        let is_dir = path.is_dir();
-        if is_dir && path.join(".git").exists() {
+        if rel.components().any(|c| hidden(c.as_os_str())) {
             return true;
         }
         let mut dir = self.root.clone();
         let mut parts = rel.components().peekable();
-        loop {
-            if dir != self.root && dir.join(".git").exists() {
+        while let Some(part) = parts.next() {
+            let here = dir.join(part);
+            let is_dir = parts.peek().is_some() || path.is_dir();
+            if is_dir && here.join(".git").exists() {
                 return true;
             }
-            if self
-                .ignore_rules(&dir)
-                .matched_path_or_any_parents(path, is_dir)
-                .is_ignore()
-            {
+            if self.rules_inside(&dir).ignores(&here, is_dir) {
                 return true;
             }
-            match parts.next() {
-                Some(part) if parts.peek().is_some() => dir.push(part),
-                _ => return false,
-            }
+            dir = here;
         }
+        false
     }
 
-    fn ignore_rules(&self, dir: &Path) -> Arc<Gitignore> {
-        let mut cache = self.ignores.lock().unwrap();
-        if let Some(rules) = cache.get(dir) {
+    /// The ignore rules in force inside `dir` (the root or a directory under it),
+    /// remembered for judging later events.
+    fn rules_inside(&self, dir: &Path) -> Rules {
+        if let Some(rules) = self.ignores.lock().unwrap().get(dir) {
             return rules.clone();
         }
-        let mut builder = GitignoreBuilder::new(dir);
-        for name in [".gitignore", ".ignore"] {
-            let file = dir.join(name);
-            if file.is_file() {
-                let _ = builder.add(file);
+        let above = match dir.parent() {
+            Some(parent) if dir != self.root && dir.starts_with(&self.root) => {
+                self.rules_inside(parent)
             }
-        }
-        if dir == self.root {
-            let exclude = dir.join(".git/info/exclude");
-            if exclude.is_file() {
-                let _ = builder.add(exclude);
-            }
-        }
-        let rules = Arc::new(builder.build().unwrap_or_else(|_| Gitignore::empty()));
-        cache.insert(dir.to_path_buf(), rules.clone());
+            _ => Rules::above(&self.root),
+        };
+        let rules = above.inside(dir, IgnoreFiles::on_disk(dir));
+        self.ignores
+            .lock()
+            .unwrap()
+            .insert(dir.to_path_buf(), rules.clone());
         rules
     }
 
@@ -330,23 +298,27 @@ impl RootIndex {
     }
 
     /// The blob the git index says `rel` holds, if it vouches for the file.
-    fn blob(&self, rel: &str, meta: &fs::Metadata) -> Option<Oid> {
-        self.git.read().unwrap().as_ref()?.clean_blob(rel, meta)
+    fn blob(&self, rel: &str, id: &FileId) -> Option<Oid> {
+        self.git.read().unwrap().as_ref()?.clean_blob(rel, id)
     }
 
     /// Indexes one file; `None` if it is gone, unreadable, too large or binary.
     fn index_file(&self, abs: &Path, rel: &str) -> Option<Parsed> {
         let lang = Lang::from_path(abs)?;
-        let Ok(meta) = fs::metadata(abs) else {
+        let Ok(id) = FileId::stat(abs) else {
             self.files.write().unwrap().remove(rel);
             return None;
         };
-        if meta.len() > self.config.max_file_bytes {
+        self.index_found(abs, rel, lang, id)
+    }
+
+    /// Indexes one file whose identity is `id`.
+    fn index_found(&self, abs: &Path, rel: &str, lang: Lang, id: FileId) -> Option<Parsed> {
+        if id.size() > self.config.max_file_bytes {
             self.walk.too_large.fetch_add(1, Ordering::Relaxed);
             self.files.write().unwrap().remove(rel);
             return None;
         }
-        let id = FileId::of(&meta);
         let walk = self.generation.load(Ordering::Relaxed);
         if let Some(entry) = self.files.read().unwrap().get(rel).filter(|e| e.id == id) {
             entry.walk.store(walk, Ordering::Relaxed);
@@ -354,7 +326,7 @@ impl RootIndex {
         }
         match self
             .caches
-            .parse(abs, &meta, lang, &self.counters, self.blob(rel, &meta))
+            .parse(abs, id, lang, &self.counters, self.blob(rel, &id))
         {
             Ok(parsed) if parsed.symbols.binary => {
                 self.walk.binary.fetch_add(1, Ordering::Relaxed);
@@ -390,9 +362,8 @@ impl RootIndex {
             )
             .with_remedy("supported: Rust, Python, TypeScript/TSX, JavaScript, Go, Java, Kotlin")
         })?;
-        let meta = fs::metadata(abs)
+        let id = FileId::stat(abs)
             .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}")))?;
-        let id = FileId::of(&meta);
         let known = self
             .files
             .read()
@@ -410,7 +381,7 @@ impl RootIndex {
             None => {
                 let parsed = self
                     .caches
-                    .parse(abs, &meta, lang, &self.counters, self.blob(rel, &meta))
+                    .parse(abs, id, lang, &self.counters, self.blob(rel, &id))
                     .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}")))?;
                 Ok(parsed)
             }
@@ -419,16 +390,16 @@ impl RootIndex {
 
     /// Records our own write of `bytes` to `rel`, so the next answer needs no re-read.
     pub fn wrote(&self, abs: &Path, rel: &str, bytes: &[u8], parsed: Option<FileSymbols>) {
-        let (Some(lang), Ok(meta)) = (Lang::from_path(abs), fs::metadata(abs)) else {
+        let (Some(lang), Ok(id)) = (Lang::from_path(abs), FileId::stat(abs)) else {
             return;
         };
-        let parsed = self.caches.parse_bytes(&meta, lang, bytes, parsed);
+        let parsed = self.caches.parse_bytes(id, lang, bytes, parsed);
         let mut files = self.files.write().unwrap();
         if files.contains_key(rel) {
             files.insert(
                 rel.to_string(),
                 Entry {
-                    id: FileId::of(&meta),
+                    id,
                     parsed,
                     walk: AtomicU64::new(self.generation.load(Ordering::Relaxed)),
                 },
@@ -491,7 +462,6 @@ impl RootIndex {
         match watcher {
             Ok(w) => {
                 let _ = self.watcher.set(w);
-                self.watched.lock().unwrap().insert(self.root.clone());
             }
             Err(e) => {
                 // Answers stay correct for single files (identity re-check); only
@@ -505,6 +475,18 @@ impl RootIndex {
             .name("lean-ctx-watch".into())
             .spawn(move || watch_loop(me, rx))
             .expect("spawn watch thread");
+    }
+
+    /// Watches `dir` (non-recursively; again is harmless). Only directories the walk
+    /// enters are watched, so ignored trees (`target/`, `node_modules/`) cost no
+    /// watches and send no events.
+    fn watch_dir(&self, dir: &Path) {
+        let Some(watcher) = self.watcher.get() else {
+            return;
+        };
+        if let Err(e) = watcher.watch(dir) {
+            tracing::warn!(dir = %dir.display(), error = %e, "cannot watch");
+        }
     }
 
     /// Applies one burst of file events: ignored paths are dropped, files re-indexed,
@@ -542,8 +524,7 @@ impl RootIndex {
             }
             changed.push(path.clone());
             if path.is_dir() {
-                // Created or moved in: watch and walk it.
-                watch_dir(&self.watcher, &self.watched, &path);
+                // Created or moved in: walk it (which watches it).
                 self.walk_and_index(&path, false);
             } else if path.is_file() {
                 if Lang::from_path(&path).is_some() {
@@ -561,20 +542,6 @@ impl RootIndex {
         if rescan {
             self.full_index();
         }
-    }
-}
-
-/// Watches `dir` (non-recursively) unless it already is.
-fn watch_dir(watcher: &OnceLock<DirWatcher>, watched: &Mutex<HashSet<PathBuf>>, dir: &Path) {
-    let Some(watcher) = watcher.get() else {
-        return;
-    };
-    if !watched.lock().unwrap().insert(dir.to_path_buf()) {
-        return;
-    }
-    if let Err(e) = watcher.watch(dir) {
-        watched.lock().unwrap().remove(dir);
-        tracing::warn!(dir = %dir.display(), error = %e, "cannot watch");
     }
 }
 
@@ -600,6 +567,8 @@ fn watch_loop(index: Weak<RootIndex>, rx: mpsc::Receiver<Change>) {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     #[tokio::test]
@@ -689,6 +658,8 @@ mod tests {
 
 #[cfg(test)]
 mod ignore_tests {
+    use std::fs;
+
     use super::*;
 
     #[test]
@@ -722,5 +693,63 @@ mod ignore_tests {
             assert_eq!(index.is_ignored(&root.join(path)), ignored, "{path}");
         }
         assert!(index.is_ignored(Path::new("/elsewhere/a.rs")));
+    }
+}
+
+#[cfg(test)]
+mod agreement_tests {
+    use std::fs;
+
+    use super::*;
+
+    /// Every supported file on disk is either indexed by the walk or judged ignored
+    /// when an event names it, never both: negations, deeper files and `.ignore`
+    /// included.
+    #[test]
+    fn the_walk_and_the_event_judge_agree_on_every_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        lean_ctx_testkit::git(&root, &["init", "-q"]);
+        let files = [
+            "src/a.rs",
+            "src/gen/x.gen.rs",
+            "src/gen/keep.gen.rs",
+            "target/debug/b.rs",
+            "sub/local.rs",
+            "sub/other.rs",
+            "sub/inner/local.rs",
+            "nested/.git/HEAD",
+            "nested/c.rs",
+            ".hidden/d.rs",
+            "excluded.rs",
+        ];
+        for rel in files {
+            let path = root.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, "fn f() {}\n").unwrap();
+        }
+        fs::write(root.join(".gitignore"), "target/\n*.gen.rs\n!keep.gen.rs\n").unwrap();
+        fs::write(root.join("sub/.gitignore"), "local.rs\nother.rs\n").unwrap();
+        fs::write(root.join("sub/.ignore"), "!other.rs\n").unwrap();
+        fs::write(root.join("sub/inner/.gitignore"), "!local.rs\n").unwrap();
+        fs::write(root.join(".git/info/exclude"), "excluded.rs\n").unwrap();
+        let index = RootIndex::new(
+            root.clone(),
+            Arc::new(Caches::new(1 << 20)),
+            IndexConfig::default(),
+        );
+        index.full_index();
+        let (indexed, _) = index.files_under("", usize::MAX);
+        let indexed: HashSet<String> = indexed.into_iter().map(|(rel, _)| rel).collect();
+        let mut expected = HashSet::new();
+        for rel in files.into_iter().filter(|r| r.ends_with(".rs")) {
+            let walked = indexed.contains(rel);
+            assert_eq!(walked, !index.is_ignored(&root.join(rel)), "{rel}");
+            if walked {
+                expected.insert(rel.to_string());
+            }
+        }
+        assert_eq!(indexed, expected);
+        assert_eq!(indexed.len(), 4, "{indexed:?}");
     }
 }

@@ -5,17 +5,16 @@
 //! most content hashes without reading a byte.
 
 use std::{
-    fs::Metadata,
-    io,
-    os::unix::fs::MetadataExt,
+    io::{self, Read},
     path::Path,
     sync::{
-        Arc,
+        Arc, RwLock, Weak,
         atomic::{AtomicU64, Ordering},
     },
 };
 
 use lean_ctx_shared::protocol::{CacheCounters, CacheStatus};
+use rustc_hash::FxHashMap;
 
 use super::{
     git_index::Oid,
@@ -27,23 +26,40 @@ pub type Hash = [u8; 32];
 
 /// What identifies a file's content without reading it: if none of these changed,
 /// neither did the bytes (ctime catches writes that restore the mtime).
+///
+/// Always taken with rustix's `stat` family (by path here, relative to a directory
+/// in the walk), so every identity of one file is encoded alike: std's `metadata`
+/// goes through `statx`, whose device number is composed differently.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileId {
-    dev: u64,
-    ino: u64,
-    size: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
+    pub(super) dev: u64,
+    pub(super) ino: u64,
+    pub(super) size: u64,
+    pub(super) mtime: (i64, i64),
+    pub(super) ctime: (i64, i64),
 }
 
 impl FileId {
-    pub fn of(meta: &Metadata) -> FileId {
+    /// The identity of the file at `path` (symlinks followed).
+    pub fn stat(path: &Path) -> io::Result<FileId> {
+        Ok(FileId::from(&rustix::fs::stat(path)?))
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+}
+
+impl From<&rustix::fs::Stat> for FileId {
+    // The field types differ between platforms (and are the target type on some).
+    #[allow(clippy::unnecessary_cast)]
+    fn from(st: &rustix::fs::Stat) -> FileId {
         FileId {
-            dev: meta.dev(),
-            ino: meta.ino(),
-            size: meta.size(),
-            mtime: (meta.mtime(), meta.mtime_nsec()),
-            ctime: (meta.ctime(), meta.ctime_nsec()),
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+            size: st.st_size as u64,
+            mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
         }
     }
 }
@@ -81,25 +97,37 @@ pub struct Parsed {
     pub symbols: Arc<FileSymbols>,
 }
 
+/// What a git blob is known to hold: its content hash, and the parse last made of
+/// it (weak: how long parses live is the symbol cache's business).
+#[derive(Clone, Debug)]
+struct Blob {
+    hash: Hash,
+    symbols: Weak<FileSymbols>,
+}
+
 #[derive(Debug)]
 pub struct Caches {
     hashes: moka::sync::Cache<FileId, Hash>,
-    /// Learned from files a git index vouched for: the content hash of a blob.
-    blobs: moka::sync::Cache<Oid, Hash>,
+    /// Learned from files a git index vouched for. A plain map, not a cache: a
+    /// second worktree looks up every file here and (through the weak parse) needs
+    /// no other lookup, and a `moka` lookup costs several times a map's (it records
+    /// each read for its eviction policy). Bounded by starting over when full.
+    blobs: RwLock<FxHashMap<Oid, Blob>>,
     blob_totals: (AtomicU64, AtomicU64),
     symbols: moka::sync::Cache<(Lang, Hash), Arc<FileSymbols>>,
     symbol_capacity: u64,
     totals: Counters,
 }
 
-/// Entries of the file-hash cache (about 100 bytes each).
+/// Entries of the file-hash cache (about 100 bytes each) and of the blob map (about
+/// 80, and what a parse it outlived leaves: its `Arc`'s allocation, about 90).
 const HASH_ENTRIES: u64 = 500_000;
 
 impl Caches {
     pub fn new(symbol_capacity_bytes: u64) -> Caches {
         Caches {
             hashes: moka::sync::Cache::new(HASH_ENTRIES),
-            blobs: moka::sync::Cache::new(HASH_ENTRIES),
+            blobs: RwLock::default(),
             blob_totals: Default::default(),
             symbols: moka::sync::Cache::builder()
                 .weigher(|_, v: &Arc<FileSymbols>| v.weight.min(u32::MAX as usize) as u32)
@@ -110,63 +138,98 @@ impl Caches {
         }
     }
 
-    /// Hash and symbols of the file at `path` (metadata `meta`), reading and parsing
+    /// Hash and symbols of the file at `path` (identity `id`), reading and parsing
     /// only what the caches do not already know. `blob`: the git blob the worktree's
     /// index says the file holds, if it vouches for it. Counts into `root` and the
     /// daemon totals (a hash known from the blob counts as a hash hit).
     pub fn parse(
         &self,
         path: &Path,
-        meta: &Metadata,
+        id: FileId,
         lang: Lang,
         root: &Counters,
         blob: Option<Oid>,
     ) -> io::Result<Parsed> {
-        let id = FileId::of(meta);
-        let mut content = None;
         // What git vouches for first: in a fresh worktree the identity is new anyway.
+        // (Upgraded under the lock: cloning the weak pointer out first would cost two
+        // more atomic operations on a line nobody else touched lately.)
         let from_blob = blob.and_then(|blob| {
-            let hash = self.blobs.get(&blob);
-            let counter = match hash {
+            let known = self.blobs.read().unwrap().get(&blob).map(|b| {
+                let symbols = b.symbols.upgrade().filter(|s| s.lang == lang);
+                (b.hash, symbols)
+            });
+            let counter = match known {
                 Some(_) => &self.blob_totals.0,
                 None => &self.blob_totals.1,
             };
             counter.fetch_add(1, Ordering::Relaxed);
-            hash
+            known
         });
-        let known = from_blob.or_else(|| self.hashes.get(&id));
-        let hash = match known {
+        let from_blob = match from_blob {
+            Some((hash, Some(symbols))) => {
+                bump(&root.hash_hits, &self.totals.hash_hits);
+                bump(&root.symbol_hits, &self.totals.symbol_hits);
+                return Ok(Parsed { hash, symbols });
+            }
+            Some((hash, None)) => Some(hash),
+            None => None,
+        };
+        // Whether `hash` is known to be the content `id` stands for (and so, for a
+        // vouched file, the blob's): not if the file changed while we read it.
+        let mut content = None;
+        let (hash, faithful) = match from_blob.or_else(|| self.hashes.get(&id)) {
             Some(hash) => {
                 bump(&root.hash_hits, &self.totals.hash_hits);
-                hash
+                (hash, true)
             }
             None => {
                 bump(&root.hash_misses, &self.totals.hash_misses);
-                let bytes = std::fs::read(path)?;
+                let (bytes, unchanged) = read_unchanged(path, id)?;
                 let hash = *blake3::hash(&bytes).as_bytes();
-                self.hashes.insert(id, hash);
-                if let Some(blob) = blob {
-                    self.blobs.insert(blob, hash);
+                if unchanged {
+                    self.hashes.insert(id, hash);
                 }
                 content = Some(bytes);
-                hash
+                (hash, unchanged)
             }
         };
-        if let Some(symbols) = self.symbols.get(&(lang, hash)) {
-            bump(&root.symbol_hits, &self.totals.symbol_hits);
-            return Ok(Parsed { hash, symbols });
-        }
-        bump(&root.symbol_misses, &self.totals.symbol_misses);
-        let (hash, bytes) = match content {
-            Some(bytes) => (hash, bytes),
+        let symbols = match self.symbols.get(&(lang, hash)) {
+            Some(symbols) => {
+                bump(&root.symbol_hits, &self.totals.symbol_hits);
+                symbols
+            }
             None => {
+                bump(&root.symbol_misses, &self.totals.symbol_misses);
+                let bytes = match content {
+                    Some(bytes) => bytes,
+                    None => read_unchanged(path, id)?.0,
+                };
                 // The file may have changed since it was hashed: key by what we parse.
-                let bytes = std::fs::read(path)?;
-                (*blake3::hash(&bytes).as_bytes(), bytes)
+                let parsed_hash = *blake3::hash(&bytes).as_bytes();
+                let symbols = Arc::new(extract(lang, &bytes));
+                self.symbols.insert((lang, parsed_hash), symbols.clone());
+                if parsed_hash != hash {
+                    return Ok(Parsed {
+                        hash: parsed_hash,
+                        symbols,
+                    });
+                }
+                symbols
             }
         };
-        let symbols = Arc::new(extract(lang, &bytes));
-        self.symbols.insert((lang, hash), symbols.clone());
+        if let Some(blob) = blob.filter(|_| faithful) {
+            let mut blobs = self.blobs.write().unwrap();
+            if blobs.len() as u64 >= HASH_ENTRIES {
+                blobs.clear();
+            }
+            blobs.insert(
+                blob,
+                Blob {
+                    hash,
+                    symbols: Arc::downgrade(&symbols),
+                },
+            );
+        }
         Ok(Parsed { hash, symbols })
     }
 
@@ -174,25 +237,32 @@ impl Caches {
     /// caller already made it.
     pub fn parse_bytes(
         &self,
-        meta: &Metadata,
+        id: FileId,
         lang: Lang,
         bytes: &[u8],
         parsed: Option<FileSymbols>,
     ) -> Parsed {
         let hash = *blake3::hash(bytes).as_bytes();
-        self.hashes.insert(FileId::of(meta), hash);
+        self.hashes.insert(id, hash);
         let symbols = self.symbols.get_with((lang, hash), || {
             Arc::new(parsed.unwrap_or_else(|| extract(lang, bytes)))
         });
         Parsed { hash, symbols }
     }
 
-    pub fn status(&self) -> Vec<CacheStatus> {
+    /// Does the bookkeeping the caches deferred (recency and frequency of entries,
+    /// evictions): after a full walk, so that the walk that caused it pays for it,
+    /// not the lookups of the next one.
+    pub fn settle(&self) {
         self.hashes.run_pending_tasks();
-        self.blobs.run_pending_tasks();
         self.symbols.run_pending_tasks();
+    }
+
+    pub fn status(&self) -> Vec<CacheStatus> {
+        self.settle();
         let hash = self.totals.hash();
         let sym = self.totals.symbols();
+        let blobs = self.blobs.read().unwrap().len() as u64;
         vec![
             CacheStatus {
                 name: "file_hash".into(),
@@ -204,8 +274,8 @@ impl Caches {
             },
             CacheStatus {
                 name: "git_blob".into(),
-                entries: self.blobs.entry_count(),
-                bytes: self.blobs.entry_count() * 80,
+                entries: blobs,
+                bytes: blobs * 80,
                 capacity_bytes: HASH_ENTRIES * 80,
                 hits: self.blob_totals.0.load(Ordering::Relaxed),
                 misses: self.blob_totals.1.load(Ordering::Relaxed),
@@ -222,7 +292,128 @@ impl Caches {
     }
 }
 
+/// The bytes of the file at `path`, and whether it still is the file `id` describes
+/// (nothing wrote to it since: its ctime would have moved).
+fn read_unchanged(path: &Path, id: FileId) -> io::Result<(Vec<u8>, bool)> {
+    let mut file = std::fs::File::open(path)?;
+    let mut bytes = Vec::with_capacity(id.size as usize);
+    file.read_to_end(&mut bytes)?;
+    let now = FileId::from(&rustix::fs::fstat(&file)?);
+    Ok((bytes, now == id))
+}
+
 fn bump(root: &AtomicU64, total: &AtomicU64) {
     root.fetch_add(1, Ordering::Relaxed);
     total.fetch_add(1, Ordering::Relaxed);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::*;
+
+    fn counts(c: &Counters) -> [u64; 4] {
+        let (h, s) = (c.hash(), c.symbols());
+        [h.hits, h.misses, s.hits, s.misses]
+    }
+
+    #[test]
+    fn a_file_a_git_index_vouches_for_is_answered_from_its_blob_without_reading() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (first, second) = (tmp.path().join("a.rs"), tmp.path().join("b.rs"));
+        fs::write(&first, "fn shared() {}\n").unwrap();
+        fs::write(&second, "fn shared() {}\n").unwrap();
+        let caches = Caches::new(1 << 20);
+        let root = Counters::default();
+        let blob = [7; 20];
+        let a = caches
+            .parse(
+                &first,
+                FileId::stat(&first).unwrap(),
+                Lang::Rust,
+                &root,
+                Some(blob),
+            )
+            .unwrap();
+        assert_eq!(counts(&root), [0, 1, 0, 1]);
+        // A second worktree's copy: its identity is new, its blob is not. It is
+        // never read (gone by now), and its parse is the first one's.
+        let id = FileId::stat(&second).unwrap();
+        fs::remove_file(&second).unwrap();
+        let b = caches
+            .parse(&second, id, Lang::Rust, &root, Some(blob))
+            .unwrap();
+        assert_eq!(b.hash, a.hash);
+        assert!(Arc::ptr_eq(&a.symbols, &b.symbols));
+        assert_eq!(counts(&root), [1, 1, 1, 1]);
+        // Another language's parse of the same bytes is not taken for this one.
+        let c = caches.parse(
+            &first,
+            FileId::stat(&first).unwrap(),
+            Lang::Go,
+            &root,
+            Some(blob),
+        );
+        assert_eq!(c.unwrap().symbols.lang, Lang::Go);
+    }
+
+    #[test]
+    fn once_its_parse_is_gone_a_blob_still_knows_the_content_hash() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("a.rs");
+        fs::write(&path, "fn a() {}\n").unwrap();
+        // No room for parses: each is dropped as soon as nobody holds it.
+        let caches = Caches::new(0);
+        let root = Counters::default();
+        let id = FileId::stat(&path).unwrap();
+        let hash = caches
+            .parse(&path, id, Lang::Rust, &root, Some([1; 20]))
+            .unwrap()
+            .hash;
+        caches.settle();
+        let again = caches
+            .parse(&path, id, Lang::Rust, &root, Some([1; 20]))
+            .unwrap();
+        assert_eq!(again.hash, hash);
+        assert_eq!(again.symbols.count, 1);
+        assert_eq!(
+            counts(&root),
+            [1, 1, 0, 2],
+            "hash from the blob, parsed again"
+        );
+    }
+
+    #[test]
+    fn a_file_written_after_its_stat_teaches_the_caches_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("a.rs");
+        fs::write(&path, "fn old() {}\n").unwrap();
+        let stale = FileId::stat(&path).unwrap();
+        // A different size too: timestamps may be as coarse as a clock tick.
+        fs::write(&path, "fn newer() {}\n").unwrap();
+        let (bytes, unchanged) = read_unchanged(&path, stale).unwrap();
+        assert_eq!(
+            (bytes.as_slice(), unchanged),
+            (&b"fn newer() {}\n"[..], false)
+        );
+        assert!(
+            read_unchanged(&path, FileId::stat(&path).unwrap())
+                .unwrap()
+                .1
+        );
+
+        let caches = Caches::new(1 << 20);
+        let root = Counters::default();
+        // The walk saw the old file, git vouched for it as blob [2; 20]; what is read
+        // is the new one: parsed and answered, but neither that identity nor that
+        // blob is taken to mean these bytes.
+        let parsed = caches
+            .parse(&path, stale, Lang::Rust, &root, Some([2; 20]))
+            .unwrap();
+        assert_eq!(parsed.hash, *blake3::hash(b"fn newer() {}\n").as_bytes());
+        assert!(caches.blobs.read().unwrap().is_empty());
+        caches.parse(&path, stale, Lang::Rust, &root, None).unwrap();
+        assert_eq!(counts(&root)[1], 2, "the stale identity is read again");
+    }
 }

@@ -98,7 +98,9 @@ mod imp {
             })
         }
 
-        /// Watches `dir` itself (not its subdirectories).
+        /// Watches `dir` itself (not its subdirectories). Watching a directory again
+        /// costs a syscall and keeps one watch (inotify watches inodes), under the
+        /// path given last.
         pub fn watch(&self, dir: &Path) -> io::Result<()> {
             let mask = WatchMask::CREATE
                 | WatchMask::DELETE
@@ -135,14 +137,14 @@ mod imp {
 
 #[cfg(not(target_os = "linux"))]
 mod imp {
-    use std::sync::Mutex;
+    use std::{collections::HashSet, sync::Mutex};
 
     use notify::{EventKind, RecursiveMode, Watcher, event::ModifyKind};
 
     use super::*;
 
     #[derive(Debug)]
-    pub struct DirWatcher(Mutex<notify::RecommendedWatcher>);
+    pub struct DirWatcher(Mutex<(notify::RecommendedWatcher, HashSet<PathBuf>)>);
 
     impl DirWatcher {
         /// A watcher with no watches yet, sending what it sees to `tx`.
@@ -171,16 +173,21 @@ mod imp {
                     }
                 })
                 .map_err(io::Error::other)?;
-            Ok(DirWatcher(Mutex::new(watcher)))
+            Ok(DirWatcher(Mutex::new((watcher, HashSet::new()))))
         }
 
-        /// Watches `dir` itself (not its subdirectories).
+        /// Watches `dir` itself (not its subdirectories), once: some backends
+        /// (FSEvents) restart their stream on every call.
         pub fn watch(&self, dir: &Path) -> io::Result<()> {
-            self.0
-                .lock()
-                .unwrap()
+            let (watcher, watched) = &mut *self.0.lock().unwrap();
+            if watched.contains(dir) {
+                return Ok(());
+            }
+            watcher
                 .watch(dir, RecursiveMode::NonRecursive)
-                .map_err(io::Error::other)
+                .map_err(io::Error::other)?;
+            watched.insert(dir.to_path_buf());
+            Ok(())
         }
     }
 }

@@ -1,0 +1,481 @@
+//! The index's own directory walk, and the ignore rules it and the watcher share.
+//!
+//! A second worktree of an indexed repository costs almost nothing but this walk:
+//! every content hash is known from the git index (`git_index.rs`), so what is left
+//! is listing directories and a `stat` per file. The `ignore` crate's walker
+//! `stat`s each file by its absolute path (the kernel resolves every component
+//! again: a fifth of the walk), checks each directory for a nested `.git` and its
+//! ignore files by path, and builds a `DirEntry` with owned paths for every entry.
+//! Here each directory is opened relative to its parent's descriptor, listed once
+//! (the listing tells which ignore files it has), and files are `stat`ed relative
+//! to it; only files of a supported language are matched against ignore rules or
+//! `stat`ed at all.
+//!
+//! What is left out, as git would (and as the watcher judges events, through the
+//! same [`Rules`]): hidden entries, nested repositories and worktrees (a directory
+//! with a `.git`), symlinks, and whatever `.gitignore`/`.ignore` files from the
+//! repository's top down to the entry's directory, `info/exclude` and the global
+//! `core.excludesFile` ignore (the latter two only inside a git repository; above
+//! the repository's top nothing counts). A deeper file overrides a shallower one,
+//! as in git, and within one directory `.ignore` overrides `.gitignore` (ripgrep
+//! lets an `.ignore` anywhere override every `.gitignore`: depth decides first here,
+//! so a subdirectory's `.gitignore` still means what git says it means).
+
+use std::{
+    ffi::{CStr, CString, OsStr},
+    os::unix::ffi::OsStrExt,
+    path::{Path, PathBuf},
+    sync::{Arc, Condvar, Mutex},
+};
+
+use ignore::{
+    Match,
+    gitignore::{Gitignore, GitignoreBuilder},
+};
+use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
+
+use super::{lang::Lang, store::FileId};
+
+/// The ignore rules in force inside one directory: its own files' and, through
+/// `parent`, those of every directory above it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Rules(Option<Arc<Level>>);
+
+#[derive(Debug)]
+struct Level {
+    matcher: Gitignore,
+    parent: Option<Arc<Level>>,
+}
+
+/// Which ignore files a directory holds.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct IgnoreFiles {
+    gitignore: bool,
+    ignore: bool,
+}
+
+impl IgnoreFiles {
+    pub(super) fn on_disk(dir: &Path) -> IgnoreFiles {
+        IgnoreFiles {
+            gitignore: dir.join(".gitignore").is_file(),
+            ignore: dir.join(".ignore").is_file(),
+        }
+    }
+}
+
+impl Rules {
+    /// The rules in force just above `root`: the global excludes file and
+    /// `info/exclude` of the repository `root` is in, and the ignore files of the
+    /// directories from the repository's top down to `root`'s parent.
+    pub(super) fn above(root: &Path) -> Rules {
+        let Some(top) = root.ancestors().find(|d| d.join(".git").exists()) else {
+            return Rules::default();
+        };
+        let (global, _) = GitignoreBuilder::new(top).build_global();
+        let mut rules = Rules::default().with(global);
+        if let Some(git_dir) = crate::worktree::git_dir(top) {
+            let common = match std::fs::read_to_string(git_dir.join("commondir")) {
+                Ok(rel) => git_dir.join(rel.trim()),
+                Err(_) => git_dir,
+            };
+            let mut exclude = GitignoreBuilder::new(top);
+            let _ = exclude.add(common.join("info/exclude"));
+            rules = rules.with(exclude.build().unwrap_or_else(|_| Gitignore::empty()));
+        }
+        let mut between: Vec<&Path> = root.ancestors().skip(1).take_while(|d| *d != top).collect();
+        if root != top {
+            between.push(top);
+        }
+        for dir in between.into_iter().rev() {
+            rules = rules.inside(dir, IgnoreFiles::on_disk(dir));
+        }
+        rules
+    }
+
+    /// The rules in force inside `dir`, a directory these rules are in force for.
+    pub(super) fn inside(&self, dir: &Path, files: IgnoreFiles) -> Rules {
+        if !files.gitignore && !files.ignore {
+            return self.clone();
+        }
+        let mut builder = GitignoreBuilder::new(dir);
+        // Added last, `.ignore` wins over `.gitignore` (the last match decides).
+        for (present, name) in [(files.gitignore, ".gitignore"), (files.ignore, ".ignore")] {
+            if present {
+                // A file that cannot be read or has a bad glob ignores what it can.
+                let _ = builder.add(dir.join(name));
+            }
+        }
+        self.with(builder.build().unwrap_or_else(|_| Gitignore::empty()))
+    }
+
+    fn with(&self, matcher: Gitignore) -> Rules {
+        if matcher.is_empty() {
+            return self.clone();
+        }
+        Rules(Some(Arc::new(Level {
+            matcher,
+            parent: self.0.clone(),
+        })))
+    }
+
+    /// Whether `path`, an entry of a directory these rules are in force for, is
+    /// ignored: the deepest file with a matching pattern decides.
+    pub(super) fn ignores(&self, path: &Path, is_dir: bool) -> bool {
+        let mut level = self.0.as_deref();
+        while let Some(l) = level {
+            match l.matcher.matched(path, is_dir) {
+                Match::Ignore(_) => return true,
+                Match::Whitelist(_) => return false,
+                Match::None => level = l.parent.as_deref(),
+            }
+        }
+        false
+    }
+}
+
+/// Dot files and directories are left out (`.git`, `.idea`, `.venv`, ...).
+pub(super) fn hidden(name: &OsStr) -> bool {
+    name.as_bytes().first() == Some(&b'.')
+}
+
+/// A file the walk found: a regular file of a supported language, not ignored.
+pub(super) struct Found<'a> {
+    pub abs: &'a Path,
+    /// Relative to the walk's root, `/`-separated.
+    pub rel: &'a str,
+    pub lang: Lang,
+    pub id: FileId,
+}
+
+/// One walk: `enter` is called for each directory before it is listed (so a watch
+/// added there misses nothing the listing does not show), `file` for each file
+/// found, from `threads` threads.
+pub(super) struct Walker<'a> {
+    pub threads: usize,
+    pub enter: &'a (dyn Fn(&Path) + Sync),
+    pub file: &'a (dyn Fn(Found<'_>) + Sync),
+}
+
+/// A directory still to be listed.
+struct Job {
+    /// Its parent, listed already, and its name there; `None`: the walk's start.
+    parent: Option<(Arc<Dir>, CString)>,
+    abs: PathBuf,
+    rel: String,
+    /// The rules in force in its parent.
+    rules: Rules,
+}
+
+#[derive(Default)]
+struct Queue {
+    jobs: Vec<Job>,
+    busy: usize,
+}
+
+impl Walker<'_> {
+    /// Walks `dir` (`rel` from the root), whose parent's rules are `rules`. The start
+    /// is not checked for being hidden, ignored or a nested repository: the caller
+    /// chose it.
+    pub(super) fn run(&self, dir: &Path, rel: &str, rules: Rules) {
+        let queue = (Mutex::new(Queue::default()), Condvar::new());
+        queue.0.lock().unwrap().jobs.push(Job {
+            parent: None,
+            abs: dir.to_path_buf(),
+            rel: rel.to_string(),
+            rules,
+        });
+        let threads = self.threads.max(1);
+        if threads == 1 {
+            self.work(&queue);
+            return;
+        }
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| self.work(&queue));
+            }
+        });
+    }
+
+    /// Takes directories off the shared stack (depth first, so the descriptors of
+    /// listed parents held for their pending children stay few) until none is left
+    /// and no thread is listing one that may add more.
+    fn work(&self, (queue, wake): &(Mutex<Queue>, Condvar)) {
+        let mut children = Vec::new();
+        let mut q = queue.lock().unwrap();
+        loop {
+            let Some(job) = q.jobs.pop() else {
+                if q.busy == 0 {
+                    wake.notify_all();
+                    return;
+                }
+                q = wake.wait(q).unwrap();
+                continue;
+            };
+            q.busy += 1;
+            drop(q);
+            self.list(job, &mut children);
+            q = queue.lock().unwrap();
+            q.busy -= 1;
+            let added = !children.is_empty();
+            q.jobs.append(&mut children);
+            if added {
+                wake.notify_all();
+            }
+        }
+    }
+
+    /// Lists one directory: files to `self.file`, subdirectories to `children`.
+    fn list(&self, job: Job, children: &mut Vec<Job>) {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+        let fd = match &job.parent {
+            Some((parent, name)) => parent
+                .fd()
+                .and_then(|p| rustix::fs::openat(p, name.as_c_str(), flags, Mode::empty())),
+            None => rustix::fs::open(&job.abs, flags, Mode::empty()),
+        };
+        // Unreadable directories are left out, as any walker would.
+        let Ok(fd) = fd else { return };
+        (self.enter)(&job.abs);
+        let Ok(mut dir) = Dir::new(fd) else { return };
+        let mut entries = Vec::new();
+        let mut own = IgnoreFiles::default();
+        while let Some(Ok(entry)) = dir.read() {
+            let name = entry.file_name();
+            match name.to_bytes() {
+                // A nested repository or worktree: another project. Found by listing
+                // rather than a `stat` of every directory; its own watch stays (the
+                // watcher drops events under it, `is_ignored`), its contents unseen.
+                b".git" if job.parent.is_some() => return,
+                b".gitignore" => own.gitignore = entry.file_type() != FileType::Directory,
+                b".ignore" => own.ignore = entry.file_type() != FileType::Directory,
+                _ => {}
+            }
+            if !hidden(OsStr::from_bytes(name.to_bytes())) {
+                entries.push((name.to_owned(), entry.file_type()));
+            }
+        }
+        let rules = job.rules.inside(&job.abs, own);
+        let dir = Arc::new(dir);
+        let Ok(fd) = dir.fd() else { return };
+        for (name, kind) in entries {
+            let kind = match kind {
+                FileType::Unknown => match rustix::fs::statat(fd, &name, AtFlags::SYMLINK_NOFOLLOW)
+                {
+                    Ok(st) => FileType::from_raw_mode(st.st_mode as _),
+                    Err(_) => continue,
+                },
+                kind => kind,
+            };
+            let os_name = OsStr::from_bytes(name.to_bytes());
+            let rel = || match job.rel.as_str() {
+                "" => os_name.to_string_lossy().into_owned(),
+                parent => format!("{parent}/{}", os_name.to_string_lossy()),
+            };
+            match kind {
+                FileType::Directory => {
+                    let abs = job.abs.join(os_name);
+                    if rules.ignores(&abs, true) {
+                        continue;
+                    }
+                    let rel = rel();
+                    children.push(Job {
+                        parent: Some((dir.clone(), name)),
+                        abs,
+                        rel,
+                        rules: rules.clone(),
+                    });
+                }
+                FileType::RegularFile => {
+                    let Some(lang) = Lang::from_path(Path::new(os_name)) else {
+                        continue;
+                    };
+                    let abs = job.abs.join(os_name);
+                    if rules.ignores(&abs, false) {
+                        continue;
+                    }
+                    self.stat_file(fd, &name, &abs, &rel(), lang);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn stat_file(
+        &self,
+        dir: rustix::fd::BorrowedFd<'_>,
+        name: &CStr,
+        abs: &Path,
+        rel: &str,
+        lang: Lang,
+    ) {
+        let Ok(st) = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) else {
+            return;
+        };
+        // Replaced by something else since it was listed.
+        if FileType::from_raw_mode(st.st_mode as _) != FileType::RegularFile {
+            return;
+        }
+        (self.file)(Found {
+            abs,
+            rel,
+            lang,
+            id: FileId::from(&st),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{collections::BTreeSet, fs, os::unix::fs::symlink};
+
+    use lean_ctx_testkit::git;
+
+    use super::*;
+
+    /// The files this walk finds under `root`, from `threads` threads.
+    fn walk(root: &Path, threads: usize) -> BTreeSet<String> {
+        let found = Mutex::new(BTreeSet::new());
+        let entered = Mutex::new(Vec::new());
+        Walker {
+            threads,
+            enter: &|dir| entered.lock().unwrap().push(dir.to_path_buf()),
+            file: &|f| {
+                assert_eq!(f.abs, root.join(f.rel));
+                assert_eq!(f.id, FileId::stat(f.abs).unwrap());
+                assert!(found.lock().unwrap().insert(f.rel.to_string()), "{}", f.rel);
+            },
+        }
+        .run(root, "", Rules::above(root));
+        let entered = entered.into_inner().unwrap();
+        assert!(entered.contains(&root.to_path_buf()));
+        found.into_inner().unwrap()
+    }
+
+    /// What the `ignore` crate's walker finds with the same filters (its hidden,
+    /// `.gitignore`, `.ignore` and exclude rules; nested repositories left out by
+    /// hand, as the index did with it).
+    fn reference(root: &Path) -> BTreeSet<String> {
+        ignore::WalkBuilder::new(root)
+            .require_git(false)
+            .filter_entry(|e| !(e.depth() > 0 && e.path().join(".git").exists()))
+            .build()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .filter(|e| Lang::from_path(e.path()).is_some())
+            .map(|e| {
+                let rel = e.path().strip_prefix(root).unwrap();
+                rel.to_string_lossy().into_owned()
+            })
+            .collect()
+    }
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let path = root.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn the_walk_leaves_out_what_git_and_the_ignore_crate_leave_out() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        git(&root, &["init", "-q"]);
+        for rel in [
+            "src/main.rs",
+            "src/a/b/c/deep.rs",
+            "src/gen/x.gen.rs",
+            "src/gen/keep.gen.rs",
+            "target/debug/build.rs",
+            "sub/local.rs",
+            "sub/other.rs",
+            "sub/inner/local.rs",
+            "sub/inner/back.rs",
+            "excluded.rs",
+            "notes.txt",
+            ".hidden/a.rs",
+            ".hidden.rs",
+            "nested/.git/HEAD",
+            "nested/inside.rs",
+            "linked/.git",
+            "linked/inside.rs",
+            "web/app.ts",
+            "web/node_modules/lib/index.js",
+            "dir.rs/in.rs",
+            "ünïcode/файл.rs",
+        ] {
+            write(&root, rel, "fn f() {}\n");
+        }
+        write(
+            &root,
+            ".gitignore",
+            "target/\n*.gen.rs\n!keep.gen.rs\nnode_modules\n",
+        );
+        write(&root, "sub/.gitignore", "local.rs\nback.rs\nother.rs\n");
+        // A deeper file overrides a shallower one; `.ignore` overrides `.gitignore`.
+        write(&root, "sub/inner/.gitignore", "!local.rs\n");
+        write(&root, "sub/.ignore", "!other.rs\n");
+        write(&root, ".git/info/exclude", "excluded.rs\n");
+        symlink(root.join("src/main.rs"), root.join("link.rs")).unwrap();
+        symlink(root.join("src"), root.join("src-link")).unwrap();
+
+        let expected: BTreeSet<String> = [
+            "src/main.rs",
+            "src/a/b/c/deep.rs",
+            "src/gen/keep.gen.rs",
+            "sub/other.rs",
+            "sub/inner/local.rs",
+            "web/app.ts",
+            "dir.rs/in.rs",
+            "ünïcode/файл.rs",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        assert_eq!(reference(&root), expected, "the reference itself");
+        for threads in [1, 2, 4] {
+            assert_eq!(walk(&root, threads), expected, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn a_checkout_walks_the_same_as_with_the_ignore_crate() {
+        // This workspace's own checkout: real ignore files, a real `target/`.
+        let root = fs::canonicalize(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).unwrap();
+        let found = walk(&root, 2);
+        assert!(found.len() > 50, "{}", found.len());
+        assert_eq!(found, reference(&root));
+    }
+
+    #[test]
+    fn rules_above_a_root_come_from_its_repository() {
+        let tmp = tempfile::tempdir().unwrap();
+        let main = fs::canonicalize(tmp.path()).unwrap().join("main");
+        write(&main, "pkg/src/lib.rs", "fn f() {}\n");
+        write(&main, "pkg/src/skip.rs", "fn f() {}\n");
+        write(&main, "pkg/src/private.rs", "fn f() {}\n");
+        write(&main, ".gitignore", "skip.rs\n");
+        git(&main, &["init", "-q"]);
+        git(&main, &["add", "."]);
+        git(&main, &["commit", "-qm", "init"]);
+        write(&main, ".git/info/exclude", "private.rs\n");
+        // A root below the repository's top obeys the top's ignore files.
+        assert_eq!(
+            walk(&main.join("pkg"), 2),
+            BTreeSet::from(["src/lib.rs".to_string()])
+        );
+        // A linked worktree obeys the repository's `info/exclude` (its `.git` is a
+        // file naming a directory whose `commondir` leads back).
+        git(&main, &["worktree", "add", "-q", "../second"]);
+        let second = main.parent().unwrap().join("second");
+        assert_eq!(
+            walk(&second, 2),
+            BTreeSet::from(["pkg/src/lib.rs".to_string()])
+        );
+        // Outside any repository only the root's own ignore files count.
+        let plain = main.parent().unwrap().join("plain");
+        write(&plain, "a.rs", "fn f() {}\n");
+        write(&plain, "b.rs", "fn f() {}\n");
+        write(&plain, ".gitignore", "b.rs\n");
+        assert_eq!(walk(&plain, 1), BTreeSet::from(["a.rs".to_string()]));
+    }
+}
