@@ -19,16 +19,22 @@ pub enum Lang {
 
 impl Lang {
     pub fn from_path(path: &Path) -> Option<Lang> {
-        let ext = path.extension()?.to_str()?;
-        Some(match ext {
-            "rs" => Lang::Rust,
-            "py" | "pyi" => Lang::Python,
-            "ts" | "mts" | "cts" => Lang::TypeScript,
-            "tsx" => Lang::Tsx,
-            "js" | "mjs" | "cjs" | "jsx" => Lang::JavaScript,
-            "go" => Lang::Go,
-            "java" => Lang::Java,
-            "kt" | "kts" => Lang::Kotlin,
+        Lang::from_name(path.file_name()?.as_encoded_bytes())
+    }
+
+    /// By a file name's extension, as `Path::extension` finds it (`.rs` alone is a
+    /// name without one). Bytes, so the walk needs no `Path` per directory entry.
+    pub fn from_name(name: &[u8]) -> Option<Lang> {
+        let dot = name.iter().rposition(|&b| b == b'.').filter(|&i| i > 0)?;
+        Some(match &name[dot + 1..] {
+            b"rs" => Lang::Rust,
+            b"py" | b"pyi" => Lang::Python,
+            b"ts" | b"mts" | b"cts" => Lang::TypeScript,
+            b"tsx" => Lang::Tsx,
+            b"js" | b"mjs" | b"cjs" | b"jsx" => Lang::JavaScript,
+            b"go" => Lang::Go,
+            b"java" => Lang::Java,
+            b"kt" | b"kts" => Lang::Kotlin,
             _ => return None,
         })
     }
@@ -78,5 +84,22 @@ impl Lang {
             parser.set_included_ranges(included).ok()?;
             parser.parse(src, None)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_has_the_extension_path_gives_it() {
+        for name in [
+            "a.rs", ".rs", "..rs", "a.b.py", "rs", "a.", "a.RS", "x.tsx", ".a.go",
+        ] {
+            let by_path = Lang::from_path(Path::new(name));
+            assert_eq!(Lang::from_name(name.as_bytes()), by_path, "{name}");
+        }
+        assert_eq!(Lang::from_name(b"a.rs"), Some(Lang::Rust));
+        assert_eq!(Lang::from_name(b".rs"), None);
     }
 }

@@ -238,7 +238,7 @@ impl RootIndex {
                 if progress {
                     self.walk.total.fetch_add(1, Ordering::Relaxed);
                 }
-                self.index_found(found.abs, found.rel, found.lang, found.id);
+                self.index_found(found.rel, found.lang, found.id);
                 if progress {
                     self.walk.done.fetch_add(1, Ordering::Relaxed);
                 }
@@ -309,11 +309,11 @@ impl RootIndex {
             self.files.write().unwrap().remove(rel);
             return None;
         };
-        self.index_found(abs, rel, lang, id)
+        self.index_found(rel, lang, id)
     }
 
     /// Indexes one file whose identity is `id`.
-    fn index_found(&self, abs: &Path, rel: &str, lang: Lang, id: FileId) -> Option<Parsed> {
+    fn index_found(&self, rel: &str, lang: Lang, id: FileId) -> Option<Parsed> {
         if id.size() > self.config.max_file_bytes {
             self.walk.too_large.fetch_add(1, Ordering::Relaxed);
             self.files.write().unwrap().remove(rel);
@@ -324,10 +324,13 @@ impl RootIndex {
             entry.walk.store(walk, Ordering::Relaxed);
             return Some(entry.parsed.clone());
         }
-        match self
-            .caches
-            .parse(abs, id, lang, &self.counters, self.blob(rel, &id))
-        {
+        match self.caches.parse(
+            (&self.root, rel),
+            id,
+            lang,
+            &self.counters,
+            self.blob(rel, &id),
+        ) {
             Ok(parsed) if parsed.symbols.binary => {
                 self.walk.binary.fetch_add(1, Ordering::Relaxed);
                 self.files.write().unwrap().remove(rel);
@@ -381,7 +384,13 @@ impl RootIndex {
             None => {
                 let parsed = self
                     .caches
-                    .parse(abs, id, lang, &self.counters, self.blob(rel, &id))
+                    .parse(
+                        (&self.root, rel),
+                        id,
+                        lang,
+                        &self.counters,
+                        self.blob(rel, &id),
+                    )
                     .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}")))?;
                 Ok(parsed)
             }

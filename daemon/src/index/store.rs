@@ -138,13 +138,14 @@ impl Caches {
         }
     }
 
-    /// Hash and symbols of the file at `path` (identity `id`), reading and parsing
-    /// only what the caches do not already know. `blob`: the git blob the worktree's
+    /// Hash and symbols of the file `rel` under `dir` (identity `id`), reading and
+    /// parsing only what the caches do not already know (the path is only built
+    /// for reading). `blob`: the git blob the worktree's
     /// index says the file holds, if it vouches for it. Counts into `root` and the
     /// daemon totals (a hash known from the blob counts as a hash hit).
     pub fn parse(
         &self,
-        path: &Path,
+        (dir, rel): (&Path, &str),
         id: FileId,
         lang: Lang,
         root: &Counters,
@@ -184,7 +185,7 @@ impl Caches {
             }
             None => {
                 bump(&root.hash_misses, &self.totals.hash_misses);
-                let (bytes, unchanged) = read_unchanged(path, id)?;
+                let (bytes, unchanged) = read_unchanged(&dir.join(rel), id)?;
                 let hash = *blake3::hash(&bytes).as_bytes();
                 if unchanged {
                     self.hashes.insert(id, hash);
@@ -202,7 +203,7 @@ impl Caches {
                 bump(&root.symbol_misses, &self.totals.symbol_misses);
                 let bytes = match content {
                     Some(bytes) => bytes,
-                    None => read_unchanged(path, id)?.0,
+                    None => read_unchanged(&dir.join(rel), id)?.0,
                 };
                 // The file may have changed since it was hashed: key by what we parse.
                 let parsed_hash = *blake3::hash(&bytes).as_bytes();
@@ -295,9 +296,11 @@ impl Caches {
 /// The bytes of the file at `path`, and whether it still is the file `id` describes
 /// (nothing wrote to it since: its ctime would have moved).
 fn read_unchanged(path: &Path, id: FileId) -> io::Result<(Vec<u8>, bool)> {
-    let mut file = std::fs::File::open(path)?;
+    let file = std::fs::File::open(path)?;
     let mut bytes = Vec::with_capacity(id.size as usize);
-    file.read_to_end(&mut bytes)?;
+    // Through `Take`: `File`'s own `read_to_end` asks `statx` and `lseek` for a
+    // size hint we already have (two syscalls per file of a first index).
+    (&file).take(u64::MAX).read_to_end(&mut bytes)?;
     let now = FileId::from(&rustix::fs::fstat(&file)?);
     Ok((bytes, now == id))
 }
@@ -329,7 +332,7 @@ mod tests {
         let blob = [7; 20];
         let a = caches
             .parse(
-                &first,
+                (tmp.path(), "a.rs"),
                 FileId::stat(&first).unwrap(),
                 Lang::Rust,
                 &root,
@@ -342,14 +345,14 @@ mod tests {
         let id = FileId::stat(&second).unwrap();
         fs::remove_file(&second).unwrap();
         let b = caches
-            .parse(&second, id, Lang::Rust, &root, Some(blob))
+            .parse((tmp.path(), "b.rs"), id, Lang::Rust, &root, Some(blob))
             .unwrap();
         assert_eq!(b.hash, a.hash);
         assert!(Arc::ptr_eq(&a.symbols, &b.symbols));
         assert_eq!(counts(&root), [1, 1, 1, 1]);
         // Another language's parse of the same bytes is not taken for this one.
         let c = caches.parse(
-            &first,
+            (tmp.path(), "a.rs"),
             FileId::stat(&first).unwrap(),
             Lang::Go,
             &root,
@@ -368,12 +371,12 @@ mod tests {
         let root = Counters::default();
         let id = FileId::stat(&path).unwrap();
         let hash = caches
-            .parse(&path, id, Lang::Rust, &root, Some([1; 20]))
+            .parse((tmp.path(), "a.rs"), id, Lang::Rust, &root, Some([1; 20]))
             .unwrap()
             .hash;
         caches.settle();
         let again = caches
-            .parse(&path, id, Lang::Rust, &root, Some([1; 20]))
+            .parse((tmp.path(), "a.rs"), id, Lang::Rust, &root, Some([1; 20]))
             .unwrap();
         assert_eq!(again.hash, hash);
         assert_eq!(again.symbols.count, 1);
@@ -409,11 +412,19 @@ mod tests {
         // is the new one: parsed and answered, but neither that identity nor that
         // blob is taken to mean these bytes.
         let parsed = caches
-            .parse(&path, stale, Lang::Rust, &root, Some([2; 20]))
+            .parse(
+                (tmp.path(), "a.rs"),
+                stale,
+                Lang::Rust,
+                &root,
+                Some([2; 20]),
+            )
             .unwrap();
         assert_eq!(parsed.hash, *blake3::hash(b"fn newer() {}\n").as_bytes());
         assert!(caches.blobs.read().unwrap().is_empty());
-        caches.parse(&path, stale, Lang::Rust, &root, None).unwrap();
+        caches
+            .parse((tmp.path(), "a.rs"), stale, Lang::Rust, &root, None)
+            .unwrap();
         assert_eq!(counts(&root)[1], 2, "the stale identity is read again");
     }
 }

@@ -118,6 +118,10 @@ impl Rules {
         })))
     }
 
+    pub(super) fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
     /// Whether `path`, an entry of a directory these rules are in force for, is
     /// ignored: the deepest file with a matching pattern decides.
     pub(super) fn ignores(&self, path: &Path, is_dir: bool) -> bool {
@@ -140,7 +144,6 @@ pub(super) fn hidden(name: &OsStr) -> bool {
 
 /// A file the walk found: a regular file of a supported language, not ignored.
 pub(super) struct Found<'a> {
-    pub abs: &'a Path,
     /// Relative to the walk's root, `/`-separated.
     pub rel: &'a str,
     pub lang: Lang,
@@ -169,7 +172,10 @@ struct Job {
 #[derive(Default)]
 struct Queue {
     jobs: Vec<Job>,
+    /// Threads listing a directory (which may add more).
     busy: usize,
+    /// Threads waiting for one: only then is a wake-up worth its syscall.
+    idle: usize,
 }
 
 impl Walker<'_> {
@@ -205,10 +211,14 @@ impl Walker<'_> {
         loop {
             let Some(job) = q.jobs.pop() else {
                 if q.busy == 0 {
-                    wake.notify_all();
+                    if q.idle > 0 {
+                        wake.notify_all();
+                    }
                     return;
                 }
+                q.idle += 1;
                 q = wake.wait(q).unwrap();
+                q.idle -= 1;
                 continue;
             };
             q.busy += 1;
@@ -218,7 +228,7 @@ impl Walker<'_> {
             q.busy -= 1;
             let added = !children.is_empty();
             q.jobs.append(&mut children);
-            if added {
+            if q.idle > 0 && (added || q.busy == 0) {
                 wake.notify_all();
             }
         }
@@ -267,9 +277,15 @@ impl Walker<'_> {
                 kind => kind,
             };
             let os_name = OsStr::from_bytes(name.to_bytes());
-            let rel = || match job.rel.as_str() {
-                "" => os_name.to_string_lossy().into_owned(),
-                parent => format!("{parent}/{}", os_name.to_string_lossy()),
+            let rel = || {
+                let name = os_name.to_string_lossy();
+                let mut rel = String::with_capacity(job.rel.len() + 1 + name.len());
+                if !job.rel.is_empty() {
+                    rel.push_str(&job.rel);
+                    rel.push('/');
+                }
+                rel.push_str(&name);
+                rel
             };
             match kind {
                 FileType::Directory => {
@@ -286,28 +302,21 @@ impl Walker<'_> {
                     });
                 }
                 FileType::RegularFile => {
-                    let Some(lang) = Lang::from_path(Path::new(os_name)) else {
+                    let Some(lang) = Lang::from_name(name.to_bytes()) else {
                         continue;
                     };
-                    let abs = job.abs.join(os_name);
-                    if rules.ignores(&abs, false) {
+                    // Most directories have no rules in force: no path to build.
+                    if !rules.is_empty() && rules.ignores(&job.abs.join(os_name), false) {
                         continue;
                     }
-                    self.stat_file(fd, &name, &abs, &rel(), lang);
+                    self.stat_file(fd, &name, &rel(), lang);
                 }
                 _ => {}
             }
         }
     }
 
-    fn stat_file(
-        &self,
-        dir: rustix::fd::BorrowedFd<'_>,
-        name: &CStr,
-        abs: &Path,
-        rel: &str,
-        lang: Lang,
-    ) {
+    fn stat_file(&self, dir: rustix::fd::BorrowedFd<'_>, name: &CStr, rel: &str, lang: Lang) {
         let Ok(st) = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) else {
             return;
         };
@@ -316,7 +325,6 @@ impl Walker<'_> {
             return;
         }
         (self.file)(Found {
-            abs,
             rel,
             lang,
             id: FileId::from(&st),
@@ -340,8 +348,7 @@ mod tests {
             threads,
             enter: &|dir| entered.lock().unwrap().push(dir.to_path_buf()),
             file: &|f| {
-                assert_eq!(f.abs, root.join(f.rel));
-                assert_eq!(f.id, FileId::stat(f.abs).unwrap());
+                assert_eq!(f.id, FileId::stat(&root.join(f.rel)).unwrap());
                 assert!(found.lock().unwrap().insert(f.rel.to_string()), "{}", f.rel);
             },
         }
