@@ -20,7 +20,7 @@ use lean_ctx_shared::{
 };
 use lean_ctx_testkit::TestEnv;
 
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 const PROCESS_RUNS: usize = 100;
 const SOCKET_CALLS: usize = 2000;
 /// A large, real file for the per-file comparisons.

@@ -195,7 +195,7 @@ impl RootIndex {
         let git = GitIndex::load(&self.root).map(Arc::new);
         let expected = git.as_ref().map_or(0, |g| {
             g.paths()
-                .filter(|p| Lang::from_path(Path::new(p)).is_some())
+                .filter(|p| Lang::from_name(p.rsplit('/').next().unwrap_or(p).as_bytes()).is_some())
                 .count()
         });
         self.walk.expected.store(expected as u64, Ordering::Relaxed);
@@ -247,13 +247,13 @@ impl RootIndex {
         .run(dir, &rel, rules);
     }
 
-    /// Whether the walk would leave `path` out: hidden, inside a nested repository or
-    /// worktree, or ignored by the rules of a directory above it.
+    /// Whether the walk would leave `path` out: hidden, not UTF-8, inside a nested
+    /// repository or worktree, or ignored by the rules of a directory above it.
     fn is_ignored(&self, path: &Path) -> bool {
         let Ok(rel) = path.strip_prefix(&self.root) else {
             return true;
         };
-        if rel.components().any(|c| hidden(c.as_os_str())) {
+        if rel.to_str().is_none() || rel.components().any(|c| hidden(c.as_os_str())) {
             return true;
         }
         let mut dir = self.root.clone();
@@ -742,6 +742,10 @@ mod agreement_tests {
         fs::write(root.join("sub/.ignore"), "!other.rs\n").unwrap();
         fs::write(root.join("sub/inner/.gitignore"), "!local.rs\n").unwrap();
         fs::write(root.join(".git/info/exclude"), "excluded.rs\n").unwrap();
+        // Not UTF-8: no request can name it.
+        let latin1 = root
+            .join(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"latin1-\xe9.rs"));
+        fs::write(&latin1, "fn f() {}\n").unwrap();
         let index = RootIndex::new(
             root.clone(),
             Arc::new(Caches::new(1 << 20)),
@@ -760,5 +764,6 @@ mod agreement_tests {
         }
         assert_eq!(indexed, expected);
         assert_eq!(indexed.len(), 4, "{indexed:?}");
+        assert!(index.is_ignored(&latin1));
     }
 }

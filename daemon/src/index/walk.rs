@@ -13,7 +13,8 @@
 //!
 //! What is left out, as git would (and as the watcher judges events, through the
 //! same [`Rules`]): hidden entries, nested repositories and worktrees (a directory
-//! with a `.git`), symlinks, and whatever `.gitignore`/`.ignore` files from the
+//! with a `.git`), symlinks, names that are not UTF-8 (no request or answer can
+//! name them), and whatever `.gitignore`/`.ignore` files from the
 //! repository's top down to the entry's directory, `info/exclude` and the global
 //! `core.excludesFile` ignore (the latter two only inside a git repository; above
 //! the repository's top nothing counts). A deeper file overrides a shallower one,
@@ -276,15 +277,19 @@ impl Walker<'_> {
                 },
                 kind => kind,
             };
-            let os_name = OsStr::from_bytes(name.to_bytes());
+            // A name that is not UTF-8 cannot be named in an answer or a request
+            // (paths are JSON strings): such a file or directory is left out.
+            let Ok(utf8) = std::str::from_utf8(name.to_bytes()) else {
+                continue;
+            };
+            let os_name = OsStr::new(utf8);
             let rel = || {
-                let name = os_name.to_string_lossy();
-                let mut rel = String::with_capacity(job.rel.len() + 1 + name.len());
+                let mut rel = String::with_capacity(job.rel.len() + 1 + utf8.len());
                 if !job.rel.is_empty() {
                     rel.push_str(&job.rel);
                     rel.push('/');
                 }
-                rel.push_str(&name);
+                rel.push_str(utf8);
                 rel
             };
             match kind {
@@ -368,7 +373,7 @@ mod tests {
             .build()
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-            .filter(|e| Lang::from_path(e.path()).is_some())
+            .filter(|e| Lang::from_path(e.path()).is_some() && e.path().to_str().is_some())
             .map(|e| {
                 let rel = e.path().strip_prefix(root).unwrap();
                 rel.to_string_lossy().into_owned()
@@ -423,6 +428,11 @@ mod tests {
         write(&root, "sub/.ignore", "!other.rs\n");
         write(&root, ".git/info/exclude", "excluded.rs\n");
         symlink(root.join("src/main.rs"), root.join("link.rs")).unwrap();
+        fs::write(
+            root.join(OsStr::from_bytes(b"latin1-\xe9.rs")),
+            "fn f() {}\n",
+        )
+        .unwrap();
         symlink(root.join("src"), root.join("src-link")).unwrap();
 
         let expected: BTreeSet<String> = [
