@@ -26,7 +26,7 @@ use std::{
     ffi::{CStr, CString, OsStr},
     os::unix::ffi::OsStrExt,
     path::{Path, PathBuf},
-    sync::{Arc, Condvar, Mutex},
+    sync::{Arc, Condvar, Mutex, PoisonError},
 };
 
 use ignore::{
@@ -179,6 +179,27 @@ struct Queue {
     idle: usize,
 }
 
+/// Held while a thread lists a directory; dropped only if the listing panicked
+/// (a bug in whoever takes the files): the walk stops and the other threads return
+/// instead of waiting forever for a directory that is never finished, so the panic
+/// reaches the walk's caller.
+struct Listing<'q>(&'q Mutex<Queue>, &'q Condvar);
+
+impl Drop for Listing<'_> {
+    fn drop(&mut self) {
+        let mut q = lock(self.0);
+        q.busy -= 1;
+        q.jobs.clear();
+        self.1.notify_all();
+    }
+}
+
+/// The queue, even after a panicking listing left it poisoned (its state is
+/// consistent: nothing panics while holding it).
+fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
+    queue.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 impl Walker<'_> {
     /// Walks `dir` (`rel` from the root), whose parent's rules are `rules`. The start
     /// is not checked for being hidden, ignored or a nested repository: the caller
@@ -208,7 +229,7 @@ impl Walker<'_> {
     /// and no thread is listing one that may add more.
     fn work(&self, (queue, wake): &(Mutex<Queue>, Condvar)) {
         let mut children = Vec::new();
-        let mut q = queue.lock().unwrap();
+        let mut q = lock(queue);
         loop {
             let Some(job) = q.jobs.pop() else {
                 if q.busy == 0 {
@@ -218,14 +239,16 @@ impl Walker<'_> {
                     return;
                 }
                 q.idle += 1;
-                q = wake.wait(q).unwrap();
+                q = wake.wait(q).unwrap_or_else(PoisonError::into_inner);
                 q.idle -= 1;
                 continue;
             };
             q.busy += 1;
             drop(q);
+            let listing = Listing(queue, wake);
             self.list(job, &mut children);
-            q = queue.lock().unwrap();
+            std::mem::forget(listing);
+            q = lock(queue);
             q.busy -= 1;
             let added = !children.is_empty();
             q.jobs.append(&mut children);
@@ -452,6 +475,32 @@ mod tests {
         for threads in [1, 2, 4] {
             assert_eq!(walk(&root, threads), expected, "{threads} threads");
         }
+    }
+
+    #[test]
+    fn a_panic_while_taking_a_file_ends_the_walk_instead_of_hanging_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        for i in 0..50 {
+            write(&root, &format!("d{i}/e/f.rs"), "fn f() {}\n");
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let walk = std::thread::spawn(move || {
+            let outcome = std::panic::catch_unwind(|| {
+                Walker {
+                    threads: 2,
+                    enter: &|_| {},
+                    // One file only: the other thread walks on, then must not wait
+                    // for the directory the panicking one never finishes.
+                    file: &|f| assert_ne!(f.rel, "d7/e/f.rs"),
+                }
+                .run(&root, "", Rules::default())
+            });
+            tx.send(outcome.is_err()).unwrap();
+        });
+        let panicked = rx.recv_timeout(std::time::Duration::from_secs(20));
+        assert_eq!(panicked, Ok(true), "the walk hung or swallowed the panic");
+        walk.join().unwrap();
     }
 
     #[test]
