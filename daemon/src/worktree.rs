@@ -27,12 +27,7 @@ pub fn detect(root: &Path) -> WorktreeInfo {
     let Some(git_dir) = git_dir(root) else {
         return fallback;
     };
-    // A linked worktree's git dir names the shared one in `commondir` (relative to
-    // itself); the main worktree's git dir is the common dir.
-    let common = match fs::read_to_string(git_dir.join("commondir")) {
-        Ok(rel) => git_dir.join(rel.trim()),
-        Err(_) => git_dir.clone(),
-    };
+    let common = common_dir(&git_dir);
     let branch = fs::read_to_string(git_dir.join("HEAD"))
         .ok()
         .and_then(|head| {
@@ -56,6 +51,16 @@ pub(crate) fn git_dir(root: &Path) -> Option<PathBuf> {
     let text = fs::read_to_string(&dot_git).ok()?;
     let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
     Some(root.join(target))
+}
+
+/// The repository's common dir for a worktree's git dir: a linked worktree's git
+/// dir names it in `commondir` (relative to itself); the main worktree's git dir is
+/// the common dir.
+pub(crate) fn common_dir(git_dir: &Path) -> PathBuf {
+    match fs::read_to_string(git_dir.join("commondir")) {
+        Ok(rel) => git_dir.join(rel.trim()),
+        Err(_) => git_dir.to_path_buf(),
+    }
 }
 
 #[cfg(test)]

@@ -48,10 +48,7 @@ impl GitIndex {
     /// reader understands.
     pub fn load(root: &Path) -> Option<GitIndex> {
         let git_dir = crate::worktree::git_dir(root)?;
-        let common = match fs::read_to_string(git_dir.join("commondir")) {
-            Ok(rel) => git_dir.join(rel.trim()),
-            Err(_) => git_dir.clone(),
-        };
+        let common = crate::worktree::common_dir(&git_dir);
         let config = fs::read_to_string(common.join("config")).unwrap_or_default();
         if config
             .to_ascii_lowercase()

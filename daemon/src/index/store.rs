@@ -99,7 +99,7 @@ pub struct Parsed {
 
 /// What a git blob is known to hold: its content hash, and the parse last made of
 /// it (weak: how long parses live is the symbol cache's business).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Blob {
     hash: Hash,
     symbols: Weak<FileSymbols>,

@@ -75,10 +75,7 @@ impl Rules {
         let (global, _) = GitignoreBuilder::new(top).build_global();
         let mut rules = Rules::default().with(global);
         if let Some(git_dir) = crate::worktree::git_dir(top) {
-            let common = match std::fs::read_to_string(git_dir.join("commondir")) {
-                Ok(rel) => git_dir.join(rel.trim()),
-                Err(_) => git_dir,
-            };
+            let common = crate::worktree::common_dir(&git_dir);
             let mut exclude = GitignoreBuilder::new(top);
             let _ = exclude.add(common.join("info/exclude"));
             rules = rules.with(exclude.build().unwrap_or_else(|_| Gitignore::empty()));
