@@ -109,13 +109,15 @@ fn main() {
         median(&ctags_first),
         median(&ctags_second),
     );
-    let st = rt
-        .block_on(
+    let status = || {
+        rt.block_on(
             conn.client
                 .status(tarpc::context::current(), StatusRequest {}),
         )
         .unwrap()
-        .unwrap();
+        .unwrap()
+    };
+    let st = status();
     let row = st
         .projects
         .iter()
@@ -228,13 +230,7 @@ fn main() {
     // Gain accounting's tokenizer (about 50 MB of tables) is part of the figure
     // above; it is dropped a minute after the last call.
     std::thread::sleep(Duration::from_secs(63));
-    let idle = rt
-        .block_on(
-            conn.client
-                .status(tarpc::context::current(), StatusRequest {}),
-        )
-        .unwrap()
-        .unwrap();
+    let idle = status();
     println!(
         "daemon RSS a minute later, idle (tokenizer released): {:.1} MiB",
         idle.rss_bytes.unwrap_or(0) as f64 / 1048576.0

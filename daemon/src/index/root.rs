@@ -28,7 +28,7 @@ use rustc_hash::FxHashMap;
 use tokio::sync::watch;
 
 use super::{
-    git_index::{GitIndex, Oid},
+    git_index::GitIndex,
     lang::Lang,
     store::{Caches, Counters, FileId, Parsed},
     symbols::FileSymbols,
@@ -227,10 +227,7 @@ impl RootIndex {
     /// 100%).
     fn walk_and_index(&self, dir: &Path, progress: bool) {
         let rel = self.relative(dir).unwrap_or_default();
-        let rules = match dir.parent() {
-            Some(parent) if dir != self.root => self.rules_inside(parent),
-            _ => Rules::above(&self.root),
-        };
+        let rules = self.rules_above(dir);
         Walker {
             threads: self.config.threads,
             enter: &|dir| self.watch_dir(dir),
@@ -272,19 +269,24 @@ impl RootIndex {
         false
     }
 
+    /// The ignore rules in force in the parent of `dir` (the root or a directory
+    /// under it): above the root, those of its repository.
+    fn rules_above(&self, dir: &Path) -> Rules {
+        match dir.parent() {
+            Some(parent) if dir != self.root && dir.starts_with(&self.root) => {
+                self.rules_inside(parent)
+            }
+            _ => Rules::above(&self.root),
+        }
+    }
+
     /// The ignore rules in force inside `dir` (the root or a directory under it),
     /// remembered for judging later events.
     fn rules_inside(&self, dir: &Path) -> Rules {
         if let Some(rules) = self.ignores.lock().unwrap().get(dir) {
             return rules.clone();
         }
-        let above = match dir.parent() {
-            Some(parent) if dir != self.root && dir.starts_with(&self.root) => {
-                self.rules_inside(parent)
-            }
-            _ => Rules::above(&self.root),
-        };
-        let rules = above.inside(dir, IgnoreFiles::on_disk(dir));
+        let rules = self.rules_above(dir).inside(dir, IgnoreFiles::on_disk(dir));
         self.ignores
             .lock()
             .unwrap()
@@ -297,9 +299,17 @@ impl RootIndex {
         Some(rel.to_string_lossy().replace('\\', "/"))
     }
 
-    /// The blob the git index says `rel` holds, if it vouches for the file.
-    fn blob(&self, rel: &str, id: &FileId) -> Option<Oid> {
-        self.git.read().unwrap().as_ref()?.clean_blob(rel, id)
+    /// Hash and symbols of `rel` (identity `id`) from the shared caches, with the
+    /// blob the git index says it holds if it vouches for it.
+    fn parse(&self, rel: &str, lang: Lang, id: FileId) -> std::io::Result<Parsed> {
+        let blob = self
+            .git
+            .read()
+            .unwrap()
+            .as_ref()
+            .and_then(|g| g.clean_blob(rel, &id));
+        self.caches
+            .parse((&self.root, rel), id, lang, &self.counters, blob)
     }
 
     /// Indexes one file; `None` if it is gone, unreadable, too large or binary.
@@ -324,13 +334,7 @@ impl RootIndex {
             entry.walk.store(walk, Ordering::Relaxed);
             return Some(entry.parsed.clone());
         }
-        match self.caches.parse(
-            (&self.root, rel),
-            id,
-            lang,
-            &self.counters,
-            self.blob(rel, &id),
-        ) {
+        match self.parse(rel, lang, id) {
             Ok(parsed) if parsed.symbols.binary => {
                 self.walk.binary.fetch_add(1, Ordering::Relaxed);
                 self.files.write().unwrap().remove(rel);
@@ -381,19 +385,9 @@ impl RootIndex {
                     format!("{rel}: cannot be indexed (binary, too large or unreadable)"),
                 )
             }),
-            None => {
-                let parsed = self
-                    .caches
-                    .parse(
-                        (&self.root, rel),
-                        id,
-                        lang,
-                        &self.counters,
-                        self.blob(rel, &id),
-                    )
-                    .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}")))?;
-                Ok(parsed)
-            }
+            None => self
+                .parse(rel, lang, id)
+                .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}"))),
         }
     }
 
@@ -703,13 +697,6 @@ mod ignore_tests {
         }
         assert!(index.is_ignored(Path::new("/elsewhere/a.rs")));
     }
-}
-
-#[cfg(test)]
-mod agreement_tests {
-    use std::fs;
-
-    use super::*;
 
     /// Every supported file on disk is either indexed by the walk or judged ignored
     /// when an event names it, never both: negations, deeper files and `.ignore`
