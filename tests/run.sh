@@ -33,7 +33,7 @@ done
 cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 
-step "real peers: rust-analyzer, python-lsp-server, the Python mcp SDK, the MCP Inspector, playwright-core"
+step "real peers: rust-analyzer, python-lsp-server, typescript-language-server, the Python mcp SDK, the MCP Inspector, playwright-core"
 # rust-analyzer: rustup's component where it exists, else built once from crates.io
 # and cached outside the checkout (~8 minutes the first time on 2 cores).
 LEAN_CTX_TEST_RUST_ANALYZER="$(bash tests/ensure-rust-analyzer.sh)"
@@ -41,6 +41,9 @@ export LEAN_CTX_TEST_RUST_ANALYZER
 "$LEAN_CTX_TEST_RUST_ANALYZER" --version
 python3 -m pip install -q --disable-pip-version-check -r tests/requirements.txt
 (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
+# typescript-language-server with a pinned TypeScript 5.x: the second real server of
+# the trust tests (a workspace's own node_modules/typescript must never run).
+(cd tests/lsp && npm ci --no-audit --no-fund --loglevel=error)
 # playwright-core only (no browser download): it drives Debian's chromium.
 (cd tests/dashboard && npm ci --no-audit --no-fund --loglevel=error)
 chromium --version

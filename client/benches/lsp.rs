@@ -51,7 +51,7 @@ fn main() {
     let mut cold = Vec::new();
     let mut warm_env = None;
     for _ in 0..COLD_RUNS {
-        let env = world();
+        let env = world(&project);
         let ms = timed(&env, &project, &at);
         cold.push(ms);
         warm_env = Some(env);
@@ -82,7 +82,7 @@ fn main() {
     assert_eq!(servers.len(), 1, "one server for every session");
     let shared = servers[0]["rss_bytes"].as_u64().unwrap();
     // Eight separate servers: eight isolated daemons, one query each, all at once.
-    let separate: Vec<TestEnv> = (0..SESSIONS).map(|_| world()).collect();
+    let separate: Vec<TestEnv> = (0..SESSIONS).map(|_| world(&project)).collect();
     std::thread::scope(|scope| {
         for env in &separate {
             let (project, at) = (&project, &at);
@@ -123,13 +123,14 @@ fn main() {
     );
 }
 
-/// An isolated daemon world whose rust-analyzer is the real one.
-fn world() -> TestEnv {
+/// An isolated daemon world whose rust-analyzer is the real one, `project` trusted.
+fn world(project: &Path) -> TestEnv {
     let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
     env.write_config(&format!(
         "[lsp]\nrust = [{:?}]\n",
         rust_analyzer().display().to_string()
     ));
+    env.trust(project);
     env
 }
 

@@ -242,7 +242,7 @@ fn rust_analyzer(program: &Option<String>) -> Vec<Finding> {
         findings.push(ok("rust-analyzer", "lsp.rust = \"jetbrains\": not used"));
         return findings;
     };
-    match Command::new(program).arg("--version").output() {
+    match probe(program, &["--version"]) {
         Ok(out) if out.status.success() => findings.push(ok(
             "rust-analyzer",
             String::from_utf8_lossy(&out.stdout).trim().to_string(),
@@ -267,9 +267,7 @@ fn rust_analyzer(program: &Option<String>) -> Vec<Finding> {
             "rustup component add rust-analyzer, or set lsp.rust in config.toml to one that runs",
         )),
     }
-    let sysroot = Command::new("rustc")
-        .args(["--print", "sysroot"])
-        .output()
+    let sysroot = probe("rustc", &["--print", "sysroot"])
         .ok()
         .filter(|o| o.status.success());
     match sysroot {
@@ -295,6 +293,19 @@ fn rust_analyzer(program: &Option<String>) -> Vec<Finding> {
         )),
     }
     findings
+}
+
+/// Runs a tool the way the daemon would start it: the neutral environment (rustup
+/// pinned to the user's default toolchain) and `/` as the working directory. Run
+/// inside a repository, rustup's proxies would otherwise obey its
+/// `rust-toolchain.toml` and run whatever binaries it points at.
+fn probe(program: &str, args: &[&str]) -> std::io::Result<std::process::Output> {
+    Command::new(program)
+        .args(args)
+        .env_clear()
+        .envs(lean_ctx_shared::tool_env::neutral(std::env::vars_os()))
+        .current_dir("/")
+        .output()
 }
 
 /// JetBrains port files in the data dir, and whether each IDE answers.

@@ -15,6 +15,7 @@ mod mcp;
 mod output;
 mod root;
 mod setup;
+mod trust_cmd;
 
 use std::{path::PathBuf, process::ExitCode};
 
@@ -76,8 +77,12 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         file: PathBuf,
     },
-    /// Configure agents to use `lean-ctx mcp` (prints; --write merges into their files).
+    /// Configure agents to use `lean-ctx mcp` (prints; --write merges into their files
+    /// and trusts the project).
     Setup(setup::SetupArgs),
+    /// Let language servers run in a project (they run its code): trust DIR, default
+    /// the project root; --remove withdraws it, --list shows the list.
+    Trust(trust_cmd::TrustArgs),
     /// Check the daemon, directories, socket, rust-analyzer, IDE port files and config.
     Doctor,
     /// Tokens saved against reading the raw material (from stats.json).
@@ -141,6 +146,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
         // Answers `initialize` before the daemon is even reached.
         Command::Mcp => return mcp::serve(paths, root).await,
         Command::Setup(args) => return setup::run(args, &root, &paths, out).await,
+        Command::Trust(args) => return trust_cmd::run(args, &root, &paths, out),
         _ => {}
     }
     let conn = connect::connect_or_spawn(&paths, "lean-ctx cli").await?;
@@ -148,6 +154,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
         Command::Daemon(_)
         | Command::Mcp
         | Command::Setup(_)
+        | Command::Trust(_)
         | Command::Doctor
         | Command::Gain(_)
         | Command::Dashboard(_)

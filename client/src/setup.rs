@@ -108,6 +108,14 @@ pub async fn run(
             written: args.write,
         });
     }
+    // The user ran this in the project: that is the trust an agent cannot give.
+    let trusted = if args.write {
+        let root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        crate::trust_cmd::set(paths, &root, true)?;
+        Some(root)
+    } else {
+        None
+    };
     if args.service && args.write {
         install::install(
             install::ServiceArgs::default(),
@@ -120,7 +128,7 @@ pub async fn run(
         .await?;
     }
     out.emit(
-        &json!({"agents": configs, "service": args.service && args.write}),
+        &json!({"agents": configs, "service": args.service && args.write, "trusted": trusted}),
         || {
             let mut s = String::new();
             for c in &configs {
@@ -135,8 +143,14 @@ pub async fn run(
                     ));
                 }
             }
-            if !args.write {
-                s.push_str("(`lean-ctx setup --write` merges these into the files)");
+            match &trusted {
+                Some(root) => s.push_str(&format!(
+                    "trusted {}: language servers may run its code (lean-ctx trust --remove withdraws it)\n",
+                    root.display()
+                )),
+                None => s.push_str(
+                    "(`lean-ctx setup --write` merges these into the files and trusts this project)",
+                ),
             }
             s.trim_end().to_string()
         },

@@ -21,6 +21,7 @@ const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
 /// worth outlining.
 fn python_project(env: &TestEnv) -> PathBuf {
     let root = python_fixture(&env.dir().join("py"));
+    env.trust(&root);
     // Long bodies: its outline (the browser scenario asks for it) saves tokens, so
     // the gain chart has a bar to draw.
     let shapes: String = (0..20)

@@ -103,7 +103,9 @@ fn world() -> (TestEnv, PathBuf) {
     fs::write(root.join("geo.py"), GEO_PY).unwrap();
     fs::write(root.join("main.py"), MAIN_PY).unwrap();
     fs::write(root.join("pyproject.toml"), "[project]\nname = \"p\"\n").unwrap();
-    (env, fs::canonicalize(root).unwrap())
+    let root = fs::canonicalize(root).unwrap();
+    env.trust(&root);
+    (env, root)
 }
 
 /// The fixture file's bytes now.

@@ -38,7 +38,9 @@ fn rust_project(extra: &str) -> (TestEnv, PathBuf) {
     git(&root, &["init", "-q"]);
     git(&root, &["add", "."]);
     git(&root, &["commit", "-qm", "fixture"]);
-    (env, fs::canonicalize(root).unwrap())
+    let root = fs::canonicalize(root).unwrap();
+    env.trust(&root);
+    (env, root)
 }
 
 fn write_crate(root: &Path) {
@@ -412,7 +414,9 @@ fn python_env(extra: &str) -> TestEnv {
 
 /// [`python_fixture`] in the directory `name` of the environment.
 fn python_project(env: &TestEnv, name: &str) -> PathBuf {
-    python_fixture(&env.dir().join(name))
+    let root = python_fixture(&env.dir().join(name));
+    env.trust(&root);
+    root
 }
 
 #[test]
@@ -469,6 +473,7 @@ fn a_missing_server_is_backend_required_with_a_remedy() {
     write_crate(&root);
     fs::write(root.join("main.go"), "package main\nfunc main() {}\n").unwrap();
     let root = fs::canonicalize(root).unwrap();
+    env.trust(&root);
     let e = env.err(&root, &["refactor", "references", "src/lib.rs:3:9"]);
     assert_eq!(e["code"], "BACKEND_REQUIRED", "{e}");
     assert!(e["remedy"].as_str().unwrap().contains("lsp.rust"), "{e}");

@@ -63,6 +63,7 @@ fn the_python_mcp_sdk_drives_the_language_server_actions() {
         lean_ctx_testkit::pylsp().display().to_string()
     ));
     let project = lean_ctx_testkit::python_fixture(&env.dir().join("py"));
+    env.trust(&project);
     // An unused import on line 2 gives pyflakes something to report.
     fs::write(
         project.join("main.py"),

@@ -28,6 +28,18 @@ pub struct Config {
     pub index: IndexSection,
     #[serde(default)]
     pub lsp: LspSection,
+    #[serde(default)]
+    pub trust: TrustSection,
+}
+
+/// `[trust]`: the roots whose code language servers may run (`trust.rs`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrustSection {
+    /// Absolute directories (each with everything below it) or globs; `~/` is the
+    /// home directory.
+    #[serde(default)]
+    pub roots: Vec<String>,
 }
 
 /// A language's server: `"rust-analyzer"`, `"jetbrains"` (the IDE or nothing), or a
@@ -62,6 +74,9 @@ pub struct LspSection {
     pub rss_budget_mb: u64,
     #[serde(default, rename = "rust-analyzer")]
     pub rust_analyzer: RustAnalyzerSection,
+    /// The `tsserver.js` typescript-language-server runs; default: the TypeScript
+    /// installed beside the server, never the project's `node_modules` (`pool.rs`).
+    pub tsserver: Option<String>,
 }
 
 impl Default for LspSection {

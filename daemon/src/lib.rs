@@ -32,4 +32,5 @@ pub mod service;
 pub mod service_manager;
 pub mod state;
 pub mod sys;
+pub mod trust;
 pub mod worktree;

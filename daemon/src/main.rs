@@ -61,7 +61,10 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         // does not.
         let _ = rustix::process::setsid();
     }
-    let paths = Paths::from_env()?;
+    let paths = Paths::from_env()?.absolute()?;
+    // The working directory of the shim that spawned us is some project: nothing we
+    // start later (language servers of other projects) may inherit it.
+    std::env::set_current_dir("/").context("leaving the working directory")?;
     paths.ensure_runtime_dir()?;
     let config = Config::load(&paths.config_file())?;
     // Taken before anything else touches fds, so fd 3 is still the passed socket.

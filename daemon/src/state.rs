@@ -28,6 +28,7 @@ use crate::{
     index::{root::IndexConfig, store::Caches},
     lsp::pool::Pool,
     registry::ProjectRegistry,
+    trust::Trust,
 };
 
 /// How this daemon runs; fixed at start.
@@ -79,7 +80,15 @@ impl Daemon {
             registry: ProjectRegistry::new(caches.clone(), config.index.clone()),
             caches,
             locks: Arc::default(),
-            lsp: Arc::new(Pool::new(config.lsp.clone())),
+            lsp: Arc::new(Pool::new(
+                config.lsp.clone(),
+                Trust::new(
+                    &config.paths.config_file(),
+                    std::env::var_os("HOME")
+                        .map(std::path::PathBuf::from)
+                        .as_deref(),
+                ),
+            )),
             ides: Discovery::start(&config.paths.data_dir),
             gain: Arc::new(Gain::load(&config.paths.data_dir)),
             config,

@@ -5,8 +5,9 @@
 //! ([`hello`]), the framing ([`transport`]), the error catalog ([`error`]), agent-facing
 //! positions ([`position`]), where files live ([`paths`]), process facts
 //! ([`process`]), the editor signal file both sides read or write
-//! ([`editor_signal`]), the JetBrains port file and project hash ([`ide`]) and the gain
-//! report both the CLI and the dashboard show ([`gain`]).
+//! ([`editor_signal`]), the JetBrains port file and project hash ([`ide`]) the gain
+//! report both the CLI and the dashboard show ([`gain`]) and the neutral environment
+//! every tool either side starts runs with ([`tool_env`]).
 
 pub mod editor_signal;
 pub mod error;
@@ -19,6 +20,7 @@ pub mod process;
 pub mod protocol;
 pub mod render;
 pub mod stats;
+pub mod tool_env;
 pub mod transport;
 
 pub use error::{Candidate, ErrorCode, ErrorDetails, LeanError, Progress};

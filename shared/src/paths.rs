@@ -101,6 +101,17 @@ impl Paths {
         })
     }
 
+    /// The same directories as absolute paths (an override may be relative), for a
+    /// process that leaves its working directory.
+    pub fn absolute(self) -> io::Result<Paths> {
+        Ok(Paths {
+            data_dir: std::path::absolute(self.data_dir)?,
+            runtime_dir: std::path::absolute(self.runtime_dir)?,
+            state_dir: std::path::absolute(self.state_dir)?,
+            config_dir: std::path::absolute(self.config_dir)?,
+        })
+    }
+
     pub fn socket(&self) -> PathBuf {
         self.runtime_dir.join(SOCKET_NAME)
     }

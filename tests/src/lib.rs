@@ -261,6 +261,19 @@ impl TestEnv {
         fs::write(self.paths.config_dir.join("config.toml"), toml).unwrap();
     }
 
+    /// Trusts `dir` the way a user does: the real `lean-ctx trust DIR` (language
+    /// servers start only in trusted roots). After `write_config`, which replaces the
+    /// file.
+    pub fn trust(&self, dir: &Path) {
+        let out = self.shim().args(["trust"]).arg(dir).output().unwrap();
+        assert!(
+            out.status.success(),
+            "lean-ctx trust {}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// `kill -9` of a daemon and the process group it leads; waits until it is gone.
     pub fn kill9(&self, pid: u32) {
         let target = Pid::from_raw(pid as i32).unwrap();
@@ -380,6 +393,27 @@ pub fn pylsp() -> PathBuf {
                 requirements.display()
             );
             find().expect("pylsp installed but not on PATH")
+        })
+        .clone()
+}
+
+/// typescript-language-server with its own pinned TypeScript (`tests/lsp`), installed
+/// with `npm ci` if the test command has not installed it yet.
+pub fn typescript_language_server() -> PathBuf {
+    static FOUND: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let dir = workspace().join("tests/lsp");
+            let bin = dir.join("node_modules/.bin/typescript-language-server");
+            if !bin.is_file() {
+                let status = Command::new("npm")
+                    .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+                    .current_dir(&dir)
+                    .status()
+                    .unwrap();
+                assert!(status.success(), "npm ci in {} failed", dir.display());
+            }
+            bin
         })
         .clone()
 }

@@ -142,6 +142,7 @@ async fn target(d: &Daemon, root: &Path, path: &str, wait_ms: u32) -> Result<Tar
             )
             .with_remedy(format!("set lsp.{} in config.toml", lang.name())));
         }
+        Choice::Refused(e) => return Err(e),
     };
     let server = d.lsp.server(&project.root, spec, &project.index)?;
     server

@@ -22,6 +22,7 @@ use crate::{
     config::{LspSection, ServerSetting},
     index::{lang::Lang, root::RootIndex},
     sys::unix_ms,
+    trust::Trust,
 };
 
 /// A server that failed before finishing `initialize` is not restarted for this long:
@@ -48,11 +49,15 @@ pub enum Choice {
     JetBrainsOnly,
     /// No server is known for the language.
     None,
+    /// The configured server cannot be started safely (the error says why).
+    Refused(LeanError),
 }
 
 #[derive(Debug)]
 pub struct Pool {
     config: LspSection,
+    /// Which roots servers may start in.
+    trust: Trust,
     slots: DashMap<Key, Arc<Slot>>,
     /// Wakes the lifecycle task when a server starts, so the instance cap and the
     /// memory budget hold at once, not at the next tick.
@@ -60,9 +65,10 @@ pub struct Pool {
 }
 
 impl Pool {
-    pub fn new(config: LspSection) -> Pool {
+    pub fn new(config: LspSection, trust: Trust) -> Pool {
         Pool {
             config,
+            trust,
             slots: DashMap::new(),
             started: tokio::sync::Notify::new(),
         }
@@ -112,11 +118,18 @@ impl Pool {
         if command.is_empty() {
             return Choice::None;
         }
-        let rust_analyzer = Path::new(&command[0])
+        let program_name = Path::new(&command[0])
             .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with("rust-analyzer"));
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let rust_analyzer = program_name.starts_with("rust-analyzer");
         let settings = if rust_analyzer {
             self.rust_analyzer_settings()
+        } else if program_name.starts_with("typescript-language-server") {
+            match self.tsserver(&command[0]) {
+                Ok(tsserver) => json!({ "tsserver": { "path": tsserver } }),
+                Err(e) => return Choice::Refused(e),
+            }
         } else {
             json!({})
         };
@@ -152,14 +165,64 @@ impl Pool {
         })
     }
 
+    /// The `tsserver.js` typescript-language-server is told to run: `lsp.tsserver`,
+    /// else the TypeScript installed beside the server itself (its own
+    /// `node_modules`). Never the project's: left to itself the server prefers
+    /// `<project>/node_modules/typescript`, which a repository can commit.
+    fn tsserver(&self, program: &str) -> Result<PathBuf, LeanError> {
+        if let Some(path) = &self.config.tsserver {
+            return Ok(PathBuf::from(path));
+        }
+        let path = lean_ctx_shared::tool_env::clean_path(std::env::var_os("PATH").as_deref());
+        let found = if program.contains('/') {
+            Some(PathBuf::from(program))
+        } else {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join(program))
+                .find(|p| p.is_file())
+        };
+        found
+            .and_then(|p| std::fs::canonicalize(p).ok())
+            .and_then(|real| {
+                real.ancestors()
+                    .filter(|a| a.file_name().is_some_and(|n| n == "node_modules"))
+                    .map(|nm| nm.join("typescript/lib/tsserver.js"))
+                    .find(|t| t.is_file())
+            })
+            .ok_or_else(|| {
+                LeanError::new(
+                    ErrorCode::BackendRequired,
+                    format!(
+                        "no TypeScript found beside `{program}`, and lean-ctx never lets it run the project's own node_modules/typescript"
+                    ),
+                )
+                .with_remedy(
+                    "install typescript next to typescript-language-server (npm install -g typescript), or set lsp.tsserver in config.toml to a tsserver.js you trust",
+                )
+            })
+    }
+
     /// The warm server for (root, spec), started if there is none or it died. Its
-    /// documents follow `index`'s file events.
+    /// documents follow `index`'s file events. Only in a trusted root (`trust.rs`):
+    /// checked on every call, so a root whose trust was withdrawn gets no answer from
+    /// a server started before.
     pub fn server(
         &self,
         root: &Path,
         spec: ServerSpec,
         index: &Arc<RootIndex>,
     ) -> Result<Arc<Server>, LeanError> {
+        let name = Path::new(spec.program())
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        self.trust.require(
+            root,
+            &format!("the {} language server ({name})", spec.language),
+        )?;
+        if spec.rust_analyzer {
+            refuse_foreign_cargo_config(root)?;
+        }
         let key = Key {
             root: root.to_path_buf(),
             spec: spec.clone(),
@@ -332,4 +395,42 @@ async fn follow_files(
         }
         server.files_changed(&paths).await;
     }
+}
+
+/// Cargo reads `.cargo/config.toml` from every directory above the project too, and
+/// its `[env]` table reaches the `rustc` that `cargo metadata` runs (an `LD_PRELOAD`
+/// there runs code; no environment variable outranks a `force`d entry). Trusting a
+/// root trusts what is in it, not what another local user planted above it (in a
+/// shared `/tmp`, say): such a file stops rust-analyzer with its path named.
+fn refuse_foreign_cargo_config(root: &Path) -> Result<(), LeanError> {
+    use std::os::unix::fs::MetadataExt;
+    let me = rustix::process::getuid().as_raw();
+    for dir in root.ancestors().skip(1) {
+        for name in [".cargo/config.toml", ".cargo/config"] {
+            let file = dir.join(name);
+            let Ok(meta) = std::fs::metadata(&file) else {
+                continue;
+            };
+            let others_may_write = meta.mode() & 0o022 != 0;
+            if (meta.uid() != me && meta.uid() != 0) || others_may_write {
+                return Err(LeanError::new(
+                    ErrorCode::BackendRequired,
+                    format!(
+                        "rust-analyzer is not started for {}: cargo would read {}, which {} (uid {}, mode {:o})",
+                        root.display(),
+                        file.display(),
+                        if others_may_write { "others may write" } else { "belongs to another user" },
+                        meta.uid(),
+                        meta.mode() & 0o7777
+                    ),
+                )
+                .with_remedy(format!(
+                    "remove {} or move the project out of {}",
+                    file.display(),
+                    dir.display()
+                )));
+            }
+        }
+    }
+    Ok(())
 }

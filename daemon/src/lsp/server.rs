@@ -135,6 +135,10 @@ impl Server {
     pub fn spawn(spec: ServerSpec, root: &Path) -> Result<Arc<Server>, LeanError> {
         let mut cmd = tokio::process::Command::new(spec.program());
         cmd.args(&spec.command[1..])
+            // Built here, not inherited: the daemon may carry the environment of the
+            // shim that spawned it, from another project (invariant 10).
+            .env_clear()
+            .envs(lean_ctx_shared::tool_env::neutral(std::env::vars_os()))
             .current_dir(root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

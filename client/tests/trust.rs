@@ -1,0 +1,411 @@
+//! Workspace trust and hardened spawns (DESIGN invariant 10), against real servers: a
+//! repository written the way a hostile author would (its own toolchain file and
+//! `bin/`, cargo configurations in it and above it, a committed
+//! `node_modules/typescript`) gets none of its code run by anything lean-ctx starts,
+//! the daemon's language servers never inherit the environment of the shim that
+//! spawned it, and nothing starts in a root the user did not trust. Each hostile
+//! program appends its name to a marker file; the marker must stay empty.
+
+use std::{
+    fs,
+    os::unix::fs::PermissionsExt,
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use lean_ctx_testkit::{
+    TestEnv, git, pylsp, python_fixture, rust_analyzer, spots, typescript_language_server,
+};
+
+const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
+
+const LIB_RS: &str = "pub fn größe() -> u32 { 1 }\npub fn twice() -> u32 { größe() + größe() }\n";
+
+fn executable(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// What the hostile programs wrote: one line per run.
+fn marked(marker: &Path) -> String {
+    fs::read_to_string(marker).unwrap_or_default()
+}
+
+/// The real toolchain's `bin/` (what the hostile wrappers forward to, so a leak shows
+/// in the marker and not as a broken build).
+fn toolchain_bin() -> PathBuf {
+    let out = Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .current_dir("/")
+        .output()
+        .unwrap();
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()).join("bin")
+}
+
+/// A crate in `<env>/hostile` (a git repository) that tries every known way to run
+/// its code through rust-analyzer and rustup: `rust-toolchain.toml` pointing rustup at
+/// its own `bin/` (through `/proc/self/cwd`), its own `cargo`, `rustc` and
+/// `rust-analyzer` there, `build.rustc-wrapper` in its `.cargo/config.toml`, and
+/// `build.rustc` in a `.cargo/config.toml` of the directory above it.
+fn hostile_crate(env: &TestEnv, marker: &Path) -> PathBuf {
+    let root = env.dir().join("hostile");
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"hostile\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    fs::write(root.join("src/lib.rs"), LIB_RS).unwrap();
+    let real = toolchain_bin();
+    for tool in ["cargo", "rustc"] {
+        executable(
+            &root.join("bin").join(tool),
+            &format!(
+                "#!/bin/sh\necho {tool} >> {}\nexec {} \"$@\"\n",
+                marker.display(),
+                real.join(tool).display()
+            ),
+        );
+    }
+    executable(
+        &root.join("bin/rust-analyzer"),
+        &format!(
+            "#!/bin/sh\necho rust-analyzer >> {}\nexit 1\n",
+            marker.display()
+        ),
+    );
+    executable(
+        &root.join("bin/wrap"),
+        &format!(
+            "#!/bin/sh\necho wrapper >> {}\nexec \"$@\"\n",
+            marker.display()
+        ),
+    );
+    fs::write(
+        root.join("rust-toolchain.toml"),
+        "[toolchain]\npath = \"/proc/self/cwd\"\n",
+    )
+    .unwrap();
+    fs::create_dir_all(root.join(".cargo")).unwrap();
+    fs::write(
+        root.join(".cargo/config.toml"),
+        "[build]\nrustc-wrapper = \"bin/wrap\"\n",
+    )
+    .unwrap();
+    fs::create_dir_all(env.dir().join(".cargo")).unwrap();
+    fs::write(
+        env.dir().join(".cargo/config.toml"),
+        format!(
+            "[build]\nrustc = \"{}\"\n",
+            root.join("bin/rustc").display()
+        ),
+    )
+    .unwrap();
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-qm", "hostile"]);
+    let root = fs::canonicalize(root).unwrap();
+
+    // The fixture is live: plain cargo in it runs its code (else this file proves
+    // nothing).
+    let out = Command::new("cargo")
+        .args(["metadata", "--format-version", "1"])
+        .env_clear()
+        .envs(env.envs())
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = marked(marker);
+    for tool in ["cargo", "rustc", "wrapper"] {
+        assert!(
+            seen.lines().any(|l| l == tool),
+            "the fixture ran no {tool}: {seen:?}"
+        );
+    }
+    fs::remove_file(marker).unwrap();
+    root
+}
+
+#[test]
+fn an_untrusted_root_starts_no_language_server_and_names_the_command_that_trusts_it() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\nrust = [{:?}]\n",
+        rust_analyzer().display().to_string()
+    ));
+    let marker = env.dir().join("marker");
+    let root = hostile_crate(&env, &marker);
+    let refused = env.err(&root, &["refactor", "references", "src/lib.rs:1:8"]);
+    assert_eq!(refused["code"], "BACKEND_REQUIRED", "{refused}");
+    let remedy = refused["remedy"].as_str().unwrap();
+    assert!(
+        remedy.contains(&format!("lean-ctx trust {}", root.display())),
+        "{refused}"
+    );
+    assert!(env.language_servers().is_empty(), "a server started");
+    // The headless backing answers in every root.
+    let outline = env.ok(&root, &["outline", "src/lib.rs"]);
+    assert!(outline.to_string().contains("twice"), "{outline}");
+
+    // The user trusts it (the default directory is the project around the cwd).
+    let out = env.shim().current_dir(&root).arg("trust").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = env.ok(&root, &["trust", "--list"]);
+    assert_eq!(listed["roots"], serde_json::json!([root]), "{listed}");
+    let refs = env.ok(&root, &["refactor", "references", "src/lib.rs:1:8"]);
+    assert_eq!(
+        spots(&refs),
+        ["src/lib.rs 1:7", "src/lib.rs 2:24", "src/lib.rs 2:34"]
+    );
+
+    // Withdrawn: refused again, by the running daemon, without a restart.
+    let out = env
+        .shim()
+        .current_dir(&root)
+        .args(["trust", "--remove"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let again = env.err(&root, &["refactor", "references", "src/lib.rs:1:8"]);
+    assert_eq!(again["code"], "BACKEND_REQUIRED", "{again}");
+    assert_eq!(marked(&marker), "", "the repository's code ran");
+}
+
+#[test]
+fn a_hostile_crate_runs_none_of_its_code_through_rust_analyzer_cargo_or_doctor() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\nrust = [{:?}]\n",
+        rust_analyzer().display().to_string()
+    ));
+    let marker = env.dir().join("marker");
+    let root = hostile_crate(&env, &marker);
+    env.trust(&root);
+    // rust-analyzer loads the crate (cargo metadata, rustc's sysroot and target
+    // queries) and answers: all through the user's toolchain.
+    let refs = env.ok(&root, &["refactor", "references", "src/lib.rs:1:8"]);
+    assert_eq!(
+        spots(&refs),
+        ["src/lib.rs 1:7", "src/lib.rs 2:24", "src/lib.rs 2:34"]
+    );
+    let server = env.status_rows(&root, "language_servers")[0]["pid"]
+        .as_u64()
+        .unwrap();
+    let environ = fs::read(format!("/proc/{server}/environ")).unwrap();
+    assert!(
+        !String::from_utf8_lossy(&environ).contains("/hostile/"),
+        "the server's environment names the repository"
+    );
+
+    let out = env
+        .shim()
+        .current_dir(&root)
+        .args(["--json", "doctor"])
+        .output()
+        .unwrap();
+    let doctor: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        doctor["findings"].to_string().contains("rust-analyzer"),
+        "{doctor}"
+    );
+    assert_eq!(marked(&marker), "", "the repository's code ran");
+}
+
+#[test]
+fn the_default_rust_analyzer_is_the_users_never_the_repositorys() {
+    let env = TestEnv::with_shim(SHIM);
+    // No lsp.rust: `rust-analyzer` from PATH, which on a rustup machine is rustup's
+    // proxy: the one that obeys a toolchain file.
+    let proxy = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join("rust-analyzer"))
+        .find(|p| p.is_file())
+        .expect("rustup's rust-analyzer proxy must be on PATH for this test");
+    let marker = env.dir().join("marker");
+    let root = hostile_crate(&env, &marker);
+    // The proxy left to itself runs the repository's rust-analyzer.
+    let _ = Command::new(&proxy)
+        .arg("--version")
+        .env_clear()
+        .envs(env.envs())
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert_eq!(
+        marked(&marker),
+        "rust-analyzer\n",
+        "the fixture is not live"
+    );
+    fs::remove_file(&marker).unwrap();
+
+    env.trust(&root);
+    // Whatever the user's toolchain has (here: no rust-analyzer component, so the
+    // proxy fails and the call says so), it is never the repository's.
+    let _ = env.shim_json_in(&root, &["refactor", "references", "src/lib.rs:1:8"]);
+    let out = env
+        .shim()
+        .current_dir(&root)
+        .args(["--json", "doctor"])
+        .output()
+        .unwrap();
+    assert!(!out.stdout.is_empty());
+    assert_eq!(marked(&marker), "", "the repository's code ran");
+}
+
+#[test]
+fn a_cargo_config_another_user_planted_above_the_root_stops_rust_analyzer() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\nrust = [{:?}]\n",
+        rust_analyzer().display().to_string()
+    ));
+    let marker = env.dir().join("marker");
+    let root = hostile_crate(&env, &marker);
+    env.trust(&root);
+    let planted = env.dir().join(".cargo/config.toml");
+    // Another local user (uid 65534) owns the configuration above the project.
+    rustix::fs::chown(
+        &planted,
+        Some(rustix::fs::Uid::from_raw(65534)),
+        Some(rustix::fs::Gid::from_raw(65534)),
+    )
+    .unwrap();
+    let refused = env.err(&root, &["refactor", "references", "src/lib.rs:1:8"]);
+    assert_eq!(refused["code"], "BACKEND_REQUIRED", "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains(&planted.display().to_string()),
+        "{refused}"
+    );
+    assert!(env.language_servers().is_empty(), "a server started");
+    assert_eq!(marked(&marker), "");
+}
+
+#[test]
+fn language_servers_never_inherit_the_environment_of_the_shim_that_spawned_the_daemon() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\npython = [{:?}]\n",
+        pylsp().display().to_string()
+    ));
+    // The first shim runs in some repository, with that repository's bin/ first on
+    // PATH (direnv) and variables that select code.
+    let first = env.dir().join("first");
+    fs::create_dir_all(first.join("bin")).unwrap();
+    fs::write(first.join("a.py"), "def a():\n    pass\n").unwrap();
+    git(&first, &["init", "-q"]);
+    let path = format!(
+        "{}:{}",
+        first.join("bin").display(),
+        std::env::var("PATH").unwrap()
+    );
+    let out = env
+        .shim()
+        .current_dir(&first)
+        .env("PATH", &path)
+        .env("GOFLAGS", "-toolexec=/nonexistent/evil")
+        .env("LEAN_CTX_LEAK", "1")
+        .args(["--json", "outline", "a.py"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let daemon = env.daemon_pid().unwrap();
+    assert_eq!(
+        fs::read_link(format!("/proc/{daemon}/cwd")).unwrap(),
+        Path::new("/")
+    );
+
+    let other = python_fixture(&env.dir().join("other"));
+    env.trust(&other);
+    env.ok(&other, &["refactor", "definition", "main.py:3:26"]);
+    let server = env.status_rows(&other, "language_servers")[0]["pid"]
+        .as_u64()
+        .unwrap();
+    let environ = fs::read(format!("/proc/{server}/environ")).unwrap();
+    let vars: Vec<String> = environ
+        .split(|b| *b == 0)
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+        .collect();
+    assert!(!vars.iter().any(|v| v.starts_with("GOFLAGS=")), "{vars:?}");
+    assert!(
+        !vars.iter().any(|v| v.starts_with("LEAN_CTX_LEAK=")),
+        "{vars:?}"
+    );
+    let server_path = vars.iter().find(|v| v.starts_with("PATH=")).unwrap();
+    assert!(!server_path.contains("/first/"), "{server_path}");
+    assert!(vars.iter().any(|v| v == "GOTOOLCHAIN=local"), "{vars:?}");
+    assert_eq!(fs::read_link(format!("/proc/{server}/cwd")).unwrap(), other);
+}
+
+#[test]
+fn typescript_language_server_never_runs_the_workspaces_typescript() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\ntypescript = [{:?}, \"--stdio\"]\n",
+        typescript_language_server().display().to_string()
+    ));
+    let marker = env.dir().join("marker");
+    let root = env.dir().join("ts");
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(
+        root.join("package.json"),
+        "{\"name\": \"ts\", \"devDependencies\": {\"typescript\": \"5.9.3\"}}\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("tsconfig.json"),
+        "{\"compilerOptions\": {\"strict\": true}, \"include\": [\"src\"]}\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("src/a.ts"),
+        "export function grüße(n: string): string { return n; }\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("src/b.ts"),
+        "import { grüße } from \"./a\";\nfunction örtlich(): string { return grüße(\"ü\"); }\nexport const x = örtlich();\n",
+    )
+    .unwrap();
+    // A committed TypeScript whose server and library only record that they ran.
+    let ts = root.join("node_modules/typescript");
+    fs::create_dir_all(ts.join("lib")).unwrap();
+    fs::write(
+        ts.join("package.json"),
+        "{\"name\": \"typescript\", \"version\": \"5.9.3\", \"main\": \"lib/typescript.js\"}\n",
+    )
+    .unwrap();
+    for file in ["tsserver.js", "typescript.js", "tsserverlibrary.js"] {
+        fs::write(
+            ts.join("lib").join(file),
+            format!(
+                "require('fs').appendFileSync({:?}, {:?});\n",
+                marker.display().to_string(),
+                format!("{file}\n")
+            ),
+        )
+        .unwrap();
+    }
+    git(&root, &["init", "-q"]);
+    let root = fs::canonicalize(root).unwrap();
+    env.trust(&root);
+    // Answered by a working TypeScript: the one beside the server.
+    let def = env.ok(&root, &["refactor", "definition", "src/b.ts:3:19"]);
+    assert_eq!(spots(&def), ["src/b.ts 2:9"], "{def}");
+    assert_eq!(marked(&marker), "", "the workspace's TypeScript ran");
+}

@@ -1,0 +1,208 @@
+//! The environment every tool lean-ctx starts runs with (language servers, `doctor`'s
+//! probes): built here from an allowlist, never inherited wholesale (DESIGN invariant
+//! 10). An auto-spawned daemon carries the environment of whichever shim started it
+//! (a `GOFLAGS`, a `PATH` with one project's `bin/` first, a `RUSTC_WRAPPER`); none
+//! of that may reach the servers of every later project.
+//!
+//! What it pins, and why:
+//! - rustup's toolchain to the user's default (`RUSTUP_TOOLCHAIN`), so a repository's
+//!   `rust-toolchain.toml` (whose `path` may point into the repository) picks no
+//!   binary: rustup ranks the variable above toolchain files.
+//! - `CARGO` and `RUSTC` to that toolchain's own binaries (rust-analyzer runs `$CARGO`,
+//!   cargo runs `$RUSTC`; the variables rank above `build.rustc` in any
+//!   `.cargo/config.toml`), and `RUSTC_WRAPPER`/`RUSTC_WORKSPACE_WRAPPER` set empty,
+//!   which cargo reads as "no wrapper" over `build.rustc-wrapper` in any config file.
+//! - `GOTOOLCHAIN=local`: a `toolchain` line in `go.mod`/`go.work` never switches (or
+//!   downloads) the Go toolchain.
+//! - `PATH` without entries that are relative, inside a git repository or worktree
+//!   (a project's own `bin/` or `node_modules/.bin` put there by direnv or a shell
+//!   hook), or writable by other users.
+
+use std::{
+    ffi::{OsStr, OsString},
+    os::unix::{ffi::OsStrExt, fs::MetadataExt},
+    path::{Path, PathBuf},
+};
+
+/// Variables passed through as they are: who the user is, where their tools keep
+/// their state, locale. Nothing that selects code to run.
+const PASSED: &[&str] = &[
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "XDG_RUNTIME_DIR",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "RUSTUP_HOME",
+    "CARGO_HOME",
+    "GOPATH",
+    "GOROOT",
+    "GOMODCACHE",
+    "GOCACHE",
+    "JAVA_HOME",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    // The test command's marker: its last step finds every process a test left
+    // running by it, language servers included.
+    "LEAN_CTX_TEST_RUN",
+];
+
+/// The environment for a tool lean-ctx starts, built from `from` (the daemon's or the
+/// shim's own environment).
+pub fn neutral(from: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
+    let from: Vec<(OsString, OsString)> = from.into_iter().collect();
+    let get = |key: &str| from.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let mut env: Vec<(OsString, OsString)> = from
+        .iter()
+        .filter(|(k, _)| {
+            let k = k.as_bytes();
+            PASSED.iter().any(|p| p.as_bytes() == k) || k.starts_with(b"LC_")
+        })
+        .cloned()
+        .collect();
+    env.push(("PATH".into(), clean_path(get("PATH").as_deref())));
+    let home = get("HOME").map(PathBuf::from);
+    let rustup_home = get("RUSTUP_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.map(|h| h.join(".rustup")));
+    if let Some((name, bin)) = rustup_home.as_deref().and_then(default_toolchain) {
+        env.push(("RUSTUP_TOOLCHAIN".into(), name.into()));
+        if let Some(bin) = bin {
+            env.push(("CARGO".into(), bin.join("cargo").into()));
+            env.push(("RUSTC".into(), bin.join("rustc").into()));
+        }
+    }
+    env.push(("RUSTC_WRAPPER".into(), "".into()));
+    env.push(("RUSTC_WORKSPACE_WRAPPER".into(), "".into()));
+    env.push(("GOTOOLCHAIN".into(), "local".into()));
+    env
+}
+
+/// rustup's default toolchain from `settings.toml` (read, never asked of `rustup`,
+/// which would itself read toolchain files from its working directory), and that
+/// toolchain's `bin/` when it is installed.
+fn default_toolchain(rustup_home: &Path) -> Option<(String, Option<PathBuf>)> {
+    let text = std::fs::read_to_string(rustup_home.join("settings.toml")).ok()?;
+    let name = text.lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        (key.trim() == "default_toolchain").then(|| value.trim().trim_matches('"').to_string())
+    })?;
+    if name.is_empty() {
+        return None;
+    }
+    let toolchains = rustup_home.join("toolchains");
+    // `stable` in settings names `stable-<host>` on disk.
+    let dir = std::iter::once(toolchains.join(&name))
+        .chain(
+            std::fs::read_dir(&toolchains)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .is_some_and(|n| n.as_bytes().starts_with(format!("{name}-").as_bytes()))
+                }),
+        )
+        .map(|d| d.join("bin"))
+        .find(|bin| bin.join("cargo").is_file() && bin.join("rustc").is_file());
+    Some((name, dir))
+}
+
+/// `PATH` without the entries a repository or another user could control.
+pub fn clean_path(path: Option<&OsStr>) -> OsString {
+    let kept: Vec<PathBuf> = path
+        .map(std::env::split_paths)
+        .into_iter()
+        .flatten()
+        .filter(|dir| safe_path_dir(dir))
+        .collect();
+    std::env::join_paths(kept).unwrap_or_default()
+}
+
+fn safe_path_dir(dir: &Path) -> bool {
+    if !dir.is_absolute() {
+        return false;
+    }
+    let Ok(meta) = std::fs::metadata(dir) else {
+        return false;
+    };
+    // Writable by group or others: anyone could plant a `cargo` there.
+    if !meta.is_dir() || meta.mode() & 0o022 != 0 {
+        return false;
+    }
+    !dir.ancestors().any(|d| d.join(".git").exists())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn get<'a>(env: &'a [(OsString, OsString)], key: &str) -> Option<&'a OsStr> {
+        env.iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_os_str())
+    }
+
+    #[test]
+    fn only_the_allowlist_passes_and_the_toolchain_is_pinned() {
+        let tmp = tempfile::tempdir().unwrap();
+        let rustup = tmp.path().join("rustup");
+        let bin = rustup.join("toolchains/stable-x86_64-unknown-linux-gnu/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        for b in ["cargo", "rustc"] {
+            std::fs::write(bin.join(b), "").unwrap();
+        }
+        std::fs::write(
+            rustup.join("settings.toml"),
+            "version = \"12\"\ndefault_toolchain = \"stable\"\n",
+        )
+        .unwrap();
+        let repo_bin = tmp.path().join("repo/bin");
+        std::fs::create_dir_all(tmp.path().join("repo/.git")).unwrap();
+        std::fs::create_dir_all(&repo_bin).unwrap();
+        let shared_bin = tmp.path().join("shared");
+        std::fs::create_dir_all(&shared_bin).unwrap();
+        std::fs::set_permissions(&shared_bin, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let path = std::env::join_paths([
+            repo_bin.as_path(),
+            Path::new("relative/bin"),
+            shared_bin.as_path(),
+            Path::new("/usr/bin"),
+        ])
+        .unwrap();
+        let env = neutral([
+            ("PATH".into(), path),
+            ("RUSTUP_HOME".into(), rustup.clone().into()),
+            ("HOME".into(), "/home/u".into()),
+            ("LC_ALL".into(), "C".into()),
+            ("GOFLAGS".into(), "-toolexec=/evil".into()),
+            ("RUSTC_WRAPPER".into(), "/evil".into()),
+            ("RUSTUP_TOOLCHAIN".into(), "evil".into()),
+            ("LD_PRELOAD".into(), "/evil.so".into()),
+        ]);
+        assert_eq!(get(&env, "PATH"), Some(OsStr::new("/usr/bin")));
+        assert_eq!(get(&env, "LC_ALL"), Some(OsStr::new("C")));
+        assert_eq!(get(&env, "GOFLAGS"), None);
+        assert_eq!(get(&env, "LD_PRELOAD"), None);
+        assert_eq!(get(&env, "RUSTC_WRAPPER"), Some(OsStr::new("")));
+        assert_eq!(get(&env, "RUSTUP_TOOLCHAIN"), Some(OsStr::new("stable")));
+        assert_eq!(get(&env, "CARGO"), Some(bin.join("cargo").as_os_str()));
+        assert_eq!(get(&env, "RUSTC"), Some(bin.join("rustc").as_os_str()));
+        assert_eq!(get(&env, "GOTOOLCHAIN"), Some(OsStr::new("local")));
+        // Each key once: a later duplicate would override the pin.
+        let mut keys: Vec<_> = env.iter().map(|(k, _)| k).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), env.len());
+    }
+}
