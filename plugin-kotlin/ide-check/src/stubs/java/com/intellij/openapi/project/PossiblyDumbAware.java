@@ -1,0 +1,7 @@
+// Stub of intellij-community platform/core-api/src/com/intellij/openapi/project/PossiblyDumbAware.java: the declarations lean-ctx's adapter uses, signatures only.
+package com.intellij.openapi.project;
+
+
+public interface PossiblyDumbAware {
+  default boolean isDumbAware() { throw new UnsupportedOperationException("stub"); }
+}

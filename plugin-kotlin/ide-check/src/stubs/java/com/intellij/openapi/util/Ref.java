@@ -1,0 +1,11 @@
+// Stub of intellij-community platform/util-rt/src/com/intellij/openapi/util/Ref.java: the declarations lean-ctx's adapter uses, signatures only.
+package com.intellij.openapi.util;
+
+import org.jetbrains.annotations.Nullable;
+
+public class Ref<T> {
+  public Ref() { throw new UnsupportedOperationException("stub"); }
+  public Ref(@Nullable T value) { throw new UnsupportedOperationException("stub"); }
+  public final T get() { throw new UnsupportedOperationException("stub"); }
+  public final void set(@Nullable T value) { throw new UnsupportedOperationException("stub"); }
+}
