@@ -3,6 +3,5 @@ package com.intellij.util;
 
 
 public class IncorrectOperationException extends RuntimeException {
-  public IncorrectOperationException() { throw new UnsupportedOperationException("stub"); }
   public IncorrectOperationException(String message) { throw new UnsupportedOperationException("stub"); }
 }

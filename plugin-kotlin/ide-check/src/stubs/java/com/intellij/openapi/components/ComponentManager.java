@@ -8,5 +8,4 @@ import org.jetbrains.annotations.NotNull;
 public interface ComponentManager extends Disposable {
   @NotNull MessageBus getMessageBus();
   boolean isDisposed();
-  <T> T getService(@NotNull Class<T> serviceClass);
 }

@@ -3,5 +3,4 @@ package com.intellij.openapi.progress;
 
 
 public interface ProgressIndicator {
-  boolean isCanceled();
 }

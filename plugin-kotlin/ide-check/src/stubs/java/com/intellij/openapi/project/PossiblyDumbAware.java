@@ -3,5 +3,4 @@ package com.intellij.openapi.project;
 
 
 public interface PossiblyDumbAware {
-  default boolean isDumbAware() { throw new UnsupportedOperationException("stub"); }
 }

@@ -4,8 +4,6 @@ package com.intellij.openapi.util;
 import org.jetbrains.annotations.Nullable;
 
 public class Ref<T> {
-  public Ref() { throw new UnsupportedOperationException("stub"); }
-  public Ref(@Nullable T value) { throw new UnsupportedOperationException("stub"); }
   public final T get() { throw new UnsupportedOperationException("stub"); }
   public final void set(@Nullable T value) { throw new UnsupportedOperationException("stub"); }
 }

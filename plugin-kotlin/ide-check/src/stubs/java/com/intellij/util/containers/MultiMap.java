@@ -10,7 +10,5 @@ import org.jetbrains.annotations.Nullable;
 public class MultiMap<K, V> {
   public MultiMap() { throw new UnsupportedOperationException("stub"); }
   public void putValue(@Nullable K key, V value) { throw new UnsupportedOperationException("stub"); }
-  public boolean isEmpty() { throw new UnsupportedOperationException("stub"); }
   public @NotNull Set<Map.Entry<K, Collection<V>>> entrySet() { throw new UnsupportedOperationException("stub"); }
-  public @NotNull Collection<V> values() { throw new UnsupportedOperationException("stub"); }
 }
