@@ -23,7 +23,7 @@ public abstract class BaseRefactoringProcessor implements Runnable {
 
   public void setPreviewUsages(boolean isPreviewUsages) { throw new UnsupportedOperationException("stub"); }
 
-  protected final void prepareSuccessful() { throw new UnsupportedOperationException("stub"); }
+  protected void prepareSuccessful() { throw new UnsupportedOperationException("stub"); }
 
   protected boolean showConflicts(@NotNull MultiMap<PsiElement, @NlsContexts.DialogMessage String> conflicts, UsageInfo @Nullable [] usages) { throw new UnsupportedOperationException("stub"); }
 
