@@ -48,11 +48,13 @@ python3 -m pip install -q --disable-pip-version-check -r tests/requirements.txt
 (cd tests/dashboard && npm ci --no-audit --no-fund --loglevel=error)
 chromium --version
 
-step "plugin-kotlin core: JUnit tests and the standalone contract server (Maven)"
+step "plugin-kotlin: core JUnit tests and the standalone contract server, the adapter compiled against platform stubs and its descriptors checked (Maven)"
 # The IDE-free core of the JetBrains plugin; the IntelliJ adapter (plugin-kotlin/ide)
-# needs JetBrains' repositories and is not built here.
+# needs JetBrains' repositories to be built as a plugin, so here it is compiled against
+# stubs of the platform API it uses and its descriptors are checked (plugin-kotlin/ide-check).
 # No Kotlin compile daemon: it would outlive the run by hours.
 mvn -B -q -Dkotlin.compiler.daemon=false -f plugin-kotlin/core/pom.xml verify
+mvn -B -q -Dkotlin.compiler.daemon=false -f plugin-kotlin/ide-check/pom.xml verify
 
 step "cargo fmt --check"
 cargo fmt --all -- --check

@@ -3,7 +3,9 @@
  * core's [ProjectSession] (HTTP server on 127.0.0.1:0, port file, re-write on delete)
  * and the editor-focus reporter, and tears all of it down when the project closes: the
  * service is a `Disposable` the platform disposes with its project, which deletes the
- * port file.
+ * port file at once and stops the server on a thread of its own: disposal runs on the
+ * EDT, and a request in flight may be waiting for the EDT (`invokeAndWait`), so
+ * stopping the server there could block the IDE for seconds.
  *
  * Everything with logic lives in the core; this only wires IntelliJ objects to it.
  */
@@ -62,7 +64,8 @@ class LeanCtxProjectService(private val project: Project) : Disposable {
     }
 
     override fun dispose() {
-        session?.close()
+        // A fresh daemon thread, not an IDE pool: at IDE exit the pools may already refuse work.
+        session?.closeDetached { stop -> Thread(stop, "leanctx-session-close").apply { isDaemon = true }.start() }
         session = null
     }
 

@@ -7,7 +7,8 @@
  * - while open: a port file deleted from under us (a cleanup script, the other
  *   instance's close) is written again within [SessionConfig.keepEvery];
  * - close: stop re-writing, delete the port file if it is still ours (another IDE
- *   window on the same root may have replaced it), stop the server.
+ *   window on the same root may have replaced it), stop the server; [closeDetached]
+ *   stops the server on another thread, for a caller that must not block.
  */
 package com.leanctx.core.port
 
@@ -17,6 +18,7 @@ import java.io.IOException
 import java.nio.file.Files
 import java.nio.file.Path
 import java.time.Duration
+import java.util.concurrent.Executor
 import java.util.concurrent.Executors
 import java.util.concurrent.ScheduledExecutorService
 import java.util.concurrent.TimeUnit
@@ -59,16 +61,35 @@ class ProjectSession private constructor(
         }
     }
 
-    override fun close() {
+    override fun close() = closeDetached(Runnable::run)
+
+    /**
+     * [close] for a caller that must not block: the IDE disposes its project service on
+     * the EDT, while HTTP handlers in flight may be waiting for that very EDT
+     * (`invokeAndWait`), so stopping the server there could block it for seconds. The
+     * port file goes at once (the daemon stops calling); the keeper's last round, a
+     * second port-file check and the server's stop run on [background].
+     */
+    fun closeDetached(background: Executor) {
         if (!closed.compareAndSet(false, true)) return
         keeper.shutdownNow()
+        deleteIfOurs()
+        background.execute {
+            try {
+                // A keeper round that began before closing may have re-written the file.
+                keeper.awaitTermination(2, TimeUnit.SECONDS)
+                deleteIfOurs()
+            } finally {
+                server.close()
+            }
+        }
+    }
+
+    private fun deleteIfOurs() {
         try {
-            keeper.awaitTermination(2, TimeUnit.SECONDS)
             if (PortFiles.read(portFile)?.token == content.token) Files.deleteIfExists(portFile)
         } catch (e: IOException) {
             // Nothing more to do: the reaper of the next start removes a dead pid's file.
-        } finally {
-            server.close()
         }
     }
 

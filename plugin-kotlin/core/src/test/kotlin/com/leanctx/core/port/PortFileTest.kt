@@ -193,6 +193,25 @@ class PortFileTest {
     }
 
     @Test
+    fun `a detached close deletes the port file at once and stops the server only on the background executor`() {
+        val root = Files.createDirectories(tmp.resolve("p"))
+        val dataDir = tmp.resolve("data")
+        val session = ProjectSession.start(SessionConfig(root, dataDir), FakeBackend().backend())
+        val background = ArrayList<Runnable>()
+        try {
+            session.closeDetached { background.add(it) }
+            assertFalse(Files.exists(session.portFile), "port file still there after a detached close")
+            // The caller's thread did not stop the server: a handler could still finish.
+            assertEquals(200, Http(session.port).get(Routes.HEALTH).status)
+            assertEquals(1, background.size)
+        } finally {
+            background.forEach { it.run() }
+            session.close() // a no-op after closeDetached; stops the server if the test failed early
+        }
+        assertThrows<ConnectException> { Http(session.port).get(Routes.HEALTH) }
+    }
+
+    @Test
     fun `starting a session reaps port files of dead IDEs`() {
         val dataDir = Files.createDirectories(tmp.resolve("data"))
         val stale = dataDir.resolve("jetbrains-0000000000000000.port").also { PortFiles.write(it, sample.copy(pid = deadPid())) }

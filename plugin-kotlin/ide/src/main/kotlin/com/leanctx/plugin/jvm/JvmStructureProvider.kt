@@ -73,7 +73,8 @@ class JvmStructureProvider : LeanCtxStructureProvider {
         val resolved = file.findReferenceAt(offset)?.resolve()
         val psiClass = (resolved as? PsiClass)
             ?: (resolved?.toUElement() as? UClass)?.javaPsi
-            ?: getUastParentOfType(leaf, UClass::class.java)?.javaPsi
+            // An extension on PsiElement? (UastUtils.kt), not a function of two arguments.
+            ?: leaf.getUastParentOfType(UClass::class.java)?.javaPsi
             ?: throw LeanCtxException(ErrorCode.NO_SYMBOL_AT_POSITION, "no class or interface at offset $offset of ${file.name}")
         val budget = intArrayOf(NODE_LIMIT)
         val tree = node(psiClass, direction, scope, locator, budget, HashSet())

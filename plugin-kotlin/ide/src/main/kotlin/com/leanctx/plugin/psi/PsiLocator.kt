@@ -7,6 +7,10 @@
  *
  * Reads run as non-blocking read actions that give way to writes, and only in smart
  * mode: in dumb mode the answer is `INDEXING`, never a partial result (spec §7.2).
+ *
+ * Files come from disk first (the daemon writes behind the IDE's back), as the core's
+ * [DiskSync] decides: saved files are refreshed, files with unsaved IDE changes are
+ * read as the IDE holds them and refused for writing.
  */
 package com.leanctx.plugin.psi
 
@@ -17,6 +21,7 @@ import com.intellij.openapi.project.DumbService
 import com.intellij.openapi.project.IndexNotReadyException
 import com.intellij.openapi.project.Project
 import com.intellij.openapi.vfs.LocalFileSystem
+import com.intellij.openapi.vfs.VfsUtil
 import com.intellij.openapi.vfs.VirtualFile
 import com.intellij.psi.PsiElement
 import com.intellij.psi.PsiFile
@@ -24,6 +29,8 @@ import com.intellij.psi.PsiManager
 import com.intellij.psi.PsiNameIdentifierOwner
 import com.intellij.psi.PsiNamedElement
 import com.intellij.psi.search.GlobalSearchScope
+import com.leanctx.core.policy.ApplyOutcome
+import com.leanctx.core.policy.DiskSync
 import com.leanctx.core.text.LineMap
 import com.leanctx.core.text.ProjectPaths
 import com.leanctx.core.wire.ErrorCode
@@ -38,28 +45,48 @@ import java.util.concurrent.Callable
 class PsiLocator(val project: Project, val paths: ProjectPaths) {
     /** Runs [body] in a smart-mode read action, or answers `INDEXING`. */
     fun <T> read(body: () -> T): T {
-        if (DumbService.isDumb(project)) throw indexing()
+        if (DumbService.isDumb(project)) throw ApplyOutcome.indexing()
         return try {
             ReadAction.nonBlocking(Callable {
-                if (DumbService.isDumb(project)) throw indexing()
+                if (DumbService.isDumb(project)) throw ApplyOutcome.indexing()
                 body()
             }).expireWith(project).executeSynchronously()
         } catch (e: IndexNotReadyException) {
-            throw indexing()
+            throw ApplyOutcome.indexing()
         }
     }
 
-    private fun indexing() = LeanCtxException(ErrorCode.INDEXING, "the IDE is indexing; retry when it is done")
+    /**
+     * The IDE's file for [wirePath], with what the daemon wrote to it. Call outside a
+     * read action: a synchronous refresh inside one is forbidden.
+     */
+    fun virtualFile(wirePath: String, access: DiskSync.Access = DiskSync.Access.READ): VirtualFile {
+        val nio = paths.resolveExisting(wirePath)
+        // Only finds: a file the VFS already knows keeps its cached content and length
+        // until something refreshes it, however the disk changed.
+        val file = LocalFileSystem.getInstance().refreshAndFindFileByNioFile(nio)
+            ?: throw LeanCtxException(ErrorCode.FILE_NOT_FOUND, "$wirePath: not in the IDE's file system")
+        sync(file, wirePath, access)
+        return file
+    }
+
+    /** [DiskSync] for one file the IDE knows; [wirePath] names it in a refusal. */
+    fun sync(file: VirtualFile, wirePath: String, access: DiskSync.Access) {
+        val unsaved = FileDocumentManager.getInstance().isFileModified(file)
+        if (DiskSync.decide(wirePath, access, unsaved) == DiskSync.Action.REFRESH) {
+            // Synchronous and this file only: once it returns, the VFS has the new content
+            // and the Document of a saved file has reloaded it (FileDocumentManager reloads
+            // unmodified documents on the VFS content event).
+            VfsUtil.markDirtyAndRefresh(false, false, false, file)
+        }
+    }
 
     /**
-     * The IDE's file for [wirePath], refreshed from disk first (an agent may have just
-     * written it). Call outside a read action: a synchronous refresh inside one is
-     * forbidden.
+     * Applies the changes the IDE's file watcher has seen so far (the daemon's writes
+     * anywhere in the project), synchronously, before a project-wide usage search.
      */
-    fun virtualFile(wirePath: String): VirtualFile {
-        val nio = paths.resolveExisting(wirePath)
-        return LocalFileSystem.getInstance().refreshAndFindFileByNioFile(nio)
-            ?: throw LeanCtxException(ErrorCode.FILE_NOT_FOUND, "$wirePath: not in the IDE's file system")
+    fun refreshWatched() {
+        LocalFileSystem.getInstance().refresh(false)
     }
 
     /** Inside a read action. */
@@ -124,7 +151,7 @@ class PsiLocator(val project: Project, val paths: ProjectPaths) {
      * its source rather than in the stub or header the IDE resolved it to.
      */
     fun location(element: PsiElement, navigate: Boolean = true): Location? {
-        val target = if (navigate) element.navigationElement ?: element else element
+        val target = if (navigate) element.navigationElement else element
         val file = target.containingFile?.virtualFile ?: return null
         val document = FileDocumentManager.getInstance().getDocument(file) ?: return null
         val range = ((target as? PsiNameIdentifierOwner)?.nameIdentifier ?: target).textRange ?: return null
@@ -140,7 +167,7 @@ class PsiLocator(val project: Project, val paths: ProjectPaths) {
 
     /** The 1-based line of [element]'s name, as structure answers carry it. */
     fun line1(element: PsiElement): Int {
-        val target = element.navigationElement ?: element
+        val target = element.navigationElement
         val document = target.containingFile?.virtualFile?.let { FileDocumentManager.getInstance().getDocument(it) } ?: return 0
         val offset = ((target as? PsiNameIdentifierOwner)?.nameIdentifier ?: target).textOffset
         return document.getLineNumber(offset) + 1

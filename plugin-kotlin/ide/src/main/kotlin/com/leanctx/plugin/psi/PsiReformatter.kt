@@ -14,21 +14,24 @@ import com.intellij.openapi.project.DumbService
 import com.intellij.psi.PsiDocumentManager
 import com.intellij.psi.codeStyle.CodeStyleManager
 import com.leanctx.core.api.Reformatter
-import com.leanctx.core.wire.ErrorCode
-import com.leanctx.core.wire.LeanCtxException
+import com.leanctx.core.policy.ApplyOutcome
+import com.leanctx.core.policy.DiskSync
+import com.leanctx.core.policy.HumanQuestion
+import com.leanctx.core.policy.NoModalUi
 import com.leanctx.core.wire.ReformatRequest
 import com.leanctx.core.wire.ReformatResponse
 import com.leanctx.core.wire.ReformatScopeKind
 
 class PsiReformatter(private val locator: PsiLocator) : Reformatter {
     override fun reformat(request: ReformatRequest): ReformatResponse {
-        val file = locator.virtualFile(request.path)
+        val file = locator.virtualFile(request.path, DiskSync.Access.WRITE)
         val project = locator.project
         var outcome: Result<Boolean>? = null
         ApplicationManager.getApplication().invokeAndWait({
             outcome = runCatching {
                 // Formatting rules may consult indexes (imports, types): no half-informed reformat.
-                if (DumbService.isDumb(project)) throw LeanCtxException(ErrorCode.INDEXING, "the IDE is indexing; retry when it is done")
+                if (DumbService.isDumb(project)) throw ApplyOutcome.indexing()
+                NoModalUi.answer(HumanQuestion.ReadOnlyFiles(if (file.isWritable) emptyList() else listOf(request.path)), force = false)
                 WriteCommandAction.writeCommandAction(project).withName("lean-ctx reformat").compute<Boolean, RuntimeException> {
                     val psi = locator.psiFile(file)
                     val document = locator.document(psi)

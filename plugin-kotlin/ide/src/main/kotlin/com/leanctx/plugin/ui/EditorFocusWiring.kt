@@ -2,9 +2,15 @@
  * The editor-focus reporter's IDE side (spec §5): `FileEditorManagerListener` focus
  * changes and the file open at startup go to the core's [EditorFocusReporter], whose
  * debounce runs on a pooled-thread `Alarm` bound to the project service, so it is
- * cancelled when the project closes. The emitter runs
- * `lean-ctx editor-signal --file <abs path>` and ignores every failure: a lost signal
- * is harmless and the next focus change resends. Registry key
+ * cancelled when the project closes. The emitter starts
+ * `lean-ctx editor-signal --file <abs path>` and does not wait for it (fire and forget:
+ * the Alarm's pooled thread is shared, and a lost signal is harmless, the next focus
+ * change resends).
+ *
+ * The file open at start-up: `getSelectedFiles()` is empty until the editor manager has
+ * restored the last session's editors, which may be after this runs; the restored
+ * editors then arrive as `fileOpened` events, of which the one that is selected counts
+ * as focused. The reporter's back-to-back dedup makes a second report of it a no-op. Registry key
  * `leanctx.editor.signal.enabled` (default true) switches it off without a restart.
  */
 package com.leanctx.plugin.ui
@@ -23,7 +29,6 @@ import com.leanctx.core.ui.DelayScheduler
 import com.leanctx.core.ui.EditorFocusReporter
 import com.leanctx.core.ui.FocusFilter
 import com.leanctx.core.ui.FocusedFile
-import java.time.Duration
 
 object EditorFocusWiring {
     const val REGISTRY_KEY = "leanctx.editor.signal.enabled"
@@ -39,7 +44,7 @@ object EditorFocusWiring {
             filter = FocusFilter(project.basePath),
             scheduler = scheduler,
             enabled = { Registry.`is`(REGISTRY_KEY, true) },
-            emit = { path -> Cli.runner.run(listOf("editor-signal", "--file", path), Duration.ofSeconds(5)) },
+            emit = { path -> Cli.runner.launch(listOf("editor-signal", "--file", path)) },
         )
         Disposer.register(parent) { reporter.dispose() }
         project.messageBus.connect(parent).subscribe(
@@ -47,6 +52,10 @@ object EditorFocusWiring {
             object : FileEditorManagerListener {
                 override fun selectionChanged(event: FileEditorManagerEvent) {
                     event.newFile?.let { reporter.onFileFocused(it.focused()) }
+                }
+
+                override fun fileOpened(source: FileEditorManager, file: VirtualFile) {
+                    if (file in source.selectedFiles) reporter.onFileFocused(file.focused())
                 }
             },
         )

@@ -2,6 +2,9 @@
  * The Tools → lean-ctx menu (spec §6.2). Setup and Doctor run the CLI in the background
  * and show its output, ANSI-stripped, in a dialog; Gain Report opens the Gain tool
  * window; Dashboard starts `lean-ctx dashboard` and does not wait.
+ *
+ * All are `DumbAware`: none needs an index, and the platform disables actions that are
+ * not while the IDE indexes.
  */
 package com.leanctx.plugin.ui
 
@@ -11,12 +14,13 @@ import com.intellij.openapi.actionSystem.AnActionEvent
 import com.intellij.openapi.application.ApplicationManager
 import com.intellij.openapi.progress.ProgressIndicator
 import com.intellij.openapi.progress.Task
+import com.intellij.openapi.project.DumbAware
 import com.intellij.openapi.ui.Messages
 import com.intellij.openapi.wm.ToolWindowManager
 import com.leanctx.core.ui.AnsiText
 import java.time.Duration
 
-abstract class LeanCtxCommandAction(private vararg val args: String) : AnAction() {
+abstract class LeanCtxCommandAction(private vararg val args: String) : AnAction(), DumbAware {
     override fun getActionUpdateThread(): ActionUpdateThread = ActionUpdateThread.BGT
 
     override fun actionPerformed(e: AnActionEvent) {
@@ -37,7 +41,7 @@ class SetupAction : LeanCtxCommandAction("setup")
 
 class DoctorAction : LeanCtxCommandAction("doctor")
 
-class GainAction : AnAction() {
+class GainAction : AnAction(), DumbAware {
     override fun getActionUpdateThread(): ActionUpdateThread = ActionUpdateThread.BGT
 
     override fun update(e: AnActionEvent) {
@@ -50,7 +54,7 @@ class GainAction : AnAction() {
     }
 }
 
-class DashboardAction : AnAction() {
+class DashboardAction : AnAction(), DumbAware {
     override fun getActionUpdateThread(): ActionUpdateThread = ActionUpdateThread.BGT
 
     override fun actionPerformed(e: AnActionEvent) {

@@ -1,0 +1,6 @@
+// Stub of intellij-community platform/analysis-api/src/com/intellij/codeInspection/LocalInspectionTool.java: the declarations lean-ctx's adapter uses, signatures only.
+package com.intellij.codeInspection;
+
+
+public abstract class LocalInspectionTool extends InspectionProfileEntry {
+}

@@ -1,0 +1,16 @@
+// Stub of intellij-community platform/core-api/src/com/intellij/psi/PsiFile.java: the declarations lean-ctx's adapter uses, signatures only.
+package com.intellij.psi;
+
+import com.intellij.openapi.vfs.VirtualFile;
+import org.jetbrains.annotations.Contract;
+import org.jetbrains.annotations.NotNull;
+import org.jetbrains.annotations.Nullable;
+
+public interface PsiFile extends PsiFileSystemItem {
+  @Override
+  VirtualFile getVirtualFile();
+  @Contract(pure = true)
+  @Nullable PsiDirectory getContainingDirectory();
+  @NotNull FileViewProvider getViewProvider();
+  @Nullable PsiElement findElementAt(int offset);
+}

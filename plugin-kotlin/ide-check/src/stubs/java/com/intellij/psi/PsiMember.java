@@ -1,0 +1,6 @@
+// Stub of intellij-community java/java-psi-api/src/com/intellij/psi/PsiMember.java: the declarations lean-ctx's adapter uses, signatures only.
+package com.intellij.psi;
+
+
+public interface PsiMember extends PsiModifierListOwner {
+}

@@ -1,0 +1,11 @@
+// Stub of intellij-community java/java-psi-api/src/com/intellij/psi/PsiMethod.java: the declarations lean-ctx's adapter uses, signatures only.
+package com.intellij.psi;
+
+import com.intellij.openapi.util.NlsSafe;
+import org.jetbrains.annotations.NotNull;
+
+public interface PsiMethod extends PsiMember, PsiNameIdentifierOwner {
+  boolean isConstructor();
+  @Override
+  @NotNull @NlsSafe String getName();
+}

@@ -1,0 +1,13 @@
+// Stub of intellij-community platform/indexing-api/src/com/intellij/psi/search/GlobalSearchScope.java: the declarations lean-ctx's adapter uses, signatures only.
+package com.intellij.psi.search;
+
+import com.intellij.openapi.project.Project;
+import org.jetbrains.annotations.Contract;
+import org.jetbrains.annotations.NotNull;
+
+public abstract class GlobalSearchScope extends SearchScope {
+  @Contract(pure = true)
+  public static @NotNull GlobalSearchScope allScope(@NotNull Project project) { throw new UnsupportedOperationException("stub"); }
+  @Contract(pure = true)
+  public static @NotNull GlobalSearchScope projectScope(@NotNull Project project) { throw new UnsupportedOperationException("stub"); }
+}

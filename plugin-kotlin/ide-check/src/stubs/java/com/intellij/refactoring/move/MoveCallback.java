@@ -1,0 +1,7 @@
+// Stub of intellij-community platform/lang-api/src/com/intellij/refactoring/move/MoveCallback.java: the declarations lean-ctx's adapter uses, signatures only.
+package com.intellij.refactoring.move;
+
+
+public interface MoveCallback {
+  void refactoringCompleted();
+}

@@ -1,0 +1,9 @@
+// Stub of intellij-community platform/lang-api/src/com/intellij/refactoring/rename/RenamePsiElementProcessor.java: the declarations lean-ctx's adapter uses, signatures only.
+package com.intellij.refactoring.rename;
+
+import com.intellij.psi.PsiElement;
+import org.jetbrains.annotations.NotNull;
+
+public abstract class RenamePsiElementProcessor extends RenamePsiElementProcessorBase {
+  public static @NotNull RenamePsiElementProcessor forElement(@NotNull PsiElement element) { throw new UnsupportedOperationException("stub"); }
+}

@@ -1,0 +1,9 @@
+// Stub of intellij-community platform/core-api/src/com/intellij/util/concurrency/AppExecutorUtil.java: the declarations lean-ctx's adapter uses, signatures only.
+package com.intellij.util.concurrency;
+
+import java.util.concurrent.ScheduledExecutorService;
+import org.jetbrains.annotations.NotNull;
+
+public final class AppExecutorUtil {
+  public static @NotNull ScheduledExecutorService getAppScheduledExecutorService() { throw new UnsupportedOperationException("stub"); }
+}

@@ -1,0 +1,9 @@
+// Stub of intellij-community platform/extensions/src/com/intellij/util/messages/MessageBus.java: the declarations lean-ctx's adapter uses, signatures only.
+package com.intellij.util.messages;
+
+import com.intellij.openapi.Disposable;
+import org.jetbrains.annotations.NotNull;
+
+public interface MessageBus extends Disposable {
+  @NotNull MessageBusConnection connect(@NotNull Disposable parentDisposable);
+}
