@@ -683,4 +683,63 @@ mod tests {
             .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
     }
+
+    #[test]
+    fn a_name_swapped_for_a_symlink_after_the_jail_is_never_followed_and_stays_untouched() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        let root = base.join("proj");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join("a.rs"), "fn a() {}\n").unwrap();
+        fs::write(base.join("secret.rs"), "fn secret() {}\n").unwrap();
+        // A temp file of a writer that died (no such pid).
+        let stale = root.join(".a.rs.lean-ctx.999999999.0.tmp");
+        fs::write(&stale, "garbage").unwrap();
+        let file = resolve(&root, &root.join(".git"), "a.rs", Want::File).unwrap();
+        fs::rename(root.join("a.rs"), root.join("a.old")).unwrap();
+        std::os::unix::fs::symlink(base.join("secret.rs"), root.join("a.rs")).unwrap();
+        let target = EditTarget::Lines {
+            path: "a.rs".into(),
+            line: 1,
+            end_line: None,
+        };
+        let edit = Edit {
+            action: EditAction::InsertBeforeSymbol,
+            target: &target,
+            text: "fn b() {}",
+            expected_hash: None,
+            force: false,
+        };
+        let locks = FileLocks::default();
+        let err = apply(&locks, &file, Lang::Rust, &edit).unwrap_err();
+        assert!(err.message.ends_with("file untouched"), "{}", err.message);
+        let swapped = FileWrite {
+            file: file.clone(),
+            expected: blake3::hash(b"fn a() {}\n"),
+            content: b"x".to_vec(),
+        };
+        let err = apply_many(&locks, &[swapped]).unwrap_err();
+        assert!(err.message.ends_with("no file written"), "{}", err.message);
+        assert_eq!(
+            fs::read(base.join("secret.rs")).unwrap(),
+            b"fn secret() {}\n"
+        );
+        assert!(
+            fs::symlink_metadata(root.join("a.rs"))
+                .unwrap()
+                .is_symlink()
+        );
+        assert_eq!(fs::read(root.join("a.old")).unwrap(), b"fn a() {}\n");
+
+        // Put back, the same jailed file is written through its held directory, and the
+        // dead writer's temp file is cleaned up on the way.
+        fs::remove_file(root.join("a.rs")).unwrap();
+        fs::rename(root.join("a.old"), root.join("a.rs")).unwrap();
+        apply(&locks, &file, Lang::Rust, &edit).unwrap();
+        assert_eq!(
+            fs::read(root.join("a.rs")).unwrap(),
+            b"fn b() {}\nfn a() {}\n"
+        );
+        assert!(!stale.exists());
+    }
 }

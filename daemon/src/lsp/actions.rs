@@ -147,7 +147,15 @@ async fn target(d: &Daemon, root: &Path, path: &str, wait_ms: u32) -> Result<Tar
     server
         .wait_ready(Duration::from_millis(wait_ms.into()))
         .await?;
-    let synced = server.sync(&file.abs).await?;
+    let bytes = {
+        let file = file.clone();
+        blocking(move || {
+            file.read()
+                .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))
+        })
+        .await?
+    };
+    let synced = server.sync(&file.abs, &bytes).await;
     Ok(Target {
         project,
         file,
