@@ -139,31 +139,28 @@ pub fn resolve(root: &Path, group: &Path, path: &str, want: Want) -> Result<Jail
     .map(Arc::new)
     .map_err(|e| refuse(ErrorCode::FileNotFound, format!("the root: {e}")))?;
     let given = Path::new(path);
-    let first = match given.strip_prefix(root) {
+    let walked = match given.strip_prefix(root) {
         Ok(rel) => walk(root, &root_fd, rel, want),
         Err(_) if given.is_absolute() => Err(Stop::Outside),
         Err(_) => walk(root, &root_fd, given, want),
     };
-    match first {
-        Ok(found) => {
-            return judge(root, &root_fd, group, found, want).map_err(|(c, w)| refuse(c, w));
-        }
-        Err(Stop::Refused(code, why)) => return Err(refuse(code, why)),
-        Err(Stop::Outside) => {}
-    }
     // Spelled through a way out and back in (`../root/x`, `/var/..` for
     // `/private/var/..`, a symlink climbing out and back): the name's canonical form,
     // when it lies inside the root, is walked again beneath the root. Only a path that
     // comes out inside is ever answered, so this asks nothing about the outside.
-    let canonical = fs::canonicalize(root.join(given)).ok();
-    if let Some(rel) = canonical.as_deref().and_then(|c| c.strip_prefix(root).ok()) {
-        return match walk(root, &root_fd, rel, want) {
-            Ok(found) => judge(root, &root_fd, group, found, want).map_err(|(c, w)| refuse(c, w)),
-            Err(Stop::Refused(code, why)) => Err(refuse(code, why)),
-            Err(Stop::Outside) => Err(outside(root, group, given, refuse)),
-        };
+    let walked = match walked {
+        Err(Stop::Outside) => fs::canonicalize(root.join(given))
+            .ok()
+            .as_deref()
+            .and_then(|c| c.strip_prefix(root).ok())
+            .map_or(Err(Stop::Outside), |rel| walk(root, &root_fd, rel, want)),
+        other => other,
+    };
+    match walked {
+        Ok(found) => judge(root, &root_fd, group, found, want).map_err(|(c, w)| refuse(c, w)),
+        Err(Stop::Refused(code, why)) => Err(refuse(code, why)),
+        Err(Stop::Outside) => Err(outside(root, group, given, refuse)),
     }
-    Err(outside(root, group, given, refuse))
 }
 
 /// The one answer for everything outside the root: the same text whether it exists
