@@ -983,3 +983,333 @@ fn shell_completions_are_valid_scripts() {
         .unwrap();
     assert!(check.success(), "bash -n rejected the completion script");
 }
+
+type EditAnswer = Result<lean_ctx_shared::protocol::EditResponse, lean_ctx_shared::LeanError>;
+
+/// An edit over the socket, as an agent's MCP call makes it: the marker function
+/// inserted before the symbol on `path`'s first line.
+async fn insert_marker(
+    client: &lean_ctx_shared::protocol::LeanCtxClient,
+    root: &Path,
+    path: &str,
+    marker: &str,
+) -> EditAnswer {
+    use lean_ctx_shared::protocol::{EditAction, EditRequest, EditTarget};
+    let req = EditRequest {
+        root: root.to_path_buf(),
+        action: EditAction::InsertBeforeSymbol,
+        target: EditTarget::Lines {
+            path: path.into(),
+            line: 1,
+            end_line: None,
+        },
+        text: format!("fn {marker}() {{}}"),
+        expected_hash: None,
+        force: false,
+        wait_ms: 0,
+    };
+    let mut ctx = tarpc::context::current();
+    ctx.deadline = Instant::now() + Duration::from_secs(30);
+    client.edit_symbol(ctx, req).await.expect("transport")
+}
+
+/// `a` and `b` swapped atomically (`RENAME_EXCHANGE`), over and over on a thread,
+/// while edits of `path` run on this one: at least `MIN_SWAPS` swaps, and on until the
+/// editor has made `MIN_EDITS` edits (bounded by 40 s). With `relink`, `b` is made a
+/// symlink to it again whenever a write replaced the symlink under either name by a
+/// file (so the attack lasts the whole race). Answers each edit's (marker, answer).
+fn race_edits(
+    env: &TestEnv,
+    (a, b): (&Path, &Path),
+    relink: Option<&Path>,
+    root: &Path,
+    path: &str,
+) -> (usize, Vec<(String, EditAnswer)>) {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    const MIN_SWAPS: usize = 10_000;
+    const MIN_EDITS: usize = 300;
+    let done = AtomicBool::new(false);
+    let edits = AtomicUsize::new(0);
+    // A shim call starts the daemon and opens the project.
+    ok(env, root, &["search", "keep"]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let conn = rt
+        .block_on(transport::connect(
+            &env.paths.socket(),
+            &ClientHello::new(Intent::Call, "test"),
+            Duration::from_secs(5),
+        ))
+        .unwrap();
+    // The first edit opens the project, outside the race.
+    rt.block_on(insert_marker(&conn.client, root, path, "warm"))
+        .unwrap();
+    thread::scope(|s| {
+        let swapper = s.spawn(|| {
+            // Set however the swapper ends (a failed swap panics): the editor stops.
+            struct Done<'a>(&'a AtomicBool);
+            impl Drop for Done<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, Ordering::Relaxed);
+                }
+            }
+            let _done = Done(&done);
+            let start = Instant::now();
+            let mut swaps = 0;
+            while swaps < MIN_SWAPS
+                || (edits.load(Ordering::Relaxed) < MIN_EDITS
+                    && start.elapsed() < Duration::from_secs(40))
+            {
+                rustix::fs::renameat_with(
+                    rustix::fs::CWD,
+                    a,
+                    rustix::fs::CWD,
+                    b,
+                    rustix::fs::RenameFlags::EXCHANGE,
+                )
+                .unwrap();
+                swaps += 1;
+                let is_link = |p: &Path| fs::symlink_metadata(p).unwrap().is_symlink();
+                if let Some(target) = relink.filter(|_| !is_link(a) && !is_link(b)) {
+                    fs::remove_file(b).unwrap();
+                    std::os::unix::fs::symlink(target, b).unwrap();
+                }
+            }
+            swaps
+        });
+        let mut answers = Vec::new();
+        // Bounded by the swapper's own bound; the count guards a stuck flag.
+        while !done.load(Ordering::Relaxed) && answers.len() < 100_000 {
+            let marker = format!("m{}", answers.len());
+            let answer = rt.block_on(insert_marker(&conn.client, root, path, &marker));
+            answers.push((marker, answer));
+            edits.fetch_add(1, Ordering::Relaxed);
+        }
+        (swapper.join().unwrap(), answers)
+    })
+}
+
+/// Every file under `dir` (symlinks not followed) with its bytes.
+fn snapshot_all(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let t = e.file_type().unwrap();
+            if t.is_dir() {
+                stack.push(e.path());
+            } else {
+                let bytes = if t.is_file() {
+                    fs::read(e.path()).unwrap()
+                } else {
+                    Vec::new()
+                };
+                files.push((e.path(), bytes));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn a_directory_swapped_for_a_symlink_out_never_lets_an_edit_escape_and_every_answer_is_true() {
+    let (env, root) = project(&[("src/lib.rs", LIB_RS), ("src/sub/t.rs", "fn keep() {}\n")]);
+    let outside = env.dir().join("outside");
+    write_files(&outside, &[("sub/t.rs", "fn outside_keep() {}\n")]);
+    std::os::unix::fs::symlink(outside.join("sub"), root.join("src/alt")).unwrap();
+    let before = snapshot_all(&outside);
+    let (sub, alt) = (root.join("src/sub"), root.join("src/alt"));
+
+    let (swaps, answers) = race_edits(&env, (&sub, &alt), None, &root, "src/sub/t.rs");
+
+    assert!(
+        swaps >= 10_000 && answers.len() >= 50,
+        "{swaps} swaps, {} edits",
+        answers.len()
+    );
+    let after = snapshot_all(&outside);
+    let outside_text =
+        String::from_utf8_lossy(&fs::read(outside.join("sub/t.rs")).unwrap()).into_owned();
+    let escaped = answers
+        .iter()
+        .filter(|(m, _)| outside_text.contains(&format!("fn {m}() {{}}")))
+        .count();
+    let outside_temps = after
+        .iter()
+        .filter(|(p, _)| p.to_string_lossy().ends_with(".tmp"))
+        .count();
+    eprintln!(
+        "{swaps} swaps, {} edits: {escaped} markers written outside, {outside_temps} temp files outside",
+        answers.len()
+    );
+    assert!(after == before, "the outside directory changed");
+    // The real directory is under one of the two names; its file holds exactly the
+    // markers whose answers said written.
+    let real = [&sub, &alt]
+        .into_iter()
+        .find(|p| fs::symlink_metadata(p).unwrap().is_dir())
+        .unwrap();
+    let text = fs::read_to_string(real.join("t.rs")).unwrap();
+    let mut lies = Vec::new();
+    let mut written = 0;
+    for (marker, answer) in &answers {
+        let present = text.contains(&format!("fn {marker}() {{}}"));
+        match answer {
+            Ok(_) => {
+                written += 1;
+                if !present {
+                    lies.push(format!("{marker}: said written, not in the file"));
+                }
+            }
+            Err(e) => {
+                assert!(matches!(e.code, ErrorCode::FileNotFound), "{marker}: {e:?}");
+                if present {
+                    lies.push(format!("{marker}: {} but written", e.message));
+                }
+            }
+        }
+    }
+    assert!(
+        lies.is_empty(),
+        "{} untrue answers: {:?}",
+        lies.len(),
+        &lies[..lies.len().min(5)]
+    );
+    let temps: Vec<_> = snapshot_all(&root)
+        .into_iter()
+        .filter(|(p, _)| p.to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(temps.is_empty(), "{temps:?}");
+    let errors: std::collections::BTreeSet<&str> = answers
+        .iter()
+        .filter_map(|(_, a)| a.as_ref().err())
+        .map(|e| e.message.as_str())
+        .collect();
+    eprintln!(
+        "{swaps} swaps, {} edits, {written} written; errors: {errors:?}",
+        answers.len()
+    );
+}
+
+#[test]
+fn a_file_swapped_for_a_symlink_to_a_secret_never_copies_the_secret_in() {
+    let (env, root) = project(&[("src/lib.rs", LIB_RS), ("src/t.rs", "fn keep() {}\n")]);
+    let outside = env.dir().join("outside");
+    write_files(&outside, &[("secret.rs", "fn secret_token_4711() {}\n")]);
+    std::os::unix::fs::symlink(outside.join("secret.rs"), root.join("src/t.alt")).unwrap();
+    let before = snapshot_all(&outside);
+
+    let (swaps, answers) = race_edits(
+        &env,
+        (&root.join("src/t.rs"), &root.join("src/t.alt")),
+        Some(&outside.join("secret.rs")),
+        &root,
+        "src/t.rs",
+    );
+
+    assert!(
+        swaps >= 10_000 && answers.len() >= 50,
+        "{swaps} swaps, {} edits",
+        answers.len()
+    );
+    assert!(snapshot_all(&outside) == before, "the secret changed");
+    let leaked: Vec<_> = snapshot_all(&root)
+        .into_iter()
+        .filter(|(_, bytes)| String::from_utf8_lossy(bytes).contains("secret_token_4711"))
+        .map(|(p, _)| p)
+        .collect();
+    assert!(leaked.is_empty(), "the secret was copied into {leaked:?}");
+    let written = answers.iter().filter(|(_, a)| a.is_ok()).count();
+    eprintln!("{swaps} swaps, {} edits, {written} written", answers.len());
+    let errors: std::collections::BTreeSet<String> = answers
+        .iter()
+        .filter_map(|(_, a)| a.as_ref().err())
+        .map(|e| format!("{:?}: {}", e.code, e.message))
+        .collect();
+    eprintln!("errors: {errors:?}");
+}
+
+#[test]
+fn outside_paths_that_exist_and_that_do_not_are_refused_alike() {
+    let (env, root) = project(&[("src/lib.rs", LIB_RS)]);
+    let outside = env.dir().join("outside");
+    write_files(
+        &outside,
+        &[
+            ("secret.rs", "pub fn secret() {}\n"),
+            ("dir/x.rs", "fn x() {}\n"),
+        ],
+    );
+    std::os::unix::fs::symlink(&outside, root.join("src/link-dir")).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.rs"), root.join("src/link.rs")).unwrap();
+    std::os::unix::fs::symlink(outside.join("gone.rs"), root.join("src/dangling.rs")).unwrap();
+    std::os::unix::fs::symlink("../../outside/secret.rs", root.join("src/rel-link.rs")).unwrap();
+    std::os::unix::fs::symlink("../../outside/gone.rs", root.join("src/rel-dangling.rs")).unwrap();
+    let o = outside.display().to_string();
+    // (exists, does not)
+    let pairs: Vec<(String, String)> = vec![
+        ("../outside/secret.rs".into(), "../outside/gone.rs".into()),
+        (format!("{o}/secret.rs"), format!("{o}/gone.rs")),
+        (format!("{o}/dir/x.rs"), format!("{o}/nodir/x.rs")),
+        (format!("{o}/dir"), format!("{o}/nodir")),
+        (
+            "src/link-dir/secret.rs".into(),
+            "src/link-dir/gone.rs".into(),
+        ),
+        (
+            "src/link-dir/dir/x.rs".into(),
+            "src/link-dir/nodir/x.rs".into(),
+        ),
+        ("src/link.rs".into(), "src/dangling.rs".into()),
+        ("src/rel-link.rs".into(), "src/rel-dangling.rs".into()),
+        ("/etc/passwd".into(), "/etc/no-such-file-4711".into()),
+        (
+            "src/../../outside/secret.rs".into(),
+            "src/../../outside/gone.rs".into(),
+        ),
+        (
+            format!("{}/../outside/secret.rs", root.display()),
+            format!("{}/../outside/gone.rs", root.display()),
+        ),
+    ];
+    // The message starts with the path as the daemon got it (the shim makes it
+    // absolute): `"PATH": why`.
+    let shape = |v: &Value| {
+        let message = v["error"]["message"].as_str().unwrap();
+        (
+            v["error"]["code"].clone(),
+            message.split_once("\": ").map(|(_, why)| why.to_string()),
+            v["error"]["remedy"].clone(),
+        )
+    };
+    for (exists, missing) in &pairs {
+        for args in [
+            &["refactor", "symbols-overview"][..],
+            &["outline"][..],
+            &[
+                "refactor",
+                "replace-symbol-body",
+                "--line",
+                "1",
+                "--end-line",
+                "1",
+                "--new-body",
+                "pwned",
+                "--path",
+            ][..],
+        ] {
+            let answer = |path: &str| {
+                let mut all = args.to_vec();
+                all.push(path);
+                let (_, v) = err_code(&env, &root, &all);
+                shape(&v)
+            };
+            let (a, b) = (answer(exists), answer(missing));
+            assert_eq!(a, b, "{exists:?} vs {missing:?} ({args:?})");
+            assert_eq!(a.0, "FILE_NOT_FOUND", "{exists:?}: {a:?}");
+        }
+    }
+}

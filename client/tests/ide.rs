@@ -434,3 +434,34 @@ fn another_worktrees_window_and_stale_or_bad_port_files_are_never_used() {
     assert_eq!(ours.len(), 1, "{st:?}");
     assert_eq!(ours[0]["reachable"], false);
 }
+
+#[test]
+fn locations_the_ide_returns_outside_the_root_are_dropped_unread_through_the_jail() {
+    let (env, root) = world();
+    let outside = env.dir().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("Secret.kt"), "fun secretLine4711() = 1\n").unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("src/out")).unwrap();
+    std::os::unix::fs::symlink(outside.join("Secret.kt"), root.join("src/Link.kt")).unwrap();
+    let o = outside.display();
+    let mut s = script();
+    // The IDE (or an impostor) names files outside the root every way it can.
+    s["routes"]["/references"]["response"]["locations"] = json!([
+        {"path": "src/Main.kt", "range": wire(3, 8, 11)},
+        {"path": "src/out/Secret.kt", "range": wire(0, 4, 10)},
+        {"path": "src/Link.kt", "range": wire(0, 4, 10)},
+        {"path": "../outside/Secret.kt", "range": wire(0, 4, 10)},
+        {"path": format!("{o}/Secret.kt"), "range": wire(0, 4, 10)},
+        {"path": format!("{o}/Gone.kt"), "range": wire(0, 4, 10)},
+        {"path": "/proc/self/root/etc/passwd", "range": wire(0, 0, 4)}
+    ]);
+    let _ide = ContractIde::start(&env, &root, &s);
+    let refs = env.ok(&root, &["refactor", "references", "src/Main.kt:6:35"]);
+    assert_eq!(refs["backing"], "jetbrains", "{refs}");
+    assert_eq!(spots(&refs), ["src/Main.kt 4:8"], "{refs}");
+    let text = refs.to_string();
+    assert!(
+        !text.contains("secretLine4711") && !text.contains("root:"),
+        "{refs}"
+    );
+}

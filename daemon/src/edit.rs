@@ -4,15 +4,17 @@
 //! `expected_hash` with the BLAKE3 of exactly those bytes, splice, refuse an edit that
 //! breaks a cleanly parsing file, then write a temp file in the same directory
 //! (`O_EXCL`, the original mode), fsync it, rename it over the original and fsync the
-//! directory. A reader sees the old file or the new one, never a mix, and a concurrent
+//! directory. Every step goes through the descriptor of the directory the jail held
+//! (`openat`, `renameat`, `unlinkat`), and the file itself is opened `O_NOFOLLOW`: a
+//! directory or file swapped for a symlink after the jail's walk is never followed. A reader sees the old file or the new one, never a mix, and a concurrent
 //! change is a `CONFLICT`, never a lost update. Line endings and a BOM are kept:
 //! inserted text takes the file's line ending.
 
 use std::{
-    fs::{self, OpenOptions},
-    io::Write,
+    ffi::OsString,
+    fs::File,
+    io::{self, Write},
     ops::Range,
-    os::unix::fs::{OpenOptionsExt, PermissionsExt},
     path::Path,
     sync::{Arc, Mutex},
 };
@@ -24,10 +26,18 @@ use lean_ctx_shared::{
     protocol::{EditAction, EditTarget},
 };
 
-use crate::index::{
-    lang::Lang,
-    symbols::{FileSymbols, Symbol, extract, syntax_error},
-    text::LineIndex,
+use rustix::{
+    fs::{AtFlags, FileType, Mode, OFlags},
+    io::Errno,
+};
+
+use crate::{
+    index::{
+        lang::Lang,
+        symbols::{FileSymbols, Symbol, extract, syntax_error},
+        text::LineIndex,
+    },
+    jail::Jailed,
 };
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -99,28 +109,31 @@ impl Planned {
     }
 }
 
-/// Applies `edit` to the file at `abs` (already jailed), `rel` naming it in messages.
+/// Applies `edit` to `file`.
 pub fn apply(
     locks: &FileLocks,
-    abs: &Path,
-    rel: &str,
+    file: &Jailed,
     lang: Lang,
     edit: &Edit<'_>,
 ) -> Result<Written, LeanError> {
-    let lock = locks.get(abs);
+    let lock = locks.get(&file.abs);
     let _held = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let planned = plan(abs, rel, lang, edit)?;
-    write_atomic(abs, &planned.content)
-        .map_err(|e| LeanError::internal(format!("writing {rel}: {e}; file untouched")))?;
+    let planned = plan(file, lang, edit)?;
+    write_atomic(file, &planned.content).map_err(|e| e.into_error(&file.rel, "file untouched"))?;
     Ok(planned.written())
 }
 
 /// Works `edit` out against the file's current bytes: the target located, the
 /// `expected_hash` compared, the text reindented and spliced, the syntax guard run.
 /// Callers that write hold the file's lock around this and the write.
-pub fn plan(abs: &Path, rel: &str, lang: Lang, edit: &Edit<'_>) -> Result<Planned, LeanError> {
-    let original = fs::read(abs)
-        .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}")))?;
+pub fn plan(file: &Jailed, lang: Lang, edit: &Edit<'_>) -> Result<Planned, LeanError> {
+    let rel = file.rel.as_str();
+    let original = file.read().map_err(|e| {
+        LeanError::new(
+            ErrorCode::FileNotFound,
+            format!("{rel}: {e}; file untouched"),
+        )
+    })?;
     let parsed = extract(lang, &original);
     let target = locate(&original, &parsed, rel, edit.target)?;
     let current = &original[target.clone()];
@@ -415,66 +428,101 @@ fn reindent_continuation(text: &str, indent: &str, python: bool) -> String {
     joined
 }
 
-/// Temp file beside the target (same filesystem, so the rename is atomic), created
-/// exclusively with the target's mode; fsync; rename; fsync the directory.
-fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
-    Staged::write(path, content)?.commit()
+/// Why a write failed, and so what its message may promise.
+#[derive(Debug)]
+enum WriteError {
+    /// Before the rename: the file is as it was.
+    Untouched(io::Error),
+    /// After the rename: the new content is in place, its directory not synced.
+    Unsynced(io::Error),
 }
 
-/// A new content written and fsynced to a temp file beside its target, not yet
-/// renamed over it. Dropped uncommitted, the temp file is removed.
+impl WriteError {
+    /// The catalog error; `untouched` is what an untouched file means to the caller.
+    fn into_error(self, rel: &str, untouched: &str) -> LeanError {
+        match self {
+            WriteError::Untouched(e) => {
+                LeanError::internal(format!("writing {rel}: {e}; {untouched}"))
+            }
+            WriteError::Unsynced(e) => LeanError::internal(format!(
+                "writing {rel}: the new content is in place, but syncing its directory failed: {e}"
+            )),
+        }
+    }
+}
+
+/// Temp file beside the target (same filesystem, so the rename is atomic), created
+/// exclusively with the target's mode; fsync; rename; fsync the directory.
+fn write_atomic(file: &Jailed, content: &[u8]) -> Result<(), WriteError> {
+    Staged::write(file, content)
+        .map_err(WriteError::Untouched)?
+        .commit()
+}
+
+/// A new content written and fsynced to a temp file beside its target (in the jail's
+/// held directory), not yet renamed over it. Dropped uncommitted, the temp file is
+/// removed.
 #[derive(Debug)]
 struct Staged {
-    tmp: std::path::PathBuf,
-    path: std::path::PathBuf,
+    file: Jailed,
+    tmp: OsString,
     committed: bool,
 }
 
 impl Staged {
-    fn write(path: &Path, content: &[u8]) -> std::io::Result<Staged> {
-        let dir = path.parent().unwrap_or(Path::new("."));
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
+    fn write(file: &Jailed, content: &[u8]) -> io::Result<Staged> {
+        let dir = file.dir();
         remove_stale_temps(dir);
-        let mode = fs::metadata(path)?.permissions().mode() & 0o7777;
+        // The name must still be a regular file: a symlink swapped in would be
+        // replaced by the rename, its target's mode copied.
+        let st = rustix::fs::statat(dir, file.name(), AtFlags::SYMLINK_NOFOLLOW)?;
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+            return Err(io::Error::other("no longer a regular file"));
+        }
+        let mode = Mode::from_raw_mode(st.st_mode) & Mode::from_bits_truncate(0o7777);
         let pid = std::process::id();
         let mut n = 0u32;
-        let (tmp, mut file) = loop {
-            let tmp = dir.join(format!(".{name}.lean-ctx.{pid}.{n}.tmp"));
-            match OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(mode)
-                .open(&tmp)
-            {
-                Ok(file) => break (tmp, file),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
-                Err(e) => return Err(e),
+        let (tmp, fd) = loop {
+            let mut tmp = OsString::from(".");
+            tmp.push(file.name());
+            tmp.push(format!(".lean-ctx.{pid}.{n}.tmp"));
+            match rustix::fs::openat(
+                dir,
+                &*tmp,
+                OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                mode,
+            ) {
+                Ok(fd) => break (tmp, fd),
+                Err(Errno::EXIST) if n < 1000 => n += 1,
+                Err(e) => return Err(e.into()),
             }
         };
         let staged = Staged {
+            file: file.clone(),
             tmp,
-            path: path.to_path_buf(),
             committed: false,
         };
-        file.write_all(content)?;
         // `mode` at creation is filtered by the umask; set it exactly.
-        file.set_permissions(fs::Permissions::from_mode(mode))?;
-        file.sync_all()?;
+        rustix::fs::fchmod(&fd, mode)?;
+        let mut out = File::from(fd);
+        out.write_all(content)?;
+        out.sync_all()?;
         Ok(staged)
     }
 
-    fn commit(mut self) -> std::io::Result<()> {
-        fs::rename(&self.tmp, &self.path)?;
+    fn commit(mut self) -> Result<(), WriteError> {
+        let dir = self.file.dir();
+        rustix::fs::renameat(dir, &*self.tmp, dir, self.file.name())
+            .map_err(|e| WriteError::Untouched(e.into()))?;
         self.committed = true;
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        fs::File::open(dir)?.sync_all()
+        rustix::fs::fsync(dir).map_err(|e| WriteError::Unsynced(e.into()))
     }
 }
 
 impl Drop for Staged {
     fn drop(&mut self) {
         if !self.committed {
-            let _ = fs::remove_file(&self.tmp);
+            let _ = rustix::fs::unlinkat(self.file.dir(), &*self.tmp, AtFlags::empty());
         }
     }
 }
@@ -482,8 +530,7 @@ impl Drop for Staged {
 /// One file of a multi-file write.
 #[derive(Debug)]
 pub struct FileWrite {
-    pub abs: std::path::PathBuf,
-    pub rel: String,
+    pub file: Jailed,
     /// BLAKE3 of the whole file the new content was computed from.
     pub expected: blake3::Hash,
     pub content: Vec<u8>,
@@ -496,41 +543,55 @@ pub struct FileWrite {
 /// their original bytes back.
 pub fn apply_many(locks: &FileLocks, writes: &[FileWrite]) -> Result<(), LeanError> {
     let mut order: Vec<&FileWrite> = writes.iter().collect();
-    order.sort_by(|a, b| a.abs.cmp(&b.abs));
-    let held: Vec<_> = order.iter().map(|w| locks.get(&w.abs)).collect();
+    order.sort_by(|a, b| a.file.abs.cmp(&b.file.abs));
+    let held: Vec<_> = order.iter().map(|w| locks.get(&w.file.abs)).collect();
     let _guards: Vec<_> = held
         .iter()
         .map(|l| l.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
         .collect();
     let mut originals = Vec::with_capacity(order.len());
     for w in &order {
-        let bytes = fs::read(&w.abs)
-            .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", w.rel)))?;
+        let bytes = w.file.read().map_err(|e| {
+            LeanError::new(
+                ErrorCode::FileNotFound,
+                format!("{}: {e}; no file written", w.file.rel),
+            )
+        })?;
         if blake3::hash(&bytes) != w.expected {
             return Err(LeanError::new(
                 ErrorCode::Conflict,
-                format!("{} changed since the plan was made; no file written", w.rel),
+                format!(
+                    "{} changed since the plan was made; no file written",
+                    w.file.rel
+                ),
             ));
         }
         originals.push(bytes);
     }
-    let failed = |rel: &str, e: std::io::Error| {
-        LeanError::internal(format!("writing {rel}: {e}; no file written"))
-    };
     let mut staged = Vec::with_capacity(order.len());
     for w in &order {
-        staged.push(Staged::write(&w.abs, &w.content).map_err(|e| failed(&w.rel, e))?);
+        staged
+            .push(Staged::write(&w.file, &w.content).map_err(|e| {
+                WriteError::Untouched(e).into_error(&w.file.rel, "no file written")
+            })?);
     }
     for (i, s) in staged.into_iter().enumerate() {
         if let Err(e) = s.commit() {
-            // Put back what was already replaced; best effort, and said if it fails.
+            // Put back what was already replaced (this one too if its rename went
+            // through); best effort, and said if it fails.
+            let done = i + usize::from(matches!(e, WriteError::Unsynced(_)));
             let mut restore_failed = Vec::new();
-            for (w, bytes) in order[..i].iter().zip(&originals) {
-                if write_atomic(&w.abs, bytes).is_err() {
-                    restore_failed.push(w.rel.clone());
+            for (w, bytes) in order[..done].iter().zip(&originals) {
+                if write_atomic(&w.file, bytes).is_err() {
+                    restore_failed.push(w.file.rel.clone());
                 }
             }
-            let mut err = failed(&order[i].rel, e);
+            let untouched = if done == 0 {
+                "no file written"
+            } else {
+                "the files already replaced were put back"
+            };
+            let mut err = e.into_error(&order[i].file.rel, untouched);
             if !restore_failed.is_empty() {
                 err.message = format!(
                     "{}; restoring {} failed",
@@ -545,14 +606,16 @@ pub fn apply_many(locks: &FileLocks, writes: &[FileWrite]) -> Result<(), LeanErr
 }
 
 /// Temp files of writers that died mid-write (`kill -9`): the original is intact, the
-/// temp file is garbage.
-fn remove_stale_temps(dir: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else {
+/// temp file is garbage. Listed and removed through the held directory.
+fn remove_stale_temps(dir: &impl std::os::fd::AsFd) {
+    let Ok(entries) = rustix::fs::Dir::read_from(dir) else {
         return;
     };
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
+        let raw = entry.file_name().to_bytes();
+        let Some(name) = std::str::from_utf8(raw).ok() else {
+            continue;
+        };
         let Some(rest) = name
             .strip_suffix(".tmp")
             .and_then(|n| n.rsplit_once(".lean-ctx."))
@@ -562,19 +625,21 @@ fn remove_stale_temps(dir: &Path) {
         };
         let pid = rest.split('.').next().and_then(|p| p.parse::<u32>().ok());
         if name.starts_with('.') && pid.is_some_and(|p| !pid_alive(p)) {
-            let _ = fs::remove_file(entry.path());
+            let _ = rustix::fs::unlinkat(dir, raw, AtFlags::empty());
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::{fs, os::unix::fs::PermissionsExt};
 
-    fn write(abs: &Path, rel: &str, content: &str, expected: &[u8]) -> FileWrite {
+    use super::*;
+    use crate::jail::{Want, resolve};
+
+    fn write(root: &Path, rel: &str, content: &str, expected: &[u8]) -> FileWrite {
         FileWrite {
-            abs: abs.to_path_buf(),
-            rel: rel.into(),
+            file: resolve(root, &root.join(".git"), rel, Want::File).unwrap(),
             expected: blake3::hash(expected),
             content: content.as_bytes().to_vec(),
         }
@@ -583,7 +648,8 @@ mod tests {
     #[test]
     fn a_multi_file_write_is_all_or_nothing() {
         let tmp = tempfile::tempdir().unwrap();
-        let (a, b) = (tmp.path().join("a.rs"), tmp.path().join("b.rs"));
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let (a, b) = (root.join("a.rs"), root.join("b.rs"));
         fs::write(&a, "fn a() {}\n").unwrap();
         fs::write(&b, "fn b() {}\n").unwrap();
         fs::set_permissions(&b, fs::Permissions::from_mode(0o640)).unwrap();
@@ -591,8 +657,8 @@ mod tests {
 
         // b changed since the plan: nothing is written, not even a.
         let stale = [
-            write(&a, "a.rs", "fn a2() {}\n", b"fn a() {}\n"),
-            write(&b, "b.rs", "fn b2() {}\n", b"fn old() {}\n"),
+            write(&root, "a.rs", "fn a2() {}\n", b"fn a() {}\n"),
+            write(&root, "b.rs", "fn b2() {}\n", b"fn old() {}\n"),
         ];
         let err = apply_many(&locks, &stale).unwrap_err();
         assert_eq!(err.code, ErrorCode::Conflict);
@@ -600,8 +666,8 @@ mod tests {
         assert_eq!(fs::read_to_string(&a).unwrap(), "fn a() {}\n");
 
         let fresh = [
-            write(&b, "b.rs", "fn b2() {}\n", b"fn b() {}\n"),
-            write(&a, "a.rs", "fn a2() {}\n", b"fn a() {}\n"),
+            write(&root, "b.rs", "fn b2() {}\n", b"fn b() {}\n"),
+            write(&root, "a.rs", "fn a2() {}\n", b"fn a() {}\n"),
         ];
         apply_many(&locks, &fresh).unwrap();
         assert_eq!(fs::read_to_string(&a).unwrap(), "fn a2() {}\n");
@@ -616,5 +682,64 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
             .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    #[test]
+    fn a_name_swapped_for_a_symlink_after_the_jail_is_never_followed_and_stays_untouched() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        let root = base.join("proj");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join("a.rs"), "fn a() {}\n").unwrap();
+        fs::write(base.join("secret.rs"), "fn secret() {}\n").unwrap();
+        // A temp file of a writer that died (no such pid).
+        let stale = root.join(".a.rs.lean-ctx.999999999.0.tmp");
+        fs::write(&stale, "garbage").unwrap();
+        let file = resolve(&root, &root.join(".git"), "a.rs", Want::File).unwrap();
+        fs::rename(root.join("a.rs"), root.join("a.old")).unwrap();
+        std::os::unix::fs::symlink(base.join("secret.rs"), root.join("a.rs")).unwrap();
+        let target = EditTarget::Lines {
+            path: "a.rs".into(),
+            line: 1,
+            end_line: None,
+        };
+        let edit = Edit {
+            action: EditAction::InsertBeforeSymbol,
+            target: &target,
+            text: "fn b() {}",
+            expected_hash: None,
+            force: false,
+        };
+        let locks = FileLocks::default();
+        let err = apply(&locks, &file, Lang::Rust, &edit).unwrap_err();
+        assert!(err.message.ends_with("file untouched"), "{}", err.message);
+        let swapped = FileWrite {
+            file: file.clone(),
+            expected: blake3::hash(b"fn a() {}\n"),
+            content: b"x".to_vec(),
+        };
+        let err = apply_many(&locks, &[swapped]).unwrap_err();
+        assert!(err.message.ends_with("no file written"), "{}", err.message);
+        assert_eq!(
+            fs::read(base.join("secret.rs")).unwrap(),
+            b"fn secret() {}\n"
+        );
+        assert!(
+            fs::symlink_metadata(root.join("a.rs"))
+                .unwrap()
+                .is_symlink()
+        );
+        assert_eq!(fs::read(root.join("a.old")).unwrap(), b"fn a() {}\n");
+
+        // Put back, the same jailed file is written through its held directory, and the
+        // dead writer's temp file is cleaned up on the way.
+        fs::remove_file(root.join("a.rs")).unwrap();
+        fs::rename(root.join("a.old"), root.join("a.rs")).unwrap();
+        apply(&locks, &file, Lang::Rust, &edit).unwrap();
+        assert_eq!(
+            fs::read(root.join("a.rs")).unwrap(),
+            b"fn b() {}\nfn a() {}\n"
+        );
+        assert!(!stale.exists());
     }
 }

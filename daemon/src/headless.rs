@@ -94,7 +94,7 @@ async fn overview(
     let project = project(d, &req.root)?;
     blocking(move || {
         let file = jail(&project, &req.path, Want::File)?;
-        let parsed = project.index.file(&file.abs, &file.rel)?;
+        let parsed = project.index.file(&file)?;
         if parsed.symbols.binary {
             return Err(LeanError::new(
                 ErrorCode::UnsupportedLanguage,
@@ -124,7 +124,7 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
         let project = project.clone();
         blocking(move || jail(&project, &path, Want::FileOrDir)).await?
     };
-    if !target.abs.is_dir() {
+    if !target.is_dir() {
         let (file, _) = overview(
             d,
             SymbolsOverviewRequest {
@@ -407,23 +407,19 @@ pub async fn edit_symbol(d: &Arc<Daemon>, req: EditRequest) -> Result<EditRespon
     })?;
     // The IDE window of this root, when one answers: one undo entry there, the same
     // bytes as ours.
-    let (written, backing) = match crate::ide::actions::edit_symbol(d, &project, &file, lang, &req)
-        .await?
-    {
-        Some(written) => (written, crate::ide::actions::BACKING),
-        None => {
-            let (d, file, req) = (d.clone(), file.clone(), req.clone());
-            let written =
-                blocking(move || edit::apply(&d.locks, &file.abs, &file.rel, lang, &edit_of(&req)))
-                    .await?;
-            (written, BACKING)
-        }
-    };
+    let (written, backing) =
+        match crate::ide::actions::edit_symbol(d, &project, &file, lang, &req).await? {
+            Some(written) => (written, crate::ide::actions::BACKING),
+            None => {
+                let (d, file, req) = (d.clone(), file.clone(), req.clone());
+                let written =
+                    blocking(move || edit::apply(&d.locks, &file, lang, &edit_of(&req))).await?;
+                (written, BACKING)
+            }
+        };
     let d = d.clone();
     blocking(move || {
-        project
-            .index
-            .wrote(&file.abs, &file.rel, &written.content, written.parsed);
+        project.index.wrote(&file, &written.content, written.parsed);
         let resp = EditResponse {
             path: file.rel,
             applied: true,

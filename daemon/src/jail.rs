@@ -1,26 +1,66 @@
-//! PathJail (DESIGN invariant 2): every path an agent gives is resolved against the
-//! caller's root and proven to stay inside it before anything is read or written.
+//! PathJail (DESIGN invariant 2): every path an agent (or a backing) gives is resolved
+//! beneath a descriptor of the caller's root and proven to stay inside it before
+//! anything is read or written, and what is read or written afterwards goes through
+//! the descriptors the resolution opened, never through the name again.
 //!
-//! Canonicalisation resolves `..` and symlinks, so a symlink pointing out is judged by
-//! where it points. A path that lands in another worktree of the same repository
-//! (beside the root, or nested inside it) is `WORKTREE_MISMATCH`: that is how the
-//! upstream tool's edits landed in the wrong checkout (its issue #803).
+//! The walk is ours, one component at a time, on every platform: each step is a single
+//! name opened `O_NOFOLLOW` relative to the held descriptor of the directory before
+//! it. The kernel never follows a symlink or a `..` for us: a symlink's text is read
+//! (`readlinkat`) and spliced into the rest of the path, `..` pops our own stack of
+//! held directories, an absolute target must lie under the root's own path. So a
+//! component swapped for a symlink between two steps is seen as a symlink and judged
+//! by the same rules, and nothing outside the root is ever looked up (no existence
+//! oracle: everything outside answers one error, whether or not it exists).
+//!
+//! Why not one `openat2(RESOLVE_BENEATH)`: the jail's rules need every directory on
+//! the way anyway (a nested repository or worktree is another project, and is judged
+//! by the `.git` inside the directory we hold), and the answer needs the file's
+//! canonical root-relative name (the index, the per-file locks and the language
+//! servers' URIs are keyed by it), which a single `openat2` does not return without
+//! going back to names through `/proc`. The per-component walk gives both, with the
+//! same guarantee (nothing is resolved by the kernel across more than one name) and
+//! without Linux-only code. Symlinks are allowed where they stay inside the root
+//! (real projects have them: `CLAUDE.md -> AGENTS.md`, symlinked packages); a
+//! resolved path names the symlink's target, and edits write the target.
+//!
+//! A path that lands in another worktree of the same repository (beside the root, or
+//! nested inside it) is `WORKTREE_MISMATCH`: that is how the upstream tool's edits
+//! landed in the wrong checkout (its issue #803).
 
 use std::{
-    fs,
-    path::{Path, PathBuf},
+    collections::VecDeque,
+    ffi::{OsStr, OsString},
+    fs::{self, File},
+    io,
+    io::Read,
+    os::{fd::OwnedFd, unix::ffi::OsStrExt},
+    path::{Component, Path, PathBuf},
+    sync::Arc,
 };
 
 use lean_ctx_shared::{ErrorCode, LeanError};
+use rustix::{
+    fs::{AtFlags, FileType, Mode, OFlags},
+    io::Errno,
+};
 
 use crate::worktree;
 
-/// A path proven to be inside the root.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Symlinks followed in one resolution before it is refused (Linux's own limit).
+const MAX_HOPS: usize = 40;
+
+/// A path proven to be inside the root, with the descriptors it was proven by.
+#[derive(Clone, Debug)]
 pub struct Jailed {
+    /// For display, URIs and keys: the root joined with `rel`. Never opened by name.
     pub abs: PathBuf,
-    /// Root-relative, `/`-separated; empty for the root itself.
+    /// Root-relative, `/`-separated, canonical (symlinks resolved); empty for the root.
     pub rel: String,
+    /// The directory holding the file (the root itself when `rel` is empty).
+    dir: Arc<OwnedFd>,
+    /// The last component of `rel` (`.` for the root).
+    name: OsString,
+    is_dir: bool,
 }
 
 /// What the path must be.
@@ -30,7 +70,54 @@ pub enum Want {
     FileOrDir,
 }
 
-/// Resolves `path` (relative to `root`, or absolute) inside `root` (canonical).
+impl Jailed {
+    pub fn is_dir(&self) -> bool {
+        self.is_dir
+    }
+
+    /// The file's bytes now, through [`Jailed::open`].
+    pub fn read(&self) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        self.open()?.read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// The file under its name now, opened beneath its held directory with
+    /// `O_NOFOLLOW` (a symlink swapped in since is refused, never followed) and proven
+    /// a regular file: every read of a jailed file, an edit's under its lock too.
+    pub fn open(&self) -> io::Result<File> {
+        let fd = rustix::fs::openat(
+            &*self.dir,
+            &*self.name,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        if FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode) != FileType::RegularFile {
+            return Err(io::Error::other("no longer a regular file"));
+        }
+        Ok(File::from(fd))
+    }
+
+    /// The held directory the file lies in.
+    pub fn dir(&self) -> &OwnedFd {
+        &self.dir
+    }
+
+    /// The file's name in [`Jailed::dir`].
+    pub fn name(&self) -> &OsStr {
+        &self.name
+    }
+}
+
+/// Why a walk stopped.
+enum Stop {
+    /// It climbed above the root or reached an absolute path outside it.
+    Outside,
+    /// Inside the root, with this reason.
+    Refused(ErrorCode, String),
+}
+
+/// Resolves `path` (relative to `root`, or absolute) beneath `root` (canonical).
 pub fn resolve(root: &Path, group: &Path, path: &str, want: Want) -> Result<Jailed, LeanError> {
     let refuse = |code: ErrorCode, why: String| {
         LeanError::new(code, format!("{path:?}: {why}")).with_remedy(format!(
@@ -44,116 +131,292 @@ pub fn resolve(root: &Path, group: &Path, path: &str, want: Want) -> Result<Jail
             "contains a NUL byte".into(),
         ));
     }
+    let root_fd = rustix::fs::open(
+        root,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map(Arc::new)
+    .map_err(|e| refuse(ErrorCode::FileNotFound, format!("the root: {e}")))?;
     let given = Path::new(path);
-    let joined = if given.is_absolute() {
-        given.to_path_buf()
-    } else {
-        root.join(given)
+    let walked = match given.strip_prefix(root) {
+        Ok(rel) => walk(root, &root_fd, rel, want),
+        Err(_) if given.is_absolute() => Err(Stop::Outside),
+        Err(_) => walk(root, &root_fd, given, want),
     };
-    let abs = match fs::canonicalize(&joined) {
-        Ok(abs) => abs,
-        Err(_) if escapes_lexically(given) && !given.is_absolute() => {
-            return Err(refuse(
-                ErrorCode::FileNotFound,
-                "escapes the project root".into(),
-            ));
-        }
-        Err(e) => {
-            return Err(refuse(
-                ErrorCode::FileNotFound,
-                format!("not found in the project ({e})"),
-            ));
-        }
+    // Spelled through a way out and back in (`../root/x`, `/var/..` for
+    // `/private/var/..`, a symlink climbing out and back): the name's canonical form,
+    // when it lies inside the root, is walked again beneath the root. Only a path that
+    // comes out inside is ever answered, so this asks nothing about the outside.
+    let walked = match walked {
+        Err(Stop::Outside) => fs::canonicalize(root.join(given))
+            .ok()
+            .as_deref()
+            .and_then(|c| c.strip_prefix(root).ok())
+            .map_or(Err(Stop::Outside), |rel| walk(root, &root_fd, rel, want)),
+        other => other,
     };
-    let Ok(rel_path) = abs.strip_prefix(root) else {
-        if same_repo_worktree(&abs, group) {
-            return Err(refuse(
-                ErrorCode::WorktreeMismatch,
-                format!(
-                    "is in another worktree of this repository ({}), not in {}",
-                    abs.display(),
-                    root.display()
-                ),
-            ));
-        }
-        return Err(refuse(
-            ErrorCode::FileNotFound,
-            format!("resolves to {}, outside the project root", abs.display()),
-        ));
-    };
-    // Nested repositories and worktrees inside the root are other projects. Only the
-    // directories strictly between the root and the path count (the path itself too
-    // when it is a directory): whatever lies above the root is not ours to judge.
-    let below_root = abs
-        .ancestors()
-        .skip(usize::from(!abs.is_dir()))
-        .take_while(|d| *d != root);
-    for d in below_root {
-        if d.join(".git").exists() {
-            let code = if worktree::detect(d).group == group {
-                ErrorCode::WorktreeMismatch
-            } else {
-                ErrorCode::FileNotFound
-            };
-            return Err(refuse(
-                code,
-                format!("is inside {}, a nested repository or worktree", d.display()),
-            ));
+    match walked {
+        Ok(found) => judge(root, &root_fd, group, found, want).map_err(|(c, w)| refuse(c, w)),
+        Err(Stop::Refused(code, why)) => Err(refuse(code, why)),
+        Err(Stop::Outside) => Err(outside(root, group, given, refuse)),
+    }
+}
+
+/// The one answer for everything outside the root: the same text whether it exists
+/// or not. Only another worktree of this very repository is named as such, judged on
+/// the path's text (the worktree's `.git`, never the file).
+fn outside(
+    root: &Path,
+    group: &Path,
+    given: &Path,
+    refuse: impl Fn(ErrorCode, String) -> LeanError,
+) -> LeanError {
+    let lexical = normalize(&root.join(given));
+    if !lexical.starts_with(root) {
+        if let Some(wt) = lexical
+            .ancestors()
+            .skip(1)
+            .find(|d| d.join(".git").exists())
+        {
+            if worktree::detect(wt).group == group {
+                return refuse(
+                    ErrorCode::WorktreeMismatch,
+                    format!(
+                        "is in another worktree of this repository ({}), not in {}",
+                        wt.display(),
+                        root.display()
+                    ),
+                );
+            }
         }
     }
-    if rel_path
+    refuse(
+        ErrorCode::FileNotFound,
+        "is outside the project root".into(),
+    )
+}
+
+/// `..` and `.` removed on the text alone.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// What a walk found.
+struct Found {
+    /// The directories from the root down (names and descriptors), the last one holding
+    /// the target.
+    dirs: Vec<(OsString, Arc<OwnedFd>)>,
+    /// The target's name and descriptor; `None` for the root itself.
+    target: Option<(OsString, Arc<OwnedFd>, FileType)>,
+}
+
+/// Walks `rel` beneath `root_fd`, one `O_NOFOLLOW` name at a time.
+fn walk(root: &Path, root_fd: &Arc<OwnedFd>, rel: &Path, want: Want) -> Result<Found, Stop> {
+    let mut queue: VecDeque<OsString> = VecDeque::new();
+    push_front(&mut queue, rel);
+    let mut dirs: Vec<(OsString, Arc<OwnedFd>)> = Vec::new();
+    let mut hops = 0;
+    let not_found = |why: String| Stop::Refused(ErrorCode::FileNotFound, why);
+    while let Some(name) = queue.pop_front() {
+        if name == ".." {
+            dirs.pop().ok_or(Stop::Outside)?;
+            continue;
+        }
+        let at = dirs.last().map_or(root_fd, |(_, fd)| fd);
+        let last = queue.is_empty();
+        let flags = OFlags::RDONLY
+            | OFlags::NOFOLLOW
+            | OFlags::CLOEXEC
+            | if last {
+                OFlags::NONBLOCK
+            } else {
+                OFlags::DIRECTORY
+            };
+        match rustix::fs::openat(&**at, &*name, flags, Mode::empty()) {
+            Ok(fd) => {
+                let kind = rustix::fs::fstat(&fd)
+                    .map(|st| FileType::from_raw_mode(st.st_mode))
+                    .map_err(|e| not_found(format!("not found in the project ({e})")))?;
+                if kind == FileType::Directory {
+                    dirs.push((name, Arc::new(fd)));
+                    if last {
+                        let (name, fd) = dirs.pop().expect("just pushed");
+                        return Ok(Found {
+                            dirs,
+                            target: Some((name, fd, kind)),
+                        });
+                    }
+                } else if last {
+                    return Ok(Found {
+                        dirs,
+                        target: Some((name, Arc::new(fd), kind)),
+                    });
+                } else {
+                    return Err(not_found(
+                        "not found in the project (not a directory)".into(),
+                    ));
+                }
+            }
+            // A symlink (refused by `O_NOFOLLOW`), or something that is not a
+            // directory where one was wanted: only a symlink is followed, by us.
+            Err(refused @ (Errno::LOOP | Errno::MLINK | Errno::NOTDIR)) => {
+                hops += 1;
+                if hops > MAX_HOPS {
+                    return Err(not_found("too many levels of symbolic links".into()));
+                }
+                match rustix::fs::readlinkat(&**at, &*name, Vec::new()) {
+                    Ok(target) => {
+                        let target = PathBuf::from(OsStr::from_bytes(target.to_bytes()));
+                        if target.is_absolute() {
+                            let rel = target.strip_prefix(root).map_err(|_| Stop::Outside)?;
+                            dirs.clear();
+                            push_front(&mut queue, rel);
+                        } else {
+                            push_front(&mut queue, &target);
+                        }
+                    }
+                    // Not a symlink (now): a file where a directory was wanted, or
+                    // swapped back since the open (then look again; `hops` bounds it).
+                    Err(Errno::INVAL) => {
+                        let now = rustix::fs::statat(&**at, &*name, AtFlags::SYMLINK_NOFOLLOW)
+                            .map(|st| FileType::from_raw_mode(st.st_mode));
+                        if refused == Errno::NOTDIR
+                            && !matches!(now, Ok(FileType::Directory | FileType::Symlink))
+                        {
+                            return Err(not_found(
+                                "not found in the project (not a directory)".into(),
+                            ));
+                        }
+                        queue.push_front(name);
+                    }
+                    Err(e) => return Err(not_found(format!("not found in the project ({e})"))),
+                }
+            }
+            Err(e) => return Err(not_found(format!("not found in the project ({e})"))),
+        }
+    }
+    // Nothing left to open: the path ended at a directory already held (`src/..`, ``).
+    match dirs.pop() {
+        Some((name, fd)) => Ok(Found {
+            dirs,
+            target: Some((name, fd, FileType::Directory)),
+        }),
+        None if want == Want::File => Err(not_found("is not a regular file".into())),
+        None => Ok(Found { dirs, target: None }),
+    }
+}
+
+/// Puts `path`'s components before the rest of the walk (`.` dropped).
+fn push_front(queue: &mut VecDeque<OsString>, path: &Path) {
+    for c in path.components().rev() {
+        match c {
+            Component::Normal(n) => queue.push_front(n.to_os_string()),
+            Component::ParentDir => queue.push_front("..".into()),
+            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+        }
+    }
+}
+
+/// The jail's rules over what the walk found: `.git`, nested repositories and
+/// worktrees, regular file or directory.
+fn judge(
+    root: &Path,
+    root_fd: &Arc<OwnedFd>,
+    group: &Path,
+    found: Found,
+    want: Want,
+) -> Result<Jailed, (ErrorCode, String)> {
+    let Found { dirs, target } = found;
+    let mut rel = PathBuf::new();
+    for (name, _) in &dirs {
+        rel.push(name);
+    }
+    if let Some((name, _, _)) = &target {
+        rel.push(name);
+    }
+    if rel
         .components()
         .next()
         .is_some_and(|c| c.as_os_str() == ".git")
     {
-        return Err(refuse(ErrorCode::FileNotFound, "is inside .git".into()));
+        return Err((ErrorCode::FileNotFound, "is inside .git".into()));
     }
-    let meta = fs::metadata(&abs).map_err(|e| refuse(ErrorCode::FileNotFound, e.to_string()))?;
-    match want {
-        Want::File if !meta.is_file() => {
-            return Err(refuse(
-                ErrorCode::FileNotFound,
-                "is not a regular file".into(),
+    // Nested repositories and worktrees inside the root are other projects. Only the
+    // directories strictly between the root and the path count (the path itself too
+    // when it is a directory): whatever lies above the root is not ours to judge.
+    let is_dir = target
+        .as_ref()
+        .is_none_or(|(_, _, kind)| *kind == FileType::Directory);
+    let mut checked: Vec<(&OsString, &Arc<OwnedFd>)> = dirs.iter().map(|(n, f)| (n, f)).collect();
+    if let Some((name, fd, _)) = target.as_ref().filter(|_| is_dir) {
+        checked.push((name, fd));
+    }
+    let mut at = root.to_path_buf();
+    for (name, fd) in checked {
+        at.push(name);
+        if rustix::fs::statat(&**fd, ".git", AtFlags::SYMLINK_NOFOLLOW).is_ok() {
+            let code = if worktree::detect(&at).group == group {
+                ErrorCode::WorktreeMismatch
+            } else {
+                ErrorCode::FileNotFound
+            };
+            return Err((
+                code,
+                format!(
+                    "is inside {}, a nested repository or worktree",
+                    at.display()
+                ),
             ));
         }
-        Want::FileOrDir if !meta.is_file() && !meta.is_dir() => {
-            return Err(refuse(
+    }
+    let kind = target.as_ref().map_or(FileType::Directory, |(_, _, k)| *k);
+    match want {
+        Want::File if kind != FileType::RegularFile => {
+            return Err((ErrorCode::FileNotFound, "is not a regular file".into()));
+        }
+        Want::FileOrDir if kind != FileType::RegularFile && kind != FileType::Directory => {
+            return Err((
                 ErrorCode::FileNotFound,
                 "is not a regular file or directory".into(),
             ));
         }
         _ => {}
     }
-    let rel = rel_path.to_string_lossy().replace('\\', "/");
-    Ok(Jailed { abs, rel })
-}
-
-/// `..` that climbs above the start, judged on the text alone.
-fn escapes_lexically(path: &Path) -> bool {
-    let mut depth: i64 = 0;
-    for c in path.components() {
-        match c {
-            std::path::Component::ParentDir => depth -= 1,
-            std::path::Component::Normal(_) => depth += 1,
-            _ => {}
-        }
-        if depth < 0 {
-            return true;
-        }
-    }
-    false
-}
-
-/// `abs` lies in a worktree whose git common dir is `group`.
-fn same_repo_worktree(abs: &Path, group: &Path) -> bool {
-    abs.ancestors()
-        .skip(1)
-        .find(|d| d.join(".git").exists())
-        .is_some_and(|wt| worktree::detect(wt).group == group)
+    let rel = rel.to_string_lossy().replace('\\', "/");
+    let abs = if rel.is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(&rel)
+    };
+    let dir = match dirs.last() {
+        Some((_, d)) => d.clone(),
+        None => root_fd.clone(),
+    };
+    let name = target.map_or_else(|| OsString::from("."), |(name, _, _)| name);
+    Ok(Jailed {
+        abs,
+        rel,
+        dir,
+        name,
+        is_dir,
+    })
 }
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::symlink;
+
     use super::*;
 
     #[test]
@@ -170,8 +433,148 @@ mod tests {
         for (path, rel) in [(".", ""), ("src", "src"), ("src/a.rs", "src/a.rs")] {
             let j = resolve(&root, &group, path, Want::FileOrDir).unwrap();
             assert_eq!(j.rel, rel, "{path}");
+            assert_eq!(j.is_dir(), path != "src/a.rs", "{path}");
         }
         assert!(resolve(&root, &group, "../inner/src/a.rs", Want::File).is_ok());
         assert!(resolve(&root, &group, "..", Want::FileOrDir).is_err());
+    }
+
+    /// A root `proj` (a repository) with `src/a.rs`, and `outside/secret.rs` beside it.
+    fn world() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        let root = base.join("proj");
+        fs::create_dir_all(root.join(".git")).unwrap();
+        fs::write(root.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        fs::create_dir_all(root.join("src/deep")).unwrap();
+        fs::write(root.join("src/a.rs"), "fn a() {}\n").unwrap();
+        fs::write(root.join("src/deep/b.rs"), "fn b() {}\n").unwrap();
+        fs::create_dir_all(base.join("outside/dir")).unwrap();
+        fs::write(base.join("outside/secret.rs"), "fn secret() {}\n").unwrap();
+        let group = root.join(".git");
+        (tmp, base, root, group)
+    }
+
+    fn refused(root: &Path, group: &Path, path: &str) -> (ErrorCode, String) {
+        let e = resolve(root, group, path, Want::FileOrDir).expect_err(path);
+        (e.code, e.message.replace(&format!("{path:?}"), "<path>"))
+    }
+
+    const OUTSIDE: &str = "<path>: is outside the project root";
+
+    #[test]
+    fn every_way_out_answers_the_same_error_whether_or_not_the_target_exists() {
+        let (_tmp, base, root, group) = world();
+        symlink(base.join("outside"), root.join("src/out-abs")).unwrap();
+        symlink("../../outside", root.join("src/out-rel")).unwrap();
+        symlink(base.join("outside/gone.rs"), root.join("src/dangling.rs")).unwrap();
+        symlink("/proc/self/root/etc", root.join("src/magic")).unwrap();
+        let b = base.display();
+        for path in [
+            "../outside/secret.rs".to_string(),
+            "../outside/gone.rs".into(),
+            "src/../../outside/secret.rs".into(),
+            "..".into(),
+            format!("{b}/outside/secret.rs"),
+            format!("{b}/outside/gone.rs"),
+            format!("{b}/nowhere/at/all.rs"),
+            "/etc/passwd".into(),
+            "/proc/self/root/etc/passwd".into(),
+            "/proc/self/cwd/x.rs".into(),
+            "src/out-abs/secret.rs".into(),
+            "src/out-abs/gone.rs".into(),
+            "src/out-abs/dir".into(),
+            "src/out-rel/secret.rs".into(),
+            "src/out-rel/gone/deeper.rs".into(),
+            "src/dangling.rs".into(),
+            "src/magic/passwd".into(),
+            "src/magic/nothing-here".into(),
+        ] {
+            assert_eq!(
+                refused(&root, &group, &path),
+                (ErrorCode::FileNotFound, OUTSIDE.to_string()),
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
+    fn symlinks_that_stay_inside_resolve_to_their_target() {
+        let (_tmp, _base, root, group) = world();
+        symlink("a.rs", root.join("src/link.rs")).unwrap();
+        symlink(root.join("src/deep"), root.join("src/abs-dir")).unwrap();
+        symlink("../src/deep", root.join("src/rel-dir")).unwrap();
+        symlink("src/link.rs", root.join("chain.rs")).unwrap();
+        for (path, rel) in [
+            ("src/link.rs", "src/a.rs"),
+            ("chain.rs", "src/a.rs"),
+            ("src/abs-dir/b.rs", "src/deep/b.rs"),
+            ("src/rel-dir/b.rs", "src/deep/b.rs"),
+            ("src/rel-dir/../a.rs", "src/a.rs"),
+            ("src/deep/../a.rs", "src/a.rs"),
+        ] {
+            let j = resolve(&root, &group, path, Want::File).expect(path);
+            assert_eq!(j.rel, rel, "{path}");
+            assert_eq!(j.abs, root.join(rel));
+            assert_eq!(j.read().unwrap(), fs::read(root.join(rel)).unwrap());
+            assert_eq!(j.name(), Path::new(rel).file_name().unwrap());
+        }
+        symlink("loop-b", root.join("loop-a")).unwrap();
+        symlink("loop-a", root.join("loop-b")).unwrap();
+        let (code, why) = refused(&root, &group, "loop-a/x.rs");
+        assert_eq!(code, ErrorCode::FileNotFound);
+        assert!(why.contains("symbolic links"), "{why}");
+    }
+
+    #[test]
+    fn git_nested_repositories_and_non_files_keep_their_rules() {
+        let (_tmp, _base, root, group) = world();
+        fs::create_dir_all(root.join("vendor/dep/.git")).unwrap();
+        fs::write(root.join("vendor/dep/x.rs"), "fn x() {}\n").unwrap();
+        for path in [".git/HEAD", ".git", "src/../.git/HEAD"] {
+            let (code, why) = refused(&root, &group, path);
+            assert_eq!(code, ErrorCode::FileNotFound, "{path}");
+            assert!(why.contains(".git"), "{path}: {why}");
+        }
+        for path in ["vendor/dep/x.rs", "vendor/dep"] {
+            let (code, why) = refused(&root, &group, path);
+            assert_eq!(code, ErrorCode::FileNotFound, "{path}");
+            assert!(why.contains("nested repository"), "{path}: {why}");
+        }
+        // Through a nested repository and back out is inside the root again.
+        assert!(resolve(&root, &group, "vendor/dep/../../src/a.rs", Want::File).is_ok());
+        let e = resolve(&root, &group, "src", Want::File).unwrap_err();
+        assert!(e.message.contains("not a regular file"), "{}", e.message);
+        assert!(
+            resolve(&root, &group, "src", Want::FileOrDir)
+                .unwrap()
+                .is_dir()
+        );
+        let e = resolve(&root, &group, "src/nothing.rs", Want::File).unwrap_err();
+        assert!(
+            e.message.contains("not found in the project"),
+            "{}",
+            e.message
+        );
+        let e = resolve(&root, &group, "src/a.rs/x", Want::File).unwrap_err();
+        assert_eq!(e.code, ErrorCode::FileNotFound);
+        let e = resolve(&root, &group, "src/a.rs\0", Want::File).unwrap_err();
+        assert!(e.message.contains("NUL"), "{}", e.message);
+    }
+
+    #[test]
+    fn an_edit_reopens_the_name_without_following_a_swapped_in_symlink() {
+        let (_tmp, base, root, group) = world();
+        let j = resolve(&root, &group, "src/a.rs", Want::File).unwrap();
+        fs::rename(root.join("src/a.rs"), root.join("src/a.old")).unwrap();
+        symlink(base.join("outside/secret.rs"), root.join("src/a.rs")).unwrap();
+        assert!(j.open().is_err(), "the symlink was followed");
+        assert!(j.read().is_err(), "the symlink was followed");
+        // A directory moved away keeps its descriptor: the name inside it still works.
+        let d = resolve(&root, &group, "src/deep/b.rs", Want::File).unwrap();
+        fs::rename(root.join("src/deep"), root.join("src/moved")).unwrap();
+        symlink(base.join("outside/dir"), root.join("src/deep")).unwrap();
+        fs::write(base.join("outside/dir/b.rs"), "fn outside() {}\n").unwrap();
+        assert_eq!(d.read().unwrap(), b"fn b() {}\n");
     }
 }

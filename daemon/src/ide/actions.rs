@@ -64,7 +64,8 @@ async fn target(d: &Daemon, root: &Path, path: &str) -> Result<Option<Target>, L
     let (p, path) = (project.clone(), path.to_string());
     let (file, bytes) = blocking(move || {
         let file = jail::resolve(&p.root, &p.worktree.group, &path, Want::File)?;
-        let bytes = std::fs::read(&file.abs)
+        let bytes = file
+            .read()
             .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))?;
         Ok((file, bytes))
     })
@@ -382,9 +383,12 @@ pub async fn reformat(
     if t.post(d, "/reformat", body, SLOW).await?.is_none() {
         return Ok(None);
     }
-    let bytes = tokio::fs::read(&t.file.abs)
-        .await
-        .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", t.file.rel)))?;
+    let file = t.file.clone();
+    let bytes = blocking(move || {
+        file.read()
+            .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))
+    })
+    .await?;
     let hash = blake3::hash(&bytes);
     // The disk says whether anything changed: the published plugin answers
     // `{applied, changed_paths}`, the spec `{reformatted}`, neither reliably both.
@@ -408,7 +412,7 @@ async fn wrote(d: &Daemon, project: &Arc<Project>, files: Vec<Jailed>) {
     let _ = blocking(move || {
         for f in &files {
             // An unparsable or vanished file is the index's business, not this call's.
-            let _ = p.index.file(&f.abs, &f.rel);
+            let _ = p.index.file(f);
         }
         Ok(())
     })
@@ -547,7 +551,7 @@ fn plan(project: &Project, preview: &Value, new_text: &str) -> (Vec<Usage>, Vec<
             conflicts.push(format!("{path}: a usage outside the project root"));
             continue;
         };
-        let Some(text) = files.text(&inside.abs) else {
+        let Some(text) = files.text(&inside) else {
             conflicts.push(format!("{}: cannot be read", inside.rel));
             continue;
         };
@@ -639,8 +643,7 @@ pub async fn edit_symbol(
     };
     let planned = {
         let (file, req) = (file.clone(), req.clone());
-        blocking(move || edit::plan(&file.abs, &file.rel, lang, &crate::headless::edit_of(&req)))
-            .await?
+        blocking(move || edit::plan(&file, lang, &crate::headless::edit_of(&req))).await?
     };
     let doc = DocText::new(&planned.original);
     let wire_pos = |offset: usize| {
@@ -667,9 +670,14 @@ pub async fn edit_symbol(
     let Some(answer) = t.post(d, route, body, SLOW).await? else {
         return Ok(None);
     };
-    let now = tokio::fs::read(&file.abs)
-        .await
-        .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))?;
+    let now = {
+        let file = file.clone();
+        blocking(move || {
+            file.read()
+                .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))
+        })
+        .await?
+    };
     if now == planned.content {
         return Ok(Some(planned.written()));
     }

@@ -35,6 +35,7 @@ use super::{
     walk::{IgnoreFiles, Rules, Walker, hidden},
     watch::{Change, DirWatcher},
 };
+use crate::jail::Jailed;
 
 /// Knobs of the index, from `config.toml`.
 #[derive(Clone, Debug)]
@@ -299,17 +300,23 @@ impl RootIndex {
         Some(rel.to_string_lossy().replace('\\', "/"))
     }
 
-    /// Hash and symbols of `rel` (identity `id`) from the shared caches, with the
-    /// blob the git index says it holds if it vouches for it.
-    fn parse(&self, rel: &str, lang: Lang, id: FileId) -> std::io::Result<Parsed> {
+    /// Hash and symbols of `rel` (identity `id`, read through `open` if at all) from
+    /// the shared caches, with the blob the git index says it holds if it vouches
+    /// for it.
+    fn parse(
+        &self,
+        rel: &str,
+        lang: Lang,
+        id: FileId,
+        open: &dyn Fn() -> std::io::Result<std::fs::File>,
+    ) -> std::io::Result<Parsed> {
         let blob = self
             .git
             .read()
             .unwrap()
             .as_ref()
             .and_then(|g| g.clean_blob(rel, &id));
-        self.caches
-            .parse((&self.root, rel), id, lang, &self.counters, blob)
+        self.caches.parse(open, id, lang, &self.counters, blob)
     }
 
     /// Indexes one file; `None` if it is gone, unreadable, too large or binary.
@@ -324,6 +331,18 @@ impl RootIndex {
 
     /// Indexes one file whose identity is `id`.
     fn index_found(&self, rel: &str, lang: Lang, id: FileId) -> Option<Parsed> {
+        let abs = self.root.join(rel);
+        self.index_found_from(rel, lang, id, &|| std::fs::File::open(&abs))
+    }
+
+    /// [`RootIndex::index_found`] reading through `open`.
+    fn index_found_from(
+        &self,
+        rel: &str,
+        lang: Lang,
+        id: FileId,
+        open: &dyn Fn() -> std::io::Result<std::fs::File>,
+    ) -> Option<Parsed> {
         if id.size() > self.config.max_file_bytes {
             self.walk.too_large.fetch_add(1, Ordering::Relaxed);
             self.files.write().unwrap().remove(rel);
@@ -334,7 +353,7 @@ impl RootIndex {
             entry.walk.store(walk, Ordering::Relaxed);
             return Some(entry.parsed.clone());
         }
-        match self.parse(rel, lang, id) {
+        match self.parse(rel, lang, id, open) {
             Ok(parsed) if parsed.symbols.binary => {
                 self.walk.binary.fetch_add(1, Ordering::Relaxed);
                 self.files.write().unwrap().remove(rel);
@@ -359,18 +378,25 @@ impl RootIndex {
         }
     }
 
-    /// The current parse of `abs` (inside this root), re-checked against the disk.
-    /// Files the walk does not index (ignored ones) are parsed but not added.
-    pub fn file(&self, abs: &Path, rel: &str) -> Result<Parsed, LeanError> {
-        let lang = Lang::from_path(abs).ok_or_else(|| {
+    /// The current parse of a jailed file, re-checked against the disk and read
+    /// beneath the jail's held directory. Files the walk does not index (ignored
+    /// ones) are parsed but not added.
+    pub fn file(&self, file: &Jailed) -> Result<Parsed, LeanError> {
+        let rel = file.rel.as_str();
+        let lang = Lang::from_path(&file.abs).ok_or_else(|| {
             LeanError::new(
                 ErrorCode::UnsupportedLanguage,
                 format!("{rel}: no symbol support for this file type"),
             )
             .with_remedy("supported: Rust, Python, TypeScript/TSX, JavaScript, Go, Java, Kotlin")
         })?;
-        let id = FileId::stat(abs)
-            .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}")))?;
+        let not_found =
+            |e: std::io::Error| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}"));
+        let id = file
+            .open()
+            .and_then(|f| Ok(FileId::from(&rustix::fs::fstat(&f)?)))
+            .map_err(not_found)?;
+        let open = || file.open();
         let known = self
             .files
             .read()
@@ -379,21 +405,23 @@ impl RootIndex {
             .map(|e| (e.id, e.parsed.clone()));
         match known {
             Some((known_id, parsed)) if known_id == id => Ok(parsed),
-            Some(_) => self.index_file(abs, rel).ok_or_else(|| {
+            Some(_) => self.index_found_from(rel, lang, id, &open).ok_or_else(|| {
                 LeanError::new(
                     ErrorCode::FileNotFound,
                     format!("{rel}: cannot be indexed (binary, too large or unreadable)"),
                 )
             }),
-            None => self
-                .parse(rel, lang, id)
-                .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}"))),
+            None => self.parse(rel, lang, id, &open).map_err(not_found),
         }
     }
 
-    /// Records our own write of `bytes` to `rel`, so the next answer needs no re-read.
-    pub fn wrote(&self, abs: &Path, rel: &str, bytes: &[u8], parsed: Option<FileSymbols>) {
-        let (Some(lang), Ok(id)) = (Lang::from_path(abs), FileId::stat(abs)) else {
+    /// Records our own write of `bytes` to `file`, so the next answer needs no re-read.
+    pub fn wrote(&self, file: &Jailed, bytes: &[u8], parsed: Option<FileSymbols>) {
+        let rel = file.rel.as_str();
+        let id = file
+            .open()
+            .and_then(|f| Ok(FileId::from(&rustix::fs::fstat(&f)?)));
+        let (Some(lang), Ok(id)) = (Lang::from_path(&file.abs), id) else {
             return;
         };
         let parsed = self.caches.parse_bytes(id, lang, bytes, parsed);

@@ -138,14 +138,15 @@ impl Caches {
         }
     }
 
-    /// Hash and symbols of the file `rel` under `dir` (identity `id`), reading and
-    /// parsing only what the caches do not already know (the path is only built
-    /// for reading). `blob`: the git blob the worktree's
+    /// Hash and symbols of the file `open` opens (identity `id`), reading and
+    /// parsing only what the caches do not already know (`open` is only called for
+    /// reading: by name for the walk, beneath the jail's held directory for a
+    /// request). `blob`: the git blob the worktree's
     /// index says the file holds, if it vouches for it. Counts into `root` and the
     /// daemon totals (a hash known from the blob counts as a hash hit).
     pub fn parse(
         &self,
-        (dir, rel): (&Path, &str),
+        open: &dyn Fn() -> io::Result<std::fs::File>,
         id: FileId,
         lang: Lang,
         root: &Counters,
@@ -185,7 +186,7 @@ impl Caches {
             }
             None => {
                 bump(&root.hash_misses, &self.totals.hash_misses);
-                let (bytes, unchanged) = read_unchanged(&dir.join(rel), id)?;
+                let (bytes, unchanged) = read_unchanged(open()?, id)?;
                 let hash = *blake3::hash(&bytes).as_bytes();
                 if unchanged {
                     self.hashes.insert(id, hash);
@@ -203,7 +204,7 @@ impl Caches {
                 bump(&root.symbol_misses, &self.totals.symbol_misses);
                 let bytes = match content {
                     Some(bytes) => bytes,
-                    None => read_unchanged(&dir.join(rel), id)?.0,
+                    None => read_unchanged(open()?, id)?.0,
                 };
                 // The file may have changed since it was hashed: key by what we parse.
                 let parsed_hash = *blake3::hash(&bytes).as_bytes();
@@ -295,8 +296,7 @@ impl Caches {
 
 /// The bytes of the file at `path`, and whether it still is the file `id` describes
 /// (nothing wrote to it since: its ctime would have moved).
-fn read_unchanged(path: &Path, id: FileId) -> io::Result<(Vec<u8>, bool)> {
-    let file = std::fs::File::open(path)?;
+fn read_unchanged(file: std::fs::File, id: FileId) -> io::Result<(Vec<u8>, bool)> {
     let mut bytes = Vec::with_capacity(id.size as usize);
     // Through `Take`: `File`'s own `read_to_end` asks `statx` and `lseek` for a
     // size hint we already have (two syscalls per file of a first index).
@@ -316,6 +316,12 @@ mod tests {
 
     use super::*;
 
+    /// The walk's way of opening `rel` under `dir`: by name.
+    fn at(dir: &Path, rel: &str) -> impl Fn() -> io::Result<fs::File> {
+        let path = dir.join(rel);
+        move || fs::File::open(&path)
+    }
+
     fn counts(c: &Counters) -> [u64; 4] {
         let (h, s) = (c.hash(), c.symbols());
         [h.hits, h.misses, s.hits, s.misses]
@@ -332,7 +338,7 @@ mod tests {
         let blob = [7; 20];
         let a = caches
             .parse(
-                (tmp.path(), "a.rs"),
+                &at(tmp.path(), "a.rs"),
                 FileId::stat(&first).unwrap(),
                 Lang::Rust,
                 &root,
@@ -345,14 +351,14 @@ mod tests {
         let id = FileId::stat(&second).unwrap();
         fs::remove_file(&second).unwrap();
         let b = caches
-            .parse((tmp.path(), "b.rs"), id, Lang::Rust, &root, Some(blob))
+            .parse(&at(tmp.path(), "b.rs"), id, Lang::Rust, &root, Some(blob))
             .unwrap();
         assert_eq!(b.hash, a.hash);
         assert!(Arc::ptr_eq(&a.symbols, &b.symbols));
         assert_eq!(counts(&root), [1, 1, 1, 1]);
         // Another language's parse of the same bytes is not taken for this one.
         let c = caches.parse(
-            (tmp.path(), "a.rs"),
+            &at(tmp.path(), "a.rs"),
             FileId::stat(&first).unwrap(),
             Lang::Go,
             &root,
@@ -371,12 +377,24 @@ mod tests {
         let root = Counters::default();
         let id = FileId::stat(&path).unwrap();
         let hash = caches
-            .parse((tmp.path(), "a.rs"), id, Lang::Rust, &root, Some([1; 20]))
+            .parse(
+                &at(tmp.path(), "a.rs"),
+                id,
+                Lang::Rust,
+                &root,
+                Some([1; 20]),
+            )
             .unwrap()
             .hash;
         caches.settle();
         let again = caches
-            .parse((tmp.path(), "a.rs"), id, Lang::Rust, &root, Some([1; 20]))
+            .parse(
+                &at(tmp.path(), "a.rs"),
+                id,
+                Lang::Rust,
+                &root,
+                Some([1; 20]),
+            )
             .unwrap();
         assert_eq!(again.hash, hash);
         assert_eq!(again.symbols.count, 1);
@@ -395,13 +413,13 @@ mod tests {
         let stale = FileId::stat(&path).unwrap();
         // A different size too: timestamps may be as coarse as a clock tick.
         fs::write(&path, "fn newer() {}\n").unwrap();
-        let (bytes, unchanged) = read_unchanged(&path, stale).unwrap();
+        let (bytes, unchanged) = read_unchanged(fs::File::open(&path).unwrap(), stale).unwrap();
         assert_eq!(
             (bytes.as_slice(), unchanged),
             (&b"fn newer() {}\n"[..], false)
         );
         assert!(
-            read_unchanged(&path, FileId::stat(&path).unwrap())
+            read_unchanged(fs::File::open(&path).unwrap(), FileId::stat(&path).unwrap())
                 .unwrap()
                 .1
         );
@@ -413,7 +431,7 @@ mod tests {
         // blob is taken to mean these bytes.
         let parsed = caches
             .parse(
-                (tmp.path(), "a.rs"),
+                &at(tmp.path(), "a.rs"),
                 stale,
                 Lang::Rust,
                 &root,
@@ -423,7 +441,7 @@ mod tests {
         assert_eq!(parsed.hash, *blake3::hash(b"fn newer() {}\n").as_bytes());
         assert!(caches.blobs.read().unwrap().is_empty());
         caches
-            .parse((tmp.path(), "a.rs"), stale, Lang::Rust, &root, None)
+            .parse(&at(tmp.path(), "a.rs"), stale, Lang::Rust, &root, None)
             .unwrap();
         assert_eq!(counts(&root)[1], 2, "the stale identity is read again");
     }

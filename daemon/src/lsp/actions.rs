@@ -148,7 +148,15 @@ async fn target(d: &Daemon, root: &Path, path: &str, wait_ms: u32) -> Result<Tar
     server
         .wait_ready(Duration::from_millis(wait_ms.into()))
         .await?;
-    let synced = server.sync(&file.abs).await?;
+    let bytes = {
+        let file = file.clone();
+        blocking(move || {
+            file.read()
+                .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))
+        })
+        .await?
+    };
+    let synced = server.sync(&file.abs, &bytes).await;
     Ok(Target {
         project,
         file,
@@ -183,10 +191,11 @@ impl<'a> Files<'a> {
         .ok()
     }
 
-    pub(crate) fn text(&mut self, abs: &Path) -> Option<Arc<DocText>> {
+    /// A jailed file's text, read once per plan through the jail's descriptors.
+    pub(crate) fn text(&mut self, file: &Jailed) -> Option<Arc<DocText>> {
         self.read
-            .entry(abs.to_path_buf())
-            .or_insert_with(|| std::fs::read(abs).ok().map(|b| Arc::new(DocText::new(&b))))
+            .entry(file.abs.clone())
+            .or_insert_with(|| file.read().ok().map(|b| Arc::new(DocText::new(&b))))
             .clone()
     }
 
@@ -201,7 +210,7 @@ impl<'a> Files<'a> {
     ) -> Option<LocationHit> {
         match self.jail(abs) {
             Some(inside) => {
-                let text = self.text(&inside.abs)?;
+                let text = self.text(&inside)?;
                 let range = text.range_from_lsp(range, enc);
                 Some(LocationHit {
                     context: text.line_text(range.start.line).to_string(),
@@ -548,9 +557,12 @@ pub async fn reformat(d: &Daemon, req: ReformatRequest) -> Result<ReformatRespon
         .request::<req::Formatting>(params, REFACTOR_TIMEOUT)
         .await?
         .unwrap_or_default();
-    let bytes = tokio::fs::read(&t.file.abs)
-        .await
-        .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", t.file.rel)))?;
+    let file = t.file.clone();
+    let bytes = blocking(move || {
+        file.read()
+            .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))
+    })
+    .await?;
     let expected = blake3::hash(&bytes);
     if let Some(want) = &req.expected_hash
         && !expected.to_hex().as_str().eq_ignore_ascii_case(want.trim())
@@ -577,16 +589,13 @@ pub async fn reformat(d: &Daemon, req: ReformatRequest) -> Result<ReformatRespon
     let reformatted = content != bytes;
     if reformatted {
         let write = FileWrite {
-            abs: t.file.abs.clone(),
-            rel: t.file.rel.clone(),
+            file: t.file.clone(),
             expected,
             content: content.clone(),
         };
         let locks = d.locks.clone();
         blocking(move || edit::apply_many(&locks, &[write])).await?;
-        t.project
-            .index
-            .wrote(&t.file.abs, &t.file.rel, &content, None);
+        t.project.index.wrote(&t.file, &content, None);
         d.lsp
             .wrote(&t.project.root, std::slice::from_ref(&t.file.abs))
             .await;
@@ -730,12 +739,12 @@ async fn refactor_lsp(d: &Daemon, req: &RefactorRequest) -> Result<RefactorRespo
     let locks = d.locks.clone();
     let writes = blocking(move || edit::apply_many(&locks, &writes).map(|()| writes)).await?;
     for w in &writes {
-        t.project.index.wrote(&w.abs, &w.rel, &w.content, None);
+        t.project.index.wrote(&w.file, &w.content, None);
     }
-    let written: Vec<PathBuf> = writes.iter().map(|w| w.abs.clone()).collect();
+    let written: Vec<PathBuf> = writes.iter().map(|w| w.file.abs.clone()).collect();
     d.lsp.wrote(&t.project.root, &written).await;
     resp.applied = true;
-    resp.changed_paths = writes.iter().map(|w| w.rel.clone()).collect();
+    resp.changed_paths = writes.iter().map(|w| w.file.rel.clone()).collect();
     resp.changed_paths.sort();
     Ok(resp)
 }
@@ -796,7 +805,7 @@ fn plan(project: &Project, edit: lsp_types::WorkspaceEdit, enc: Encoding) -> Pla
             conflicts.push(format!("{} lies outside the project root", abs.display()));
             continue;
         };
-        let Ok(bytes) = std::fs::read(&inside.abs) else {
+        let Ok(bytes) = inside.read() else {
             conflicts.push(format!("{} cannot be read", inside.rel));
             continue;
         };
@@ -819,8 +828,7 @@ fn plan(project: &Project, edit: lsp_types::WorkspaceEdit, enc: Encoding) -> Pla
         writes.push(FileWrite {
             content: edits::splice(&bytes, &spans),
             expected: blake3::hash(&bytes),
-            abs: inside.abs,
-            rel: inside.rel,
+            file: inside,
         });
     }
     usages.sort_by(|a, b| (&a.path, a.range).cmp(&(&b.path, b.range)));

@@ -381,14 +381,11 @@ impl Server {
         }
     }
 
-    /// Brings the server's copy of `abs` up to the disk's bytes and returns the text
-    /// it now has.
-    pub async fn sync(&self, abs: &Path) -> Result<Synced, LeanError> {
-        let bytes = tokio::fs::read(abs).await.map_err(|e| {
-            LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", abs.display()))
-        })?;
+    /// Brings the server's copy of `abs` up to `bytes`, the disk's (read through the
+    /// jail), and returns the text it now has.
+    pub async fn sync(&self, abs: &Path, bytes: &[u8]) -> Synced {
         let mut docs = self.docs.lock().await;
-        Ok(self.sync_locked(&mut docs, abs, &bytes))
+        self.sync_locked(&mut docs, abs, bytes)
     }
 
     fn sync_locked(&self, docs: &mut HashMap<PathBuf, Doc>, abs: &Path, bytes: &[u8]) -> Synced {
