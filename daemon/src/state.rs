@@ -80,7 +80,7 @@ impl Daemon {
             caches,
             locks: Arc::default(),
             lsp: Arc::new(Pool::new(config.lsp.clone())),
-            ides: Discovery::start(&config.paths.data_dir),
+            ides: Discovery::start(&config.paths),
             gain: Arc::new(Gain::load(&config.paths.data_dir)),
             config,
             started_at: SystemTime::now(),
