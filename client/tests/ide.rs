@@ -710,7 +710,7 @@ fn an_ide_that_claims_an_edit_it_did_not_make_is_an_error_and_is_not_used_again(
     assert!(
         liar.seen()
             .iter()
-            .all(|r| r["headers"]["X-LeanCtx-Token"] == token.as_str()),
+            .all(|r| r["headers"]["x-leanctx-token"] == token.as_str()),
         "{:?}",
         liar.seen()
     );
