@@ -736,3 +736,44 @@ fn an_ide_that_claims_an_edit_it_did_not_make_is_an_error_and_is_not_used_again(
         .count();
     assert_eq!(posts, 1);
 }
+
+#[test]
+fn a_rename_the_ide_claims_and_did_not_write_is_an_error_and_the_window_is_left() {
+    let (env, root) = world();
+    // The contract server writes exactly the script's edits: this one writes none and
+    // still answers that the rename was applied to src/Main.kt.
+    let mut lying = script();
+    lying["routes"]["/renameApply"]
+        .as_object_mut()
+        .unwrap()
+        .remove("edits");
+    let _ide = ContractIde::start(&env, &root, &lying);
+    let rename = [
+        "refactor",
+        "rename",
+        "src/Main.kt:4:9",
+        "--new-name",
+        "execute",
+    ];
+    let err = env.err(&root, &rename);
+    assert_eq!(err["code"], "CONFLICT", "{err}");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("src/Main.kt, which it names as changed, holds the same bytes as before"),
+        "{err}"
+    );
+    assert_eq!(main_kt(&root), MAIN_KT);
+    let row = ide_row(&env, &root);
+    assert!(
+        row["ignored"]
+            .as_str()
+            .unwrap()
+            .contains("answered that the rename was applied"),
+        "{row}"
+    );
+    // Kotlin is "jetbrains only": with the window left, the next call says so.
+    let next = env.err(&root, &["refactor", "references", "src/Main.kt:6:35"]);
+    assert_eq!(next["code"], "BACKEND_REQUIRED", "{next}");
+}
