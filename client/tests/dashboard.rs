@@ -182,6 +182,43 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
     assert_eq!(status, 401, "a second use of the one-time code, posted");
     let cookie = format!("Cookie: {cookie_name}{token}");
 
+    // Another local user who learnt the session (cookies are per host, not per port)
+    // is closed at accept: the same request from us is answered.
+    let status_as = |other_user: bool| {
+        let mut cmd = if other_user {
+            let mut c = Command::new("setpriv");
+            c.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "/usr/bin/python3",
+            ]);
+            c
+        } else {
+            Command::new("/usr/bin/python3")
+        };
+        let out = cmd
+            .args([
+                "-c",
+                RAW_GET_STATUS,
+                &port.to_string(),
+                &format!("{cookie_name}{token}"),
+            ])
+            .current_dir("/")
+            .env_clear()
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(status_as(false), "HTTP/1.1 200 OK");
+    assert_eq!(status_as(true), "closed");
+    assert!(
+        env.log()
+            .contains("dashboard connection from another user closed"),
+        "{}",
+        env.log()
+    );
+
     let (status, _) = http(
         port,
         &format!(
@@ -426,3 +463,22 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
 fn stdout_has(out: &std::process::Output, needle: &str) -> bool {
     String::from_utf8_lossy(&out.stdout).contains(needle)
 }
+
+/// `python3 -c RAW_GET_STATUS <port> <cookie>`: `GET /api/status` with that cookie;
+/// prints the status line, or `closed` when the connection ends without an answer.
+const RAW_GET_STATUS: &str = r#"
+import socket, sys
+port, cookie = sys.argv[1], sys.argv[2]
+s = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
+s.sendall(("GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nCookie: %s\r\nConnection: close\r\n\r\n" % (port, cookie)).encode())
+data = b""
+try:
+    while True:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+except OSError:
+    pass
+print(data.split(b"\r\n")[0].decode() if data else "closed")
+"#;

@@ -202,17 +202,7 @@ impl ListenRow {
         if fields.get(3) != Some(&LISTEN) {
             return None;
         }
-        let (addr, port) = fields.get(1)?.split_once(':')?;
-        let mut bytes = Vec::with_capacity(16);
-        for word in addr.as_bytes().chunks(8) {
-            let word = u32::from_str_radix(std::str::from_utf8(word).ok()?, 16).ok()?;
-            bytes.extend_from_slice(&word.to_ne_bytes());
-        }
-        let ip = match bytes.len() {
-            4 => std::net::IpAddr::from(<[u8; 4]>::try_from(bytes).ok()?),
-            16 => std::net::IpAddr::from(<[u8; 16]>::try_from(bytes).ok()?),
-            _ => return None,
-        };
+        let (ip, port) = proc_net_addr(fields.get(1)?)?;
         let v4 = match ip {
             std::net::IpAddr::V4(v4) => Some(v4),
             std::net::IpAddr::V6(v6) if v6.is_unspecified() => {
@@ -221,13 +211,57 @@ impl ListenRow {
             std::net::IpAddr::V6(v6) => v6.to_ipv4_mapped(),
         };
         Some(ListenRow {
-            port: u16::from_str_radix(port, 16).ok()?,
+            port,
             reaches_loopback: v4
                 .is_some_and(|a| a.is_unspecified() || a == std::net::Ipv4Addr::LOCALHOST),
             uid: fields.get(7)?.parse().ok()?,
             inode: fields.get(9)?.parse().ok()?,
         })
     }
+}
+
+/// An address of `/proc/net/tcp{,6}`: the kernel's 32-bit words in host order as
+/// hex, a colon, the port as hex.
+#[cfg(target_os = "linux")]
+fn proc_net_addr(field: &str) -> Option<(std::net::IpAddr, u16)> {
+    let (addr, port) = field.split_once(':')?;
+    let mut bytes = Vec::with_capacity(16);
+    for word in addr.as_bytes().chunks(8) {
+        let word = u32::from_str_radix(std::str::from_utf8(word).ok()?, 16).ok()?;
+        bytes.extend_from_slice(&word.to_ne_bytes());
+    }
+    let ip = match bytes.len() {
+        4 => std::net::IpAddr::from(<[u8; 4]>::try_from(bytes).ok()?),
+        16 => std::net::IpAddr::from(<[u8; 16]>::try_from(bytes).ok()?),
+        _ => return None,
+    };
+    Some((ip, u16::from_str_radix(port, 16).ok()?))
+}
+
+/// The uid owning the other end of an IPv4 loopback connection we accepted: the row
+/// of `/proc/net/tcp` whose local address is the peer's and whose remote address is
+/// ours. `None` when it is not found (the peer closed already) or off Linux. The
+/// dashboard closes connections from any other uid, so a session cookie or one-time
+/// code that leaked (cookies are per host, not per port) is worth nothing to another
+/// local user.
+#[cfg(target_os = "linux")]
+pub fn loopback_peer_uid(ours: std::net::SocketAddr, peer: std::net::SocketAddr) -> Option<u32> {
+    let text = std::fs::read_to_string("/proc/net/tcp").ok()?;
+    text.lines().skip(1).find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let local = proc_net_addr(fields.get(1)?)?;
+        let remote = proc_net_addr(fields.get(2)?)?;
+        (local == (peer.ip(), peer.port()) && remote == (ours.ip(), ours.port()))
+            .then(|| fields.get(7)?.parse().ok())
+            .flatten()
+    })
+}
+
+/// Off Linux there is no `/proc/net/tcp` to ask; the session cookie alone guards the
+/// dashboard there (README, Security).
+#[cfg(not(target_os = "linux"))]
+pub fn loopback_peer_uid(_ours: std::net::SocketAddr, _peer: std::net::SocketAddr) -> Option<u32> {
+    None
 }
 
 /// The name prefix and suffix of port files in the data dir.
@@ -411,6 +445,24 @@ mod tests {
         drop(listener);
         let err = verify_listener(port, me, &inodes).unwrap_err();
         assert!(err.contains("nothing listens"), "{err}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_peer_of_a_loopback_connection_is_known_by_its_uid() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (accepted, peer) = listener.accept().unwrap();
+        assert_eq!(peer, client.local_addr().unwrap());
+        assert_eq!(
+            loopback_peer_uid(accepted.local_addr().unwrap(), peer),
+            Some(rustix::process::geteuid().as_raw())
+        );
+        let nobody: std::net::SocketAddr = "127.0.0.1:1".parse().unwrap();
+        assert_eq!(
+            loopback_peer_uid(accepted.local_addr().unwrap(), nobody),
+            None
+        );
     }
 
     #[test]

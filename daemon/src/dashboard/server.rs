@@ -73,7 +73,7 @@ pub fn spawn(daemon: Arc<Daemon>, listener: TcpListener, guard: Guard, codes: Ar
         guard,
     );
     tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app)
+        if let Err(e) = axum::serve(OwnUserOnly(listener), app)
             .with_graceful_shutdown(stop.cancelled_owned())
             .await
         {
@@ -82,6 +82,41 @@ pub fn spawn(daemon: Arc<Daemon>, listener: TcpListener, guard: Guard, codes: Ar
         codes.expire(true);
         tracing::info!("dashboard stopped");
     });
+}
+
+/// The dashboard's listener: on Linux a connection whose other end is not a socket
+/// of our own uid is closed before a byte is read (`loopback_peer_uid`), so the
+/// guard's session is not the only thing between another local user and the
+/// dashboard: a cookie is per host, not per port, and any other user's server on
+/// 127.0.0.1 that the browser visits could learn it. Elsewhere every connection
+/// goes on to the guard.
+struct OwnUserOnly(TcpListener);
+
+impl axum::serve::Listener for OwnUserOnly {
+    type Io = tokio::net::TcpStream;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        let ours = rustix::process::geteuid().as_raw();
+        loop {
+            let (io, peer) = axum::serve::Listener::accept(&mut self.0).await;
+            if !cfg!(target_os = "linux") {
+                return (io, peer);
+            }
+            let owner = io
+                .local_addr()
+                .ok()
+                .and_then(|local| lean_ctx_shared::ide::loopback_peer_uid(local, peer));
+            if owner == Some(ours) {
+                return (io, peer);
+            }
+            tracing::warn!(%peer, ?owner, "dashboard connection from another user closed");
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.0.local_addr()
+    }
 }
 
 fn router(app: App, guard: Arc<Guard>) -> Router {
