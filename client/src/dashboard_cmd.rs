@@ -1,11 +1,17 @@
 //! `lean-ctx dashboard [--no-open]`: asks the daemon (starting it if needed) to serve
-//! its web dashboard, prints the URL and opens it in the browser. The daemon serves
-//! the page; the shim only hands over the URL, so it stays thin (DESIGN invariant 8).
+//! its web dashboard and hands the browser a session without any credential in a
+//! command line: the opener gets the path of the daemon's one-time 0600 page (others
+//! can read the path in `/proc/PID/cmdline`, not the page), and `--no-open` prints a
+//! one-time link for the user to paste. The daemon serves the page; the shim only
+//! hands over, so it stays thin (DESIGN invariant 8).
 
 use std::process::{ExitCode, Stdio};
 
 use clap::Args;
-use lean_ctx_shared::{LeanError, Paths, protocol::DashboardRequest};
+use lean_ctx_shared::{
+    LeanError, Paths,
+    protocol::{DashboardRequest, Handover},
+};
 use serde_json::json;
 
 use crate::{
@@ -15,29 +21,46 @@ use crate::{
 
 #[derive(Debug, Args)]
 pub struct DashboardArgs {
-    /// Print the URL only; do not open a browser.
+    /// Print a one-time link (valid for two minutes, once) to paste into a browser;
+    /// do not open one.
     #[arg(long)]
     no_open: bool,
 }
 
 pub async fn run(args: DashboardArgs, paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
     let conn = connect::connect_or_spawn(paths, "lean-ctx dashboard").await?;
+    let handover = if args.no_open {
+        Handover::Link
+    } else {
+        Handover::File
+    };
     let resp = conn
         .client
-        .dashboard(tarpc::context::current(), DashboardRequest {})
+        .dashboard(tarpc::context::current(), DashboardRequest { handover })
         .await
         .map_err(rpc_error)??;
-    out.emit(&json!({"url": resp.url}), || resp.url.clone());
-    if !args.no_open
-        && let Err(e) = open_browser(&resp.url)
-    {
-        // The URL is printed: a machine without a browser is no failure.
-        eprintln!("could not open a browser ({e}); open the URL above");
+    if args.no_open {
+        out.emit(&json!({"url": resp.url, "login": resp.handover}), || {
+            format!(
+                "{}\n(a one-time link: it opens the dashboard once, within two minutes)",
+                resp.handover
+            )
+        });
+        return Ok(ExitCode::SUCCESS);
+    }
+    out.emit(&json!({"url": resp.url, "page": resp.handover}), || {
+        format!("opening {} in your browser", resp.url)
+    });
+    if let Err(e) = open_browser(&format!("file://{}", resp.handover)) {
+        // A machine without a browser is no failure: the link form works anywhere.
+        eprintln!(
+            "could not open a browser ({e}); run `lean-ctx dashboard --no-open` and paste its link"
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Hands the URL to the desktop's opener without waiting for the browser.
+/// Hands the one-time page to the desktop's opener without waiting for the browser.
 fn open_browser(url: &str) -> std::io::Result<()> {
     let opener = if cfg!(target_os = "macos") {
         "open"

@@ -5,7 +5,7 @@ use std::{
     fs,
     io::{Read, Write},
     net::TcpStream,
-    os::unix::fs::{MetadataExt, PermissionsExt},
+    os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt},
     path::Path,
     process::{Command, ExitCode},
     time::Duration,
@@ -13,7 +13,7 @@ use std::{
 
 use lean_ctx_shared::{
     LeanError, Paths,
-    ide::{PORT_FILE_PREFIX, PORT_FILE_SUFFIX, PortFile},
+    ide::{PORT_FILE_PREFIX, PORT_FILE_SUFFIX, PortFileError, read_port_file, verify_listener},
     process::pid_alive,
     protocol::{StatusRequest, VERSION},
 };
@@ -119,18 +119,49 @@ fn config(paths: &Paths) -> Finding {
 
 fn data_dir(paths: &Paths) -> Finding {
     let dir = &paths.data_dir;
+    // Looked at before anything is created: a missing dir is created 0700 below.
+    let before = fs::symlink_metadata(dir).ok();
     let probe = dir.join(format!(".doctor.{}", std::process::id()));
-    let written = fs::create_dir_all(dir)
-        .and_then(|()| fs::write(&probe, b"x"))
+    let written = fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .and_then(|()| lean_ctx_shared::paths::write_private(&probe, b"x"))
         .and_then(|()| fs::remove_file(&probe));
-    match written {
-        Ok(()) => ok("data dir", format!("{} is writable", dir.display())),
-        Err(e) => bad(
+    if let Err(e) = written {
+        return bad(
             "data dir",
             Level::Fail,
             format!("{}: {e}", dir.display()),
             "make it writable, or set LEAN_CTX_DATA_DIR",
+        );
+    }
+    let uid = rustix::process::geteuid().as_raw();
+    match before {
+        Some(meta) if meta.uid() != uid => bad(
+            "data dir",
+            Level::Warn,
+            format!(
+                "{} belongs to uid {}, not to us: its IDE port files are not used",
+                dir.display(),
+                meta.uid()
+            ),
+            "set LEAN_CTX_DATA_DIR to a directory of your own",
         ),
+        Some(meta) if meta.mode() & 0o022 != 0 => bad(
+            "data dir",
+            Level::Warn,
+            format!(
+                "{} is mode {:o}: other users can plant or replace files in it",
+                dir.display(),
+                meta.mode() & 0o777
+            ),
+            format!(
+                "chmod 700 {} (the daemon does so when it starts)",
+                dir.display()
+            ),
+        ),
+        _ => ok("data dir", format!("{} is writable", dir.display())),
     }
 }
 
@@ -308,7 +339,9 @@ fn probe(program: &str, args: &[&str]) -> std::io::Result<std::process::Output> 
         .output()
 }
 
-/// JetBrains port files in the data dir, and whether each IDE answers.
+/// JetBrains port files in the data dir, and whether each IDE answers: the same
+/// proofs the daemon asks for (the file ours, 0600, no symlink; the listener the
+/// pid's and ours) before `GET /health` carries the token.
 fn ide_port_files(paths: &Paths) -> Vec<Finding> {
     let Ok(entries) = fs::read_dir(&paths.data_dir) else {
         return Vec::new();
@@ -319,12 +352,10 @@ fn ide_port_files(paths: &Paths) -> Vec<Finding> {
         if !(name.starts_with(PORT_FILE_PREFIX) && name.ends_with(PORT_FILE_SUFFIX)) {
             continue;
         }
-        let parsed = fs::read(entry.path())
-            .map_err(|e| e.to_string())
-            .and_then(|b| PortFile::parse(&b));
-        let port_file = match parsed {
+        let port_file = match read_port_file(&entry.path()) {
             Ok(p) => p,
-            Err(why) => {
+            Err(PortFileError::Gone) => continue,
+            Err(PortFileError::Bad(why)) => {
                 findings.push(bad(
                     "ide",
                     Level::Warn,
@@ -333,9 +364,19 @@ fn ide_port_files(paths: &Paths) -> Vec<Finding> {
                 ));
                 continue;
             }
+            Err(PortFileError::Untrusted { reason, .. }) => {
+                findings.push(bad(
+                    "ide",
+                    Level::Warn,
+                    format!("{name}: ignored, {reason}"),
+                    "delete it if no IDE of yours wrote it; the plugin writes its own as 0600",
+                ));
+                continue;
+            }
         };
         let root = port_file.project_root.display().to_string();
         let (pid, port) = (port_file.pid, port_file.port);
+        let listener = verify_listener(port, pid, &[]);
         findings.push(if !pid_alive(pid) {
             bad(
                 "ide",
@@ -343,7 +384,14 @@ fn ide_port_files(paths: &Paths) -> Vec<Finding> {
                 format!("{root}: IDE pid {pid} is gone"),
                 format!("delete {name}"),
             )
-        } else if health(port) {
+        } else if let Err(why) = listener {
+            bad(
+                "ide",
+                Level::Warn,
+                format!("{root}: not used, {why}"),
+                "restart the IDE window (it writes a new port file)",
+            )
+        } else if health(port, &port_file.token) {
             ok("ide", format!("{root}: answers on port {port}"))
         } else {
             bad(
@@ -357,18 +405,19 @@ fn ide_port_files(paths: &Paths) -> Vec<Finding> {
     findings
 }
 
-/// `GET /health` on loopback within 300 ms.
-fn health(port: u16) -> bool {
+/// `GET /health` on loopback within 300 ms, with the token (the published plugin
+/// answers 401 to anything without it).
+fn health(port: u16, token: &str) -> bool {
     let timeout = Duration::from_millis(300);
     let Ok(mut stream) = TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), timeout) else {
         return false;
     };
     let _ = stream.set_read_timeout(Some(timeout));
     let _ = stream.set_write_timeout(Some(timeout));
-    if stream
-        .write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        .is_err()
-    {
+    let request = format!(
+        "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-LeanCtx-Token: {token}\r\nConnection: close\r\n\r\n"
+    );
+    if stream.write_all(request.as_bytes()).is_err() {
         return false;
     }
     let mut head = [0u8; 12];

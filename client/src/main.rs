@@ -87,7 +87,7 @@ enum Command {
     Doctor,
     /// Tokens saved against reading the raw material (from stats.json).
     Gain(gain_cmd::GainArgs),
-    /// Open the daemon's live web dashboard (prints its URL; --no-open to only print).
+    /// Open the daemon's live web dashboard (--no-open prints a one-time link instead).
     Dashboard(dashboard_cmd::DashboardArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions { shell: clap_complete::Shell },

@@ -301,10 +301,11 @@ fn ides(list: &[lean_ctx_shared::protocol::IdeStatus]) -> String {
             ide.ide_version.clone(),
             ide.pid.to_string(),
             ide.port.to_string(),
-            match ide.reachable {
-                Some(true) => "yes".into(),
-                Some(false) => "no".into(),
-                None => "not checked yet".into(),
+            match (&ide.ignored, ide.reachable) {
+                (Some(why), _) => format!("no: {why}"),
+                (None, Some(true)) => "yes".into(),
+                (None, Some(false)) => "no".into(),
+                (None, None) => "not checked yet".into(),
             },
         ]);
     }

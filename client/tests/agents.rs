@@ -148,29 +148,53 @@ fn doctor_checks_daemon_dirs_socket_and_ides_and_fails_on_a_broken_config() {
         let (mut s, _) = listener.accept().unwrap();
         let mut buf = [0u8; 512];
         let n = s.read(&mut buf).unwrap();
-        assert!(String::from_utf8_lossy(&buf[..n]).starts_with("GET /health HTTP/1.1"));
+        let request = String::from_utf8_lossy(&buf[..n]).to_string();
+        assert!(request.starts_with("GET /health HTTP/1.1"), "{request}");
+        // The published plugin answers 401 to a /health without the token.
+        assert!(
+            request.contains(&format!("X-LeanCtx-Token: {}", "0".repeat(64))),
+            "{request}"
+        );
         s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 15\r\n\r\n{\"status\":\"ok\"}").unwrap();
     });
     fs::create_dir_all(&env.paths.data_dir).unwrap();
-    let port_file = |name: &str, pid: u32, port: u16| {
+    let port_file = |name: &str, pid: u32, port: u16, mode: u32| {
+        use std::os::unix::fs::PermissionsExt;
         let body = json!({"port": port, "token": "0".repeat(64), "pid": pid, "project_root": format!("/p/{name}"), "ide_version": "IU-2026.1", "started_at": 1});
-        fs::write(
-            env.paths.data_dir.join(format!("jetbrains-{name}.port")),
-            body.to_string(),
-        )
-        .unwrap();
+        let path = env.paths.data_dir.join(format!("jetbrains-{name}.port"));
+        fs::write(&path, body.to_string()).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(mode)).unwrap();
     };
-    port_file("alive", std::process::id(), port);
+    // This test process holds the listener, as an IDE holds its port.
+    port_file("alive", std::process::id(), port, 0o600);
     let mut dead = std::process::Command::new("true").spawn().unwrap();
     let dead_pid = dead.id();
     dead.wait().unwrap();
-    port_file("dead", dead_pid, 1);
+    port_file("dead", dead_pid, 1, 0o600);
+    // Anyone could have written this one: it is not even probed.
+    port_file("loose", std::process::id(), port, 0o666);
     let (out, v) = env.shim_json(&["doctor"]);
     ide.join().unwrap();
     assert!(out.status.success(), "{v}");
     let mut ides = level(&v, "ide");
     ides.sort();
-    assert_eq!(ides, ["ok", "warn"], "{v}");
+    assert_eq!(ides, ["ok", "warn", "warn"], "{v}");
+    assert!(
+        v["findings"].as_array().unwrap().iter().any(|f| f["detail"]
+            .as_str()
+            .unwrap()
+            .contains("jetbrains-loose.port: ignored, mode 666")),
+        "{v}"
+    );
+
+    // A data dir others can write into is a warning.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&env.paths.data_dir, fs::Permissions::from_mode(0o777)).unwrap();
+        let (_, v) = env.shim_json(&["doctor"]);
+        assert_eq!(level(&v, "data dir"), ["warn"], "{v}");
+        fs::set_permissions(&env.paths.data_dir, fs::Permissions::from_mode(0o700)).unwrap();
+    }
 
     fs::create_dir_all(&env.paths.config_dir).unwrap();
     fs::write(env.paths.config_file(), "[daemon\nidle_timeout = ").unwrap();

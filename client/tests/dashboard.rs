@@ -1,12 +1,15 @@
 //! `lean-ctx dashboard` end to end (issue 9): the real shim and daemon with a real
 //! python-lsp-server, the guard probed with raw HTTP, and the page driven in Debian's
 //! chromium by `tests/dashboard/dashboard.mjs` (playwright-core), which also leaves a
-//! screenshot of every page in `target/dashboard-screenshots/`.
+//! screenshot of every page in `target/dashboard-screenshots/`. The browser gets its
+//! session the way a user's does (issue 15): a fake `xdg-open` records what the shim
+//! hands it (no credential), and chromium opens that one-time page.
 
 use std::{
     fs,
     io::{Read, Write},
     net::TcpStream,
+    os::unix::fs::PermissionsExt,
     path::{Path, PathBuf},
     process::{Command, Stdio},
     time::{Duration, Instant},
@@ -40,6 +43,12 @@ fn python_project(env: &TestEnv) -> PathBuf {
 /// One raw HTTP/1.1 request (so `Host` and `Origin` are exactly what we say); the
 /// status code and the body.
 fn http(port: u16, head: &str, body: &str) -> (u16, String) {
+    let (status, _, body) = http_full(port, head, body);
+    (status, body)
+}
+
+/// [`http`], with the answer's header block too.
+fn http_full(port: u16, head: &str, body: &str) -> (u16, String, String) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
@@ -57,11 +66,19 @@ fn http(port: u16, head: &str, body: &str) -> (u16, String) {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("not HTTP: {answer:?}"));
-    let body = answer
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    (status, head.to_string(), body.to_string())
+}
+
+/// The first run of 64 hex digits after `marker` in `text`.
+fn hex64_after<'a>(text: &'a str, marker: &str) -> &'a str {
+    let at = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker:?} in {text:?}"))
+        + marker.len();
+    let hex = &text[at..at + 64];
+    assert!(hex.bytes().all(|b| b.is_ascii_hexdigit()), "{hex:?}");
+    hex
 }
 
 /// `tests/dashboard`, with playwright-core installed (`tests/run.sh` runs `npm ci`
@@ -92,53 +109,150 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
     // A warm language server for the servers page (and a call for the overview).
     env.ok(&root, &["refactor", "definition", "main.py:3:26"]);
 
-    let url = env.ok(&root, &["dashboard", "--no-open"])["url"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    // `--no-open`: a one-time link to paste, for the same dashboard each time.
+    let linked = env.ok(&root, &["dashboard", "--no-open"]);
+    let url = linked["url"].as_str().unwrap().to_string();
+    let again = env.ok(&root, &["dashboard", "--no-open"]);
     assert_eq!(
-        env.ok(&root, &["dashboard", "--no-open"])["url"],
+        again["url"],
         url.as_str(),
         "a second call answers the same dashboard"
     );
-    let rest = url.strip_prefix("http://127.0.0.1:").unwrap();
-    let (port, token) = rest.split_once("/?token=").unwrap();
-    let port: u16 = port.parse().unwrap();
-    assert_eq!(token.len(), 64, "{url}");
+    assert_ne!(
+        again["login"], linked["login"],
+        "each call mints its own code"
+    );
+    let port: u16 = url
+        .strip_prefix("http://127.0.0.1:")
+        .and_then(|r| r.strip_suffix('/'))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let login = linked["login"].as_str().unwrap();
+    let code = hex64_after(login, "/login?code=");
+    assert_eq!(login, format!("{url}login?code={code}"));
     let host = format!("Host: 127.0.0.1:{port}");
 
-    // The guard: no token, a foreign Host (DNS rebinding), a foreign Origin.
+    // Nothing without a session: no cookie or token, a foreign Host (DNS rebinding).
     for path in [
         "/",
         "/app.js",
         "/api/status",
         "/api/events",
         "/no-such-page",
+        "/login",
     ] {
         let (status, _) = http(port, &format!("GET {path} HTTP/1.1\r\n{host}"), "");
-        assert_eq!(status, 401, "{path} without the token");
+        assert_eq!(status, 401, "{path} without a session");
     }
-    let (status, _) = http(
+    // The link opens one session: the cookie, HttpOnly and SameSite=Strict.
+    let (status, head, _) = http_full(
         port,
-        &format!("GET /api/status?token={}0 HTTP/1.1\r\n{host}", &token[1..]),
+        &format!("GET /login?code={code} HTTP/1.1\r\nHost: evil.example"),
         "",
     );
-    assert_eq!(status, 401, "a wrong token");
-    let (status, _) = http(port, "GET /?token= HTTP/1.1\r\nHost: 127.0.0.1", "");
+    assert_eq!(status, 403, "a foreign Host cannot spend a code");
+    let (status, head_ok, page) = http_full(
+        port,
+        &format!("GET /login?code={code} HTTP/1.1\r\n{host}"),
+        "",
+    );
+    assert_eq!(status, 200, "{head}\n{head_ok}\n{page}");
+    let cookie_name = format!("lean-ctx-{port}=");
+    let token = hex64_after(&head_ok, &format!("set-cookie: {cookie_name}")).to_string();
+    assert!(
+        head_ok.contains(&format!(
+            "{cookie_name}{token}; HttpOnly; SameSite=Strict; Path=/"
+        )),
+        "{head_ok}"
+    );
+    assert!(page.contains("http-equiv=\"refresh\""), "{page}");
+    let (status, _) = http(
+        port,
+        &format!("GET /login?code={code} HTTP/1.1\r\n{host}"),
+        "",
+    );
+    assert_eq!(status, 401, "a second use of the one-time code");
+    let (status, _) = http(
+        port,
+        &format!(
+            "POST /login HTTP/1.1\r\n{host}\r\nContent-Type: application/x-www-form-urlencoded"
+        ),
+        &format!("code={code}"),
+    );
+    assert_eq!(status, 401, "a second use of the one-time code, posted");
+    let cookie = format!("Cookie: {cookie_name}{token}");
+
+    // Another local user who learnt the session (cookies are per host, not per port)
+    // is closed at accept: the same request from us is answered.
+    let status_as = |other_user: bool| {
+        let mut cmd = if other_user {
+            let mut c = Command::new("setpriv");
+            c.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "/usr/bin/python3",
+            ]);
+            c
+        } else {
+            Command::new("/usr/bin/python3")
+        };
+        let out = cmd
+            .args([
+                "-c",
+                RAW_GET_STATUS,
+                &port.to_string(),
+                &format!("{cookie_name}{token}"),
+            ])
+            .current_dir("/")
+            .env_clear()
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(status_as(false), "HTTP/1.1 200 OK");
+    assert_eq!(status_as(true), "closed");
+    assert!(
+        env.log()
+            .contains("dashboard connection from another user closed"),
+        "{}",
+        env.log()
+    );
+
+    let (status, _) = http(
+        port,
+        &format!(
+            "GET /api/status HTTP/1.1\r\n{host}\r\nCookie: {cookie_name}{}0",
+            &token[1..]
+        ),
+        "",
+    );
+    assert_eq!(status, 401, "a wrong cookie");
+    let (status, _) = http(
+        port,
+        &format!("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n{cookie}"),
+        "",
+    );
     assert_eq!(status, 403, "no port in Host");
     let (status, _) = http(
         port,
-        &format!("GET /api/status?token={token} HTTP/1.1\r\nHost: evil.example"),
+        &format!("GET /api/status HTTP/1.1\r\nHost: evil.example\r\n{cookie}"),
         "",
     );
-    assert_eq!(status, 403, "a foreign Host, even with the token");
-    let evict = format!(
-        "POST /api/servers/evict HTTP/1.1\r\n{host}\r\nX-LeanCtx-Token: {token}\r\n\
-         Content-Type: application/json"
-    );
+    assert_eq!(status, 403, "a foreign Host, even with the session");
+    let evict =
+        format!("POST /api/servers/evict HTTP/1.1\r\n{host}\r\nContent-Type: application/json");
     let target = serde_json::json!({"root": root, "language": "python"}).to_string();
+    // A forged Origin is trivial outside a browser: without the session it is nothing.
+    let (status, _) = http(
+        port,
+        &format!("{evict}\r\nOrigin: http://127.0.0.1:{port}"),
+        &target,
+    );
+    assert_eq!(status, 401, "a POST with only a forged Origin");
     for origin in ["\r\nOrigin: http://evil.example", ""] {
-        let (status, _) = http(port, &format!("{evict}{origin}"), &target);
+        let (status, _) = http(port, &format!("{evict}\r\n{cookie}{origin}"), &target);
         assert_eq!(status, 403, "a POST with origin {origin:?}");
     }
     let servers = env.ok(&root, &["daemon", "status"])["language_servers"].clone();
@@ -151,7 +265,7 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
     // What the page reads: the status with the calls, and exactly `gain --json`.
     let (status, body) = http(
         port,
-        &format!("GET /api/status?token={token} HTTP/1.1\r\n{host}"),
+        &format!("GET /api/status HTTP/1.1\r\n{host}\r\n{cookie}"),
         "",
     );
     assert_eq!(status, 200, "{body}");
@@ -202,8 +316,9 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
         .unwrap()
         .port();
     fs::create_dir_all(&env.paths.data_dir).unwrap();
+    let port_file = lean_ctx_shared::ide::port_file(&env.paths.data_dir, &root);
     fs::write(
-        lean_ctx_shared::ide::port_file(&env.paths.data_dir, &root),
+        &port_file,
         serde_json::json!({
             "port": closed_port, "token": "t", "pid": std::process::id(),
             "project_root": root, "ide_version": "IU-253 (test port file)", "started_at": 0
@@ -211,6 +326,8 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
         .to_string(),
     )
     .unwrap();
+    // As the plugin writes it: a looser one would be listed as ignored.
+    fs::set_permissions(&port_file, fs::Permissions::from_mode(0o600)).unwrap();
     assert!(
         wait_until(Duration::from_secs(5), || {
             env.status_rows(&root, "ides").len() == 1
@@ -218,12 +335,71 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
         "the port file was not discovered"
     );
 
-    // The browser.
+    // `lean-ctx dashboard` as a user runs it: the opener (a fake `xdg-open`, first on
+    // PATH, recording its argv) gets a `file://` path, and nothing in its argv is a
+    // credential: neither the session token nor the page's one-time code.
+    let bin = env.dir().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let argv_file = env.dir().join("xdg-open.argv");
+    fs::write(
+        bin.join("xdg-open"),
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$0\" \"$@\" > {}.tmp && mv {0}.tmp {0}\n",
+            argv_file.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(bin.join("xdg-open"), fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = env
+        .shim()
+        .current_dir(&root)
+        .env("PATH", &path)
+        .args(["--json", "dashboard"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let opened: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(opened["url"], url.as_str(), "{opened}");
+    let handover_page = PathBuf::from(opened["page"].as_str().unwrap());
+    assert!(
+        wait_until(Duration::from_secs(10), || argv_file.exists()),
+        "xdg-open was not run"
+    );
+    let argv = fs::read_to_string(&argv_file).unwrap();
+    let page_url = format!("file://{}", handover_page.display());
+    assert_eq!(argv.lines().nth(1), Some(page_url.as_str()), "{argv}");
+    assert_eq!(argv.lines().count(), 2, "{argv}");
+    let page_html = fs::read_to_string(&handover_page).unwrap();
+    let page_code = hex64_after(&page_html, "value=\"");
+    assert!(
+        !argv.contains(&token) && !argv.contains(page_code) && !stdout_has(&out, &token),
+        "a credential in the opener's argv or the output: {argv}"
+    );
+    assert_ne!(page_code, token);
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&handover_page), 0o600);
+    assert_eq!(mode(handover_page.parent().unwrap()), 0o700);
+    assert_eq!(
+        handover_page.parent(),
+        Some(env.paths.runtime_dir.as_path())
+    );
+
+    // The browser, from the one-time page.
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/dashboard-screenshots");
     let _ = fs::remove_dir_all(&shots);
     let driver = browser_driver();
     let mut node = Command::new("node")
         .arg(driver.join("dashboard.mjs"))
+        .arg(&page_url)
         .arg(&url)
         .arg(&shots)
         .current_dir(&driver)
@@ -256,6 +432,9 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
         env.log()
     );
 
+    // The page was spent: the dashboard removed it.
+    assert!(!handover_page.exists(), "the one-time page is left");
+
     // The evict button evicted: the daemon says so, and the process is gone (as is
     // chromium: everything the test spawned inherits its environment).
     let servers = env.ok(&root, &["daemon", "status"])["language_servers"].clone();
@@ -281,3 +460,26 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
     }
     eprintln!("dashboard test took {:?}", started.elapsed());
 }
+
+fn stdout_has(out: &std::process::Output, needle: &str) -> bool {
+    String::from_utf8_lossy(&out.stdout).contains(needle)
+}
+
+/// `python3 -c RAW_GET_STATUS <port> <cookie>`: `GET /api/status` with that cookie;
+/// prints the status line, or `closed` when the connection ends without an answer.
+const RAW_GET_STATUS: &str = r#"
+import socket, sys
+port, cookie = sys.argv[1], sys.argv[2]
+s = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
+s.sendall(("GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nCookie: %s\r\nConnection: close\r\n\r\n" % (port, cookie)).encode())
+data = b""
+try:
+    while True:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+except OSError:
+    pass
+print(data.split(b"\r\n")[0].decode() if data else "closed")
+"#;

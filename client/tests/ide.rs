@@ -465,3 +465,348 @@ fn locations_the_ide_returns_outside_the_root_are_dropped_unread_through_the_jai
         "{refs}"
     );
 }
+
+/// A tiny HTTP listener (python3's `http.server`) that records every request it gets
+/// (request line, headers, body) and answers `/health` like an IDE and every POST with
+/// one fixed JSON answer. Run as another local user (uid 65534 through `setpriv`) it
+/// is a squatter or a planted impostor; run as us, an impostor that lies.
+const RECORDER: &str = r#"
+import json, sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+answer = sys.argv[1].encode()
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def record(self, body):
+        print(json.dumps({"line": self.requestline, "headers": dict(self.headers),
+                          "body": body.decode("utf-8", "replace")}), flush=True)
+    def reply(self, data):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    def do_GET(self):
+        self.record(b"")
+        self.reply(b'{"status":"ok","ideVersion":"impostor","project":"p"}')
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        self.record(self.rfile.read(n))
+        self.reply(answer)
+s = HTTPServer(("127.0.0.1", 0), H)
+print("PORT", s.server_address[1], flush=True)
+s.serve_forever()
+"#;
+
+struct Recorder {
+    child: std::process::Child,
+    port: u16,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+}
+
+impl Recorder {
+    /// `as_other_user`: run as uid/gid 65534 with no groups, as another local user.
+    fn start(as_other_user: bool, answer: &Value) -> Recorder {
+        use std::io::BufRead;
+        let mut cmd = if as_other_user {
+            let mut c = std::process::Command::new("setpriv");
+            c.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "/usr/bin/python3",
+            ]);
+            c
+        } else {
+            std::process::Command::new("/usr/bin/python3")
+        };
+        let mut child = cmd
+            .args(["-c", RECORDER])
+            .arg(answer.to_string())
+            .current_dir("/")
+            .env_clear()
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let first = lines.next().unwrap().unwrap();
+        let port = first.strip_prefix("PORT ").unwrap().parse().unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                sink.lock()
+                    .unwrap()
+                    .push(serde_json::from_str(&line).unwrap());
+            }
+        });
+        Recorder { child, port, seen }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn seen(&self) -> Vec<Value> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A port file for `root` in the data dir, written with `mode` (0600 is what the
+/// plugin writes).
+fn plant_port_file(
+    env: &TestEnv,
+    root: &Path,
+    port: u16,
+    pid: u32,
+    token: &str,
+    mode: u32,
+) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = lean_ctx_shared::ide::port_file(&env.paths.data_dir, root);
+    let file = json!({"port": port, "token": token, "pid": pid, "project_root": root,
+                      "ide_version": "IU-2026.1", "started_at": 1});
+    fs::write(&path, file.to_string()).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(mode)).unwrap();
+    path
+}
+
+const FLACHE_BODY: &str = "def fläche(a, b):\n    return b * a";
+
+/// The calls that would reach an IDE serving `root`: a navigation and a symbol edit.
+/// Both answer as without any IDE (pylsp, our own writer), so the edit lands.
+fn calls_answer_as_without_an_ide(env: &TestEnv, root: &Path) {
+    let def = env.ok(root, &["refactor", "definition", "main.py:2:12"]);
+    assert_eq!(def["backing"], "pylsp", "{def}");
+    let edit = env.ok(
+        root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "fläche",
+            "--new-body",
+            FLACHE_BODY,
+        ],
+    );
+    assert_ne!(edit["backing"], "jetbrains", "{edit}");
+    assert_eq!(
+        fs::read_to_string(root.join("geo.py")).unwrap(),
+        format!("{FLACHE_BODY}\n")
+    );
+}
+
+/// The status row of `root`'s IDE port file.
+fn ide_row(env: &TestEnv, root: &Path) -> Value {
+    let rows = env.status_rows(root, "ides");
+    rows.into_iter()
+        .find(|r| r["project_root"] == root.to_str().unwrap())
+        .unwrap_or_else(|| panic!("no IDE row for {}", root.display()))
+}
+
+#[test]
+fn a_port_file_another_user_planted_is_never_used_and_the_data_dir_is_made_private() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let (env, root) = world();
+    // A data dir others can write into (as one created before lean-ctx made it 0700),
+    // and another user's listener with a port file for our root: theirs, 0666.
+    fs::create_dir_all(&env.paths.data_dir).unwrap();
+    fs::set_permissions(&env.paths.data_dir, fs::Permissions::from_mode(0o777)).unwrap();
+    let theirs = Recorder::start(true, &json!({"applied": true}));
+    let planted = plant_port_file(
+        &env,
+        &root,
+        theirs.port,
+        theirs.pid(),
+        &"e".repeat(64),
+        0o666,
+    );
+    std::os::unix::fs::chown(&planted, Some(65534), Some(65534)).unwrap();
+
+    calls_answer_as_without_an_ide(&env, &root);
+    assert_eq!(
+        theirs.seen(),
+        Vec::<Value>::new(),
+        "the planted listener got requests"
+    );
+    let row = ide_row(&env, &root);
+    assert_eq!(row["reachable"], false, "{row}");
+    assert!(
+        row["ignored"]
+            .as_str()
+            .unwrap()
+            .contains("owned by uid 65534"),
+        "{row}"
+    );
+    let log = env.log();
+    assert!(
+        log.contains("ignoring a port file someone else could have written")
+            && log.contains("owned by uid 65534"),
+        "{log}"
+    );
+    // The daemon made its data dir private, and what it writes there is 0600.
+    let mode = |p: &Path| fs::metadata(p).unwrap().mode() & 0o777;
+    assert_eq!(mode(&env.paths.data_dir), 0o700);
+    let stats = env.paths.data_dir.join("stats.json");
+    assert!(
+        wait_until(Duration::from_secs(10), || stats.exists()),
+        "no stats.json"
+    );
+    assert_eq!(mode(&stats), 0o600);
+    assert_eq!(
+        fs::metadata(&stats).unwrap().uid(),
+        rustix::process::geteuid().as_raw()
+    );
+}
+
+#[test]
+fn a_port_squatted_by_another_user_never_gets_the_token_or_a_body() {
+    let (env, root) = world();
+    // Our own, proper port file; its IDE (a process of ours) does not hold the port:
+    // another user's listener does.
+    let squatter = Recorder::start(true, &json!({"applied": true}));
+    let mut ours = std::process::Command::new("sleep")
+        .arg("120")
+        .spawn()
+        .unwrap();
+    let token = "a".repeat(64);
+    fs::create_dir_all(&env.paths.data_dir).unwrap();
+    plant_port_file(&env, &root, squatter.port, ours.id(), &token, 0o600);
+
+    calls_answer_as_without_an_ide(&env, &root);
+    let seen = squatter.seen();
+    let _ = ours.kill();
+    let _ = ours.wait();
+    assert_eq!(seen, Vec::<Value>::new(), "the squatter got requests");
+    let row = ide_row(&env, &root);
+    assert_eq!(row["reachable"], false, "{row}");
+    assert!(
+        row["ignored"]
+            .as_str()
+            .unwrap()
+            .contains("held by uid 65534"),
+        "{row}"
+    );
+    assert!(env.log().contains("held by uid 65534"), "{}", env.log());
+}
+
+#[test]
+fn an_ide_that_claims_an_edit_it_did_not_make_is_an_error_and_is_not_used_again() {
+    let (env, root) = world();
+    let before = fs::read_to_string(root.join("geo.py")).unwrap();
+    // Ours (same uid, it holds its port, it knows the token), but it lies.
+    let liar = Recorder::start(
+        false,
+        &json!({"applied": true, "newRange": wire(0, 0, 1), "editedText": FLACHE_BODY}),
+    );
+    let token = "b".repeat(64);
+    fs::create_dir_all(&env.paths.data_dir).unwrap();
+    plant_port_file(&env, &root, liar.port, liar.pid(), &token, 0o600);
+    let edit = [
+        "refactor",
+        "replace-symbol-body",
+        "--name-path",
+        "fläche",
+        "--new-body",
+        FLACHE_BODY,
+    ];
+    let err = env.err(&root, &edit);
+    assert_eq!(err["code"], "CONFLICT", "{err}");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("geo.py still holds its old content"),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(root.join("geo.py")).unwrap(), before);
+    let posts: Vec<Value> = liar
+        .seen()
+        .into_iter()
+        .filter(|r| r["line"].as_str().unwrap().starts_with("POST"))
+        .collect();
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    assert!(
+        posts[0]["line"]
+            .as_str()
+            .unwrap()
+            .contains("/replaceSymbolBody")
+    );
+    // /health carried the token (WIRE.md), like every request.
+    assert!(
+        liar.seen()
+            .iter()
+            .all(|r| r["headers"]["x-leanctx-token"] == token.as_str()),
+        "{:?}",
+        liar.seen()
+    );
+    let row = ide_row(&env, &root);
+    assert!(
+        row["ignored"]
+            .as_str()
+            .unwrap()
+            .contains("answered that it applied the edit"),
+        "{row}"
+    );
+    // The retry is ours to write; the liar hears nothing more.
+    let written = env.ok(&root, &edit);
+    assert_ne!(written["backing"], "jetbrains", "{written}");
+    assert_eq!(
+        fs::read_to_string(root.join("geo.py")).unwrap(),
+        format!("{FLACHE_BODY}\n")
+    );
+    let posts = liar
+        .seen()
+        .into_iter()
+        .filter(|r| r["line"].as_str().unwrap().starts_with("POST"))
+        .count();
+    assert_eq!(posts, 1);
+}
+
+#[test]
+fn a_rename_the_ide_claims_and_did_not_write_is_an_error_and_the_window_is_left() {
+    let (env, root) = world();
+    // The contract server writes exactly the script's edits: this one writes none and
+    // still answers that the rename was applied to src/Main.kt.
+    let mut lying = script();
+    lying["routes"]["/renameApply"]
+        .as_object_mut()
+        .unwrap()
+        .remove("edits");
+    let _ide = ContractIde::start(&env, &root, &lying);
+    let rename = [
+        "refactor",
+        "rename",
+        "src/Main.kt:4:9",
+        "--new-name",
+        "execute",
+    ];
+    let err = env.err(&root, &rename);
+    assert_eq!(err["code"], "CONFLICT", "{err}");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("src/Main.kt, which it names as changed, holds the same bytes as before"),
+        "{err}"
+    );
+    assert_eq!(main_kt(&root), MAIN_KT);
+    let row = ide_row(&env, &root);
+    assert!(
+        row["ignored"]
+            .as_str()
+            .unwrap()
+            .contains("answered that the rename was applied"),
+        "{row}"
+    );
+    // Kotlin is "jetbrains only": with the window left, the next call says so.
+    let next = env.err(&root, &["refactor", "references", "src/Main.kt:6:35"]);
+    assert_eq!(next["code"], "BACKEND_REQUIRED", "{next}");
+}

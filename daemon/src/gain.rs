@@ -279,7 +279,7 @@ impl Gain {
         let bytes =
             serde_json::to_vec_pretty(&*self.stats.lock().unwrap()).expect("stats serialize");
         *self.last_write.lock().unwrap() = Some(Instant::now());
-        if let Err(e) = lean_ctx_shared::paths::write_atomic(&self.path, &bytes) {
+        if let Err(e) = lean_ctx_shared::paths::write_private(&self.path, &bytes) {
             tracing::warn!(path = %self.path.display(), error = %e, "cannot write stats");
         }
     }

@@ -249,13 +249,11 @@ impl LeanCtx for Handler {
     async fn dashboard(
         self,
         _: Context,
-        _: DashboardRequest,
+        req: DashboardRequest,
     ) -> Result<DashboardResponse, LeanError> {
         let d = &self.daemon;
         d.call("dashboard", async {
-            Ok(DashboardResponse {
-                url: dashboard::start(d).await?,
-            })
+            Ok(dashboard::start(d, req.handover).await?)
         })
         .await
     }

@@ -89,7 +89,7 @@ impl Daemon {
                         .as_deref(),
                 ),
             )),
-            ides: Discovery::start(&config.paths.data_dir),
+            ides: Discovery::start(&config.paths),
             gain: Arc::new(Gain::load(&config.paths.data_dir)),
             config,
             started_at: SystemTime::now(),

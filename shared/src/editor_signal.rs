@@ -71,7 +71,7 @@ impl EditorSignal {
     /// Writes atomically (temp file + rename), so a reader never sees half a file.
     pub fn write(&self, data_dir: &Path) -> io::Result<()> {
         let bytes = serde_json::to_vec_pretty(self).map_err(io::Error::other)?;
-        crate::paths::write_atomic(&data_dir.join(FILE_NAME), &bytes)
+        crate::paths::write_private(&data_dir.join(FILE_NAME), &bytes)
     }
 
     /// The files to rank first, best first, as of `now`: the active file, then the

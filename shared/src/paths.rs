@@ -198,6 +198,40 @@ impl Paths {
         Ok(())
     }
 
+    /// Creates the data dir 0700 if it is missing, and takes group and other bits off
+    /// one we own. Why tighten rather than refuse (the runtime dir's rule): the data
+    /// dir is shared with the JetBrains plugin, which runs as this same user, so
+    /// nobody else ever needs it; refusing would turn IDE discovery and gain off,
+    /// while every file read from it is checked on its own anyway (port files: ours,
+    /// 0600, no symlink) and every file written into it is 0600. One we do not own is
+    /// left alone: it is reported, never changed.
+    pub fn ensure_data_dir(&self) -> Result<DataDir, PathsError> {
+        let dir = &self.data_dir;
+        let io_err = |source| PathsError::Io {
+            path: dir.clone(),
+            source,
+        };
+        if let Some(parent) = dir.parent() {
+            fs::create_dir_all(parent).map_err(io_err)?;
+        }
+        match fs::DirBuilder::new().mode(0o700).create(dir) {
+            Ok(()) => return Ok(DataDir::Created),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(io_err(e)),
+        }
+        let meta = fs::metadata(dir).map_err(io_err)?;
+        let uid = rustix::process::geteuid().as_raw();
+        if meta.uid() != uid {
+            return Ok(DataDir::NotOurs { owner: meta.uid() });
+        }
+        let mode = meta.mode() & 0o777;
+        if mode & 0o077 == 0 {
+            return Ok(DataDir::Private);
+        }
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(io_err)?;
+        Ok(DataDir::Tightened { was: mode })
+    }
+
     /// Creates a directory (and parents) that should exist, e.g. the state dir.
     pub fn ensure_dir(path: &Path) -> Result<(), PathsError> {
         fs::create_dir_all(path).map_err(|source| PathsError::Io {
@@ -207,19 +241,61 @@ impl Paths {
     }
 }
 
+/// What [`Paths::ensure_data_dir`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataDir {
+    Created,
+    /// Ours, no group or other bits.
+    Private,
+    /// Ours with group/other bits (`was`), now 0700.
+    Tightened {
+        was: u32,
+    },
+    /// Owned by another uid: left as it is.
+    NotOurs {
+        owner: u32,
+    },
+}
+
 /// Writes `bytes` to `path` through a temp file in the same directory and a rename,
 /// creating the directory if needed: a reader sees the old file or the new one, never
-/// half of one. (Files other processes read: editor signal, stats, agent configs,
-/// service units. Source edits have their own, stricter path in the daemon.)
+/// half of one. (Files the user's other programs read: agent configs, service units.
+/// Source edits have their own, stricter path in the daemon.) The umask decides the
+/// mode, as for any file the user's tools write.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, bytes, 0o666, 0o777)
+}
+
+/// [`write_atomic`] for files only this user may read (everything in the data dir:
+/// stats, editor signal): mode 0600 from the moment the temp file exists, and any
+/// directory it has to create 0700.
+pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, bytes, 0o600, 0o700)
+}
+
+fn replace(path: &Path, bytes: &[u8], mode: u32, dir_mode: u32) -> io::Result<()> {
+    use std::{io::Write, os::unix::fs::OpenOptionsExt};
     let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir)?;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(dir_mode)
+        .create(dir)?;
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    fs::write(&tmp, bytes)?;
-    fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = fs::remove_file(&tmp);
-    })
+    // A temp file a killed writer left behind is ours to replace; `create_new` then
+    // makes sure we never write through something planted at that name.
+    let _ = fs::remove_file(&tmp);
+    let written = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(bytes));
+    written
+        .and_then(|()| fs::rename(&tmp, path))
+        .inspect_err(|_| {
+            let _ = fs::remove_file(&tmp);
+        })
 }
 
 #[cfg(test)]
@@ -275,6 +351,37 @@ mod tests {
         fs::create_dir(tmp.path().join("elsewhere")).unwrap();
         std::os::unix::fs::symlink(tmp.path().join("elsewhere"), &paths.runtime_dir).unwrap();
         assert!(paths.ensure_runtime_dir().is_err());
+    }
+
+    #[test]
+    fn the_data_dir_is_created_private_and_a_loose_one_of_ours_is_tightened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let paths = paths_in(tmp.path());
+        assert_eq!(paths.ensure_data_dir().unwrap(), DataDir::Created);
+        let mode = |p: &Path| fs::metadata(p).unwrap().mode() & 0o777;
+        assert_eq!(mode(&paths.data_dir), 0o700);
+        assert_eq!(paths.ensure_data_dir().unwrap(), DataDir::Private);
+        fs::set_permissions(&paths.data_dir, fs::Permissions::from_mode(0o777)).unwrap();
+        assert_eq!(
+            paths.ensure_data_dir().unwrap(),
+            DataDir::Tightened { was: 0o777 }
+        );
+        assert_eq!(mode(&paths.data_dir), 0o700);
+    }
+
+    #[test]
+    fn private_files_are_0600_in_a_0700_dir_whatever_the_umask() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("new/dir/stats.json");
+        write_private(&file, b"{}").unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().mode() & 0o777;
+        assert_eq!(mode(&file), 0o600);
+        assert_eq!(mode(file.parent().unwrap()), 0o700);
+        // An existing world-readable file is replaced by a private one.
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o644)).unwrap();
+        write_private(&file, b"{\"a\":1}").unwrap();
+        assert_eq!(mode(&file), 0o600);
+        assert_eq!(fs::read(&file).unwrap(), b"{\"a\":1}");
     }
 
     #[test]

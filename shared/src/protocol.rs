@@ -144,6 +144,11 @@ pub struct IdeStatus {
     /// `None` until a call asked for it.
     pub reachable: Option<bool>,
     pub last_check_unix_ms: Option<u64>,
+    /// Why this window is never used, when it is not: a port file someone else could
+    /// have written, a port held by another process, an edit it claimed and did not
+    /// make. The other fields are then what the port file claims.
+    #[serde(default)]
+    pub ignored: Option<String>,
 }
 
 /// What a language server instance is doing.
@@ -796,11 +801,28 @@ pub struct LanguageServersResponse {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DashboardRequest {}
+pub struct DashboardRequest {
+    pub handover: Handover,
+}
+
+/// How a browser gets its dashboard session: once, by a one-time code that never
+/// appears in a command line another user could read (`/proc/PID/cmdline`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Handover {
+    /// A one-time page (0600, in the private runtime dir) for the browser to open:
+    /// its path is visible to others, its content is not.
+    #[default]
+    File,
+    /// A one-time URL to paste into a browser (printed to the user's own terminal).
+    Link,
+}
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DashboardResponse {
-    /// `http://127.0.0.1:<port>/?token=<hex>`: the token is the only credential, so
-    /// the URL is shown only to the user who owns the daemon.
+    /// `http://127.0.0.1:<port>/`: no credential in it.
     pub url: String,
+    /// The one-time page's path (`Handover::File`) or the one-time URL
+    /// (`Handover::Link`); either opens one session within two minutes, once.
+    pub handover: String,
 }

@@ -1,7 +1,10 @@
 // The dashboard as a user sees it: Debian's chromium, headless, driven by
 // playwright-core, against a real daemon. Driven by client/tests/dashboard.rs:
 //
-//   node dashboard.mjs <url> <screenshot dir>
+//   node dashboard.mjs <one-time page url> <dashboard url> <screenshot dir>
+//
+// The browser starts where a user's does: at the one-time `file://` page that
+// `lean-ctx dashboard` hands the opener, which trades its code for the session cookie.
 //
 // with DASHBOARD_SHIM (the lean-ctx binary) and DASHBOARD_PROJECT (a project whose
 // python language server runs) in the environment, which is the test's isolated one,
@@ -11,11 +14,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
-const [url, shots] = process.argv.slice(2);
+const [handover, url, shots] = process.argv.slice(2);
 const shim = process.env.DASHBOARD_SHIM;
 const project = process.env.DASHBOARD_PROJECT;
-if (!url || !shots || !shim || !project) {
-  console.error('usage: DASHBOARD_SHIM=... DASHBOARD_PROJECT=... node dashboard.mjs <url> <screenshot dir>');
+if (!handover || !url || !shots || !shim || !project) {
+  console.error('usage: DASHBOARD_SHIM=... DASHBOARD_PROJECT=... node dashboard.mjs <page url> <url> <screenshot dir>');
   process.exit(2);
 }
 mkdirSync(shots, { recursive: true });
@@ -47,11 +50,18 @@ try {
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
   const foreign = [];
-  page.on('request', (r) => new URL(r.url()).origin !== origin && foreign.push(r.url()));
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.protocol !== 'file:' && u.origin !== origin) foreign.push(r.url());
+  });
 
+  // The handover: the one-time page posts its code, the dashboard sets the session
+  // cookie and moves on to itself.
+  await page.goto(handover);
+  await page.waitForURL(url, WAIT);
   // Overview: renders, goes live, lists this test's project.
-  await page.goto(url);
   await page.waitForSelector('#live.live', WAIT);
+  check(await page.evaluate(() => document.cookie) === '', 'the session cookie is out of scripts\' reach');
   await page.waitForFunction(
     (root) => [...document.querySelectorAll('#overview-projects td.root')].some((td) => td.textContent === root),
     project, WAIT);
@@ -91,10 +101,7 @@ try {
   await show(page, 'gain');
   // The outline above saved tokens (a file's outline stands in for reading it).
   await page.waitForSelector('#gain-chart svg rect.bar', WAIT);
-  const report = await page.evaluate(async () => {
-    const token = document.querySelector('meta[name="lean-ctx-token"]').content;
-    return (await fetch('/api/gain', { headers: { 'X-LeanCtx-Token': token } })).json();
-  });
+  const report = await page.evaluate(async () => (await fetch('/api/gain')).json());
   await page.waitForFunction(
     (saved) => document.getElementById('gain-saved').textContent === saved,
     report.summary.tokens_saved.toLocaleString('en-US'), WAIT);

@@ -5,12 +5,15 @@
 //! 1. `Host` is `127.0.0.1:<port>` or `localhost:<port>` (else 403): a page on
 //!    `evil.example` whose DNS name is rebound to 127.0.0.1 sends its own name here,
 //!    and is refused before anything else is looked at.
-//! 2. The per-run token, as the `token` query parameter or the `X-LeanCtx-Token`
-//!    header, equals ours (else 401): only whoever was shown the URL (the daemon's
-//!    owner, through the socket) has it. Compared in constant time.
+//! 2. The per-run session token, as this dashboard's cookie (`lean-ctx-<port>`,
+//!    `HttpOnly`, `SameSite=Strict`, set by the one-time handover, see
+//!    [`handover`](super::handover)) or the `X-LeanCtx-Token` header, equals ours
+//!    (else 401). Compared in constant time. The token is never in a URL or a command
+//!    line. Only [`LOGIN`] goes without it: it takes a one-time code instead, which
+//!    its handler checks.
 //! 3. A request that can change state (anything but GET and HEAD) carries an `Origin`
 //!    equal to the origin it was sent to, `http://<Host>` (else 403): a form or fetch
-//!    from another site, even one that learnt the token, cannot press a button.
+//!    from another site cannot press a button.
 //!
 //! The checks are a pure function ([`Guard::check`]) so they are tested without a
 //! server; [`enforce`] applies them to every route and adds headers that keep the page
@@ -25,7 +28,9 @@ use axum::{
     response::{IntoResponse, Response},
 };
 
-/// The header the page's scripts send the token in.
+use super::handover::LOGIN;
+
+/// The header a script may send the token in (the page itself uses the cookie).
 pub const TOKEN_HEADER: &str = "x-leanctx-token";
 
 /// The content security policy of every answer: only our own scripts, styles and
@@ -59,7 +64,9 @@ impl Refusal {
     fn message(self) -> &'static str {
         match self {
             Refusal::ForeignHost => "Host must be 127.0.0.1 or localhost with the dashboard's port",
-            Refusal::BadToken => "missing or wrong token: open the URL `lean-ctx dashboard` prints",
+            Refusal::BadToken => {
+                "no dashboard session: run `lean-ctx dashboard` (or `--no-open` and paste its one-time link)"
+            }
             Refusal::ForeignOrigin => {
                 "state-changing requests must come from the dashboard's own page"
             }
@@ -71,8 +78,9 @@ impl Refusal {
 #[derive(Clone, Copy, Debug)]
 pub struct Seen<'a> {
     pub method: &'a Method,
+    pub path: &'a str,
     pub host: Option<&'a str>,
-    /// From the query parameter or the header.
+    /// From this dashboard's cookie or the header.
     pub token: Option<&'a str>,
     pub origin: Option<&'a str>,
 }
@@ -87,6 +95,11 @@ impl Guard {
             .host
             .filter(|h| self.loopback_host(h))
             .ok_or(Refusal::ForeignHost)?;
+        // The one-time page posts from `file://` (`Origin: null`) and has no session
+        // yet: its code is its credential, checked by the login handler.
+        if seen.path == LOGIN {
+            return Ok(());
+        }
         if !seen.token.is_some_and(|t| constant_time_eq(t, &self.token)) {
             return Err(Refusal::BadToken);
         }
@@ -95,6 +108,23 @@ impl Guard {
             return Err(Refusal::ForeignOrigin);
         }
         Ok(())
+    }
+
+    /// This dashboard's cookie name: cookies are per host, not per port, so two
+    /// daemons' dashboards (or runs) on 127.0.0.1 must not overwrite each other's.
+    pub fn cookie_name(&self) -> String {
+        format!("lean-ctx-{}", self.port)
+    }
+
+    /// The `Set-Cookie` value that carries the session: out of scripts' reach
+    /// (`HttpOnly`) and never sent along with a request another site started
+    /// (`SameSite=Strict`).
+    pub fn session_cookie(&self) -> String {
+        format!(
+            "{}={}; HttpOnly; SameSite=Strict; Path=/",
+            self.cookie_name(),
+            self.token
+        )
     }
 
     fn loopback_host(&self, host: &str) -> bool {
@@ -116,21 +146,25 @@ fn constant_time_eq(a: &str, b: &str) -> bool {
             == 0
 }
 
-/// The `token` query parameter (hex, so no decoding needed).
-fn query_token(query: Option<&str>) -> Option<&str> {
-    query?
-        .split('&')
-        .find_map(|pair| pair.strip_prefix("token="))
+/// The value of cookie `name` in a `Cookie` header.
+fn cookie<'a>(header: Option<&'a str>, name: &str) -> Option<&'a str> {
+    header?.split(';').find_map(|pair| {
+        let (k, v) = pair.trim().split_once('=')?;
+        (k == name).then_some(v)
+    })
 }
 
 /// Middleware: refuses what [`Guard::check`] refuses, and hardens every answer.
 pub async fn enforce(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
     let verdict = {
         let header_str = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
+        let name = guard.cookie_name();
         guard.check(Seen {
             method: req.method(),
+            path: req.uri().path(),
             host: header_str(header::HOST.as_str()),
-            token: query_token(req.uri().query()).or_else(|| header_str(TOKEN_HEADER)),
+            token: cookie(header_str(header::COOKIE.as_str()), &name)
+                .or_else(|| header_str(TOKEN_HEADER)),
             origin: header_str(header::ORIGIN.as_str()),
         })
     };
@@ -168,6 +202,7 @@ mod tests {
     ) -> Result<(), Refusal> {
         Guard::new(TOKEN.into(), 4242).check(Seen {
             method: &method,
+            path: "/api/status",
             host: Some(host),
             token,
             origin,
@@ -212,6 +247,7 @@ mod tests {
         }
         let no_host = Guard::new(TOKEN.into(), 4242).check(Seen {
             method: &Method::GET,
+            path: "/",
             host: None,
             token: Some(TOKEN),
             origin: None,
@@ -256,9 +292,42 @@ mod tests {
     }
 
     #[test]
-    fn the_token_is_found_in_the_query() {
-        assert_eq!(query_token(Some("a=1&token=ff&b=2")), Some("ff"));
-        assert_eq!(query_token(Some("xtoken=ff")), None);
-        assert_eq!(query_token(None), None);
+    fn the_token_is_found_in_our_cookie_only() {
+        let header = Some("a=1; lean-ctx-4242=ff; lean-ctx-4243=ee");
+        assert_eq!(cookie(header, "lean-ctx-4242"), Some("ff"));
+        assert_eq!(cookie(header, "lean-ctx-4243"), Some("ee"));
+        assert_eq!(cookie(header, "lean-ctx-42"), None);
+        assert_eq!(cookie(None, "lean-ctx-4242"), None);
+        let guard = Guard::new(TOKEN.into(), 4242);
+        assert_eq!(
+            guard.session_cookie(),
+            "lean-ctx-4242=ab12; HttpOnly; SameSite=Strict; Path=/"
+        );
+    }
+
+    #[test]
+    fn only_login_goes_without_a_session_and_only_on_a_loopback_host() {
+        let login = |host, origin| {
+            Guard::new(TOKEN.into(), 4242).check(Seen {
+                method: &Method::POST,
+                path: LOGIN,
+                host: Some(host),
+                token: None,
+                origin,
+            })
+        };
+        assert_eq!(login("127.0.0.1:4242", Some("null")), Ok(()));
+        assert_eq!(
+            login("evil.example", Some("null")),
+            Err(Refusal::ForeignHost)
+        );
+        let other = Guard::new(TOKEN.into(), 4242).check(Seen {
+            method: &Method::GET,
+            path: "/login/x",
+            host: Some("127.0.0.1:4242"),
+            token: None,
+            origin: None,
+        });
+        assert_eq!(other, Err(Refusal::BadToken));
     }
 }

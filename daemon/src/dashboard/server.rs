@@ -6,6 +6,7 @@
 //!
 //! | route | answer |
 //! |---|---|
+//! | `GET /login?code=`, `POST /login` (`code=`) | spends a one-time code: the session cookie, then the page |
 //! | `GET /` | the page |
 //! | `GET /app.js`, `GET /style.css` | its assets |
 //! | `GET /api/status` | `daemon status`'s JSON plus `calls_per_second` and `recent_calls` (newest first) |
@@ -18,7 +19,7 @@ use std::{convert::Infallible, path::PathBuf, sync::Arc, time::Duration};
 
 use axum::{
     Json, Router,
-    extract::{Path, State},
+    extract::{Path, RawQuery, State},
     http::{StatusCode, header},
     middleware::from_fn_with_state,
     response::{
@@ -37,7 +38,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
-use super::guard::{self, Guard};
+use super::{
+    guard::{self, Guard},
+    handover::{Codes, LOGIN},
+};
 use crate::{service, state::Daemon, sys};
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
@@ -50,34 +54,74 @@ const PUSH_EVERY: Duration = Duration::from_secs(1);
 #[derive(Clone, Debug)]
 struct App {
     daemon: Arc<Daemon>,
-    /// Written into the page's asset links: a `<script src>` cannot send a header.
-    token: Arc<str>,
+    guard: Arc<Guard>,
+    codes: Arc<Codes>,
 }
 
 /// Serves until the daemon's shutdown token fires. Open event streams end then too,
-/// so the graceful shutdown does not wait on a browser tab.
-pub fn spawn(daemon: Arc<Daemon>, listener: TcpListener, guard: Guard, token: &str) {
+/// so the graceful shutdown does not wait on a browser tab; unused one-time pages
+/// are removed then.
+pub fn spawn(daemon: Arc<Daemon>, listener: TcpListener, guard: Guard, codes: Arc<Codes>) {
     let stop = daemon.shutdown_token().clone();
+    let guard = Arc::new(guard);
     let app = router(
         App {
             daemon,
-            token: token.into(),
+            guard: guard.clone(),
+            codes: codes.clone(),
         },
-        Arc::new(guard),
+        guard,
     );
     tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app)
+        if let Err(e) = axum::serve(OwnUserOnly(listener), app)
             .with_graceful_shutdown(stop.cancelled_owned())
             .await
         {
             tracing::warn!(error = %e, "dashboard server failed");
         }
+        codes.expire(true);
         tracing::info!("dashboard stopped");
     });
 }
 
+/// The dashboard's listener: on Linux a connection whose other end is not a socket
+/// of our own uid is closed before a byte is read (`loopback_peer_uid`), so the
+/// guard's session is not the only thing between another local user and the
+/// dashboard: a cookie is per host, not per port, and any other user's server on
+/// 127.0.0.1 that the browser visits could learn it. Elsewhere every connection
+/// goes on to the guard.
+struct OwnUserOnly(TcpListener);
+
+impl axum::serve::Listener for OwnUserOnly {
+    type Io = tokio::net::TcpStream;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        let ours = rustix::process::geteuid().as_raw();
+        loop {
+            let (io, peer) = axum::serve::Listener::accept(&mut self.0).await;
+            if !cfg!(target_os = "linux") {
+                return (io, peer);
+            }
+            let owner = io
+                .local_addr()
+                .ok()
+                .and_then(|local| lean_ctx_shared::ide::loopback_peer_uid(local, peer));
+            if owner == Some(ours) {
+                return (io, peer);
+            }
+            tracing::warn!(%peer, ?owner, "dashboard connection from another user closed");
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.0.local_addr()
+    }
+}
+
 fn router(app: App, guard: Arc<Guard>) -> Router {
     Router::new()
+        .route(LOGIN, get(login_link).post(login_form))
         .route("/", get(index))
         .route(
             "/app.js",
@@ -99,9 +143,52 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
     ([(header::CONTENT_TYPE, content_type)], body).into_response()
 }
 
-async fn index(State(app): State<App>) -> Response {
-    let html = INDEX_HTML.replace("__TOKEN__", &app.token);
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
+async fn index() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        INDEX_HTML,
+    )
+        .into_response()
+}
+
+/// The `code` field of a query string or a form body (hex: nothing to decode).
+fn code_in(fields: &str) -> Option<&str> {
+    fields
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("code="))
+}
+
+async fn login_link(State(app): State<App>, RawQuery(query): RawQuery) -> Response {
+    login(&app, query.as_deref().and_then(code_in))
+}
+
+async fn login_form(State(app): State<App>, body: String) -> Response {
+    login(&app, code_in(body.trim()))
+}
+
+/// Spends a one-time code: the session cookie and a page that moves on to `/`. Not a
+/// redirect: a `SameSite=Strict` cookie is not sent along a redirect chain that a
+/// `file://` page started, while a navigation the dashboard's own page starts
+/// (`meta refresh`) is same-site.
+fn login(app: &App, code: Option<&str>) -> Response {
+    if !code.is_some_and(|c| app.codes.redeem(c)) {
+        tracing::info!("a dashboard login with a used, expired or unknown code was refused");
+        return (
+            StatusCode::UNAUTHORIZED,
+            "this one-time dashboard link was used already or has expired: run `lean-ctx dashboard` again",
+        )
+            .into_response();
+    }
+    let page = "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url=/\">\
+                <title>lean-ctx dashboard</title><p><a href=\"/\">Open the dashboard</a></p>\n";
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8".to_string()),
+            (header::SET_COOKIE, app.guard.session_cookie()),
+        ],
+        page,
+    )
+        .into_response()
 }
 
 /// `daemon status` plus the live numbers only the dashboard shows.

@@ -11,6 +11,7 @@
 //! language-server path (`plan_hash` over the usages with their current disk text).
 
 use std::{
+    collections::HashMap,
     path::{Path, PathBuf},
     sync::Arc,
 };
@@ -456,6 +457,9 @@ pub async fn refactor(
     let (project, answer) = (t.project.clone(), preview);
     let (usages, conflicts) = blocking(move || Ok(plan(&project, &answer, &new_text))).await?;
     let hash = plan_hash(&usages);
+    let mut usage_paths: Vec<String> = usages.iter().map(|u| u.path.clone()).collect();
+    usage_paths.sort();
+    usage_paths.dedup();
     let shown = limit(req.limit);
     let mut resp = RefactorResponse {
         total: usages.len() as u32,
@@ -479,6 +483,14 @@ pub async fn refactor(
     if !matches!(req.kind, RefactorKind::Inline) {
         body["force"] = (*force).into();
     }
+    // What the files held before the IDE writes: the witness its answer is checked
+    // against.
+    let before = {
+        let mut paths = usage_paths.clone();
+        paths.push(t.file.rel.clone());
+        let project = t.project.clone();
+        blocking(move || Ok(snapshot(&project, &paths))).await?
+    };
     let Some(applied) = t.post(d, &format!("/{name}Apply"), body, SLOW).await? else {
         return Err(LeanError::new(
             ErrorCode::BackendRequired,
@@ -509,7 +521,86 @@ pub async fn refactor(
     resp.applied = applied["applied"].as_bool().unwrap_or(true);
     resp.changed_paths.sort();
     resp.changed_paths.dedup();
+    if resp.applied {
+        let rename_to = match &req.kind {
+            RefactorKind::Rename { new_name } => Some(new_name.clone()),
+            _ => None,
+        };
+        let (project, claimed) = (t.project.clone(), resp.changed_paths.clone());
+        let lie = blocking(move || {
+            Ok(contradiction(
+                &project,
+                &before,
+                &claimed,
+                &usage_paths,
+                rename_to.as_deref(),
+            ))
+        })
+        .await?;
+        if let Some(lie) = lie {
+            let why = format!(
+                "the JetBrains IDE answered that the {} was applied, but {lie}",
+                req.kind.as_str()
+            );
+            d.ides.distrust(&t.ide.hash, why.clone());
+            return Err(LeanError::new(ErrorCode::Conflict, why).with_remedy(
+                "check the files with ctx_read (the IDE may have written some of them); this IDE window is not used again until it restarts",
+            ));
+        }
+    }
     Ok(Some(resp))
+}
+
+/// The BLAKE3 of each file (root-relative) as it is now; a file that cannot be read
+/// is left out.
+fn snapshot(project: &Project, rels: &[String]) -> HashMap<String, blake3::Hash> {
+    rels.iter()
+        .filter_map(|rel| {
+            let bytes = std::fs::read(project.root.join(rel)).ok()?;
+            Some((rel.clone(), blake3::hash(&bytes)))
+        })
+        .collect()
+}
+
+/// What the disk says against an IDE's "applied" refactoring, if anything. What can
+/// be checked: every path it names as changed and whose bytes we held before differs
+/// from them now; for a rename, every file with a usage changed and holds the new
+/// name. What cannot: where exactly a rename wrote (positions shift, and an IDE may
+/// rightly touch more than the preview listed), the content a move, inline or safe
+/// delete produces (only the IDE computes it), and files the IDE creates or moves.
+fn contradiction(
+    project: &Project,
+    before: &HashMap<String, blake3::Hash>,
+    claimed: &[String],
+    usage_paths: &[String],
+    rename_to: Option<&str>,
+) -> Option<String> {
+    let now = |rel: &str| std::fs::read(project.root.join(rel)).ok();
+    for rel in claimed {
+        if let (Some(old), Some(bytes)) = (before.get(rel), now(rel))
+            && blake3::hash(&bytes) == *old
+        {
+            return Some(format!(
+                "{rel}, which it names as changed, holds the same bytes as before"
+            ));
+        }
+    }
+    let new_name = rename_to?;
+    for rel in usage_paths {
+        // A file a rename moved (a Java class's file) is not here to check.
+        let (Some(old), Some(bytes)) = (before.get(rel), now(rel)) else {
+            continue;
+        };
+        if blake3::hash(&bytes) == *old {
+            return Some(format!(
+                "{rel}, which has usages to rename, holds the same bytes as before"
+            ));
+        }
+        if !String::from_utf8_lossy(&bytes).contains(new_name) {
+            return Some(format!("{rel} does not contain the new name {new_name:?}"));
+        }
+    }
+    None
 }
 
 /// A move destination proven inside the root (it may not exist yet: its parent must).
@@ -681,23 +772,53 @@ pub async fn edit_symbol(
     if now == planned.content {
         return Ok(Some(planned.written()));
     }
-    // The IDE wrote something else (its own formatting, or the file moved under it):
-    // say what it wrote.
-    tracing::warn!(path = %file.rel, "the IDE's edit differs from the headless writer's");
-    let after = DocText::new(&now);
-    let range = wire_range(&answer["newRange"])
-        .ok_or_else(|| LeanError::internal("the JetBrains plugin's edit answer has no newRange"))?;
-    let (start, end) = (
-        after.disk_offset(range.start, Encoding::Utf16),
-        after.disk_offset(range.end, Encoding::Utf16),
+    // The disk is the only witness we believe: the IDE's "applied" counts only if the
+    // file holds exactly the bytes we planned.
+    if answer["applied"].as_bool() == Some(false) && now == planned.original {
+        return Err(LeanError::new(
+            ErrorCode::Conflict,
+            format!(
+                "the JetBrains IDE did not apply the edit to {}; file untouched",
+                file.rel
+            ),
+        ));
+    }
+    let holds = if now == planned.original {
+        "still holds its old content: nothing was written".to_string()
+    } else {
+        format!(
+            "holds other bytes than planned ({})",
+            first_difference(&planned.content, &now)
+        )
+    };
+    let why = format!(
+        "the JetBrains IDE answered that it applied the edit, but {} {holds}",
+        file.rel
     );
-    Ok(Some(Written {
-        replaced: String::new(),
-        parsed: None,
-        new_range: after.range_from_lsp(range, Encoding::Utf16),
-        hash: blake3::hash(&now[start..end.max(start)])
-            .to_hex()
-            .to_string(),
-        content: now,
-    }))
+    d.ides.distrust(&t.ide.hash, why.clone());
+    Err(LeanError::new(ErrorCode::Conflict, why).with_remedy(
+        "read the file fresh (ctx_read) and retry; this IDE window is not used again until it restarts",
+    ))
+}
+
+/// Where `got` first departs from `want`: the 1-based line and both versions of it,
+/// shortened, so an agent can see what the file holds.
+fn first_difference(want: &[u8], got: &[u8]) -> String {
+    let (want, got) = (String::from_utf8_lossy(want), String::from_utf8_lossy(got));
+    let (mut w, mut g) = (want.lines(), got.lines());
+    let short = |l: Option<&str>| match l {
+        None => "end of file".to_string(),
+        Some(l) if l.chars().count() > 80 => {
+            format!("{:?}…", l.chars().take(80).collect::<String>())
+        }
+        Some(l) => format!("{l:?}"),
+    };
+    let mut line = 1;
+    loop {
+        let (a, b) = (w.next(), g.next());
+        if a != b || a.is_none() {
+            return format!("line {line} is {}, planned {}", short(b), short(a));
+        }
+        line += 1;
+    }
 }

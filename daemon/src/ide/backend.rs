@@ -6,7 +6,8 @@
 //! `{"error":{"code","message"}}` as that catalog code; a 401 re-reads the port file
 //! once (the IDE restarted with a new token) and retries, then is `UNAUTHORIZED`; a
 //! connection that fails makes the IDE [`Unreachable`](CallError::Unreachable) so the
-//! caller falls back to the next backing within the same call.
+//! caller falls back to the next backing within the same call. Before every POST the
+//! listener on the port is proven the IDE's again ([`Discovery::verify`]).
 
 use std::time::Duration;
 
@@ -82,6 +83,13 @@ async fn post(
     body: &Value,
     timeout: Duration,
 ) -> Result<Posted, CallError> {
+    // The port may have changed hands since the window was found: neither the token
+    // nor the body leaves before the listener is proven the IDE's again.
+    if let Err(why) = discovery.verify(ide).await {
+        tracing::warn!(port = ide.port, %why, "not sending to the IDE's port");
+        discovery.mark_unreachable(&ide.hash);
+        return Err(CallError::Unreachable(why));
+    }
     let sent = discovery
         .http()
         .post(format!("http://127.0.0.1:{}{route}", ide.port))

@@ -1,10 +1,17 @@
 //! Live knowledge of the JetBrains IDE windows: the data dir is watched for
 //! `jetbrains-*.port` files, a table keyed by project hash follows them, and an IDE
-//! counts as reachable for a root only when all three stages pass (spec §1.2): its
-//! port file is there and names exactly that root, its pid is alive, and `GET /health`
-//! answers within 300 ms. The answer is cached briefly; a file event or a failed call
-//! forgets it, so a window that opens is used by the next call and one that dies is
-//! left within the same call.
+//! counts as reachable for a root only when every stage passes (spec §1.2, and
+//! issue 15's "the IDE proves itself"): its port file is ours, 0600 and no symlink,
+//! and names exactly that root; its pid is alive; the socket listening on its port
+//! belongs to that pid and to us ([`verify_listener`]); and `GET /health` with the
+//! token answers within 300 ms. The answer is cached briefly; a file event or a
+//! failed call forgets it, so a window that opens is used by the next call and one
+//! that dies is left within the same call. The listener is proven again (cheaply:
+//! the same socket inodes as last time) before every request that carries the token.
+//!
+//! A port file someone else could have written is kept aside with its reason (logged
+//! once, shown by `daemon status`) and never used; a window that claimed an edit it
+//! did not make is not used again until its port file changes.
 
 use std::{
     collections::HashMap,
@@ -14,7 +21,12 @@ use std::{
 };
 
 use lean_ctx_shared::{
-    ide::{PORT_FILE_PREFIX, PORT_FILE_SUFFIX, PortFile, project_hash},
+    Paths,
+    ide::{
+        PORT_FILE_PREFIX, PORT_FILE_SUFFIX, PortFile, PortFileError, project_hash, read_port_file,
+        verify_listener,
+    },
+    paths::DataDir,
     process::pid_alive,
     protocol::IdeStatus,
 };
@@ -33,38 +45,86 @@ pub struct Ide {
     pub hash: String,
     pub port: u16,
     pub token: String,
+    pub pid: u32,
 }
 
 #[derive(Debug)]
 struct Entry {
     file: PortFile,
-    /// When the three stages last ran, and what they found.
+    /// When the stages last ran, and what they found.
     verdict: Option<(Instant, bool)>,
     last_check_unix_ms: Option<u64>,
+    /// The listening sockets (inodes) proven to be the pid's, for this file.
+    sockets: Vec<u64>,
+    /// Why the last check failed, for `daemon status`.
+    last_failure: Option<String>,
+    /// Set when the window lied (an edit it claimed and did not make): never used
+    /// again until its port file changes.
+    distrusted: Option<String>,
+}
+
+impl Entry {
+    fn new(file: PortFile) -> Entry {
+        Entry {
+            file,
+            verdict: None,
+            last_check_unix_ms: None,
+            sockets: Vec::new(),
+            last_failure: None,
+            distrusted: None,
+        }
+    }
+}
+
+/// A port file that is not used, and why.
+#[derive(Debug)]
+struct Ignored {
+    reason: String,
+    claimed: Option<PortFile>,
+}
+
+#[derive(Debug, Default)]
+struct Table {
+    windows: HashMap<String, Entry>,
+    ignored: HashMap<String, Ignored>,
 }
 
 #[derive(Debug)]
 pub struct Discovery {
     data_dir: PathBuf,
-    table: Mutex<HashMap<String, Entry>>,
+    table: Mutex<Table>,
     watcher: Mutex<Option<notify::RecommendedWatcher>>,
     http: reqwest::Client,
 }
 
 impl Discovery {
-    /// Reads the port files there are and watches for more (the data dir is created
-    /// if missing, so a first IDE window is seen too).
-    pub fn start(data_dir: &Path) -> Arc<Discovery> {
+    /// Reads the port files there are and watches for more. The data dir is created
+    /// (0700) if missing, so a first IDE window is seen too, and tightened if it is
+    /// ours and open to others (`Paths::ensure_data_dir` says why).
+    pub fn start(paths: &Paths) -> Arc<Discovery> {
+        let data_dir = paths.data_dir.as_path();
+        match paths.ensure_data_dir() {
+            Ok(DataDir::Created | DataDir::Private) => {}
+            Ok(DataDir::Tightened { was }) => tracing::warn!(
+                dir = %data_dir.display(),
+                "the data dir was mode {was:o}; made it 0700 (only this user's IDE and lean-ctx use it)"
+            ),
+            Ok(DataDir::NotOurs { owner }) => tracing::warn!(
+                dir = %data_dir.display(),
+                owner,
+                "the data dir belongs to another user; left as it is (its port files are not used)"
+            ),
+            Err(e) => tracing::warn!(error = %e, "cannot create the data dir"),
+        }
         let me = Arc::new(Discovery {
             data_dir: data_dir.to_path_buf(),
-            table: Mutex::new(HashMap::new()),
+            table: Mutex::new(Table::default()),
             watcher: Mutex::new(None),
             http: reqwest::Client::builder()
                 .no_proxy()
                 .build()
                 .expect("an HTTP client without TLS builds"),
         });
-        let _ = std::fs::create_dir_all(data_dir);
         let weak = Arc::downgrade(&me);
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
             let Some(me) = weak.upgrade() else { return };
@@ -102,7 +162,8 @@ impl Discovery {
     }
 
     /// Re-reads one path of the data dir if it is a port file: added, changed (its
-    /// verdict forgotten) or removed. A bad file is ignored with its reason logged.
+    /// verdict forgotten) or removed. A bad file is ignored with its reason logged,
+    /// and so is one someone else could have written (kept aside for `status`).
     fn reload(&self, path: &Path) {
         let Some(hash) = path.file_name().and_then(|n| n.to_str()).and_then(|n| {
             n.strip_prefix(PORT_FILE_PREFIX)?
@@ -110,48 +171,56 @@ impl Discovery {
         }) else {
             return;
         };
-        let parsed = match std::fs::read(path) {
-            Ok(bytes) => PortFile::parse(&bytes).map_err(|why| {
-                tracing::info!(file = %path.display(), %why, "ignoring a bad port file");
-            }),
-            Err(_) => Err(()),
-        };
+        let read = read_port_file(path);
         let mut table = self.table.lock().unwrap();
-        match parsed {
-            // The same file seen again (our own read, then the watcher's event): the
-            // verdict about it stands.
-            Ok(file) if table.get(hash).is_some_and(|e| e.file == file) => {}
+        match read {
             Ok(file) => {
-                table.insert(
-                    hash.to_string(),
-                    Entry {
-                        file,
-                        verdict: None,
-                        last_check_unix_ms: None,
-                    },
-                );
+                table.ignored.remove(hash);
+                // The same file seen again (our own read, then the watcher's event):
+                // the verdict about it stands.
+                if table.windows.get(hash).is_none_or(|e| e.file != file) {
+                    table.windows.insert(hash.to_string(), Entry::new(file));
+                }
             }
-            Err(()) => {
-                table.remove(hash);
+            Err(PortFileError::Untrusted { reason, claimed }) => {
+                table.windows.remove(hash);
+                // Logged once per reason, not on every lookup that re-reads it.
+                if table.ignored.get(hash).is_none_or(|i| i.reason != reason) {
+                    tracing::warn!(file = %path.display(), %reason, "ignoring a port file someone else could have written");
+                }
+                table
+                    .ignored
+                    .insert(hash.to_string(), Ignored { reason, claimed });
+            }
+            Err(PortFileError::Bad(why)) => {
+                tracing::info!(file = %path.display(), %why, "ignoring a bad port file");
+                table.windows.remove(hash);
+                table.ignored.remove(hash);
+            }
+            Err(PortFileError::Gone) => {
+                table.windows.remove(hash);
+                table.ignored.remove(hash);
             }
         }
     }
 
-    /// The IDE window serving exactly `root`, if it passes the three stages.
+    /// The IDE window serving exactly `root`, if it passes every stage.
     pub async fn lookup(&self, root: &Path) -> Option<Ide> {
         let hash = project_hash(root);
         // Not known yet: read it now rather than wait for the watcher's event, so a
         // window that just opened serves this very call (one failed open otherwise).
-        let known = self.table.lock().unwrap().contains_key(&hash);
+        let known = self.table.lock().unwrap().windows.contains_key(&hash);
         if !known || !self.watching() {
             self.reload(&lean_ctx_shared::ide::port_file(&self.data_dir, root));
         }
         let (file, cached) = {
             let table = self.table.lock().unwrap();
-            let entry = table.get(&hash)?;
+            let entry = table.windows.get(&hash)?;
             // Another worktree's window never answers for this one (and a hash
             // collision never mixes projects).
-            if lean_ctx_shared::ide::canonical_root(&entry.file.project_root) != root {
+            if lean_ctx_shared::ide::canonical_root(&entry.file.project_root) != root
+                || entry.distrusted.is_some()
+            {
                 return None;
             }
             let fresh = entry
@@ -160,55 +229,119 @@ impl Discovery {
                 .map(|(_, ok)| ok);
             (entry.file.clone(), fresh)
         };
+        let ide = Ide {
+            hash: hash.clone(),
+            port: file.port,
+            token: file.token,
+            pid: file.pid,
+        };
         let reachable = match cached {
             Some(ok) => ok,
             None => {
-                let ok = pid_alive(file.pid) && self.healthy(file.port).await;
-                if let Some(entry) = self.table.lock().unwrap().get_mut(&hash) {
+                let checked = if !pid_alive(ide.pid) {
+                    Err(format!("its pid {} is gone", ide.pid))
+                } else {
+                    match self.verify(&ide).await {
+                        Ok(()) => self.healthy(&ide).await,
+                        Err(why) => Err(why),
+                    }
+                };
+                if let Err(why) = &checked {
+                    tracing::info!(root = %root.display(), port = ide.port, %why, "IDE window not used");
+                }
+                let ok = checked.is_ok();
+                if let Some(entry) = self.table.lock().unwrap().windows.get_mut(&hash) {
                     entry.verdict = Some((Instant::now(), ok));
                     entry.last_check_unix_ms = Some(unix_ms(SystemTime::now()));
+                    entry.last_failure = checked.err();
                 }
                 ok
             }
         };
-        reachable.then_some(Ide {
-            hash,
-            port: file.port,
-            token: file.token,
-        })
+        reachable.then_some(ide)
     }
 
-    async fn healthy(&self, port: u16) -> bool {
+    /// Proves the socket listening on the window's port is its pid's and ours, the
+    /// step before anything carrying its token is sent (see [`verify_listener`]); the
+    /// proven sockets are remembered for the same port file, so a repeat costs one
+    /// read of `/proc/net/tcp{,6}`.
+    pub async fn verify(&self, ide: &Ide) -> Result<(), String> {
+        let known = self
+            .table
+            .lock()
+            .unwrap()
+            .windows
+            .get(&ide.hash)
+            .filter(|e| e.file.port == ide.port && e.file.pid == ide.pid)
+            .map(|e| e.sockets.clone())
+            .unwrap_or_default();
+        let (port, pid) = (ide.port, ide.pid);
+        let proven = tokio::task::spawn_blocking(move || verify_listener(port, pid, &known))
+            .await
+            .unwrap_or_else(|e| Err(format!("the listener check failed: {e}")))?;
+        if let Some(entry) = self.table.lock().unwrap().windows.get_mut(&ide.hash)
+            && entry.file.port == port
+            && entry.file.pid == pid
+        {
+            entry.sockets = proven;
+        }
+        Ok(())
+    }
+
+    /// `GET /health` with the token, as the published plugin requires (WIRE.md). A
+    /// 401 still counts as the window being there: the listener is proven ours, and
+    /// the call's own 401 re-reads the port file and reports `UNAUTHORIZED` rather
+    /// than silently answering from another backing.
+    async fn healthy(&self, ide: &Ide) -> Result<(), String> {
         let get = self
             .http
-            .get(format!("http://127.0.0.1:{port}/health"))
+            .get(format!("http://127.0.0.1:{}/health", ide.port))
+            .header("X-LeanCtx-Token", &ide.token)
             .timeout(HEALTH_TIMEOUT)
             .send();
-        matches!(get.await, Ok(r) if r.status().is_success())
+        match get.await {
+            Ok(r) if r.status().is_success() || r.status() == reqwest::StatusCode::UNAUTHORIZED => {
+                Ok(())
+            }
+            Ok(r) => Err(format!("GET /health answered HTTP {}", r.status())),
+            Err(e) => Err(format!("GET /health: {e}")),
+        }
     }
 
     /// A call to this IDE failed to connect: unreachable until its port file changes
     /// or the verdict ages out.
     pub fn mark_unreachable(&self, hash: &str) {
-        if let Some(entry) = self.table.lock().unwrap().get_mut(hash) {
+        if let Some(entry) = self.table.lock().unwrap().windows.get_mut(hash) {
             entry.verdict = Some((Instant::now(), false));
             entry.last_check_unix_ms = Some(unix_ms(SystemTime::now()));
         }
     }
 
+    /// The window answered something the disk contradicts: it is not used again
+    /// until its port file changes (a restarted IDE writes a new one).
+    pub fn distrust(&self, hash: &str, why: String) {
+        tracing::warn!(hash, %why, "IDE window not used again until its port file changes");
+        if let Some(entry) = self.table.lock().unwrap().windows.get_mut(hash) {
+            entry.verdict = Some((Instant::now(), false));
+            entry.last_check_unix_ms = Some(unix_ms(SystemTime::now()));
+            entry.distrusted = Some(why);
+        }
+    }
+
     /// The port file re-read (a 401: the IDE restarted with a new token); the new
-    /// token, if the file names the same root.
+    /// token, if the file is still one we believe.
     pub fn reread(&self, ide: &Ide) -> Option<Ide> {
         let path = self
             .data_dir
             .join(format!("{PORT_FILE_PREFIX}{}{PORT_FILE_SUFFIX}", ide.hash));
         self.reload(&path);
         let table = self.table.lock().unwrap();
-        let entry = table.get(&ide.hash)?;
+        let entry = table.windows.get(&ide.hash)?;
         Some(Ide {
             hash: ide.hash.clone(),
             port: entry.file.port,
             token: entry.file.token.clone(),
+            pid: entry.file.pid,
         })
     }
 
@@ -219,6 +352,7 @@ impl Discovery {
     pub fn status(&self) -> Vec<IdeStatus> {
         let table = self.table.lock().unwrap();
         let mut rows: Vec<IdeStatus> = table
+            .windows
             .values()
             .map(|e| IdeStatus {
                 project_root: e.file.project_root.clone(),
@@ -227,8 +361,29 @@ impl Discovery {
                 port: e.file.port,
                 reachable: e.verdict.map(|(_, ok)| ok),
                 last_check_unix_ms: e.last_check_unix_ms,
+                ignored: e.distrusted.clone().or_else(|| {
+                    e.verdict
+                        .is_some_and(|(_, ok)| !ok)
+                        .then(|| e.last_failure.clone())
+                        .flatten()
+                }),
             })
             .collect();
+        rows.extend(table.ignored.iter().map(|(hash, i)| {
+            let claimed = i.claimed.as_ref();
+            IdeStatus {
+                project_root: claimed.map(|c| c.project_root.clone()).unwrap_or_default(),
+                ide_version: claimed.map(|c| c.ide_version.clone()).unwrap_or_default(),
+                pid: claimed.map_or(0, |c| c.pid),
+                port: claimed.map_or(0, |c| c.port),
+                reachable: Some(false),
+                last_check_unix_ms: None,
+                ignored: Some(format!(
+                    "{PORT_FILE_PREFIX}{hash}{PORT_FILE_SUFFIX}: {}",
+                    i.reason
+                )),
+            }
+        }));
         rows.sort_by(|a, b| a.project_root.cmp(&b.project_root));
         rows
     }

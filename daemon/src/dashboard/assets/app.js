@@ -7,15 +7,15 @@
 // paths and messages come from the user's disk.
 'use strict';
 
-const TOKEN = document.querySelector('meta[name="lean-ctx-token"]').content;
 const PAGES = ['overview', 'projects', 'servers', 'ides', 'gain'];
 const SVG = 'http://www.w3.org/2000/svg';
 
 // ---- helpers ---------------------------------------------------------------
 
+// The session is an HttpOnly cookie the browser sends by itself (same origin);
+// no script here ever sees a credential.
 function api(path, options = {}) {
-  const headers = Object.assign({ 'X-LeanCtx-Token': TOKEN }, options.headers || {});
-  return fetch(path, Object.assign({}, options, { headers }));
+  return fetch(path, Object.assign({ credentials: 'same-origin' }, options));
 }
 
 function $(id) {
@@ -213,7 +213,8 @@ function renderStatus(st) {
   renderServers(st.language_servers);
 
   syncRows($('ides-table').tBodies[0], st.ides, (i) => `${i.project_root}|${i.port}`, (i) => {
-    const reach = i.reachable === null ? ['not checked yet', 'state unknown'] : i.reachable ? ['yes', 'state yes'] : ['no', 'state no'];
+    const reach = i.ignored ? [`no: ${i.ignored}`, 'state no']
+      : i.reachable === null ? ['not checked yet', 'state unknown'] : i.reachable ? ['yes', 'state yes'] : ['no', 'state no'];
     return [
       cell(i.project_root, 'path'),
       cell(i.ide_version),
@@ -342,7 +343,7 @@ async function load() {
 
 function follow() {
   const live = $('live');
-  const events = new EventSource('/api/events?token=' + encodeURIComponent(TOKEN));
+  const events = new EventSource('/api/events');
   events.addEventListener('open', () => { live.textContent = 'live'; live.className = 'pill live'; });
   events.addEventListener('error', () => { live.textContent = 'reconnecting…'; live.className = 'pill down'; });
   events.addEventListener('status', (e) => renderStatus(JSON.parse(e.data)));

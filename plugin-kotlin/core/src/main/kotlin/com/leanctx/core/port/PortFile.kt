@@ -47,8 +47,12 @@ object PortFiles {
      */
     fun write(target: Path, content: PortFile) {
         val dir = target.toAbsolutePath().parent
-        Files.createDirectories(dir)
         val posix = dir.fileSystem.supportedFileAttributeViews().contains("posix")
+        // A data dir we create is ours alone (0700), as the daemon creates it: no one
+        // else has a reason to list it or plant files in it.
+        val privateDir: Array<FileAttribute<*>> =
+            if (posix) arrayOf(PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"))) else emptyArray()
+        Files.createDirectories(dir, *privateDir)
         val ownerOnly = PosixFilePermissions.fromString("rw-------")
         val attrs: Array<FileAttribute<*>> = if (posix) arrayOf(PosixFilePermissions.asFileAttribute(ownerOnly)) else emptyArray()
         val pid = ProcessHandle.current().pid()

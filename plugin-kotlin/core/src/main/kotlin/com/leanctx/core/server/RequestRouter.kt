@@ -2,9 +2,10 @@
  * Maps one HTTP request to one answer, with no HTTP server and no IDE in sight, so it
  * can be reasoned about (and tested) as a function. The rules are spec §8–§9's:
  *
- * - `GET /health` is the only request without a token; every other one must carry
- *   `X-LeanCtx-Token`, else 401 `UNAUTHORIZED` and nothing else happens (an unknown
- *   route without a token is a 401 too, so routes cannot be probed);
+ * - every request must carry `X-LeanCtx-Token`, `GET /health` included (as the
+ *   published plugin does, WIRE.md), else 401 `UNAUTHORIZED` and nothing else happens
+ *   (an unknown route without a token is a 401 too, so routes cannot be probed, and a
+ *   listener that merely answers `/health` proves nothing to a client);
  * - a method and path with no route: 404 `NOT_FOUND`;
  * - a body that is not a JSON object or lacks a required field: 200 + `INTERNAL`;
  * - a [LeanCtxException] from the backend: 200 with its code;
@@ -81,13 +82,13 @@ class RequestRouter(private val token: String, private val backend: ProjectBacke
      * large to take.
      */
     fun handle(method: String, path: String, presentedToken: String?, body: () -> ByteArray?): HttpResult {
-        if (method == "GET" && path == Routes.HEALTH) {
-            val id = backend.identity
-            return ok(HealthResponse("ok", id.ideVersion, id.projectName))
-        }
         if (!tokenMatches(presentedToken)) {
             val why = if (presentedToken == null) "missing X-LeanCtx-Token header" else "wrong X-LeanCtx-Token"
             return error(401, ErrorCode.UNAUTHORIZED, "$why; the token is in the port file and rotates on IDE restart")
+        }
+        if (method == "GET" && path == Routes.HEALTH) {
+            val id = backend.identity
+            return ok(HealthResponse("ok", id.ideVersion, id.projectName))
         }
         val route = (if (method == "POST") routes[path] else null)
             ?: return error(404, ErrorCode.NOT_FOUND, "no route for $method $path")

@@ -71,7 +71,7 @@ class ContractScriptTest {
         )
         assertEquals("INTERNAL", http.post(Routes.DEFINITION, """{"path":"a.rs","line":0,"character":0}""", token).errorCode, "unscripted route")
         assertEquals(401, http.post(Routes.REFERENCES, """{"path":"src/Main.kt","line":41,"character":8}""", null).status, "the real token check")
-        assertEquals(StandaloneContractServer.DEFAULT_IDE_VERSION, http.get(Routes.HEALTH).obj.get("ideVersion").asString)
+        assertEquals(StandaloneContractServer.DEFAULT_IDE_VERSION, http.get(Routes.HEALTH, token).obj.get("ideVersion").asString)
     }
 
     @Test

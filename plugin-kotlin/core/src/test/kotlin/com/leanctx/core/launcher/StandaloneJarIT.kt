@@ -33,7 +33,7 @@ class StandaloneJarIT {
             val ready = p.ready()
             val token = PortFiles.read(ready.portFile)!!.token
             val http = Http(ready.port)
-            assertEquals("ok", http.get(Routes.HEALTH).obj.get("status").asString)
+            assertEquals("ok", http.get(Routes.HEALTH, token).obj.get("status").asString)
             assertEquals("NO_SYMBOL_AT_POSITION", http.post(Routes.DECLARATION, """{"path":"Main.kt","line":0,"character":0}""", token).errorCode)
             val edit = """{"path":"Main.kt","range":{"start":{"line":0,"character":0},"end":{"line":0,"character":13}},"text":"fun run() = 2"}"""
             assertEquals(true, http.post(Routes.REPLACE_SYMBOL_BODY, edit, token).obj.get("applied").asBoolean)

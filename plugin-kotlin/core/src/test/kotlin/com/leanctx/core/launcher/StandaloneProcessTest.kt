@@ -44,7 +44,7 @@ class StandaloneProcessTest {
             assertEquals("contract-test", content.ideVersion)
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(ready.portFile)))
             val http = Http(ready.port)
-            assertEquals(200, http.get(Routes.HEALTH).status)
+            assertEquals(200, http.get(Routes.HEALTH, content.token).status)
             assertEquals("""{"symbols":[],"truncated":false,"total":0}""", http.post(Routes.SYMBOLS_OVERVIEW, """{"path":"a.kt"}""", content.token).body)
 
             p.process.outputStream.close()

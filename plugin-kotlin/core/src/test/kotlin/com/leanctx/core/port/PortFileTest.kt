@@ -80,6 +80,7 @@ class PortFileTest {
         assertTrue(json.get("token").asJsonPrimitive.isString && json.get("project_root").asJsonPrimitive.isString && json.get("ide_version").asJsonPrimitive.isString)
         assertEquals(1_760_000_000_000, json.get("started_at").asLong)
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(target)))
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(target.parent)), "the data dir it created")
         assertEquals(sample, PortFiles.read(target))
         assertEquals(listOf(target.fileName.toString()), Files.list(target.parent).map { it.fileName.toString() }.toList(), "no temp file left")
     }
@@ -165,7 +166,7 @@ class PortFileTest {
             assertEquals(root.toRealPath().toString(), content.projectRoot)
             assertEquals("IC-2024.2", content.ideVersion)
             assertTrue(System.currentTimeMillis() - content.startedAt in 0..60_000)
-            assertEquals(200, Http(content.port).get(Routes.HEALTH).status)
+            assertEquals(200, Http(content.port).get(Routes.HEALTH, content.token).status)
 
             Files.delete(portFile)
             assertTrue(waitFor { Files.exists(portFile) }, "port file not re-written")

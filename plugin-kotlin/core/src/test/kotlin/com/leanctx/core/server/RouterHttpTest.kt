@@ -23,6 +23,7 @@ import com.leanctx.core.wire.TypeHierarchyRequest
 import com.leanctx.core.wire.HierarchyDirection
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertNotEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.BeforeAll
@@ -188,11 +189,15 @@ class RouterHttpTest {
     }
 
     @Test
-    fun `health needs no token and answers camelCase`() {
-        for (token in listOf(null, "wrong", server.token)) {
-            val a = http.get(Routes.HEALTH, token)
-            assertEquals(200, a.status)
-            assertEquals("""{"status":"ok","ideVersion":"IU-2024.2.4","project":"demo"}""", a.body)
+    fun `health needs the token like every route and answers camelCase`() {
+        val a = http.get(Routes.HEALTH, server.token)
+        assertEquals(200, a.status)
+        assertEquals("""{"status":"ok","ideVersion":"IU-2024.2.4","project":"demo"}""", a.body)
+        for (token in listOf(null, "wrong")) {
+            val refused = http.get(Routes.HEALTH, token)
+            assertEquals(401, refused.status, "token $token")
+            assertEquals("UNAUTHORIZED", refused.errorCode)
+            assertFalse(refused.body.contains("IU-2024.2.4"), refused.body)
         }
     }
 
