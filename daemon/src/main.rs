@@ -11,7 +11,7 @@ use lean_ctx_daemon::{
     index::root::IndexConfig,
     instance::{InstanceError, InstanceLock, SocketFile},
     logging, server, service_manager,
-    state::{Daemon, DaemonConfig},
+    state::{Daemon, DaemonConfig, Limits},
 };
 use lean_ctx_shared::{Paths, protocol::StartMode};
 
@@ -117,13 +117,16 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             idle_timeout,
             index: IndexConfig {
                 max_file_bytes: config.index.max_file_bytes,
+                rescan_interval: config.index.rescan_interval,
                 ..IndexConfig::default()
             },
             symbol_cache_bytes: config.index.symbol_cache_bytes,
             lsp: config.lsp.clone(),
+            limits: Limits::from(&config.daemon),
         }));
         spawn_stop_triggers(&daemon);
         tokio::spawn(daemon.lsp.clone().run_lifecycle(daemon.shutdown_token().clone()));
+        tokio::spawn(daemon.clone().run_project_eviction(daemon.shutdown_token().clone()));
         if args.auto_spawned {
             announce_ready()?;
         }
