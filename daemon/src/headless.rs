@@ -422,6 +422,8 @@ pub async fn edit_symbol(d: &Arc<Daemon>, req: EditRequest) -> Result<EditRespon
             blocking(move || jail(&project, &path, Want::File)).await?
         }
     };
+    let size = std::fs::metadata(&file.abs).map_or(0, |m| m.len());
+    project.index.parse_allowed(&file.rel, size)?;
     let lang = Lang::from_path(&file.abs).ok_or_else(|| {
         LeanError::new(ErrorCode::UnsupportedLanguage, format!("{}: no symbol support for this file type", file.rel))
             .with_remedy("address whole lines with path, line and end_line in a supported language, or edit the file directly")

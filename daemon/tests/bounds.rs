@@ -14,8 +14,8 @@ use lean_ctx_shared::{
     ErrorCode, LeanError,
     hello::{ClientHello, Intent, Outcome, RefuseReason, ServerHello, read_hello, write_hello},
     protocol::{
-        OpenProjectRequest, OutlineRequest, OutlineResponse, PingRequest, ProjectStatus,
-        SearchSymbolRequest, StatusRequest, StatusResponse,
+        EditAction, EditRequest, EditTarget, OpenProjectRequest, OutlineRequest, OutlineResponse,
+        PingRequest, ProjectStatus, SearchSymbolRequest, StatusRequest, StatusResponse,
     },
     transport::{self, Connection, MAX_FRAME_LEN},
 };
@@ -201,6 +201,44 @@ async fn answers_over_the_frame_are_refused_or_cut_before_they_are_built_and_the
         ping(&conn).await,
         pid,
         "the same connection answers the next call"
+    );
+    // An edit would parse it too: refused alike, the file untouched.
+    let before = fs::metadata(root.join("huge.rs"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let err = conn
+        .client
+        .edit_symbol(
+            ctx(),
+            EditRequest {
+                root: root.clone(),
+                action: EditAction::ReplaceSymbolBody,
+                target: EditTarget::NamePath {
+                    name_path: "huge_function_with_a_long_name_0000001".into(),
+                    path: Some("huge.rs".into()),
+                },
+                text: "fn huge_function_with_a_long_name_0000001() { 1; }".into(),
+                expected_hash: None,
+                force: false,
+                wait_ms: 0,
+            },
+        )
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Unsupported, "{err:?}");
+    assert!(
+        err.message.contains("index.max_file_bytes"),
+        "{}",
+        err.message
+    );
+    assert_eq!(
+        fs::metadata(root.join("huge.rs"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        before
     );
     let rss_refused = vm_rss_kib(pid);
     assert!(
@@ -465,4 +503,47 @@ async fn an_idle_project_is_evicted_and_comes_back_on_its_next_call() {
             .iter()
             .any(|p| p.root == roots[0])
     );
+}
+
+/// A peer that says hello and then nothing used to keep an auto-spawned daemon alive
+/// for ever; now its connection is closed and the daemon's idle exit still comes.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_quiet_connection_does_not_keep_an_auto_spawned_daemon_alive() {
+    use std::io::BufRead;
+
+    let env = TestEnv::with_daemon(DAEMON);
+    env.write_config("[daemon]\nidle_timeout = \"1s\"\nconnection_idle_timeout = \"1s\"\n");
+    let mut child = env
+        .daemon()
+        .arg("--auto-spawned")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    assert!(ready.starts_with("READY "), "{ready:?}");
+    let (quiet, reply) = raw_hello(&env).await;
+    assert_eq!(reply.outcome, Outcome::Accepted);
+    let exited = wait_until(LONG, || child.try_wait().unwrap().is_some());
+    if !exited {
+        let _ = child.kill();
+    }
+    let _ = child.wait();
+    assert!(
+        exited,
+        "still running with a quiet connection\n{}",
+        env.log()
+    );
+    assert!(closed(&quiet));
+    let log = env.log();
+    let closed_at = log
+        .find("closing connection: no call for")
+        .expect("closed for idleness");
+    let idle_at = log
+        .find("idle: no connections, stopping")
+        .expect("idle exit");
+    assert!(closed_at < idle_at, "{log}");
 }

@@ -420,22 +420,7 @@ impl RootIndex {
         })?;
         let id = FileId::stat(abs)
             .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}")))?;
-        // The walk's limit holds for single files too: a parse is several times the
-        // file's size in memory (a 50 MB file took the daemon from 83 MB to 1.17 GB,
-        // kept by the symbol cache) and its outline outgrows one answer.
-        if id.size() > self.config.max_file_bytes {
-            return Err(LeanError::new(
-                ErrorCode::Unsupported,
-                format!(
-                    "{rel}: {} bytes, over the index limit of {} bytes (index.max_file_bytes)",
-                    id.size(),
-                    self.config.max_file_bytes
-                ),
-            )
-            .with_remedy(
-                "generated or vendored files this large are not parsed: read a line range instead, or raise index.max_file_bytes in config.toml",
-            ));
-        }
+        self.parse_allowed(rel, id.size())?;
         let known = self
             .files
             .read()
@@ -454,6 +439,26 @@ impl RootIndex {
                 .parse(rel, lang, id)
                 .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}"))),
         }
+    }
+
+    /// Refuses a file over `index.max_file_bytes` before anything parses it: the
+    /// walk's limit holds for single files and edits too. A parse is several times
+    /// the file's size in memory: a 50 MB file took the daemon from 65 MB to 485 MB,
+    /// kept by the symbol cache, and its outline outgrew one answer.
+    pub fn parse_allowed(&self, rel: &str, size: u64) -> Result<(), LeanError> {
+        if size <= self.config.max_file_bytes {
+            return Ok(());
+        }
+        Err(LeanError::new(
+            ErrorCode::Unsupported,
+            format!(
+                "{rel}: {size} bytes, over the index limit of {} bytes (index.max_file_bytes)",
+                self.config.max_file_bytes
+            ),
+        )
+        .with_remedy(
+            "generated or vendored files this large are not parsed: read or edit a line range directly, or raise index.max_file_bytes in config.toml",
+        ))
     }
 
     /// Records our own write of `bytes` to `rel`, so the next answer needs no re-read.
