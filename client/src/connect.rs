@@ -19,7 +19,7 @@ use std::{
 
 use lean_ctx_shared::{
     ErrorCode, LeanError, Paths,
-    hello::{ClientHello, Intent, Outcome, ServerHello},
+    hello::{ClientHello, Intent, Outcome, RefuseReason, ServerHello},
     process::pid_alive,
     transport::{self, ConnectError, Connection},
 };
@@ -117,11 +117,20 @@ pub fn refused(server: &ServerHello) -> LeanError {
         Outcome::Refused { message, .. } | Outcome::ShuttingDown { message } => message.clone(),
         Outcome::Accepted => "accepted".into(),
     };
+    let remedy = match &server.outcome {
+        Outcome::Refused {
+            reason: RefuseReason::TooManyConnections,
+            ..
+        } => {
+            "retry once other sessions have ended (idle ones are closed after daemon.connection_idle_timeout), or raise daemon.max_connections in config.toml"
+        }
+        _ => "run `lean-ctx daemon restart` to replace the running daemon with this build",
+    };
     LeanError::internal(format!(
         "lean-ctxd (pid {}) refused this client: {message}",
         server.pid
     ))
-    .with_remedy("run `lean-ctx daemon restart` to replace the running daemon with this build")
+    .with_remedy(remedy)
 }
 
 pub fn connect_failed(paths: &Paths, e: ConnectError) -> LeanError {

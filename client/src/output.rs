@@ -157,9 +157,20 @@ fn render_status(st: &StatusResponse) -> String {
         "FILES".into(),
         "CACHE".into(),
         "HIT%".into(),
+        "WATCHED".into(),
         "BACKINGS".into(),
     ]];
     for p in &st.projects {
+        let watched = match &p.index {
+            Some(ix) => match &ix.unwatched {
+                None => "yes".to_string(),
+                Some(why) => format!(
+                    "NO, rescanned every {}s ({why})",
+                    ix.rescan_interval_ms / 1000
+                ),
+            },
+            None => "-".into(),
+        };
         let (files, cache, hit) = match &p.index {
             Some(ix) => {
                 let lookups = ix.symbol_cache.hits + ix.symbol_cache.misses;
@@ -206,6 +217,7 @@ fn render_status(st: &StatusResponse) -> String {
             files,
             cache,
             hit,
+            watched,
             backings,
         ]);
     }

@@ -55,6 +55,24 @@ fn sdk_scenario(env: &TestEnv, mode: &[&str], project: &Path, extra_env: &[(&str
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
 }
 
+/// The daemon closes a connection without calls after `connection_idle_timeout`; the
+/// MCP session on it does not notice: its next call reconnects and is answered.
+#[test]
+fn an_mcp_session_idle_past_the_connection_timeout_is_answered_on_its_next_call() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config("[daemon]\nconnection_idle_timeout = \"2s\"\n");
+    let project = env.dir().join("proj");
+    fs::create_dir_all(project.join("src")).unwrap();
+    fs::write(project.join("src/lib.rs"), LIB_RS).unwrap();
+    sdk_scenario(&env, &["--idle"], &project, &[]);
+    assert_eq!(
+        env.daemons().len(),
+        1,
+        "the same daemon answered: {}",
+        env.log()
+    );
+}
+
 #[test]
 fn the_python_mcp_sdk_drives_the_language_server_actions() {
     let env = TestEnv::with_shim(SHIM);

@@ -117,15 +117,20 @@ pub struct IndexSection {
     /// Cap of the daemon-wide parsed-symbol cache, in bytes.
     #[serde(default = "default_symbol_cache_bytes")]
     pub symbol_cache_bytes: u64,
+    /// How often a root that cannot be (fully) watched is walked again, so its
+    /// answers lag the disk by at most this long.
+    #[serde(default = "default_rescan_interval", with = "duration_str")]
+    pub rescan_interval: Duration,
 }
 
 impl Default for IndexSection {
     fn default() -> IndexSection {
-        IndexSection {
-            max_file_bytes: default_max_file_bytes(),
-            symbol_cache_bytes: default_symbol_cache_bytes(),
-        }
+        toml::from_str("").expect("the empty [index] section has defaults")
     }
+}
+
+fn default_rescan_interval() -> Duration {
+    Duration::from_secs(30)
 }
 
 fn default_max_file_bytes() -> u64 {
@@ -143,14 +148,36 @@ pub struct DaemonSection {
     /// before it exits.
     #[serde(default = "default_idle", with = "duration_str")]
     pub idle_timeout: Duration,
+    /// A connection with no call for this long is closed (the shim reconnects on its
+    /// next call), so peers that connect and go quiet cannot pile up.
+    #[serde(default = "default_connection_idle", with = "duration_str")]
+    pub connection_idle_timeout: Duration,
+    /// Most open connections; over it a new one is refused in its hello.
+    #[serde(default = "default_max_connections")]
+    pub max_connections: usize,
+    /// A project with no call for this long is dropped from the registry (its watches
+    /// released; the content-addressed caches keep its parses), unless a call or a
+    /// language server still uses it. The next call registers it again.
+    #[serde(default = "default_project_idle", with = "duration_str")]
+    pub project_idle_timeout: Duration,
 }
 
 impl Default for DaemonSection {
     fn default() -> DaemonSection {
-        DaemonSection {
-            idle_timeout: DEFAULT_IDLE_TIMEOUT,
-        }
+        toml::from_str("").expect("the empty [daemon] section has defaults")
     }
+}
+
+fn default_connection_idle() -> Duration {
+    Duration::from_secs(10 * 60)
+}
+
+fn default_max_connections() -> usize {
+    256
+}
+
+fn default_project_idle() -> Duration {
+    Duration::from_secs(60 * 60)
 }
 
 fn default_idle() -> Duration {

@@ -21,6 +21,7 @@ use lean_ctx_shared::{
 };
 
 use crate::{
+    budget::{self, Budget},
     edit::{self, Edit, ambiguous, match_name_path},
     gain::{Baseline, Call},
     index::{lang::Lang, store::Parsed, symbols::Symbol},
@@ -101,9 +102,22 @@ async fn overview(
                 format!("{} is binary", file.rel),
             ));
         }
+        let mut budget = Budget::default();
+        let mut symbols = Vec::new();
+        for sym in parsed.symbols.top() {
+            let info = sym.info(req.depth);
+            if !budget.take(&info) {
+                return Err(budget::too_large(
+                    &file.rel,
+                    None,
+                    "ask for fewer levels (depth 1 lists top-level symbols only), or search for the symbol you need",
+                ));
+            }
+            symbols.push(info);
+        }
         let resp = SymbolsOverviewResponse {
             language: language(&parsed),
-            symbols: parsed.symbols.top().map(|s| s.info(req.depth)).collect(),
+            symbols,
             total: parsed.symbols.count as u32,
             path: file.rel,
             backing: BACKING.into(),
@@ -160,19 +174,23 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
     } else {
         req.limit
     } as usize;
-    let (files, total) = project.index.files_under(&target.rel, limit);
-    let total_files = total as u32;
+    let (found, total) = project.index.files_under(&target.rel, limit);
+    // Files in path order until the answer is full: the rest is reported as cut off,
+    // like files past the limit.
+    let mut budget = Budget::default();
+    let files: Vec<FileOutline> = found
+        .into_iter()
+        .map(|(path, parsed)| FileOutline {
+            path,
+            language: language(&parsed),
+            symbols: parsed.symbols.top().map(|s| s.info(req.depth)).collect(),
+        })
+        .take_while(|file| budget.take(file))
+        .collect();
     let resp = OutlineResponse {
-        truncated: total > limit,
-        files: files
-            .into_iter()
-            .map(|(path, parsed)| FileOutline {
-                path,
-                language: language(&parsed),
-                symbols: parsed.symbols.top().map(|s| s.info(req.depth)).collect(),
-            })
-            .collect(),
-        total_files,
+        truncated: files.len() < total,
+        files,
+        total_files: total as u32,
     };
     d.gain.record(Call {
         action: "outline",
@@ -242,22 +260,25 @@ pub async fn search_symbol(
             .then_with(|| a.1.cmp(&b.1))
             .then_with(|| a.2.bytes().start.cmp(&b.2.bytes().start))
     });
-    let total = scored.len() as u32;
+    let total = scored.len();
+    let mut budget = Budget::default();
+    let hits: Vec<SymbolHit> = scored
+        .into_iter()
+        .take(limit)
+        .map(|(_, path, s)| SymbolHit {
+            path,
+            name: s.name().to_string(),
+            kind: s.kind(),
+            name_path: s.name_path().to_string(),
+            range: s.range(),
+            signature: s.signature().to_string(),
+        })
+        .take_while(|hit| budget.take(hit))
+        .collect();
     let resp = SearchSymbolResponse {
-        truncated: scored.len() > limit,
-        hits: scored
-            .into_iter()
-            .take(limit)
-            .map(|(_, path, s)| SymbolHit {
-                path,
-                name: s.name().to_string(),
-                kind: s.kind(),
-                name_path: s.name_path().to_string(),
-                range: s.range(),
-                signature: s.signature().to_string(),
-            })
-            .collect(),
-        total,
+        truncated: hits.len() < total,
+        hits,
+        total: total as u32,
     };
     d.gain.record(Call {
         action: "search_symbol",
@@ -401,6 +422,12 @@ pub async fn edit_symbol(d: &Arc<Daemon>, req: EditRequest) -> Result<EditRespon
             blocking(move || jail(&project, &path, Want::File)).await?
         }
     };
+    // Through the jail's descriptor, never the name again.
+    let size = file
+        .open()
+        .and_then(|f| Ok(rustix::fs::fstat(&f)?.st_size as u64))
+        .unwrap_or(0);
+    project.index.parse_allowed(&file.rel, size)?;
     let lang = Lang::from_path(&file.abs).ok_or_else(|| {
         LeanError::new(ErrorCode::UnsupportedLanguage, format!("{}: no symbol support for this file type", file.rel))
             .with_remedy("address whole lines with path, line and end_line in a supported language, or edit the file directly")

@@ -11,8 +11,10 @@
 //! talks to them; [`lsp`] keeps language servers
 //! warm and answers navigation and refactorings through them; [`call_log`] keeps the
 //! last calls and [`dashboard`] serves them, with the status and gain, as a local web
-//! page; [`config`], [`logging`] and [`sys`] are plumbing.
+//! page; [`budget`] keeps every answer inside one frame; [`config`], [`logging`] and
+//! [`sys`] are plumbing.
 
+pub mod budget;
 pub mod call_log;
 pub mod config;
 pub mod dashboard;

@@ -11,7 +11,7 @@ use lean_ctx_daemon::{
     index::root::IndexConfig,
     instance::{InstanceError, InstanceLock, SocketFile},
     logging, server, service_manager,
-    state::{Daemon, DaemonConfig},
+    state::{Daemon, DaemonConfig, Limits},
 };
 use lean_ctx_shared::{Paths, protocol::StartMode};
 
@@ -120,13 +120,16 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             idle_timeout,
             index: IndexConfig {
                 max_file_bytes: config.index.max_file_bytes,
+                rescan_interval: config.index.rescan_interval,
                 ..IndexConfig::default()
             },
             symbol_cache_bytes: config.index.symbol_cache_bytes,
             lsp: config.lsp.clone(),
+            limits: Limits::from(&config.daemon),
         }));
         spawn_stop_triggers(&daemon);
         tokio::spawn(daemon.lsp.clone().run_lifecycle(daemon.shutdown_token().clone()));
+        tokio::spawn(daemon.clone().run_project_eviction(daemon.shutdown_token().clone()));
         if args.auto_spawned {
             announce_ready()?;
         }
@@ -138,7 +141,9 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         server::run(listener, daemon.clone()).await;
         // After the drain: no call uses a language server any more.
         daemon.lsp.evict(None, None).await;
-        daemon.gain.flush_at_exit(Duration::from_secs(2)).await;
+        // Counting a burst's last records loads the tokenizer; on a loaded machine that
+        // took over 2 s and a stop lost them (agents.rs' gain test flaked).
+        daemon.gain.flush_at_exit(Duration::from_secs(10)).await;
         drop(socket);
         anyhow::Ok(())
     })?;

@@ -1,7 +1,8 @@
 //! The per-project registry, keyed by worktree root (DESIGN invariant 5). Later work
 //! attaches to a [`Project`] what belongs to one root: its index, language servers and
 //! IDE state. Lookups never hold a map lock across anything slow (invariant 7): the
-//! worktree is described before the entry is taken.
+//! worktree is described before the entry is taken. Idle projects are evicted
+//! ([`ProjectRegistry::evict_idle`]), never one a call or a language server uses.
 
 use std::{
     path::{Path, PathBuf},
@@ -9,7 +10,7 @@ use std::{
         Arc,
         atomic::{AtomicU64, Ordering},
     },
-    time::SystemTime,
+    time::{Duration, SystemTime},
 };
 
 use dashmap::DashMap;
@@ -134,6 +135,37 @@ impl ProjectRegistry {
         self.projects.get(root).map(|p| p.clone())
     }
 
+    /// Drops every project unused for `idle` that nothing holds: no call in flight
+    /// (each holds its project) and `in_use` (a live language server) says no. Its
+    /// watches go with its index; the content-addressed caches keep its parses, so
+    /// the next call re-registers it at the cost of a walk of `stat`s. Returns the
+    /// roots dropped.
+    pub fn evict_idle(&self, idle: Duration, in_use: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
+        let cutoff = unix_ms(SystemTime::now()).saturating_sub(idle.as_millis() as u64);
+        let idle_roots: Vec<PathBuf> = self
+            .projects
+            .iter()
+            .filter(|p| p.last_used_unix_ms.load(Ordering::Relaxed) <= cutoff)
+            .map(|p| p.key().clone())
+            .collect();
+        let mut evicted = Vec::new();
+        for root in idle_roots {
+            if in_use(&root) {
+                continue;
+            }
+            // Judged again under the entry's lock: a call taking the project now
+            // either holds a clone already (kept) or registers it afresh after.
+            let removed = self.projects.remove_if(&root, |_, p| {
+                Arc::strong_count(p) == 1 && p.last_used_unix_ms.load(Ordering::Relaxed) <= cutoff
+            });
+            if removed.is_some() {
+                tracing::info!(root = %root.display(), "evicted idle project");
+                evicted.push(root);
+            }
+        }
+        evicted
+    }
+
     /// Every project, sorted by root.
     pub fn list(&self) -> Vec<ProjectStatus> {
         let mut rows: Vec<ProjectStatus> = self.projects.iter().map(|p| p.status()).collect();
@@ -158,6 +190,39 @@ mod tests {
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].root, std::fs::canonicalize(tmp.path()).unwrap());
         assert_eq!(rows[0].calls, 1);
+    }
+
+    #[test]
+    fn only_idle_projects_nothing_holds_are_evicted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            tmp.path().join("a"),
+            tmp.path().join("b"),
+            tmp.path().join("c"),
+        );
+        for dir in [&a, &b, &c] {
+            std::fs::create_dir(dir).unwrap();
+        }
+        let reg = ProjectRegistry::new(Arc::new(Caches::new(1 << 20)), IndexConfig::default());
+        reg.open(&a).unwrap();
+        let held = reg.open(&b).unwrap();
+        reg.open(&c).unwrap();
+        let c = std::fs::canonicalize(&c).unwrap();
+        // Nothing is idle for an hour yet.
+        assert!(
+            reg.evict_idle(Duration::from_secs(3600), |_| false)
+                .is_empty()
+        );
+        // Idle at once: `b` is held by a call, `c` has a language server.
+        let evicted = reg.evict_idle(Duration::ZERO, |root| root == c);
+        assert_eq!(evicted, [std::fs::canonicalize(&a).unwrap()]);
+        let left: Vec<PathBuf> = reg.list().into_iter().map(|p| p.root).collect();
+        assert_eq!(left, [held.root.clone(), c]);
+        drop(held);
+        assert_eq!(reg.evict_idle(Duration::ZERO, |_| false).len(), 2);
+        // The next call registers it again.
+        reg.open(&a).unwrap();
+        assert_eq!(reg.list().len(), 1);
     }
 
     #[test]

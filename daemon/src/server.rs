@@ -4,17 +4,27 @@
 //! is checked before any byte of it is decoded: the peer's uid must be ours, the first
 //! frame must be a well-formed hello within [`HELLO_TIMEOUT`], and tarpc frames are
 //! length-limited. A bad connection is closed and logged; the others never notice.
+//! Connections are bounded: over `daemon.max_connections` a hello is refused
+//! (`TooManyConnections`), and one without a call for `daemon.connection_idle_timeout`
+//! is closed (the shim reconnects on its next call), so a quiet peer neither piles up
+//! nor keeps an auto-spawned daemon from its idle exit.
 
 use std::{sync::Arc, time::Duration};
 
 use futures::{StreamExt, future};
 use lean_ctx_shared::{
-    hello::{ClientHello, Outcome, ServerHello, decide, read_hello, write_hello},
+    hello::{
+        ClientHello, Intent, Outcome, RefuseReason, ServerHello, decide, read_hello, write_hello,
+    },
     protocol::{LeanCtx, PROTOCOL_VERSION, SCHEMA, VERSION, build_id},
     transport::socket_transport,
 };
 use tarpc::server::{BaseChannel, Channel};
-use tokio::net::{UnixListener, UnixStream};
+use tokio::{
+    net::{UnixListener, UnixStream},
+    sync::watch,
+    time::Instant,
+};
 use tokio_util::task::TaskTracker;
 
 use crate::{service::CAPABILITIES, service::Handler, state::Daemon};
@@ -84,7 +94,18 @@ async fn serve_connection(daemon: Arc<Daemon>, mut stream: UnixStream) {
     };
     // Idle: this is the only connection and nothing runs.
     let idle = daemon.connections() == 1 && daemon.in_flight() == 0;
-    let outcome = decide(&hello, idle);
+    let max = daemon.config.limits.max_connections;
+    // Over the cap a caller is refused, never an older connection dropped: an agent's
+    // session may sit quiet between calls. A shutdown is always let through, so
+    // `lean-ctx daemon stop` works on a flooded daemon.
+    let outcome = if daemon.connections() > max && !matches!(hello.intent, Intent::Shutdown) {
+        Outcome::Refused {
+            reason: RefuseReason::TooManyConnections,
+            message: format!("{max} connections are open already (daemon.max_connections)"),
+        }
+    } else {
+        decide(&hello, idle)
+    };
     tracing::debug!(client = %hello.client, build = %hello.build, ?outcome, "hello");
     let reply = ServerHello {
         protocol: PROTOCOL_VERSION,
@@ -115,18 +136,77 @@ async fn serve_connection(daemon: Arc<Daemon>, mut stream: UnixStream) {
     let handler = Handler {
         daemon: daemon.clone(),
     };
+    let activity = Activity::default();
     let requests = BaseChannel::with_defaults(socket_transport(stream))
         .execute(handler.serve())
         .for_each(|call| {
-            tokio::spawn(call);
+            let done = activity.begin();
+            tokio::spawn(async move {
+                call.await;
+                drop(done);
+            });
             future::ready(())
         });
     let mut requests = std::pin::pin!(requests);
+    let idle_after = daemon.config.limits.connection_idle;
     tokio::select! {
         // The peer closed the connection, or sent a frame that does not decode.
         _ = &mut requests => {}
+        () = activity.idle_for(idle_after) => {
+            tracing::info!("closing connection: no call for {idle_after:?}");
+        }
         _ = daemon.drained_token().cancelled() => {
             let _ = tokio::time::timeout(FLUSH_GRACE, &mut requests).await;
+        }
+    }
+}
+
+/// One connection's calls: how many run and when the last one started or ended.
+#[derive(Debug)]
+struct Activity(watch::Sender<(usize, Instant)>);
+
+impl Default for Activity {
+    fn default() -> Activity {
+        Activity(watch::Sender::new((0, Instant::now())))
+    }
+}
+
+/// Ends a call's part in [`Activity`] when dropped (also when the call is aborted).
+struct CallDone(watch::Sender<(usize, Instant)>);
+
+impl Drop for CallDone {
+    fn drop(&mut self) {
+        self.0.send_modify(|(running, last)| {
+            *running -= 1;
+            *last = Instant::now();
+        });
+    }
+}
+
+impl Activity {
+    fn begin(&self) -> CallDone {
+        self.0.send_modify(|(running, last)| {
+            *running += 1;
+            *last = Instant::now();
+        });
+        CallDone(self.0.clone())
+    }
+
+    /// Resolves once no call has run for `timeout`: never while one runs, however
+    /// long it takes.
+    async fn idle_for(&self, timeout: Duration) {
+        let mut rx = self.0.subscribe();
+        loop {
+            let (running, last) = *rx.borrow_and_update();
+            if running > 0 {
+                // The sender lives in `self`: `changed` cannot fail while we wait.
+                let _ = rx.changed().await;
+                continue;
+            }
+            tokio::select! {
+                () = tokio::time::sleep_until(last + timeout) => return,
+                _ = rx.changed() => {}
+            }
         }
     }
 }
@@ -139,5 +219,33 @@ fn check_peer(stream: &UnixStream) -> Result<(), String> {
         Ok(cred) if cred.uid() == ours => Ok(()),
         Ok(cred) => Err(format!("peer uid {} is not ours ({ours})", cred.uid())),
         Err(e) => Err(format!("cannot read peer credentials: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEC: Duration = Duration::from_secs(1);
+
+    #[tokio::test(start_paused = true)]
+    async fn a_connection_is_idle_only_after_its_last_call_ended_plus_the_timeout() {
+        let activity = Arc::new(Activity::default());
+        let idle = {
+            let activity = activity.clone();
+            tokio::spawn(async move {
+                activity.idle_for(10 * SEC).await;
+                Instant::now()
+            })
+        };
+        tokio::time::sleep(5 * SEC).await;
+        // A call that runs for a minute, well past the timeout.
+        let call = activity.begin();
+        tokio::time::sleep(60 * SEC).await;
+        assert!(!idle.is_finished());
+        drop(call);
+        let ended = Instant::now();
+        let at = idle.await.unwrap();
+        assert_eq!(at - ended, 10 * SEC);
     }
 }

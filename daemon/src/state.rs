@@ -19,6 +19,7 @@ use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
+    budget,
     call_log::{self, CallLog, CallRecord},
     config::LspSection,
     dashboard::Dashboard,
@@ -43,6 +44,34 @@ pub struct DaemonConfig {
     pub index: IndexConfig,
     pub symbol_cache_bytes: u64,
     pub lsp: LspSection,
+    pub limits: Limits,
+}
+
+/// What bounds the daemon's connections and projects (`[daemon]` in config.toml).
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// A connection without a call for this long is closed.
+    pub connection_idle: Duration,
+    /// Most open connections; more are refused in the hello.
+    pub max_connections: usize,
+    /// A project without a call for this long is evicted (when nothing uses it).
+    pub project_idle: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits::from(&crate::config::DaemonSection::default())
+    }
+}
+
+impl From<&crate::config::DaemonSection> for Limits {
+    fn from(c: &crate::config::DaemonSection) -> Limits {
+        Limits {
+            connection_idle: c.connection_idle_timeout,
+            max_connections: c.max_connections,
+            project_idle: c.project_idle_timeout,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -149,11 +178,13 @@ impl Daemon {
     }
 
     /// Runs one call: refuses it while stopping, counts it in flight, turns a panic
-    /// into `INTERNAL` so one bad request never takes the daemon down (invariant 9), and
-    /// logs it for the dashboard with the root and backing the operation noted
-    /// ([`call_log::note_root`], [`call_log::note_backing`]).
+    /// into `INTERNAL` so one bad request never takes the daemon down (invariant 9),
+    /// refuses an answer larger than one frame ([`budget::check`]: the connection
+    /// would drop otherwise), and logs it for the dashboard with the root and backing
+    /// the operation noted ([`call_log::note_root`], [`call_log::note_backing`]).
     pub async fn call<T, F>(&self, op: &'static str, fut: F) -> Result<T, LeanError>
     where
+        T: serde::Serialize,
         F: Future<Output = Result<T, LeanError>>,
     {
         if self.shutdown.is_cancelled() {
@@ -165,7 +196,7 @@ impl Daemon {
         let started = Instant::now();
         let (result, note) = call_log::noted(AssertUnwindSafe(fut).catch_unwind()).await;
         let result = match result {
-            Ok(result) => result,
+            Ok(result) => result.and_then(|answer| budget::check(op, answer)),
             Err(panic) => {
                 let what = panic
                     .downcast_ref::<&str>()
@@ -196,6 +227,22 @@ impl Daemon {
         let code = result.as_ref().err().map(|e| e.code.as_str());
         tracing::debug!(op, elapsed_us = latency.as_micros() as u64, error = ?code, "call");
         result
+    }
+
+    /// Evicts idle projects until `stop` fires: a project without a call for
+    /// `limits.project_idle` whose root has no live language server (a server follows
+    /// its index's file events, so it keeps its project).
+    pub async fn run_project_eviction(self: Arc<Self>, stop: CancellationToken) {
+        let idle = self.config.limits.project_idle;
+        let every = (idle / 4).clamp(Duration::from_millis(200), Duration::from_secs(30));
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(every) => {}
+            }
+            self.registry
+                .evict_idle(idle, |root| !self.lsp.servers_of(root).is_empty());
+        }
     }
 
     /// Waits until no call is in flight, at most `cap`; `false` if the cap was hit.
@@ -253,6 +300,7 @@ pub(crate) mod tests {
             index: IndexConfig::default(),
             symbol_cache_bytes: 1 << 24,
             lsp: LspSection::default(),
+            limits: Limits::default(),
         })
     }
 

@@ -104,6 +104,9 @@ pub enum RefuseReason {
     Busy,
     /// An intent this build does not know.
     UnknownIntent,
+    /// The daemon serves its most connections already (`daemon.max_connections`);
+    /// older builds read this as `Other`.
+    TooManyConnections,
     #[serde(other)]
     Other,
 }

@@ -253,6 +253,11 @@ pub struct IndexStatus {
     pub symbol_cache: CacheCounters,
     /// Wall time of the last full walk.
     pub last_full_index_ms: u64,
+    /// Why the root is not (fully) watched (a watch limit, a watch error); `None`
+    /// while every indexed directory is watched. An unwatched root is walked again
+    /// every `rescan_interval_ms`, so its answers lag the disk by at most that.
+    pub unwatched: Option<String>,
+    pub rescan_interval_ms: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

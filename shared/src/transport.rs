@@ -21,6 +21,11 @@ use crate::{
 /// Largest tarpc frame either side accepts.
 pub const MAX_FRAME_LEN: usize = 16 * 1024 * 1024;
 
+/// Largest answer the daemon builds: the frame less 1 MiB for tarpc's envelope (request
+/// id, result tag) and an error's text, so an answer that fits is never cut off by the
+/// framing (which would drop the connection).
+pub const MAX_ANSWER_BYTES: u64 = (MAX_FRAME_LEN - 1024 * 1024) as u64;
+
 /// A tarpc transport over a connected socket whose hello has been exchanged.
 pub type SocketTransport<Item, SinkItem> =
     Transport<UnixStream, Item, SinkItem, Bincode<Item, SinkItem>>;

@@ -9,7 +9,8 @@ hash, catalog errors, a session that outlives a `kill -9` of the daemon, and a
 client whose MCP roots name the project.
 
 `python3 sdk_client.py --language-servers <lean-ctx> <python project>` runs the
-language-server actions of ctx_refactor instead, against a real pylsp.
+language-server actions of ctx_refactor instead, against a real pylsp;
+`--idle` a session that sits idle until the daemon closes its connection, then calls.
 """
 
 import asyncio
@@ -184,8 +185,36 @@ async def language_servers(shim, project):
     print("ok")
 
 
+async def idle(shim, project):
+    """A session whose connection the daemon closes for idleness (its
+    connection_idle_timeout is short in this test), then calls again: answered by the
+    same daemon over a new connection, no error reaches the agent."""
+    log = os.path.join(os.environ["LEAN_CTX_STATE_DIR"], "lean-ctxd.log")
+    params = StdioServerParameters(command=shim, args=["mcp"], cwd=project, env=dict(os.environ))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            is_error, body = await call(session, "ctx_outline", {"path": "src/lib.rs"})
+            assert not is_error and "helper" in body, body
+            with open(log) as f:
+                closed_before = f.read().count("closing connection: no call for")
+            # Wait for the daemon to close this session's connection (bounded).
+            deadline = time.monotonic() + 60
+            while True:
+                with open(log) as f:
+                    if f.read().count("closing connection: no call for") > closed_before:
+                        break
+                assert time.monotonic() < deadline, "the idle connection was never closed"
+                await asyncio.sleep(0.1)
+            is_error, body = await call(session, "ctx_search", {"query": "helper"})
+            assert not is_error and "helper" in body, body
+    print("ok")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--language-servers":
         asyncio.run(language_servers(sys.argv[2], sys.argv[3]))
+    elif sys.argv[1] == "--idle":
+        asyncio.run(idle(sys.argv[2], sys.argv[3]))
     else:
         asyncio.run(main(sys.argv[1], sys.argv[2]))

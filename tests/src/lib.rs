@@ -137,9 +137,32 @@ impl TestEnv {
 
     /// Starts `lean-ctxd --foreground` and waits until it accepts connections.
     pub fn start_foreground(&self) -> DaemonProcess {
-        let child = self
-            .daemon()
-            .arg("--foreground")
+        let mut cmd = self.daemon();
+        cmd.arg("--foreground");
+        self.started(cmd)
+    }
+
+    /// Starts `lean-ctxd --foreground` in a user namespace of its own whose inotify
+    /// limits (`/proc/sys/user/max_inotify_watches` and `max_inotify_instances`, per
+    /// namespace since Linux 4.9) are lowered: real kernel limits for this daemon
+    /// alone, nothing of the machine's changed. Our uid is mapped to itself, so the
+    /// daemon's peer check still passes.
+    pub fn start_foreground_with_inotify_limits(
+        &self,
+        watches: u64,
+        instances: u64,
+    ) -> DaemonProcess {
+        let mut cmd = self.command(Path::new("unshare"));
+        cmd.args(["--user", "--map-root-user", "sh", "-c"])
+            .arg(format!(
+                "echo {watches} > /proc/sys/user/max_inotify_watches && echo {instances} > /proc/sys/user/max_inotify_instances && exec \"$0\" --foreground"
+            ))
+            .arg(&self.daemon);
+        self.started(cmd)
+    }
+
+    fn started(&self, mut cmd: Command) -> DaemonProcess {
+        let child = cmd
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

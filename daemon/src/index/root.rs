@@ -7,7 +7,9 @@
 //! `INDEXING` with progress (DESIGN invariant 6), while a single file is always
 //! answered by parsing it on demand. Any answer about a file re-checks that file's
 //! identity first, so it reflects every write, ours or anyone's, even before the
-//! watcher has reported it.
+//! watcher has reported it. A root whose directories cannot all be watched (a watch
+//! limit, a watch error) says so in its status and is walked again every
+//! `rescan_interval` until a walk watches everything.
 
 use std::{
     collections::{HashMap, HashSet},
@@ -43,13 +45,17 @@ pub struct IndexConfig {
     /// Larger files are skipped (generated code, vendored bundles).
     pub max_file_bytes: u64,
     pub threads: usize,
+    /// How often a root that cannot be fully watched is walked again.
+    pub rescan_interval: Duration,
 }
 
 impl Default for IndexConfig {
     fn default() -> IndexConfig {
+        let section = crate::config::IndexSection::default();
         IndexConfig {
-            max_file_bytes: 1024 * 1024,
+            max_file_bytes: section.max_file_bytes,
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            rescan_interval: section.rescan_interval,
         }
     }
 }
@@ -91,6 +97,12 @@ pub struct RootIndex {
     started: AtomicBool,
     last_full_ms: AtomicU64,
     watcher: Arc<OnceLock<DirWatcher>>,
+    /// Why some directory of the root could not be watched (the watcher did not
+    /// start, a watch limit, a watch error); `None` while all are watched. Cleared by
+    /// a full walk that watched every directory it entered.
+    unwatched: Mutex<Option<String>>,
+    /// Watch failures during the running full walk.
+    walk_watch_errors: AtomicU64,
     /// The ignore rules in force per directory, for judging watcher events.
     ignores: Mutex<HashMap<PathBuf, Rules>>,
     /// Full walks run one at a time (the first one, and rescans after overflow).
@@ -119,6 +131,8 @@ impl RootIndex {
             started: AtomicBool::new(false),
             last_full_ms: AtomicU64::new(0),
             watcher: Arc::default(),
+            unwatched: Mutex::new(None),
+            walk_watch_errors: AtomicU64::new(0),
             ignores: Mutex::new(HashMap::new()),
             walking: Mutex::new(()),
             changes: tokio::sync::broadcast::Sender::new(64),
@@ -146,8 +160,36 @@ impl RootIndex {
         let me = self.clone();
         std::thread::Builder::new()
             .name("lean-ctx-index".into())
-            .spawn(move || me.full_index())
+            .spawn(move || {
+                me.full_index();
+                let (index, every) = (Arc::downgrade(&me), me.config.rescan_interval);
+                // Held no longer: an evicted project's index must be dropped.
+                drop(me);
+                keep_fresh(index, every);
+            })
             .expect("spawn index thread");
+    }
+
+    /// Why the root is not fully watched, if it is not.
+    pub fn unwatched(&self) -> Option<String> {
+        self.unwatched.lock().unwrap().clone()
+    }
+
+    /// Records a failed watch: the root is stale between rescans now, which
+    /// `daemon status` shows; logged loudly once, not per directory.
+    fn watch_failed(&self, what: &Path, error: &std::io::Error) {
+        self.walk_watch_errors.fetch_add(1, Ordering::Relaxed);
+        let mut unwatched = self.unwatched.lock().unwrap();
+        if unwatched.is_none() {
+            tracing::warn!(
+                root = %self.root.display(),
+                dir = %what.display(),
+                %error,
+                every = ?self.config.rescan_interval,
+                "cannot watch; rescanning periodically instead"
+            );
+        }
+        *unwatched = Some(format!("{}: {error}", what.display()));
     }
 
     pub fn is_ready(&self) -> bool {
@@ -207,7 +249,14 @@ impl RootIndex {
         files.reserve(more);
         drop(files);
         let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
+        self.walk_watch_errors.store(0, Ordering::Relaxed);
         self.walk_and_index(&self.root, true);
+        if self.watcher.get().is_some() && self.walk_watch_errors.load(Ordering::Relaxed) == 0 {
+            // Every directory is watched (again): events keep the root fresh.
+            if self.unwatched.lock().unwrap().take().is_some() {
+                tracing::info!(root = %self.root.display(), "watching again");
+            }
+        }
         self.caches.settle();
         let ms = started.elapsed().as_millis() as u64;
         let mut files = self.files.write().unwrap();
@@ -396,6 +445,7 @@ impl RootIndex {
             .open()
             .and_then(|f| Ok(FileId::from(&rustix::fs::fstat(&f)?)))
             .map_err(not_found)?;
+        self.parse_allowed(rel, id.size())?;
         let open = || file.open();
         let known = self
             .files
@@ -413,6 +463,26 @@ impl RootIndex {
             }),
             None => self.parse(rel, lang, id, &open).map_err(not_found),
         }
+    }
+
+    /// Refuses a file over `index.max_file_bytes` before anything parses it: the
+    /// walk's limit holds for single files and edits too. A parse is several times
+    /// the file's size in memory: a 50 MB file took the daemon from 65 MB to 485 MB,
+    /// kept by the symbol cache, and its outline outgrew one answer.
+    pub fn parse_allowed(&self, rel: &str, size: u64) -> Result<(), LeanError> {
+        if size <= self.config.max_file_bytes {
+            return Ok(());
+        }
+        Err(LeanError::new(
+            ErrorCode::Unsupported,
+            format!(
+                "{rel}: {size} bytes, over the index limit of {} bytes (index.max_file_bytes)",
+                self.config.max_file_bytes
+            ),
+        )
+        .with_remedy(
+            "generated or vendored files this large are not parsed: read or edit a line range directly, or raise index.max_file_bytes in config.toml",
+        ))
     }
 
     /// Records our own write of `bytes` to `file`, so the next answer needs no re-read.
@@ -484,20 +554,21 @@ impl RootIndex {
             hash_cache: self.counters.hash(),
             symbol_cache: self.counters.symbols(),
             last_full_index_ms: self.last_full_ms.load(Ordering::Relaxed),
+            unwatched: self.unwatched(),
+            rescan_interval_ms: self.config.rescan_interval.as_millis() as u64,
         }
     }
 
     fn start_watcher(self: &Arc<Self>) {
         let (tx, rx) = mpsc::channel();
-        let watcher = DirWatcher::new(tx).and_then(|w| w.watch(&self.root).map(|()| w));
-        match watcher {
+        match DirWatcher::new(tx) {
             Ok(w) => {
                 let _ = self.watcher.set(w);
             }
             Err(e) => {
-                // Answers stay correct for single files (identity re-check); only
-                // root-wide answers may lag until the next rescan.
-                tracing::warn!(root = %self.root.display(), error = %e, "cannot watch; root-wide answers may lag");
+                // Answers stay correct for single files (identity re-check); root-wide
+                // answers lag by at most the rescan interval.
+                self.watch_failed(&self.root, &e);
                 return;
             }
         }
@@ -516,7 +587,7 @@ impl RootIndex {
             return;
         };
         if let Err(e) = watcher.watch(dir) {
-            tracing::warn!(dir = %dir.display(), error = %e, "cannot watch");
+            self.watch_failed(dir, &e);
         }
     }
 
@@ -583,6 +654,18 @@ fn under(rel: &str, prefix: &str) -> bool {
         || rel
             .strip_prefix(prefix)
             .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// Walks the root again every `every` while it is not fully watched, so an unwatched
+/// root is never silently stale; ends when the index is dropped (its project evicted).
+fn keep_fresh(index: Weak<RootIndex>, every: Duration) {
+    loop {
+        std::thread::sleep(every);
+        let Some(index) = index.upgrade() else { return };
+        if index.unwatched.lock().unwrap().is_some() {
+            index.full_index();
+        }
+    }
 }
 
 fn watch_loop(index: Weak<RootIndex>, rx: mpsc::Receiver<Change>) {

@@ -1,6 +1,9 @@
 //! Directory watches for one root: non-recursive, one per directory the walk enters,
 //! reporting paths that were created, written, deleted or moved.
 //!
+//! On Linux all roots share one inotify instance (the per-user instance limit is 128),
+//! each root a subscription routed by watch descriptor.
+//!
 //! On Linux this is inotify itself. notify's inotify backend also subscribes to
 //! `IN_OPEN`, so every file anyone opened under a watched directory (our own walks,
 //! cargo, a language server loading the crate) woke its thread, and each watch it
@@ -25,76 +28,119 @@ pub use imp::DirWatcher;
 #[cfg(target_os = "linux")]
 mod imp {
     use std::{
-        collections::HashMap,
-        sync::{
-            Arc, Mutex,
-            atomic::{AtomicBool, Ordering},
-        },
+        collections::{HashMap, HashSet},
+        sync::{Arc, Mutex},
     };
 
     use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
 
     use super::*;
 
+    /// The daemon's one inotify instance, shared by every root: the kernel allows 128
+    /// instances per user (`fs.inotify.max_user_instances`, counted across all of the
+    /// user's processes), and one per root ran out at the 128th project. Its reader
+    /// thread routes each event by watch descriptor to the roots watching that
+    /// directory.
     #[derive(Debug)]
-    pub struct DirWatcher {
+    struct Shared {
         watches: Mutex<Watches>,
-        dirs: Arc<Mutex<HashMap<WatchDescriptor, PathBuf>>>,
-        stop: Arc<AtomicBool>,
+        routes: Mutex<Routes>,
     }
 
-    impl DirWatcher {
-        /// A watcher with no watches yet, sending what it sees to `tx` from its own
-        /// thread.
-        pub fn new(tx: mpsc::Sender<Change>) -> io::Result<DirWatcher> {
-            let mut inotify = Inotify::init()?;
-            let watches = inotify.watches();
-            let dirs: Arc<Mutex<HashMap<WatchDescriptor, PathBuf>>> = Arc::default();
-            let stop = Arc::new(AtomicBool::new(false));
-            let (thread_dirs, thread_stop) = (dirs.clone(), stop.clone());
-            std::thread::Builder::new()
-                .name("lean-ctx-inotify".into())
-                .spawn(move || {
-                    let mut buf = vec![0u8; 64 * 1024];
-                    loop {
-                        let events = match inotify.read_events_blocking(&mut buf) {
-                            Ok(events) => events,
-                            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                            Err(e) => {
-                                tracing::warn!(error = %e, "inotify read failed; watching stops");
+    #[derive(Debug, Default)]
+    struct Routes {
+        next_id: u64,
+        /// Each [`DirWatcher`]'s channel, by its id.
+        subscribers: HashMap<u64, mpsc::Sender<Change>>,
+        /// Who watches the directory of each watch, under which path: two roots can
+        /// watch one directory (a project opened at a repository's subdirectory), and
+        /// inotify gives one inode one descriptor per instance.
+        by_wd: HashMap<WatchDescriptor, Vec<(u64, PathBuf)>>,
+    }
+
+    /// The shared instance, made on first use; made again after a failed start (an
+    /// instance limit reached for a moment must not disable watching for good).
+    static SHARED: Mutex<Option<Arc<Shared>>> = Mutex::new(None);
+
+    fn shared() -> io::Result<Arc<Shared>> {
+        let mut slot = SHARED.lock().unwrap();
+        if let Some(shared) = slot.as_ref() {
+            return Ok(shared.clone());
+        }
+        let mut inotify = Inotify::init()?;
+        let shared = Arc::new(Shared {
+            watches: Mutex::new(inotify.watches()),
+            routes: Mutex::default(),
+        });
+        let reader = shared.clone();
+        std::thread::Builder::new()
+            .name("lean-ctx-inotify".into())
+            .spawn(move || {
+                let mut buf = vec![0u8; 64 * 1024];
+                loop {
+                    let events = match inotify.read_events_blocking(&mut buf) {
+                        Ok(events) => events,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(e) => {
+                            tracing::warn!(error = %e, "inotify read failed; watching stops");
+                            *SHARED.lock().unwrap() = None;
+                            for tx in reader.routes.lock().unwrap().subscribers.values() {
                                 let _ = tx.send(Change::Rescan);
-                                return;
                             }
-                        };
-                        if thread_stop.load(Ordering::Relaxed) {
                             return;
                         }
-                        let mut dirs = thread_dirs.lock().unwrap();
-                        for ev in events {
-                            let change = if ev.mask.contains(EventMask::Q_OVERFLOW) {
-                                Change::Rescan
-                            } else if ev.mask.contains(EventMask::IGNORED) {
-                                // The watch is gone (its directory was deleted).
-                                dirs.remove(&ev.wd);
-                                continue;
-                            } else if let Some(dir) = dirs.get(&ev.wd) {
-                                Change::Path(match ev.name {
+                    };
+                    let mut routes = reader.routes.lock().unwrap();
+                    for ev in events {
+                        if ev.mask.contains(EventMask::Q_OVERFLOW) {
+                            for tx in routes.subscribers.values() {
+                                let _ = tx.send(Change::Rescan);
+                            }
+                        } else if ev.mask.contains(EventMask::IGNORED) {
+                            // The watch is gone (its directory was deleted).
+                            routes.by_wd.remove(&ev.wd);
+                        } else if let Some(watchers) = routes.by_wd.get(&ev.wd) {
+                            for (id, dir) in watchers {
+                                let path = match ev.name {
                                     Some(name) => dir.join(name),
                                     None => dir.clone(),
-                                })
-                            } else {
-                                continue;
-                            };
-                            if tx.send(change).is_err() {
-                                return;
+                                };
+                                // A subscriber being dropped unsubscribes itself.
+                                if let Some(tx) = routes.subscribers.get(id) {
+                                    let _ = tx.send(Change::Path(path));
+                                }
                             }
                         }
                     }
-                })?;
+                }
+            })?;
+        *slot = Some(shared.clone());
+        Ok(shared)
+    }
+
+    /// One root's subscription to the shared instance.
+    #[derive(Debug)]
+    pub struct DirWatcher {
+        shared: Arc<Shared>,
+        id: u64,
+        /// The descriptors this root added, to release on drop.
+        mine: Mutex<HashSet<WatchDescriptor>>,
+    }
+
+    impl DirWatcher {
+        /// A watcher with no watches yet, sending what it sees to `tx` from the
+        /// shared reader thread.
+        pub fn new(tx: mpsc::Sender<Change>) -> io::Result<DirWatcher> {
+            let shared = shared()?;
+            let mut routes = shared.routes.lock().unwrap();
+            routes.next_id += 1;
+            let id = routes.next_id;
+            routes.subscribers.insert(id, tx);
+            drop(routes);
             Ok(DirWatcher {
-                watches: Mutex::new(watches),
-                dirs,
-                stop,
+                shared,
+                id,
+                mine: Mutex::default(),
             })
         }
 
@@ -113,23 +159,34 @@ mod imp {
                 | WatchMask::ONLYDIR
                 | WatchMask::EXCL_UNLINK;
             // Held across the add, so the reader never sees the new watch's events
-            // before it knows the directory.
-            let mut dirs = self.dirs.lock().unwrap();
-            let wd = self.watches.lock().unwrap().add(dir, mask)?;
-            dirs.insert(wd, dir.to_path_buf());
+            // before it knows the directory. Every root adds the same mask, so a
+            // second root's add of a directory changes nothing for the first.
+            let mut routes = self.shared.routes.lock().unwrap();
+            let wd = self.shared.watches.lock().unwrap().add(dir, mask)?;
+            let watchers = routes.by_wd.entry(wd.clone()).or_default();
+            watchers.retain(|(id, _)| *id != self.id);
+            watchers.push((self.id, dir.to_path_buf()));
+            self.mine.lock().unwrap().insert(wd);
             Ok(())
         }
     }
 
     impl Drop for DirWatcher {
-        /// Removing the watches wakes the reader (one `IN_IGNORED` each), which then
-        /// sees `stop` and ends.
+        /// Unsubscribes, and removes the kernel's watches no other root uses.
         fn drop(&mut self) {
-            self.stop.store(true, Ordering::Relaxed);
-            let wds: Vec<WatchDescriptor> = self.dirs.lock().unwrap().keys().cloned().collect();
-            let mut watches = self.watches.lock().unwrap();
-            for wd in wds {
-                let _ = watches.remove(wd);
+            let mut routes = self.shared.routes.lock().unwrap();
+            routes.subscribers.remove(&self.id);
+            let mut watches = self.shared.watches.lock().unwrap();
+            for wd in self.mine.lock().unwrap().drain() {
+                let Some(watchers) = routes.by_wd.get_mut(&wd) else {
+                    // Already gone (`IN_IGNORED`): its number may be another's now.
+                    continue;
+                };
+                watchers.retain(|(id, _)| *id != self.id);
+                if watchers.is_empty() {
+                    routes.by_wd.remove(&wd);
+                    let _ = watches.remove(wd);
+                }
             }
         }
     }
@@ -221,5 +278,26 @@ mod tests {
         fs::remove_file(dir.join("old.rs")).unwrap();
         assert_eq!(next(&rx), Some(Change::Path(dir.join("old.rs"))));
         drop(watcher);
+    }
+
+    /// Two roots watching one directory both hear of a change in it, and one of them
+    /// going away leaves the other's watch in place.
+    #[test]
+    fn roots_share_the_instance_and_keep_their_own_subscriptions() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = fs::canonicalize(tmp.path()).unwrap();
+        let (tx_a, rx_a) = mpsc::channel();
+        let (tx_b, rx_b) = mpsc::channel();
+        let a = DirWatcher::new(tx_a).unwrap();
+        let b = DirWatcher::new(tx_b).unwrap();
+        a.watch(&dir).unwrap();
+        b.watch(&dir).unwrap();
+        fs::write(dir.join("x.rs"), "fn x() {}").unwrap();
+        assert_eq!(next(&rx_a), Some(Change::Path(dir.join("x.rs"))));
+        assert_eq!(next(&rx_b), Some(Change::Path(dir.join("x.rs"))));
+        drop(a);
+        while rx_b.recv_timeout(Duration::from_millis(100)).is_ok() {}
+        fs::write(dir.join("y.rs"), "fn y() {}").unwrap();
+        assert_eq!(next(&rx_b), Some(Change::Path(dir.join("y.rs"))));
     }
 }
