@@ -203,7 +203,7 @@ class PortFileTest {
             session.closeDetached { background.add(it) }
             assertFalse(Files.exists(session.portFile), "port file still there after a detached close")
             // The caller's thread did not stop the server: a handler could still finish.
-            assertEquals(200, Http(session.port).get(Routes.HEALTH).status)
+            assertEquals(200, Http(session.port).get(Routes.HEALTH, session.token).status)
             assertEquals(1, background.size)
         } finally {
             background.forEach { it.run() }
