@@ -333,6 +333,8 @@ fn two_worktrees_get_two_servers_which_go_when_idle_and_die_with_the_daemon() {
     let second = env.dir().join("second");
     git(&root, &["worktree", "add", "-q", second.to_str().unwrap()]);
     let second = fs::canonicalize(second).unwrap();
+    // Trust is by path: a second worktree (another branch's code) is trusted apart.
+    env.trust(&second);
     fs::write(second.join("src/lib.rs"), LIB_RS.replace("größe", "maß")).unwrap();
 
     let here = env.ok(&root, &["refactor", "references", "src/lib.rs:3:9"]);
