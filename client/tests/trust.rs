@@ -132,8 +132,9 @@ fn hostile_crate(env: &TestEnv, marker: &Path) -> PathBuf {
     root
 }
 
-#[test]
-fn an_untrusted_root_starts_no_language_server_and_names_the_command_that_trusts_it() {
+/// An environment whose rust-analyzer is the real one, with [`hostile_crate`] (not
+/// yet trusted) and its marker file.
+fn hostile_rust_world() -> (TestEnv, PathBuf, PathBuf) {
     let env = TestEnv::with_shim(SHIM);
     env.write_config(&format!(
         "[lsp]\nrust = [{:?}]\n",
@@ -141,6 +142,12 @@ fn an_untrusted_root_starts_no_language_server_and_names_the_command_that_trusts
     ));
     let marker = env.dir().join("marker");
     let root = hostile_crate(&env, &marker);
+    (env, marker, root)
+}
+
+#[test]
+fn an_untrusted_root_starts_no_language_server_and_names_the_command_that_trusts_it() {
+    let (env, marker, root) = hostile_rust_world();
     let refused = env.err(&root, &["refactor", "references", "src/lib.rs:1:8"]);
     assert_eq!(refused["code"], "BACKEND_REQUIRED", "{refused}");
     let remedy = refused["remedy"].as_str().unwrap();
@@ -183,13 +190,7 @@ fn an_untrusted_root_starts_no_language_server_and_names_the_command_that_trusts
 
 #[test]
 fn a_hostile_crate_runs_none_of_its_code_through_rust_analyzer_cargo_or_doctor() {
-    let env = TestEnv::with_shim(SHIM);
-    env.write_config(&format!(
-        "[lsp]\nrust = [{:?}]\n",
-        rust_analyzer().display().to_string()
-    ));
-    let marker = env.dir().join("marker");
-    let root = hostile_crate(&env, &marker);
+    let (env, marker, root) = hostile_rust_world();
     env.trust(&root);
     // rust-analyzer loads the crate (cargo metadata, rustc's sysroot and target
     // queries) and answers: all through the user's toolchain.
@@ -263,13 +264,7 @@ fn the_default_rust_analyzer_is_the_users_never_the_repositorys() {
 
 #[test]
 fn a_cargo_config_another_user_planted_above_the_root_stops_rust_analyzer() {
-    let env = TestEnv::with_shim(SHIM);
-    env.write_config(&format!(
-        "[lsp]\nrust = [{:?}]\n",
-        rust_analyzer().display().to_string()
-    ));
-    let marker = env.dir().join("marker");
-    let root = hostile_crate(&env, &marker);
+    let (env, marker, root) = hostile_rust_world();
     env.trust(&root);
     let planted = env.dir().join(".cargo/config.toml");
     // Another local user (uid 65534) owns the configuration above the project.

@@ -17,7 +17,7 @@ use lean_ctx_shared::{ErrorCode, LeanError, protocol::LanguageServerStatus};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::server::{Server, ServerSpec};
+use super::server::{Server, ServerSpec, program_name};
 use crate::{
     config::{LspSection, ServerSetting},
     index::{lang::Lang, root::RootIndex},
@@ -62,6 +62,9 @@ pub struct Pool {
     /// Wakes the lifecycle task when a server starts, so the instance cap and the
     /// memory budget hold at once, not at the next tick.
     started: tokio::sync::Notify,
+    /// `tsserver.js` found per typescript-language-server program: `choice` runs on
+    /// every call, and the lookup walks `PATH` and the install's directories.
+    tsservers: Mutex<std::collections::HashMap<String, PathBuf>>,
 }
 
 impl Pool {
@@ -71,6 +74,7 @@ impl Pool {
             trust,
             slots: DashMap::new(),
             started: tokio::sync::Notify::new(),
+            tsservers: Mutex::default(),
         }
     }
 
@@ -118,10 +122,7 @@ impl Pool {
         if command.is_empty() {
             return Choice::None;
         }
-        let program_name = Path::new(&command[0])
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let program_name = program_name(&command[0]);
         let rust_analyzer = program_name.starts_with("rust-analyzer");
         let settings = if rust_analyzer {
             self.rust_analyzer_settings()
@@ -173,6 +174,9 @@ impl Pool {
         if let Some(path) = &self.config.tsserver {
             return Ok(PathBuf::from(path));
         }
+        if let Some(found) = self.tsservers.lock().unwrap().get(program) {
+            return Ok(found.clone());
+        }
         let path = lean_ctx_shared::tool_env::clean_path(std::env::var_os("PATH").as_deref());
         let found = if program.contains('/') {
             Some(PathBuf::from(program))
@@ -188,6 +192,13 @@ impl Pool {
                     .filter(|a| a.file_name().is_some_and(|n| n == "node_modules"))
                     .map(|nm| nm.join("typescript/lib/tsserver.js"))
                     .find(|t| t.is_file())
+            })
+            // Only a find is kept: a TypeScript installed later is found then.
+            .inspect(|found| {
+                self.tsservers
+                    .lock()
+                    .unwrap()
+                    .insert(program.to_string(), found.clone());
             })
             .ok_or_else(|| {
                 LeanError::new(
@@ -212,17 +223,14 @@ impl Pool {
         spec: ServerSpec,
         index: &Arc<RootIndex>,
     ) -> Result<Arc<Server>, LeanError> {
-        let name = Path::new(spec.program())
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
         self.trust.require(
             root,
-            &format!("the {} language server ({name})", spec.language),
+            &format!(
+                "the {} language server ({})",
+                spec.language,
+                spec.program_name()
+            ),
         )?;
-        if spec.rust_analyzer {
-            refuse_foreign_cargo_config(root)?;
-        }
         let key = Key {
             root: root.to_path_buf(),
             spec: spec.clone(),
@@ -254,6 +262,10 @@ impl Pool {
                 )));
             }
             tracing::info!(root = %root.display(), failure = ?server.failure(), "restarting a failed language server");
+        }
+        // Checked when cargo is about to run, not on every call to a live server.
+        if spec.rust_analyzer {
+            refuse_foreign_cargo_config(root)?;
         }
         let server = Server::spawn(spec, root)?;
         server.touch();

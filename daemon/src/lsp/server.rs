@@ -74,6 +74,19 @@ impl ServerSpec {
     pub fn program(&self) -> &str {
         self.command.first().map(String::as_str).unwrap_or("")
     }
+
+    /// The program's file name (`rust-analyzer` for `/opt/ra/rust-analyzer`).
+    pub fn program_name(&self) -> String {
+        program_name(self.program())
+    }
+}
+
+/// The file name of a command's program.
+pub fn program_name(program: &str) -> String {
+    Path::new(program)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// A running (or failed) server.
@@ -245,10 +258,7 @@ impl Server {
     pub fn name(&self) -> String {
         match self.init.get() {
             Some(init) => init.name.clone(),
-            None => Path::new(self.spec.program())
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            None => self.spec.program_name(),
         }
     }
 
