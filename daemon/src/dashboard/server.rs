@@ -180,7 +180,7 @@ fn login(app: &App, code: Option<&str>) -> Response {
             .into_response();
     }
     let page = "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url=/\">\
-                <title>lean-ctx dashboard</title><p><a href=\"/\">Open the dashboard</a></p>\n";
+                <link rel=\"icon\" href=\"data:,\"><title>lean-ctx dashboard</title><p><a href=\"/\">Open the dashboard</a></p>\n";
     (
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8".to_string()),
