@@ -61,6 +61,7 @@ async fn bench() {
         index: IndexConfig::default(),
         symbol_cache_bytes: 1 << 24,
         lsp: Default::default(),
+        ide: Default::default(),
         limits: Default::default(),
     }));
     let serving = tokio::spawn(server::run(listener, daemon.clone()));

@@ -30,6 +30,35 @@ pub struct Config {
     pub lsp: LspSection,
     #[serde(default)]
     pub trust: TrustSection,
+    #[serde(default)]
+    pub ide: IdeSection,
+}
+
+/// `[ide]`: how long a JetBrains IDE window may take to answer.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdeSection {
+    /// Reads, navigation and previews. A window that takes longer is not asked again
+    /// for a while (the call falls back to the next backing in the meantime).
+    #[serde(default = "default_ide_timeout", with = "duration_str")]
+    pub timeout: Duration,
+    /// Applying a refactoring, an edit or a reformat: the IDE may run a while.
+    #[serde(default = "default_ide_apply_timeout", with = "duration_str")]
+    pub apply_timeout: Duration,
+}
+
+impl Default for IdeSection {
+    fn default() -> IdeSection {
+        toml::from_str("").expect("the empty [ide] section has defaults")
+    }
+}
+
+fn default_ide_timeout() -> Duration {
+    Duration::from_secs(30)
+}
+
+fn default_ide_apply_timeout() -> Duration {
+    Duration::from_secs(120)
 }
 
 /// `[trust]`: the roots whose code language servers may run (`trust.rs`).

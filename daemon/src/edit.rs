@@ -23,7 +23,7 @@ use dashmap::DashMap;
 use lean_ctx_shared::{
     Candidate, ErrorCode, ErrorDetails, LeanError, Range as AgentRange,
     process::pid_alive,
-    protocol::{EditAction, EditTarget},
+    protocol::{EditAction, EditRequest, EditTarget},
 };
 
 use rustix::{
@@ -60,6 +60,19 @@ pub struct Edit<'a> {
     pub text: &'a str,
     pub expected_hash: Option<&'a str>,
     pub force: bool,
+}
+
+impl Edit<'_> {
+    /// The edit a request asks for.
+    pub fn of(req: &EditRequest) -> Edit<'_> {
+        Edit {
+            action: req.action,
+            target: &req.target,
+            text: &req.text,
+            expected_hash: req.expected_hash.as_deref(),
+            force: req.force,
+        }
+    }
 }
 
 /// A written edit.

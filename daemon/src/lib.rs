@@ -14,13 +14,13 @@
 //! page; [`budget`] keeps every answer inside one frame; [`config`], [`logging`] and
 //! [`sys`] are plumbing.
 
+pub mod backing;
 pub mod budget;
 pub mod call_log;
 pub mod config;
 pub mod dashboard;
 pub mod edit;
 pub mod gain;
-pub mod headless;
 pub mod ide;
 pub mod idle;
 pub mod index;
@@ -29,10 +29,12 @@ pub mod jail;
 pub mod logging;
 pub mod lsp;
 pub mod registry;
+pub mod route;
 pub mod server;
 pub mod service;
 pub mod service_manager;
 pub mod state;
+pub mod status;
 pub mod sys;
 pub mod trust;
 pub mod worktree;

@@ -125,6 +125,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             },
             symbol_cache_bytes: config.index.symbol_cache_bytes,
             lsp: config.lsp.clone(),
+            ide: config.ide.clone(),
             limits: Limits::from(&config.daemon),
         }));
         spawn_stop_triggers(&daemon);

@@ -27,7 +27,11 @@ use tokio::{
 };
 use tokio_util::task::TaskTracker;
 
-use crate::{service::CAPABILITIES, service::Handler, state::Daemon};
+use crate::{
+    dashboard::Dashboard,
+    service::{CAPABILITIES, Handler},
+    state::Daemon,
+};
 
 /// A peer must send its hello within this time, or it is dropped.
 pub const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
@@ -44,13 +48,15 @@ const FLUSH_GRACE: Duration = Duration::from_millis(200);
 /// closes every connection. The caller removes the socket file afterwards.
 pub async fn run(listener: UnixListener, daemon: Arc<Daemon>) {
     let connections = TaskTracker::new();
+    // One dashboard per daemon, started by the first `dashboard` call.
+    let dashboard = Arc::new(Dashboard::default());
     let shutdown = daemon.shutdown_token().clone();
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    connections.spawn(serve_connection(daemon.clone(), stream));
+                    connections.spawn(serve_connection(daemon.clone(), dashboard.clone(), stream));
                 }
                 Err(e) => {
                     // EMFILE and friends: back off instead of spinning.
@@ -73,7 +79,7 @@ pub async fn run(listener: UnixListener, daemon: Arc<Daemon>) {
     tracing::info!("drained");
 }
 
-async fn serve_connection(daemon: Arc<Daemon>, mut stream: UnixStream) {
+async fn serve_connection(daemon: Arc<Daemon>, dashboard: Arc<Dashboard>, mut stream: UnixStream) {
     if let Err(reason) = check_peer(&stream) {
         tracing::warn!(%reason, "refused connection");
         return;
@@ -135,6 +141,7 @@ async fn serve_connection(daemon: Arc<Daemon>, mut stream: UnixStream) {
 
     let handler = Handler {
         daemon: daemon.clone(),
+        dashboard,
     };
     let activity = Activity::default();
     let requests = BaseChannel::with_defaults(socket_transport(stream))

@@ -1,37 +1,27 @@
 //! The operations: the [`LeanCtx`] tarpc service implemented over the shared
 //! [`Daemon`]. Every method goes through [`Daemon::call`], the one choke point that
 //! counts calls, refuses new work during shutdown, catches panics and logs the call;
-//! each notes its root and the backing that answered for that log
-//! ([`note_root`], [`note_backing`]). [`status`] and [`language_servers`] are also what
-//! the dashboard serves, so the two can never differ.
+//! what answers each operation is the router's business ([`crate::route`]), what the
+//! daemon knows about itself is [`crate::status`]'s.
 
 use std::{sync::Arc, time::Duration};
 
 use lean_ctx_shared::{
     LeanError,
     protocol::{
-        BackingStatus, DashboardRequest, DashboardResponse, EditRequest, EditResponse,
-        InspectionsRequest, InspectionsResponse, LanguageServerOp, LanguageServersRequest,
-        LanguageServersResponse, LeanCtx, MAX_PING_DELAY_MS, NavigateRequest, NavigateResponse,
-        OpenProjectRequest, OutlineRequest, OutlineResponse, PROTOCOL_VERSION, PingRequest,
-        PingResponse, ProjectStatus, RefactorRequest, RefactorResponse, ReformatRequest,
-        ReformatResponse, SearchSymbolRequest, SearchSymbolResponse, ShutdownRequest,
-        ShutdownResponse, StatusRequest, StatusResponse, SymbolsOverviewRequest,
-        SymbolsOverviewResponse, TypeHierarchyRequest, TypeHierarchyResponse, VERSION, build_id,
+        DashboardRequest, DashboardResponse, EditRequest, EditResponse, InspectionsRequest,
+        InspectionsResponse, LanguageServersRequest, LanguageServersResponse, LeanCtx,
+        MAX_PING_DELAY_MS, NavigateRequest, NavigateResponse, OpenProjectRequest, OutlineRequest,
+        OutlineResponse, PingRequest, PingResponse, ProjectStatus, RefactorRequest,
+        RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
+        SearchSymbolResponse, ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse,
+        SymbolsOverviewRequest, SymbolsOverviewResponse, TypeHierarchyRequest,
+        TypeHierarchyResponse,
     },
-    render,
 };
 use tarpc::context::Context;
 
-use crate::{
-    call_log::{note_backing, note_root},
-    dashboard,
-    gain::{Baseline, Call},
-    headless,
-    lsp::actions,
-    state::Daemon,
-    sys,
-};
+use crate::{call_log::note_root, dashboard, route, state::Daemon, status};
 
 /// The operations this daemon serves, announced in the hello.
 pub const CAPABILITIES: &[&str] = &[
@@ -52,21 +42,12 @@ pub const CAPABILITIES: &[&str] = &[
     "dashboard",
 ];
 
-/// Accounts an answer that stands in for nothing an agent would otherwise read
-/// (diagnostics, hierarchies, formatting): counted, no saving claimed.
-fn no_claim(d: &Daemon, action: &'static str, output: String) {
-    d.gain.record(Call {
-        action,
-        file: None,
-        baseline: Baseline::NoClaim,
-        output,
-    });
-}
-
 /// One per connection; cheap to clone (tarpc clones it per request).
 #[derive(Clone, Debug)]
 pub struct Handler {
     pub daemon: Arc<Daemon>,
+    /// The daemon's one dashboard (every connection's handler holds the same).
+    pub dashboard: Arc<dashboard::Dashboard>,
 }
 
 impl LeanCtx for Handler {
@@ -86,7 +67,7 @@ impl LeanCtx for Handler {
 
     async fn status(self, _: Context, _: StatusRequest) -> Result<StatusResponse, LeanError> {
         let d = &self.daemon;
-        d.call("status", async { Ok(status(d)) }).await
+        d.call("status", async { Ok(status::status(d)) }).await
     }
 
     async fn open_project(
@@ -131,19 +112,15 @@ impl LeanCtx for Handler {
     ) -> Result<SymbolsOverviewResponse, LeanError> {
         let d = &self.daemon;
         d.call("symbols_overview", async {
-            note_root(&req.root);
-            backed(headless::symbols_overview(d, req).await, |r| &r.backing)
+            route::symbols_overview(d, req).await
         })
         .await
     }
 
     async fn outline(self, _: Context, req: OutlineRequest) -> Result<OutlineResponse, LeanError> {
         let d = &self.daemon;
-        d.call("outline", async {
-            note_root(&req.root);
-            backed(headless::outline(d, req).await, |_| "headless")
-        })
-        .await
+        d.call("outline", async { route::outline(d, req).await })
+            .await
     }
 
     async fn search_symbol(
@@ -153,19 +130,15 @@ impl LeanCtx for Handler {
     ) -> Result<SearchSymbolResponse, LeanError> {
         let d = &self.daemon;
         d.call("search_symbol", async {
-            note_root(&req.root);
-            backed(headless::search_symbol(d, req).await, |_| "headless")
+            route::search_symbol(d, req).await
         })
         .await
     }
 
     async fn edit_symbol(self, _: Context, req: EditRequest) -> Result<EditResponse, LeanError> {
         let d = &self.daemon;
-        d.call("edit_symbol", async {
-            note_root(&req.root);
-            backed(headless::edit_symbol(d, req).await, |r| &r.backing)
-        })
-        .await
+        d.call("edit_symbol", async { route::edit_symbol(d, req).await })
+            .await
     }
 
     async fn navigate(
@@ -174,11 +147,8 @@ impl LeanCtx for Handler {
         req: NavigateRequest,
     ) -> Result<NavigateResponse, LeanError> {
         let d = &self.daemon;
-        d.call(req.action.as_str(), async {
-            note_root(&req.root);
-            backed(actions::navigate(d, req).await, |r| &r.backing)
-        })
-        .await
+        d.call(req.action.as_str(), async { route::navigate(d, req).await })
+            .await
     }
 
     async fn type_hierarchy(
@@ -188,8 +158,7 @@ impl LeanCtx for Handler {
     ) -> Result<TypeHierarchyResponse, LeanError> {
         let d = &self.daemon;
         d.call("type_hierarchy", async {
-            note_root(&req.root);
-            backed(actions::type_hierarchy(d, req).await, |r| &r.backing)
+            route::type_hierarchy(d, req).await
         })
         .await
     }
@@ -200,13 +169,8 @@ impl LeanCtx for Handler {
         req: InspectionsRequest,
     ) -> Result<InspectionsResponse, LeanError> {
         let d = &self.daemon;
-        d.call("inspections", async {
-            note_root(&req.root);
-            let resp = backed(actions::inspections(d, req).await, |r| &r.backing)?;
-            no_claim(d, "inspections", render::inspections(&resp));
-            Ok(resp)
-        })
-        .await
+        d.call("inspections", async { route::inspections(d, req).await })
+            .await
     }
 
     async fn reformat(
@@ -215,13 +179,8 @@ impl LeanCtx for Handler {
         req: ReformatRequest,
     ) -> Result<ReformatResponse, LeanError> {
         let d = &self.daemon;
-        d.call("reformat", async {
-            note_root(&req.root);
-            let resp = backed(actions::reformat(d, req).await, |r| &r.backing)?;
-            no_claim(d, "reformat", render::reformat(&resp));
-            Ok(resp)
-        })
-        .await
+        d.call("reformat", async { route::reformat(d, req).await })
+            .await
     }
 
     async fn refactor(
@@ -230,11 +189,8 @@ impl LeanCtx for Handler {
         req: RefactorRequest,
     ) -> Result<RefactorResponse, LeanError> {
         let d = &self.daemon;
-        d.call(req.kind.as_str(), async {
-            note_root(&req.root);
-            backed(actions::refactor(d, req).await, |r| &r.backing)
-        })
-        .await
+        d.call(req.kind.as_str(), async { route::refactor(d, req).await })
+            .await
     }
 
     async fn language_servers(
@@ -243,7 +199,8 @@ impl LeanCtx for Handler {
         req: LanguageServersRequest,
     ) -> Result<LanguageServersResponse, LeanError> {
         let d = &self.daemon;
-        d.call("language_servers", language_servers(d, req)).await
+        d.call("language_servers", status::language_servers(d, req))
+            .await
     }
 
     async fn dashboard(
@@ -253,90 +210,8 @@ impl LeanCtx for Handler {
     ) -> Result<DashboardResponse, LeanError> {
         let d = &self.daemon;
         d.call("dashboard", async {
-            Ok(dashboard::start(d, req.handover).await?)
+            Ok(dashboard::launch::start(d, &self.dashboard, req.handover).await?)
         })
         .await
     }
-}
-
-/// Notes the backing of a successful answer for the call log.
-fn backed<T>(
-    result: Result<T, LeanError>,
-    backing: impl FnOnce(&T) -> &str,
-) -> Result<T, LeanError> {
-    if let Ok(resp) = &result {
-        note_backing(backing(resp));
-    }
-    result
-}
-
-/// Everything the daemon knows about itself: `daemon status`, and the dashboard.
-pub fn status(d: &Daemon) -> StatusResponse {
-    StatusResponse {
-        pid: std::process::id(),
-        version: VERSION.to_string(),
-        build: build_id(),
-        protocol: PROTOCOL_VERSION,
-        started_at_unix_ms: sys::unix_ms(d.started_at()),
-        uptime_ms: d.uptime().as_millis() as u64,
-        socket: d.config.socket.clone(),
-        log_file: d.config.paths.log_file(),
-        started_by: d.config.start_mode,
-        idle_exit_after_ms: d.config.idle_timeout.map(|t| t.as_millis() as u64),
-        rss_bytes: sys::rss_bytes(),
-        connected_clients: d.connections() as u32,
-        // A `status` call is itself in flight.
-        in_flight_calls: d.in_flight() as u32,
-        calls_served: d.calls_served(),
-        caches: d.caches.status(),
-        projects: d
-            .registry
-            .list()
-            .into_iter()
-            .map(|mut p| {
-                p.backings
-                    .extend(d.lsp.servers_of(&p.root).iter().map(|s| BackingStatus {
-                        name: s.name(),
-                        state: s.state().as_str().into(),
-                    }));
-                p
-            })
-            .collect(),
-        language_servers: d.lsp.status(),
-        ides: d.ides.status(),
-    }
-}
-
-/// Lists, evicts or restarts language servers: `lean-ctx servers`, and the dashboard's
-/// buttons (both through [`Daemon::call`]).
-pub async fn language_servers(
-    d: &Daemon,
-    req: LanguageServersRequest,
-) -> Result<LanguageServersResponse, LeanError> {
-    if let Some(root) = &req.root {
-        note_root(root);
-    }
-    let root = req.root.as_deref();
-    let language = req.language.as_deref();
-    let affected = match req.op {
-        LanguageServerOp::List => d
-            .lsp
-            .status()
-            .iter()
-            .filter(|s| {
-                root.is_none_or(|r| s.root == r) && language.is_none_or(|l| s.language == l)
-            })
-            .count(),
-        LanguageServerOp::Evict => d.lsp.evict(root, language).await.len(),
-        LanguageServerOp::Restart => {
-            let evicted = d.lsp.evict(root, language).await;
-            d.lsp
-                .restart(&evicted, |r| d.registry.get(r).map(|p| p.index.clone()))
-                .len()
-        }
-    };
-    Ok(LanguageServersResponse {
-        affected: affected as u32,
-        servers: d.lsp.status(),
-    })
 }

@@ -21,8 +21,7 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     budget,
     call_log::{self, CallLog, CallRecord},
-    config::LspSection,
-    dashboard::Dashboard,
+    config::{IdeSection, LspSection},
     edit::FileLocks,
     gain::Gain,
     ide::discovery::Discovery,
@@ -44,6 +43,7 @@ pub struct DaemonConfig {
     pub index: IndexConfig,
     pub symbol_cache_bytes: u64,
     pub lsp: LspSection,
+    pub ide: IdeSection,
     pub limits: Limits,
 }
 
@@ -94,8 +94,6 @@ pub struct Daemon {
     calls_served: AtomicU64,
     /// The last calls and the call rate, for the dashboard.
     pub calls: CallLog,
-    /// The web dashboard, started by the first `dashboard` call.
-    pub dashboard: Dashboard,
     /// Fired to stop: the accept loop ends and new calls are refused.
     shutdown: CancellationToken,
     /// Fired once in-flight calls are done: connections flush and close.
@@ -118,7 +116,7 @@ impl Daemon {
                         .as_deref(),
                 ),
             )),
-            ides: Discovery::start(&config.paths),
+            ides: Discovery::start(&config.paths, &config.ide),
             gain: Arc::new(Gain::load(&config.paths.data_dir)),
             config,
             started_at: SystemTime::now(),
@@ -128,7 +126,6 @@ impl Daemon {
             in_flight_zero: Notify::new(),
             calls_served: AtomicU64::new(0),
             calls: CallLog::default(),
-            dashboard: Dashboard::default(),
             shutdown: CancellationToken::new(),
             drained: CancellationToken::new(),
         }
@@ -300,6 +297,7 @@ pub(crate) mod tests {
             index: IndexConfig::default(),
             symbol_cache_bytes: 1 << 24,
             lsp: LspSection::default(),
+            ide: IdeSection::default(),
             limits: Limits::default(),
         })
     }

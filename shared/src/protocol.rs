@@ -415,6 +415,9 @@ pub struct SymbolsOverviewResponse {
     pub total: u32,
     /// `headless` (tree-sitter) or `jetbrains`.
     pub backing: String,
+    /// Why the backings asked before this one did not answer (an IDE window still
+    /// indexing, refusing the language, or not answering), when one was asked.
+    pub fallback: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -533,6 +536,9 @@ pub struct EditResponse {
     pub hash: String,
     /// `headless` (our atomic write) or `jetbrains` (the IDE's write command).
     pub backing: String,
+    /// Why the backings asked before this one did not answer (an IDE window still
+    /// indexing, refusing the language, or not answering), when one was asked.
+    pub fallback: Option<String>,
 }
 
 /// A point in a file as an agent names it: `line` 1-based, `column` 0-based in
@@ -605,6 +611,9 @@ pub struct NavigateResponse {
     pub truncated: bool,
     /// Which backing answered, e.g. `rust-analyzer`, `jetbrains`.
     pub backing: String,
+    /// Why the backings asked before this one did not answer (an IDE window still
+    /// indexing, refusing the language, or not answering), when one was asked.
+    pub fallback: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -643,6 +652,9 @@ pub struct TypeHierarchyResponse {
     pub total: u32,
     pub truncated: bool,
     pub backing: String,
+    /// Why the backings asked before this one did not answer (an IDE window still
+    /// indexing, refusing the language, or not answering), when one was asked.
+    pub fallback: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -688,6 +700,9 @@ pub struct InspectionsResponse {
     pub total: u32,
     pub truncated: bool,
     pub backing: String,
+    /// Why the backings asked before this one did not answer (an IDE window still
+    /// indexing, refusing the language, or not answering), when one was asked.
+    pub fallback: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -707,6 +722,9 @@ pub struct ReformatResponse {
     /// BLAKE3 hex of the whole file now.
     pub hash: String,
     pub backing: String,
+    /// Why the backings asked before this one did not answer (an IDE window still
+    /// indexing, refusing the language, or not answering), when one was asked.
+    pub fallback: Option<String>,
 }
 
 /// Which refactoring (spec §3).
@@ -776,6 +794,9 @@ pub struct RefactorResponse {
     /// Root-relative paths written, sorted.
     pub changed_paths: Vec<String>,
     pub backing: String,
+    /// Why the backings asked before this one did not answer (an IDE window still
+    /// indexing, refusing the language, or not answering), when one was asked.
+    pub fallback: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

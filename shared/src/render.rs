@@ -127,7 +127,7 @@ pub fn locations(resp: &NavigateResponse) -> String {
         resp.truncated,
         "location",
     ));
-    s.push_str(&format!(" ({})", resp.backing));
+    s.push_str(&backed(&resp.backing, &resp.fallback));
     s
 }
 
@@ -143,7 +143,7 @@ pub fn type_hierarchy(resp: &TypeHierarchyResponse) -> String {
         resp.truncated,
         "type",
     ));
-    s.push_str(&format!(" ({})", resp.backing));
+    s.push_str(&backed(&resp.backing, &resp.fallback));
     s
 }
 
@@ -181,13 +181,13 @@ pub fn inspections(resp: &InspectionsResponse) -> String {
             "diagnostic",
         ));
     }
-    s.push_str(&format!(" ({})", resp.backing));
+    s.push_str(&backed(&resp.backing, &resp.fallback));
     s
 }
 
 pub fn reformat(resp: &ReformatResponse) -> String {
     format!(
-        "{} {}, hash {} ({})",
+        "{} {}, hash {}{}",
         resp.path,
         if resp.reformatted {
             "reformatted"
@@ -195,7 +195,7 @@ pub fn reformat(resp: &ReformatResponse) -> String {
             "already formatted"
         },
         resp.hash,
-        resp.backing
+        backed(&resp.backing, &resp.fallback)
     )
 }
 
@@ -224,8 +224,16 @@ pub fn refactor(resp: &RefactorResponse) -> String {
     } else {
         s.push_str(&format!("; plan_hash {}", resp.plan_hash));
     }
-    s.push_str(&format!(" ({})", resp.backing));
+    s.push_str(&backed(&resp.backing, &resp.fallback));
     s
+}
+
+/// ` (backing)`, or ` (backing; why the backings before it did not answer)`.
+fn backed(backing: &str, fallback: &Option<String>) -> String {
+    match fallback {
+        Some(why) => format!(" ({backing}; {why})"),
+        None => format!(" ({backing})"),
+    }
 }
 
 /// `ERROR: CODE: message`, the remedy, and the candidates or progress if any.

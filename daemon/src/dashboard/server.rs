@@ -42,7 +42,7 @@ use super::{
     guard::{self, Guard},
     handover::{Codes, LOGIN},
 };
-use crate::{service, state::Daemon, sys};
+use crate::{state::Daemon, status, sys};
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
@@ -193,7 +193,7 @@ fn login(app: &App, code: Option<&str>) -> Response {
 
 /// `daemon status` plus the live numbers only the dashboard shows.
 fn live_status(d: &Daemon) -> Value {
-    let mut value = serde_json::to_value(service::status(d)).expect("status serializes");
+    let mut value = serde_json::to_value(status::status(d)).expect("status serializes");
     let now = sys::unix_ms(std::time::SystemTime::now());
     value["calls_per_second"] = json!(d.calls.per_second(now));
     value["recent_calls"] = json!(d.calls.recent());
@@ -290,7 +290,7 @@ async fn servers(
     // Through the choke point like any call: refused while stopping, panics caught,
     // and shown in the recent calls.
     match d
-        .call("language_servers", service::language_servers(d, req))
+        .call("language_servers", status::language_servers(d, req))
         .await
     {
         Ok(resp) => Json(resp).into_response(),

@@ -5,8 +5,10 @@
 //! Outcomes: the answer's JSON; a domain error from the envelope
 //! `{"error":{"code","message"}}` as that catalog code; a 401 re-reads the port file
 //! once (the IDE restarted with a new token) and retries, then is `UNAUTHORIZED`; a
-//! connection that fails makes the IDE [`Unreachable`](CallError::Unreachable) so the
-//! caller falls back to the next backing within the same call. Before every POST the
+//! connection that fails, or an answer that does not come within the timeout, makes
+//! the IDE [`Unreachable`](CallError::Unreachable) so the caller falls back to the
+//! next backing within the same call (and a window that hung is held off,
+//! [`Discovery::hold`]). Before every POST the
 //! listener on the port is proven the IDE's again ([`Discovery::verify`]).
 
 use std::time::Duration;
@@ -15,11 +17,6 @@ use lean_ctx_shared::{ErrorCode, LeanError};
 use serde_json::Value;
 
 use super::discovery::{Discovery, Ide};
-
-/// Reads, navigation, previews.
-pub const QUICK: Duration = Duration::from_secs(30);
-/// Applying a refactoring or reformatting: the IDE may run a while.
-pub const SLOW: Duration = Duration::from_secs(120);
 
 #[derive(Debug)]
 pub enum CallError {
@@ -101,9 +98,9 @@ async fn post(
     let response = match sent {
         Ok(r) => r,
         Err(e) if e.is_timeout() => {
-            return Err(CallError::Answered(LeanError::internal(format!(
-                "the JetBrains IDE did not answer {route} within {timeout:?}"
-            ))));
+            let why = format!("no answer to {route} within {timeout:?}");
+            discovery.hold(&ide.hash, why.clone());
+            return Err(CallError::Unreachable(why));
         }
         Err(e) => {
             discovery.mark_unreachable(&ide.hash);

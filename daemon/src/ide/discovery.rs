@@ -9,6 +9,10 @@
 //! that dies is left within the same call. The listener is proven again (cheaply:
 //! the same socket inodes as last time) before every request that carries the token.
 //!
+//! A window that hung past its timeout is held off for [`HOLD_AFTER_TIMEOUT`]
+//! (calls go straight to the next backing) and then has to pass the stages again,
+//! unless its port file changes first (a restarted IDE).
+//!
 //! A port file someone else could have written is kept aside with its reason (logged
 //! once, shown by `daemon status`) and never used; a window that claimed an edit it
 //! did not make is not used again until its port file changes.
@@ -32,10 +36,13 @@ use lean_ctx_shared::{
 };
 use notify::{RecursiveMode, Watcher};
 
-use crate::sys::unix_ms;
+use crate::{config::IdeSection, sys::unix_ms};
 
 /// `GET /health` must answer within this (spec §1.2).
 const HEALTH_TIMEOUT: Duration = Duration::from_millis(300);
+/// How long a window that hung past its timeout is not asked (a hung IDE would
+/// otherwise cost every call the whole timeout).
+pub const HOLD_AFTER_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a reachability verdict is trusted without a file event or failed call.
 const VERDICT_TTL: Duration = Duration::from_secs(2);
 
@@ -61,6 +68,8 @@ struct Entry {
     /// Set when the window lied (an edit it claimed and did not make): never used
     /// again until its port file changes.
     distrusted: Option<String>,
+    /// Set when a call timed out: not asked before then.
+    held_until: Option<Instant>,
 }
 
 impl Entry {
@@ -72,6 +81,7 @@ impl Entry {
             sockets: Vec::new(),
             last_failure: None,
             distrusted: None,
+            held_until: None,
         }
     }
 }
@@ -95,13 +105,14 @@ pub struct Discovery {
     table: Mutex<Table>,
     watcher: Mutex<Option<notify::RecommendedWatcher>>,
     http: reqwest::Client,
+    timeouts: IdeSection,
 }
 
 impl Discovery {
     /// Reads the port files there are and watches for more. The data dir is created
     /// (0700) if missing, so a first IDE window is seen too, and tightened if it is
     /// ours and open to others (`Paths::ensure_data_dir` says why).
-    pub fn start(paths: &Paths) -> Arc<Discovery> {
+    pub fn start(paths: &Paths, timeouts: &IdeSection) -> Arc<Discovery> {
         let data_dir = paths.data_dir.as_path();
         match paths.ensure_data_dir() {
             Ok(DataDir::Created | DataDir::Private) => {}
@@ -124,6 +135,7 @@ impl Discovery {
                 .no_proxy()
                 .build()
                 .expect("an HTTP client without TLS builds"),
+            timeouts: timeouts.clone(),
         });
         let weak = Arc::downgrade(&me);
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
@@ -220,6 +232,7 @@ impl Discovery {
             // collision never mixes projects).
             if lean_ctx_shared::ide::canonical_root(&entry.file.project_root) != root
                 || entry.distrusted.is_some()
+                || entry.held_until.is_some_and(|t| Instant::now() < t)
             {
                 return None;
             }
@@ -314,6 +327,27 @@ impl Discovery {
         if let Some(entry) = self.table.lock().unwrap().windows.get_mut(hash) {
             entry.verdict = Some((Instant::now(), false));
             entry.last_check_unix_ms = Some(unix_ms(SystemTime::now()));
+        }
+    }
+
+    /// A call to this IDE timed out: not asked for [`HOLD_AFTER_TIMEOUT`], then only
+    /// if it passes the stages again (or sooner once its port file changes).
+    pub fn hold(&self, hash: &str, why: String) {
+        tracing::warn!(hash, %why, "IDE window held off after a timeout");
+        if let Some(entry) = self.table.lock().unwrap().windows.get_mut(hash) {
+            entry.verdict = Some((Instant::now(), false));
+            entry.last_check_unix_ms = Some(unix_ms(SystemTime::now()));
+            entry.held_until = Some(Instant::now() + HOLD_AFTER_TIMEOUT);
+            entry.last_failure = Some(why);
+        }
+    }
+
+    /// How long a call may wait for a window's answer: a read, or (`slow`) an apply.
+    pub fn timeout(&self, slow: bool) -> Duration {
+        if slow {
+            self.timeouts.apply_timeout
+        } else {
+            self.timeouts.timeout
         }
     }
 

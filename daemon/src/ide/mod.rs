@@ -2,6 +2,5 @@
 //! them through their port files and checks they answer; [`backend`] speaks the HTTP
 //! wire (WIRE.md) to one; [`actions`] are the operations an IDE answers.
 
-pub mod actions;
 pub mod backend;
 pub mod discovery;

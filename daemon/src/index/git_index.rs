@@ -21,10 +21,7 @@ use std::{fs, os::unix::fs::MetadataExt, path::Path};
 
 use rustc_hash::FxHashMap;
 
-use super::store::FileId;
-
-/// A git object name (SHA-1).
-pub type Oid = [u8; 20];
+use super::store::{FileId, Oid};
 
 /// The entries of one worktree's index that can vouch for a file's content.
 #[derive(Debug)]

@@ -17,10 +17,12 @@ use lean_ctx_shared::protocol::{CacheCounters, CacheStatus};
 use rustc_hash::FxHashMap;
 
 use super::{
-    git_index::Oid,
     lang::Lang,
     symbols::{FileSymbols, extract},
 };
+
+/// A git object name (SHA-1), as a worktree's git index names a file's blob.
+pub type Oid = [u8; 20];
 
 pub type Hash = [u8; 32];
 

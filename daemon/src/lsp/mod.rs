@@ -7,7 +7,6 @@
 //! turns agent calls into LSP requests and answers back, jailing every path; [`edits`]
 //! applies a server's text edits to disk bytes, narrowed to what changes.
 
-pub mod actions;
 pub mod edits;
 pub mod pool;
 pub mod rpc;

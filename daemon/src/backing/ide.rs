@@ -3,9 +3,10 @@
 //! and the two-phase refactorings (rename, move, safe delete, inline), plus
 //! `symbols_overview` for files the headless index cannot parse.
 //!
-//! Every function answers `Ok(None)` when no IDE serves the root or the IDE stopped
-//! answering mid-call: the caller then falls back to the next backing in the same
-//! call. Positions cross the wire as 0-based lines and UTF-16 columns, converted here
+//! Every function answers [`Miss::Absent`] when no IDE window serves the root and
+//! [`Miss::Unreachable`] when the window stopped answering (the router then asks the
+//! next backing in the same call); an error the IDE answers is [`Miss::Failed`].
+//! Positions cross the wire as 0-based lines and UTF-16 columns, converted here
 //! once from the file's current text; every path sent is jailed first and every path
 //! returned is jailed again; refactorings are guarded on this side exactly like the
 //! language-server path (`plan_hash` over the usages with their current disk text).
@@ -30,19 +31,19 @@ use lean_ctx_shared::{
 use serde_json::{Value, json};
 
 use super::{
-    backend::{self, CallError, QUICK, SLOW},
-    discovery::Ide,
+    Cx, Miss, Outcome,
+    answer::{Files, may_apply, plan_hash},
+    blocking, limit,
 };
 use crate::{
     edit::{self, Written},
-    headless::{blocking, project},
-    jail::{self, Jailed, Want},
-    lsp::{
-        actions::{Files, limit, may_apply, plan_hash},
-        text::{DocText, Encoding},
+    ide::{
+        backend::{self, CallError},
+        discovery::Ide,
     },
+    jail::{self, Jailed, Want},
+    lsp::text::{DocText, Encoding},
     registry::Project,
-    state::Daemon,
 };
 
 /// What answers name as their backing.
@@ -57,45 +58,33 @@ struct Target {
     hash: blake3::Hash,
 }
 
-async fn target(d: &Daemon, root: &Path, path: &str) -> Result<Option<Target>, LeanError> {
-    let project = project(d, root)?;
-    let Some(ide) = d.ides.lookup(&project.root).await else {
-        return Ok(None);
+/// The IDE window serving the root, with the call's file read.
+async fn target(cx: &Cx<'_>, file: &Jailed) -> Outcome<Target> {
+    let Some(ide) = cx.d.ides.lookup(&cx.project.root).await else {
+        return Err(Miss::Absent);
     };
-    let (p, path) = (project.clone(), path.to_string());
-    let (file, bytes) = blocking(move || {
-        let file = jail::resolve(&p.root, &p.worktree.group, &path, Want::File)?;
-        let bytes = file
-            .read()
-            .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))?;
-        Ok((file, bytes))
-    })
-    .await?;
-    Ok(Some(Target {
+    let bytes = super::read(file).await?;
+    Ok(Target {
         ide,
-        project,
-        file,
+        project: cx.project.clone(),
+        file: file.clone(),
         text: DocText::new(&bytes),
         hash: blake3::hash(&bytes),
-    }))
+    })
 }
 
 impl Target {
-    /// POSTs; `None` when the IDE did not answer at all (fall back).
-    async fn post(
-        &self,
-        d: &Daemon,
-        route: &str,
-        body: Value,
-        timeout: std::time::Duration,
-    ) -> Result<Option<Value>, LeanError> {
-        match backend::call(&d.ides, &self.ide, route, &body, timeout).await {
-            Ok(v) => Ok(Some(v)),
+    /// POSTs `body` to `route`, within the configured timeout of a read (`slow`:
+    /// of an apply).
+    async fn post(&self, cx: &Cx<'_>, route: &str, body: Value, slow: bool) -> Outcome<Value> {
+        let timeout = cx.d.ides.timeout(slow);
+        match backend::call(&cx.d.ides, &self.ide, route, &body, timeout).await {
+            Ok(v) => Ok(v),
             Err(CallError::Unreachable(why)) => {
-                tracing::info!(root = %self.project.root.display(), route, %why, "IDE unreachable; falling back");
-                Ok(None)
+                tracing::info!(root = %self.project.root.display(), route, %why, "IDE unreachable");
+                Err(Miss::Unreachable(why))
             }
-            Err(CallError::Answered(e)) => Err(e),
+            Err(CallError::Answered(e)) => Err(Miss::Failed(e)),
         }
     }
 
@@ -174,12 +163,11 @@ fn scope_str(scope: Scope) -> &'static str {
 }
 
 pub async fn navigate(
-    d: &Daemon,
+    cx: &Cx<'_>,
+    file: &Jailed,
     req: &NavigateRequest,
-) -> Result<Option<NavigateResponse>, LeanError> {
-    let Some(t) = target(d, &req.root, &req.at.path).await? else {
-        return Ok(None);
-    };
+) -> Outcome<NavigateResponse> {
+    let t = target(cx, file).await?;
     let route = match req.action {
         NavigateAction::References => "/references",
         NavigateAction::Definition => "/definition",
@@ -189,9 +177,7 @@ pub async fn navigate(
     let mut body = t.wire(&req.at)?;
     body["path"] = t.file.rel.clone().into();
     body["scope"] = scope_str(req.scope).into();
-    let Some(answer) = t.post(d, route, body, QUICK).await? else {
-        return Ok(None);
-    };
+    let answer = t.post(cx, route, body, false).await?;
     let (project, scope) = (t.project.clone(), req.scope);
     let mut hits = blocking(move || {
         let mut files = Files::new(&project);
@@ -218,21 +204,21 @@ pub async fn navigate(
     let total = total.unwrap_or(0).max(locations.len() as u64) as u32;
     let truncated = ide_truncated.unwrap_or(false) || locations.len() > shown;
     locations.truncate(shown);
-    Ok(Some(NavigateResponse {
+    Ok(NavigateResponse {
         locations,
         total,
         truncated,
         backing: BACKING.into(),
-    }))
+        fallback: None,
+    })
 }
 
 pub async fn type_hierarchy(
-    d: &Daemon,
+    cx: &Cx<'_>,
+    file: &Jailed,
     req: &TypeHierarchyRequest,
-) -> Result<Option<TypeHierarchyResponse>, LeanError> {
-    let Some(t) = target(d, &req.root, &req.at.path).await? else {
-        return Ok(None);
-    };
+) -> Outcome<TypeHierarchyResponse> {
+    let t = target(cx, file).await?;
     let mut body = t.wire(&req.at)?;
     body["path"] = t.file.rel.clone().into();
     body["scope"] = scope_str(req.scope).into();
@@ -241,9 +227,7 @@ pub async fn type_hierarchy(
         Direction::Subtypes => "subtypes",
     }
     .into();
-    let Some(answer) = t.post(d, "/type_hierarchy", body, QUICK).await? else {
-        return Ok(None);
-    };
+    let answer = t.post(cx, "/type_hierarchy", body, false).await?;
     let files = Files::new(&t.project);
     let node = |n: &Value| -> Option<TypeHierarchyItem> {
         let abs = ide_path(&t.project.root, n["path"].as_str()?);
@@ -283,27 +267,25 @@ pub async fn type_hierarchy(
     let truncated =
         answer["truncated"].as_bool().unwrap_or(false) || items.len() > limit(req.limit);
     items.truncate(limit(req.limit));
-    Ok(Some(TypeHierarchyResponse {
+    Ok(TypeHierarchyResponse {
         root_item,
         items,
         total,
         truncated,
         backing: BACKING.into(),
-    }))
+        fallback: None,
+    })
 }
 
 pub async fn inspections(
-    d: &Daemon,
+    cx: &Cx<'_>,
+    file: &Jailed,
     req: &InspectionsRequest,
-) -> Result<Option<InspectionsResponse>, LeanError> {
-    let Some(t) = target(d, &req.root, &req.path).await? else {
-        return Ok(None);
-    };
+) -> Outcome<InspectionsResponse> {
+    let t = target(cx, file).await?;
     let body = json!({"path": t.file.rel});
     if req.mode == InspectionsMode::List {
-        let Some(answer) = t.post(d, "/list_inspections", body, QUICK).await? else {
-            return Ok(None);
-        };
+        let answer = t.post(cx, "/list_inspections", body, false).await?;
         let sources: Vec<InspectionSource> = answer["inspections"]
             .as_array()
             .into_iter()
@@ -315,17 +297,16 @@ pub async fn inspections(
                 })
             })
             .collect();
-        return Ok(Some(InspectionsResponse {
+        return Ok(InspectionsResponse {
             diagnostics: Vec::new(),
             total: sources.len() as u32,
             sources,
             truncated: answer["truncated"].as_bool().unwrap_or(false),
             backing: BACKING.into(),
-        }));
+            fallback: None,
+        });
     }
-    let Some(answer) = t.post(d, "/inspections", body, QUICK).await? else {
-        return Ok(None);
-    };
+    let answer = t.post(cx, "/inspections", body, false).await?;
     let files = Files::new(&t.project);
     let mut diagnostics: Vec<DiagnosticHit> = answer["diagnostics"]
         .as_array()
@@ -352,22 +333,22 @@ pub async fn inspections(
     let truncated =
         answer["truncated"].as_bool().unwrap_or(false) || diagnostics.len() > limit(req.limit);
     diagnostics.truncate(limit(req.limit));
-    Ok(Some(InspectionsResponse {
+    Ok(InspectionsResponse {
         diagnostics,
         sources: Vec::new(),
         total,
         truncated,
         backing: BACKING.into(),
-    }))
+        fallback: None,
+    })
 }
 
 pub async fn reformat(
-    d: &Daemon,
+    cx: &Cx<'_>,
+    file: &Jailed,
     req: &ReformatRequest,
-) -> Result<Option<ReformatResponse>, LeanError> {
-    let Some(t) = target(d, &req.root, &req.path).await? else {
-        return Ok(None);
-    };
+) -> Outcome<ReformatResponse> {
+    let t = target(cx, file).await?;
     // The guard runs here, on the disk's bytes, before anything is sent.
     if let Some(want) = &req.expected_hash
         && !t.hash.to_hex().as_str().eq_ignore_ascii_case(want.trim())
@@ -378,12 +359,11 @@ pub async fn reformat(
                 "{} changed since you read it (hash mismatch); file untouched",
                 t.file.rel
             ),
-        ));
+        )
+        .into());
     }
     let body = json!({"path": t.file.rel, "scope": {"kind": "file"}, "optimize_imports": false});
-    if t.post(d, "/reformat", body, SLOW).await?.is_none() {
-        return Ok(None);
-    }
+    t.post(cx, "/reformat", body, true).await?;
     let file = t.file.clone();
     let bytes = blocking(move || {
         file.read()
@@ -395,19 +375,20 @@ pub async fn reformat(
     // `{applied, changed_paths}`, the spec `{reformatted}`, neither reliably both.
     let reformatted = hash != t.hash;
     if reformatted {
-        wrote(d, &t.project, vec![t.file.clone()]).await;
+        wrote(cx.d, &t.project, vec![t.file.clone()]).await;
     }
-    Ok(Some(ReformatResponse {
+    Ok(ReformatResponse {
         path: t.file.rel.clone(),
         reformatted,
         hash: hash.to_hex().to_string(),
         backing: BACKING.into(),
-    }))
+        fallback: None,
+    })
 }
 
 /// Files the IDE wrote: re-indexed now (the cache entries of their old content are
 /// left behind) and sent to the root's language servers, before the call answers.
-async fn wrote(d: &Daemon, project: &Arc<Project>, files: Vec<Jailed>) {
+async fn wrote(d: &crate::state::Daemon, project: &Arc<Project>, files: Vec<Jailed>) {
     let abs: Vec<PathBuf> = files.iter().map(|f| f.abs.clone()).collect();
     let p = project.clone();
     let _ = blocking(move || {
@@ -423,12 +404,11 @@ async fn wrote(d: &Daemon, project: &Arc<Project>, files: Vec<Jailed>) {
 
 /// A refactoring through the IDE: preview (usages, conflicts, plan hash) and apply.
 pub async fn refactor(
-    d: &Daemon,
+    cx: &Cx<'_>,
+    file: &Jailed,
     req: &RefactorRequest,
-) -> Result<Option<RefactorResponse>, LeanError> {
-    let Some(t) = target(d, &req.root, &req.at.path).await? else {
-        return Ok(None);
-    };
+) -> Outcome<RefactorResponse> {
+    let t = target(cx, file).await?;
     let range = t.symbol_range(&req.at)?;
     let (name, mut body) = match &req.kind {
         RefactorKind::Rename { new_name } => (
@@ -448,12 +428,9 @@ pub async fn refactor(
         RefactorKind::Rename { new_name } => new_name.clone(),
         _ => String::new(),
     };
-    let Some(preview) = t
-        .post(d, &format!("/{name}Preview"), body.clone(), QUICK)
-        .await?
-    else {
-        return Ok(None);
-    };
+    let preview = t
+        .post(cx, &format!("/{name}Preview"), body.clone(), false)
+        .await?;
     let (project, answer) = (t.project.clone(), preview);
     let (usages, conflicts) = blocking(move || Ok(plan(&project, &answer, &new_text))).await?;
     let hash = plan_hash(&usages);
@@ -470,13 +447,14 @@ pub async fn refactor(
         applied: false,
         changed_paths: Vec::new(),
         backing: BACKING.into(),
+        fallback: None,
     };
     let RefactorPhase::Apply {
         plan_hash: want,
         force,
     } = &req.phase
     else {
-        return Ok(Some(resp));
+        return Ok(resp);
     };
     may_apply(&resp, want.as_deref(), *force)?;
     // Inline takes no `force` on the wire (WIRE.md).
@@ -491,14 +469,20 @@ pub async fn refactor(
         let project = t.project.clone();
         blocking(move || Ok(snapshot(&project, &paths))).await?
     };
-    let Some(applied) = t.post(d, &format!("/{name}Apply"), body, SLOW).await? else {
-        return Err(LeanError::new(
-            ErrorCode::BackendRequired,
-            format!(
-                "the JetBrains IDE stopped answering during the {}; check the files it may have changed",
-                req.kind.as_str()
-            ),
-        ));
+    // A window that stops answering now may have written some files: no other
+    // backing may take over this apply.
+    let applied = match t.post(cx, &format!("/{name}Apply"), body, true).await {
+        Err(Miss::Unreachable(why)) => {
+            return Err(LeanError::new(
+                ErrorCode::BackendRequired,
+                format!(
+                    "the JetBrains IDE stopped answering during the {} ({why}); check the files it may have changed",
+                    req.kind.as_str()
+                ),
+            )
+            .into());
+        }
+        other => other?,
     };
     let files = Files::new(&t.project);
     let mut changed: Vec<Jailed> = Vec::new();
@@ -517,7 +501,7 @@ pub async fn refactor(
         }
     }
     resp.changed_paths = changed.iter().map(|j| j.rel.clone()).collect();
-    wrote(d, &t.project, changed).await;
+    wrote(cx.d, &t.project, changed).await;
     resp.applied = applied["applied"].as_bool().unwrap_or(true);
     resp.changed_paths.sort();
     resp.changed_paths.dedup();
@@ -542,13 +526,13 @@ pub async fn refactor(
                 "the JetBrains IDE answered that the {} was applied, but {lie}",
                 req.kind.as_str()
             );
-            d.ides.distrust(&t.ide.hash, why.clone());
+            cx.d.ides.distrust(&t.ide.hash, why.clone());
             return Err(LeanError::new(ErrorCode::Conflict, why).with_remedy(
                 "check the files with ctx_read (the IDE may have written some of them); this IDE window is not used again until it restarts",
-            ));
+            ).into());
         }
     }
-    Ok(Some(resp))
+    Ok(resp)
 }
 
 /// The BLAKE3 of each file (root-relative) as it is now; a file that cannot be read
@@ -671,18 +655,10 @@ fn plan(project: &Project, preview: &Value, new_text: &str) -> (Vec<Usage>, Vec<
 
 /// `symbols_overview` of a file the headless index cannot parse: the IDE's symbols
 /// (name, kind, 1-based line; the wire has no ranges or signatures).
-pub async fn symbols_overview(
-    d: &Daemon,
-    root: &Path,
-    path: &str,
-) -> Result<Option<SymbolsOverviewResponse>, LeanError> {
-    let Some(t) = target(d, root, path).await? else {
-        return Ok(None);
-    };
+pub async fn symbols_overview(cx: &Cx<'_>, file: &Jailed) -> Outcome<SymbolsOverviewResponse> {
+    let t = target(cx, file).await?;
     let body = json!({"path": t.file.rel});
-    let Some(answer) = t.post(d, "/symbols_overview", body, QUICK).await? else {
-        return Ok(None);
-    };
+    let answer = t.post(cx, "/symbols_overview", body, false).await?;
     let symbols: Vec<SymbolInfo> = answer["symbols"]
         .as_array()
         .into_iter()
@@ -705,7 +681,7 @@ pub async fn symbols_overview(
             })
         })
         .collect();
-    Ok(Some(SymbolsOverviewResponse {
+    Ok(SymbolsOverviewResponse {
         path: t.file.rel.clone(),
         language: Path::new(&t.file.rel)
             .extension()
@@ -714,7 +690,8 @@ pub async fn symbols_overview(
         total: answer["total"].as_u64().unwrap_or(symbols.len() as u64) as u32,
         symbols,
         backing: BACKING.into(),
-    }))
+        fallback: None,
+    })
 }
 
 /// A symbol edit through the IDE: worked out here exactly as the headless writer
@@ -723,18 +700,17 @@ pub async fn symbols_overview(
 /// range, so the IDE records it as one undo entry. If the IDE's bytes are ours, the
 /// answer is ours; otherwise it describes what the IDE wrote.
 pub async fn edit_symbol(
-    d: &Daemon,
-    project: &Arc<Project>,
+    cx: &Cx<'_>,
     file: &Jailed,
     lang: crate::index::lang::Lang,
     req: &EditRequest,
-) -> Result<Option<Written>, LeanError> {
-    let Some(ide) = d.ides.lookup(&project.root).await else {
-        return Ok(None);
+) -> Outcome<Written> {
+    let Some(ide) = cx.d.ides.lookup(&cx.project.root).await else {
+        return Err(Miss::Absent);
     };
     let planned = {
         let (file, req) = (file.clone(), req.clone());
-        blocking(move || edit::plan(&file, lang, &crate::headless::edit_of(&req))).await?
+        blocking(move || edit::plan(&file, lang, &edit::Edit::of(&req))).await?
     };
     let doc = DocText::new(&planned.original);
     let wire_pos = |offset: usize| {
@@ -753,14 +729,12 @@ pub async fn edit_symbol(
     });
     let t = Target {
         ide,
-        project: project.clone(),
+        project: cx.project.clone(),
         file: file.clone(),
         text: doc,
         hash: blake3::hash(&planned.original),
     };
-    let Some(answer) = t.post(d, route, body, SLOW).await? else {
-        return Ok(None);
-    };
+    let answer = t.post(cx, route, body, true).await?;
     let now = {
         let file = file.clone();
         blocking(move || {
@@ -770,7 +744,7 @@ pub async fn edit_symbol(
         .await?
     };
     if now == planned.content {
-        return Ok(Some(planned.written()));
+        return Ok(planned.written());
     }
     // The disk is the only witness we believe: the IDE's "applied" counts only if the
     // file holds exactly the bytes we planned.
@@ -781,7 +755,8 @@ pub async fn edit_symbol(
                 "the JetBrains IDE did not apply the edit to {}; file untouched",
                 file.rel
             ),
-        ));
+        )
+        .into());
     }
     let holds = if now == planned.original {
         "still holds its old content: nothing was written".to_string()
@@ -795,10 +770,10 @@ pub async fn edit_symbol(
         "the JetBrains IDE answered that it applied the edit, but {} {holds}",
         file.rel
     );
-    d.ides.distrust(&t.ide.hash, why.clone());
+    cx.d.ides.distrust(&t.ide.hash, why.clone());
     Err(LeanError::new(ErrorCode::Conflict, why).with_remedy(
         "read the file fresh (ctx_read) and retry; this IDE window is not used again until it restarts",
-    ))
+    ).into())
 }
 
 /// Where `got` first departs from `want`: the 1-based line and both versions of it,

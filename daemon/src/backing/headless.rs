@@ -1,11 +1,11 @@
-//! The headless backing's operations over the index: `symbols_overview`, `outline`,
-//! `search_symbol` and the symbol edits. Works with nothing else installed (spec §1.1
+//! The headless backing's operations over the index: `symbols_overview`, a
+//! directory's `outline`, `search_symbol`, the file a symbol edit targets and the
+//! edit written by our own writer. Works with nothing else installed (spec §1.1
 //! "Headless-default"). File work runs on tokio's blocking pool, never on the threads
 //! that serve the socket.
 
 use std::{
     path::{Path, PathBuf},
-    sync::Arc,
     time::Duration,
 };
 
@@ -13,21 +13,18 @@ use lean_ctx_shared::{
     ErrorCode, LeanError,
     editor_signal::{self, EditorSignal},
     protocol::{
-        EditRequest, EditResponse, EditTarget, FileOutline, OutlineRequest, OutlineResponse,
-        SearchSymbolRequest, SearchSymbolResponse, SymbolHit, SymbolKind, SymbolsOverviewRequest,
-        SymbolsOverviewResponse,
+        EditRequest, EditTarget, FileOutline, OutlineRequest, OutlineResponse, SearchSymbolRequest,
+        SearchSymbolResponse, SymbolHit, SymbolKind, SymbolsOverviewResponse,
     },
-    render,
 };
 
+use super::{Cx, Outcome, blocking};
 use crate::{
     budget::{self, Budget},
-    edit::{self, Edit, ambiguous, match_name_path},
-    gain::{Baseline, Call},
+    edit::{self, Edit, Written, ambiguous, match_name_path},
     index::{lang::Lang, store::Parsed, symbols::Symbol},
     jail::{self, Jailed, Want},
     registry::Project,
-    state::Daemon,
 };
 
 /// What answers of this backing name as their backing.
@@ -39,62 +36,22 @@ const MAX_HITS: u32 = 1000;
 /// Default number of files in a directory outline.
 const DEFAULT_OUTLINE_FILES: u32 = 200;
 
-/// The caller's project, its index started.
-pub(crate) fn project(d: &Daemon, root: &Path) -> Result<Arc<Project>, LeanError> {
-    let project = d.registry.open(root)?;
-    project.touch();
-    project.index.start();
-    Ok(project)
-}
-
 fn jail(project: &Project, path: &str, want: Want) -> Result<Jailed, LeanError> {
     jail::resolve(&project.root, &project.worktree.group, path, want)
-}
-
-pub(crate) async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, LeanError> + Send + 'static,
-) -> Result<T, LeanError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .unwrap_or_else(|e| Err(LeanError::internal(format!("worker failed: {e}"))))
 }
 
 fn language(parsed: &Parsed) -> String {
     parsed.symbols.lang.name().to_string()
 }
 
+/// One file's symbols to `depth`.
 pub async fn symbols_overview(
-    d: &Daemon,
-    req: SymbolsOverviewRequest,
-) -> Result<SymbolsOverviewResponse, LeanError> {
-    let (root, path) = (req.root.clone(), req.path.clone());
-    let (resp, file) = match overview(d, req).await {
-        // A file type tree-sitter does not parse: the IDE's PSI may.
-        Err(e) if e.code == ErrorCode::UnsupportedLanguage => {
-            return crate::ide::actions::symbols_overview(d, &root, &path)
-                .await?
-                .ok_or(e);
-        }
-        other => other?,
-    };
-    d.gain.record(Call {
-        action: "symbols_overview",
-        file: Some(file.clone()),
-        baseline: Baseline::File(file),
-        output: render::symbols_overview(&resp),
-    });
-    Ok(resp)
-}
-
-/// One file's symbols and its absolute path, unaccounted (callers account what
-/// they answer).
-async fn overview(
-    d: &Daemon,
-    req: SymbolsOverviewRequest,
-) -> Result<(SymbolsOverviewResponse, PathBuf), LeanError> {
-    let project = project(d, &req.root)?;
-    blocking(move || {
-        let file = jail(&project, &req.path, Want::File)?;
+    cx: &Cx<'_>,
+    file: &Jailed,
+    depth: u32,
+) -> Outcome<SymbolsOverviewResponse> {
+    let (project, file) = (cx.project.clone(), file.clone());
+    let resp = blocking(move || {
         let parsed = project.index.file(&file)?;
         if parsed.symbols.binary {
             return Err(LeanError::new(
@@ -105,7 +62,7 @@ async fn overview(
         let mut budget = Budget::default();
         let mut symbols = Vec::new();
         for sym in parsed.symbols.top() {
-            let info = sym.info(req.depth);
+            let info = sym.info(depth);
             if !budget.take(&info) {
                 return Err(budget::too_large(
                     &file.rel,
@@ -115,56 +72,26 @@ async fn overview(
             }
             symbols.push(info);
         }
-        let resp = SymbolsOverviewResponse {
+        Ok(SymbolsOverviewResponse {
             language: language(&parsed),
             symbols,
             total: parsed.symbols.count as u32,
             path: file.rel,
             backing: BACKING.into(),
-        };
-        Ok((resp, file.abs))
+            fallback: None,
+        })
     })
-    .await
+    .await?;
+    Ok(resp)
 }
 
-pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse, LeanError> {
-    let project = project(d, &req.root)?;
-    let path = if req.path.is_empty() {
-        ".".to_string()
-    } else {
-        req.path.clone()
-    };
-    let target = {
-        let project = project.clone();
-        blocking(move || jail(&project, &path, Want::FileOrDir)).await?
-    };
-    if !target.is_dir() {
-        let (file, _) = overview(
-            d,
-            SymbolsOverviewRequest {
-                root: req.root,
-                path: target.rel,
-                depth: req.depth,
-            },
-        )
-        .await?;
-        let resp = OutlineResponse {
-            files: vec![FileOutline {
-                path: file.path,
-                language: file.language,
-                symbols: file.symbols,
-            }],
-            total_files: 1,
-            truncated: false,
-        };
-        d.gain.record(Call {
-            action: "outline",
-            file: Some(target.abs.clone()),
-            baseline: Baseline::File(target.abs),
-            output: render::outline(&resp),
-        });
-        return Ok(resp);
-    }
+/// The files under directory `dir` with their symbols to `req.depth`, in path order.
+pub async fn outline_dir(
+    cx: &Cx<'_>,
+    dir: &Jailed,
+    req: &OutlineRequest,
+) -> Outcome<OutlineResponse> {
+    let project = &cx.project;
     project
         .index
         .wait_ready(Duration::from_millis(req.wait_ms.into()))
@@ -174,7 +101,7 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
     } else {
         req.limit
     } as usize;
-    let (found, total) = project.index.files_under(&target.rel, limit);
+    let (found, total) = project.index.files_under(&dir.rel, limit);
     // Files in path order until the answer is full: the rest is reported as cut off,
     // like files past the limit.
     let mut budget = Budget::default();
@@ -187,30 +114,24 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
         })
         .take_while(|file| budget.take(file))
         .collect();
-    let resp = OutlineResponse {
+    Ok(OutlineResponse {
         truncated: files.len() < total,
         files,
         total_files: total as u32,
-    };
-    d.gain.record(Call {
-        action: "outline",
-        file: None,
-        baseline: Baseline::NoClaim,
-        output: render::outline(&resp),
-    });
-    Ok(resp)
+    })
 }
 
 pub async fn search_symbol(
-    d: &Daemon,
-    req: SearchSymbolRequest,
-) -> Result<SearchSymbolResponse, LeanError> {
+    cx: &Cx<'_>,
+    req: &SearchSymbolRequest,
+) -> Outcome<SearchSymbolResponse> {
     let query = req.query.trim().to_string();
     if query.is_empty() {
         return Err(LeanError::new(ErrorCode::NoSymbol, "empty query")
-            .with_remedy("give a name, a substring or Type/member"));
+            .with_remedy("give a name, a substring or Type/member")
+            .into());
     }
-    let project = project(d, &req.root)?;
+    let project = &cx.project;
     let prefix = match &req.path {
         Some(path) => {
             let (project, path) = (project.clone(), path.clone());
@@ -231,7 +152,7 @@ pub async fn search_symbol(
     } as usize;
     // The editor signal (spec §5): the focused file first, recently focused ones next,
     // while the focus is fresh.
-    let signal = EditorSignal::read(&d.config.paths.data_dir);
+    let signal = EditorSignal::read(&cx.d.config.paths.data_dir);
     let focused: Vec<PathBuf> = signal
         .ranked(editor_signal::now_ms())
         .into_iter()
@@ -275,18 +196,11 @@ pub async fn search_symbol(
         })
         .take_while(|hit| budget.take(hit))
         .collect();
-    let resp = SearchSymbolResponse {
+    Ok(SearchSymbolResponse {
         truncated: hits.len() < total,
         hits,
         total: total as u32,
-    };
-    d.gain.record(Call {
-        action: "search_symbol",
-        file: None,
-        baseline: Baseline::NoClaim,
-        output: render::search(&resp, &req.query),
-    });
-    Ok(resp)
+    })
 }
 
 /// A search query, prepared once per search: scoring runs for every symbol of the
@@ -401,8 +315,10 @@ fn score(sym: &Symbol<'_>, query: &Query<'_>) -> Option<i64> {
     Some(base + kind - 2 * depth)
 }
 
-pub async fn edit_symbol(d: &Arc<Daemon>, req: EditRequest) -> Result<EditResponse, LeanError> {
-    let project = project(d, &req.root)?;
+/// The file a symbol edit targets, jailed, with its language: by path, or the one
+/// file of the root holding the name path (after the index is ready).
+pub async fn edit_target(cx: &Cx<'_>, req: &EditRequest) -> Result<(Jailed, Lang), LeanError> {
+    let project = &cx.project;
     let file = match &req.target {
         EditTarget::NamePath {
             name_path,
@@ -412,7 +328,7 @@ pub async fn edit_symbol(d: &Arc<Daemon>, req: EditRequest) -> Result<EditRespon
                 .index
                 .wait_ready(Duration::from_millis(req.wait_ms.into()))
                 .await?;
-            find_unique(&project, name_path)?
+            find_unique(project, name_path)?
         }
         EditTarget::NamePath {
             path: Some(path), ..
@@ -432,49 +348,18 @@ pub async fn edit_symbol(d: &Arc<Daemon>, req: EditRequest) -> Result<EditRespon
         LeanError::new(ErrorCode::UnsupportedLanguage, format!("{}: no symbol support for this file type", file.rel))
             .with_remedy("address whole lines with path, line and end_line in a supported language, or edit the file directly")
     })?;
-    // The IDE window of this root, when one answers: one undo entry there, the same
-    // bytes as ours.
-    let (written, backing) =
-        match crate::ide::actions::edit_symbol(d, &project, &file, lang, &req).await? {
-            Some(written) => (written, crate::ide::actions::BACKING),
-            None => {
-                let (d, file, req) = (d.clone(), file.clone(), req.clone());
-                let written =
-                    blocking(move || edit::apply(&d.locks, &file, lang, &edit_of(&req))).await?;
-                (written, BACKING)
-            }
-        };
-    let d = d.clone();
-    blocking(move || {
-        project.index.wrote(&file, &written.content, written.parsed);
-        let resp = EditResponse {
-            path: file.rel,
-            applied: true,
-            new_range: written.new_range,
-            hash: written.hash,
-            backing: backing.into(),
-        };
-        // The alternative: a string-replace edit sending the old and the new text.
-        d.gain.record(Call {
-            action: req.action.as_str(),
-            file: Some(file.abs.clone()),
-            baseline: Baseline::Text(format!("{}{}", written.replaced, req.text)),
-            output: format!("{}{}", req.text, render::edit(req.action, &resp)),
-        });
-        Ok(resp)
-    })
-    .await
+    Ok((file, lang))
 }
 
-/// The edit a request asks for.
-pub(crate) fn edit_of(req: &EditRequest) -> Edit<'_> {
-    Edit {
-        action: req.action,
-        target: &req.target,
-        text: &req.text,
-        expected_hash: req.expected_hash.as_deref(),
-        force: req.force,
-    }
+/// A symbol edit written by our own writer (invariant 3).
+pub async fn edit_symbol(
+    cx: &Cx<'_>,
+    file: &Jailed,
+    lang: Lang,
+    req: &EditRequest,
+) -> Outcome<Written> {
+    let (locks, file, req) = (cx.d.locks.clone(), file.clone(), req.clone());
+    Ok(blocking(move || edit::apply(&locks, &file, lang, &Edit::of(&req))).await?)
 }
 
 /// The one file across the root holding `name_path`.

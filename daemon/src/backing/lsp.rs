@@ -1,23 +1,16 @@
-//! The operations language servers answer: navigation, type hierarchy, inspections,
-//! reformat and the two-phase rename. Each first asks the JetBrains IDE window serving
-//! the caller's root, if one answers (`ide::actions`, the router's first tier), and
-//! falls back to the language server in the same call. Each one jails the caller's path, picks the
-//! warm server of (root, language), waits for it to be ready (or answers `INDEXING`),
-//! syncs the document from disk, converts the position once, and jails every path the
-//! server returns (invariant 2): results outside the root appear only with
-//! `scope=all`, and edits outside the root are conflicts, never written.
+//! Backing A's operations: navigation, type hierarchy, inspections, reformat and the
+//! two-phase rename through the warm language server of (root, language). Each one
+//! picks the server, waits for it to be ready (or answers `INDEXING`), syncs the
+//! document from disk, converts the position once, and jails every path the server
+//! returns (invariant 2): results outside the root appear only with `scope=all`, and
+//! edits outside the root are conflicts, never written.
 //!
 //! Rename's plan: the server's `WorkspaceEdit` read against the disk: one usage per
-//! text edit with its current text. `plan_hash` is BLAKE3 over the usages sorted by
-//! (path, range), one row each of path, range and current text; apply recomputes the
-//! plan and refuses on any difference, then writes all files or none.
+//! text edit with its current text, hashed and gated as every backing's plans are
+//! ([`answer`](super::answer)); apply recomputes the plan and refuses on any
+//! difference, then writes all files or none.
 
-use std::{
-    collections::{BTreeMap, HashMap},
-    path::{Path, PathBuf},
-    sync::Arc,
-    time::Duration,
-};
+use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Duration};
 
 use lean_ctx_shared::{
     ErrorCode, LeanError, Position, Range,
@@ -25,7 +18,7 @@ use lean_ctx_shared::{
         DiagnosticHit, Direction, FilePosition, InspectionSource, InspectionsMode,
         InspectionsRequest, InspectionsResponse, LocationHit, NavigateAction, NavigateRequest,
         NavigateResponse, RefactorKind, RefactorPhase, RefactorRequest, RefactorResponse,
-        ReformatRequest, ReformatResponse, Scope, TypeHierarchyItem, TypeHierarchyRequest,
+        ReformatRequest, ReformatResponse, TypeHierarchyItem, TypeHierarchyRequest,
         TypeHierarchyResponse, Usage,
     },
 };
@@ -36,20 +29,21 @@ use lsp_types::{
 };
 
 use super::{
-    edits::{self, Span},
-    pool::Choice,
-    server::{Server, Synced},
-    text::{DocText, Encoding, path_to_uri, uri_to_path},
+    Cx,
+    answer::{Files, may_apply, plan_hash},
+    blocking, limit,
 };
 use crate::{
     edit::{self, FileWrite},
-    gain::{Baseline, Call},
-    headless::{blocking, project},
-    ide,
     index::{lang::Lang, text::LineIndex},
-    jail::{self, Jailed, Want},
+    jail::Jailed,
+    lsp::{
+        edits::{self, Span},
+        pool::Choice,
+        server::{Server, Synced},
+        text::{DocText, Encoding, path_to_uri, uri_to_path},
+    },
     registry::Project,
-    state::Daemon,
 };
 
 /// Navigation and diagnostics answer within this, or fail with a retryable error.
@@ -59,13 +53,6 @@ const REFACTOR_TIMEOUT: Duration = Duration::from_secs(120);
 /// How long `inspections` waits for a server that publishes (rather than answers
 /// pulls) to publish a file's diagnostics after we sent its text.
 const PUBLISH_WAIT: Duration = Duration::from_secs(5);
-const DEFAULT_LIMIT: u32 = 100;
-const MAX_LIMIT: u32 = 5000;
-
-pub(crate) fn limit(asked: u32) -> usize {
-    (if asked == 0 { DEFAULT_LIMIT } else { asked }).min(MAX_LIMIT) as usize
-}
-
 /// A call's file, its server (ready) and the server's copy of the file.
 struct Target {
     project: Arc<Project>,
@@ -109,14 +96,9 @@ impl Target {
     }
 }
 
-/// The ready server for the file at `path`, with the file synced.
-async fn target(d: &Daemon, root: &Path, path: &str, wait_ms: u32) -> Result<Target, LeanError> {
-    let project = project(d, root)?;
-    let file = {
-        let (project, path) = (project.clone(), path.to_string());
-        blocking(move || jail::resolve(&project.root, &project.worktree.group, &path, Want::File))
-            .await?
-    };
+/// The ready server for `file`, with the file synced.
+async fn target(cx: &Cx<'_>, file: &Jailed, wait_ms: u32) -> Result<Target, LeanError> {
+    let (d, project) = (cx.d, &cx.project);
     let lang = Lang::from_path(&file.abs).ok_or_else(|| {
         LeanError::new(
             ErrorCode::UnsupportedLanguage,
@@ -148,120 +130,22 @@ async fn target(d: &Daemon, root: &Path, path: &str, wait_ms: u32) -> Result<Tar
     server
         .wait_ready(Duration::from_millis(wait_ms.into()))
         .await?;
-    let bytes = {
-        let file = file.clone();
-        blocking(move || {
-            file.read()
-                .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))
-        })
-        .await?
-    };
+    let bytes = super::read(file).await?;
     let synced = server.sync(&file.abs, &bytes).await;
     Ok(Target {
-        project,
-        file,
+        project: project.clone(),
+        file: file.clone(),
         server,
         synced,
     })
 }
 
-/// Files read while converting one answer, each once (language servers' and the
-/// IDE's answers alike).
-pub(crate) struct Files<'a> {
-    project: &'a Project,
-    read: HashMap<PathBuf, Option<Arc<DocText>>>,
-}
-
-impl<'a> Files<'a> {
-    pub(crate) fn new(project: &'a Project) -> Files<'a> {
-        Files {
-            project,
-            read: HashMap::new(),
-        }
-    }
-
-    /// The root-relative path of `abs` if it lies inside the caller's worktree.
-    pub(crate) fn jail(&self, abs: &Path) -> Option<Jailed> {
-        jail::resolve(
-            &self.project.root,
-            &self.project.worktree.group,
-            abs.to_str()?,
-            Want::File,
-        )
-        .ok()
-    }
-
-    /// A jailed file's text, read once per plan through the jail's descriptors.
-    pub(crate) fn text(&mut self, file: &Jailed) -> Option<Arc<DocText>> {
-        self.read
-            .entry(file.abs.clone())
-            .or_insert_with(|| file.read().ok().map(|b| Arc::new(DocText::new(&b))))
-            .clone()
-    }
-
-    /// A location in `abs` as an agent reads it; `None` when outside the root and the
-    /// scope is the project.
-    pub(crate) fn location(
-        &mut self,
-        abs: &Path,
-        range: lsp_types::Range,
-        enc: Encoding,
-        scope: Scope,
-    ) -> Option<LocationHit> {
-        match self.jail(abs) {
-            Some(inside) => {
-                let text = self.text(&inside)?;
-                let range = text.range_from_lsp(range, enc);
-                Some(LocationHit {
-                    context: text.line_text(range.start.line).to_string(),
-                    path: inside.rel,
-                    range,
-                })
-            }
-            // Outside the root nothing is read (invariant 2): the server's numbers,
-            // 1-based, columns in its units.
-            None if scope == Scope::All => Some(LocationHit {
-                path: abs.display().to_string(),
-                range: Range::new(
-                    Position::new(range.start.line + 1, range.start.character),
-                    Position::new(range.end.line + 1, range.end.character),
-                ),
-                context: String::new(),
-            }),
-            None => None,
-        }
-    }
-}
-
-/// The IDE when one serves the root, else the language server.
-pub async fn navigate(d: &Daemon, req: NavigateRequest) -> Result<NavigateResponse, LeanError> {
-    let (resp, file) = match ide::actions::navigate(d, &req).await? {
-        Some(resp) => (resp, None),
-        None => {
-            let (resp, file) = navigate_lsp(d, &req).await?;
-            (resp, Some(file))
-        }
-    };
-    // The alternative: a grep printing one line per hit; no claim beyond that.
-    d.gain.record(Call {
-        action: req.action.as_str(),
-        file,
-        baseline: Baseline::Text(
-            resp.locations
-                .iter()
-                .map(|l| format!("{}:{}:{}\n", l.path, l.range.start.line, l.context))
-                .collect(),
-        ),
-        output: lean_ctx_shared::render::locations(&resp),
-    });
-    Ok(resp)
-}
-
-async fn navigate_lsp(
-    d: &Daemon,
+pub async fn navigate(
+    cx: &Cx<'_>,
+    file: &Jailed,
     req: &NavigateRequest,
-) -> Result<(NavigateResponse, PathBuf), LeanError> {
-    let t = target(d, &req.root, &req.at.path, req.wait_ms).await?;
+) -> Result<NavigateResponse, LeanError> {
+    let t = target(cx, file, req.wait_ms).await?;
     let position = t.position_params(&req.at)?;
     let work = WorkDoneProgressParams::default();
     let partial = PartialResultParams::default();
@@ -328,13 +212,13 @@ async fn navigate_lsp(
     let total = hits.len() as u32;
     let truncated = hits.len() > limit(req.limit);
     hits.truncate(limit(req.limit));
-    let resp = NavigateResponse {
+    Ok(NavigateResponse {
         locations: hits,
         total,
         truncated,
         backing: t.server.name(),
-    };
-    Ok((resp, t.file.abs.clone()))
+        fallback: None,
+    })
 }
 
 fn goto_locations(
@@ -354,13 +238,11 @@ fn goto_locations(
 }
 
 pub async fn type_hierarchy(
-    d: &Daemon,
-    req: TypeHierarchyRequest,
+    cx: &Cx<'_>,
+    file: &Jailed,
+    req: &TypeHierarchyRequest,
 ) -> Result<TypeHierarchyResponse, LeanError> {
-    if let Some(resp) = ide::actions::type_hierarchy(d, &req).await? {
-        return Ok(resp);
-    }
-    let t = target(d, &req.root, &req.at.path, req.wait_ms).await?;
+    let t = target(cx, file, req.wait_ms).await?;
     t.require("typeHierarchyProvider", "type_hierarchy")?;
     let params = lsp_types::TypeHierarchyPrepareParams {
         text_document_position_params: t.position_params(&req.at)?,
@@ -439,17 +321,16 @@ pub async fn type_hierarchy(
         total,
         truncated,
         backing: t.server.name(),
+        fallback: None,
     })
 }
 
 pub async fn inspections(
-    d: &Daemon,
-    req: InspectionsRequest,
+    cx: &Cx<'_>,
+    file: &Jailed,
+    req: &InspectionsRequest,
 ) -> Result<InspectionsResponse, LeanError> {
-    if let Some(resp) = ide::actions::inspections(d, &req).await? {
-        return Ok(resp);
-    }
-    let t = target(d, &req.root, &req.path, req.wait_ms).await?;
+    let t = target(cx, file, req.wait_ms).await?;
     let raw = if t.server.offers("diagnosticProvider") {
         let params = lsp_types::DocumentDiagnosticParams {
             text_document: TextDocumentIdentifier::new(path_to_uri(&t.file.abs)),
@@ -523,6 +404,7 @@ pub async fn inspections(
             sources,
             truncated: false,
             backing: t.server.name(),
+            fallback: None,
         });
     }
     let total = diagnostics.len() as u32;
@@ -534,14 +416,16 @@ pub async fn inspections(
         total,
         truncated,
         backing: t.server.name(),
+        fallback: None,
     })
 }
 
-pub async fn reformat(d: &Daemon, req: ReformatRequest) -> Result<ReformatResponse, LeanError> {
-    if let Some(resp) = ide::actions::reformat(d, &req).await? {
-        return Ok(resp);
-    }
-    let t = target(d, &req.root, &req.path, req.wait_ms).await?;
+pub async fn reformat(
+    cx: &Cx<'_>,
+    file: &Jailed,
+    req: &ReformatRequest,
+) -> Result<ReformatResponse, LeanError> {
+    let t = target(cx, file, req.wait_ms).await?;
     t.require("documentFormattingProvider", "reformat")?;
     let params = DocumentFormattingParams {
         text_document: TextDocumentIdentifier::new(path_to_uri(&t.file.abs)),
@@ -557,12 +441,7 @@ pub async fn reformat(d: &Daemon, req: ReformatRequest) -> Result<ReformatRespon
         .request::<req::Formatting>(params, REFACTOR_TIMEOUT)
         .await?
         .unwrap_or_default();
-    let file = t.file.clone();
-    let bytes = blocking(move || {
-        file.read()
-            .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))
-    })
-    .await?;
+    let bytes = super::read(&t.file).await?;
     let expected = blake3::hash(&bytes);
     if let Some(want) = &req.expected_hash
         && !expected.to_hex().as_str().eq_ignore_ascii_case(want.trim())
@@ -593,10 +472,10 @@ pub async fn reformat(d: &Daemon, req: ReformatRequest) -> Result<ReformatRespon
             expected,
             content: content.clone(),
         };
-        let locks = d.locks.clone();
+        let locks = cx.d.locks.clone();
         blocking(move || edit::apply_many(&locks, &[write])).await?;
         t.project.index.wrote(&t.file, &content, None);
-        d.lsp
+        cx.d.lsp
             .wrote(&t.project.root, std::slice::from_ref(&t.file.abs))
             .await;
     }
@@ -605,6 +484,7 @@ pub async fn reformat(d: &Daemon, req: ReformatRequest) -> Result<ReformatRespon
         reformatted,
         hash: blake3::hash(&content).to_hex().to_string(),
         backing: t.server.name(),
+        fallback: None,
     })
 }
 
@@ -616,34 +496,12 @@ struct Plan {
     hash: String,
 }
 
-/// A refactoring through the IDE, else (rename only) the language server; accounted
-/// either way.
-pub async fn refactor(d: &Daemon, req: RefactorRequest) -> Result<RefactorResponse, LeanError> {
-    let resp = match ide::actions::refactor(d, &req).await? {
-        Some(resp) => resp,
-        None => refactor_lsp(d, &req).await?,
-    };
-    // Applied: against one string-replace edit per usage; a preview claims nothing.
-    let baseline = if resp.applied {
-        Baseline::Text(
-            resp.usages
-                .iter()
-                .map(|u| format!("{}{}{}", u.path, u.text, u.new_text))
-                .collect(),
-        )
-    } else {
-        Baseline::NoClaim
-    };
-    d.gain.record(Call {
-        action: req.kind.as_str(),
-        file: None,
-        baseline,
-        output: lean_ctx_shared::render::refactor(&resp),
-    });
-    Ok(resp)
-}
-
-async fn refactor_lsp(d: &Daemon, req: &RefactorRequest) -> Result<RefactorResponse, LeanError> {
+/// A rename (the one refactoring language servers do).
+pub async fn refactor(
+    cx: &Cx<'_>,
+    file: &Jailed,
+    req: &RefactorRequest,
+) -> Result<RefactorResponse, LeanError> {
     let new_name = match &req.kind {
         RefactorKind::Rename { new_name } => new_name.clone(),
         other => {
@@ -662,7 +520,7 @@ async fn refactor_lsp(d: &Daemon, req: &RefactorRequest) -> Result<RefactorRespo
             "new_name is empty",
         ));
     }
-    let t = target(d, &req.root, &req.at.path, req.wait_ms).await?;
+    let t = target(cx, file, req.wait_ms).await?;
     t.require("renameProvider", "rename")?;
     let position = t.position_params(&req.at)?;
     if prepare_supported(&t.server) {
@@ -730,19 +588,20 @@ async fn refactor_lsp(d: &Daemon, req: &RefactorRequest) -> Result<RefactorRespo
         applied: false,
         changed_paths: Vec::new(),
         backing: t.server.name(),
+        fallback: None,
     };
     let RefactorPhase::Apply { plan_hash, force } = &req.phase else {
         return Ok(resp);
     };
     may_apply(&resp, plan_hash.as_deref(), *force)?;
     let writes = plan.writes;
-    let locks = d.locks.clone();
+    let locks = cx.d.locks.clone();
     let writes = blocking(move || edit::apply_many(&locks, &writes).map(|()| writes)).await?;
     for w in &writes {
         t.project.index.wrote(&w.file, &w.content, None);
     }
     let written: Vec<PathBuf> = writes.iter().map(|w| w.file.abs.clone()).collect();
-    d.lsp.wrote(&t.project.root, &written).await;
+    cx.d.lsp.wrote(&t.project.root, &written).await;
     resp.applied = true;
     resp.changed_paths = writes.iter().map(|w| w.file.rel.clone()).collect();
     resp.changed_paths.sort();
@@ -839,50 +698,4 @@ fn plan(project: &Project, edit: lsp_types::WorkspaceEdit, enc: Encoding) -> Pla
         writes,
         hash,
     }
-}
-
-/// The apply gate of every two-phase refactoring, whichever backing answers: the plan
-/// recomputed now must hash to what the caller previewed (when it says), and
-/// conflicts block unless forced. Nothing is written or sent when it refuses.
-pub(crate) fn may_apply(
-    plan: &RefactorResponse,
-    previewed: Option<&str>,
-    force: bool,
-) -> Result<(), LeanError> {
-    if let Some(want) = previewed
-        && !want.trim().eq_ignore_ascii_case(&plan.plan_hash)
-    {
-        return Err(LeanError::new(
-            ErrorCode::Conflict,
-            format!(
-                "the plan changed since the preview (plan_hash {} now, {} given): files changed; nothing written",
-                plan.plan_hash,
-                want.trim()
-            ),
-        )
-        .with_remedy("preview again and apply the new plan_hash"));
-    }
-    if !plan.conflicts.is_empty() && !force {
-        return Err(LeanError::new(
-            ErrorCode::Conflict,
-            format!(
-                "the refactoring has conflicts: {}; nothing written",
-                plan.conflicts.join("; ")
-            ),
-        )
-        .with_remedy("resolve the conflicts, or pass force to apply anyway"));
-    }
-    Ok(())
-}
-
-/// BLAKE3 over the usages sorted by (path, range): one row each of path, range and
-/// current text (DESIGN "Formats to keep exactly").
-pub(crate) fn plan_hash(sorted: &[Usage]) -> String {
-    let mut h = blake3::Hasher::new();
-    for u in sorted {
-        h.update(format!("{}\t{}\t", u.path, u.range).as_bytes());
-        h.update(u.text.as_bytes());
-        h.update(b"\n");
-    }
-    h.finalize().to_hex().to_string()
 }

@@ -1,0 +1,137 @@
+//! What the backings share when they read an answer against the disk: [`Files`]
+//! jails each path an answer names and reads each file once; a two-phase
+//! refactoring's [`plan_hash`] and its apply gate [`may_apply`] are the same whichever
+//! backing planned it, so a preview through one and an apply through another can
+//! never pass a plan the disk no longer holds.
+
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use lean_ctx_shared::{
+    ErrorCode, LeanError, Position, Range,
+    protocol::{LocationHit, RefactorResponse, Scope, Usage},
+};
+
+use crate::{
+    jail::{self, Jailed, Want},
+    lsp::text::{DocText, Encoding},
+    registry::Project,
+};
+
+/// Files read while converting one answer, each once (language servers' and the
+/// IDE's answers alike).
+#[derive(Debug)]
+pub struct Files<'a> {
+    project: &'a Project,
+    read: HashMap<PathBuf, Option<Arc<DocText>>>,
+}
+
+impl<'a> Files<'a> {
+    pub fn new(project: &'a Project) -> Files<'a> {
+        Files {
+            project,
+            read: HashMap::new(),
+        }
+    }
+
+    /// The root-relative path of `abs` if it lies inside the caller's worktree.
+    pub fn jail(&self, abs: &Path) -> Option<Jailed> {
+        jail::resolve(
+            &self.project.root,
+            &self.project.worktree.group,
+            abs.to_str()?,
+            Want::File,
+        )
+        .ok()
+    }
+
+    /// A jailed file's text, read once per plan through the jail's descriptors.
+    pub fn text(&mut self, file: &Jailed) -> Option<Arc<DocText>> {
+        self.read
+            .entry(file.abs.clone())
+            .or_insert_with(|| file.read().ok().map(|b| Arc::new(DocText::new(&b))))
+            .clone()
+    }
+
+    /// A location in `abs` as an agent reads it; `None` when outside the root and the
+    /// scope is the project.
+    pub fn location(
+        &mut self,
+        abs: &Path,
+        range: lsp_types::Range,
+        enc: Encoding,
+        scope: Scope,
+    ) -> Option<LocationHit> {
+        match self.jail(abs) {
+            Some(inside) => {
+                let text = self.text(&inside)?;
+                let range = text.range_from_lsp(range, enc);
+                Some(LocationHit {
+                    context: text.line_text(range.start.line).to_string(),
+                    path: inside.rel,
+                    range,
+                })
+            }
+            // Outside the root nothing is read (invariant 2): the server's numbers,
+            // 1-based, columns in its units.
+            None if scope == Scope::All => Some(LocationHit {
+                path: abs.display().to_string(),
+                range: Range::new(
+                    Position::new(range.start.line + 1, range.start.character),
+                    Position::new(range.end.line + 1, range.end.character),
+                ),
+                context: String::new(),
+            }),
+            None => None,
+        }
+    }
+}
+
+/// The apply gate of every two-phase refactoring, whichever backing answers: the plan
+/// recomputed now must hash to what the caller previewed (when it says), and
+/// conflicts block unless forced. Nothing is written or sent when it refuses.
+pub fn may_apply(
+    plan: &RefactorResponse,
+    previewed: Option<&str>,
+    force: bool,
+) -> Result<(), LeanError> {
+    if let Some(want) = previewed
+        && !want.trim().eq_ignore_ascii_case(&plan.plan_hash)
+    {
+        return Err(LeanError::new(
+            ErrorCode::Conflict,
+            format!(
+                "the plan changed since the preview (plan_hash {} now, {} given): files changed; nothing written",
+                plan.plan_hash,
+                want.trim()
+            ),
+        )
+        .with_remedy("preview again and apply the new plan_hash"));
+    }
+    if !plan.conflicts.is_empty() && !force {
+        return Err(LeanError::new(
+            ErrorCode::Conflict,
+            format!(
+                "the refactoring has conflicts: {}; nothing written",
+                plan.conflicts.join("; ")
+            ),
+        )
+        .with_remedy("resolve the conflicts, or pass force to apply anyway"));
+    }
+    Ok(())
+}
+
+/// BLAKE3 over the usages sorted by (path, range): one row each of path, range and
+/// current text (DESIGN "Formats to keep exactly").
+pub fn plan_hash(sorted: &[Usage]) -> String {
+    let mut h = blake3::Hasher::new();
+    for u in sorted {
+        h.update(format!("{}\t{}\t", u.path, u.range).as_bytes());
+        h.update(u.text.as_bytes());
+        h.update(b"\n");
+    }
+    h.finalize().to_hex().to_string()
+}
