@@ -25,6 +25,12 @@ pub mod wire;
 
 pub use wire::{error, position, protocol};
 
+/// The fingerprint and wire-set rule `build.rs` applies, compiled here too so their
+/// tests run with the crate's.
+#[cfg(test)]
+#[path = "../schema.rs"]
+mod schema;
+
 pub use error::{Candidate, ErrorCode, ErrorDetails, LeanError, Progress};
 pub use paths::Paths;
 pub use position::{Location, Position, Range};
