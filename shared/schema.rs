@@ -275,7 +275,14 @@ mod tests {
         let schema = fingerprint(&copy).unwrap();
         assert_eq!(schema, crate::protocol::SCHEMA);
 
-        for outside in ["render.rs", "gain.rs", "paths.rs", "hello.rs", "lib.rs"] {
+        for outside in [
+            "render.rs",
+            "remedy.rs",
+            "gain.rs",
+            "paths.rs",
+            "hello.rs",
+            "lib.rs",
+        ] {
             append(
                 &copy.join(outside),
                 "\n// a change that is not the wire's\n",

@@ -5,11 +5,11 @@
 //! that is fingerprinted into the schema): the tarpc service ([`protocol`]), the error
 //! catalog ([`error`]), agent-facing positions ([`position`]) and the framing. Outside
 //! it: the hello that precedes tarpc ([`hello`]), the client side of a connection
-//! ([`transport`]), where files live ([`paths`]), process facts
-//! ([`process`]), the editor signal file both sides read or write
-//! ([`editor_signal`]), the JetBrains port file and project hash ([`ide`]), the gain
-//! report both the CLI and the dashboard show ([`gain`]) and the neutral environment
-//! every tool either side starts runs with ([`tool_env`]).
+//! ([`transport`]), each error code's remedy ([`remedy`]), where files live
+//! ([`paths`]), process facts ([`process`]), the editor signal file both sides read or
+//! write ([`editor_signal`]), the JetBrains port file and project hash ([`ide`]), the
+//! gain report both the CLI and the dashboard show ([`gain`]) and the neutral
+//! environment every tool either side starts runs with ([`tool_env`]).
 
 pub mod editor_signal;
 pub mod gain;
@@ -17,6 +17,7 @@ pub mod hello;
 pub mod ide;
 pub mod paths;
 pub mod process;
+pub mod remedy;
 pub mod render;
 pub mod stats;
 pub mod tool_env;

@@ -7,8 +7,8 @@
 //! a change anywhere else in the crate is not. It refuses to build if a file here names
 //! anything of the crate outside `wire` (`crate::` must go on with `wire::`, `super`
 //! must not climb above it): a wire type can only embed what is hashed with it.
-//! Rendering, gain, stats, paths, the editor signal and the hello (JSON, its shape
-//! frozen by its own test) live outside.
+//! Rendering, remedies, gain, stats, paths, the editor signal and the hello (JSON, its
+//! shape frozen by its own test) live outside.
 
 pub mod error;
 pub mod frame;
