@@ -398,3 +398,40 @@ fn a_newer_daemon_is_reported_not_replaced() {
         .socket()
         .exists()));
 }
+
+/// Without `LEAN_CTX_DATA_DIR` the shim takes the data dir the published plugin takes
+/// (`Paths::from_env`, WIRE.md): the XDG one while only it holds data, although
+/// `~/.lean-ctx` exists, then `~/.lean-ctx` once that holds `stats.json`. `gain` reads
+/// whichever it chose, without a daemon.
+#[test]
+fn without_an_override_the_data_dir_is_the_one_the_published_plugin_takes() {
+    let env = env();
+    let home = env.dir().join("home");
+    let xdg = env.dir().join("xdg");
+    let write_stats = |dir: &Path, input: u64, output: u64| {
+        fs::create_dir_all(dir).unwrap();
+        let stats = serde_json::json!({
+            "total_input_tokens": input,
+            "total_output_tokens": output,
+            "total_commands": 1,
+        });
+        fs::write(dir.join("stats.json"), stats.to_string()).unwrap();
+    };
+    let tokens_saved = || {
+        let out = env
+            .shim()
+            .env_remove("LEAN_CTX_DATA_DIR")
+            .env("XDG_CONFIG_HOME", &xdg)
+            .args(["--json", "gain"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["summary"]["tokens_saved"].as_u64().unwrap()
+    };
+    fs::create_dir_all(home.join(".lean-ctx")).unwrap();
+    write_stats(&xdg.join("lean-ctx"), 1000, 400);
+    assert_eq!(tokens_saved(), 600);
+    write_stats(&home.join(".lean-ctx"), 3000, 1000);
+    assert_eq!(tokens_saved(), 2000);
+}

@@ -4,12 +4,17 @@
 //! `LEAN_CTX_DATA_DIR`, `LEAN_CTX_RUNTIME_DIR`, `LEAN_CTX_CONFIG_DIR`,
 //! `LEAN_CTX_STATE_DIR`. Each override names the lean-ctx directory itself, not a parent.
 //!
-//! The data dir defaults to `~/.lean-ctx` rather than an XDG path: the published
-//! JetBrains plugin writes its port files there and reads `stats.json` from there, and
-//! we must work with the plugin users already have (../shared/WIRE.md).
+//! The data dir is resolved exactly as the published JetBrains plugin resolves it
+//! (WIRE.md, "Port file and health"; [`resolve_data_dir`]): the plugin writes its port
+//! files there and reads `stats.json` from there, so both must land on the same
+//! directory. The other dirs are ours alone: `config.toml` stays in the config dir
+//! (the plugin never reads it; on Linux that dir is the rule's XDG candidate, so a
+//! `config.toml` there counts as a marker for both sides alike).
 
 use std::{
-    env, fs, io,
+    env,
+    ffi::{OsStr, OsString},
+    fs, io,
     os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt},
     path::{Path, PathBuf},
 };
@@ -62,10 +67,11 @@ impl Paths {
         let base = directories::BaseDirs::new();
         let home = base.as_ref().map(|b| b.home_dir().to_path_buf());
 
-        let data_dir = match over("LEAN_CTX_DATA_DIR") {
-            Some(p) => p,
-            None => home.clone().ok_or(PathsError::NoHome)?.join(".lean-ctx"),
-        };
+        let data_dir = resolve_data_dir(
+            env::var_os("LEAN_CTX_DATA_DIR").as_deref(),
+            home.as_deref(),
+            env::var_os("XDG_CONFIG_HOME").as_deref(),
+        )?;
         let config_dir = match over("LEAN_CTX_CONFIG_DIR") {
             Some(p) => p,
             None => base
@@ -241,6 +247,72 @@ impl Paths {
     }
 }
 
+/// The names whose presence in a directory means lean-ctx data lives there (the
+/// published plugin's `DATA_MARKERS`): any kind of file counts, a dangling symlink
+/// does not.
+pub const DATA_MARKERS: [&str; 3] = ["stats.json", "config.toml", "sessions"];
+
+/// The data dir, as the published plugin resolves it (WIRE.md, "Port file and health"),
+/// from `$LEAN_CTX_DATA_DIR`, the home dir and `$XDG_CONFIG_HOME`:
+///
+/// 1. `LEAN_CTX_DATA_DIR`, trimmed, if that leaves something: used as it is (a
+///    relative one too, as every other override).
+/// 2. `~/.lean-ctx` if it holds any of [`DATA_MARKERS`].
+/// 3. `$XDG_CONFIG_HOME/lean-ctx` if it holds any of them, `XDG_CONFIG_HOME` trimmed
+///    and, when that leaves nothing (unset, empty, blank), `~/.config` instead.
+/// 4. `~/.lean-ctx` if it exists, else the directory of step 3.
+///
+/// Read literally, the way the plugin's code does it (`LeanCtxPaths.resolveDataDir`),
+/// where WIRE.md's prose leaves room: "trimmed" is Kotlin's `String.trim()` (`trim`);
+/// a relative `XDG_CONFIG_HOME` is used as it is, relative to the working directory,
+/// although the XDG spec says to ignore it (so does `directories`, which is why this
+/// does not use it); "exists" in step 4 is any kind of file, not only a directory; and
+/// "holds" is that the name exists, following symlinks. Home is `$HOME` when set and
+/// non-empty, else the password database (`directories`), and our plugin core takes
+/// the same (`DataDir.kt`); the published plugin takes the JVM's `user.home` (the
+/// password database), so it differs only in a process whose `$HOME` was changed. A
+/// value that is not UTF-8 is used untrimmed: the JVM cannot name it byte for byte
+/// anyway. `tests/fixtures/data-dir-cases.json` is the table both sides are tested
+/// against.
+pub fn resolve_data_dir(
+    data_dir: Option<&OsStr>,
+    home: Option<&Path>,
+    xdg_config_home: Option<&OsStr>,
+) -> Result<PathBuf, PathsError> {
+    if let Some(dir) = data_dir.map(trim).filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    let home = home.ok_or(PathsError::NoHome)?;
+    let holds_data = |dir: &Path| DATA_MARKERS.iter().any(|m| dir.join(m).exists());
+    let legacy = home.join(".lean-ctx");
+    if holds_data(&legacy) {
+        return Ok(legacy);
+    }
+    let xdg = xdg_config_home
+        .map(trim)
+        .filter(|x| !x.is_empty())
+        .map_or_else(|| home.join(".config"), PathBuf::from)
+        .join("lean-ctx");
+    if holds_data(&xdg) {
+        return Ok(xdg);
+    }
+    Ok(if legacy.exists() { legacy } else { xdg })
+}
+
+/// Kotlin's `String.trim()` on the JVM, which the plugin applies: it strips
+/// `Char.isWhitespace`, i.e. `Character.isWhitespace || Character.isSpaceChar`: the
+/// Unicode separators (Zs, Zl, Zp, no-break spaces included), `\t`–`\r` and
+/// U+001C–U+001F. That is Rust's `char::is_whitespace` without U+0085 (NEL, a control
+/// character to Java) and with U+001C–U+001F.
+fn trim(value: &OsStr) -> OsString {
+    let jvm_whitespace =
+        |c: char| matches!(c, '\u{1c}'..='\u{1f}') || (c.is_whitespace() && c != '\u{85}');
+    match value.to_str() {
+        Some(text) => text.trim_matches(jvm_whitespace).into(),
+        None => value.to_os_string(),
+    }
+}
+
 /// What [`Paths::ensure_data_dir`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DataDir {
@@ -382,6 +454,55 @@ mod tests {
         write_private(&file, b"{\"a\":1}").unwrap();
         assert_eq!(mode(&file), 0o600);
         assert_eq!(fs::read(&file).unwrap(), b"{\"a\":1}");
+    }
+
+    /// Every case of the table the plugin core is tested against too
+    /// (`DataDirTest.kt`), so both resolve the same directory.
+    #[test]
+    fn the_data_dir_rule_gives_every_case_of_the_shared_table() {
+        let table =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/data-dir-cases.json");
+        let table: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(table).unwrap()).unwrap();
+        let cases = table["cases"].as_array().unwrap();
+        assert!(cases.len() > 20, "the table lost its cases");
+        for case in cases {
+            let name = case["name"].as_str().unwrap();
+            let tmp = tempfile::tempdir().unwrap();
+            let tmp_text = tmp.path().to_str().unwrap();
+            let sub = |v: &serde_json::Value| v.as_str().unwrap().replace("{tmp}", tmp_text);
+            for file in case["files"].as_array().into_iter().flatten() {
+                let file = sub(file);
+                let path = tmp.path().join(&file);
+                if file.ends_with('/') {
+                    fs::create_dir_all(&path).unwrap();
+                } else {
+                    fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    fs::write(&path, "").unwrap();
+                }
+            }
+            for (link, target) in case["links"].as_object().into_iter().flatten() {
+                let link = tmp.path().join(link);
+                fs::create_dir_all(link.parent().unwrap()).unwrap();
+                std::os::unix::fs::symlink(sub(target), &link).unwrap();
+            }
+            let var = |name: &str| case["env"].get(name).map(|v| OsString::from(sub(v)));
+            let got = resolve_data_dir(
+                var("LEAN_CTX_DATA_DIR").as_deref(),
+                Some(&tmp.path().join("home")),
+                var("XDG_CONFIG_HOME").as_deref(),
+            )
+            .unwrap();
+            assert_eq!(got, PathBuf::from(sub(&case["expect"])), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_data_dir_needs_a_home_only_without_an_override() {
+        let dir = resolve_data_dir(Some(OsStr::new("/x/data")), None, None).unwrap();
+        assert_eq!(dir, Path::new("/x/data"));
+        let err = resolve_data_dir(Some(OsStr::new(" ")), None, None).unwrap_err();
+        assert!(matches!(err, PathsError::NoHome), "{err}");
     }
 
     #[test]

@@ -1,46 +1,20 @@
-//! The socket's framing and the client side of a connection: connect, hello, tarpc.
-//!
-//! After the hello, frames are u32-length-delimited bincode (tarpc's serde transport)
-//! with an explicit maximum length, so a corrupt or hostile length prefix closes the
-//! connection instead of allocating gigabytes.
+//! The client side of a connection: connect, hello, tarpc. The framing itself is part
+//! of the wire schema and lives in [`crate::wire::frame`]; it is re-exported here.
 
 use std::{io, path::Path, time::Duration};
 
-use tarpc::{
-    serde_transport::{self, Transport},
-    tokio_serde::formats::Bincode,
-    tokio_util::codec::{Framed, LengthDelimitedCodec},
-};
 use tokio::net::UnixStream;
 
+pub use crate::wire::frame::{MAX_FRAME_LEN, SocketTransport, socket_transport};
 use crate::{
     hello::{ClientHello, HelloError, Outcome, ServerHello, read_hello, write_hello},
     protocol::LeanCtxClient,
 };
 
-/// Largest tarpc frame either side accepts.
-pub const MAX_FRAME_LEN: usize = 16 * 1024 * 1024;
-
 /// Largest answer the daemon builds: the frame less 1 MiB for tarpc's envelope (request
 /// id, result tag) and an error's text, so an answer that fits is never cut off by the
 /// framing (which would drop the connection).
 pub const MAX_ANSWER_BYTES: u64 = (MAX_FRAME_LEN - 1024 * 1024) as u64;
-
-/// A tarpc transport over a connected socket whose hello has been exchanged.
-pub type SocketTransport<Item, SinkItem> =
-    Transport<UnixStream, Item, SinkItem, Bincode<Item, SinkItem>>;
-
-/// Wraps a connected socket in the framing both sides use.
-pub fn socket_transport<Item, SinkItem>(stream: UnixStream) -> SocketTransport<Item, SinkItem>
-where
-    Item: for<'de> serde::Deserialize<'de>,
-    SinkItem: serde::Serialize,
-{
-    let codec = LengthDelimitedCodec::builder()
-        .max_frame_length(MAX_FRAME_LEN)
-        .new_codec();
-    serde_transport::new(Framed::new(stream, codec), Bincode::default())
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {

@@ -4,7 +4,7 @@
  * which turns it into the `{"error":{"code","message"}}` envelope.
  *
  * The spelling of each code is the wire contract shared with the Rust side
- * (`shared/src/error.rs`); `WORKTREE_MISMATCH` is deliberately absent because only the
+ * (`shared/src/wire/error.rs`); `WORKTREE_MISMATCH` is deliberately absent because only the
  * daemon can detect it.
  */
 package com.leanctx.core.wire

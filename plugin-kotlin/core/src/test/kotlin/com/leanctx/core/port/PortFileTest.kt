@@ -1,9 +1,9 @@
 /**
  * The port file (spec §1.2–§1.3, WIRE.md): its name from the projecthash (with the
  * parity vector the Rust side checks too), its exact keys and types, mode 0600, the
- * atomic write (a concurrent reader never sees a partial file), the reaper, the data
- * dir rule, and a session's life: written on start, re-written when deleted, deleted
- * on close.
+ * atomic write (a concurrent reader never sees a partial file), the reaper, and a
+ * session's life: written on start, re-written when deleted, deleted on close. (The
+ * data dir rule: `DataDirTest`.)
  */
 package com.leanctx.core.port
 
@@ -140,15 +140,6 @@ class PortFileTest {
         assertEquals(setOf(dead, deadTemp), reaped.toSet())
         for (kept in listOf(live, garbled, liveTemp, other)) assertTrue(Files.exists(kept), "$kept")
         assertEquals(emptyList<Path>(), PortFiles.reap(tmp.resolve("no-such-dir")))
-    }
-
-    @Test
-    fun `the data dir is LEAN_CTX_DATA_DIR, else HOME's dot-lean-ctx, else user home's`() {
-        assertEquals(Path.of("/x/data"), DataDir.resolve(mapOf("LEAN_CTX_DATA_DIR" to "/x/data", "HOME" to "/h"), "/u", false))
-        assertEquals(Path.of("/h/.lean-ctx"), DataDir.resolve(mapOf("LEAN_CTX_DATA_DIR" to "", "HOME" to "/h"), "/u", false))
-        assertEquals(Path.of("/u/.lean-ctx"), DataDir.resolve(mapOf("HOME" to ""), "/u", false))
-        assertEquals(Path.of("/u/.lean-ctx"), DataDir.resolve(emptyMap(), "/u", false))
-        assertEquals(Path.of("/u/.lean-ctx"), DataDir.resolve(mapOf("HOME" to "/h"), "/u", true), "Windows: the profile dir, like Rust")
     }
 
     @Test

@@ -1,6 +1,7 @@
-//! The error catalog: exactly the codes of spec §9 plus `WORKTREE_MISMATCH`, each with
-//! the remedy an agent can act on. Every error that leaves the daemon or the shim is a
-//! [`LeanError`] carrying one of these codes.
+//! The error catalog: exactly the codes of spec §9 plus `WORKTREE_MISMATCH`. Every
+//! error that leaves the daemon or the shim is a [`LeanError`] carrying one of these
+//! codes. Each code's remedy text is in `crate::remedy`, outside the wire set: it is
+//! rendered where the error is shown and never enters a frame.
 
 use std::fmt;
 
@@ -74,49 +75,6 @@ impl ErrorCode {
     /// Parses the wire spelling; `None` for a code this build does not know.
     pub fn parse(code: &str) -> Option<ErrorCode> {
         ErrorCode::ALL.into_iter().find(|c| c.as_str() == code)
-    }
-
-    /// What the caller should do next (spec §9's remedy column, made concrete).
-    pub fn remedy(self) -> &'static str {
-        match self {
-            ErrorCode::Unauthorized => {
-                "send a valid X-LeanCtx-Token (the IDE rotates it on restart; re-read the port file)"
-            }
-            ErrorCode::NotFound => "check the endpoint path",
-            ErrorCode::FileNotFound => {
-                "verify the path (relative to the project root) with ctx_tree"
-            }
-            ErrorCode::PositionOutOfRange => {
-                "re-resolve the range (ctx_read); line is 1-based, column 0-based in characters"
-            }
-            ErrorCode::Conflict => {
-                "the file changed since you read it: read it fresh, refresh the hash; use force only if you mean it"
-            }
-            ErrorCode::AmbiguousSymbol => {
-                "qualify the name (Class/method) or add the path; see the candidate list"
-            }
-            ErrorCode::NoSymbol => {
-                "correct the name or path; ctx_outline lists the symbols of a file"
-            }
-            ErrorCode::NoSymbolAtPosition => {
-                "re-resolve the position (ctx_read): point at the symbol's name"
-            }
-            ErrorCode::InvalidTarget => "fix the target or scope kind, or the destination path",
-            ErrorCode::Indexing => "indexing is in progress: wait a moment and retry",
-            ErrorCode::Unsupported => "pick a different symbol or operation",
-            ErrorCode::UnsupportedLanguage => {
-                "this language is not supported for this action; use ctx_outline or ctx_search"
-            }
-            ErrorCode::BackendRequired => {
-                "open the project in a JetBrains IDE with the lean-ctx plugin, or configure a language server"
-            }
-            ErrorCode::Internal => {
-                "check the message; `lean-ctx daemon logs` shows details; report a bug if it persists"
-            }
-            ErrorCode::WorktreeMismatch => {
-                "run lean-ctx from inside the worktree you mean to change (or pass --root)"
-            }
-        }
     }
 }
 
@@ -197,11 +155,6 @@ impl LeanError {
         self.details = Some(details);
         self
     }
-
-    /// The remedy to show: the specific one if set, else the catalog's.
-    pub fn remedy(&self) -> &str {
-        self.remedy.as_deref().unwrap_or(self.code.remedy())
-    }
 }
 
 #[cfg(test)]
@@ -214,7 +167,6 @@ mod tests {
             let json = serde_json::to_string(&code).unwrap();
             assert_eq!(json, format!("\"{}\"", code.as_str()));
             assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
-            assert!(!code.remedy().is_empty());
         }
         assert_eq!(ErrorCode::parse("NOPE"), None);
     }
@@ -240,14 +192,5 @@ mod tests {
         ];
         let ours: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
         assert_eq!(ours, spec);
-    }
-
-    #[test]
-    fn specific_remedy_overrides_catalog_remedy() {
-        let e = LeanError::internal("boom");
-        assert_eq!(e.remedy(), ErrorCode::Internal.remedy());
-        let e = e.with_remedy("do this");
-        assert_eq!(e.remedy(), "do this");
-        assert_eq!(e.to_string(), "INTERNAL: boom");
     }
 }

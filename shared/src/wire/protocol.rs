@@ -8,14 +8,19 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{LeanError, Range};
+use super::{
+    error::{LeanError, Progress},
+    position::Range,
+};
 
-/// Bumped on any intentional wire change; the schema fingerprint catches the rest.
+/// Bumped on any intentional wire change, and on an upgrade of tarpc or bincode that
+/// changes their encoding (the fingerprint sees only our own sources); the schema
+/// fingerprint catches the rest.
 pub const PROTOCOL_VERSION: u32 = 1;
 
-/// BLAKE3 (first 16 hex) of this crate's sources, computed by `build.rs`: two builds
-/// speak tarpc to each other only if this matches, because bincode is not
-/// self-describing.
+/// BLAKE3 (first 16 hex) of the wire modules' sources (`shared/src/wire/`), computed
+/// by `build.rs`: two builds speak tarpc to each other only if this matches, because
+/// bincode is not self-describing.
 pub const SCHEMA: &str = env!("LEAN_CTX_SCHEMA");
 
 /// The package version of this build.
@@ -189,7 +194,7 @@ pub struct LanguageServerStatus {
     pub rss_bytes: Option<u64>,
     pub state: ServerState,
     /// While starting or indexing: how far.
-    pub progress: Option<crate::Progress>,
+    pub progress: Option<Progress>,
     /// Why it failed, or the server's own status message.
     pub message: Option<String>,
     /// `utf-8`, `utf-16` or `utf-32`: the position encoding negotiated with it.
