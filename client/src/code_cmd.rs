@@ -18,8 +18,9 @@ use lean_ctx_shared::{
     protocol::{
         Direction, EditAction, EditRequest, EditTarget, FilePosition, InspectionsMode,
         InspectionsRequest, LeanCtxClient, NavigateAction, NavigateRequest, OutlineRequest,
-        RefactorKind, RefactorPhase, RefactorRequest, ReformatRequest, Scope, SearchSymbolRequest,
-        SymbolKind, SymbolsOverviewRequest, TypeHierarchyRequest,
+        RefactorKind, RefactorOptions, RefactorPhase, RefactorRequest, ReformatRequest,
+        ReformatScope, Scope, SearchSymbolRequest, SymbolKind, SymbolsOverviewRequest,
+        TypeHierarchyRequest,
     },
     transport::Connection,
 };
@@ -525,6 +526,7 @@ async fn language_server_action(
         phase: two.phase(),
         limit: nav.limit,
         wait_ms: wait(nav.no_wait),
+        options: RefactorOptions::default(),
     };
     let (no_wait, call) = match &cmd {
         RefactorCommand::References(nav) => (
@@ -586,6 +588,8 @@ async fn language_server_action(
                 path: from_cwd(path),
                 expected_hash: expected_hash.clone(),
                 wait_ms: wait(*no_wait),
+                scope: ReformatScope::File,
+                optimize_imports: false,
             }),
         ),
         RefactorCommand::Rename {

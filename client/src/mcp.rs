@@ -14,8 +14,9 @@ use lean_ctx_shared::{
     protocol::{
         Direction, EditAction, EditRequest, EditTarget, FilePosition, InspectionsMode,
         InspectionsRequest, LeanCtxClient, NavigateAction, NavigateRequest, OpenProjectRequest,
-        OutlineRequest, RefactorKind, RefactorPhase, RefactorRequest, ReformatRequest, Scope,
-        SearchSymbolRequest, SymbolKind, SymbolsOverviewRequest, TypeHierarchyRequest,
+        OutlineRequest, RefactorKind, RefactorOptions, RefactorPhase, RefactorRequest,
+        ReformatRequest, ReformatScope, Scope, SearchSymbolRequest, SymbolKind,
+        SymbolsOverviewRequest, TypeHierarchyRequest,
     },
     transport::Connection,
 };
@@ -552,6 +553,7 @@ impl LeanCtxMcp {
                     },
                     limit,
                     wait_ms,
+                    options: RefactorOptions::default(),
                 }))
             };
             match p.action {
@@ -596,6 +598,8 @@ impl LeanCtxMcp {
                     path: p.path.clone().ok_or_else(|| missing("path", "reformat"))?,
                     expected_hash: p.expected_hash.clone(),
                     wait_ms,
+                    scope: ReformatScope::File,
+                    optimize_imports: false,
                 })),
                 RefactorAction::Rename => refactor(RefactorKind::Rename {
                     new_name: p
