@@ -1,34 +1,24 @@
 //! The code verbs: `outline`, `search`, and `refactor <action>` for every
 //! `ctx_refactor` action (symbols_overview, the symbol edits, navigation, type
-//! hierarchy, inspections, reformat, rename, move, safe_delete, inline). Each validates
-//! its arguments into one protocol request, sends it, and prints the answer compactly.
-//! While the project's first index (or its language server's first load) runs, they
-//! show a progress bar (on a terminal) and retry, unless `--no-wait`.
+//! hierarchy, inspections, reformat, rename, move, safe_delete, inline). Each parses
+//! its arguments into `request::Input` (nothing more: `request::build` validates and
+//! builds the request, as for the MCP tools), sends it, and prints the answer
+//! compactly. While the project's first index (or its language server's first load)
+//! runs, they show a progress bar (on a terminal) and retry, unless `--no-wait`.
 
 use std::{
     io::{IsTerminal, Read, Write},
-    path::{Path, PathBuf},
+    path::PathBuf,
     process::ExitCode,
     time::{Duration, Instant},
 };
 
 use clap::{Args, Subcommand};
-use lean_ctx_shared::{
-    ErrorCode, ErrorDetails, LeanError,
-    protocol::{
-        Direction, EditAction, EditRequest, EditTarget, FilePosition, InspectionsMode,
-        InspectionsRequest, LeanCtxClient, NavigateAction, NavigateRequest, OutlineRequest,
-        RefactorKind, RefactorPhase, RefactorRequest, ReformatRequest, Scope, SearchSymbolRequest,
-        SymbolKind, SymbolsOverviewRequest, TypeHierarchyRequest,
-    },
-    transport::Connection,
-};
-
-use lean_ctx_shared::render;
+use lean_ctx_shared::{ErrorCode, ErrorDetails, LeanError, transport::Connection};
 
 use crate::{
-    calls::Call,
     output::{Output, rpc_error},
+    request::{self, Action, Ctx, Input, RefactorAction, parse_location},
 };
 
 /// Longest the CLI waits for a first index before giving up.
@@ -36,49 +26,75 @@ const MAX_INDEX_WAIT: Duration = Duration::from_secs(600);
 
 #[derive(Debug, Args)]
 pub struct OutlineArgs {
-    /// A file or directory (default: the whole project).
+    /// A file or directory (default: the working directory; at the project root, the
+    /// whole project).
     path: Option<String>,
-    /// Levels of children to show.
-    #[arg(long, default_value_t = 1)]
-    depth: u32,
-    /// Most files to list.
-    #[arg(long, default_value_t = 200)]
-    limit: u32,
+    /// Levels of children to show (default 1).
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Most files to list (default 200).
+    #[arg(long)]
+    limit: Option<u32>,
     /// Answer INDEXING at once instead of waiting for the first index.
     #[arg(long)]
     no_wait: bool,
+}
+
+impl OutlineArgs {
+    /// The neutral form `request::build` takes, and `--no-wait`.
+    pub fn input(self) -> (Action, Input, bool) {
+        let input = Input {
+            path: self.path,
+            depth: self.depth,
+            limit: self.limit,
+            ..Input::default()
+        };
+        (Action::Outline, input, self.no_wait)
+    }
 }
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
     /// A name, a substring, or a qualified `Type/member`.
     query: String,
-    /// Only symbols of this kind (struct, function, method, class, ...).
-    #[arg(long, value_parser = parse_kind)]
-    kind: Option<SymbolKind>,
+    /// Only symbols of this kind: module, class, struct, enum, interface, trait, impl,
+    /// function, method, constructor, field, property, constant, static, variable,
+    /// type_alias, macro, ...
+    #[arg(long)]
+    kind: Option<String>,
     /// Only under this file or directory.
     #[arg(long)]
     path: Option<String>,
-    #[arg(long, default_value_t = 50)]
-    limit: u32,
+    /// Most hits (default 50).
+    #[arg(long)]
+    limit: Option<u32>,
+    /// Answer INDEXING at once instead of waiting for the first index.
     #[arg(long)]
     no_wait: bool,
 }
 
-fn parse_kind(s: &str) -> Result<SymbolKind, String> {
-    SymbolKind::parse(s).ok_or_else(|| {
-        let all: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
-        format!("unknown kind {s:?}; one of: {}", all.join(", "))
-    })
+impl SearchArgs {
+    /// The neutral form `request::build` takes, and `--no-wait`.
+    pub fn input(self) -> (Action, Input, bool) {
+        let input = Input {
+            query: Some(self.query),
+            kind: self.kind,
+            path: self.path,
+            limit: self.limit,
+            ..Input::default()
+        };
+        (Action::Search, input, self.no_wait)
+    }
 }
 
 #[derive(Debug, Subcommand)]
 pub enum RefactorCommand {
-    /// The symbols of one file.
+    /// The top-level symbols of one file (--depth: levels of children too).
     SymbolsOverview {
         path: String,
-        #[arg(long, default_value_t = 0)]
-        depth: u32,
+        /// Levels of children (default 0).
+        #[arg(long)]
+        depth: Option<u32>,
     },
     /// Replace a symbol's whole declaration.
     ReplaceSymbolBody {
@@ -100,6 +116,7 @@ pub enum RefactorCommand {
     InsertAfterSymbol {
         #[command(flatten)]
         target: TargetArgs,
+        /// The text; `-` reads it from stdin.
         #[arg(long)]
         text: String,
     },
@@ -115,25 +132,41 @@ pub enum RefactorCommand {
     TypeHierarchy {
         #[command(flatten)]
         nav: NavArgs,
-        #[arg(long, value_enum, default_value_t = DirectionArg::Supertypes)]
-        direction: DirectionArg,
+        /// `supertypes` (default) or `subtypes`.
+        #[arg(long)]
+        direction: Option<String>,
     },
     /// A file's diagnostics (`--mode run`) or the diagnostic sources (`--mode list`).
     Inspections {
         path: String,
-        #[arg(long, value_enum, default_value_t = ModeArg::Run)]
-        mode: ModeArg,
-        #[arg(long, default_value_t = 100)]
-        limit: u32,
+        /// `run` (default) or `list`.
+        #[arg(long)]
+        mode: Option<String>,
+        /// Most diagnostics (default 100).
+        #[arg(long)]
+        limit: Option<u32>,
+        /// Answer INDEXING at once instead of waiting for the language server.
         #[arg(long)]
         no_wait: bool,
     },
-    /// Format a file in place with its language server's formatter.
+    /// Format a file in place (the IDE's code style, else its language server's
+    /// formatter): the whole file, --region lines, or --symbol (IDE only).
     Reformat {
         path: String,
         /// BLAKE3 hex of the whole file as you last read it.
         #[arg(long)]
         expected_hash: Option<String>,
+        /// Only the whole lines LINE..=END_LINE (language servers: where they offer
+        /// range formatting).
+        #[arg(long, value_name = "LINE[:END_LINE]", value_parser = parse_region, conflicts_with = "symbol")]
+        region: Option<(u32, Option<u32>)>,
+        /// Only the declaration whose name is at LINE:COLUMN (needs the IDE).
+        #[arg(long, value_name = "LINE:COLUMN", value_parser = parse_line_column)]
+        symbol: Option<(u32, u32)>,
+        /// Also optimize the file's imports (needs the IDE).
+        #[arg(long)]
+        optimize_imports: bool,
+        /// Answer INDEXING at once instead of waiting for the language server.
         #[arg(long)]
         no_wait: bool,
     },
@@ -141,33 +174,50 @@ pub enum RefactorCommand {
     /// --preview; with --plan-hash only if the plan is still the previewed one.
     Rename {
         #[command(flatten)]
-        nav: NavArgs,
+        at: AtArgs,
         #[arg(long)]
         new_name: String,
+        /// Also rename the name in comments and string literals (needs the IDE).
+        #[arg(long)]
+        search_comments: bool,
+        /// Also rename its occurrences in plain-text files (needs the IDE).
+        #[arg(long)]
+        search_text_occurrences: bool,
         #[command(flatten)]
         two_phase: TwoPhaseArgs,
     },
-    /// Move the symbol at a position to another file or package (needs the IDE).
+    /// Move the symbol at a position to another file, directory or package, or into a
+    /// class (needs the IDE).
     Move {
         #[command(flatten)]
-        nav: NavArgs,
+        at: AtArgs,
         /// The target file, directory or package.
         #[arg(long)]
-        destination: String,
+        destination: Option<String>,
+        /// Instead of --destination: the class or object to move into, as the
+        /// PATH:LINE:COLUMN of its name.
+        #[arg(long, value_name = "PATH:LINE:COLUMN", value_parser = location_text)]
+        parent: Option<String>,
         #[command(flatten)]
         two_phase: TwoPhaseArgs,
     },
     /// Delete the symbol at a position if nothing uses it (needs the IDE).
     SafeDelete {
         #[command(flatten)]
-        nav: NavArgs,
+        at: AtArgs,
+        /// Also delete what only this symbol used (e.g. parameters that become unused).
+        #[arg(long)]
+        propagate: bool,
         #[command(flatten)]
         two_phase: TwoPhaseArgs,
     },
     /// Inline the symbol at a position into its usages (needs the IDE).
     Inline {
         #[command(flatten)]
-        nav: NavArgs,
+        at: AtArgs,
+        /// Keep the declaration after inlining it.
+        #[arg(long)]
+        keep_definition: bool,
         #[command(flatten)]
         two_phase: TwoPhaseArgs,
     },
@@ -175,28 +225,48 @@ pub enum RefactorCommand {
 
 /// A position and how many results.
 #[derive(Debug, Args)]
-pub struct NavArgs {
+pub struct AtArgs {
     /// `PATH:LINE:COLUMN` (line 1-based, column 0-based in characters), as grep and
     /// compilers print it.
     #[arg(value_parser = parse_location)]
     at: (String, u32, u32),
-    /// `all` includes libraries and the standard library.
-    #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
-    scope: ScopeArg,
-    #[arg(long, default_value_t = 100)]
-    limit: u32,
+    /// Most results (default 100).
+    #[arg(long)]
+    limit: Option<u32>,
     /// Answer INDEXING at once instead of waiting for the language server.
     #[arg(long)]
     no_wait: bool,
 }
 
+impl AtArgs {
+    fn input(self) -> (Input, bool) {
+        let (path, line, column) = self.at;
+        let input = Input {
+            path: Some(path),
+            line: Some(line),
+            column: Some(column),
+            limit: self.limit,
+            ..Input::default()
+        };
+        (input, self.no_wait)
+    }
+}
+
+/// A position to search from, and where to search.
+#[derive(Debug, Args)]
+pub struct NavArgs {
+    #[command(flatten)]
+    at: AtArgs,
+    /// `project` (default) or `all` (libraries and the standard library too).
+    #[arg(long)]
+    scope: Option<String>,
+}
+
 impl NavArgs {
-    fn position(&self) -> FilePosition {
-        FilePosition {
-            path: from_cwd(&self.at.0),
-            line: self.at.1,
-            column: self.at.2,
-        }
+    fn input(self) -> (Input, bool) {
+        let (input, no_wait) = self.at.input();
+        let scope = self.scope;
+        (Input { scope, ..input }, no_wait)
     }
 }
 
@@ -206,59 +276,35 @@ pub struct TwoPhaseArgs {
     #[arg(long)]
     preview: bool,
     /// Apply only if the plan still hashes to this (from a preview).
-    #[arg(long, conflicts_with = "preview")]
+    #[arg(long)]
     plan_hash: Option<String>,
     /// Apply despite conflicts.
-    #[arg(long, conflicts_with = "preview")]
+    #[arg(long)]
     force: bool,
 }
 
-impl TwoPhaseArgs {
-    fn phase(&self) -> RefactorPhase {
-        if self.preview {
-            RefactorPhase::Preview
-        } else {
-            RefactorPhase::Apply {
-                plan_hash: self.plan_hash.clone(),
-                force: self.force,
-            }
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum ScopeArg {
-    Project,
-    All,
-}
-
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum DirectionArg {
-    Supertypes,
-    Subtypes,
-}
-
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum ModeArg {
-    Run,
-    List,
-}
-
-fn parse_location(s: &str) -> Result<(String, u32, u32), String> {
-    let mut parts = s.rsplitn(3, ':');
-    let (column, line, path) = (parts.next(), parts.next(), parts.next());
-    match (
-        path,
-        line.map(str::parse::<u32>),
-        column.map(str::parse::<u32>),
-    ) {
-        (Some(path), Some(Ok(line)), Some(Ok(column))) if !path.is_empty() && line > 0 => {
-            Ok((path.to_string(), line, column))
-        }
-        _ => Err(format!(
-            "{s:?} is not PATH:LINE:COLUMN (line 1-based, column 0-based), e.g. src/lib.rs:12:4"
+/// `LINE[:END_LINE]`.
+fn parse_region(s: &str) -> Result<(u32, Option<u32>), String> {
+    let bad = || format!("{s:?} is not LINE or LINE:END_LINE (1-based), e.g. 10:14");
+    match s.split_once(':') {
+        None => Ok((s.parse().map_err(|_| bad())?, None)),
+        Some((a, b)) => Ok((
+            a.parse().map_err(|_| bad())?,
+            Some(b.parse().map_err(|_| bad())?),
         )),
     }
+}
+
+/// `LINE:COLUMN`.
+fn parse_line_column(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("{s:?} is not LINE:COLUMN (line 1-based, column 0-based), e.g. 12:4");
+    let (a, b) = s.split_once(':').ok_or_else(bad)?;
+    Ok((a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?))
+}
+
+/// A well-formed `PATH:LINE:COLUMN`, kept as given (`request::build` reads it).
+fn location_text(s: &str) -> Result<String, String> {
+    parse_location(s).map(|_| s.to_string())
 }
 
 #[derive(Debug, Args)]
@@ -270,10 +316,10 @@ pub struct TargetArgs {
     #[arg(long)]
     path: Option<String>,
     /// 1-based line of the symbol (instead of --name-path).
-    #[arg(long, conflicts_with = "name_path")]
+    #[arg(long)]
     line: Option<u32>,
     /// With --line: address exactly the lines line..=end_line.
-    #[arg(long, requires = "line")]
+    #[arg(long)]
     end_line: Option<u32>,
     /// BLAKE3 hex of the target's current bytes; the edit is refused if they differ.
     #[arg(long)]
@@ -281,36 +327,168 @@ pub struct TargetArgs {
     /// Write even if the result does not parse.
     #[arg(long)]
     force: bool,
+    /// Answer INDEXING at once instead of waiting for the first index.
+    #[arg(long)]
+    no_wait: bool,
 }
 
 impl TargetArgs {
-    fn target(&self) -> Result<EditTarget, LeanError> {
-        match (&self.name_path, &self.path, self.line) {
-            (Some(name_path), path, None) => Ok(EditTarget::NamePath {
-                name_path: name_path.clone(),
-                path: path.as_deref().map(from_cwd),
-            }),
-            (None, Some(path), Some(line)) => Ok(EditTarget::Lines {
-                path: from_cwd(path),
-                line,
-                end_line: self.end_line,
-            }),
-            _ => Err(LeanError::new(ErrorCode::NoSymbol, "no target")
-                .with_remedy("give --name-path, or --path with --line")),
-        }
+    fn input(self) -> (Input, bool) {
+        let input = Input {
+            name_path: self.name_path,
+            path: self.path,
+            line: self.line,
+            end_line: self.end_line,
+            expected_hash: self.expected_hash,
+            force: self.force,
+            ..Input::default()
+        };
+        (input, self.no_wait)
     }
 }
 
-/// Paths on the command line are relative to where the shim runs (the daemon resolves
-/// relative paths against the project root, as agents give them).
-fn from_cwd(path: &str) -> String {
-    if path.is_empty() || Path::new(path).is_absolute() {
-        return path.to_string();
+impl RefactorCommand {
+    /// The neutral form `request::build` takes, and `--no-wait`; `-` as an edit's
+    /// text is read from stdin here.
+    pub fn input(self) -> Result<(Action, Input, bool), LeanError> {
+        use RefactorAction as A;
+        let two_phase = |input: Input, t: TwoPhaseArgs| Input {
+            preview: t.preview,
+            plan_hash: t.plan_hash,
+            force: t.force,
+            ..input
+        };
+        let (action, input, no_wait) = match self {
+            RefactorCommand::SymbolsOverview { path, depth } => {
+                let input = Input {
+                    path: Some(path),
+                    depth,
+                    ..Input::default()
+                };
+                (A::SymbolsOverview, input, false)
+            }
+            RefactorCommand::ReplaceSymbolBody { target, new_body } => {
+                let (input, no_wait) = target.input();
+                let new_body = Some(text_arg(&new_body)?);
+                (A::ReplaceSymbolBody, Input { new_body, ..input }, no_wait)
+            }
+            RefactorCommand::InsertBeforeSymbol { target, text } => {
+                let (input, no_wait) = target.input();
+                let text = Some(text_arg(&text)?);
+                (A::InsertBeforeSymbol, Input { text, ..input }, no_wait)
+            }
+            RefactorCommand::InsertAfterSymbol { target, text } => {
+                let (input, no_wait) = target.input();
+                let text = Some(text_arg(&text)?);
+                (A::InsertAfterSymbol, Input { text, ..input }, no_wait)
+            }
+            RefactorCommand::References(nav) => with(A::References, nav.input()),
+            RefactorCommand::Definition(nav) => with(A::Definition, nav.input()),
+            RefactorCommand::Implementations(nav) => with(A::Implementations, nav.input()),
+            RefactorCommand::Declaration(nav) => with(A::Declaration, nav.input()),
+            RefactorCommand::TypeHierarchy { nav, direction } => {
+                let (input, no_wait) = nav.input();
+                (A::TypeHierarchy, Input { direction, ..input }, no_wait)
+            }
+            RefactorCommand::Inspections {
+                path,
+                mode,
+                limit,
+                no_wait,
+            } => {
+                let input = Input {
+                    path: Some(path),
+                    mode,
+                    limit,
+                    ..Input::default()
+                };
+                (A::Inspections, input, no_wait)
+            }
+            RefactorCommand::Reformat {
+                path,
+                expected_hash,
+                region,
+                symbol,
+                optimize_imports,
+                no_wait,
+            } => {
+                let (reformat_scope, line, end_line, column) = match (region, symbol) {
+                    (Some((line, end_line)), _) => (Some("region"), Some(line), end_line, None),
+                    (None, Some((line, column))) => {
+                        (Some("symbol"), Some(line), None, Some(column))
+                    }
+                    (None, None) => (None, None, None, None),
+                };
+                let input = Input {
+                    path: Some(path),
+                    expected_hash,
+                    reformat_scope: reformat_scope.map(String::from),
+                    line,
+                    end_line,
+                    column,
+                    optimize_imports,
+                    ..Input::default()
+                };
+                (A::Reformat, input, no_wait)
+            }
+            RefactorCommand::Rename {
+                at,
+                new_name,
+                search_comments,
+                search_text_occurrences,
+                two_phase: t,
+            } => {
+                let (input, no_wait) = at.input();
+                let input = Input {
+                    new_name: Some(new_name),
+                    search_comments,
+                    search_text_occurrences,
+                    ..input
+                };
+                (A::Rename, two_phase(input, t), no_wait)
+            }
+            RefactorCommand::Move {
+                at,
+                destination,
+                parent,
+                two_phase: t,
+            } => {
+                let (input, no_wait) = at.input();
+                let input = Input {
+                    destination,
+                    parent,
+                    ..input
+                };
+                (A::Move, two_phase(input, t), no_wait)
+            }
+            RefactorCommand::SafeDelete {
+                at,
+                propagate,
+                two_phase: t,
+            } => {
+                let (input, no_wait) = at.input();
+                let input = Input { propagate, ..input };
+                (A::SafeDelete, two_phase(input, t), no_wait)
+            }
+            RefactorCommand::Inline {
+                at,
+                keep_definition,
+                two_phase: t,
+            } => {
+                let (input, no_wait) = at.input();
+                let input = Input {
+                    keep_definition,
+                    ..input
+                };
+                (A::Inline, two_phase(input, t), no_wait)
+            }
+        };
+        Ok((Action::Refactor(action), input, no_wait))
     }
-    match std::env::current_dir() {
-        Ok(cwd) => cwd.join(path).to_string_lossy().into_owned(),
-        Err(_) => path.to_string(),
-    }
+}
+
+fn with(action: RefactorAction, (input, no_wait): (Input, bool)) -> (RefactorAction, Input, bool) {
+    (action, input, no_wait)
 }
 
 fn text_arg(text: &str) -> Result<String, LeanError> {
@@ -375,36 +553,8 @@ pub async fn outline(
     args: OutlineArgs,
     out: &Output,
 ) -> Result<ExitCode, LeanError> {
-    let client = &conn.client;
-    let resp = waiting(out, args.no_wait, || {
-        call_outline(
-            client,
-            OutlineRequest {
-                root: root.clone(),
-                path: args
-                    .path
-                    .as_deref()
-                    .map(from_cwd)
-                    .unwrap_or_else(|| from_cwd(".")),
-                depth: args.depth,
-                limit: args.limit,
-                wait_ms: if args.no_wait { 0 } else { WAIT_SLICE_MS },
-            },
-        )
-    })
-    .await?;
-    out.emit(&resp, || render::outline(&resp));
-    Ok(ExitCode::SUCCESS)
-}
-
-async fn call_outline(
-    client: &LeanCtxClient,
-    req: OutlineRequest,
-) -> Result<lean_ctx_shared::protocol::OutlineResponse, LeanError> {
-    client
-        .outline(tarpc::context::current(), req)
-        .await
-        .map_err(rpc_error)?
+    let (action, input, no_wait) = args.input();
+    run(conn, root, action, input, no_wait, out).await
 }
 
 pub async fn search(
@@ -413,26 +563,8 @@ pub async fn search(
     args: SearchArgs,
     out: &Output,
 ) -> Result<ExitCode, LeanError> {
-    let client = &conn.client;
-    let resp = waiting(out, args.no_wait, || async {
-        client
-            .search_symbol(
-                tarpc::context::current(),
-                SearchSymbolRequest {
-                    root: root.clone(),
-                    query: args.query.clone(),
-                    kind: args.kind,
-                    path: args.path.as_deref().map(from_cwd),
-                    limit: args.limit,
-                    wait_ms: if args.no_wait { 0 } else { WAIT_SLICE_MS },
-                },
-            )
-            .await
-            .map_err(rpc_error)?
-    })
-    .await?;
-    out.emit(&resp, || render::search(&resp, &args.query));
-    Ok(ExitCode::SUCCESS)
+    let (action, input, no_wait) = args.input();
+    run(conn, root, action, input, no_wait, out).await
 }
 
 pub async fn refactor(
@@ -441,196 +573,37 @@ pub async fn refactor(
     cmd: RefactorCommand,
     out: &Output,
 ) -> Result<ExitCode, LeanError> {
-    let client = &conn.client;
-    let (action, target, text) = match cmd {
-        RefactorCommand::SymbolsOverview { path, depth } => {
-            let resp = client
-                .symbols_overview(
-                    tarpc::context::current(),
-                    SymbolsOverviewRequest {
-                        root,
-                        path: from_cwd(&path),
-                        depth,
-                    },
-                )
-                .await
-                .map_err(rpc_error)??;
-            out.emit(&resp, || render::symbols_overview(&resp));
-            return Ok(ExitCode::SUCCESS);
-        }
-        RefactorCommand::ReplaceSymbolBody { target, new_body } => {
-            (EditAction::ReplaceSymbolBody, target, new_body)
-        }
-        RefactorCommand::InsertBeforeSymbol { target, text } => {
-            (EditAction::InsertBeforeSymbol, target, text)
-        }
-        RefactorCommand::InsertAfterSymbol { target, text } => {
-            (EditAction::InsertAfterSymbol, target, text)
-        }
-        other => return language_server_action(client, root, other, out).await,
-    };
-    let req = EditRequest {
+    let (action, input, no_wait) = cmd.input()?;
+    run(conn, root, action, input, no_wait, out).await
+}
+
+/// The context of a CLI call: paths from the working directory; short waits in the
+/// daemon, retried here with progress (none with `--no-wait`).
+pub fn ctx(root: PathBuf, no_wait: bool) -> Result<Ctx, LeanError> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| LeanError::internal(format!("cannot read the working directory: {e}")))?;
+    Ok(Ctx {
         root,
-        action,
-        target: target.target()?,
-        text: text_arg(&text)?,
-        expected_hash: target.expected_hash.clone(),
-        force: target.force,
-        wait_ms: WAIT_SLICE_MS,
-    };
-    let resp = waiting(out, false, || async {
-        let mut ctx = tarpc::context::current();
-        ctx.deadline = Instant::now() + Duration::from_secs(60);
-        client
-            .edit_symbol(ctx, req.clone())
-            .await
-            .map_err(rpc_error)?
+        wait_ms: if no_wait { 0 } else { WAIT_SLICE_MS },
+        cwd: Some(cwd),
     })
-    .await?;
-    out.emit(&resp, || render::edit(action, &resp));
-    Ok(ExitCode::SUCCESS)
 }
 
-/// Language servers and refactorings may work a while on a big workspace; the shim's
-/// default tarpc deadline (10 s) is for quick calls.
-fn long_call() -> tarpc::context::Context {
-    let mut ctx = tarpc::context::current();
-    ctx.deadline = Instant::now() + Duration::from_secs(180);
-    ctx
-}
-
-/// The actions a language server (or the IDE) answers.
-async fn language_server_action(
-    client: &LeanCtxClient,
+/// Builds the request (`request::build`, as the MCP tools do), sends it until it is
+/// answered by more than `INDEXING`, and prints the answer.
+async fn run(
+    conn: &Connection,
     root: PathBuf,
-    cmd: RefactorCommand,
+    action: Action,
+    input: Input,
+    no_wait: bool,
     out: &Output,
 ) -> Result<ExitCode, LeanError> {
-    let wait = |no_wait: bool| if no_wait { 0 } else { WAIT_SLICE_MS };
-    let navigate = |action, nav: &NavArgs| NavigateRequest {
-        root: root.clone(),
-        action,
-        at: nav.position(),
-        scope: match nav.scope {
-            ScopeArg::Project => Scope::Project,
-            ScopeArg::All => Scope::All,
-        },
-        limit: nav.limit,
-        wait_ms: wait(nav.no_wait),
-    };
-    let refactor = |kind, nav: &NavArgs, two: &TwoPhaseArgs| RefactorRequest {
-        root: root.clone(),
-        kind,
-        at: nav.position(),
-        phase: two.phase(),
-        limit: nav.limit,
-        wait_ms: wait(nav.no_wait),
-    };
-    let (no_wait, call) = match &cmd {
-        RefactorCommand::References(nav) => (
-            nav.no_wait,
-            Call::Navigate(navigate(NavigateAction::References, nav)),
-        ),
-        RefactorCommand::Definition(nav) => (
-            nav.no_wait,
-            Call::Navigate(navigate(NavigateAction::Definition, nav)),
-        ),
-        RefactorCommand::Implementations(nav) => (
-            nav.no_wait,
-            Call::Navigate(navigate(NavigateAction::Implementations, nav)),
-        ),
-        RefactorCommand::Declaration(nav) => (
-            nav.no_wait,
-            Call::Navigate(navigate(NavigateAction::Declaration, nav)),
-        ),
-        RefactorCommand::TypeHierarchy { nav, direction } => (
-            nav.no_wait,
-            Call::TypeHierarchy(TypeHierarchyRequest {
-                root: root.clone(),
-                at: nav.position(),
-                direction: match direction {
-                    DirectionArg::Supertypes => Direction::Supertypes,
-                    DirectionArg::Subtypes => Direction::Subtypes,
-                },
-                scope: Scope::Project,
-                limit: nav.limit,
-                wait_ms: wait(nav.no_wait),
-            }),
-        ),
-        RefactorCommand::Inspections {
-            path,
-            mode,
-            limit,
-            no_wait,
-        } => (
-            *no_wait,
-            Call::Inspections(InspectionsRequest {
-                root: root.clone(),
-                path: from_cwd(path),
-                mode: match mode {
-                    ModeArg::Run => InspectionsMode::Run,
-                    ModeArg::List => InspectionsMode::List,
-                },
-                limit: *limit,
-                wait_ms: wait(*no_wait),
-            }),
-        ),
-        RefactorCommand::Reformat {
-            path,
-            expected_hash,
-            no_wait,
-        } => (
-            *no_wait,
-            Call::Reformat(ReformatRequest {
-                root: root.clone(),
-                path: from_cwd(path),
-                expected_hash: expected_hash.clone(),
-                wait_ms: wait(*no_wait),
-            }),
-        ),
-        RefactorCommand::Rename {
-            nav,
-            new_name,
-            two_phase,
-        } => (
-            nav.no_wait,
-            Call::Refactor(refactor(
-                RefactorKind::Rename {
-                    new_name: new_name.clone(),
-                },
-                nav,
-                two_phase,
-            )),
-        ),
-        RefactorCommand::Move {
-            nav,
-            destination,
-            two_phase,
-        } => (
-            nav.no_wait,
-            Call::Refactor(refactor(
-                RefactorKind::Move {
-                    destination: destination.clone(),
-                },
-                nav,
-                two_phase,
-            )),
-        ),
-        RefactorCommand::SafeDelete { nav, two_phase } => (
-            nav.no_wait,
-            Call::Refactor(refactor(RefactorKind::SafeDelete, nav, two_phase)),
-        ),
-        RefactorCommand::Inline { nav, two_phase } => (
-            nav.no_wait,
-            Call::Refactor(refactor(RefactorKind::Inline, nav, two_phase)),
-        ),
-        RefactorCommand::SymbolsOverview { .. }
-        | RefactorCommand::ReplaceSymbolBody { .. }
-        | RefactorCommand::InsertBeforeSymbol { .. }
-        | RefactorCommand::InsertAfterSymbol { .. } => unreachable!("answered by refactor()"),
-    };
+    let call = request::build(action, input, &ctx(root, no_wait)?)?;
     let answer = waiting(out, no_wait, || async {
-        call.send(client, long_call()).await.map_err(rpc_error)?
+        let mut ctx = tarpc::context::current();
+        ctx.deadline = Instant::now() + call.timeout();
+        call.send(&conn.client, ctx).await.map_err(rpc_error)?
     })
     .await?;
     out.emit(&answer.json, || answer.text.clone());

@@ -13,6 +13,7 @@ mod gain_cmd;
 mod install;
 mod mcp;
 mod output;
+mod request;
 mod root;
 mod setup;
 mod trust_cmd;

@@ -11,12 +11,7 @@ use std::{future::Future, path::PathBuf, process::ExitCode, sync::Arc, time::Dur
 
 use lean_ctx_shared::{
     ErrorCode, LeanError, Paths,
-    protocol::{
-        Direction, EditAction, EditRequest, EditTarget, FilePosition, InspectionsMode,
-        InspectionsRequest, LeanCtxClient, NavigateAction, NavigateRequest, OpenProjectRequest,
-        OutlineRequest, RefactorKind, RefactorPhase, RefactorRequest, ReformatRequest, Scope,
-        SearchSymbolRequest, SymbolKind, SymbolsOverviewRequest, TypeHierarchyRequest,
-    },
+    protocol::{LeanCtxClient, OpenProjectRequest},
     transport::Connection,
 };
 use rmcp::{
@@ -34,7 +29,12 @@ use tokio::sync::Mutex;
 
 use lean_ctx_shared::render;
 
-use crate::{calls::Call, connect, output::rpc_error};
+use crate::{
+    calls::Answer,
+    connect,
+    output::rpc_error,
+    request::{self, Action, Ctx, Input, RefactorAction},
+};
 
 /// How long a tool call waits for the project's first index before it answers
 /// `INDEXING` with progress (`LEAN_CTX_MCP_WAIT_MS` overrides): well inside the time
@@ -46,7 +46,8 @@ Paths are relative to the project root (the directory this session runs in); lin
 ctx_outline lists the symbols of a file or directory; ctx_search finds symbols by name, substring or Type/member; \
 ctx_refactor reads one file's symbols (symbols_overview), edits symbol bodies by name_path or line \
 guarded by expected_hash (the BLAKE3 every edit answers with), finds references/definitions/implementations \
-at a path+line+column, reports diagnostics, reformats, and renames across files (preview, then apply).";
+at a path+line+column, reports diagnostics, reformats (a file, a region, a symbol), and renames across files \
+(preview, then apply); with the JetBrains IDE it also moves, safe-deletes and inlines.";
 
 struct State {
     paths: Paths,
@@ -130,22 +131,11 @@ fn context(timeout: Duration) -> tarpc::context::Context {
 }
 
 /// A tool answer: text, or the rendered error flagged as one.
-fn answer<T>(
-    result: Result<T, LeanError>,
-    text: impl FnOnce(&T) -> String,
-) -> Result<CallToolResult, McpError> {
+fn answer(result: Result<Answer, LeanError>) -> Result<CallToolResult, McpError> {
     Ok(match result {
-        Ok(value) => CallToolResult::success(vec![ContentBlock::text(text(&value))]),
+        Ok(a) => CallToolResult::success(vec![ContentBlock::text(a.text)]),
         Err(e) => CallToolResult::error(vec![ContentBlock::text(render::error(&e))]),
     })
-}
-
-fn missing(param: &str, action: &str) -> LeanError {
-    LeanError::new(
-        ErrorCode::InvalidTarget,
-        format!("{action} needs `{param}`"),
-    )
-    .with_remedy(format!("pass `{param}` (see the tool's input schema)"))
 }
 
 /// Numbers and booleans as some clients send them: as strings (`"2"`, `"true"`).
@@ -193,6 +183,19 @@ pub struct OutlineParams {
     pub limit: Option<u32>,
 }
 
+impl OutlineParams {
+    /// The neutral form `request::build` takes.
+    pub fn input(self) -> (Action, Input) {
+        let input = Input {
+            path: self.path,
+            depth: self.depth,
+            limit: self.limit,
+            ..Input::default()
+        };
+        (Action::Outline, input)
+    }
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SearchParams {
     /// What to search; only `symbol` (the default).
@@ -209,75 +212,67 @@ pub struct SearchParams {
     pub limit: Option<u32>,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RefactorAction {
-    /// The symbols of one file (`path`; `depth` levels of children).
-    SymbolsOverview,
-    /// Replace a symbol's whole declaration with `new_body`.
-    ReplaceSymbolBody,
-    /// Insert `text` on the lines before a symbol.
-    InsertBeforeSymbol,
-    /// Insert `text` on the lines after a symbol.
-    InsertAfterSymbol,
-    /// Every reference to the symbol at `path`+`line`+`column` (declaration included).
-    References,
-    /// Where the symbol at the position is defined.
-    Definition,
-    /// Implementations of the trait/interface/method at the position.
-    Implementations,
-    /// Where the symbol at the position is declared.
-    Declaration,
-    /// Supertypes or subtypes (`direction`) of the type at the position.
-    TypeHierarchy,
-    /// `mode=run`: the file's diagnostics; `mode=list`: the diagnostic sources.
-    Inspections,
-    /// Format the file at `path` in place.
-    Reformat,
-    /// Rename the symbol at the position to `new_name` in every file; `preview=true`
-    /// only shows usages, conflicts and the plan_hash.
-    Rename,
-    /// Move the symbol at the position to `destination` (needs the IDE).
-    Move,
-    /// Delete the symbol at the position if unused (needs the IDE).
-    SafeDelete,
-    /// Inline the symbol at the position into its usages (needs the IDE).
-    Inline,
+impl SearchParams {
+    /// The neutral form `request::build` takes; `action` is this tool's own parameter
+    /// (the CLI has one search), so it is checked here.
+    pub fn input(self) -> Result<(Action, Input), LeanError> {
+        if let Some(action) = self.action.as_deref().filter(|a| a.trim() != "symbol") {
+            return Err(LeanError::new(
+                ErrorCode::Unsupported,
+                format!("ctx_search action {action:?}"),
+            )
+            .with_remedy("use action=symbol"));
+        }
+        let input = Input {
+            query: Some(self.query),
+            kind: self.kind,
+            path: self.path,
+            limit: self.limit,
+            ..Input::default()
+        };
+        Ok((Action::Search, input))
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RefactorParams {
     pub action: RefactorAction,
-    /// File relative to the project root. Required for symbols_overview and with
-    /// `line`; optional with `name_path` (narrows the search to that file).
+    /// File relative to the project root. Required for symbols_overview, inspections,
+    /// reformat and with `line`; optional with `name_path` (narrows the search to that
+    /// file).
     pub path: Option<String>,
     /// The symbol to edit, e.g. `Point/new` or `helper`; qualify to disambiguate
     /// (AMBIGUOUS_SYMBOL lists the candidates).
     pub name_path: Option<String>,
-    /// 1-based line of the symbol to edit (instead of `name_path`).
+    /// 1-based line: of the symbol to edit (instead of `name_path`), of the position
+    /// (with `column`), or the first line of a reformat region or symbol.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub line: Option<u32>,
-    /// With `line`: edit exactly the whole lines `line..=end_line`.
+    /// With `line`: edit exactly the whole lines `line..=end_line`; reformat_scope=region:
+    /// the region's last line (default `line`).
     #[serde(default, deserialize_with = "lenient::u32")]
     pub end_line: Option<u32>,
     /// replace_symbol_body: the complete new declaration.
     pub new_body: Option<String>,
     /// insert_before_symbol / insert_after_symbol: the text to insert.
     pub text: Option<String>,
-    /// BLAKE3 hex of the target's current bytes (from a previous edit's answer); if
-    /// the file changed, the answer is CONFLICT and nothing is written.
+    /// BLAKE3 hex of the target's current bytes (from a previous edit's answer; for
+    /// reformat, of the whole file); if the file changed, the answer is CONFLICT and
+    /// nothing is written.
     pub expected_hash: Option<String>,
-    /// Write even if the result no longer parses.
+    /// Edits: write even if the result no longer parses. Refactorings: apply despite
+    /// conflicts.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub force: Option<bool>,
-    /// symbols_overview: levels of children (default 1).
+    /// symbols_overview: levels of children (default 0: top-level symbols only).
     #[serde(default, deserialize_with = "lenient::u32")]
     pub depth: Option<u32>,
     /// Navigation, type_hierarchy and refactorings: 0-based column, in characters, of
-    /// the symbol's name on `line`.
+    /// the symbol's name on `line`; reformat_scope=symbol: of the symbol's name.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub column: Option<u32>,
-    /// `project` (default) or `all` (libraries and the standard library too).
+    /// Navigation and type_hierarchy: `project` (default) or `all` (libraries and the
+    /// standard library too).
     pub scope: Option<String>,
     /// type_hierarchy: `supertypes` (default) or `subtypes`.
     pub direction: Option<String>,
@@ -285,8 +280,29 @@ pub struct RefactorParams {
     pub mode: Option<String>,
     /// rename: the new name.
     pub new_name: Option<String>,
+    /// rename: also rename the name in comments and string literals (needs the IDE).
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub search_comments: Option<bool>,
+    /// rename: also rename its occurrences in plain-text files (needs the IDE).
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub search_text_occurrences: Option<bool>,
     /// move: the destination file, directory or package.
     pub destination: Option<String>,
+    /// move: instead of `destination`, the class or object to move the symbol into,
+    /// as `PATH:LINE:COLUMN` of its name (like the symbol's own position).
+    pub parent: Option<String>,
+    /// safe_delete: also delete what only the deleted symbol used (needs the IDE).
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub propagate: Option<bool>,
+    /// inline: keep the declaration after inlining it.
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub keep_definition: Option<bool>,
+    /// reformat: `file` (default), `region` (lines `line..=end_line`) or `symbol` (the
+    /// declaration whose name is at `line`+`column`; needs the IDE).
+    pub reformat_scope: Option<String>,
+    /// reformat: also optimize the file's imports (needs the IDE).
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub optimize_imports: Option<bool>,
     /// Refactorings: show usages, conflicts and plan_hash without writing.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub preview: Option<bool>,
@@ -298,43 +314,40 @@ pub struct RefactorParams {
 }
 
 impl RefactorParams {
-    fn position(&self, action: &str) -> Result<FilePosition, LeanError> {
-        Ok(FilePosition {
-            path: self.path.clone().ok_or_else(|| missing("path", action))?,
-            line: self.line.ok_or_else(|| missing("line", action))?,
-            column: self.column.ok_or_else(|| missing("column", action))?,
-        })
+    /// The neutral form `request::build` takes.
+    pub fn input(self) -> (Action, Input) {
+        let flag = |b: Option<bool>| b.unwrap_or(false);
+        let input = Input {
+            path: self.path,
+            query: None,
+            kind: None,
+            name_path: self.name_path,
+            line: self.line,
+            end_line: self.end_line,
+            column: self.column,
+            depth: self.depth,
+            limit: self.limit,
+            new_body: self.new_body,
+            text: self.text,
+            expected_hash: self.expected_hash,
+            force: flag(self.force),
+            scope: self.scope,
+            direction: self.direction,
+            mode: self.mode,
+            new_name: self.new_name,
+            destination: self.destination,
+            parent: self.parent,
+            preview: flag(self.preview),
+            plan_hash: self.plan_hash,
+            search_comments: flag(self.search_comments),
+            search_text_occurrences: flag(self.search_text_occurrences),
+            propagate: flag(self.propagate),
+            keep_definition: flag(self.keep_definition),
+            reformat_scope: self.reformat_scope,
+            optimize_imports: flag(self.optimize_imports),
+        };
+        (Action::Refactor(self.action), input)
     }
-
-    fn scope(&self) -> Result<Scope, LeanError> {
-        choose(
-            self.scope.as_deref(),
-            "scope",
-            &[("project", Scope::Project), ("all", Scope::All)],
-        )
-    }
-}
-
-/// One of the allowed spellings of an enumerated parameter (the first is the default).
-fn choose<T: Copy>(
-    given: Option<&str>,
-    param: &str,
-    allowed: &[(&str, T)],
-) -> Result<T, LeanError> {
-    let Some(given) = given else {
-        return Ok(allowed[0].1);
-    };
-    allowed
-        .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case(given.trim()))
-        .map(|(_, v)| *v)
-        .ok_or_else(|| {
-            let names: Vec<&str> = allowed.iter().map(|(n, _)| *n).collect();
-            LeanError::new(
-                ErrorCode::InvalidTarget,
-                format!("{param} {given:?} is not one of {}", names.join(", ")),
-            )
-        })
 }
 
 #[derive(Clone)]
@@ -359,23 +372,8 @@ impl LeanCtxMcp {
         &self,
         Parameters(p): Parameters<OutlineParams>,
     ) -> Result<CallToolResult, McpError> {
-        let s = &self.state;
-        let req = OutlineRequest {
-            root: s.root().await,
-            path: p.path.unwrap_or_default(),
-            depth: p.depth.unwrap_or(1),
-            limit: p.limit.unwrap_or(0),
-            wait_ms: s.wait_ms,
-        };
-        let timeout = Duration::from_millis(u64::from(s.wait_ms) + 10_000);
-        answer(
-            s.call(|c| {
-                let req = req.clone();
-                async move { c.outline(context(timeout), req).await }
-            })
-            .await,
-            render::outline,
-        )
+        let (action, input) = p.input();
+        self.run(action, input).await
     }
 
     #[tool(
@@ -385,251 +383,82 @@ impl LeanCtxMcp {
         &self,
         Parameters(p): Parameters<SearchParams>,
     ) -> Result<CallToolResult, McpError> {
-        let s = &self.state;
-        let query = p.query.clone();
-        let root = s.root().await;
-        let request = (|| {
-            if p.action.as_deref().is_some_and(|a| a != "symbol") {
-                return Err(LeanError::new(
-                    ErrorCode::Unsupported,
-                    format!("ctx_search action {:?}", p.action.as_deref().unwrap_or("")),
-                )
-                .with_remedy("use action=symbol"));
-            }
-            let kind = match p.kind.as_deref() {
-                Some(k) => Some(SymbolKind::parse(k).ok_or_else(|| {
-                    LeanError::new(ErrorCode::InvalidTarget, format!("unknown kind {k:?}"))
-                        .with_remedy(format!(
-                            "one of: {}",
-                            SymbolKind::ALL
-                                .iter()
-                                .map(|k| k.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ))
-                })?),
-                None => None,
-            };
-            Ok(SearchSymbolRequest {
-                root,
-                query: p.query,
-                kind,
-                path: p.path,
-                limit: p.limit.unwrap_or(0),
-                wait_ms: s.wait_ms,
-            })
-        })();
-        let req = match request {
-            Ok(req) => req,
-            Err(e) => return answer::<()>(Err(e), |_| String::new()),
-        };
-        let timeout = Duration::from_millis(u64::from(s.wait_ms) + 10_000);
-        answer(
-            s.call(|c| {
-                let req = req.clone();
-                async move { c.search_symbol(context(timeout), req).await }
-            })
-            .await,
-            |r| render::search(r, &query),
-        )
+        match p.input() {
+            Ok((action, input)) => self.run(action, input).await,
+            Err(e) => answer(Err(e)),
+        }
     }
 
     #[tool(
-        description = "Semantic code operations in this project (path relative to the project root, line 1-based, column 0-based in characters). symbols_overview: one file's symbols. replace_symbol_body / insert_before_symbol / insert_after_symbol: edit by name_path (or path+line), atomically, refusing with CONFLICT if expected_hash no longer matches; every edit answers with the written range and its BLAKE3 hash. references / definition / implementations / declaration / type_hierarchy at path+line+column: from the IDE or a warm language server. inspections: a file's diagnostics (mode=run) or sources (mode=list). reformat: format a file. rename (new_name): preview=true shows usages and plan_hash; otherwise applies to all files or none (pass plan_hash to apply exactly the previewed plan). move / safe_delete / inline need the JetBrains IDE."
+        description = "Semantic code operations in this project (path relative to the project root, line 1-based, column 0-based in characters). symbols_overview: one file's top-level symbols (depth for children). replace_symbol_body / insert_before_symbol / insert_after_symbol: edit by name_path (or path+line), atomically, refusing with CONFLICT if expected_hash no longer matches; every edit answers with the written range and its BLAKE3 hash. references / definition / implementations / declaration / type_hierarchy at path+line+column: from the IDE or a warm language server. inspections: a file's diagnostics (mode=run) or sources (mode=list). reformat: format a file, a region (reformat_scope=region, line..end_line) or a symbol (reformat_scope=symbol, line+column; IDE), optimize_imports (IDE). rename (new_name; search_comments, search_text_occurrences need the IDE): preview=true shows usages and plan_hash; otherwise applies to all files or none (pass plan_hash to apply exactly the previewed plan). move (destination, or parent=PATH:LINE:COLUMN of a class to move into) / safe_delete (propagate) / inline (keep_definition) need the JetBrains IDE."
     )]
     async fn ctx_refactor(
         &self,
         Parameters(p): Parameters<RefactorParams>,
     ) -> Result<CallToolResult, McpError> {
-        let s = &self.state;
-        if let RefactorAction::SymbolsOverview = p.action {
-            let Some(path) = p.path else {
-                return answer::<()>(Err(missing("path", "symbols_overview")), |_| String::new());
-            };
-            let req = SymbolsOverviewRequest {
-                root: s.root().await,
-                path,
-                depth: p.depth.unwrap_or(1),
-            };
-            return answer(
-                s.call(|c| {
-                    let req = req.clone();
-                    async move {
-                        c.symbols_overview(context(Duration::from_secs(30)), req)
-                            .await
-                    }
-                })
-                .await,
-                render::symbols_overview,
-            );
-        }
-        if !matches!(
-            p.action,
-            RefactorAction::ReplaceSymbolBody
-                | RefactorAction::InsertBeforeSymbol
-                | RefactorAction::InsertAfterSymbol
-        ) {
-            return self.language_server_action(p).await;
-        }
-        let (action, text, text_param) = match p.action {
-            RefactorAction::ReplaceSymbolBody => {
-                (EditAction::ReplaceSymbolBody, p.new_body, "new_body")
-            }
-            RefactorAction::InsertBeforeSymbol => (EditAction::InsertBeforeSymbol, p.text, "text"),
-            RefactorAction::InsertAfterSymbol => (EditAction::InsertAfterSymbol, p.text, "text"),
-            _ => unreachable!("answered above"),
-        };
-        let Some(text) = text else {
-            return answer::<()>(Err(missing(text_param, action.as_str())), |_| String::new());
-        };
-        let target = match (p.name_path, p.path, p.line) {
-            (Some(name_path), path, None) => EditTarget::NamePath { name_path, path },
-            (None, Some(path), Some(line)) => EditTarget::Lines {
-                path,
-                line,
-                end_line: p.end_line,
-            },
-            _ => {
-                return answer::<()>(
-                    Err(missing("name_path (or path and line)", action.as_str())),
-                    |_| String::new(),
-                );
-            }
-        };
-        let req = EditRequest {
-            root: s.root().await,
-            action,
-            target,
-            text,
-            expected_hash: p.expected_hash,
-            force: p.force.unwrap_or(false),
-            wait_ms: s.wait_ms,
-        };
-        let timeout = Duration::from_millis(u64::from(s.wait_ms) + 60_000);
-        answer(
-            s.call(|c| {
-                let req = req.clone();
-                async move { c.edit_symbol(context(timeout), req).await }
-            })
-            .await,
-            |r| render::edit(action, r),
-        )
+        let (action, input) = p.input();
+        self.run(action, input).await
     }
 }
 
 impl LeanCtxMcp {
-    /// The actions a language server or the IDE answers.
-    async fn language_server_action(&self, p: RefactorParams) -> Result<CallToolResult, McpError> {
+    /// Builds the request (`request::build`, as the CLI does), sends it and answers
+    /// its text.
+    async fn run(&self, action: Action, input: Input) -> Result<CallToolResult, McpError> {
         let s = &self.state;
-        let root = s.root().await;
-        let limit = p.limit.unwrap_or(0);
-        let wait_ms = s.wait_ms;
-        // Refactorings and formatting may take a while on a big workspace.
-        let timeout = Duration::from_millis(u64::from(wait_ms) + 150_000);
-        let request = (|| -> Result<Call, LeanError> {
-            let navigate = |a: NavigateAction| -> Result<Call, LeanError> {
-                Ok(Call::Navigate(NavigateRequest {
-                    root: root.clone(),
-                    action: a,
-                    at: p.position(a.as_str())?,
-                    scope: p.scope()?,
-                    limit,
-                    wait_ms,
-                }))
-            };
-            let refactor = |kind: RefactorKind| -> Result<Call, LeanError> {
-                Ok(Call::Refactor(RefactorRequest {
-                    root: root.clone(),
-                    at: p.position(kind.as_str())?,
-                    kind,
-                    phase: if p.preview.unwrap_or(false) {
-                        RefactorPhase::Preview
-                    } else {
-                        RefactorPhase::Apply {
-                            plan_hash: p.plan_hash.clone(),
-                            force: p.force.unwrap_or(false),
-                        }
-                    },
-                    limit,
-                    wait_ms,
-                }))
-            };
-            match p.action {
-                RefactorAction::References => navigate(NavigateAction::References),
-                RefactorAction::Definition => navigate(NavigateAction::Definition),
-                RefactorAction::Implementations => navigate(NavigateAction::Implementations),
-                RefactorAction::Declaration => navigate(NavigateAction::Declaration),
-                RefactorAction::TypeHierarchy => Ok(Call::TypeHierarchy(TypeHierarchyRequest {
-                    root: root.clone(),
-                    at: p.position("type_hierarchy")?,
-                    direction: choose(
-                        p.direction.as_deref(),
-                        "direction",
-                        &[
-                            ("supertypes", Direction::Supertypes),
-                            ("subtypes", Direction::Subtypes),
-                        ],
-                    )?,
-                    scope: p.scope()?,
-                    limit,
-                    wait_ms,
-                })),
-                RefactorAction::Inspections => Ok(Call::Inspections(InspectionsRequest {
-                    root: root.clone(),
-                    path: p
-                        .path
-                        .clone()
-                        .ok_or_else(|| missing("path", "inspections"))?,
-                    mode: choose(
-                        p.mode.as_deref(),
-                        "mode",
-                        &[
-                            ("run", InspectionsMode::Run),
-                            ("list", InspectionsMode::List),
-                        ],
-                    )?,
-                    limit,
-                    wait_ms,
-                })),
-                RefactorAction::Reformat => Ok(Call::Reformat(ReformatRequest {
-                    root: root.clone(),
-                    path: p.path.clone().ok_or_else(|| missing("path", "reformat"))?,
-                    expected_hash: p.expected_hash.clone(),
-                    wait_ms,
-                })),
-                RefactorAction::Rename => refactor(RefactorKind::Rename {
-                    new_name: p
-                        .new_name
-                        .clone()
-                        .ok_or_else(|| missing("new_name", "rename"))?,
-                }),
-                RefactorAction::Move => refactor(RefactorKind::Move {
-                    destination: p
-                        .destination
-                        .clone()
-                        .ok_or_else(|| missing("destination", "move"))?,
-                }),
-                RefactorAction::SafeDelete => refactor(RefactorKind::SafeDelete),
-                RefactorAction::Inline => refactor(RefactorKind::Inline),
-                RefactorAction::SymbolsOverview
-                | RefactorAction::ReplaceSymbolBody
-                | RefactorAction::InsertBeforeSymbol
-                | RefactorAction::InsertAfterSymbol => unreachable!("answered by ctx_refactor"),
-            }
-        })();
-        let call = match request {
-            Ok(call) => call,
-            Err(e) => return answer::<()>(Err(e), |_| String::new()),
+        let ctx = Ctx {
+            root: s.root().await,
+            wait_ms: s.wait_ms,
+            cwd: None,
         };
+        let call = match request::build(action, input, &ctx) {
+            Ok(call) => call,
+            Err(e) => return answer(Err(e)),
+        };
+        let timeout = call.timeout();
         answer(
             s.call(|c| {
                 let call = call.clone();
                 async move { call.send(&c, context(timeout)).await }
             })
             .await,
-            |a| a.text.clone(),
         )
     }
+}
+
+/// The `action` values `ctx_refactor`'s advertised input schema allows.
+#[cfg(test)]
+pub(crate) fn advertised_refactor_actions() -> Vec<String> {
+    fn strings(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(o) => {
+                if let Some(c) = o.get("const").and_then(|c| c.as_str()) {
+                    out.push(c.to_string());
+                }
+                if let Some(e) = o.get("enum").and_then(|e| e.as_array()) {
+                    out.extend(e.iter().filter_map(|s| s.as_str().map(String::from)));
+                }
+                o.values().for_each(|v| strings(v, out));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
+            _ => {}
+        }
+    }
+    let tool = LeanCtxMcp::tool_router()
+        .list_all()
+        .into_iter()
+        .find(|t| t.name == "ctx_refactor")
+        .expect("ctx_refactor is advertised");
+    let schema = serde_json::Value::Object((*tool.input_schema).clone());
+    let action = &schema["properties"]["action"];
+    // The action's schema, or the definition it refers to.
+    let action = match action["$ref"].as_str() {
+        Some(r) => &schema["$defs"][r.rsplit('/').next().unwrap()],
+        None => action,
+    };
+    let mut out = Vec::new();
+    strings(action, &mut out);
+    out
 }
 
 /// The path of a `file://` URI (percent-decoded); `None` for other schemes.

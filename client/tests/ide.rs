@@ -810,3 +810,188 @@ fn a_rename_the_ide_claims_and_did_not_write_is_an_error_and_the_window_is_left(
     let next = env.err(&root, &["refactor", "references", "src/Main.kt:6:35"]);
     assert_eq!(next["code"], "BACKEND_REQUIRED", "{next}");
 }
+
+/// Every refactoring option reaches the wire under the plugin's field name, with the
+/// value asked: the script's rules match only requests carrying exactly those fields
+/// (anything else is an `INTERNAL` answer naming the request).
+#[test]
+fn every_refactoring_option_reaches_the_wire_under_its_own_name() {
+    let (env, root) = world();
+    // `class Main` (line 3, column 6) is the move's parent and the reformatted symbol;
+    // `caller` (line 6, column 4) is what moves.
+    let main = wire(2, 6, 10);
+    let caller = wire(5, 4, 10);
+    let parent = json!({"kind": "parent", "path": "src/Main.kt", "range": main});
+    let comments = json!({"search_comments": true, "search_text_occurrences": true});
+    let mut s = script();
+    let routes = s["routes"].as_object_mut().unwrap();
+    let mut rename_preview = comments.clone();
+    rename_preview["new_name"] = "execute".into();
+    let mut rename_apply = rename_preview.clone();
+    rename_apply["force"] = false.into();
+    routes.insert(
+        "/renamePreview".into(),
+        json!({"match": rename_preview, "response": {"usages": run_usages(), "conflicts": []}}),
+    );
+    routes.insert(
+        "/renameApply".into(),
+        json!({"match": rename_apply,
+               "edits": [
+                   {"path": "src/Main.kt", "range": wire(3, 8, 11), "text": "execute"},
+                   {"path": "src/Main.kt", "range": wire(5, 36, 39), "text": "execute"}],
+               "response": {"applied": true, "changed_paths": ["src/Main.kt"]}}),
+    );
+    routes.insert(
+        "/movePreview".into(),
+        json!({"match": {"range": caller, "target": parent}, "response": {"usages": [run_usages()[1]], "conflicts": []}}),
+    );
+    routes.insert(
+        "/moveApply".into(),
+        json!({"match": {"range": caller, "target": parent, "force": false}, "response": {"applied": true, "changed_paths": []}}),
+    );
+    routes.insert(
+        "/safeDeletePreview".into(),
+        json!({"match": {"range": caller, "propagate": true}, "response": {"usages": [], "conflicts": []}}),
+    );
+    routes.insert(
+        "/safeDeleteApply".into(),
+        json!({"match": {"range": caller, "propagate": true, "force": false}, "response": {"applied": true, "changed_paths": []}}),
+    );
+    routes.insert(
+        "/inlinePreview".into(),
+        json!({"match": {"range": caller, "keep_definition": true}, "response": {"usages": [], "conflicts": []}}),
+    );
+    routes.insert(
+        "/inlineApply".into(),
+        json!({"match": {"range": caller, "keep_definition": true}, "response": {"applied": true, "changed_paths": []}}),
+    );
+    // Lines 3..=4 are `class Main {` and, once renamed, `    fun execute(): Int = 1`
+    // (26 characters).
+    let region = json!({"start": {"line": 2, "character": 0}, "end": {"line": 3, "character": 26}});
+    routes.insert(
+        "/reformat".into(),
+        json!([
+            {"match": {"path": "src/Main.kt", "scope": {"kind": "region", "range": region}, "optimize_imports": true},
+             "response": {"applied": true, "changed_paths": []}},
+            {"match": {"path": "src/Main.kt", "scope": {"kind": "symbol", "range": main}, "optimize_imports": false},
+             "response": {"applied": true, "changed_paths": []}}
+        ]),
+    );
+    let _ide = ContractIde::start(&env, &root, &s);
+
+    let rename = env.ok(
+        &root,
+        &[
+            "refactor",
+            "rename",
+            "src/Main.kt:4:9",
+            "--new-name",
+            "execute",
+            "--search-comments",
+            "--search-text-occurrences",
+        ],
+    );
+    assert_eq!(rename["changed_paths"], json!(["src/Main.kt"]), "{rename}");
+    assert_eq!(main_kt(&root), MAIN_KT.replace("run()", "execute()"));
+
+    let moved = env.ok(
+        &root,
+        &[
+            "refactor",
+            "move",
+            "src/Main.kt:6:4",
+            "--parent",
+            "src/Main.kt:3:6",
+        ],
+    );
+    assert_eq!(moved["applied"], true, "{moved}");
+    let deleted = env.ok(
+        &root,
+        &["refactor", "safe-delete", "src/Main.kt:6:4", "--propagate"],
+    );
+    assert_eq!(deleted["applied"], true, "{deleted}");
+    let inlined = env.ok(
+        &root,
+        &["refactor", "inline", "src/Main.kt:6:4", "--keep-definition"],
+    );
+    assert_eq!(inlined["applied"], true, "{inlined}");
+    let region = env.ok(
+        &root,
+        &[
+            "refactor",
+            "reformat",
+            "src/Main.kt",
+            "--region",
+            "3:4",
+            "--optimize-imports",
+        ],
+    );
+    assert_eq!(region["backing"], "jetbrains", "{region}");
+    let symbol = env.ok(
+        &root,
+        &["refactor", "reformat", "src/Main.kt", "--symbol", "3:6"],
+    );
+    assert_eq!(symbol["backing"], "jetbrains", "{symbol}");
+
+    // The values count, not only the names: without --propagate the request is one
+    // the script does not know.
+    let plain = env.err(&root, &["refactor", "safe-delete", "src/Main.kt:6:4"]);
+    assert_eq!(plain["code"], "INTERNAL", "{plain}");
+    assert!(
+        plain["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"propagate\":false"),
+        "{plain}"
+    );
+}
+
+/// Without an IDE, what only the IDE does is `UNSUPPORTED` with a remedy, before any
+/// language server is asked; nothing is written.
+#[test]
+fn options_a_language_server_cannot_honour_are_unsupported_without_an_ide() {
+    let (env, root) = world();
+    let refused = [
+        vec![
+            "refactor",
+            "rename",
+            "geo.py:1:4",
+            "--new-name",
+            "area",
+            "--search-comments",
+        ],
+        vec![
+            "refactor",
+            "rename",
+            "geo.py:1:4",
+            "--new-name",
+            "area",
+            "--search-text-occurrences",
+            "--preview",
+        ],
+        vec!["refactor", "reformat", "geo.py", "--optimize-imports"],
+        vec!["refactor", "reformat", "geo.py", "--symbol", "1:4"],
+    ];
+    for args in refused {
+        let e = env.err(&root, &args);
+        assert_eq!(e["code"], "UNSUPPORTED", "{args:?}: {e}");
+        assert!(
+            e["remedy"].as_str().unwrap().contains("JetBrains IDE"),
+            "{args:?}: {e}"
+        );
+    }
+    assert_eq!(fs::read_to_string(root.join("geo.py")).unwrap(), GEO_PY);
+    // The same rename without the IDE's options is the language server's.
+    let preview = env.ok(
+        &root,
+        &[
+            "refactor",
+            "rename",
+            "geo.py:1:4",
+            "--new-name",
+            "area",
+            "--preview",
+        ],
+    );
+    assert_eq!(preview["backing"], "pylsp", "{preview}");
+}

@@ -10,7 +10,10 @@ use std::{
     time::Duration,
 };
 
-use lean_ctx_testkit::{TestEnv, git, pylsp, python_fixture, rust_analyzer, spots, wait_until};
+use lean_ctx_testkit::{
+    TestEnv, git, pylsp, python_fixture, rust_analyzer, spots, typescript_language_server,
+    wait_until,
+};
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
 
@@ -484,4 +487,39 @@ fn a_missing_server_is_backend_required_with_a_remedy() {
     assert!(e["message"].as_str().unwrap().contains("jetbrains"), "{e}");
     let e = env.err(&root, &["refactor", "references", "Cargo.toml:1:1"]);
     assert_eq!(e["code"], "UNSUPPORTED_LANGUAGE", "{e}");
+}
+
+/// A reformat of a region is `textDocument/rangeFormatting` (typescript-language-server
+/// offers it): the region's lines are formatted, the others keep their bytes; a
+/// non-ASCII line before the region shifts nothing.
+#[test]
+fn a_region_reformat_formats_only_those_lines() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\ntypescript = [{:?}, \"--stdio\"]\n",
+        typescript_language_server().display().to_string()
+    ));
+    let root = env.dir().join("ts");
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("tsconfig.json"), "{\"include\": [\"src\"]}\n").unwrap();
+    let ugly = "const  größe  =  1;\nconst  b  =  2;\nconst  c  =  3;\n";
+    fs::write(root.join("src/a.ts"), ugly).unwrap();
+    git(&root, &["init", "-q"]);
+    let root = fs::canonicalize(root).unwrap();
+    env.trust(&root);
+    let done = env.ok(
+        &root,
+        &["refactor", "reformat", "src/a.ts", "--region", "2"],
+    );
+    assert_eq!(done["reformatted"], true, "{done}");
+    assert_eq!(
+        fs::read_to_string(root.join("src/a.ts")).unwrap(),
+        "const  größe  =  1;\nconst b = 2;\nconst  c  =  3;\n"
+    );
+    // The whole file, as before.
+    env.ok(&root, &["refactor", "reformat", "src/a.ts"]);
+    assert_eq!(
+        fs::read_to_string(root.join("src/a.ts")).unwrap(),
+        "const größe = 1;\nconst b = 2;\nconst c = 3;\n"
+    );
 }

@@ -23,9 +23,9 @@ use lean_ctx_shared::{
         DiagnosticHit, Direction, EditAction, EditRequest, FilePosition, InspectionSource,
         InspectionsMode, InspectionsRequest, InspectionsResponse, LocationHit, NavigateAction,
         NavigateRequest, NavigateResponse, RefactorKind, RefactorPhase, RefactorRequest,
-        RefactorResponse, ReformatRequest, ReformatResponse, Scope, SymbolInfo, SymbolKind,
-        SymbolsOverviewResponse, TypeHierarchyItem, TypeHierarchyRequest, TypeHierarchyResponse,
-        Usage,
+        RefactorResponse, ReformatRequest, ReformatResponse, ReformatScope, Scope, SymbolInfo,
+        SymbolKind, SymbolsOverviewResponse, TypeHierarchyItem, TypeHierarchyRequest,
+        TypeHierarchyResponse, Usage,
     },
 };
 use serde_json::{Value, json};
@@ -73,6 +73,19 @@ async fn target(cx: &Cx<'_>, file: &Jailed) -> Outcome<Target> {
     })
 }
 
+/// A file of the root, jailed, and its bytes.
+async fn read(project: &Arc<Project>, path: &str) -> Result<(Jailed, Vec<u8>), LeanError> {
+    let (p, path) = (project.clone(), path.to_string());
+    blocking(move || {
+        let file = jail::resolve(&p.root, &p.worktree.group, &path, Want::File)?;
+        let bytes = file
+            .read()
+            .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))?;
+        Ok((file, bytes))
+    })
+    .await
+}
+
 impl Target {
     /// POSTs `body` to `route`, within the configured timeout of a read (`slow`:
     /// of an apply).
@@ -99,46 +112,63 @@ impl Target {
 
     /// The identifier at `at` as a wire range (what the refactoring endpoints take).
     fn symbol_range(&self, at: &FilePosition) -> Result<Value, LeanError> {
-        let none = || {
-            LeanError::new(
-                ErrorCode::NoSymbolAtPosition,
-                format!(
-                    "no identifier at {}:{}:{}",
-                    self.file.rel, at.line, at.column
-                ),
-            )
-        };
-        let line: Vec<char> = self
-            .text
-            .text()
-            .lines()
-            .nth((at.line as usize).checked_sub(1).ok_or_else(none)?)
-            .ok_or_else(none)?
-            .chars()
-            .collect();
-        let word = |c: &char| c.is_alphanumeric() || *c == '_';
-        let at_col = at.column as usize;
-        if !line.get(at_col).is_some_and(word) {
-            return Err(none());
-        }
-        let start = (0..at_col)
-            .rev()
-            .take_while(|&i| word(&line[i]))
-            .last()
-            .unwrap_or(at_col);
-        let end = (at_col..line.len())
-            .take_while(|&i| word(&line[i]))
-            .last()
-            .unwrap_or(at_col)
-            + 1;
-        let pos = |column: usize| {
-            self.text
-                .to_lsp(Position::new(at.line, column as u32), Encoding::Utf16)
-                .map(|p| json!({"line": p.line, "character": p.character}))
-                .ok_or_else(none)
-        };
-        Ok(json!({"start": pos(start)?, "end": pos(end)?}))
+        identifier_range(&self.text, &self.file.rel, at)
     }
+
+    /// The whole lines `line..=end_line` as a wire range (a reformat region).
+    fn lines_range(&self, line: u32, end_line: u32) -> Result<Value, LeanError> {
+        let at = |line: u32, column: usize| FilePosition {
+            path: self.file.rel.clone(),
+            line,
+            column: column as u32,
+        };
+        let last = (end_line as usize)
+            .checked_sub(1)
+            .and_then(|i| self.text.text().lines().nth(i))
+            .ok_or_else(|| LeanError::position_out_of_range(&self.file.rel, end_line, 0))?;
+        Ok(json!({
+            "start": self.wire(&at(line, 0))?,
+            "end": self.wire(&at(end_line, last.chars().count()))?,
+        }))
+    }
+}
+
+/// The identifier at `at` in `text` (the file `rel`) as a wire range.
+fn identifier_range(text: &DocText, rel: &str, at: &FilePosition) -> Result<Value, LeanError> {
+    let none = || {
+        LeanError::new(
+            ErrorCode::NoSymbolAtPosition,
+            format!("no identifier at {rel}:{}:{}", at.line, at.column),
+        )
+    };
+    let line: Vec<char> = text
+        .text()
+        .lines()
+        .nth((at.line as usize).checked_sub(1).ok_or_else(none)?)
+        .ok_or_else(none)?
+        .chars()
+        .collect();
+    let word = |c: &char| c.is_alphanumeric() || *c == '_';
+    let at_col = at.column as usize;
+    if !line.get(at_col).is_some_and(word) {
+        return Err(none());
+    }
+    let start = (0..at_col)
+        .rev()
+        .take_while(|&i| word(&line[i]))
+        .last()
+        .unwrap_or(at_col);
+    let end = (at_col..line.len())
+        .take_while(|&i| word(&line[i]))
+        .last()
+        .unwrap_or(at_col)
+        + 1;
+    let pos = |column: usize| {
+        text.to_lsp(Position::new(at.line, column as u32), Encoding::Utf16)
+            .map(|p| json!({"line": p.line, "character": p.character}))
+            .ok_or_else(none)
+    };
+    Ok(json!({"start": pos(start)?, "end": pos(end)?}))
 }
 
 /// A path the IDE answered with: relative to the root, or absolute.
@@ -362,7 +392,22 @@ pub async fn reformat(
         )
         .into());
     }
-    let body = json!({"path": t.file.rel, "scope": {"kind": "file"}, "optimize_imports": false});
+    let scope = match req.scope {
+        ReformatScope::File => json!({"kind": "file"}),
+        ReformatScope::Region { line, end_line } => {
+            json!({"kind": "region", "range": t.lines_range(line, end_line)?})
+        }
+        ReformatScope::Symbol { line, column } => {
+            let at = FilePosition {
+                path: t.file.rel.clone(),
+                line,
+                column,
+            };
+            json!({"kind": "symbol", "range": t.symbol_range(&at)?})
+        }
+    };
+    let body =
+        json!({"path": t.file.rel, "scope": scope, "optimize_imports": req.optimize_imports});
     t.post(cx, "/reformat", body, true).await?;
     let file = t.file.clone();
     let bytes = blocking(move || {
@@ -410,17 +455,28 @@ pub async fn refactor(
 ) -> Outcome<RefactorResponse> {
     let t = target(cx, file).await?;
     let range = t.symbol_range(&req.at)?;
+    let o = &req.options;
+    // The preview bodies are WIRE.md's; the apply adds `force` (not for inline) and
+    // safe delete's `propagate`. A rename's search options go to `/renameApply` too,
+    // beyond WIRE.md's table: our plugin must change what its preview showed, and
+    // the published plugin's Gson drops fields it does not read.
     let (name, mut body) = match &req.kind {
         RefactorKind::Rename { new_name } => (
             "rename",
-            json!({"new_name": new_name, "search_comments": false, "search_text_occurrences": false}),
+            json!({"new_name": new_name, "search_comments": o.search_comments, "search_text_occurrences": o.search_text_occurrences}),
         ),
         RefactorKind::Move { destination } => {
             let dest = destination_inside(&t.project, destination)?;
             ("move", json!({"target": {"kind": "path", "path": dest}}))
         }
+        RefactorKind::MoveInto { parent } => {
+            let (file, bytes) = read(&t.project, &parent.path).await?;
+            let range = identifier_range(&DocText::new(&bytes), &file.rel, parent)?;
+            let target = json!({"kind": "parent", "path": file.rel, "range": range});
+            ("move", json!({ "target": target }))
+        }
         RefactorKind::SafeDelete => ("safeDelete", json!({})),
-        RefactorKind::Inline => ("inline", json!({"keep_definition": false})),
+        RefactorKind::Inline => ("inline", json!({"keep_definition": o.keep_definition})),
     };
     body["path"] = t.file.rel.clone().into();
     body["range"] = range;
@@ -460,6 +516,9 @@ pub async fn refactor(
     // Inline takes no `force` on the wire (WIRE.md).
     if !matches!(req.kind, RefactorKind::Inline) {
         body["force"] = (*force).into();
+    }
+    if matches!(req.kind, RefactorKind::SafeDelete) {
+        body["propagate"] = o.propagate.into();
     }
     // What the files held before the IDE writes: the witness its answer is checked
     // against.

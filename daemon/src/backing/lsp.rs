@@ -18,14 +18,15 @@ use lean_ctx_shared::{
         DiagnosticHit, Direction, FilePosition, InspectionSource, InspectionsMode,
         InspectionsRequest, InspectionsResponse, LocationHit, NavigateAction, NavigateRequest,
         NavigateResponse, RefactorKind, RefactorPhase, RefactorRequest, RefactorResponse,
-        ReformatRequest, ReformatResponse, TypeHierarchyItem, TypeHierarchyRequest,
+        ReformatRequest, ReformatResponse, ReformatScope, TypeHierarchyItem, TypeHierarchyRequest,
         TypeHierarchyResponse, Usage,
     },
 };
 use lsp_types::{
-    DocumentFormattingParams, FormattingOptions, GotoDefinitionParams, GotoDefinitionResponse,
-    PartialResultParams, ReferenceContext, ReferenceParams, RenameParams, TextDocumentIdentifier,
-    TextDocumentPositionParams, TextEdit, WorkDoneProgressParams, request as req,
+    DocumentFormattingParams, DocumentRangeFormattingParams, FormattingOptions,
+    GotoDefinitionParams, GotoDefinitionResponse, PartialResultParams, ReferenceContext,
+    ReferenceParams, RenameParams, TextDocumentIdentifier, TextDocumentPositionParams, TextEdit,
+    WorkDoneProgressParams, request as req,
 };
 
 use super::{
@@ -425,22 +426,62 @@ pub async fn reformat(
     file: &Jailed,
     req: &ReformatRequest,
 ) -> Result<ReformatResponse, LeanError> {
+    if req.optimize_imports {
+        return Err(needs_ide("optimizing imports", "optimize_imports"));
+    }
+    if let ReformatScope::Symbol { .. } = req.scope {
+        return Err(needs_ide(
+            "reformatting one symbol",
+            "reformat_scope=symbol (reformat_scope=region formats lines)",
+        ));
+    }
     let t = target(cx, file, req.wait_ms).await?;
-    t.require("documentFormattingProvider", "reformat")?;
-    let params = DocumentFormattingParams {
-        text_document: TextDocumentIdentifier::new(path_to_uri(&t.file.abs)),
-        options: FormattingOptions {
-            tab_size: 4,
-            insert_spaces: true,
-            ..FormattingOptions::default()
-        },
-        work_done_progress_params: WorkDoneProgressParams::default(),
+    let text_document = TextDocumentIdentifier::new(path_to_uri(&t.file.abs));
+    let options = FormattingOptions {
+        tab_size: 4,
+        insert_spaces: true,
+        ..FormattingOptions::default()
     };
-    let edits = t
-        .server
-        .request::<req::Formatting>(params, REFACTOR_TIMEOUT)
-        .await?
-        .unwrap_or_default();
+    let work_done_progress_params = WorkDoneProgressParams::default();
+    let edits = match req.scope {
+        ReformatScope::Region { line, end_line } => {
+            t.require("documentRangeFormattingProvider", "reformat of a region")?;
+            let at = |line, column| FilePosition {
+                path: req.path.clone(),
+                line,
+                column,
+            };
+            let last = (end_line as usize)
+                .checked_sub(1)
+                .and_then(|i| t.synced.text.text().lines().nth(i))
+                .ok_or_else(|| LeanError::position_out_of_range(&t.file.rel, end_line, 0))?;
+            let range = lsp_types::Range::new(
+                t.lsp_position(&at(line, 0))?,
+                t.lsp_position(&at(end_line, last.chars().count() as u32))?,
+            );
+            let params = DocumentRangeFormattingParams {
+                text_document,
+                range,
+                options,
+                work_done_progress_params,
+            };
+            t.server
+                .request::<req::RangeFormatting>(params, REFACTOR_TIMEOUT)
+                .await?
+        }
+        _ => {
+            t.require("documentFormattingProvider", "reformat")?;
+            let params = DocumentFormattingParams {
+                text_document,
+                options,
+                work_done_progress_params,
+            };
+            t.server
+                .request::<req::Formatting>(params, REFACTOR_TIMEOUT)
+                .await?
+        }
+    }
+    .unwrap_or_default();
     let bytes = super::read(&t.file).await?;
     let expected = blake3::hash(&bytes);
     if let Some(want) = &req.expected_hash
@@ -488,6 +529,18 @@ pub async fn reformat(
     })
 }
 
+/// `what` only the JetBrains IDE does, asked of a language server because no IDE
+/// window serves the root; `option` is what to leave out instead.
+fn needs_ide(what: &str, option: &str) -> LeanError {
+    LeanError::new(
+        ErrorCode::Unsupported,
+        format!("{what} needs the JetBrains IDE: language servers have no such feature, and no IDE window serves this root"),
+    )
+    .with_remedy(format!(
+        "open the project in a JetBrains IDE with the lean-ctx plugin, or leave out {option}"
+    ))
+}
+
 /// A rename's plan: usages read from disk, per-file edits, conflicts.
 struct Plan {
     usages: Vec<Usage>,
@@ -514,10 +567,13 @@ pub async fn refactor(
             ));
         }
     };
-    if new_name.trim().is_empty() {
-        return Err(LeanError::new(
-            ErrorCode::InvalidTarget,
-            "new_name is empty",
+    // LSP renames references only: the IDE's comment and text searches have no
+    // equivalent, and a rename that silently skipped them would not be the one asked.
+    let o = &req.options;
+    if o.search_comments || o.search_text_occurrences {
+        return Err(needs_ide(
+            "renaming in comments and text",
+            "search_comments and search_text_occurrences",
         ));
     }
     let t = target(cx, file, req.wait_ms).await?;

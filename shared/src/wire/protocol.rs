@@ -717,6 +717,27 @@ pub struct ReformatRequest {
     /// BLAKE3 hex of the whole file as the caller last read it.
     pub expected_hash: Option<String>,
     pub wait_ms: u32,
+    /// What to format (the wire's `scope`); the whole file by default.
+    pub scope: ReformatScope,
+    /// Also optimize the file's imports (the wire's `optimize_imports`): only the
+    /// JetBrains IDE does; language servers answer `UNSUPPORTED`.
+    pub optimize_imports: bool,
+}
+
+/// Which part of a file `reformat` formats (WIRE.md `/reformat` `scope.kind`). Agent
+/// units: lines 1-based, columns 0-based in characters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReformatScope {
+    /// The whole file.
+    #[default]
+    File,
+    /// The whole lines `line..=end_line` (`region`; language servers format it with
+    /// `textDocument/rangeFormatting` where they offer it).
+    Region { line: u32, end_line: u32 },
+    /// The declaration whose name is at `line`:`column` (`symbol`: only the IDE
+    /// resolves it).
+    Symbol { line: u32, column: u32 },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -736,17 +757,28 @@ pub struct ReformatResponse {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RefactorKind {
-    Rename { new_name: String },
-    Move { destination: String },
+    Rename {
+        new_name: String,
+    },
+    /// Into a file, directory or package (the wire's `target.kind = "path"`).
+    Move {
+        destination: String,
+    },
     SafeDelete,
     Inline,
+    /// Into the declaration (class, object, ...) whose name is at `parent` (the wire's
+    /// `target.kind = "parent"`): addressed like the symbol that moves, by position,
+    /// because the IDE resolves both the same way.
+    MoveInto {
+        parent: FilePosition,
+    },
 }
 
 impl RefactorKind {
     pub fn as_str(&self) -> &'static str {
         match self {
             RefactorKind::Rename { .. } => "rename",
-            RefactorKind::Move { .. } => "move",
+            RefactorKind::Move { .. } | RefactorKind::MoveInto { .. } => "move",
             RefactorKind::SafeDelete => "safe_delete",
             RefactorKind::Inline => "inline",
         }
@@ -773,6 +805,25 @@ pub struct RefactorRequest {
     pub phase: RefactorPhase,
     pub limit: u32,
     pub wait_ms: u32,
+    /// The options the plugin wire carries (WIRE.md); each belongs to one kind and is
+    /// `false` for the others.
+    pub options: RefactorOptions,
+}
+
+/// A refactoring's options, as the IDE's refactoring dialogs offer them. Language
+/// servers have none of them: a rename with either search option set is
+/// `UNSUPPORTED` there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefactorOptions {
+    /// rename: also rename the name where it occurs in comments and string literals.
+    pub search_comments: bool,
+    /// rename: also rename its occurrences in plain text (non-code files).
+    pub search_text_occurrences: bool,
+    /// safe_delete: also delete what only the deleted symbol used (e.g. parameters
+    /// that become unused).
+    pub propagate: bool,
+    /// inline: keep the declaration after inlining its usages.
+    pub keep_definition: bool,
 }
 
 /// One place a refactoring changes.

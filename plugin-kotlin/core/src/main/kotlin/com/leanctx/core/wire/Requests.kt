@@ -122,19 +122,26 @@ data class RenamePreviewRequest(
     }
 }
 
-/** `/renameApply`. */
+/**
+ * `/renameApply`. The search options are beyond WIRE.md's table (the published plugin
+ * takes them on the preview only): our daemon sends them on both phases, so the apply
+ * renames what the preview listed.
+ */
 data class RenameApplyRequest(
     val path: String,
     val range: Range,
     @SerializedName("new_name") val newName: String,
     /** Apply despite conflicts (skips the conflict gate). */
     val force: Boolean,
+    @SerializedName("search_comments") val searchComments: Boolean = false,
+    @SerializedName("search_text_occurrences") val searchTextOccurrences: Boolean = false,
 ) {
     companion object {
         fun decode(body: JsonObject): RenameApplyRequest {
             val f = Fields(body)
             return RenameApplyRequest(
                 f.path(), f.range("range"), f.nonBlankString("new_name"), f.boolOr("force", false),
+                f.boolOr("search_comments", false), f.boolOr("search_text_occurrences", false),
             )
         }
     }

@@ -15,6 +15,7 @@ import com.leanctx.core.wire.MoveTargetKind
 import com.leanctx.core.wire.PositionRequest
 import com.leanctx.core.wire.ReformatRequest
 import com.leanctx.core.wire.ReformatScopeKind
+import com.leanctx.core.wire.RenameApplyRequest
 import com.leanctx.core.wire.RenamePreviewRequest
 import com.leanctx.core.wire.Routes
 import com.leanctx.core.wire.SafeDeleteRequest
@@ -260,6 +261,12 @@ class RouterHttpTest {
         val rename = fake.lastRequest as RenamePreviewRequest
         assertEquals(false, rename.searchComments)
         assertEquals(false, rename.searchTextOccurrences)
+        http.post(Routes.RENAME_APPLY, """{"path":"a.kt","range":$range,"new_name":"x"}""", server.token)
+        assertEquals(false, (fake.lastRequest as RenameApplyRequest).searchComments)
+        http.post(Routes.RENAME_APPLY, """{"path":"a.kt","range":$range,"new_name":"x","search_comments":true,"search_text_occurrences":true}""", server.token)
+        val renameApply = fake.lastRequest as RenameApplyRequest
+        assertEquals(true, renameApply.searchComments)
+        assertEquals(true, renameApply.searchTextOccurrences)
         http.post(Routes.SAFE_DELETE_APPLY, """{"path":"a.kt","range":$range}""", server.token)
         assertEquals(SafeDeleteRequest("a.kt", (fake.lastRequest as SafeDeleteRequest).range, false, false), fake.lastRequest)
         http.post(Routes.REFORMAT, """{"path":"a.kt","scope":{"kind":"region","range":$range},"optimize_imports":true}""", server.token)

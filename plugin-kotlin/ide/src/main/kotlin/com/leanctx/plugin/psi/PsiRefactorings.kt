@@ -96,10 +96,10 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
         renamePlan(request.path, request.range, request.newName, request.searchComments, request.searchTextOccurrences).preview()
 
     override fun renameApply(request: RenameApplyRequest): ApplyResponse {
-        val plan = renamePlan(request.path, request.range, request.newName, comments = false, text = false)
+        val plan = renamePlan(request.path, request.range, request.newName, request.searchComments, request.searchTextOccurrences)
         ConflictGate.check(plan.conflicts, request.force)
         return applyOnEdt(plan) { element ->
-            val processor = object : RenameProcessor(project, element, request.newName, false, false) {
+            val processor = object : RenameProcessor(project, element, request.newName, request.searchComments, request.searchTextOccurrences) {
                 // The platform's preprocessUsages opens ConflictsDialog itself (it never
                 // calls showConflicts), then AutomaticRenamingDialog, a "file exists"
                 // prompt, an error dialog for an invalid name and the read-only check.

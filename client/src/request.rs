@@ -1,0 +1,1011 @@
+//! The one request builder of both front doors. The CLI (`outline`, `search`,
+//! `refactor <verb>`) and the MCP tools (`ctx_outline`, `ctx_search`, `ctx_refactor`)
+//! each parse their own input (clap arguments, a tool call's JSON arguments) into the
+//! same neutral [`Input`] and nothing more; [`build`] alone validates it, applies the
+//! defaults and turns it into the protocol request ([`Call`]). So an action has one
+//! set of defaults, one validation and one error (code, message, remedy) whichever
+//! door it came through; the test below drives both doors' real parsing for every
+//! action and compares what they build.
+//!
+//! Limits are passed as `0` when not given: the daemon owns the default limits.
+
+use std::path::PathBuf;
+
+use lean_ctx_shared::{
+    ErrorCode, LeanError,
+    protocol::{
+        Direction, EditAction, EditRequest, EditTarget, FilePosition, InspectionsMode,
+        InspectionsRequest, NavigateAction, NavigateRequest, OutlineRequest, RefactorKind,
+        RefactorOptions, RefactorPhase, RefactorRequest, ReformatRequest, ReformatScope, Scope,
+        SearchSymbolRequest, SymbolKind, SymbolsOverviewRequest, TypeHierarchyRequest,
+    },
+};
+use rmcp::schemars::{self, JsonSchema};
+use serde::Deserialize;
+
+use crate::calls::Call;
+
+/// What either door was asked to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Outline,
+    Search,
+    Refactor(RefactorAction),
+}
+
+/// `ctx_refactor`'s actions: the MCP schema's `action` and the CLI's `refactor` verbs
+/// (kebab-case there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RefactorAction {
+    /// The symbols of one file (`path`; `depth` levels of children, default 0: the
+    /// top-level symbols).
+    SymbolsOverview,
+    /// Replace a symbol's whole declaration with `new_body`.
+    ReplaceSymbolBody,
+    /// Insert `text` on the lines before a symbol.
+    InsertBeforeSymbol,
+    /// Insert `text` on the lines after a symbol.
+    InsertAfterSymbol,
+    /// Every reference to the symbol at `path`+`line`+`column` (declaration included).
+    References,
+    /// Where the symbol at the position is defined.
+    Definition,
+    /// Implementations of the trait/interface/method at the position.
+    Implementations,
+    /// Where the symbol at the position is declared.
+    Declaration,
+    /// Supertypes or subtypes (`direction`) of the type at the position.
+    TypeHierarchy,
+    /// `mode=run`: the file's diagnostics; `mode=list`: the diagnostic sources.
+    Inspections,
+    /// Format the file at `path` in place (`reformat_scope`: the file, a region of
+    /// lines, or one symbol; `optimize_imports`).
+    Reformat,
+    /// Rename the symbol at the position to `new_name` in every file; `preview=true`
+    /// only shows usages, conflicts and the plan_hash.
+    Rename,
+    /// Move the symbol at the position to `destination`, or into the declaration at
+    /// `parent` (needs the IDE).
+    Move,
+    /// Delete the symbol at the position if unused (needs the IDE).
+    SafeDelete,
+    /// Inline the symbol at the position into its usages (needs the IDE).
+    Inline,
+}
+
+impl RefactorAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefactorAction::SymbolsOverview => "symbols_overview",
+            RefactorAction::ReplaceSymbolBody => "replace_symbol_body",
+            RefactorAction::InsertBeforeSymbol => "insert_before_symbol",
+            RefactorAction::InsertAfterSymbol => "insert_after_symbol",
+            RefactorAction::References => "references",
+            RefactorAction::Definition => "definition",
+            RefactorAction::Implementations => "implementations",
+            RefactorAction::Declaration => "declaration",
+            RefactorAction::TypeHierarchy => "type_hierarchy",
+            RefactorAction::Inspections => "inspections",
+            RefactorAction::Reformat => "reformat",
+            RefactorAction::Rename => "rename",
+            RefactorAction::Move => "move",
+            RefactorAction::SafeDelete => "safe_delete",
+            RefactorAction::Inline => "inline",
+        }
+    }
+}
+
+/// An action's arguments as given, before validation: the MCP tools' parameters, which
+/// the CLI's arguments map onto one to one (`PATH:LINE:COLUMN` is `path`, `line`,
+/// `column`; `--region A:B` is `reformat_scope=region`, `line`, `end_line`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Input {
+    pub path: Option<String>,
+    pub query: Option<String>,
+    pub kind: Option<String>,
+    pub name_path: Option<String>,
+    pub line: Option<u32>,
+    pub end_line: Option<u32>,
+    pub column: Option<u32>,
+    pub depth: Option<u32>,
+    pub limit: Option<u32>,
+    pub new_body: Option<String>,
+    pub text: Option<String>,
+    pub expected_hash: Option<String>,
+    pub force: bool,
+    pub scope: Option<String>,
+    pub direction: Option<String>,
+    pub mode: Option<String>,
+    pub new_name: Option<String>,
+    pub destination: Option<String>,
+    /// `PATH:LINE:COLUMN` of the declaration a move goes into.
+    pub parent: Option<String>,
+    pub preview: bool,
+    pub plan_hash: Option<String>,
+    pub search_comments: bool,
+    pub search_text_occurrences: bool,
+    pub propagate: bool,
+    pub keep_definition: bool,
+    pub reformat_scope: Option<String>,
+    pub optimize_imports: bool,
+}
+
+/// What a front door adds to every request.
+#[derive(Clone, Debug)]
+pub struct Ctx {
+    pub root: PathBuf,
+    /// How long the daemon may wait for a first index or a loading server before it
+    /// answers `INDEXING` (the MCP server waits once, long; the CLI waits in short
+    /// slices and draws progress between them).
+    pub wait_ms: u32,
+    /// Where relative paths start: the shim's working directory for the CLI; `None`
+    /// for MCP, whose paths are relative to the project root already.
+    pub cwd: Option<PathBuf>,
+}
+
+impl Ctx {
+    /// A path as the daemon takes it: root-relative when it lies inside the root,
+    /// absolute otherwise (the daemon jails both).
+    fn path(&self, given: &str) -> String {
+        let Some(cwd) = &self.cwd else {
+            return given.to_string();
+        };
+        let abs = cwd.join(given);
+        match abs.strip_prefix(&self.root) {
+            Ok(rel) => rel.to_string_lossy().into_owned(),
+            Err(_) => abs.to_string_lossy().into_owned(),
+        }
+    }
+
+    /// The directory the caller is in, as a path (`""`: the root).
+    fn here(&self) -> String {
+        self.cwd
+            .as_ref()
+            .map_or_else(String::new, |_| self.path(""))
+    }
+}
+
+/// The allowed spellings of the enumerated parameters; the first is the default.
+const SCOPES: &[(&str, Scope)] = &[("project", Scope::Project), ("all", Scope::All)];
+const DIRECTIONS: &[(&str, Direction)] = &[
+    ("supertypes", Direction::Supertypes),
+    ("subtypes", Direction::Subtypes),
+];
+const MODES: &[(&str, InspectionsMode)] = &[
+    ("run", InspectionsMode::Run),
+    ("list", InspectionsMode::List),
+];
+const REFORMAT_SCOPES: &[&str] = &["file", "region", "symbol"];
+
+/// A required parameter is missing. The catalog's `INVALID_TARGET` ("fix the target
+/// or scope kind, or the destination path") is the code for a request that does not
+/// say what to act on, e.g. a move without its destination; `NO_SYMBOL` is the
+/// answer of a lookup that ran and matched nothing, which never happened here.
+fn missing(param: &str, action: &str) -> LeanError {
+    LeanError::new(
+        ErrorCode::InvalidTarget,
+        format!("{action} needs `{param}`"),
+    )
+    .with_remedy(format!(
+        "pass `{param}` (see the tool's input schema, or the command's --help)"
+    ))
+}
+
+fn invalid(message: String, remedy: &str) -> LeanError {
+    LeanError::new(ErrorCode::InvalidTarget, message).with_remedy(remedy)
+}
+
+/// One of the allowed spellings of an enumerated parameter, any case (the first is
+/// the default).
+fn choose<T: Copy>(
+    given: Option<&str>,
+    param: &str,
+    allowed: &[(&str, T)],
+) -> Result<T, LeanError> {
+    let Some(given) = given else {
+        return Ok(allowed[0].1);
+    };
+    allowed
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(given.trim()))
+        .map(|(_, v)| *v)
+        .ok_or_else(|| {
+            let names: Vec<&str> = allowed.iter().map(|(n, _)| *n).collect();
+            invalid(
+                format!("{param} {given:?} is not one of {}", names.join(", ")),
+                &format!("pass one of: {}", names.join(", ")),
+            )
+        })
+}
+
+/// `PATH:LINE:COLUMN` (line 1-based, column 0-based), as grep and compilers print it;
+/// the path may itself hold colons.
+pub fn parse_location(s: &str) -> Result<(String, u32, u32), String> {
+    let mut parts = s.rsplitn(3, ':');
+    let (column, line, path) = (parts.next(), parts.next(), parts.next());
+    match (
+        path,
+        line.map(str::parse::<u32>),
+        column.map(str::parse::<u32>),
+    ) {
+        (Some(path), Some(Ok(line)), Some(Ok(column))) if !path.is_empty() && line > 0 => {
+            Ok((path.to_string(), line, column))
+        }
+        _ => Err(format!(
+            "{s:?} is not PATH:LINE:COLUMN (line 1-based, column 0-based), e.g. src/lib.rs:12:4"
+        )),
+    }
+}
+
+/// The protocol request for `action` with `input`, or why there is none.
+pub fn build(action: Action, input: Input, ctx: &Ctx) -> Result<Call, LeanError> {
+    let wait_ms = ctx.wait_ms;
+    let limit = input.limit.unwrap_or(0);
+    let root = ctx.root.clone();
+    let a = match action {
+        Action::Outline => {
+            return Ok(Call::Outline(OutlineRequest {
+                root,
+                path: input
+                    .path
+                    .as_deref()
+                    .map_or_else(|| ctx.here(), |p| ctx.path(p)),
+                depth: input.depth.unwrap_or(1),
+                limit,
+                wait_ms,
+            }));
+        }
+        Action::Search => {
+            let kind = match input.kind.as_deref() {
+                Some(k) => Some(SymbolKind::parse(k.trim()).ok_or_else(|| {
+                    let all: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
+                    invalid(
+                        format!("unknown kind {k:?}"),
+                        &format!("one of: {}", all.join(", ")),
+                    )
+                })?),
+                None => None,
+            };
+            return Ok(Call::Search(SearchSymbolRequest {
+                root,
+                query: input.query.ok_or_else(|| missing("query", "search"))?,
+                kind,
+                path: input.path.as_deref().map(|p| ctx.path(p)),
+                limit,
+                wait_ms,
+            }));
+        }
+        Action::Refactor(a) => a,
+    };
+    let name = a.as_str();
+    let path = || {
+        input
+            .path
+            .as_deref()
+            .map(|p| ctx.path(p))
+            .ok_or_else(|| missing("path", name))
+    };
+    let position = || -> Result<FilePosition, LeanError> {
+        Ok(FilePosition {
+            path: path()?,
+            line: input.line.ok_or_else(|| missing("line", name))?,
+            column: input.column.ok_or_else(|| missing("column", name))?,
+        })
+    };
+    let scope = || choose(input.scope.as_deref(), "scope", SCOPES);
+    let navigate = |action: NavigateAction| -> Result<Call, LeanError> {
+        Ok(Call::Navigate(NavigateRequest {
+            root: root.clone(),
+            action,
+            at: position()?,
+            scope: scope()?,
+            limit,
+            wait_ms,
+        }))
+    };
+    let edit = |action: EditAction, text: &Option<String>, param: &str| {
+        Ok(Call::Edit(EditRequest {
+            root: root.clone(),
+            action,
+            target: edit_target(&input, ctx, name)?,
+            text: text.clone().ok_or_else(|| missing(param, name))?,
+            expected_hash: input.expected_hash.clone(),
+            force: input.force,
+            wait_ms,
+        }))
+    };
+    let refactor = |kind: RefactorKind| -> Result<Call, LeanError> {
+        let phase = if input.preview {
+            if input.plan_hash.is_some() || input.force {
+                return Err(invalid(
+                    format!(
+                        "{name}: a preview writes nothing; plan_hash and force are for the apply"
+                    ),
+                    "preview without them, then apply with the plan_hash the preview answered",
+                ));
+            }
+            RefactorPhase::Preview
+        } else {
+            RefactorPhase::Apply {
+                plan_hash: input.plan_hash.clone(),
+                force: input.force,
+            }
+        };
+        // Each option only where its refactoring has it (the wire's bodies).
+        let options = RefactorOptions {
+            search_comments: a == RefactorAction::Rename && input.search_comments,
+            search_text_occurrences: a == RefactorAction::Rename && input.search_text_occurrences,
+            propagate: a == RefactorAction::SafeDelete && input.propagate,
+            keep_definition: a == RefactorAction::Inline && input.keep_definition,
+        };
+        Ok(Call::Refactor(RefactorRequest {
+            root: root.clone(),
+            at: position()?,
+            kind,
+            phase,
+            limit,
+            wait_ms,
+            options,
+        }))
+    };
+    match a {
+        RefactorAction::SymbolsOverview => Ok(Call::SymbolsOverview(SymbolsOverviewRequest {
+            root: root.clone(),
+            path: path()?,
+            // The spec's symbols_overview lists a file's top-level symbols, and the IDE
+            // answers exactly those: depth 0 is what every backing answers alike.
+            depth: input.depth.unwrap_or(0),
+        })),
+        RefactorAction::ReplaceSymbolBody => {
+            edit(EditAction::ReplaceSymbolBody, &input.new_body, "new_body")
+        }
+        RefactorAction::InsertBeforeSymbol => {
+            edit(EditAction::InsertBeforeSymbol, &input.text, "text")
+        }
+        RefactorAction::InsertAfterSymbol => {
+            edit(EditAction::InsertAfterSymbol, &input.text, "text")
+        }
+        RefactorAction::References => navigate(NavigateAction::References),
+        RefactorAction::Definition => navigate(NavigateAction::Definition),
+        RefactorAction::Implementations => navigate(NavigateAction::Implementations),
+        RefactorAction::Declaration => navigate(NavigateAction::Declaration),
+        RefactorAction::TypeHierarchy => Ok(Call::TypeHierarchy(TypeHierarchyRequest {
+            root: root.clone(),
+            at: position()?,
+            direction: choose(input.direction.as_deref(), "direction", DIRECTIONS)?,
+            scope: scope()?,
+            limit,
+            wait_ms,
+        })),
+        RefactorAction::Inspections => Ok(Call::Inspections(InspectionsRequest {
+            root: root.clone(),
+            path: path()?,
+            mode: choose(input.mode.as_deref(), "mode", MODES)?,
+            limit,
+            wait_ms,
+        })),
+        RefactorAction::Reformat => Ok(Call::Reformat(ReformatRequest {
+            root: root.clone(),
+            path: path()?,
+            expected_hash: input.expected_hash.clone(),
+            wait_ms,
+            scope: reformat_scope(&input)?,
+            optimize_imports: input.optimize_imports,
+        })),
+        RefactorAction::Rename => refactor(RefactorKind::Rename {
+            new_name: input
+                .new_name
+                .clone()
+                .ok_or_else(|| missing("new_name", name))?,
+        }),
+        RefactorAction::Move => refactor(move_kind(&input, ctx)?),
+        RefactorAction::SafeDelete => refactor(RefactorKind::SafeDelete),
+        RefactorAction::Inline => refactor(RefactorKind::Inline),
+    }
+}
+
+/// Which code a symbol edit addresses: a name path (optionally in one file), or the
+/// symbol starting on a line (`end_line`: exactly those whole lines).
+fn edit_target(input: &Input, ctx: &Ctx, name: &str) -> Result<EditTarget, LeanError> {
+    let path = input.path.as_deref().map(|p| ctx.path(p));
+    match (&input.name_path, path, input.line) {
+        (Some(_), _, Some(_)) => Err(invalid(
+            format!("{name}: give name_path or path+line, not both"),
+            "address the symbol by name_path, or by path and line",
+        )),
+        (Some(_), _, None) if input.end_line.is_some() => Err(invalid(
+            format!("{name}: end_line needs line"),
+            "pass path, line and end_line, or name_path alone",
+        )),
+        (Some(name_path), path, None) => Ok(EditTarget::NamePath {
+            name_path: name_path.clone(),
+            path,
+        }),
+        (None, Some(path), Some(line)) => Ok(EditTarget::Lines {
+            path,
+            line,
+            end_line: input.end_line,
+        }),
+        _ => Err(missing("name_path (or path and line)", name)),
+    }
+}
+
+/// Where a move goes: `destination` (a file, directory or package) or `parent` (the
+/// declaration at `PATH:LINE:COLUMN`), exactly one of them.
+fn move_kind(input: &Input, ctx: &Ctx) -> Result<RefactorKind, LeanError> {
+    match (&input.destination, &input.parent) {
+        (Some(destination), None) => Ok(RefactorKind::Move {
+            destination: destination.clone(),
+        }),
+        (None, Some(parent)) => {
+            let (path, line, column) = parse_location(parent).map_err(|why| {
+                invalid(
+                    format!("parent: {why}"),
+                    "name the declaration to move into by the position of its name, PATH:LINE:COLUMN",
+                )
+            })?;
+            Ok(RefactorKind::MoveInto {
+                parent: FilePosition {
+                    path: ctx.path(&path),
+                    line,
+                    column,
+                },
+            })
+        }
+        (Some(_), Some(_)) => Err(invalid(
+            "move: give destination or parent, not both".into(),
+            "destination moves to a file, directory or package; parent into a declaration",
+        )),
+        (None, None) => Err(missing("destination (or parent)", "move")),
+    }
+}
+
+/// `reformat_scope`: `file` (default), `region` (`line`, `end_line` default `line`)
+/// or `symbol` (`line`, `column` of its name).
+fn reformat_scope(input: &Input) -> Result<ReformatScope, LeanError> {
+    let line = || input.line.ok_or_else(|| missing("line", "reformat"));
+    let kind = match input.reformat_scope.as_deref().map(str::trim) {
+        None if input.line.is_some() || input.column.is_some() => {
+            return Err(invalid(
+                "reformat: line or column without reformat_scope".into(),
+                "pass reformat_scope=region (line, end_line) or reformat_scope=symbol (line, column); without them the whole file is formatted",
+            ));
+        }
+        None => "file",
+        Some(k) => REFORMAT_SCOPES
+            .iter()
+            .copied()
+            .find(|s| s.eq_ignore_ascii_case(k))
+            .ok_or_else(|| {
+                invalid(
+                    format!("reformat_scope {k:?} is not one of file, region, symbol"),
+                    "pass one of: file, region, symbol",
+                )
+            })?,
+    };
+    match kind {
+        "file" => Ok(ReformatScope::File),
+        "region" => {
+            let line = line()?;
+            let end_line = input.end_line.unwrap_or(line);
+            if line == 0 || end_line < line {
+                return Err(LeanError::new(
+                    ErrorCode::PositionOutOfRange,
+                    format!(
+                        "reformat region {line}..={end_line}: lines are 1-based and end_line >= line"
+                    ),
+                ));
+            }
+            Ok(ReformatScope::Region { line, end_line })
+        }
+        _ => Ok(ReformatScope::Symbol {
+            line: line()?,
+            column: input.column.ok_or_else(|| missing("column", "reformat"))?,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Both front doors, driven through their real parsing (clap's `try_parse_from`
+    //! for the CLI, serde of the tools' JSON arguments for MCP), build the same
+    //! request for the same input: one row per case, every action covered.
+
+    use std::{collections::BTreeSet, path::Path};
+
+    use clap::{CommandFactory, Parser};
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::{
+        Cli, Command,
+        mcp::{OutlineParams, RefactorParams, SearchParams},
+    };
+
+    const ROOT: &str = "/home/dev/proj";
+
+    /// The MCP tool a row calls.
+    #[derive(Clone, Copy, Debug)]
+    enum Tool {
+        Outline,
+        Search,
+        Refactor,
+    }
+
+    /// The same request asked of both doors.
+    struct Row {
+        cli: &'static [&'static str],
+        tool: Tool,
+        mcp: Value,
+    }
+
+    fn row(cli: &'static [&'static str], tool: Tool, mcp: Value) -> Row {
+        Row { cli, tool, mcp }
+    }
+
+    fn name(action: Action) -> &'static str {
+        match action {
+            Action::Outline => "outline",
+            Action::Search => "search",
+            Action::Refactor(a) => a.as_str(),
+        }
+    }
+
+    /// The CLI at the project root: what `lean-ctx <args>` builds.
+    fn cli(args: &[&str]) -> (Action, Result<Call, LeanError>) {
+        let parsed = Cli::try_parse_from(std::iter::once("lean-ctx").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("lean-ctx {args:?}: {e}"));
+        let (action, input, _no_wait) = match parsed.command {
+            Command::Outline(a) => a.input(),
+            Command::Search(a) => a.input(),
+            Command::Refactor(c) => c.input().unwrap(),
+            other => panic!("not a code verb: {other:?}"),
+        };
+        let ctx = Ctx {
+            root: ROOT.into(),
+            wait_ms: WAIT,
+            cwd: Some(ROOT.into()),
+        };
+        (action, build(action, input, &ctx))
+    }
+
+    /// The MCP server: what a tool call with `args` builds.
+    fn mcp(tool: Tool, args: &Value) -> (Action, Result<Call, LeanError>) {
+        fn parse<T: serde::de::DeserializeOwned>(args: &Value) -> T {
+            serde_json::from_value(args.clone()).unwrap_or_else(|e| panic!("{args}: {e}"))
+        }
+        let (action, input) = match tool {
+            Tool::Outline => parse::<OutlineParams>(args).input(),
+            Tool::Search => parse::<SearchParams>(args).input().unwrap(),
+            Tool::Refactor => parse::<RefactorParams>(args).input(),
+        };
+        let ctx = Ctx {
+            root: ROOT.into(),
+            wait_ms: WAIT,
+            cwd: None,
+        };
+        (action, build(action, input, &ctx))
+    }
+
+    /// The same wait for both: how long each door lets the daemon wait is its own
+    /// policy (the CLI retries short waits with a progress bar), not the request's.
+    const WAIT: u32 = 250;
+
+    fn rows() -> Vec<Row> {
+        use Tool::*;
+        vec![
+            row(&["outline"], Outline, json!({})),
+            row(
+                &["outline", "src", "--depth", "2", "--limit", "5"],
+                Outline,
+                json!({"path": "src", "depth": 2, "limit": "5"}),
+            ),
+            row(
+                &["search", "Point/new"],
+                Search,
+                json!({"query": "Point/new"}),
+            ),
+            row(
+                &[
+                    "search", "run", "--kind", "method", "--path", "src", "--limit", "3",
+                ],
+                Search,
+                json!({"action": "symbol", "query": "run", "kind": "method", "path": "src", "limit": 3}),
+            ),
+            row(
+                &["refactor", "symbols-overview", "src/lib.rs"],
+                Refactor,
+                json!({"action": "symbols_overview", "path": "src/lib.rs"}),
+            ),
+            row(
+                &["refactor", "symbols-overview", "src/lib.rs", "--depth", "2"],
+                Refactor,
+                json!({"action": "symbols_overview", "path": "src/lib.rs", "depth": 2}),
+            ),
+            row(
+                &[
+                    "refactor",
+                    "replace-symbol-body",
+                    "--name-path",
+                    "Point/new",
+                    "--new-body",
+                    "fn new() {}",
+                    "--expected-hash",
+                    "ab12",
+                    "--force",
+                ],
+                Refactor,
+                json!({"action": "replace_symbol_body", "name_path": "Point/new", "new_body": "fn new() {}", "expected_hash": "ab12", "force": true}),
+            ),
+            // No target: the same error from both.
+            row(
+                &[
+                    "refactor",
+                    "replace-symbol-body",
+                    "--new-body",
+                    "fn new() {}",
+                ],
+                Refactor,
+                json!({"action": "replace_symbol_body", "new_body": "fn new() {}"}),
+            ),
+            row(
+                &[
+                    "refactor",
+                    "insert-before-symbol",
+                    "--path",
+                    "src/lib.rs",
+                    "--line",
+                    "3",
+                    "--end-line",
+                    "5",
+                    "--text",
+                    "// x",
+                ],
+                Refactor,
+                json!({"action": "insert_before_symbol", "path": "src/lib.rs", "line": 3, "end_line": 5, "text": "// x"}),
+            ),
+            row(
+                &[
+                    "refactor",
+                    "insert-after-symbol",
+                    "--name-path",
+                    "helper",
+                    "--path",
+                    "src/lib.rs",
+                    "--text",
+                    "fn x() {}",
+                ],
+                Refactor,
+                json!({"action": "insert_after_symbol", "name_path": "helper", "path": "src/lib.rs", "text": "fn x() {}"}),
+            ),
+            row(
+                &["refactor", "references", "src/lib.rs:3:9"],
+                Refactor,
+                json!({"action": "references", "path": "src/lib.rs", "line": 3, "column": 9}),
+            ),
+            row(
+                &[
+                    "refactor",
+                    "definition",
+                    "src/lib.rs:3:9",
+                    "--scope",
+                    "all",
+                    "--limit",
+                    "7",
+                ],
+                Refactor,
+                json!({"action": "definition", "path": "src/lib.rs", "line": 3, "column": 9, "scope": "all", "limit": 7}),
+            ),
+            row(
+                &["refactor", "implementations", "src/lib.rs:1:11"],
+                Refactor,
+                json!({"action": "implementations", "path": "src/lib.rs", "line": 1, "column": 11}),
+            ),
+            row(
+                &["refactor", "declaration", "src/lib.rs:3:9"],
+                Refactor,
+                json!({"action": "declaration", "path": "src/lib.rs", "line": "3", "column": "9"}),
+            ),
+            row(
+                &["refactor", "type-hierarchy", "src/lib.rs:1:11"],
+                Refactor,
+                json!({"action": "type_hierarchy", "path": "src/lib.rs", "line": 1, "column": 11}),
+            ),
+            row(
+                &[
+                    "refactor",
+                    "type-hierarchy",
+                    "src/lib.rs:1:11",
+                    "--direction",
+                    "subtypes",
+                    "--scope",
+                    "all",
+                ],
+                Refactor,
+                json!({"action": "type_hierarchy", "path": "src/lib.rs", "line": 1, "column": 11, "direction": "subtypes", "scope": "all"}),
+            ),
+            row(
+                &["refactor", "inspections", "src/lib.rs"],
+                Refactor,
+                json!({"action": "inspections", "path": "src/lib.rs"}),
+            ),
+            row(
+                &[
+                    "refactor",
+                    "inspections",
+                    "src/lib.rs",
+                    "--mode",
+                    "list",
+                    "--limit",
+                    "4",
+                ],
+                Refactor,
+                json!({"action": "inspections", "path": "src/lib.rs", "mode": "list", "limit": 4}),
+            ),
+            row(
+                &["refactor", "reformat", "src/lib.rs"],
+                Refactor,
+                json!({"action": "reformat", "path": "src/lib.rs"}),
+            ),
+            row(
+                &[
+                    "refactor",
+                    "reformat",
+                    "src/lib.rs",
+                    "--region",
+                    "3:5",
+                    "--optimize-imports",
+                    "--expected-hash",
+                    "ab12",
+                ],
+                Refactor,
+                json!({"action": "reformat", "path": "src/lib.rs", "reformat_scope": "region", "line": 3, "end_line": 5, "optimize_imports": true, "expected_hash": "ab12"}),
+            ),
+            row(
+                &["refactor", "reformat", "src/lib.rs", "--symbol", "4:9"],
+                Refactor,
+                json!({"action": "reformat", "path": "src/lib.rs", "reformat_scope": "symbol", "line": 4, "column": 9}),
+            ),
+            row(
+                &[
+                    "refactor",
+                    "rename",
+                    "src/lib.rs:3:9",
+                    "--new-name",
+                    "area",
+                    "--preview",
+                    "--search-comments",
+                    "--search-text-occurrences",
+                ],
+                Refactor,
+                json!({"action": "rename", "path": "src/lib.rs", "line": 3, "column": 9, "new_name": "area", "preview": true, "search_comments": true, "search_text_occurrences": "true"}),
+            ),
+            row(
+                &[
+                    "refactor",
+                    "rename",
+                    "src/lib.rs:3:9",
+                    "--new-name",
+                    "area",
+                    "--plan-hash",
+                    "cd34",
+                    "--force",
+                    "--limit",
+                    "9",
+                ],
+                Refactor,
+                json!({"action": "rename", "path": "src/lib.rs", "line": 3, "column": 9, "new_name": "area", "plan_hash": "cd34", "force": true, "limit": 9}),
+            ),
+            row(
+                &[
+                    "refactor",
+                    "move",
+                    "src/lib.rs:3:9",
+                    "--destination",
+                    "src/other",
+                ],
+                Refactor,
+                json!({"action": "move", "path": "src/lib.rs", "line": 3, "column": 9, "destination": "src/other"}),
+            ),
+            row(
+                &[
+                    "refactor",
+                    "move",
+                    "src/lib.rs:3:9",
+                    "--parent",
+                    "src/shapes.rs:2:11",
+                    "--preview",
+                ],
+                Refactor,
+                json!({"action": "move", "path": "src/lib.rs", "line": 3, "column": 9, "parent": "src/shapes.rs:2:11", "preview": true}),
+            ),
+            row(
+                &[
+                    "refactor",
+                    "safe-delete",
+                    "src/lib.rs:3:9",
+                    "--propagate",
+                    "--force",
+                ],
+                Refactor,
+                json!({"action": "safe_delete", "path": "src/lib.rs", "line": 3, "column": 9, "propagate": true, "force": true}),
+            ),
+            row(
+                &["refactor", "inline", "src/lib.rs:3:9", "--keep-definition"],
+                Refactor,
+                json!({"action": "inline", "path": "src/lib.rs", "line": 3, "column": 9, "keep_definition": true}),
+            ),
+        ]
+    }
+
+    #[test]
+    fn both_front_doors_build_the_same_request_for_every_action() {
+        let mut failures = Vec::new();
+        let mut covered = BTreeSet::new();
+        for r in rows() {
+            let (cli_action, from_cli) = cli(r.cli);
+            let (mcp_action, from_mcp) = mcp(r.tool, &r.mcp);
+            assert_eq!(cli_action, mcp_action, "{:?} vs {}", r.cli, r.mcp);
+            covered.insert(name(cli_action));
+            if from_cli != from_mcp {
+                failures.push(format!(
+                    "{:?} / {}:
+  CLI: {from_cli:?}
+  MCP: {from_mcp:?}",
+                    r.cli, r.mcp
+                ));
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "the doors differ:
+{}",
+            failures.join(
+                "
+"
+            )
+        );
+
+        // Every action either door offers has a row.
+        let mut cli_actions: BTreeSet<String> = ["outline", "search"].map(String::from).into();
+        cli_actions.extend(
+            Cli::command()
+                .find_subcommand("refactor")
+                .unwrap()
+                .get_subcommands()
+                .map(|c| c.get_name().replace('-', "_")),
+        );
+        let mut mcp_actions: BTreeSet<String> = ["outline", "search"].map(String::from).into();
+        mcp_actions.extend(crate::mcp::advertised_refactor_actions());
+        let covered: BTreeSet<String> = covered.into_iter().map(String::from).collect();
+        assert_eq!(
+            covered, cli_actions,
+            "a CLI verb without a row (or a row without a verb)"
+        );
+        assert_eq!(covered, mcp_actions, "an MCP action without a row");
+        assert_eq!(covered.len(), 17);
+    }
+
+    #[test]
+    fn what_the_requests_hold() {
+        let refactor = |args: &[&str]| cli(args).1;
+        // The defaults: the daemon's limits (0), top-level symbols, the root.
+        let Ok(Call::SymbolsOverview(o)) = refactor(&["refactor", "symbols-overview", "a.rs"])
+        else {
+            panic!()
+        };
+        assert_eq!(o.depth, 0);
+        let Ok(Call::Outline(o)) = refactor(&["outline"]) else {
+            panic!()
+        };
+        assert_eq!((o.path.as_str(), o.depth, o.limit), ("", 1, 0));
+        // type-hierarchy takes its scope.
+        let Ok(Call::TypeHierarchy(t)) =
+            refactor(&["refactor", "type-hierarchy", "a.rs:1:2", "--scope", "all"])
+        else {
+            panic!()
+        };
+        assert_eq!(t.scope, Scope::All);
+        // Each option reaches its own refactoring only.
+        let Ok(Call::Refactor(r)) =
+            refactor(&["refactor", "safe-delete", "a.rs:1:2", "--propagate"])
+        else {
+            panic!()
+        };
+        assert_eq!(
+            r.options,
+            RefactorOptions {
+                propagate: true,
+                ..RefactorOptions::default()
+            }
+        );
+        let (_, moved) = mcp(
+            Tool::Refactor,
+            &json!({"action": "move", "path": "a.rs", "line": 1, "column": 2, "parent": "b/c:d.kt:3:4", "search_comments": true}),
+        );
+        let Ok(Call::Refactor(r)) = moved else {
+            panic!()
+        };
+        assert_eq!(r.options, RefactorOptions::default());
+        assert_eq!(
+            r.kind,
+            RefactorKind::MoveInto {
+                parent: FilePosition {
+                    path: "b/c:d.kt".into(),
+                    line: 3,
+                    column: 4
+                }
+            }
+        );
+        let Ok(Call::Reformat(f)) = refactor(&["refactor", "reformat", "a.rs", "--region", "7"])
+        else {
+            panic!()
+        };
+        assert_eq!(
+            f.scope,
+            ReformatScope::Region {
+                line: 7,
+                end_line: 7
+            }
+        );
+    }
+
+    #[test]
+    fn both_doors_refuse_alike() {
+        let code = |args: Value| mcp(Tool::Refactor, &args).1.unwrap_err();
+        let missing_target = code(json!({"action": "insert_after_symbol", "text": "x"}));
+        assert_eq!(missing_target.code, ErrorCode::InvalidTarget);
+        assert!(missing_target.remedy.is_some());
+        for bad in [
+            json!({"action": "references", "path": "a.rs", "line": 1, "column": 2, "scope": "galaxy"}),
+            json!({"action": "rename", "path": "a.rs", "line": 1, "column": 2, "new_name": "b", "preview": true, "plan_hash": "ab"}),
+            json!({"action": "move", "path": "a.rs", "line": 1, "column": 2}),
+            json!({"action": "move", "path": "a.rs", "line": 1, "column": 2, "destination": "d", "parent": "b.kt:1:2"}),
+            json!({"action": "move", "path": "a.rs", "line": 1, "column": 2, "parent": "b.kt:1"}),
+            json!({"action": "reformat", "path": "a.rs", "line": 3}),
+            json!({"action": "reformat", "path": "a.rs", "reformat_scope": "page"}),
+            json!({"action": "reformat", "path": "a.rs", "reformat_scope": "symbol", "line": 3}),
+            json!({"action": "replace_symbol_body", "name_path": "a", "line": 3, "new_body": "x"}),
+        ] {
+            assert_eq!(code(bad.clone()).code, ErrorCode::InvalidTarget, "{bad}");
+        }
+        let inverted = code(
+            json!({"action": "reformat", "path": "a.rs", "reformat_scope": "region", "line": 5, "end_line": 3}),
+        );
+        assert_eq!(inverted.code, ErrorCode::PositionOutOfRange);
+        // The CLI reaches the same errors: its flags are parsed, not validated, by clap.
+        assert_eq!(
+            cli(&["refactor", "rename", "a.rs:1:2", "--new-name", "b", "--preview", "--force"]).1,
+            mcp(
+                Tool::Refactor,
+                &json!({"action": "rename", "path": "a.rs", "line": 1, "column": 2, "new_name": "b", "preview": true, "force": true})
+            )
+            .1
+        );
+        assert_eq!(
+            cli(&["refactor", "references", "a.rs:1:2", "--scope", "galaxy"]).1,
+            mcp(
+                Tool::Refactor,
+                &json!({"action": "references", "path": "a.rs", "line": 1, "column": 2, "scope": "galaxy"})
+            )
+            .1
+        );
+    }
+
+    #[test]
+    fn cli_paths_are_root_relative_inside_the_root_and_absolute_outside() {
+        let ctx = |cwd: &str| Ctx {
+            root: ROOT.into(),
+            wait_ms: 0,
+            cwd: Some(cwd.into()),
+        };
+        assert_eq!(ctx(ROOT).path("src/a.rs"), "src/a.rs");
+        assert_eq!(ctx(&format!("{ROOT}/src")).path("a.rs"), "src/a.rs");
+        assert_eq!(ctx(&format!("{ROOT}/src")).here(), "src");
+        assert_eq!(ctx(ROOT).here(), "");
+        assert_eq!(ctx("/elsewhere").path("a.rs"), "/elsewhere/a.rs");
+        assert_eq!(ctx("/elsewhere").path(&format!("{ROOT}/b.rs")), "b.rs");
+        assert!(Path::new(&ctx("/tmp").path("x")).is_absolute());
+    }
+}
