@@ -12,6 +12,9 @@ use std::{
 };
 
 use lean_ctx_shared::{Paths, process::pid_alive};
+
+pub mod plugin_double;
+pub use plugin_double::{PluginDouble, Reply};
 use rustix::process::{Pid, Signal, kill_process, kill_process_group};
 use tempfile::TempDir;
 
