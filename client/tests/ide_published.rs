@@ -257,3 +257,77 @@ fn refactorings_reformat_and_edits_write_through_the_published_answers() {
     );
     ide.assert_clean();
 }
+
+#[test]
+fn move_safe_delete_inline_and_structure_send_only_what_the_published_plugin_reads() {
+    let (env, root, ide) = world();
+    fs::create_dir_all(root.join("src/other")).unwrap();
+    fs::write(root.join("src/Util.scala"), "object Util {\n}\n").unwrap();
+    let declaration = || Reply::Json(json!({"usages": [total_usages()[0]], "conflicts": []}));
+    let nothing_changed = || Reply::Json(json!({"applied": true, "changed_paths": []}));
+    for route in ["/movePreview", "/safeDeletePreview", "/inlinePreview"] {
+        ide.on(route, move |_| declaration());
+    }
+    for route in ["/moveApply", "/safeDeleteApply", "/inlineApply"] {
+        ide.on(route, move |_| nothing_changed());
+    }
+    ide.on("/symbols_overview", |_| {
+        let util = json!({"name": "Util", "kind": "object", "line": 1});
+        Reply::Json(json!({"symbols": [util], "truncated": false, "total": 1}))
+    });
+
+    let at = "src/Cart.kt:4:8";
+    let moved = env.ok(
+        &root,
+        &["refactor", "move", at, "--destination", "src/other"],
+    );
+    assert_eq!(moved["applied"], true, "{moved}");
+    let deleted = env.ok(&root, &["refactor", "safe-delete", at]);
+    assert_eq!(deleted["applied"], true, "{deleted}");
+    let inlined = env.ok(&root, &["refactor", "inline", at]);
+    assert_eq!(inlined["applied"], true, "{inlined}");
+    let range = wire(3, 8, 13);
+    let target = json!({"kind": "path", "path": "src/other"});
+    for (route, body) in [
+        (
+            "/movePreview",
+            json!({"path": "src/Cart.kt", "range": range, "target": target}),
+        ),
+        (
+            "/moveApply",
+            json!({"path": "src/Cart.kt", "range": range, "target": target, "force": false}),
+        ),
+        (
+            "/safeDeletePreview",
+            json!({"path": "src/Cart.kt", "range": range}),
+        ),
+        (
+            "/safeDeleteApply",
+            json!({"path": "src/Cart.kt", "range": range, "force": false}),
+        ),
+        (
+            "/inlinePreview",
+            json!({"path": "src/Cart.kt", "range": range, "keep_definition": false}),
+        ),
+        // No `force`: the published plugin's inline takes none.
+        (
+            "/inlineApply",
+            json!({"path": "src/Cart.kt", "range": range, "keep_definition": false}),
+        ),
+    ] {
+        let sent = ide.bodies(route);
+        assert!(
+            !sent.is_empty() && sent.iter().all(|s| *s == body),
+            "{route}: {sent:?}"
+        );
+    }
+
+    // tree-sitter has no Scala: the IDE's structure answers.
+    let overview = env.ok(&root, &["refactor", "symbols-overview", "src/Util.scala"]);
+    assert_eq!(overview["symbols"][0]["name"], "Util", "{overview}");
+    assert_eq!(
+        ide.bodies("/symbols_overview"),
+        [json!({"path": "src/Util.scala"})]
+    );
+    ide.assert_clean();
+}
