@@ -12,11 +12,11 @@ use std::{
 };
 
 use lean_ctx_shared::{Paths, process::pid_alive};
+use rustix::process::{Pid, Signal, kill_process, kill_process_group};
+use tempfile::TempDir;
 
 pub mod plugin_double;
 pub use plugin_double::{PluginDouble, Reply};
-use rustix::process::{Pid, Signal, kill_process, kill_process_group};
-use tempfile::TempDir;
 
 #[derive(Debug)]
 pub struct TestEnv {
