@@ -420,7 +420,8 @@ impl Request {
 
 /// Strict HTTP/1.1: `METHOD SP target SP HTTP/1.1`, CRLF line ends, `Name: value`
 /// headers, a body only by `Content-Length` (what the daemon's client sends).
-/// `Ok(None)`: the peer closed between requests.
+/// `Ok(None)`: the connection closed or failed (the drop shuts it down, a peer may
+/// reset it): that is no deviation of the request.
 fn read_request(r: &mut BufReader<TcpStream>) -> Result<Option<Request>, String> {
     let mut line = String::new();
     let line_of = |r: &mut BufReader<TcpStream>, line: &mut String| {
@@ -432,7 +433,7 @@ fn read_request(r: &mut BufReader<TcpStream>) -> Result<Option<Request>, String>
                 Ok(true)
             }
             Ok(_) => Err(format!("line {line:?} does not end with CRLF")),
-            Err(e) => Err(e.to_string()),
+            Err(_) => Ok(false),
         }
     };
     if !line_of(r, &mut line)? {
@@ -446,7 +447,7 @@ fn read_request(r: &mut BufReader<TcpStream>) -> Result<Option<Request>, String>
     let mut headers = Vec::new();
     loop {
         if !line_of(r, &mut line)? {
-            return Err("connection closed inside the headers".into());
+            return Ok(None);
         }
         if line.is_empty() {
             break;
@@ -467,8 +468,13 @@ fn read_request(r: &mut BufReader<TcpStream>) -> Result<Option<Request>, String>
     }
     if let Some(len) = request.header("content-length") {
         let len: usize = len.parse().map_err(|_| format!("Content-Length {len:?}"))?;
+        if len > 16 << 20 {
+            return Err(format!("a {len}-byte body"));
+        }
         request.body = vec![0; len];
-        r.read_exact(&mut request.body).map_err(|e| e.to_string())?;
+        if r.read_exact(&mut request.body).is_err() {
+            return Ok(None);
+        }
     }
     Ok(Some(request))
 }
@@ -871,6 +877,13 @@ mod tests {
             );
         }
         assert_eq!(d.take_deviations().len(), 2);
+        // Not HTTP/1.1: 400, and a deviation.
+        let mut s = TcpStream::connect(("127.0.0.1", d.port)).unwrap();
+        write!(s, "GET /health HTTP/1.0\r\n\r\n").unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        assert!(out.starts_with("HTTP/1.1 400 "), "{out}");
+        assert!(d.take_deviations()[0].contains("request line"));
     }
 
     #[test]
