@@ -15,6 +15,9 @@ use lean_ctx_shared::{Paths, process::pid_alive};
 use rustix::process::{Pid, Signal, kill_process, kill_process_group};
 use tempfile::TempDir;
 
+pub mod plugin_double;
+pub use plugin_double::{PluginDouble, Reply};
+
 #[derive(Debug)]
 pub struct TestEnv {
     dir: TempDir,

@@ -1,0 +1,333 @@
+//! Backing B against the PUBLISHED plugin's wire: real shims and the real daemon
+//! against the test kit's strict double of the plugin users have installed
+//! (`PluginDouble`: WIRE.md, spec §8–§9). The double holds every request to the
+//! published plugin's fields, types and positions and answers in its shapes
+//! (`{applied, changed_paths}` for `/reformat`, `newRange`/`editedText` for edits), so
+//! these tests fail where our own core's contract server (client/tests/ide.rs) would
+//! forgive a drift.
+
+use std::{fs, path::PathBuf};
+
+use lean_ctx_testkit::{
+    PluginDouble, Reply, TestEnv,
+    plugin_double::{Token, replace_symbol_body},
+    spots,
+};
+use serde_json::{Value, json};
+
+const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
+
+/// Line 6 holds `𝔘ü` before `total`: its column is 38 in characters, 39 in UTF-16
+/// units (what the wire carries) and 42 in UTF-8 bytes.
+const CART_KT: &str = concat!(
+    "package shop\n",
+    "// Größe 𝔘\n",
+    "class Cart {\n",
+    "    fun total(): Int = 1\n",
+    "}\n",
+    "fun checkout() = \"𝔘ü\".length + Cart().total()\n",
+);
+
+fn wire(line: u32, from: u32, to: u32) -> Value {
+    json!({"start": {"line": line, "character": from}, "end": {"line": line, "character": to}})
+}
+
+/// `total`'s declaration (line 4) and its call (line 6), as the wire has them.
+fn total_usages() -> Value {
+    json!([
+        {"path": "src/Cart.kt", "range": wire(3, 8, 13)},
+        {"path": "src/Cart.kt", "range": wire(5, 39, 44), "context": "Cart().total()"}
+    ])
+}
+
+/// A Kotlin project only the IDE answers for, with the published plugin's window.
+fn world() -> (TestEnv, PathBuf, PluginDouble) {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config("[lsp]\nkotlin = \"jetbrains\"\n");
+    let root = env.dir().join("shop");
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("src/Cart.kt"), CART_KT).unwrap();
+    let root = fs::canonicalize(root).unwrap();
+    let ide = PluginDouble::start(&env, &root);
+    (env, root, ide)
+}
+
+fn cart(root: &std::path::Path) -> String {
+    fs::read_to_string(root.join("src/Cart.kt")).unwrap()
+}
+
+#[test]
+fn navigation_and_inspections_send_the_published_fields_and_read_its_answers() {
+    let (env, root, ide) = world();
+    ide.on("/references", |_| {
+        Reply::Json(json!({"locations": total_usages(), "truncated": false, "total": 2}))
+    });
+    ide.on("/type_hierarchy", |_| {
+        let sub = json!({"name": "BigCart", "path": "src/Cart.kt", "line": 3, "children": []});
+        let tree = json!({"name": "Cart", "path": "src/Cart.kt", "line": 3, "children": [sub]});
+        Reply::Json(json!({"tree": tree, "truncated": false}))
+    });
+    ide.on("/inspections", |_| {
+        let unused = json!({"path": "src/Cart.kt", "line": 6, "severity": "WARNING",
+                            "message": "Function \"checkout\" is never used"});
+        Reply::Json(json!({"diagnostics": [unused], "truncated": false, "total": 1}))
+    });
+    ide.on("/list_inspections", |_| {
+        let unused =
+            json!({"id": "UnusedSymbol", "name": "Unused declaration", "severity": "WARNING"});
+        Reply::Json(json!({"inspections": [unused], "truncated": false, "total": 1}))
+    });
+
+    let refs = env.ok(
+        &root,
+        &[
+            "refactor",
+            "references",
+            "src/Cart.kt:6:38",
+            "--scope",
+            "all",
+        ],
+    );
+    assert_eq!(refs["backing"], "jetbrains", "{refs}");
+    assert_eq!(spots(&refs), ["src/Cart.kt 4:8", "src/Cart.kt 6:38"]);
+    // 0-based line, the column in UTF-16 units (not 38 characters, not 42 bytes).
+    assert_eq!(
+        ide.bodies("/references"),
+        [json!({"path": "src/Cart.kt", "line": 5, "character": 39, "scope": "all"})]
+    );
+
+    let th = env.ok(
+        &root,
+        &[
+            "refactor",
+            "type-hierarchy",
+            "src/Cart.kt:3:6",
+            "--direction",
+            "subtypes",
+        ],
+    );
+    assert_eq!(th["items"][0]["name"], "BigCart", "{th}");
+    assert_eq!(
+        ide.bodies("/type_hierarchy"),
+        [json!({"path": "src/Cart.kt", "line": 2, "character": 6,
+                "direction": "subtypes", "scope": "project"})]
+    );
+
+    let diags = env.ok(&root, &["refactor", "inspections", "src/Cart.kt"]);
+    assert_eq!(
+        diags["diagnostics"][0]["range"]["start"]["line"], 6,
+        "{diags}"
+    );
+    let list = env.ok(
+        &root,
+        &["refactor", "inspections", "src/Cart.kt", "--mode", "list"],
+    );
+    assert_eq!(list["sources"][0]["id"], "UnusedSymbol", "{list}");
+    for route in ["/inspections", "/list_inspections"] {
+        assert_eq!(
+            ide.bodies(route),
+            [json!({"path": "src/Cart.kt"})],
+            "{route}"
+        );
+    }
+
+    // Every request carried the token, `GET /health` (the reachability probe) too:
+    // the published plugin answers 401 to a probe without it.
+    let requests = ide.requests();
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.method == "GET" && r.route == "/health"),
+        "no health check: {requests:?}"
+    );
+    assert!(
+        requests.iter().all(|r| r.token == Token::Right),
+        "{requests:?}"
+    );
+    ide.assert_clean();
+}
+
+#[test]
+fn refactorings_reformat_and_edits_write_through_the_published_answers() {
+    let (env, root, ide) = world();
+    // Today's daemon sends the preview's options to `/renameApply` too, which the
+    // published plugin does not read there (WIRE.md): remove once the daemon builds
+    // the apply body from the apply's own fields.
+    ide.tolerate("/renameApply", "search_comments");
+    ide.tolerate("/renameApply", "search_text_occurrences");
+    ide.on("/renamePreview", |_| {
+        Reply::Json(json!({"usages": total_usages(), "conflicts": []}))
+    });
+    ide.on("/renameApply", |call| {
+        let edits = [(wire(3, 8, 13), "sum"), (wire(5, 39, 44), "sum")];
+        match call.write("src/Cart.kt", &edits) {
+            Ok(()) => Reply::Json(json!({"applied": true, "changed_paths": ["src/Cart.kt"]})),
+            Err(e) => Reply::error("POSITION_OUT_OF_RANGE", e),
+        }
+    });
+    ide.on("/safeDeletePreview", |_| {
+        let blocking = json!({"path": "src/Cart.kt", "range": wire(5, 39, 42),
+                              "message": "sum() is used in checkout()"});
+        Reply::Json(json!({"usages": [total_usages()[0]], "conflicts": [blocking]}))
+    });
+    // The published plugin answers `/reformat` like an apply, not `{reformatted}`.
+    ide.on("/reformat", |call| {
+        match call.write("src/Cart.kt", &[(wire(3, 0, 4), "  ")]) {
+            Ok(()) => Reply::Json(json!({"applied": true, "changed_paths": ["src/Cart.kt"]})),
+            Err(e) => Reply::error("POSITION_OUT_OF_RANGE", e),
+        }
+    });
+    ide.on("/replaceSymbolBody", replace_symbol_body);
+
+    let rename = ["refactor", "rename", "src/Cart.kt:4:8", "--new-name", "sum"];
+    let preview = env.ok(&root, &[&rename[..], &["--preview"]].concat());
+    assert_eq!(
+        preview["usages"][1]["range"]["start"]["column"], 38,
+        "{preview}"
+    );
+    assert_eq!(preview["usages"][1]["text"], "total");
+    let plan = preview["plan_hash"].as_str().unwrap().to_string();
+    let applied = env.ok(&root, &[&rename[..], &["--plan-hash", &plan]].concat());
+    assert_eq!(
+        applied["changed_paths"],
+        json!(["src/Cart.kt"]),
+        "{applied}"
+    );
+    assert_eq!(cart(&root), CART_KT.replace("total()", "sum()"));
+    // Previewed twice (the apply plans again), applied once; the fields the plugin
+    // reads, whatever else the daemon sends (the double holds it to that).
+    let (previews, applies) = (ide.bodies("/renamePreview"), ide.bodies("/renameApply"));
+    assert_eq!((previews.len(), applies.len()), (2, 1));
+    let at = json!({"path": "src/Cart.kt", "range": wire(3, 8, 13), "new_name": "sum"});
+    for sent in previews.iter().chain(&applies) {
+        for (key, want) in at.as_object().unwrap() {
+            assert_eq!(&sent[key], want, "{key}: {sent}");
+        }
+    }
+    assert_eq!(applies[0]["force"], false, "{}", applies[0]);
+
+    // A preview's conflict (with its range) blocks the apply; nothing is sent.
+    let blocked = env.err(&root, &["refactor", "safe-delete", "src/Cart.kt:4:8"]);
+    assert_eq!(blocked["code"], "CONFLICT", "{blocked}");
+    assert!(
+        blocked.to_string().contains("sum() is used in checkout()"),
+        "{blocked}"
+    );
+    assert_eq!(
+        ide.bodies("/safeDeletePreview"),
+        [json!({"path": "src/Cart.kt", "range": wire(3, 8, 11)})]
+    );
+    assert_eq!(ide.bodies("/safeDeleteApply"), Vec::<Value>::new());
+
+    let formatted = env.ok(&root, &["refactor", "reformat", "src/Cart.kt"]);
+    assert_eq!(formatted["reformatted"], true, "{formatted}");
+    assert!(
+        cart(&root).contains("\n  fun sum(): Int = 1\n"),
+        "{}",
+        cart(&root)
+    );
+    assert_eq!(
+        ide.bodies("/reformat"),
+        [json!({"path": "src/Cart.kt", "scope": {"kind": "file"}, "optimize_imports": false})]
+    );
+
+    let before = cart(&root);
+    let body = "fun sum(): Int = \"ü𝔘\".length";
+    let replaced = env.ok(
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "Cart/sum",
+            "--new-body",
+            body,
+        ],
+    );
+    assert_eq!(replaced["backing"], "jetbrains", "{replaced}");
+    assert_eq!(replaced["new_range"]["start"]["line"], 4, "{replaced}");
+    assert_eq!(
+        cart(&root),
+        before.replace("fun sum(): Int = 1", body),
+        "the double wrote the daemon's bytes"
+    );
+    assert_eq!(
+        ide.bodies("/replaceSymbolBody"),
+        [json!({"path": "src/Cart.kt", "range": wire(3, 2, 20), "text": body})]
+    );
+    ide.assert_clean();
+}
+
+#[test]
+fn move_safe_delete_inline_and_structure_send_only_what_the_published_plugin_reads() {
+    let (env, root, ide) = world();
+    fs::create_dir_all(root.join("src/other")).unwrap();
+    fs::write(root.join("src/Util.scala"), "object Util {\n}\n").unwrap();
+    let declaration = || Reply::Json(json!({"usages": [total_usages()[0]], "conflicts": []}));
+    let nothing_changed = || Reply::Json(json!({"applied": true, "changed_paths": []}));
+    for route in ["/movePreview", "/safeDeletePreview", "/inlinePreview"] {
+        ide.on(route, move |_| declaration());
+    }
+    for route in ["/moveApply", "/safeDeleteApply", "/inlineApply"] {
+        ide.on(route, move |_| nothing_changed());
+    }
+    ide.on("/symbols_overview", |_| {
+        let util = json!({"name": "Util", "kind": "object", "line": 1});
+        Reply::Json(json!({"symbols": [util], "truncated": false, "total": 1}))
+    });
+
+    let at = "src/Cart.kt:4:8";
+    let moved = env.ok(
+        &root,
+        &["refactor", "move", at, "--destination", "src/other"],
+    );
+    assert_eq!(moved["applied"], true, "{moved}");
+    let deleted = env.ok(&root, &["refactor", "safe-delete", at]);
+    assert_eq!(deleted["applied"], true, "{deleted}");
+    let inlined = env.ok(&root, &["refactor", "inline", at]);
+    assert_eq!(inlined["applied"], true, "{inlined}");
+    let range = wire(3, 8, 13);
+    let target = json!({"kind": "path", "path": "src/other"});
+    for (route, body) in [
+        (
+            "/movePreview",
+            json!({"path": "src/Cart.kt", "range": range, "target": target}),
+        ),
+        (
+            "/moveApply",
+            json!({"path": "src/Cart.kt", "range": range, "target": target, "force": false}),
+        ),
+        (
+            "/safeDeletePreview",
+            json!({"path": "src/Cart.kt", "range": range}),
+        ),
+        (
+            "/safeDeleteApply",
+            json!({"path": "src/Cart.kt", "range": range, "force": false}),
+        ),
+        (
+            "/inlinePreview",
+            json!({"path": "src/Cart.kt", "range": range, "keep_definition": false}),
+        ),
+        // No `force`: the published plugin's inline takes none.
+        (
+            "/inlineApply",
+            json!({"path": "src/Cart.kt", "range": range, "keep_definition": false}),
+        ),
+    ] {
+        let sent = ide.bodies(route);
+        assert!(
+            !sent.is_empty() && sent.iter().all(|s| *s == body),
+            "{route}: {sent:?}"
+        );
+    }
+
+    // tree-sitter has no Scala: the IDE's structure answers.
+    let overview = env.ok(&root, &["refactor", "symbols-overview", "src/Util.scala"]);
+    assert_eq!(overview["symbols"][0]["name"], "Util", "{overview}");
+    assert_eq!(
+        ide.bodies("/symbols_overview"),
+        [json!({"path": "src/Util.scala"})]
+    );
+    ide.assert_clean();
+}
