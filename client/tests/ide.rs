@@ -91,9 +91,14 @@ fn script() -> Value {
 /// A project with a Kotlin file the IDE answers for, a Scala file tree-sitter does not
 /// parse, and Python files pylsp can answer for once the IDE is gone.
 fn world() -> (TestEnv, PathBuf) {
+    world_with("")
+}
+
+/// [`world`] with more configuration after its `[lsp]` section.
+fn world_with(config: &str) -> (TestEnv, PathBuf) {
     let env = TestEnv::with_shim(SHIM);
     env.write_config(&format!(
-        "[lsp]\npython = [{:?}]\nkotlin = \"jetbrains\"\n",
+        "[lsp]\npython = [{:?}]\nkotlin = \"jetbrains\"\n{config}",
         pylsp().display().to_string()
     ));
     let root = env.dir().join("proj");
@@ -169,6 +174,8 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
         &["refactor", "inspections", "src/Main.kt", "--mode", "list"],
     );
     assert_eq!(list["sources"][0]["id"], "UnusedSymbol", "{list}");
+    assert_eq!(list["sources"][0]["name"], "Unused declaration", "{list}");
+    assert_eq!(list["sources"][0]["severity"], "WARNING", "{list}");
 
     // tree-sitter has no Scala: the IDE's structure answers.
     let overview = env.ok(&root, &["refactor", "symbols-overview", "src/Util.scala"]);
@@ -396,6 +403,105 @@ fn a_wrong_token_is_unauthorized_and_a_dead_ide_falls_back_in_the_same_call() {
     // Kotlin is "jetbrains only": without the IDE, BACKEND_REQUIRED.
     let kt = env.err(&root, &["refactor", "references", "src/Main.kt:6:35"]);
     assert_eq!(kt["code"], "BACKEND_REQUIRED", "{kt}");
+}
+
+/// `/definition` for `fläche` in main.py, as the IDE answers it.
+fn flache_definition() -> Value {
+    json!({"response": {"locations": [{"path": "geo.py", "range": wire(0, 4, 10)}], "truncated": false, "total": 1}})
+}
+
+#[test]
+fn a_window_indexing_refusing_or_hanging_passes_the_call_on_and_ide_only_calls_wait_for_it() {
+    let (env, root) = world_with("[ide]\ntimeout = \"1s\"\n");
+    let indexing = json!({"error": {"code": "INDEXING", "message": "indexing (dumb mode)"}});
+    let script = json!({"routes": {
+        "/definition": [
+            {"times": 1, "error": {"code": "INDEXING", "message": "indexing (dumb mode)"}},
+            {"times": 1, "error": {"code": "UNSUPPORTED_LANGUAGE", "message": "no Python plugin in this IDE"}},
+            {"times": 1, "delay_ms": 20_000, "response": flache_definition()["response"]},
+            flache_definition()
+        ],
+        "/implementations": indexing,
+        "/safeDeletePreview": indexing,
+    }});
+    // pylsp warm first: while it starts it answers INDEXING too, and every retry of
+    // the shim would use up one of the window's scripted answers.
+    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
+    assert_eq!(def["backing"], "pylsp", "{def}");
+    let ide = ContractIde::start(&env, &root, &script);
+
+    // Indexing: the language server answers in the same call, and says why.
+    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
+    assert_eq!(def["backing"], "pylsp", "{def}");
+    assert_eq!(spots(&def), ["geo.py 1:4"]);
+    let why = def["fallback"].as_str().unwrap_or_default();
+    assert!(why.contains("jetbrains answered INDEXING"), "{def}");
+
+    // A language the IDE refuses: the same.
+    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
+    assert_eq!(def["backing"], "pylsp", "{def}");
+    assert!(
+        def["fallback"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("UNSUPPORTED_LANGUAGE"),
+        "{def}"
+    );
+
+    // A window that hangs past the timeout: the language server answers this call...
+    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
+    assert_eq!(def["backing"], "pylsp", "{def}");
+    assert!(
+        def["fallback"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("jetbrains did not answer"),
+        "{def}"
+    );
+    // ... and the window is left alone afterwards: asked again it would answer itself
+    // (its next rule), yet the language server answers, with nothing passed over.
+    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
+    assert_eq!(def["backing"], "pylsp", "{def}");
+    assert_eq!(def["fallback"], Value::Null, "{def}");
+    let row = ide_row(&env, &root);
+    assert_eq!(row["reachable"], false, "{row}");
+    assert!(
+        row["ignored"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("within 1s"),
+        "{row}"
+    );
+    drop(ide);
+
+    // A restarted window (a new port file) is asked again at once.
+    let ide = ContractIde::start(
+        &env,
+        &root,
+        &json!({"routes": {"/definition": flache_definition(), "/implementations": indexing, "/safeDeletePreview": indexing}}),
+    );
+    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
+    assert_eq!(def["backing"], "jetbrains", "{def}");
+
+    // Kotlin has no language server here ("jetbrains"): the IDE's INDEXING is the
+    // answer (wait), not "no backend".
+    let kt = env.err(
+        &root,
+        &[
+            "refactor",
+            "implementations",
+            "src/Main.kt:6:35",
+            "--no-wait",
+        ],
+    );
+    assert_eq!(kt["code"], "INDEXING", "{kt}");
+    // Operations only the IDE can do keep its INDEXING.
+    let del = env.err(
+        &root,
+        &["refactor", "safe-delete", "src/Main.kt:4:9", "--no-wait"],
+    );
+    assert_eq!(del["code"], "INDEXING", "{del}");
+    drop(ide);
 }
 
 #[test]
@@ -851,7 +957,7 @@ fn every_refactoring_option_reaches_the_wire_under_its_own_name() {
     );
     routes.insert(
         "/safeDeletePreview".into(),
-        json!({"match": {"range": caller, "propagate": true}, "response": {"usages": [], "conflicts": []}}),
+        json!({"match": {"range": caller}, "response": {"usages": [], "conflicts": []}}),
     );
     routes.insert(
         "/safeDeleteApply".into(),

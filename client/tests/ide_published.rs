@@ -123,6 +123,8 @@ fn navigation_and_inspections_send_the_published_fields_and_read_its_answers() {
         &["refactor", "inspections", "src/Cart.kt", "--mode", "list"],
     );
     assert_eq!(list["sources"][0]["id"], "UnusedSymbol", "{list}");
+    assert_eq!(list["sources"][0]["name"], "Unused declaration", "{list}");
+    assert_eq!(list["sources"][0]["severity"], "WARNING", "{list}");
     for route in ["/inspections", "/list_inspections"] {
         assert_eq!(
             ide.bodies(route),
@@ -150,9 +152,8 @@ fn navigation_and_inspections_send_the_published_fields_and_read_its_answers() {
 #[test]
 fn refactorings_reformat_and_edits_write_through_the_published_answers() {
     let (env, root, ide) = world();
-    // Today's daemon sends the preview's options to `/renameApply` too, which the
-    // published plugin does not read there (WIRE.md): remove once the daemon builds
-    // the apply body from the apply's own fields.
+    // The daemon sends a rename's search options to `/renameApply` as well, on
+    // purpose (backing/ide.rs says why): the published plugin's Gson drops them.
     ide.tolerate("/renameApply", "search_comments");
     ide.tolerate("/renameApply", "search_text_occurrences");
     ide.on("/renamePreview", |_| {
@@ -206,17 +207,28 @@ fn refactorings_reformat_and_edits_write_through_the_published_answers() {
     }
     assert_eq!(applies[0]["force"], false, "{}", applies[0]);
 
-    // A preview's conflict (with its range) blocks the apply; nothing is sent.
+    // A preview's conflict keeps its range (UTF-16 39 after `𝔘` is character 38)...
+    let shown = env.ok(
+        &root,
+        &["refactor", "safe-delete", "src/Cart.kt:4:8", "--preview"],
+    );
+    let c = &shown["conflicts"][0];
+    assert_eq!(c["path"], "src/Cart.kt", "{shown}");
+    assert_eq!(
+        c["range"]["start"],
+        json!({"line": 6, "column": 38}),
+        "{shown}"
+    );
+    assert_eq!(c["message"], "sum() is used in checkout()", "{shown}");
+    // ... and blocks the apply; nothing is sent.
     let blocked = env.err(&root, &["refactor", "safe-delete", "src/Cart.kt:4:8"]);
     assert_eq!(blocked["code"], "CONFLICT", "{blocked}");
     assert!(
         blocked.to_string().contains("sum() is used in checkout()"),
         "{blocked}"
     );
-    assert_eq!(
-        ide.bodies("/safeDeletePreview"),
-        [json!({"path": "src/Cart.kt", "range": wire(3, 8, 11)})]
-    );
+    let at = json!({"path": "src/Cart.kt", "range": wire(3, 8, 11)});
+    assert_eq!(ide.bodies("/safeDeletePreview"), [at.clone(), at]);
     assert_eq!(ide.bodies("/safeDeleteApply"), Vec::<Value>::new());
 
     let formatted = env.ok(&root, &["refactor", "reformat", "src/Cart.kt"]);
@@ -303,7 +315,7 @@ fn move_safe_delete_inline_and_structure_send_only_what_the_published_plugin_rea
         ),
         (
             "/safeDeleteApply",
-            json!({"path": "src/Cart.kt", "range": range, "force": false}),
+            json!({"path": "src/Cart.kt", "range": range, "force": false, "propagate": false}),
         ),
         (
             "/inlinePreview",

@@ -196,6 +196,15 @@ fn rename_previews_applies_across_files_and_refuses_a_drifted_plan() {
     // A fresh preview and its plan apply to every file.
     let again = env.ok(&root, &rename_square(&["--preview"]));
     let plan = again["plan_hash"].as_str().unwrap().to_string();
+    // The plan is of this rename: the same usages renamed to another name are not it.
+    let mut other = rename_square(&["--plan-hash", &plan]);
+    other[4] = "Viereck";
+    let refused = env.err(&root, &other);
+    assert_eq!(refused["code"], "CONFLICT", "{refused}");
+    assert_eq!(
+        fs::read_to_string(root.join("src/shapes.rs")).unwrap(),
+        SHAPES_RS
+    );
     let applied = env.ok(&root, &rename_square(&["--plan-hash", &plan]));
     assert_eq!(applied["applied"], true, "{applied}");
     assert_eq!(

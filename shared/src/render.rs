@@ -165,7 +165,12 @@ pub fn inspections(resp: &InspectionsResponse) -> String {
     if resp.diagnostics.is_empty() && !resp.sources.is_empty() {
         // mode=list
         for src in &resp.sources {
-            s.push_str(&format!("{} ({} diagnostics seen)\n", src.id, src.seen));
+            let about = match (&src.name, &src.severity) {
+                (Some(name), Some(severity)) => format!("{name}, {severity}"),
+                (Some(name), None) => name.clone(),
+                (None, _) => format!("{} diagnostics seen", src.seen),
+            };
+            s.push_str(&format!("{} ({about})\n", src.id));
         }
         s.push_str(&totals(
             resp.sources.len(),
@@ -207,7 +212,12 @@ pub fn refactor(resp: &RefactorResponse) -> String {
         |u| format!("{}  {} → {}", u.range.start, u.text, u.new_text),
     );
     for c in &resp.conflicts {
-        s.push_str(&format!("conflict: {c}\n"));
+        let at = match (&c.path, c.range) {
+            (Some(path), Some(range)) => format!("{path}:{} ", range.start),
+            (Some(path), None) => format!("{path}: "),
+            _ => String::new(),
+        };
+        s.push_str(&format!("conflict: {at}{}\n", c.message));
     }
     s.push_str(&totals(
         resp.usages.len(),

@@ -12,7 +12,9 @@ use std::{
 
 use lean_ctx_shared::{
     ErrorCode, LeanError, Position, Range,
-    protocol::{LocationHit, RefactorResponse, Scope, Usage},
+    protocol::{
+        Conflict, LocationHit, RefactorKind, RefactorRequest, RefactorResponse, Scope, Usage,
+    },
 };
 
 use crate::{
@@ -104,7 +106,7 @@ pub fn may_apply(
         return Err(LeanError::new(
             ErrorCode::Conflict,
             format!(
-                "the plan changed since the preview (plan_hash {} now, {} given): files changed; nothing written",
+                "the plan changed since the preview (plan_hash {} now, {} given): files or the refactoring's parameters changed; nothing written",
                 plan.plan_hash,
                 want.trim()
             ),
@@ -116,7 +118,14 @@ pub fn may_apply(
             ErrorCode::Conflict,
             format!(
                 "the refactoring has conflicts: {}; nothing written",
-                plan.conflicts.join("; ")
+                plan.conflicts
+                    .iter()
+                    .map(|c| match &c.path {
+                        Some(path) => format!("{path}: {}", c.message),
+                        None => c.message.clone(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
             ),
         )
         .with_remedy("resolve the conflicts, or pass force to apply anyway"));
@@ -124,10 +133,47 @@ pub fn may_apply(
     Ok(())
 }
 
-/// BLAKE3 over the usages sorted by (path, range): one row each of path, range and
-/// current text (DESIGN "Formats to keep exactly").
-pub fn plan_hash(sorted: &[Usage]) -> String {
+/// A conflict without a range.
+pub fn conflict(path: Option<&str>, message: &str) -> Conflict {
+    Conflict {
+        path: path.map(str::to_string),
+        range: None,
+        message: message.to_string(),
+    }
+}
+
+/// What a plan is of: the refactoring and its own parameters (new name, destination,
+/// options), one line, so a `plan_hash` previewed for one rename never applies
+/// another with the same usages.
+pub fn operation(req: &RefactorRequest) -> String {
+    let o = &req.options;
+    let what = match &req.kind {
+        RefactorKind::Rename { new_name } => format!(
+            "rename\tnew_name={new_name}\tsearch_comments={}\tsearch_text_occurrences={}",
+            o.search_comments, o.search_text_occurrences
+        ),
+        RefactorKind::Move { destination } => format!("move\tdestination={destination}"),
+        RefactorKind::MoveInto { parent } => format!(
+            "move\tparent={}:{}:{}",
+            parent.path, parent.line, parent.column
+        ),
+        RefactorKind::SafeDelete => format!("safe_delete\tpropagate={}", o.propagate),
+        RefactorKind::Inline => format!("inline\tkeep_definition={}", o.keep_definition),
+    };
+    format!(
+        "{what}\tat={}:{}:{}",
+        req.at.path, req.at.line, req.at.column
+    )
+}
+
+/// BLAKE3 over the operation ([`operation`]) and then the usages sorted by (path,
+/// range): one row each of path, range and current text (DESIGN "Formats to keep
+/// exactly", with the operation's row first: the issue that asked for the binding
+/// says why).
+pub fn plan_hash(operation: &str, sorted: &[Usage]) -> String {
     let mut h = blake3::Hasher::new();
+    h.update(operation.as_bytes());
+    h.update(b"\n");
     for u in sorted {
         h.update(format!("{}\t{}\t", u.path, u.range).as_bytes());
         h.update(u.text.as_bytes());

@@ -20,11 +20,11 @@ use std::{
 use lean_ctx_shared::{
     ErrorCode, LeanError, Position, Range,
     protocol::{
-        DiagnosticHit, Direction, EditAction, EditRequest, FilePosition, InspectionSource,
-        InspectionsMode, InspectionsRequest, InspectionsResponse, LocationHit, NavigateAction,
-        NavigateRequest, NavigateResponse, RefactorKind, RefactorPhase, RefactorRequest,
-        RefactorResponse, ReformatRequest, ReformatResponse, ReformatScope, Scope, SymbolInfo,
-        SymbolKind, SymbolsOverviewResponse, TypeHierarchyItem, TypeHierarchyRequest,
+        Conflict, DiagnosticHit, Direction, EditAction, EditRequest, FilePosition,
+        InspectionSource, InspectionsMode, InspectionsRequest, InspectionsResponse, LocationHit,
+        NavigateAction, NavigateRequest, NavigateResponse, RefactorKind, RefactorPhase,
+        RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse, ReformatScope, Scope,
+        SymbolInfo, SymbolKind, SymbolsOverviewResponse, TypeHierarchyItem, TypeHierarchyRequest,
         TypeHierarchyResponse, Usage,
     },
 };
@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 
 use super::{
     Cx, Miss, Outcome,
-    answer::{Files, may_apply, plan_hash},
+    answer::{Files, conflict, may_apply, operation, plan_hash},
     blocking, limit,
 };
 use crate::{
@@ -324,6 +324,8 @@ pub async fn inspections(
                 Some(InspectionSource {
                     id: i["id"].as_str()?.to_string(),
                     seen: 0,
+                    name: i["name"].as_str().map(str::to_string),
+                    severity: i["severity"].as_str().map(str::to_string),
                 })
             })
             .collect();
@@ -489,7 +491,7 @@ pub async fn refactor(
         .await?;
     let (project, answer) = (t.project.clone(), preview);
     let (usages, conflicts) = blocking(move || Ok(plan(&project, &answer, &new_text))).await?;
-    let hash = plan_hash(&usages);
+    let hash = plan_hash(&operation(req), &usages);
     let mut usage_paths: Vec<String> = usages.iter().map(|u| u.path.clone()).collect();
     usage_paths.sort();
     usage_paths.dedup();
@@ -672,7 +674,7 @@ fn destination_inside(project: &Project, destination: &str) -> Result<String, Le
 
 /// A preview's usages with their current disk text, and its conflicts (usages outside
 /// the root among them).
-fn plan(project: &Project, preview: &Value, new_text: &str) -> (Vec<Usage>, Vec<String>) {
+fn plan(project: &Project, preview: &Value, new_text: &str) -> (Vec<Usage>, Vec<Conflict>) {
     let mut files = Files::new(project);
     let mut usages = Vec::new();
     let mut conflicts = Vec::new();
@@ -682,11 +684,11 @@ fn plan(project: &Project, preview: &Value, new_text: &str) -> (Vec<Usage>, Vec<
         };
         let abs = ide_path(&project.root, path);
         let Some(inside) = files.jail(&abs) else {
-            conflicts.push(format!("{path}: a usage outside the project root"));
+            conflicts.push(conflict(Some(path), "a usage outside the project root"));
             continue;
         };
         let Some(text) = files.text(&inside) else {
-            conflicts.push(format!("{}: cannot be read", inside.rel));
+            conflicts.push(conflict(Some(&inside.rel), "cannot be read"));
             continue;
         };
         let (start, end) = (
@@ -701,11 +703,32 @@ fn plan(project: &Project, preview: &Value, new_text: &str) -> (Vec<Usage>, Vec<
             new_text: new_text.to_string(),
         });
     }
+    // The IDE's own conflicts keep where they are: the path jailed (outside the root
+    // it is named, not read), the range converted from the file's current text.
     for c in preview["conflicts"].as_array().into_iter().flatten() {
-        let message = c["message"].as_str().unwrap_or("conflict");
-        conflicts.push(match c["path"].as_str() {
-            Some(p) => format!("{p}: {message}"),
-            None => message.to_string(),
+        let message = c["message"].as_str().unwrap_or("conflict").to_string();
+        let Some(path) = c["path"].as_str() else {
+            conflicts.push(Conflict {
+                path: None,
+                range: None,
+                message,
+            });
+            continue;
+        };
+        let (path, range) = match files.jail(&ide_path(&project.root, path)) {
+            Some(inside) => {
+                let range = wire_range(&c["range"]).and_then(|r| {
+                    let text = files.text(&inside)?;
+                    Some(text.range_from_lsp(r, Encoding::Utf16))
+                });
+                (inside.rel, range)
+            }
+            None => (path.to_string(), None),
+        };
+        conflicts.push(Conflict {
+            path: Some(path),
+            range,
+            message,
         });
     }
     usages.sort_by(|a, b| (&a.path, a.range).cmp(&(&b.path, b.range)));

@@ -15,7 +15,7 @@ use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Duration};
 use lean_ctx_shared::{
     ErrorCode, LeanError, Position, Range,
     protocol::{
-        DiagnosticHit, Direction, FilePosition, InspectionSource, InspectionsMode,
+        Conflict, DiagnosticHit, Direction, FilePosition, InspectionSource, InspectionsMode,
         InspectionsRequest, InspectionsResponse, LocationHit, NavigateAction, NavigateRequest,
         NavigateResponse, RefactorKind, RefactorPhase, RefactorRequest, RefactorResponse,
         ReformatRequest, ReformatResponse, ReformatScope, TypeHierarchyItem, TypeHierarchyRequest,
@@ -31,7 +31,7 @@ use lsp_types::{
 
 use super::{
     Cx,
-    answer::{Files, may_apply, plan_hash},
+    answer::{Files, conflict, may_apply, operation, plan_hash},
     blocking, limit,
 };
 use crate::{
@@ -397,7 +397,12 @@ pub async fn inspections(
         seen.entry(t.server.name()).or_default();
         let sources: Vec<InspectionSource> = seen
             .into_iter()
-            .map(|(id, seen)| InspectionSource { id, seen })
+            .map(|(id, seen)| InspectionSource {
+                id,
+                seen,
+                name: None,
+                severity: None,
+            })
             .collect();
         return Ok(InspectionsResponse {
             diagnostics: Vec::new(),
@@ -544,7 +549,7 @@ fn needs_ide(what: &str, option: &str) -> LeanError {
 /// A rename's plan: usages read from disk, per-file edits, conflicts.
 struct Plan {
     usages: Vec<Usage>,
-    conflicts: Vec<String>,
+    conflicts: Vec<Conflict>,
     writes: Vec<FileWrite>,
     hash: String,
 }
@@ -633,7 +638,8 @@ pub async fn refactor(
             )
         })?;
     let (project, enc) = (t.project.clone(), t.enc());
-    let plan = blocking(move || Ok(plan(&project, edit, enc))).await?;
+    let op = operation(req);
+    let plan = blocking(move || Ok(plan(&project, &op, edit, enc))).await?;
     let limit = limit(req.limit);
     let mut resp = RefactorResponse {
         total: plan.usages.len() as u32,
@@ -670,14 +676,17 @@ fn prepare_supported(server: &Server) -> bool {
 }
 
 /// Reads a `WorkspaceEdit` against the disk.
-fn plan(project: &Project, edit: lsp_types::WorkspaceEdit, enc: Encoding) -> Plan {
+fn plan(project: &Project, operation: &str, edit: lsp_types::WorkspaceEdit, enc: Encoding) -> Plan {
     let mut per_file: BTreeMap<PathBuf, Vec<TextEdit>> = BTreeMap::new();
     let mut conflicts = Vec::new();
     if let Some(changes) = edit.changes {
         for (uri, edits) in changes {
             match uri_to_path(&uri) {
                 Some(p) => per_file.entry(p).or_default().extend(edits),
-                None => conflicts.push(format!("an edit to {} (not a file)", uri.as_str())),
+                None => conflicts.push(conflict(
+                    None,
+                    &format!("an edit to {} (not a file)", uri.as_str()),
+                )),
             }
         }
     }
@@ -700,14 +709,17 @@ fn plan(project: &Project, edit: lsp_types::WorkspaceEdit, enc: Encoding) -> Pla
                                 lsp_types::OneOf::Left(e) => e,
                                 lsp_types::OneOf::Right(annotated) => annotated.text_edit,
                             })),
-                        None => conflicts.push(format!(
-                            "an edit to {} (not a file)",
-                            e.text_document.uri.as_str()
+                        None => conflicts.push(conflict(
+                            None,
+                            &format!("an edit to {} (not a file)", e.text_document.uri.as_str()),
                         )),
                     }
                 }
                 lsp_types::DocumentChangeOperation::Op(op) => {
-                    conflicts.push(format!("a file operation lean-ctx does not apply: {op:?}"));
+                    conflicts.push(conflict(
+                        None,
+                        &format!("a file operation lean-ctx does not apply: {op:?}"),
+                    ));
                 }
             }
         }
@@ -717,11 +729,12 @@ fn plan(project: &Project, edit: lsp_types::WorkspaceEdit, enc: Encoding) -> Pla
     let mut writes = Vec::new();
     for (abs, edits) in per_file {
         let Some(inside) = files.jail(&abs) else {
-            conflicts.push(format!("{} lies outside the project root", abs.display()));
+            let outside = abs.display().to_string();
+            conflicts.push(conflict(Some(&outside), "lies outside the project root"));
             continue;
         };
         let Ok(bytes) = inside.read() else {
-            conflicts.push(format!("{} cannot be read", inside.rel));
+            conflicts.push(conflict(Some(&inside.rel), "cannot be read"));
             continue;
         };
         let lines = LineIndex::new(&bytes);
@@ -747,7 +760,7 @@ fn plan(project: &Project, edit: lsp_types::WorkspaceEdit, enc: Encoding) -> Pla
         });
     }
     usages.sort_by(|a, b| (&a.path, a.range).cmp(&(&b.path, b.range)));
-    let hash = plan_hash(&usages);
+    let hash = plan_hash(operation, &usages);
     Plan {
         usages,
         conflicts,

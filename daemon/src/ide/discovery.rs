@@ -141,6 +141,9 @@ impl Discovery {
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
             let Some(me) = weak.upgrade() else { return };
             match event {
+                // Our own reads of a port file are access events: reloading on them
+                // would read it again, forever (one core spent on it).
+                Ok(ev) if ev.kind.is_access() => {}
                 Ok(ev) => ev.paths.iter().for_each(|p| me.reload(p)),
                 Err(e) => {
                     tracing::warn!(error = %e, "port file watch error; rescanning");

@@ -694,8 +694,13 @@ pub struct DiagnosticHit {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InspectionSource {
     pub id: String,
-    /// Diagnostics of this source seen in the files this server has open.
+    /// Diagnostics of this source seen in the files this server has open (a language
+    /// server's count; an IDE lists what it can run, and says 0).
     pub seen: u32,
+    /// The inspection's display name, where the backing has one (the IDE's).
+    pub name: Option<String>,
+    /// Its default severity, where the backing has one (the IDE's).
+    pub severity: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -837,11 +842,20 @@ pub struct Usage {
     pub new_text: String,
 }
 
+/// Why applying a refactoring would be unsafe: where (when the backing says) and what.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conflict {
+    /// Root-relative, or absolute when outside the root.
+    pub path: Option<String>,
+    pub range: Option<Range>,
+    pub message: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefactorResponse {
     pub usages: Vec<Usage>,
     /// Why applying would be unsafe; apply refuses unless `force`.
-    pub conflicts: Vec<String>,
+    pub conflicts: Vec<Conflict>,
     /// BLAKE3 over the usages sorted by (path, range): path, range and current text.
     pub plan_hash: String,
     pub total: u32,
