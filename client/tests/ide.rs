@@ -424,45 +424,33 @@ fn a_window_indexing_refusing_or_hanging_passes_the_call_on_and_ide_only_calls_w
         "/implementations": indexing,
         "/safeDeletePreview": indexing,
     }});
+    // The definition of `fläche`, asked at the call in main.py: the backing that
+    // answered, and why the ones before it did not.
+    let definition = || {
+        let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
+        assert_eq!(spots(&def), ["geo.py 1:4"], "{def}");
+        let why = def["fallback"].as_str().map(str::to_string);
+        (def["backing"].as_str().unwrap().to_string(), why)
+    };
     // pylsp warm first: while it starts it answers INDEXING too, and every retry of
     // the shim would use up one of the window's scripted answers.
-    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
-    assert_eq!(def["backing"], "pylsp", "{def}");
+    assert_eq!(definition(), ("pylsp".to_string(), None));
     let ide = ContractIde::start(&env, &root, &script);
-
+    let passed_over = |want: &str| {
+        let (backing, why) = definition();
+        assert_eq!(backing, "pylsp");
+        let why = why.unwrap_or_default();
+        assert!(why.contains(want), "{why:?} lacks {want:?}");
+    };
     // Indexing: the language server answers in the same call, and says why.
-    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
-    assert_eq!(def["backing"], "pylsp", "{def}");
-    assert_eq!(spots(&def), ["geo.py 1:4"]);
-    let why = def["fallback"].as_str().unwrap_or_default();
-    assert!(why.contains("jetbrains answered INDEXING"), "{def}");
-
+    passed_over("jetbrains answered INDEXING");
     // A language the IDE refuses: the same.
-    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
-    assert_eq!(def["backing"], "pylsp", "{def}");
-    assert!(
-        def["fallback"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("UNSUPPORTED_LANGUAGE"),
-        "{def}"
-    );
-
+    passed_over("jetbrains answered UNSUPPORTED_LANGUAGE");
     // A window that hangs past the timeout: the language server answers this call...
-    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
-    assert_eq!(def["backing"], "pylsp", "{def}");
-    assert!(
-        def["fallback"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("jetbrains did not answer"),
-        "{def}"
-    );
+    passed_over("jetbrains did not answer");
     // ... and the window is left alone afterwards: asked again it would answer itself
     // (its next rule), yet the language server answers, with nothing passed over.
-    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
-    assert_eq!(def["backing"], "pylsp", "{def}");
-    assert_eq!(def["fallback"], Value::Null, "{def}");
+    assert_eq!(definition(), ("pylsp".to_string(), None));
     let row = ide_row(&env, &root);
     assert_eq!(row["reachable"], false, "{row}");
     assert!(
@@ -480,8 +468,7 @@ fn a_window_indexing_refusing_or_hanging_passes_the_call_on_and_ide_only_calls_w
         &root,
         &json!({"routes": {"/definition": flache_definition(), "/implementations": indexing, "/safeDeletePreview": indexing}}),
     );
-    let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
-    assert_eq!(def["backing"], "jetbrains", "{def}");
+    assert_eq!(definition(), ("jetbrains".to_string(), None));
 
     // Kotlin has no language server here ("jetbrains"): the IDE's INDEXING is the
     // answer (wait), not "no backend".
