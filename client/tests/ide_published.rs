@@ -343,3 +343,38 @@ fn move_safe_delete_inline_and_structure_send_only_what_the_published_plugin_rea
     );
     ide.assert_clean();
 }
+
+/// CPU time (user + system, in clock ticks) `pid` has used so far.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // After the command name in parentheses: state is field 3, utime 14, stime 15.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+#[test]
+fn a_known_window_costs_the_daemon_no_cpu_between_calls() {
+    let (env, root, ide) = world();
+    ide.on("/references", |_| {
+        Reply::Json(json!({"locations": total_usages(), "truncated": false, "total": 2}))
+    });
+    let refs = env.ok(&root, &["refactor", "references", "src/Cart.kt:6:38"]);
+    assert_eq!(refs["backing"], "jetbrains", "{refs}");
+    // Reading the port file is itself an event on the watched data dir: a watcher that
+    // reloaded on it read the file again, forever, one core spent on nothing (100 or
+    // more clock ticks of 10 ms a second). The call's own aftermath (accounting loads
+    // its tokenizer) takes a moment, so the quietest of three seconds counts: idle,
+    // the daemon uses next to nothing.
+    let pid = env.daemon_pid().expect("the daemon runs");
+    let mut ticks = vec![cpu_ticks(pid)];
+    for _ in 0..3 {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        ticks.push(cpu_ticks(pid));
+    }
+    let quietest = ticks.windows(2).map(|w| w[1] - w[0]).min().unwrap();
+    assert!(
+        quietest < 30,
+        "the idle daemon used {ticks:?} ticks, second by second"
+    );
+    ide.assert_clean();
+}
