@@ -9,7 +9,7 @@
 use std::{fs, path::PathBuf};
 
 use lean_ctx_testkit::{
-    PluginDouble, Reply, TestEnv,
+    PluginDouble, Reply, TestEnv, git,
     plugin_double::{Token, replace_symbol_body},
     spots,
 };
@@ -376,5 +376,37 @@ fn a_known_window_costs_the_daemon_no_cpu_between_calls() {
         quietest < 30,
         "the idle daemon used {ticks:?} ticks, second by second"
     );
+    ide.assert_clean();
+}
+
+#[test]
+fn a_window_on_another_git_worktree_of_the_repository_is_never_used() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config("[lsp]\nkotlin = \"jetbrains\"\n");
+    let ours = env.dir().join("shop");
+    fs::create_dir_all(ours.join("src")).unwrap();
+    fs::write(ours.join("src/Cart.kt"), CART_KT).unwrap();
+    git(&ours, &["init", "-q"]);
+    git(&ours, &["add", "."]);
+    git(&ours, &["commit", "-q", "-m", "cart"]);
+    let theirs = env.dir().join("shop-feature");
+    git(&ours, &["worktree", "add", "-q", theirs.to_str().unwrap()]);
+    let (ours, theirs) = (
+        fs::canonicalize(ours).unwrap(),
+        fs::canonicalize(theirs).unwrap(),
+    );
+    // The window has the other worktree open: same repository, same files.
+    let ide = PluginDouble::start(&env, &theirs);
+    ide.on("/references", |_| {
+        Reply::Json(json!({"locations": total_usages(), "truncated": false, "total": 2}))
+    });
+    let refs = ["refactor", "references", "src/Cart.kt:6:38", "--no-wait"];
+    let ours_err = env.err(&ours, &refs);
+    assert_eq!(ours_err["code"], "BACKEND_REQUIRED", "{ours_err}");
+    assert_eq!(ide.bodies("/references"), Vec::<Value>::new());
+    // Its own worktree it serves.
+    let answered = env.ok(&theirs, &refs);
+    assert_eq!(answered["backing"], "jetbrains", "{answered}");
+    assert_eq!(ide.bodies("/references").len(), 1);
     ide.assert_clean();
 }

@@ -162,7 +162,9 @@ struct Tolerated {
 
 struct Shared {
     root: PathBuf,
-    token: String,
+    token: Mutex<String>,
+    data_dir: PathBuf,
+    port: u16,
     stopped: Mutex<bool>,
     wake: Condvar,
     indexing: AtomicBool,
@@ -207,7 +209,9 @@ impl PluginDouble {
             .unwrap();
         let shared = Arc::new(Shared {
             root: root.clone(),
-            token: hex(&random),
+            token: Mutex::new(hex(&random)),
+            data_dir: env.paths.data_dir.clone(),
+            port,
             stopped: Mutex::new(false),
             wake: Condvar::new(),
             indexing: AtomicBool::new(false),
@@ -229,7 +233,7 @@ impl PluginDouble {
                 s.conns.lock().unwrap().push((clone, thread));
             }
         });
-        let port_file = write_port_file(&env.paths.data_dir, &root, port, &shared.token);
+        let port_file = write_port_file(&shared);
         PluginDouble {
             shared,
             port,
@@ -238,8 +242,23 @@ impl PluginDouble {
         }
     }
 
-    pub fn token(&self) -> &str {
-        &self.shared.token
+    pub fn token(&self) -> String {
+        self.shared.token.lock().unwrap().clone()
+    }
+
+    /// A new token, as a restarted window has: with `port_file`, written into the port
+    /// file as the plugin does; without, the file keeps the old one (a window whose
+    /// file someone else rewrote, or a plugin that lost it). Returns the new token.
+    pub fn new_token(&self, port_file: bool) -> String {
+        let mut random = [0u8; 32];
+        fs::File::open("/dev/urandom")
+            .and_then(|mut f| f.read_exact(&mut random))
+            .unwrap();
+        *self.shared.token.lock().unwrap() = hex(&random);
+        if port_file {
+            write_port_file(&self.shared);
+        }
+        self.token()
     }
 
     /// Answers `route` (e.g. `"/references"`) with `handler` from now on.
@@ -334,7 +353,9 @@ impl Drop for PluginDouble {
 /// (spec §1.3, computed here on its own rather than through `shared::ide`, so a drift
 /// there shows), written as the plugin writes it: the data dir created 0700 if
 /// missing, a 0600 temp file beside the target, filled and synced, atomically renamed.
-fn write_port_file(data_dir: &Path, root: &Path, port: u16, token: &str) -> PathBuf {
+fn write_port_file(s: &Shared) -> PathBuf {
+    let (data_dir, root) = (&s.data_dir, &s.root);
+    let (port, token) = (s.port, s.token.lock().unwrap().clone());
     fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
@@ -510,7 +531,7 @@ fn deviation(s: &Shared, what: String) {
 fn answer(s: &Shared, request: Request) -> Option<(u16, Value)> {
     let token = match request.header("x-leanctx-token") {
         None => Token::Missing,
-        Some(t) if t == s.token => Token::Right,
+        Some(t) if t == *s.token.lock().unwrap() => Token::Right,
         Some(_) => Token::Wrong,
     };
     let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
@@ -846,7 +867,7 @@ mod tests {
             "{missing:?}"
         );
 
-        let (status, v) = http(d.port, "GET", "/health", Some(d.token()), "");
+        let (status, v) = http(d.port, "GET", "/health", Some(&d.token()), "");
         assert_eq!(status, 200);
         assert_eq!(
             v,
@@ -861,7 +882,7 @@ mod tests {
         assert!(
             log[3]
                 .headers
-                .contains(&("x-leanctx-token".into(), d.token().into()))
+                .contains(&("x-leanctx-token".into(), d.token()))
         );
     }
 
@@ -869,7 +890,7 @@ mod tests {
     fn unknown_routes_are_404_and_a_deviation() {
         let (_env, _root, d) = world();
         for (method, route) in [("POST", "/list-inspections"), ("GET", "/references")] {
-            let (status, v) = http(d.port, method, route, Some(d.token()), "{}");
+            let (status, v) = http(d.port, method, route, Some(&d.token()), "{}");
             assert_eq!(
                 (status, &v["error"]["code"]),
                 (404, &json!("NOT_FOUND")),
@@ -896,7 +917,7 @@ mod tests {
             Reply::Json(json!({"applied": true, "changed_paths": []}))
         });
         let post = |route: &str, body: Value| {
-            http(d.port, "POST", route, Some(d.token()), &body.to_string())
+            http(d.port, "POST", route, Some(&d.token()), &body.to_string())
         };
         let range =
             json!({"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 7}});
@@ -1051,15 +1072,15 @@ mod tests {
         });
         d.on("/references", |_| Reply::Hang);
         d.on("/replaceSymbolBody", replace_symbol_body);
-        let (status, v) = http(d.port, "POST", "/definition", Some(d.token()), at);
+        let (status, v) = http(d.port, "POST", "/definition", Some(&d.token()), at);
         assert_eq!(
             (status, &v["error"]["code"]),
             (200, &json!("UNSUPPORTED_LANGUAGE"))
         );
         d.set_indexing(true);
-        let (status, v) = http(d.port, "POST", "/definition", Some(d.token()), at);
+        let (status, v) = http(d.port, "POST", "/definition", Some(&d.token()), at);
         assert_eq!((status, &v["error"]["code"]), (200, &json!("INDEXING")));
-        let (status, _) = http(d.port, "GET", "/health", Some(d.token()), "");
+        let (status, _) = http(d.port, "GET", "/health", Some(&d.token()), "");
         assert_eq!(status, 200, "/health answers in dumb mode");
         d.set_indexing(false);
 
@@ -1069,7 +1090,7 @@ mod tests {
             d.port,
             "POST",
             "/replaceSymbolBody",
-            Some(d.token()),
+            Some(&d.token()),
             &edit.to_string(),
         );
         assert_eq!(status, 200, "{v}");
@@ -1122,7 +1143,7 @@ mod tests {
             d.port,
             "POST",
             "/renameApply",
-            Some(d.token()),
+            Some(&d.token()),
             &body.to_string(),
         );
         d.assert_clean();
