@@ -524,6 +524,12 @@ impl Staged {
     }
 
     fn commit(mut self) -> Result<(), WriteError> {
+        #[cfg(test)]
+        if tests::refuse_this_rename() {
+            return Err(WriteError::Untouched(io::Error::other(
+                "the disk refused the rename (injected)",
+            )));
+        }
         let dir = self.file.dir();
         rustix::fs::renameat(dir, &*self.tmp, dir, self.file.name())
             .map_err(|e| WriteError::Untouched(e.into()))?;
@@ -649,6 +655,67 @@ mod tests {
 
     use super::*;
     use crate::jail::{Want, resolve};
+
+    thread_local! {
+        /// Renames left before one fails, for the test that needs a write to fail
+        /// midway (no real disk fails between two renames on cue).
+        static RENAMES_BEFORE_FAILURE: std::cell::Cell<Option<usize>> =
+            const { std::cell::Cell::new(None) };
+    }
+
+    /// Whether the rename about to happen is the one set to fail.
+    pub(super) fn refuse_this_rename() -> bool {
+        RENAMES_BEFORE_FAILURE.with(|left| match left.get() {
+            Some(0) => {
+                left.set(None);
+                true
+            }
+            Some(n) => {
+                left.set(Some(n - 1));
+                false
+            }
+            None => false,
+        })
+    }
+
+    #[test]
+    fn a_multi_file_write_that_fails_midway_puts_back_every_file_it_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let names = ["a.rs", "b.rs", "c.rs"];
+        for n in names {
+            fs::write(root.join(n), format!("// {n} before\n")).unwrap();
+        }
+        let writes: Vec<FileWrite> = names
+            .iter()
+            .map(|n| {
+                let before = format!("// {n} before\n");
+                write(&root, n, &format!("// {n} after\n"), before.as_bytes())
+            })
+            .collect();
+        // a and b are renamed into place, c's rename fails.
+        RENAMES_BEFORE_FAILURE.with(|left| left.set(Some(2)));
+        let err = apply_many(&FileLocks::default(), &writes).unwrap_err();
+        assert!(
+            err.message.contains("c.rs") && err.message.contains("put back"),
+            "{}",
+            err.message
+        );
+        for n in names {
+            assert_eq!(
+                fs::read_to_string(root.join(n)).unwrap(),
+                format!("// {n} before\n"),
+                "{n}"
+            );
+        }
+        // No temp file is left behind either.
+        let mut left: Vec<String> = fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, names);
+    }
 
     fn write(root: &Path, rel: &str, content: &str, expected: &[u8]) -> FileWrite {
         FileWrite {
