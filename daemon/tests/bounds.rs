@@ -10,6 +10,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use lean_ctx_daemon::server::HELLO_TIMEOUT;
 use lean_ctx_shared::{
     ErrorCode, LeanError,
     hello::{ClientHello, Intent, Outcome, RefuseReason, ServerHello, read_hello, write_hello},
@@ -20,7 +21,7 @@ use lean_ctx_shared::{
     transport::{self, Connection, MAX_FRAME_LEN},
 };
 use lean_ctx_testkit::{TestEnv, wait_until};
-use std::io::Read;
+use std::io::{Read, Write};
 
 use tokio::net::UnixStream;
 
@@ -551,4 +552,36 @@ async fn a_quiet_connection_does_not_keep_an_auto_spawned_daemon_alive() {
         .find("idle: no connections, stopping")
         .expect("idle exit");
     assert!(closed_at < idle_at, "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn peers_that_never_say_hello_are_dropped_after_the_hello_timeout_and_block_nobody() {
+    let env = TestEnv::with_daemon(DAEMON);
+    let _daemon = env.start_foreground();
+    let pid = ping(&connect(&env).await).await;
+    // Silent peers, and ones that stop halfway through the hello's magic.
+    let mut mute = Vec::new();
+    for i in 0..20 {
+        let mut s = std::os::unix::net::UnixStream::connect(env.paths.socket()).unwrap();
+        if i % 2 == 1 {
+            s.write_all(b"LCT").unwrap();
+        }
+        s.set_nonblocking(true).unwrap();
+        mute.push(s);
+    }
+    // While they hang, other sessions connect and call as usual.
+    for _ in 0..5 {
+        assert_eq!(ping(&connect(&env).await).await, pid);
+    }
+    assert!(
+        wait_until(HELLO_TIMEOUT + T, || mute.iter().all(closed)),
+        "{}",
+        env.log()
+    );
+    assert!(
+        env.log().contains("closing connection: no hello within"),
+        "{}",
+        env.log()
+    );
+    assert_eq!(ping(&connect(&env).await).await, pid);
 }
