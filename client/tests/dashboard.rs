@@ -70,6 +70,23 @@ fn http_full(port: u16, head: &str, body: &str) -> (u16, String, String) {
     (status, head.to_string(), body.to_string())
 }
 
+/// The status line and headers of the answer to `head`, read up to the blank line
+/// (for answers that stream on, like the event stream).
+fn head_of(port: u16, head: &str) -> String {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(stream, "{head}\r\n\r\n").unwrap();
+    let mut got = Vec::new();
+    let mut byte = [0u8; 1];
+    while !got.ends_with(b"\r\n\r\n") {
+        assert_eq!(stream.read(&mut byte).unwrap(), 1, "the answer ended early");
+        got.push(byte[0]);
+    }
+    String::from_utf8(got).unwrap()
+}
+
 /// The first run of 64 hex digits after `marker` in `text`.
 fn hex64_after<'a>(text: &'a str, marker: &str) -> &'a str {
     let at = text
@@ -261,6 +278,43 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
         1,
         "refused posts evicted nothing: {servers}"
     );
+
+    // Every answer carries the security headers: each route, a refusal, the 404 and
+    // the event stream (whose head is all there is to read before it ends).
+    let origin = format!("Origin: http://127.0.0.1:{port}");
+    let requests = [
+        format!("GET / HTTP/1.1\r\n{host}\r\n{cookie}"),
+        format!("GET /app.js HTTP/1.1\r\n{host}\r\n{cookie}"),
+        format!("GET /style.css HTTP/1.1\r\n{host}\r\n{cookie}"),
+        format!("GET /api/status HTTP/1.1\r\n{host}\r\n{cookie}"),
+        format!("GET /api/gain HTTP/1.1\r\n{host}\r\n{cookie}"),
+        format!("GET /api/gain/daily HTTP/1.1\r\n{host}\r\n{cookie}"),
+        format!("GET /login HTTP/1.1\r\n{host}"),
+        format!("POST /api/servers/none HTTP/1.1\r\n{host}\r\n{cookie}\r\n{origin}"),
+        format!("GET /api/status HTTP/1.1\r\n{host}"),
+        format!("GET /nothing-here HTTP/1.1\r\n{host}\r\n{cookie}"),
+    ];
+    let mut heads: Vec<(String, String)> = requests
+        .iter()
+        .map(|r| (r.clone(), http_full(port, r, "").1))
+        .collect();
+    let events = format!("GET /api/events HTTP/1.1\r\n{host}\r\n{cookie}");
+    heads.push((events.clone(), head_of(port, &events)));
+    for (request, head) in &heads {
+        let head = head.to_ascii_lowercase();
+        for header in [
+            "content-security-policy: default-src 'none'",
+            "referrer-policy: no-referrer",
+            "x-frame-options: deny",
+            "x-content-type-options: nosniff",
+            "cache-control: no-store",
+        ] {
+            assert!(
+                head.contains(header),
+                "{request:?} lacks {header:?}:\n{head}"
+            );
+        }
+    }
 
     // What the page reads: the status with the calls, and exactly `gain --json`.
     let (status, body) = http(
