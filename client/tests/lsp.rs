@@ -463,7 +463,8 @@ fn the_instance_cap_and_the_memory_budget_evict_the_least_recently_used() {
 fn python_lsp_server_answers_definition_and_references() {
     let env = python_env("");
     let root = python_project(&env, "py");
-    // `fläche` in the second call: after "print(\"ü\", fläche(2, 3), ".
+    // `fläche` in the second call: after "print(\"𝔘\", fläche(2, 3), " (the astral
+    // `𝔘` makes character, UTF-16 and byte columns three different numbers).
     let def = env.ok(&root, &["refactor", "definition", "main.py:3:26"]);
     assert_eq!(spots(&def), ["geo.py 2:4"], "{def}");
     assert_eq!(def["backing"], "pylsp");

@@ -362,7 +362,9 @@ pub fn python_fixture(root: &Path) -> PathBuf {
     .unwrap();
     fs::write(
         root.join("main.py"),
-        "from geo import fläche\n\nprint(\"ü\", fläche(2, 3), fläche(4, 5))\n",
+        // `𝔘` is two UTF-16 units (pylsp's encoding): every column after it differs
+        // between characters, UTF-16 and bytes.
+        "from geo import fläche\n\nprint(\"𝔘\", fläche(2, 3), fläche(4, 5))\n",
     )
     .unwrap();
     fs::canonicalize(root).unwrap()

@@ -647,13 +647,14 @@ async fn initialize(server: Arc<Server>) {
     {
         Ok(mut result) => {
             let caps = result["capabilities"].take();
+            let reported = result["serverInfo"]["name"].as_str().map(str::to_string);
             let encoding = Encoding::negotiated(
                 caps["positionEncoding"]
                     .as_str()
                     .map(|e| lsp_types::PositionEncodingKind::from(e.to_string()))
                     .as_ref(),
+                reported.as_deref(),
             );
-            let reported = result["serverInfo"]["name"].as_str().map(str::to_string);
             let _ = server.init.set(Initialized {
                 caps,
                 encoding,

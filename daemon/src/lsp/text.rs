@@ -24,11 +24,16 @@ pub enum Encoding {
 }
 
 impl Encoding {
-    /// The server's choice; LSP's default when it says nothing is UTF-16.
-    pub fn negotiated(kind: Option<&PositionEncodingKind>) -> Encoding {
-        match kind.map(|k| k.as_str()) {
-            Some("utf-8") => Encoding::Utf8,
-            Some("utf-32") => Encoding::Utf32,
+    /// The server's choice; LSP's default when it says nothing is UTF-16, except for
+    /// servers known to count otherwise: python-lsp-server (1.15 seen) declares nothing
+    /// and hands jedi's columns through unchanged, which count code points
+    /// (`pylsp/plugins/references.py`: `"character": d.column`), so with a character
+    /// beyond the BMP before a name every column it gave was one off.
+    pub fn negotiated(kind: Option<&PositionEncodingKind>, server: Option<&str>) -> Encoding {
+        match (kind.map(|k| k.as_str()), server) {
+            (Some("utf-8"), _) => Encoding::Utf8,
+            (Some("utf-32"), _) => Encoding::Utf32,
+            (None, Some("pylsp")) => Encoding::Utf32,
             _ => Encoding::Utf16,
         }
     }
@@ -217,6 +222,21 @@ mod tests {
 
     fn lsp(line: u32, character: u32) -> lsp_types::Position {
         lsp_types::Position::new(line, character)
+    }
+
+    #[test]
+    fn the_encoding_is_the_servers_and_pylsp_counts_code_points() {
+        let utf8 = PositionEncodingKind::UTF8;
+        assert_eq!(
+            Encoding::negotiated(Some(&utf8), Some("pylsp")),
+            Encoding::Utf8
+        );
+        assert_eq!(Encoding::negotiated(None, Some("pylsp")), Encoding::Utf32);
+        assert_eq!(
+            Encoding::negotiated(None, Some("rust-analyzer")),
+            Encoding::Utf16
+        );
+        assert_eq!(Encoding::negotiated(None, None), Encoding::Utf16);
     }
 
     #[test]
