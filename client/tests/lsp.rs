@@ -533,3 +533,33 @@ fn a_region_reformat_formats_only_those_lines() {
         "const größe = 1;\nconst b = 2;\nconst c = 3;\n"
     );
 }
+
+#[test]
+fn a_file_changed_behind_the_daemons_back_reaches_the_server_without_being_named() {
+    let (env, root) = rust_project("");
+    let refs = ["refactor", "references", "src/shapes.rs:2:12"];
+    let before = env.ok(&root, &refs)["total"].as_u64().unwrap();
+    // lib.rs gains two usages of `Square`; no call names lib.rs, so only the daemon's
+    // watcher can tell the server (didChangeWatchedFiles).
+    fs::write(
+        root.join("src/lib.rs"),
+        format!("{LIB_RS}pub fn more() -> shapes::Square {{ shapes::Square {{ side: 4 }} }}\n"),
+    )
+    .unwrap();
+    let mut last = serde_json::Value::Null;
+    assert!(
+        wait_until(Duration::from_secs(60), || {
+            last = env.ok(&root, &refs);
+            last["total"].as_u64() == Some(before + 2)
+        }),
+        "{before} before, now {last}"
+    );
+    assert!(
+        last["locations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["context"].as_str().unwrap().contains("pub fn more()")),
+        "{last}"
+    );
+}
