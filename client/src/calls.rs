@@ -1,5 +1,6 @@
-//! The requests both front doors send (the CLI's `outline`, `search` and `refactor`
-//! verbs and the MCP tools `ctx_outline`, `ctx_search`, `ctx_refactor`): one enum,
+//! The requests both front doors send (the CLI's `outline`, `tree`, `search` and
+//! `refactor` verbs and the MCP tools `ctx_outline`, `ctx_tree`, `ctx_search`,
+//! `ctx_refactor`): one enum,
 //! built by `request::build` alone, with one deadline and one rendering per request,
 //! so the two can never send or answer the same action differently.
 
@@ -9,7 +10,7 @@ use lean_ctx_shared::{
     LeanError,
     protocol::{
         EditRequest, InspectionsRequest, LeanCtxClient, NavigateRequest, OutlineRequest,
-        RefactorRequest, ReformatRequest, SearchSymbolRequest, SymbolsOverviewRequest,
+        RefactorRequest, ReformatRequest, SearchSymbolRequest, SymbolsOverviewRequest, TreeRequest,
         TypeHierarchyRequest,
     },
     render,
@@ -20,6 +21,7 @@ use tarpc::{client::RpcError, context::Context};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Call {
     Outline(OutlineRequest),
+    Tree(TreeRequest),
     Search(SearchSymbolRequest),
     SymbolsOverview(SymbolsOverviewRequest),
     Edit(EditRequest),
@@ -56,6 +58,7 @@ impl Call {
     pub fn timeout(&self) -> Duration {
         let (wait_ms, budget) = match self {
             Call::Outline(r) => (r.wait_ms, INDEX_BUDGET),
+            Call::Tree(r) => (r.wait_ms, INDEX_BUDGET),
             Call::Search(r) => (r.wait_ms, INDEX_BUDGET),
             // Files tree-sitter cannot parse go to the IDE: its quick timeout is 30 s.
             Call::SymbolsOverview(_) => (0, INDEX_BUDGET),
@@ -80,6 +83,10 @@ impl Call {
                 .outline(ctx, req)
                 .await?
                 .map(|r| answer(r, render::outline)),
+            Call::Tree(req) => client
+                .tree(ctx, req)
+                .await?
+                .map(|r| answer(r, render::files_tree)),
             Call::Search(req) => {
                 let query = req.query.clone();
                 client

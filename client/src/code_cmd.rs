@@ -1,4 +1,4 @@
-//! The code verbs: `outline`, `search`, and `refactor <action>` for every
+//! The code verbs: `outline`, `tree`, `search`, and `refactor <action>` for every
 //! `ctx_refactor` action (symbols_overview, the symbol edits, navigation, type
 //! hierarchy, inspections, reformat, rename, move, safe_delete, inline). Each parses
 //! its arguments into `request::Input` (nothing more: `request::build` validates and
@@ -50,6 +50,35 @@ impl OutlineArgs {
             ..Input::default()
         };
         (Action::Outline, input, self.no_wait)
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct TreeArgs {
+    /// A directory (default: the working directory; at the project root, the whole
+    /// project).
+    path: Option<String>,
+    /// Levels of directories to list (default 2); deeper ones show their counts.
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Most entries to list (default 400).
+    #[arg(long)]
+    limit: Option<u32>,
+    /// Answer INDEXING at once instead of waiting for the first index.
+    #[arg(long)]
+    no_wait: bool,
+}
+
+impl TreeArgs {
+    /// The neutral form `request::build` takes, and `--no-wait`.
+    pub fn input(self) -> (Action, Input, bool) {
+        let input = Input {
+            path: self.path,
+            depth: self.depth,
+            limit: self.limit,
+            ..Input::default()
+        };
+        (Action::Tree, input, self.no_wait)
     }
 }
 
@@ -551,6 +580,16 @@ pub async fn outline(
     conn: &Connection,
     root: PathBuf,
     args: OutlineArgs,
+    out: &Output,
+) -> Result<ExitCode, LeanError> {
+    let (action, input, no_wait) = args.input();
+    run(conn, root, action, input, no_wait, out).await
+}
+
+pub async fn tree(
+    conn: &Connection,
+    root: PathBuf,
+    args: TreeArgs,
     out: &Output,
 ) -> Result<ExitCode, LeanError> {
     let (action, input, no_wait) = args.input();

@@ -43,6 +43,7 @@ const DEFAULT_INDEX_WAIT_MS: u32 = 20_000;
 
 const INSTRUCTIONS: &str = "lean-ctx: code intelligence for this project, served by a warm per-user daemon. \
 Paths are relative to the project root (the directory this session runs in); lines are 1-based, columns 0-based. \
+ctx_tree shows the project's indexed files as a tree with per-directory counts and languages; \
 ctx_outline lists the symbols of a file or directory; ctx_search finds symbols by name, substring or Type/member; \
 ctx_refactor reads one file's symbols (symbols_overview), edits symbol bodies by name_path or line \
 guarded by expected_hash (the BLAKE3 every edit answers with), finds references/definitions/implementations \
@@ -193,6 +194,32 @@ impl OutlineParams {
             ..Input::default()
         };
         (Action::Outline, input)
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TreeParams {
+    /// A directory relative to the project root; omit for the whole project.
+    pub path: Option<String>,
+    /// Levels of directories to list (default 2); deeper directories show their file
+    /// counts and languages only.
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub depth: Option<u32>,
+    /// Most entries to list (default 400).
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub limit: Option<u32>,
+}
+
+impl TreeParams {
+    /// The neutral form `request::build` takes.
+    pub fn input(self) -> (Action, Input) {
+        let input = Input {
+            path: self.path,
+            depth: self.depth,
+            limit: self.limit,
+            ..Input::default()
+        };
+        (Action::Tree, input)
     }
 }
 
@@ -371,6 +398,18 @@ impl LeanCtxMcp {
     async fn ctx_outline(
         &self,
         Parameters(p): Parameters<OutlineParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let (action, input) = p.input();
+        self.run(action, input).await
+    }
+
+    #[tool(
+        description = "Tree: this project's indexed source files (ignore rules honoured) as a compact tree, `depth` levels of directories (default 2), each directory with its file count and languages, e.g. `src/ (42 files: rust 40, python 2)`.",
+        annotations(read_only_hint = true)
+    )]
+    async fn ctx_tree(
+        &self,
+        Parameters(p): Parameters<TreeParams>,
     ) -> Result<CallToolResult, McpError> {
         let (action, input) = p.input();
         self.run(action, input).await

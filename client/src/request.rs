@@ -1,5 +1,6 @@
-//! The one request builder of both front doors. The CLI (`outline`, `search`,
-//! `refactor <verb>`) and the MCP tools (`ctx_outline`, `ctx_search`, `ctx_refactor`)
+//! The one request builder of both front doors. The CLI (`outline`, `tree`, `search`,
+//! `refactor <verb>`) and the MCP tools (`ctx_outline`, `ctx_tree`, `ctx_search`,
+//! `ctx_refactor`)
 //! each parse their own input (clap arguments, a tool call's JSON arguments) into the
 //! same neutral [`Input`] and nothing more; [`build`] alone validates it, applies the
 //! defaults and turns it into the protocol request ([`Call`]). So an action has one
@@ -17,7 +18,7 @@ use lean_ctx_shared::{
         Direction, EditAction, EditRequest, EditTarget, FilePosition, InspectionsMode,
         InspectionsRequest, NavigateAction, NavigateRequest, OutlineRequest, RefactorKind,
         RefactorOptions, RefactorPhase, RefactorRequest, ReformatRequest, ReformatScope, Scope,
-        SearchSymbolRequest, SymbolKind, SymbolsOverviewRequest, TypeHierarchyRequest,
+        SearchSymbolRequest, SymbolKind, SymbolsOverviewRequest, TreeRequest, TypeHierarchyRequest,
     },
 };
 use rmcp::schemars::{self, JsonSchema};
@@ -29,6 +30,7 @@ use crate::calls::Call;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     Outline,
+    Tree,
     Search,
     Refactor(RefactorAction),
 }
@@ -166,6 +168,10 @@ impl Ctx {
     }
 }
 
+/// Levels of directories a tree lists unless asked otherwise: enough to see a
+/// project's layout, few enough to stay a screenful.
+const DEFAULT_TREE_DEPTH: u32 = 2;
+
 /// The allowed spellings of the enumerated parameters; the first is the default.
 const SCOPES: &[(&str, Scope)] = &[("project", Scope::Project), ("all", Scope::All)];
 const DIRECTIONS: &[(&str, Direction)] = &[
@@ -252,6 +258,18 @@ pub fn build(action: Action, input: Input, ctx: &Ctx) -> Result<Call, LeanError>
                     .as_deref()
                     .map_or_else(|| ctx.here(), |p| ctx.path(p)),
                 depth: input.depth.unwrap_or(1),
+                limit,
+                wait_ms,
+            }));
+        }
+        Action::Tree => {
+            return Ok(Call::Tree(TreeRequest {
+                root,
+                path: input
+                    .path
+                    .as_deref()
+                    .map_or_else(|| ctx.here(), |p| ctx.path(p)),
+                depth: input.depth.unwrap_or(DEFAULT_TREE_DEPTH),
                 limit,
                 wait_ms,
             }));
@@ -520,7 +538,7 @@ mod tests {
     use super::*;
     use crate::{
         Cli, Command,
-        mcp::{OutlineParams, RefactorParams, SearchParams},
+        mcp::{OutlineParams, RefactorParams, SearchParams, TreeParams},
     };
 
     const ROOT: &str = "/home/dev/proj";
@@ -529,6 +547,7 @@ mod tests {
     #[derive(Clone, Copy, Debug)]
     enum Tool {
         Outline,
+        Tree,
         Search,
         Refactor,
     }
@@ -547,6 +566,7 @@ mod tests {
     fn name(action: Action) -> &'static str {
         match action {
             Action::Outline => "outline",
+            Action::Tree => "tree",
             Action::Search => "search",
             Action::Refactor(a) => a.as_str(),
         }
@@ -558,6 +578,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("lean-ctx {args:?}: {e}"));
         let (action, input, _no_wait) = match parsed.command {
             Command::Outline(a) => a.input(),
+            Command::Tree(a) => a.input(),
             Command::Search(a) => a.input(),
             Command::Refactor(c) => c.input().unwrap(),
             other => panic!("not a code verb: {other:?}"),
@@ -577,6 +598,7 @@ mod tests {
         }
         let (action, input) = match tool {
             Tool::Outline => parse::<OutlineParams>(args).input(),
+            Tool::Tree => parse::<TreeParams>(args).input(),
             Tool::Search => parse::<SearchParams>(args).input().unwrap(),
             Tool::Refactor => parse::<RefactorParams>(args).input(),
         };
@@ -600,6 +622,12 @@ mod tests {
                 &["outline", "src", "--depth", "2", "--limit", "5"],
                 Outline,
                 json!({"path": "src", "depth": 2, "limit": "5"}),
+            ),
+            row(&["tree"], Tree, json!({})),
+            row(
+                &["tree", "src", "--depth", "4", "--limit", "30"],
+                Tree,
+                json!({"path": "src", "depth": "4", "limit": 30}),
             ),
             row(
                 &["search", "Point/new"],
@@ -868,7 +896,8 @@ mod tests {
         );
 
         // Every action either door offers has a row.
-        let mut cli_actions: BTreeSet<String> = ["outline", "search"].map(String::from).into();
+        let mut cli_actions: BTreeSet<String> =
+            ["outline", "tree", "search"].map(String::from).into();
         cli_actions.extend(
             Cli::command()
                 .find_subcommand("refactor")
@@ -876,7 +905,8 @@ mod tests {
                 .get_subcommands()
                 .map(|c| c.get_name().replace('-', "_")),
         );
-        let mut mcp_actions: BTreeSet<String> = ["outline", "search"].map(String::from).into();
+        let mut mcp_actions: BTreeSet<String> =
+            ["outline", "tree", "search"].map(String::from).into();
         mcp_actions.extend(crate::mcp::advertised_refactor_actions());
         let covered: BTreeSet<String> = covered.into_iter().map(String::from).collect();
         assert_eq!(
@@ -884,7 +914,7 @@ mod tests {
             "a CLI verb without a row (or a row without a verb)"
         );
         assert_eq!(covered, mcp_actions, "an MCP action without a row");
-        assert_eq!(covered.len(), 17);
+        assert_eq!(covered.len(), 18);
     }
 
     #[test]
@@ -900,6 +930,10 @@ mod tests {
             panic!()
         };
         assert_eq!((o.path.as_str(), o.depth, o.limit), ("", 1, 0));
+        let Ok(Call::Tree(t)) = refactor(&["tree"]) else {
+            panic!()
+        };
+        assert_eq!((t.path.as_str(), t.depth, t.limit), ("", 2, 0));
         // type-hierarchy takes its scope.
         let Ok(Call::TypeHierarchy(t)) =
             refactor(&["refactor", "type-hierarchy", "a.rs:1:2", "--scope", "all"])

@@ -15,8 +15,8 @@ use lean_ctx_shared::{
         OutlineResponse, PingRequest, PingResponse, ProjectStatus, RefactorRequest,
         RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
         SearchSymbolResponse, ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse,
-        SymbolsOverviewRequest, SymbolsOverviewResponse, TypeHierarchyRequest,
-        TypeHierarchyResponse,
+        SymbolsOverviewRequest, SymbolsOverviewResponse, TreeRequest, TreeResponse,
+        TypeHierarchyRequest, TypeHierarchyResponse,
     },
 };
 use tarpc::context::Context;
@@ -40,6 +40,7 @@ pub const CAPABILITIES: &[&str] = &[
     "refactor",
     "language_servers",
     "dashboard",
+    "tree",
 ];
 
 /// One per connection; cheap to clone (tarpc clones it per request).
@@ -121,6 +122,11 @@ impl LeanCtx for Handler {
         let d = &self.daemon;
         d.call("outline", async { route::outline(d, req).await })
             .await
+    }
+
+    async fn tree(self, _: Context, req: TreeRequest) -> Result<TreeResponse, LeanError> {
+        let d = &self.daemon;
+        d.call("tree", async { route::tree(d, req).await }).await
     }
 
     async fn search_symbol(

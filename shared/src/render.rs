@@ -8,7 +8,7 @@ use crate::{
     protocol::{
         EditAction, EditResponse, InspectionsResponse, NavigateResponse, OutlineResponse,
         RefactorResponse, ReformatResponse, SearchSymbolResponse, SymbolInfo,
-        SymbolsOverviewResponse, TypeHierarchyResponse,
+        SymbolsOverviewResponse, TreeEntryKind, TreeResponse, TypeHierarchyResponse,
     },
 };
 
@@ -39,6 +39,44 @@ pub fn outline(resp: &OutlineResponse) -> String {
         ));
     }
     if resp.files.is_empty() {
+        s.push_str("no indexed files here\n");
+    }
+    s.trim_end().to_string()
+}
+
+/// The project's files, one entry a line, indented by level: a directory as
+/// `name/ (N files: rust 40, python 2)`, a file by its name (its language is its
+/// directory's business); the requested path by its full path (`./` for the root).
+pub fn files_tree(resp: &TreeResponse) -> String {
+    let mut s = String::new();
+    for e in &resp.entries {
+        let name = match e.level {
+            0 if e.path.is_empty() => ".",
+            0 => e.path.as_str(),
+            _ => e.path.rsplit('/').next().unwrap_or(&e.path),
+        };
+        s.push_str(&"  ".repeat(e.level as usize));
+        s.push_str(name);
+        if let TreeEntryKind::Dir {
+            files, languages, ..
+        } = &e.kind
+        {
+            let langs: Vec<String> = languages
+                .iter()
+                .map(|l| format!("{} {}", l.language, l.files))
+                .collect();
+            let noun = if *files == 1 { "file" } else { "files" };
+            s.push_str(&format!("/ ({files} {noun}: {})", langs.join(", ")));
+        }
+        s.push('\n');
+    }
+    if resp.truncated {
+        s.push_str(&format!(
+            "… {} entries shown; ask for a subdirectory, a smaller depth or a larger limit\n",
+            resp.entries.len()
+        ));
+    }
+    if resp.total_files == 0 {
         s.push_str("no indexed files here\n");
     }
     s.trim_end().to_string()
