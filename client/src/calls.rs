@@ -10,8 +10,8 @@ use lean_ctx_shared::{
     LeanError,
     protocol::{
         EditRequest, InspectionsRequest, LeanCtxClient, NavigateRequest, OutlineRequest,
-        RefactorRequest, ReformatRequest, SearchSymbolRequest, SymbolsOverviewRequest, TreeRequest,
-        TypeHierarchyRequest,
+        RefactorRequest, ReformatRequest, SearchSymbolRequest, SearchTextRequest,
+        SymbolsOverviewRequest, TreeRequest, TypeHierarchyRequest,
     },
     render,
 };
@@ -23,6 +23,7 @@ pub enum Call {
     Outline(OutlineRequest),
     Tree(TreeRequest),
     Search(SearchSymbolRequest),
+    SearchText(SearchTextRequest),
     SymbolsOverview(SymbolsOverviewRequest),
     Edit(EditRequest),
     Navigate(NavigateRequest),
@@ -60,6 +61,7 @@ impl Call {
             Call::Outline(r) => (r.wait_ms, INDEX_BUDGET),
             Call::Tree(r) => (r.wait_ms, INDEX_BUDGET),
             Call::Search(r) => (r.wait_ms, INDEX_BUDGET),
+            Call::SearchText(r) => (r.wait_ms, INDEX_BUDGET),
             // Files tree-sitter cannot parse go to the IDE: its quick timeout is 30 s.
             Call::SymbolsOverview(_) => (0, INDEX_BUDGET),
             Call::Edit(r) => (r.wait_ms, BACKING_BUDGET),
@@ -93,6 +95,13 @@ impl Call {
                     .search_symbol(ctx, req)
                     .await?
                     .map(|r| answer(r, |r| render::search(r, &query)))
+            }
+            Call::SearchText(req) => {
+                let pattern = req.pattern.clone();
+                client
+                    .search_text(ctx, req)
+                    .await?
+                    .map(|r| answer(r, |r| render::search_text(r, &pattern)))
             }
             Call::SymbolsOverview(req) => client
                 .symbols_overview(ctx, req)

@@ -84,8 +84,24 @@ impl TreeArgs {
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// A name, a substring, or a qualified `Type/member`.
-    query: String,
+    /// A symbol's name, a substring, or a qualified `Type/member`.
+    #[arg(required_unless_present_any = ["text", "regex"], conflicts_with_all = ["text", "regex"])]
+    query: Option<String>,
+    /// Instead of a symbol: the lines holding this literal text.
+    #[arg(
+        long,
+        value_name = "TEXT",
+        allow_hyphen_values = true,
+        conflicts_with = "regex"
+    )]
+    text: Option<String>,
+    /// Instead of a symbol: the lines matching this regex (Rust regex syntax, as
+    /// ripgrep's).
+    #[arg(long, value_name = "REGEX", allow_hyphen_values = true)]
+    regex: Option<String>,
+    /// With --text or --regex: ignore case.
+    #[arg(short = 'i', long)]
+    ignore_case: bool,
     /// Only symbols of this kind: module, class, struct, enum, interface, trait, impl,
     /// function, method, constructor, field, property, constant, static, variable,
     /// type_alias, macro, ...
@@ -105,14 +121,20 @@ pub struct SearchArgs {
 impl SearchArgs {
     /// The neutral form `request::build` takes, and `--no-wait`.
     pub fn input(self) -> (Action, Input, bool) {
+        let (action, query) = match (self.text, self.regex) {
+            (Some(text), _) => (Action::SearchText, Some(text)),
+            (None, Some(regex)) => (Action::SearchRegex, Some(regex)),
+            (None, None) => (Action::Search, self.query),
+        };
         let input = Input {
-            query: Some(self.query),
+            query,
+            ignore_case: self.ignore_case,
             kind: self.kind,
             path: self.path,
             limit: self.limit,
             ..Input::default()
         };
-        (Action::Search, input, self.no_wait)
+        (action, input, self.no_wait)
     }
 }
 

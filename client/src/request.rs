@@ -18,7 +18,8 @@ use lean_ctx_shared::{
         Direction, EditAction, EditRequest, EditTarget, FilePosition, InspectionsMode,
         InspectionsRequest, NavigateAction, NavigateRequest, OutlineRequest, RefactorKind,
         RefactorOptions, RefactorPhase, RefactorRequest, ReformatRequest, ReformatScope, Scope,
-        SearchSymbolRequest, SymbolKind, SymbolsOverviewRequest, TreeRequest, TypeHierarchyRequest,
+        SearchSymbolRequest, SearchTextRequest, SymbolKind, SymbolsOverviewRequest, TreeRequest,
+        TypeHierarchyRequest,
     },
 };
 use rmcp::schemars::{self, JsonSchema};
@@ -31,7 +32,12 @@ use crate::calls::Call;
 pub enum Action {
     Outline,
     Tree,
+    /// Symbols by name.
     Search,
+    /// Lines holding a literal text.
+    SearchText,
+    /// Lines matching a regex.
+    SearchRegex,
     Refactor(RefactorAction),
 }
 
@@ -131,6 +137,8 @@ pub struct Input {
     pub keep_definition: bool,
     pub reformat_scope: Option<String>,
     pub optimize_imports: bool,
+    /// Text and regex searches: ignore case.
+    pub ignore_case: bool,
 }
 
 /// What a front door adds to every request.
@@ -274,7 +282,30 @@ pub fn build(action: Action, input: Input, ctx: &Ctx) -> Result<Call, LeanError>
                 wait_ms,
             }));
         }
+        Action::SearchText | Action::SearchRegex => {
+            if input.kind.is_some() {
+                return Err(invalid(
+                    "kind applies to symbol searches only".into(),
+                    "leave kind out of a text or regex search, or search symbols (action=symbol)",
+                ));
+            }
+            return Ok(Call::SearchText(SearchTextRequest {
+                root,
+                pattern: input.query.ok_or_else(|| missing("query", "search"))?,
+                regex: action == Action::SearchRegex,
+                case_insensitive: input.ignore_case,
+                path: input.path.as_deref().map(|p| ctx.path(p)),
+                limit,
+                wait_ms,
+            }));
+        }
         Action::Search => {
+            if input.ignore_case {
+                return Err(invalid(
+                    "ignore_case applies to text and regex searches".into(),
+                    "symbol searches match names regardless of case already (exact case ranks first)",
+                ));
+            }
             let kind = match input.kind.as_deref() {
                 Some(k) => Some(SymbolKind::parse(k.trim()).ok_or_else(|| {
                     let all: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
@@ -568,6 +599,8 @@ mod tests {
             Action::Outline => "outline",
             Action::Tree => "tree",
             Action::Search => "search",
+            Action::SearchText => "search_text",
+            Action::SearchRegex => "search_regex",
             Action::Refactor(a) => a.as_str(),
         }
     }
@@ -599,7 +632,10 @@ mod tests {
         let (action, input) = match tool {
             Tool::Outline => parse::<OutlineParams>(args).input(),
             Tool::Tree => parse::<TreeParams>(args).input(),
-            Tool::Search => parse::<SearchParams>(args).input().unwrap(),
+            Tool::Search => match parse::<SearchParams>(args).input() {
+                Ok(parsed) => parsed,
+                Err(e) => panic!("{args}: {e:?}"),
+            },
             Tool::Refactor => parse::<RefactorParams>(args).input(),
         };
         let ctx = Ctx {
@@ -640,6 +676,27 @@ mod tests {
                 ],
                 Search,
                 json!({"action": "symbol", "query": "run", "kind": "method", "path": "src", "limit": 3}),
+            ),
+            row(
+                &["search", "--text", "a.b(", "--path", "src"],
+                Search,
+                json!({"action": "text", "query": "a.b(", "path": "src"}),
+            ),
+            row(
+                &["search", "--text", "Größe", "-i", "--limit", "5"],
+                Search,
+                json!({"action": "text", "query": "Größe", "ignore_case": "true", "limit": 5}),
+            ),
+            row(
+                &["search", "--regex", r"fn \w+_args"],
+                Search,
+                json!({"action": "regex", "query": r"fn \w+_args"}),
+            ),
+            // A kind is for symbols: the same error from both.
+            row(
+                &["search", "--regex", "x", "--kind", "function"],
+                Search,
+                json!({"action": "regex", "query": "x", "kind": "function"}),
             ),
             row(
                 &["refactor", "symbols-overview", "src/lib.rs"],
@@ -897,7 +954,9 @@ mod tests {
 
         // Every action either door offers has a row.
         let mut cli_actions: BTreeSet<String> =
-            ["outline", "tree", "search"].map(String::from).into();
+            ["outline", "tree", "search", "search_text", "search_regex"]
+                .map(String::from)
+                .into();
         cli_actions.extend(
             Cli::command()
                 .find_subcommand("refactor")
@@ -906,7 +965,9 @@ mod tests {
                 .map(|c| c.get_name().replace('-', "_")),
         );
         let mut mcp_actions: BTreeSet<String> =
-            ["outline", "tree", "search"].map(String::from).into();
+            ["outline", "tree", "search", "search_text", "search_regex"]
+                .map(String::from)
+                .into();
         mcp_actions.extend(crate::mcp::advertised_refactor_actions());
         let covered: BTreeSet<String> = covered.into_iter().map(String::from).collect();
         assert_eq!(
@@ -914,7 +975,7 @@ mod tests {
             "a CLI verb without a row (or a row without a verb)"
         );
         assert_eq!(covered, mcp_actions, "an MCP action without a row");
-        assert_eq!(covered.len(), 18);
+        assert_eq!(covered.len(), 20);
     }
 
     #[test]

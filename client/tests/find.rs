@@ -1,5 +1,6 @@
 //! Finding one's way through a project, end to end through real shims and the real
-//! daemon: `tree` (the indexed files with per-directory counts and languages) over a
+//! daemon: `tree` (the indexed files with per-directory counts and languages) and
+//! `search --text|--regex` (matching lines labelled with their symbols) over a
 //! fixture with non-ASCII names and text, CRLF line endings and ignored files that
 //! must never appear.
 
@@ -158,4 +159,129 @@ fn the_tree_lists_indexed_files_with_counts_and_languages_and_never_an_ignored_o
     // Outside the root: refused like every path.
     let e = env.err(&root, &["tree", "/etc"]);
     assert_eq!(e["code"], "FILE_NOT_FOUND", "{e}");
+}
+
+/// `(path, line, column, enclosing name path)` of each hit.
+fn hits(v: &Value) -> Vec<(String, u64, u64, String)> {
+    v["hits"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no hits in {v}"))
+        .iter()
+        .map(|h| {
+            (
+                h["path"].as_str().unwrap().to_string(),
+                h["line"].as_u64().unwrap(),
+                h["column"].as_u64().unwrap(),
+                h["symbol"]["name_path"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn hit(path: &str, line: u64, column: u64, symbol: &str) -> (String, u64, u64, String) {
+    (path.into(), line, column, symbol.into())
+}
+
+#[test]
+fn text_and_regex_search_label_each_line_with_its_symbol_and_never_search_an_ignored_file() {
+    let (env, root) = fixture();
+    let v = env.ok(&root, &["search", "--text", "needle"]);
+    assert_eq!(
+        (v["total"].as_u64(), v["files"].as_u64()),
+        (Some(3), Some(3)),
+        "{v}"
+    );
+    assert_eq!(
+        hits(&v),
+        [
+            hit("src/deep/a/b.py", 3, 16, "Point/move"),
+            hit("src/lib.rs", 2, 8, "parse_args"),
+            hit("src/ünï/straße.rs", 3, 5, "zweite"),
+        ]
+    );
+    // The line as it is, without its CRLF.
+    assert_eq!(v["hits"][2]["text"], "    \"needle ß\"");
+    assert_eq!(v["hits"][1]["symbol"]["kind"], "function");
+    // Columns count characters; a comment line lies in no symbol.
+    assert_eq!(
+        hits(&env.ok(&root, &["search", "--text", "ß", "--path", "src/ünï"])),
+        [
+            hit("src/ünï/straße.rs", 1, 6, ""),
+            hit("src/ünï/straße.rs", 3, 12, "zweite")
+        ]
+    );
+
+    // Literal by default; a regex on request; `$` before a CRLF.
+    let literal = env.ok(&root, &["search", "--text", "vec![]"]);
+    assert_eq!(hits(&literal), [hit("src/lib.rs", 3, 4, "parse_args")]);
+    assert_eq!(
+        hits(&env.ok(&root, &["search", "--regex", r"vec!\[\]"])),
+        hits(&literal)
+    );
+    assert_eq!(
+        hits(&env.ok(&root, &["search", "--regex", "ß\"$"])),
+        [hit("src/ünï/straße.rs", 3, 12, "zweite")]
+    );
+    let e = env.err(&root, &["search", "--regex", "vec![]"]);
+    assert_eq!(e["code"], "INVALID_TARGET", "{e}");
+
+    // Case: exact unless asked, then beyond ASCII too.
+    assert_eq!(env.ok(&root, &["search", "--text", "NEEDLE"])["total"], 0);
+    assert_eq!(
+        env.ok(&root, &["search", "--text", "NEEDLE", "-i"])["total"],
+        3
+    );
+    assert_eq!(
+        hits(&env.ok(&root, &["search", "--text", "GRÖßE", "-i"])),
+        [hit("src/ünï/straße.rs", 1, 3, "")]
+    );
+
+    // Bounded, and said so.
+    let v = env.ok(&root, &["search", "--text", "needle", "--limit", "2"]);
+    assert_eq!(
+        (
+            v["hits"].as_array().unwrap().len(),
+            v["total"].as_u64(),
+            v["truncated"].as_bool()
+        ),
+        (2, Some(3), Some(true))
+    );
+
+    // Ignored files are never searched, whatever they hold.
+    let all = env.ok(&root, &["search", "--regex", "needle_"]);
+    assert_eq!(all["total"], 0, "{all}");
+
+    // The focused file first, then path order.
+    env.ok(&root, &["editor-signal", "--file", "src/ünï/straße.rs"]);
+    let v = env.ok(&root, &["search", "--text", "needle"]);
+    assert_eq!(v["hits"][0]["path"], "src/ünï/straße.rs", "{v}");
+    assert_eq!(v["hits"][1]["path"], "src/deep/a/b.py", "{v}");
+
+    // A write shows in the very next answer, labels included.
+    let lib = fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    fs::write(
+        root.join("src/lib.rs"),
+        format!("fn inserted() {{\n    let needle = 2;\n}}\n{lib}"),
+    )
+    .unwrap();
+    assert_eq!(
+        hits(&env.ok(
+            &root,
+            &["search", "--text", "needle", "--path", "src/lib.rs"]
+        )),
+        [
+            hit("src/lib.rs", 2, 8, "inserted"),
+            hit("src/lib.rs", 5, 8, "parse_args")
+        ]
+    );
+
+    // The text form: grouped by file, each line with its symbol.
+    assert_eq!(
+        text(
+            &env,
+            &root,
+            &["search", "--text", "needle", "--path", "src/deep"]
+        ),
+        "src/deep/a/b.py\n  3:16  return 'needle'  (in method Point/move)\n1 matching lines in 1 files\n"
+    );
 }

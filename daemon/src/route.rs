@@ -9,7 +9,7 @@
 //! | `move`, `safe_delete`, `inline` | IDE only |
 //! | symbol edits | IDE (one undo entry there), then our own writer |
 //! | `symbols_overview`, `outline` of a file | headless index, then IDE (file types tree-sitter does not parse) |
-//! | `outline` of a directory, `tree`, `search_symbol` | headless index |
+//! | `outline` of a directory, `tree`, `search_symbol`, `search_text` | headless index |
 //!
 //! Fallback: a backing that is absent (no IDE window serves the root) or does not
 //! answer (the connection fails, or it hangs past its timeout: the window is then
@@ -31,8 +31,9 @@ use lean_ctx_shared::{
         EditRequest, EditResponse, FileOutline, InspectionsRequest, InspectionsResponse,
         NavigateRequest, NavigateResponse, OutlineRequest, OutlineResponse, RefactorKind,
         RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
-        SearchSymbolResponse, SymbolsOverviewRequest, SymbolsOverviewResponse, TreeRequest,
-        TreeResponse, TypeHierarchyRequest, TypeHierarchyResponse,
+        SearchSymbolResponse, SearchTextRequest, SearchTextResponse, SymbolsOverviewRequest,
+        SymbolsOverviewResponse, TreeRequest, TreeResponse, TypeHierarchyRequest,
+        TypeHierarchyResponse,
     },
     render,
 };
@@ -464,6 +465,37 @@ pub async fn search_symbol(
         None,
         Baseline::NoClaim,
         render::search(&resp, &req.query),
+    );
+    Ok(resp)
+}
+
+pub async fn search_text(
+    d: &Daemon,
+    req: SearchTextRequest,
+) -> Result<SearchTextResponse, LeanError> {
+    let cx = cx(d, &req.root)?;
+    let resp = match headless::search_text(&cx, &req).await {
+        Ok(resp) => resp,
+        Err(Miss::Failed(e)) => return Err(e),
+        Err(Miss::Absent | Miss::Unreachable(_)) => return Err(unreachable_absent("search")),
+    };
+    note_backing(headless::BACKING);
+    // The alternative: grep printing the same lines, `path:line:text` each.
+    let grep = resp
+        .hits
+        .iter()
+        .map(|h| format!("{}:{}:{}\n", h.path, h.line, h.text))
+        .collect();
+    record(
+        d,
+        if req.regex {
+            "search_regex"
+        } else {
+            "search_text"
+        },
+        None,
+        Baseline::Text(grep),
+        render::search_text(&resp, &req.pattern),
     );
     Ok(resp)
 }

@@ -14,9 +14,10 @@ use lean_ctx_shared::{
         MAX_PING_DELAY_MS, NavigateRequest, NavigateResponse, OpenProjectRequest, OutlineRequest,
         OutlineResponse, PingRequest, PingResponse, ProjectStatus, RefactorRequest,
         RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
-        SearchSymbolResponse, ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse,
-        SymbolsOverviewRequest, SymbolsOverviewResponse, TreeRequest, TreeResponse,
-        TypeHierarchyRequest, TypeHierarchyResponse,
+        SearchSymbolResponse, SearchTextRequest, SearchTextResponse, ShutdownRequest,
+        ShutdownResponse, StatusRequest, StatusResponse, SymbolsOverviewRequest,
+        SymbolsOverviewResponse, TreeRequest, TreeResponse, TypeHierarchyRequest,
+        TypeHierarchyResponse,
     },
 };
 use tarpc::context::Context;
@@ -41,6 +42,7 @@ pub const CAPABILITIES: &[&str] = &[
     "language_servers",
     "dashboard",
     "tree",
+    "search_text",
 ];
 
 /// One per connection; cheap to clone (tarpc clones it per request).
@@ -127,6 +129,21 @@ impl LeanCtx for Handler {
     async fn tree(self, _: Context, req: TreeRequest) -> Result<TreeResponse, LeanError> {
         let d = &self.daemon;
         d.call("tree", async { route::tree(d, req).await }).await
+    }
+
+    async fn search_text(
+        self,
+        _: Context,
+        req: SearchTextRequest,
+    ) -> Result<SearchTextResponse, LeanError> {
+        let d = &self.daemon;
+        let action = if req.regex {
+            "search_regex"
+        } else {
+            "search_text"
+        };
+        d.call(action, async { route::search_text(d, req).await })
+            .await
     }
 
     async fn search_symbol(

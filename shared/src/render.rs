@@ -7,7 +7,7 @@ use crate::{
     ErrorDetails, LeanError,
     protocol::{
         EditAction, EditResponse, InspectionsResponse, NavigateResponse, OutlineResponse,
-        RefactorResponse, ReformatResponse, SearchSymbolResponse, SymbolInfo,
+        RefactorResponse, ReformatResponse, SearchSymbolResponse, SearchTextResponse, SymbolInfo,
         SymbolsOverviewResponse, TreeEntryKind, TreeResponse, TypeHierarchyResponse,
     },
 };
@@ -111,6 +111,35 @@ pub fn search(resp: &SearchSymbolResponse, query: &str) -> String {
             resp.hits.len()
         ),
         (n, false) => format!("{n} matches"),
+    });
+    s
+}
+
+/// Text hits grouped by file (the path once), one line each:
+/// `  LINE:COL  text  (in kind name_path)`.
+pub fn search_text(resp: &SearchTextResponse, pattern: &str) -> String {
+    let mut s = String::new();
+    let mut file = None;
+    for h in &resp.hits {
+        if file != Some(&h.path) {
+            s.push_str(&h.path);
+            s.push('\n');
+            file = Some(&h.path);
+        }
+        s.push_str(&format!("  {}:{}  {}", h.line, h.column, h.text.trim()));
+        if let Some(sym) = &h.symbol {
+            s.push_str(&format!("  (in {} {})", sym.kind.as_str(), sym.name_path));
+        }
+        s.push('\n');
+    }
+    s.push_str(&match (resp.total, resp.truncated) {
+        (0, _) => format!("no line matches {pattern:?}"),
+        (n, true) => format!(
+            "{} of {n} matching lines shown, in {} files (raise the limit or narrow the path for more)",
+            resp.hits.len(),
+            resp.files
+        ),
+        (n, false) => format!("{n} matching lines in {} files", resp.files),
     });
     s
 }

@@ -73,6 +73,14 @@ async def main(shim, project):
             assert "src/lib.rs:9:0  function helper  pub fn helper() -> i32" in body, body
             assert body.endswith("1 matches"), body
 
+            is_error, body = await call(session, "ctx_search", {"action": "text", "query": "Point { x }"})
+            assert not is_error, body
+            assert body.startswith("src/lib.rs\n  5:8  Point { x }  (in method Point/new)\n"), body
+            is_error, body = await call(session, "ctx_search", {"action": "regex", "query": "fn (", "ignore_case": True})
+            assert is_error and body.startswith("ERROR: INVALID_TARGET: not a valid regex"), body
+            is_error, body = await call(session, "ctx_search", {"action": "grep", "query": "x"})
+            assert is_error and body.startswith("ERROR: INVALID_TARGET:") and "symbol, text, regex" in body, body
+
             is_error, body = await call(session, "ctx_tree", {"path": "src", "depth": "1"})
             assert not is_error and body.startswith("src/ ("), body
             assert "\n  lib.rs" in body, body

@@ -1,6 +1,6 @@
 //! The headless backing's operations over the index: `symbols_overview`, a
-//! directory's `outline`, the project's file `tree`, `search_symbol`, the file a
-//! symbol edit targets and the edit written by our own writer. Works with nothing else installed (spec §1.1
+//! directory's `outline`, the project's file `tree`, `search_symbol`, `search_text`
+//! (with [`super::grep`]), the file a symbol edit targets and the edit written by our own writer. Works with nothing else installed (spec §1.1
 //! "Headless-default"). File work runs on tokio's blocking pool, never on the threads
 //! that serve the socket.
 
@@ -14,12 +14,13 @@ use lean_ctx_shared::{
     editor_signal::{self, EditorSignal},
     protocol::{
         EditRequest, EditTarget, FileOutline, LanguageCount, OutlineRequest, OutlineResponse,
-        SearchSymbolRequest, SearchSymbolResponse, SymbolHit, SymbolKind, SymbolsOverviewResponse,
-        TreeEntry, TreeEntryKind, TreeRequest, TreeResponse,
+        SearchSymbolRequest, SearchSymbolResponse, SearchTextRequest, SearchTextResponse,
+        SymbolHit, SymbolKind, SymbolsOverviewResponse, TreeEntry, TreeEntryKind, TreeRequest,
+        TreeResponse,
     },
 };
 
-use super::{Cx, Outcome, blocking};
+use super::{Cx, Outcome, blocking, grep};
 use crate::{
     budget::{self, Budget},
     edit::{self, Edit, Written, ambiguous, match_name_path},
@@ -289,41 +290,18 @@ pub async fn search_symbol(
             .into());
     }
     let project = &cx.project;
-    let prefix = match &req.path {
-        Some(path) => {
-            let (project, path) = (project.clone(), path.clone());
-            blocking(move || jail(&project, &path, Want::FileOrDir))
-                .await?
-                .rel
-        }
-        None => String::new(),
-    };
+    let prefix = scope(cx, req.path.as_deref()).await?;
     project
         .index
         .wait_ready(Duration::from_millis(req.wait_ms.into()))
         .await?;
-    let limit = if req.limit == 0 {
-        DEFAULT_HITS
-    } else {
-        req.limit.min(MAX_HITS)
-    } as usize;
-    // The editor signal (spec §5): the focused file first, recently focused ones next,
-    // while the focus is fresh.
-    let signal = EditorSignal::read(&cx.d.config.paths.data_dir);
-    let focused: Vec<PathBuf> = signal
-        .ranked(editor_signal::now_ms())
-        .into_iter()
-        .map(Path::to_path_buf)
-        .collect();
+    let limit = hits_limit(req.limit);
+    let focused = focused(cx);
     let prepared = Query::new(&query);
     let mut scored: Vec<(i64, String, Symbol<'_>)> = Vec::new();
     let (files, _) = project.index.files_under(&prefix, usize::MAX);
     for (path, parsed) in &files {
-        let abs = project.root.join(path);
-        let boost = focused
-            .iter()
-            .position(|f| *f == abs)
-            .map_or(0, |rank| 20_000 - 1_000 * rank as i64);
+        let boost = boost(&focused, &project.root.join(path));
         for sym in parsed.symbols.all() {
             if req.kind.is_some_and(|k| k != sym.kind()) {
                 continue;
@@ -358,6 +336,89 @@ pub async fn search_symbol(
         hits,
         total: total as u32,
     })
+}
+
+/// The lines of the indexed files under `req.path` matching `req.pattern`: focused
+/// and recently focused files first, then by path and line; each labelled with the
+/// symbol that encloses it.
+pub async fn search_text(cx: &Cx<'_>, req: &SearchTextRequest) -> Outcome<SearchTextResponse> {
+    if req.pattern.is_empty() {
+        return Err(LeanError::new(ErrorCode::InvalidTarget, "empty pattern")
+            .with_remedy("give the text (action=text) or the regex (action=regex) to search for")
+            .into());
+    }
+    let matcher = grep::matcher(&req.pattern, req.regex, req.case_insensitive)?;
+    let project = &cx.project;
+    let prefix = scope(cx, req.path.as_deref()).await?;
+    project
+        .index
+        .wait_ready(Duration::from_millis(req.wait_ms.into()))
+        .await?;
+    let limit = hits_limit(req.limit);
+    let focused = focused(cx);
+    let mut files = project.index.identified_under(&prefix);
+    // Stable: path order among files of equal rank.
+    files.sort_by_key(|(path, _, _)| -boost(&focused, &project.root.join(path)));
+    let project = project.clone();
+    let resp = blocking(move || {
+        let found = grep::search(&project, &matcher, &files, limit);
+        let total: u32 = found.iter().map(|f| f.matched).sum();
+        let matched_files = found.iter().filter(|f| f.matched > 0).count() as u32;
+        let mut budget = Budget::default();
+        let hits: Vec<_> = found
+            .into_iter()
+            .flat_map(|f| f.hits)
+            .take(limit)
+            .take_while(|hit| budget.take(hit))
+            .collect();
+        Ok(SearchTextResponse {
+            truncated: hits.len() < total as usize,
+            hits,
+            total,
+            files: matched_files,
+        })
+    })
+    .await?;
+    Ok(resp)
+}
+
+/// The root-relative file or directory a search is limited to (`""`: the root).
+async fn scope(cx: &Cx<'_>, path: Option<&str>) -> Result<String, LeanError> {
+    match path {
+        Some(path) => {
+            let (project, path) = (cx.project.clone(), path.to_string());
+            Ok(blocking(move || jail(&project, &path, Want::FileOrDir))
+                .await?
+                .rel)
+        }
+        None => Ok(String::new()),
+    }
+}
+
+fn hits_limit(asked: u32) -> usize {
+    (if asked == 0 {
+        DEFAULT_HITS
+    } else {
+        asked.min(MAX_HITS)
+    }) as usize
+}
+
+/// The editor signal (spec §5): the focused file, then recently focused ones, while
+/// the focus is fresh.
+fn focused(cx: &Cx<'_>) -> Vec<PathBuf> {
+    EditorSignal::read(&cx.d.config.paths.data_dir)
+        .ranked(editor_signal::now_ms())
+        .into_iter()
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+/// How much the editor signal lifts a file: the focused one most.
+fn boost(focused: &[PathBuf], abs: &Path) -> i64 {
+    focused
+        .iter()
+        .position(|f| f == abs)
+        .map_or(0, |rank| 20_000 - 1_000 * rank as i64)
 }
 
 /// A search query, prepared once per search: scoring runs for every symbol of the

@@ -74,6 +74,9 @@ pub trait LeanCtx {
     /// The project's indexed files as a tree: per-directory file counts and languages,
     /// levels past `depth` summarized.
     async fn tree(req: TreeRequest) -> Result<TreeResponse, LeanError>;
+    /// The lines of the project's indexed files that match a text or a regex, each
+    /// with the symbol that encloses it.
+    async fn search_text(req: SearchTextRequest) -> Result<SearchTextResponse, LeanError>;
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -983,5 +986,53 @@ pub struct TreeResponse {
     /// pass the limit (the deepest directories listed then show their counts only).
     pub depth: u32,
     /// Entries were cut off even at that depth (the limit, or the answer budget).
+    pub truncated: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchTextRequest {
+    pub root: PathBuf,
+    pub pattern: String,
+    /// `false`: `pattern` is literal text; `true`: a regular expression (Rust
+    /// `regex` syntax, as ripgrep's).
+    pub regex: bool,
+    pub case_insensitive: bool,
+    /// Only under this file or directory.
+    pub path: Option<String>,
+    /// Most hits (matching lines); 0: the daemon's default.
+    pub limit: u32,
+    pub wait_ms: u32,
+}
+
+/// The symbol a hit lies in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Enclosing {
+    pub kind: SymbolKind,
+    pub name_path: String,
+}
+
+/// One matching line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextHit {
+    pub path: String,
+    /// 1-based.
+    pub line: u32,
+    /// 0-based, in characters: where the first match on the line starts.
+    pub column: u32,
+    /// The line without its line ending (long lines cut, marked `…`).
+    pub text: String,
+    /// The innermost symbol whose declaration holds the match, if any.
+    pub symbol: Option<Enclosing>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchTextResponse {
+    /// The focused and recently focused files first (the editor signal), then by
+    /// path and line.
+    pub hits: Vec<TextHit>,
+    /// Matching lines in all files searched.
+    pub total: u32,
+    /// Files with a match.
+    pub files: u32,
     pub truncated: bool,
 }

@@ -1,0 +1,220 @@
+//! Content search for the headless backing (`ctx_search action=text|regex`) with
+//! ripgrep's own library crates (grep-regex's matcher, grep-searcher's line search)
+//! over the index's file list, so what is searched is exactly what the index holds:
+//! its ignore rules, its size and binary skips. Each matching line is labelled with
+//! the innermost symbol of the file's parse that holds the match.
+//!
+//! The files are read by their names beneath the root (like the index's own walk,
+//! README: Security), opened `O_NOFOLLOW`, and searched only if `fstat` shows the
+//! very file the index holds (device, inode, size, mtime, ctime); a file that changed
+//! since is jailed (`jail::resolve`) and parsed again first, so no answer lags a
+//! write and no name leads outside the root. Files are searched in parallel, each
+//! worker taking the next file in rank order.
+
+use std::{
+    io::Read,
+    sync::{
+        Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+};
+
+use grep_matcher::{LineTerminator, Matcher};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use lean_ctx_shared::{
+    ErrorCode, LeanError,
+    protocol::{Enclosing, TextHit},
+};
+use rustix::fs::{Mode, OFlags};
+
+use crate::{
+    index::{store::FileId, store::Parsed, symbols::FileSymbols, text::char_count},
+    jail::{self, Want},
+    registry::Project,
+};
+
+/// Longest line text an answer carries, in characters.
+const MAX_LINE_CHARS: usize = 300;
+
+/// The matcher for `pattern`: literal text unless `regex`.
+pub fn matcher(
+    pattern: &str,
+    regex: bool,
+    case_insensitive: bool,
+) -> Result<RegexMatcher, LeanError> {
+    RegexMatcherBuilder::new()
+        .fixed_strings(!regex)
+        .case_insensitive(case_insensitive)
+        // `$` before a CRLF line ending as before a LF one (the searcher's line
+        // terminator must be the same).
+        .crlf(true)
+        .build(pattern)
+        .map_err(|e| {
+            LeanError::new(ErrorCode::InvalidTarget, format!("not a valid regex: {e}"))
+                .with_remedy("fix the pattern (Rust regex syntax, as ripgrep's), or search with action=text for the literal text")
+        })
+}
+
+/// One file's hits: the first `keep` matching lines, and how many matched.
+#[derive(Debug, Default)]
+pub struct FileHits {
+    pub hits: Vec<TextHit>,
+    pub matched: u32,
+}
+
+/// Searches `files` (root-relative names, the identities they were indexed at, their
+/// parses) in order; the answer is in the same order. At most `keep` hits are kept
+/// per file (the rest are counted).
+pub fn search(
+    project: &Project,
+    matcher: &RegexMatcher,
+    files: &[(String, FileId, Parsed)],
+    keep: usize,
+) -> Vec<FileHits> {
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(files.len().max(1));
+    let next = AtomicUsize::new(0);
+    let found = Mutex::new(Vec::with_capacity(files.len()));
+    let work = || {
+        let mut searcher = SearcherBuilder::new()
+            .line_number(true)
+            .line_terminator(LineTerminator::crlf())
+            // Offsets into the bytes as they are on disk: a UTF-8 BOM is skipped
+            // here, a UTF-16 file (NUL bytes) is binary and never indexed.
+            .bom_sniffing(false)
+            .binary_detection(BinaryDetection::quit(b'\0'))
+            .build();
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some((rel, id, parsed)) = files.get(i) else {
+                break;
+            };
+            if let Some(hits) = search_file(project, &mut searcher, matcher, rel, *id, parsed, keep)
+            {
+                mine.push((i, hits));
+            }
+        }
+        found.lock().unwrap().append(&mut mine);
+    };
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(work);
+            }
+        });
+    }
+    let mut found = found.into_inner().unwrap();
+    found.sort_unstable_by_key(|(i, _)| *i);
+    found.into_iter().map(|(_, hits)| hits).collect()
+}
+
+/// One file's hits; `None` if it is gone, unreadable or no longer indexable.
+fn search_file(
+    project: &Project,
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    rel: &str,
+    id: FileId,
+    parsed: &Parsed,
+    keep: usize,
+) -> Option<FileHits> {
+    let (bytes, fresh) = read(project, rel, id)?;
+    let symbols = fresh.as_ref().unwrap_or(parsed).symbols.clone();
+    let mut sink = Collect {
+        matcher,
+        symbols: &symbols,
+        rel,
+        keep,
+        out: FileHits::default(),
+    };
+    searcher.search_slice(matcher, &bytes, &mut sink).ok()?;
+    Some(sink.out)
+}
+
+/// The file's bytes, and its parse again if it is no longer the file the index holds.
+fn read(project: &Project, rel: &str, id: FileId) -> Option<(Vec<u8>, Option<Parsed>)> {
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY;
+    if let Ok(fd) = rustix::fs::open(project.root.join(rel), flags, Mode::empty())
+        && rustix::fs::fstat(&fd).is_ok_and(|st| FileId::from(&st) == id)
+    {
+        let mut bytes = Vec::with_capacity(id.size() as usize);
+        std::fs::File::from(fd).read_to_end(&mut bytes).ok()?;
+        return Some((bytes, None));
+    }
+    let file = jail::resolve(&project.root, &project.worktree.group, rel, Want::File).ok()?;
+    let parsed = project.index.file(&file).ok()?;
+    if parsed.symbols.binary {
+        return None;
+    }
+    Some((file.read().ok()?, Some(parsed)))
+}
+
+/// A file's matching lines as hits.
+struct Collect<'a> {
+    matcher: &'a RegexMatcher,
+    symbols: &'a FileSymbols,
+    rel: &'a str,
+    keep: usize,
+    out: FileHits,
+}
+
+impl Sink for Collect<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+        self.out.matched += 1;
+        if self.out.hits.len() < self.keep {
+            let hit = self.hit(m);
+            self.out.hits.push(hit);
+        }
+        Ok(true)
+    }
+}
+
+impl Collect<'_> {
+    fn hit(&self, m: &SinkMatch<'_>) -> TextHit {
+        let mut line = m.bytes();
+        let mut offset = m.absolute_byte_offset() as usize;
+        // A byte order mark is no character (DESIGN invariant 4).
+        if offset == 0 && line.starts_with(b"\xEF\xBB\xBF") {
+            line = &line[3..];
+            offset = 3;
+        }
+        let line = line
+            .strip_suffix(b"\n")
+            .map_or(line, |l| l.strip_suffix(b"\r").unwrap_or(l));
+        let start = self
+            .matcher
+            .find(line)
+            .ok()
+            .flatten()
+            .map_or(0, |found| found.start());
+        let at = offset + start;
+        let symbol = self
+            .symbols
+            .all()
+            .filter(|s| s.bytes().contains(&at))
+            .min_by_key(|s| s.bytes().len())
+            .map(|s| Enclosing {
+                kind: s.kind(),
+                name_path: s.name_path().to_string(),
+            });
+        let text = String::from_utf8_lossy(line);
+        let text = match text.char_indices().nth(MAX_LINE_CHARS) {
+            Some((cut, _)) => format!("{}…", &text[..cut]),
+            None => text.into_owned(),
+        };
+        TextHit {
+            path: self.rel.to_string(),
+            line: m.line_number().unwrap_or(0) as u32,
+            column: char_count(&line[..start]) as u32,
+            text,
+            symbol,
+        }
+    }
+}
