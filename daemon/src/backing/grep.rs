@@ -29,7 +29,12 @@ use lean_ctx_shared::{
 use rustix::fs::{Mode, OFlags};
 
 use crate::{
-    index::{store::FileId, store::Parsed, symbols::FileSymbols, text::char_count},
+    index::{
+        store::FileId,
+        store::Parsed,
+        symbols::{FileSymbols, Symbol},
+        text::char_count,
+    },
     jail::{self, Want},
     registry::Project,
 };
@@ -87,13 +92,15 @@ pub fn search(
             .binary_detection(BinaryDetection::quit(b'\0'))
             .build();
         let mut mine = Vec::new();
+        // One buffer per worker, grown to the largest file it read.
+        let mut buf = Vec::new();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some((rel, id, parsed)) = files.get(i) else {
                 break;
             };
-            if let Some(hits) = search_file(project, &mut searcher, matcher, rel, *id, parsed, keep)
-            {
+            let file = (rel.as_str(), *id, parsed);
+            if let Some(hits) = search_file(project, &mut searcher, matcher, file, keep, &mut buf) {
                 mine.push((i, hits));
             }
         }
@@ -118,46 +125,51 @@ fn search_file(
     project: &Project,
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
-    rel: &str,
-    id: FileId,
-    parsed: &Parsed,
+    (rel, id, parsed): (&str, FileId, &Parsed),
     keep: usize,
+    buf: &mut Vec<u8>,
 ) -> Option<FileHits> {
-    let (bytes, fresh) = read(project, rel, id)?;
+    let fresh = read(project, rel, id, buf)?;
     let symbols = fresh.as_ref().unwrap_or(parsed).symbols.clone();
     let mut sink = Collect {
         matcher,
         symbols: &symbols,
+        spans: None,
         rel,
         keep,
         out: FileHits::default(),
     };
-    searcher.search_slice(matcher, &bytes, &mut sink).ok()?;
+    searcher.search_slice(matcher, buf, &mut sink).ok()?;
     Some(sink.out)
 }
 
-/// The file's bytes, and its parse again if it is no longer the file the index holds.
-fn read(project: &Project, rel: &str, id: FileId) -> Option<(Vec<u8>, Option<Parsed>)> {
+/// The file's bytes into `buf`, and its parse again if it is no longer the file the
+/// index holds (`Some(None)`: it is).
+fn read(project: &Project, rel: &str, id: FileId, buf: &mut Vec<u8>) -> Option<Option<Parsed>> {
+    buf.clear();
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY;
     if let Ok(fd) = rustix::fs::open(project.root.join(rel), flags, Mode::empty())
         && rustix::fs::fstat(&fd).is_ok_and(|st| FileId::from(&st) == id)
     {
-        let mut bytes = Vec::with_capacity(id.size() as usize);
-        std::fs::File::from(fd).read_to_end(&mut bytes).ok()?;
-        return Some((bytes, None));
+        std::fs::File::from(fd).read_to_end(buf).ok()?;
+        return Some(None);
     }
     let file = jail::resolve(&project.root, &project.worktree.group, rel, Want::File).ok()?;
     let parsed = project.index.file(&file).ok()?;
     if parsed.symbols.binary {
         return None;
     }
-    Some((file.read().ok()?, Some(parsed)))
+    file.open().ok()?.read_to_end(buf).ok()?;
+    Some(Some(parsed))
 }
 
 /// A file's matching lines as hits.
 struct Collect<'a> {
     matcher: &'a RegexMatcher,
     symbols: &'a FileSymbols,
+    /// The symbols' byte ranges by start (outer before inner at one start), with
+    /// the symbol: built at the first hit, so a file without one costs nothing.
+    spans: Option<Vec<(usize, usize, Symbol<'a>)>>,
     rel: &'a str,
     keep: usize,
     out: FileHits,
@@ -176,8 +188,28 @@ impl Sink for Collect<'_> {
     }
 }
 
-impl Collect<'_> {
-    fn hit(&self, m: &SinkMatch<'_>) -> TextHit {
+impl<'a> Collect<'a> {
+    /// The innermost symbol holding byte `at`: of those starting at or before it,
+    /// the last that still holds it (ranges nest).
+    fn enclosing(&mut self, at: usize) -> Option<Enclosing> {
+        let symbols = self.symbols;
+        let spans = self.spans.get_or_insert_with(|| {
+            let mut spans: Vec<_> = symbols
+                .all()
+                .map(|s| (s.bytes().start, s.bytes().end, s))
+                .collect();
+            spans.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+            spans
+        });
+        let before = spans.partition_point(|s| s.0 <= at);
+        let (_, _, sym) = spans[..before].iter().rev().find(|s| at < s.1)?;
+        Some(Enclosing {
+            kind: sym.kind(),
+            name_path: sym.name_path().to_string(),
+        })
+    }
+
+    fn hit(&mut self, m: &SinkMatch<'_>) -> TextHit {
         let mut line = m.bytes();
         let mut offset = m.absolute_byte_offset() as usize;
         // A byte order mark is no character (DESIGN invariant 4).
@@ -194,16 +226,7 @@ impl Collect<'_> {
             .ok()
             .flatten()
             .map_or(0, |found| found.start());
-        let at = offset + start;
-        let symbol = self
-            .symbols
-            .all()
-            .filter(|s| s.bytes().contains(&at))
-            .min_by_key(|s| s.bytes().len())
-            .map(|s| Enclosing {
-                kind: s.kind(),
-                name_path: s.name_path().to_string(),
-            });
+        let symbol = self.enclosing(offset + start);
         let text = String::from_utf8_lossy(line);
         let text = match text.char_indices().nth(MAX_LINE_CHARS) {
             Some((cut, _)) => format!("{}…", &text[..cut]),
