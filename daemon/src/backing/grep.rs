@@ -69,8 +69,10 @@ pub struct FileHits {
 }
 
 /// Searches `files` (root-relative names, the identities they were indexed at, their
-/// parses) in order; the answer is in the same order. At most `keep` hits are kept
-/// per file (the rest are counted).
+/// parses) in order; the answer is in the same order. Only the first `keep` hits in
+/// that order can be answered, so no more are built: at most `keep` per file, and
+/// none in a file taken after files before it had `keep` already (the rest are
+/// counted). Hits built stay under `keep` times the workers plus one.
 pub fn search(
     project: &Project,
     matcher: &RegexMatcher,
@@ -81,6 +83,9 @@ pub fn search(
         .map_or(2, |n| n.get())
         .min(files.len().max(1));
     let next = AtomicUsize::new(0);
+    // Hits kept by finished files: read before a file is taken, it counts only files
+    // taken before it (earlier in the order).
+    let kept = AtomicUsize::new(0);
     let found = Mutex::new(Vec::with_capacity(files.len()));
     let work = || {
         let mut searcher = SearcherBuilder::new()
@@ -95,12 +100,15 @@ pub fn search(
         // One buffer per worker, grown to the largest file it read.
         let mut buf = Vec::new();
         loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
+            let before = kept.load(Ordering::SeqCst);
+            let i = next.fetch_add(1, Ordering::SeqCst);
             let Some((rel, id, parsed)) = files.get(i) else {
                 break;
             };
             let file = (rel.as_str(), *id, parsed);
-            if let Some(hits) = search_file(project, &mut searcher, matcher, file, keep, &mut buf) {
+            let room = if before >= keep { 0 } else { keep };
+            if let Some(hits) = search_file(project, &mut searcher, matcher, file, room, &mut buf) {
+                kept.fetch_add(hits.hits.len(), Ordering::SeqCst);
                 mine.push((i, hits));
             }
         }
