@@ -1,5 +1,6 @@
-//! The requests both front doors send (the CLI's `outline`, `search` and `refactor`
-//! verbs and the MCP tools `ctx_outline`, `ctx_search`, `ctx_refactor`): one enum,
+//! The requests both front doors send (the CLI's `outline`, `tree`, `search` and
+//! `refactor` verbs and the MCP tools `ctx_outline`, `ctx_tree`, `ctx_search`,
+//! `ctx_refactor`): one enum,
 //! built by `request::build` alone, with one deadline and one rendering per request,
 //! so the two can never send or answer the same action differently.
 
@@ -9,8 +10,8 @@ use lean_ctx_shared::{
     LeanError,
     protocol::{
         EditRequest, InspectionsRequest, LeanCtxClient, NavigateRequest, OutlineRequest,
-        RefactorRequest, ReformatRequest, SearchSymbolRequest, SymbolsOverviewRequest,
-        TypeHierarchyRequest,
+        RefactorRequest, ReformatRequest, SearchSymbolRequest, SearchTextRequest,
+        SymbolsOverviewRequest, TreeRequest, TypeHierarchyRequest,
     },
     render,
 };
@@ -20,7 +21,9 @@ use tarpc::{client::RpcError, context::Context};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Call {
     Outline(OutlineRequest),
+    Tree(TreeRequest),
     Search(SearchSymbolRequest),
+    SearchText(SearchTextRequest),
     SymbolsOverview(SymbolsOverviewRequest),
     Edit(EditRequest),
     Navigate(NavigateRequest),
@@ -56,7 +59,9 @@ impl Call {
     pub fn timeout(&self) -> Duration {
         let (wait_ms, budget) = match self {
             Call::Outline(r) => (r.wait_ms, INDEX_BUDGET),
+            Call::Tree(r) => (r.wait_ms, INDEX_BUDGET),
             Call::Search(r) => (r.wait_ms, INDEX_BUDGET),
+            Call::SearchText(r) => (r.wait_ms, INDEX_BUDGET),
             // Files tree-sitter cannot parse go to the IDE: its quick timeout is 30 s.
             Call::SymbolsOverview(_) => (0, INDEX_BUDGET),
             Call::Edit(r) => (r.wait_ms, BACKING_BUDGET),
@@ -80,12 +85,23 @@ impl Call {
                 .outline(ctx, req)
                 .await?
                 .map(|r| answer(r, render::outline)),
+            Call::Tree(req) => client
+                .tree(ctx, req)
+                .await?
+                .map(|r| answer(r, render::files_tree)),
             Call::Search(req) => {
                 let query = req.query.clone();
                 client
                     .search_symbol(ctx, req)
                     .await?
                     .map(|r| answer(r, |r| render::search(r, &query)))
+            }
+            Call::SearchText(req) => {
+                let pattern = req.pattern.clone();
+                client
+                    .search_text(ctx, req)
+                    .await?
+                    .map(|r| answer(r, |r| render::search_text(r, &pattern)))
             }
             Call::SymbolsOverview(req) => client
                 .symbols_overview(ctx, req)

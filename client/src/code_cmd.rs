@@ -1,4 +1,4 @@
-//! The code verbs: `outline`, `search`, and `refactor <action>` for every
+//! The code verbs: `outline`, `tree`, `search`, and `refactor <action>` for every
 //! `ctx_refactor` action (symbols_overview, the symbol edits, navigation, type
 //! hierarchy, inspections, reformat, rename, move, safe_delete, inline). Each parses
 //! its arguments into `request::Input` (nothing more: `request::build` validates and
@@ -54,9 +54,54 @@ impl OutlineArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct TreeArgs {
+    /// A directory (default: the working directory; at the project root, the whole
+    /// project).
+    path: Option<String>,
+    /// Levels of directories to list (default 2); deeper ones show their counts.
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Most entries to list (default 400).
+    #[arg(long)]
+    limit: Option<u32>,
+    /// Answer INDEXING at once instead of waiting for the first index.
+    #[arg(long)]
+    no_wait: bool,
+}
+
+impl TreeArgs {
+    /// The neutral form `request::build` takes, and `--no-wait`.
+    pub fn input(self) -> (Action, Input, bool) {
+        let input = Input {
+            path: self.path,
+            depth: self.depth,
+            limit: self.limit,
+            ..Input::default()
+        };
+        (Action::Tree, input, self.no_wait)
+    }
+}
+
+#[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// A name, a substring, or a qualified `Type/member`.
-    query: String,
+    /// A symbol's name, a substring, or a qualified `Type/member`.
+    #[arg(required_unless_present_any = ["text", "regex"], conflicts_with_all = ["text", "regex"])]
+    query: Option<String>,
+    /// Instead of a symbol: the lines holding this literal text.
+    #[arg(
+        long,
+        value_name = "TEXT",
+        allow_hyphen_values = true,
+        conflicts_with = "regex"
+    )]
+    text: Option<String>,
+    /// Instead of a symbol: the lines matching this regex (Rust regex syntax, as
+    /// ripgrep's).
+    #[arg(long, value_name = "REGEX", allow_hyphen_values = true)]
+    regex: Option<String>,
+    /// With --text or --regex: ignore case.
+    #[arg(short = 'i', long)]
+    ignore_case: bool,
     /// Only symbols of this kind: module, class, struct, enum, interface, trait, impl,
     /// function, method, constructor, field, property, constant, static, variable,
     /// type_alias, macro, ...
@@ -76,14 +121,20 @@ pub struct SearchArgs {
 impl SearchArgs {
     /// The neutral form `request::build` takes, and `--no-wait`.
     pub fn input(self) -> (Action, Input, bool) {
+        let (action, query) = match (self.text, self.regex) {
+            (Some(text), _) => (Action::SearchText, Some(text)),
+            (None, Some(regex)) => (Action::SearchRegex, Some(regex)),
+            (None, None) => (Action::Search, self.query),
+        };
         let input = Input {
-            query: Some(self.query),
+            query,
+            ignore_case: self.ignore_case,
             kind: self.kind,
             path: self.path,
             limit: self.limit,
             ..Input::default()
         };
-        (Action::Search, input, self.no_wait)
+        (action, input, self.no_wait)
     }
 }
 
@@ -551,6 +602,16 @@ pub async fn outline(
     conn: &Connection,
     root: PathBuf,
     args: OutlineArgs,
+    out: &Output,
+) -> Result<ExitCode, LeanError> {
+    let (action, input, no_wait) = args.input();
+    run(conn, root, action, input, no_wait, out).await
+}
+
+pub async fn tree(
+    conn: &Connection,
+    root: PathBuf,
+    args: TreeArgs,
     out: &Output,
 ) -> Result<ExitCode, LeanError> {
     let (action, input, no_wait) = args.input();

@@ -52,6 +52,9 @@ enum Command {
     Project,
     /// The symbols of a file, or of every indexed file under a directory.
     Outline(code_cmd::OutlineArgs),
+    /// The project's indexed files as a tree, with per-directory file counts and
+    /// languages.
+    Tree(code_cmd::TreeArgs),
     /// Find symbols across the project by name, substring or `Type/member`.
     Search(code_cmd::SearchArgs),
     /// Symbol-level reads and edits (spec ctx_refactor actions).
@@ -69,8 +72,8 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
-    /// Serve MCP over stdio for an agent session (tools ctx_outline, ctx_search,
-    /// ctx_refactor) in the project around the working directory.
+    /// Serve MCP over stdio for an agent session (tools ctx_outline, ctx_tree,
+    /// ctx_search, ctx_refactor) in the project around the working directory.
     Mcp,
     /// Record the file an editor focused, so search ranks it first (path only, never
     /// content; editors call this on focus changes).
@@ -162,6 +165,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
         | Command::EditorSignal { .. }
         | Command::Completions { .. } => unreachable!("handled above"),
         Command::Outline(args) => code_cmd::outline(&conn, root, args, out).await,
+        Command::Tree(args) => code_cmd::tree(&conn, root, args, out).await,
         Command::Search(args) => code_cmd::search(&conn, root, args, out).await,
         Command::Refactor(cmd) => code_cmd::refactor(&conn, root, cmd, out).await,
         Command::Servers { op, language, all } => {

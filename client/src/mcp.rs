@@ -43,7 +43,9 @@ const DEFAULT_INDEX_WAIT_MS: u32 = 20_000;
 
 const INSTRUCTIONS: &str = "lean-ctx: code intelligence for this project, served by a warm per-user daemon. \
 Paths are relative to the project root (the directory this session runs in); lines are 1-based, columns 0-based. \
-ctx_outline lists the symbols of a file or directory; ctx_search finds symbols by name, substring or Type/member; \
+ctx_tree shows the project's indexed files as a tree with per-directory counts and languages; \
+ctx_outline lists the symbols of a file or directory; ctx_search finds symbols by name, substring or Type/member, \
+or lines by text or regex (action=text|regex), each labelled with its enclosing symbol; \
 ctx_refactor reads one file's symbols (symbols_overview), edits symbol bodies by name_path or line \
 guarded by expected_hash (the BLAKE3 every edit answers with), finds references/definitions/implementations \
 at a path+line+column, reports diagnostics, reformats (a file, a region, a symbol), and renames across files \
@@ -197,40 +199,87 @@ impl OutlineParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+pub struct TreeParams {
+    /// A directory relative to the project root; omit for the whole project.
+    pub path: Option<String>,
+    /// Levels of directories to list (default 2); deeper directories show their file
+    /// counts and languages only.
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub depth: Option<u32>,
+    /// Most entries to list (default 400).
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub limit: Option<u32>,
+}
+
+impl TreeParams {
+    /// The neutral form `request::build` takes.
+    pub fn input(self) -> (Action, Input) {
+        let input = Input {
+            path: self.path,
+            depth: self.depth,
+            limit: self.limit,
+            ..Input::default()
+        };
+        (Action::Tree, input)
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct SearchParams {
-    /// What to search; only `symbol` (the default).
+    /// `symbol` (default): symbols by name; `text`: lines holding `query` literally;
+    /// `regex`: lines matching `query` as a regex (Rust regex syntax, as ripgrep's).
     pub action: Option<String>,
-    /// A name (`run`), a substring (`Handl`), or a qualified `Type/member` (`Point/new`).
+    /// symbol: a name (`run`), a substring (`Handl`), or a qualified `Type/member`
+    /// (`Point/new`); text: the text; regex: the regex.
     pub query: String,
-    /// Only this kind: module, class, struct, enum, interface, trait, impl, function,
-    /// method, constructor, field, property, constant, static, variable, type_alias, macro, ...
+    /// symbol: only this kind: module, class, struct, enum, interface, trait, impl,
+    /// function, method, constructor, field, property, constant, static, variable,
+    /// type_alias, macro, ...
     pub kind: Option<String>,
     /// Only under this file or directory (relative to the project root).
     pub path: Option<String>,
+    /// text and regex: ignore case.
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub ignore_case: Option<bool>,
     /// Most hits (default 50).
     #[serde(default, deserialize_with = "lenient::u32")]
     pub limit: Option<u32>,
 }
 
+/// `ctx_search`'s actions.
+const SEARCH_ACTIONS: &[(&str, Action)] = &[
+    ("symbol", Action::Search),
+    ("text", Action::SearchText),
+    ("regex", Action::SearchRegex),
+];
+
 impl SearchParams {
     /// The neutral form `request::build` takes; `action` is this tool's own parameter
-    /// (the CLI has one search), so it is checked here.
+    /// (the CLI says `--text`/`--regex`), so it is read here.
     pub fn input(self) -> Result<(Action, Input), LeanError> {
-        if let Some(action) = self.action.as_deref().filter(|a| a.trim() != "symbol") {
-            return Err(LeanError::new(
-                ErrorCode::Unsupported,
-                format!("ctx_search action {action:?}"),
-            )
-            .with_remedy("use action=symbol"));
-        }
+        let action = match self.action.as_deref().map(str::trim) {
+            None => Action::Search,
+            Some(given) => SEARCH_ACTIONS
+                .iter()
+                .find(|(name, _)| name.eq_ignore_ascii_case(given))
+                .map(|(_, a)| *a)
+                .ok_or_else(|| {
+                    LeanError::new(
+                        ErrorCode::InvalidTarget,
+                        format!("ctx_search action {given:?} is not one of symbol, text, regex"),
+                    )
+                    .with_remedy("pass action=symbol, action=text or action=regex")
+                })?,
+        };
         let input = Input {
             query: Some(self.query),
             kind: self.kind,
             path: self.path,
             limit: self.limit,
+            ignore_case: self.ignore_case.unwrap_or(false),
             ..Input::default()
         };
-        Ok((Action::Search, input))
+        Ok((action, input))
     }
 }
 
@@ -345,6 +394,7 @@ impl RefactorParams {
             keep_definition: flag(self.keep_definition),
             reformat_scope: self.reformat_scope,
             optimize_imports: flag(self.optimize_imports),
+            ignore_case: false,
         };
         (Action::Refactor(self.action), input)
     }
@@ -377,7 +427,20 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "Search this project's symbols by exact name, substring or qualified Type/member; best matches first, one line each: path:line:col kind name_path signature."
+        description = "Tree: this project's indexed source files (ignore rules honoured) as a compact tree, `depth` levels of directories (default 2), each directory with its file count and languages, e.g. `src/ (42 files: rust 40, python 2)`.",
+        annotations(read_only_hint = true)
+    )]
+    async fn ctx_tree(
+        &self,
+        Parameters(p): Parameters<TreeParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let (action, input) = p.input();
+        self.run(action, input).await
+    }
+
+    #[tool(
+        description = "Search this project. action=symbol (default): symbols by exact name, substring or qualified Type/member; best matches first, one line each: path:line:col kind name_path signature. action=text (literal) or action=regex: the matching lines of the indexed files (ignore rules honoured), grouped by file, each `line:col  text  (in kind name_path)` naming the symbol that encloses it; ignore_case; limit (default 50).",
+        annotations(read_only_hint = true)
     )]
     async fn ctx_search(
         &self,

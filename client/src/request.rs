@@ -1,5 +1,6 @@
-//! The one request builder of both front doors. The CLI (`outline`, `search`,
-//! `refactor <verb>`) and the MCP tools (`ctx_outline`, `ctx_search`, `ctx_refactor`)
+//! The one request builder of both front doors. The CLI (`outline`, `tree`, `search`,
+//! `refactor <verb>`) and the MCP tools (`ctx_outline`, `ctx_tree`, `ctx_search`,
+//! `ctx_refactor`)
 //! each parse their own input (clap arguments, a tool call's JSON arguments) into the
 //! same neutral [`Input`] and nothing more; [`build`] alone validates it, applies the
 //! defaults and turns it into the protocol request ([`Call`]). So an action has one
@@ -17,7 +18,8 @@ use lean_ctx_shared::{
         Direction, EditAction, EditRequest, EditTarget, FilePosition, InspectionsMode,
         InspectionsRequest, NavigateAction, NavigateRequest, OutlineRequest, RefactorKind,
         RefactorOptions, RefactorPhase, RefactorRequest, ReformatRequest, ReformatScope, Scope,
-        SearchSymbolRequest, SymbolKind, SymbolsOverviewRequest, TypeHierarchyRequest,
+        SearchSymbolRequest, SearchTextRequest, SymbolKind, SymbolsOverviewRequest, TreeRequest,
+        TypeHierarchyRequest,
     },
 };
 use rmcp::schemars::{self, JsonSchema};
@@ -29,7 +31,13 @@ use crate::calls::Call;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     Outline,
+    Tree,
+    /// Symbols by name.
     Search,
+    /// Lines holding a literal text.
+    SearchText,
+    /// Lines matching a regex.
+    SearchRegex,
     Refactor(RefactorAction),
 }
 
@@ -129,6 +137,8 @@ pub struct Input {
     pub keep_definition: bool,
     pub reformat_scope: Option<String>,
     pub optimize_imports: bool,
+    /// Text and regex searches: ignore case.
+    pub ignore_case: bool,
 }
 
 /// What a front door adds to every request.
@@ -165,6 +175,10 @@ impl Ctx {
             .map_or_else(String::new, |_| self.path(""))
     }
 }
+
+/// Levels of directories a tree lists unless asked otherwise: enough to see a
+/// project's layout, few enough to stay a screenful.
+const DEFAULT_TREE_DEPTH: u32 = 2;
 
 /// The allowed spellings of the enumerated parameters; the first is the default.
 const SCOPES: &[(&str, Scope)] = &[("project", Scope::Project), ("all", Scope::All)];
@@ -256,7 +270,42 @@ pub fn build(action: Action, input: Input, ctx: &Ctx) -> Result<Call, LeanError>
                 wait_ms,
             }));
         }
+        Action::Tree => {
+            return Ok(Call::Tree(TreeRequest {
+                root,
+                path: input
+                    .path
+                    .as_deref()
+                    .map_or_else(|| ctx.here(), |p| ctx.path(p)),
+                depth: input.depth.unwrap_or(DEFAULT_TREE_DEPTH),
+                limit,
+                wait_ms,
+            }));
+        }
+        Action::SearchText | Action::SearchRegex => {
+            if input.kind.is_some() {
+                return Err(invalid(
+                    "kind applies to symbol searches only".into(),
+                    "leave kind out of a text or regex search, or search symbols (action=symbol)",
+                ));
+            }
+            return Ok(Call::SearchText(SearchTextRequest {
+                root,
+                pattern: input.query.ok_or_else(|| missing("query", "search"))?,
+                regex: action == Action::SearchRegex,
+                case_insensitive: input.ignore_case,
+                path: input.path.as_deref().map(|p| ctx.path(p)),
+                limit,
+                wait_ms,
+            }));
+        }
         Action::Search => {
+            if input.ignore_case {
+                return Err(invalid(
+                    "ignore_case applies to text and regex searches".into(),
+                    "symbol searches match names regardless of case already (exact case ranks first)",
+                ));
+            }
             let kind = match input.kind.as_deref() {
                 Some(k) => Some(SymbolKind::parse(k.trim()).ok_or_else(|| {
                     let all: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
@@ -520,7 +569,7 @@ mod tests {
     use super::*;
     use crate::{
         Cli, Command,
-        mcp::{OutlineParams, RefactorParams, SearchParams},
+        mcp::{OutlineParams, RefactorParams, SearchParams, TreeParams},
     };
 
     const ROOT: &str = "/home/dev/proj";
@@ -529,6 +578,7 @@ mod tests {
     #[derive(Clone, Copy, Debug)]
     enum Tool {
         Outline,
+        Tree,
         Search,
         Refactor,
     }
@@ -547,7 +597,10 @@ mod tests {
     fn name(action: Action) -> &'static str {
         match action {
             Action::Outline => "outline",
+            Action::Tree => "tree",
             Action::Search => "search",
+            Action::SearchText => "search_text",
+            Action::SearchRegex => "search_regex",
             Action::Refactor(a) => a.as_str(),
         }
     }
@@ -558,6 +611,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("lean-ctx {args:?}: {e}"));
         let (action, input, _no_wait) = match parsed.command {
             Command::Outline(a) => a.input(),
+            Command::Tree(a) => a.input(),
             Command::Search(a) => a.input(),
             Command::Refactor(c) => c.input().unwrap(),
             other => panic!("not a code verb: {other:?}"),
@@ -577,7 +631,11 @@ mod tests {
         }
         let (action, input) = match tool {
             Tool::Outline => parse::<OutlineParams>(args).input(),
-            Tool::Search => parse::<SearchParams>(args).input().unwrap(),
+            Tool::Tree => parse::<TreeParams>(args).input(),
+            Tool::Search => match parse::<SearchParams>(args).input() {
+                Ok(parsed) => parsed,
+                Err(e) => panic!("{args}: {e:?}"),
+            },
             Tool::Refactor => parse::<RefactorParams>(args).input(),
         };
         let ctx = Ctx {
@@ -601,6 +659,12 @@ mod tests {
                 Outline,
                 json!({"path": "src", "depth": 2, "limit": "5"}),
             ),
+            row(&["tree"], Tree, json!({})),
+            row(
+                &["tree", "src", "--depth", "4", "--limit", "30"],
+                Tree,
+                json!({"path": "src", "depth": "4", "limit": 30}),
+            ),
             row(
                 &["search", "Point/new"],
                 Search,
@@ -612,6 +676,27 @@ mod tests {
                 ],
                 Search,
                 json!({"action": "symbol", "query": "run", "kind": "method", "path": "src", "limit": 3}),
+            ),
+            row(
+                &["search", "--text", "a.b(", "--path", "src"],
+                Search,
+                json!({"action": "text", "query": "a.b(", "path": "src"}),
+            ),
+            row(
+                &["search", "--text", "Größe", "-i", "--limit", "5"],
+                Search,
+                json!({"action": "text", "query": "Größe", "ignore_case": "true", "limit": 5}),
+            ),
+            row(
+                &["search", "--regex", r"fn \w+_args"],
+                Search,
+                json!({"action": "regex", "query": r"fn \w+_args"}),
+            ),
+            // A kind is for symbols: the same error from both.
+            row(
+                &["search", "--regex", "x", "--kind", "function"],
+                Search,
+                json!({"action": "regex", "query": "x", "kind": "function"}),
             ),
             row(
                 &["refactor", "symbols-overview", "src/lib.rs"],
@@ -868,7 +953,10 @@ mod tests {
         );
 
         // Every action either door offers has a row.
-        let mut cli_actions: BTreeSet<String> = ["outline", "search"].map(String::from).into();
+        let mut cli_actions: BTreeSet<String> =
+            ["outline", "tree", "search", "search_text", "search_regex"]
+                .map(String::from)
+                .into();
         cli_actions.extend(
             Cli::command()
                 .find_subcommand("refactor")
@@ -876,7 +964,10 @@ mod tests {
                 .get_subcommands()
                 .map(|c| c.get_name().replace('-', "_")),
         );
-        let mut mcp_actions: BTreeSet<String> = ["outline", "search"].map(String::from).into();
+        let mut mcp_actions: BTreeSet<String> =
+            ["outline", "tree", "search", "search_text", "search_regex"]
+                .map(String::from)
+                .into();
         mcp_actions.extend(crate::mcp::advertised_refactor_actions());
         let covered: BTreeSet<String> = covered.into_iter().map(String::from).collect();
         assert_eq!(
@@ -884,7 +975,7 @@ mod tests {
             "a CLI verb without a row (or a row without a verb)"
         );
         assert_eq!(covered, mcp_actions, "an MCP action without a row");
-        assert_eq!(covered.len(), 17);
+        assert_eq!(covered.len(), 20);
     }
 
     #[test]
@@ -900,6 +991,10 @@ mod tests {
             panic!()
         };
         assert_eq!((o.path.as_str(), o.depth, o.limit), ("", 1, 0));
+        let Ok(Call::Tree(t)) = refactor(&["tree"]) else {
+            panic!()
+        };
+        assert_eq!((t.path.as_str(), t.depth, t.limit), ("", 2, 0));
         // type-hierarchy takes its scope.
         let Ok(Call::TypeHierarchy(t)) =
             refactor(&["refactor", "type-hierarchy", "a.rs:1:2", "--scope", "all"])

@@ -127,7 +127,15 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
     let listed = inspect(&["--method", "tools/list"]);
     let tools = listed["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["ctx_outline", "ctx_refactor", "ctx_search"]);
+    assert_eq!(
+        names,
+        ["ctx_outline", "ctx_refactor", "ctx_search", "ctx_tree"]
+    );
+    assert_eq!(
+        tools[3]["annotations"]["readOnlyHint"], true,
+        "{}",
+        tools[3]
+    );
     let outline = &tools[0]["inputSchema"]["properties"];
     assert_eq!(
         outline["depth"]["type"],

@@ -9,7 +9,7 @@
 //! | `move`, `safe_delete`, `inline` | IDE only |
 //! | symbol edits | IDE (one undo entry there), then our own writer |
 //! | `symbols_overview`, `outline` of a file | headless index, then IDE (file types tree-sitter does not parse) |
-//! | `outline` of a directory, `search_symbol` | headless index |
+//! | `outline` of a directory, `tree`, `search_symbol`, `search_text` | headless index |
 //!
 //! Fallback: a backing that is absent (no IDE window serves the root) or does not
 //! answer (the connection fails, or it hangs past its timeout: the window is then
@@ -31,8 +31,9 @@ use lean_ctx_shared::{
         EditRequest, EditResponse, FileOutline, InspectionsRequest, InspectionsResponse,
         NavigateRequest, NavigateResponse, OutlineRequest, OutlineResponse, RefactorKind,
         RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
-        SearchSymbolResponse, SymbolsOverviewRequest, SymbolsOverviewResponse,
-        TypeHierarchyRequest, TypeHierarchyResponse,
+        SearchSymbolResponse, SearchTextRequest, SearchTextResponse, SymbolsOverviewRequest,
+        SymbolsOverviewResponse, TreeRequest, TreeResponse, TypeHierarchyRequest,
+        TypeHierarchyResponse,
     },
     render,
 };
@@ -423,6 +424,30 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
     Ok(resp)
 }
 
+pub async fn tree(d: &Daemon, req: TreeRequest) -> Result<TreeResponse, LeanError> {
+    let cx = cx(d, &req.root)?;
+    let path = if req.path.is_empty() { "." } else { &req.path };
+    let target = jailed(&cx, path, Want::FileOrDir).await?;
+    let resp = match headless::tree(&cx, &target.rel, &req).await {
+        Ok(resp) => resp,
+        Err(Miss::Failed(e)) => return Err(e),
+        Err(Miss::Absent | Miss::Unreachable(_)) => return Err(unreachable_absent("tree")),
+    };
+    note_backing(headless::BACKING);
+    // The alternative: a listing of every file under the path (`git ls-files`, one
+    // path a line): what a collapsed directory stands for counts as listed.
+    let (files, _) = cx.project.index.files_under(&target.rel, usize::MAX);
+    let listing = files.into_iter().map(|(p, _)| p + "\n").collect();
+    record(
+        d,
+        "tree",
+        None,
+        Baseline::Text(listing),
+        render::files_tree(&resp),
+    );
+    Ok(resp)
+}
+
 pub async fn search_symbol(
     d: &Daemon,
     req: SearchSymbolRequest,
@@ -440,6 +465,37 @@ pub async fn search_symbol(
         None,
         Baseline::NoClaim,
         render::search(&resp, &req.query),
+    );
+    Ok(resp)
+}
+
+pub async fn search_text(
+    d: &Daemon,
+    req: SearchTextRequest,
+) -> Result<SearchTextResponse, LeanError> {
+    let cx = cx(d, &req.root)?;
+    let resp = match headless::search_text(&cx, &req).await {
+        Ok(resp) => resp,
+        Err(Miss::Failed(e)) => return Err(e),
+        Err(Miss::Absent | Miss::Unreachable(_)) => return Err(unreachable_absent("search")),
+    };
+    note_backing(headless::BACKING);
+    // The alternative: grep printing the same lines, `path:line:text` each.
+    let grep = resp
+        .hits
+        .iter()
+        .map(|h| format!("{}:{}:{}\n", h.path, h.line, h.text))
+        .collect();
+    record(
+        d,
+        if req.regex {
+            "search_regex"
+        } else {
+            "search_text"
+        },
+        None,
+        Baseline::Text(grep),
+        render::search_text(&resp, &req.pattern),
     );
     Ok(resp)
 }

@@ -14,8 +14,9 @@ use lean_ctx_shared::{
         MAX_PING_DELAY_MS, NavigateRequest, NavigateResponse, OpenProjectRequest, OutlineRequest,
         OutlineResponse, PingRequest, PingResponse, ProjectStatus, RefactorRequest,
         RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
-        SearchSymbolResponse, ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse,
-        SymbolsOverviewRequest, SymbolsOverviewResponse, TypeHierarchyRequest,
+        SearchSymbolResponse, SearchTextRequest, SearchTextResponse, ShutdownRequest,
+        ShutdownResponse, StatusRequest, StatusResponse, SymbolsOverviewRequest,
+        SymbolsOverviewResponse, TreeRequest, TreeResponse, TypeHierarchyRequest,
         TypeHierarchyResponse,
     },
 };
@@ -40,6 +41,8 @@ pub const CAPABILITIES: &[&str] = &[
     "refactor",
     "language_servers",
     "dashboard",
+    "tree",
+    "search_text",
 ];
 
 /// One per connection; cheap to clone (tarpc clones it per request).
@@ -120,6 +123,26 @@ impl LeanCtx for Handler {
     async fn outline(self, _: Context, req: OutlineRequest) -> Result<OutlineResponse, LeanError> {
         let d = &self.daemon;
         d.call("outline", async { route::outline(d, req).await })
+            .await
+    }
+
+    async fn tree(self, _: Context, req: TreeRequest) -> Result<TreeResponse, LeanError> {
+        let d = &self.daemon;
+        d.call("tree", async { route::tree(d, req).await }).await
+    }
+
+    async fn search_text(
+        self,
+        _: Context,
+        req: SearchTextRequest,
+    ) -> Result<SearchTextResponse, LeanError> {
+        let d = &self.daemon;
+        let action = if req.regex {
+            "search_regex"
+        } else {
+            "search_text"
+        };
+        d.call(action, async { route::search_text(d, req).await })
             .await
     }
 

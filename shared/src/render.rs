@@ -7,8 +7,8 @@ use crate::{
     ErrorDetails, LeanError,
     protocol::{
         EditAction, EditResponse, InspectionsResponse, NavigateResponse, OutlineResponse,
-        RefactorResponse, ReformatResponse, SearchSymbolResponse, SymbolInfo,
-        SymbolsOverviewResponse, TypeHierarchyResponse,
+        RefactorResponse, ReformatResponse, SearchSymbolResponse, SearchTextResponse, SymbolInfo,
+        SymbolsOverviewResponse, TreeEntryKind, TreeResponse, TypeHierarchyResponse,
     },
 };
 
@@ -44,6 +44,44 @@ pub fn outline(resp: &OutlineResponse) -> String {
     s.trim_end().to_string()
 }
 
+/// The project's files, one entry a line, indented by level: a directory as
+/// `name/ (N files: rust 40, python 2)`, a file by its name (its language is its
+/// directory's business); the requested path by its full path (`./` for the root).
+pub fn files_tree(resp: &TreeResponse) -> String {
+    let mut s = String::new();
+    for e in &resp.entries {
+        let name = match e.level {
+            0 if e.path.is_empty() => ".",
+            0 => e.path.as_str(),
+            _ => e.path.rsplit('/').next().unwrap_or(&e.path),
+        };
+        s.push_str(&"  ".repeat(e.level as usize));
+        s.push_str(name);
+        if let TreeEntryKind::Dir {
+            files, languages, ..
+        } = &e.kind
+        {
+            let langs: Vec<String> = languages
+                .iter()
+                .map(|l| format!("{} {}", l.language, l.files))
+                .collect();
+            let noun = if *files == 1 { "file" } else { "files" };
+            s.push_str(&format!("/ ({files} {noun}: {})", langs.join(", ")));
+        }
+        s.push('\n');
+    }
+    if resp.truncated {
+        s.push_str(&format!(
+            "… {} entries shown; ask for a subdirectory, a smaller depth or a larger limit\n",
+            resp.entries.len()
+        ));
+    }
+    if resp.total_files == 0 {
+        s.push_str("no indexed files here\n");
+    }
+    s.trim_end().to_string()
+}
+
 pub fn symbols_overview(resp: &SymbolsOverviewResponse) -> String {
     let mut s = format!(
         "{} ({}, {} symbols)\n",
@@ -73,6 +111,35 @@ pub fn search(resp: &SearchSymbolResponse, query: &str) -> String {
             resp.hits.len()
         ),
         (n, false) => format!("{n} matches"),
+    });
+    s
+}
+
+/// Text hits grouped by file (the path once), one line each:
+/// `  LINE:COL  text  (in kind name_path)`.
+pub fn search_text(resp: &SearchTextResponse, pattern: &str) -> String {
+    let mut s = String::new();
+    let mut file = None;
+    for h in &resp.hits {
+        if file != Some(&h.path) {
+            s.push_str(&h.path);
+            s.push('\n');
+            file = Some(&h.path);
+        }
+        s.push_str(&format!("  {}:{}  {}", h.line, h.column, h.text.trim()));
+        if let Some(sym) = &h.symbol {
+            s.push_str(&format!("  (in {} {})", sym.kind.as_str(), sym.name_path));
+        }
+        s.push('\n');
+    }
+    s.push_str(&match (resp.total, resp.truncated) {
+        (0, _) => format!("no line matches {pattern:?}"),
+        (n, true) => format!(
+            "{} of {n} matching lines shown, in {} files (raise the limit or narrow the path for more)",
+            resp.hits.len(),
+            resp.files
+        ),
+        (n, false) => format!("{n} matching lines in {} files", resp.files),
     });
     s
 }

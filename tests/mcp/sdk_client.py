@@ -47,7 +47,8 @@ async def main(shim, project):
             assert took < 5, f"initialize took {took:.1f}s"
 
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            assert set(tools) == {"ctx_outline", "ctx_search", "ctx_refactor"}, set(tools)
+            assert set(tools) == {"ctx_outline", "ctx_tree", "ctx_search", "ctx_refactor"}, set(tools)
+            assert tools["ctx_tree"].annotations.read_only_hint is True, tools["ctx_tree"].annotations
             for tool in tools.values():
                 Draft202012Validator.check_schema(tool.input_schema)
                 assert tool.description, tool.name
@@ -71,6 +72,18 @@ async def main(shim, project):
                 await asyncio.sleep(0.2)
             assert "src/lib.rs:9:0  function helper  pub fn helper() -> i32" in body, body
             assert body.endswith("1 matches"), body
+
+            is_error, body = await call(session, "ctx_search", {"action": "text", "query": "Point { x }"})
+            assert not is_error, body
+            assert body.startswith("src/lib.rs\n  5:8  Point { x }  (in method Point/new)\n"), body
+            is_error, body = await call(session, "ctx_search", {"action": "regex", "query": "fn (", "ignore_case": True})
+            assert is_error and body.startswith("ERROR: INVALID_TARGET: not a valid regex"), body
+            is_error, body = await call(session, "ctx_search", {"action": "grep", "query": "x"})
+            assert is_error and body.startswith("ERROR: INVALID_TARGET:") and "symbol, text, regex" in body, body
+
+            is_error, body = await call(session, "ctx_tree", {"path": "src", "depth": "1"})
+            assert not is_error and body.startswith("src/ ("), body
+            assert "\n  lib.rs" in body, body
 
             is_error, body = await call(session, "ctx_outline", {"path": "src/lib.rs"})
             assert not is_error and body.startswith("src/lib.rs (rust)"), body

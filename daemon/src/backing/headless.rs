@@ -1,6 +1,6 @@
 //! The headless backing's operations over the index: `symbols_overview`, a
-//! directory's `outline`, `search_symbol`, the file a symbol edit targets and the
-//! edit written by our own writer. Works with nothing else installed (spec §1.1
+//! directory's `outline`, the project's file `tree`, `search_symbol`, `search_text`
+//! (with [`super::grep`]), the file a symbol edit targets and the edit written by our own writer. Works with nothing else installed (spec §1.1
 //! "Headless-default"). File work runs on tokio's blocking pool, never on the threads
 //! that serve the socket.
 
@@ -13,12 +13,14 @@ use lean_ctx_shared::{
     ErrorCode, LeanError,
     editor_signal::{self, EditorSignal},
     protocol::{
-        EditRequest, EditTarget, FileOutline, OutlineRequest, OutlineResponse, SearchSymbolRequest,
-        SearchSymbolResponse, SymbolHit, SymbolKind, SymbolsOverviewResponse,
+        EditRequest, EditTarget, FileOutline, LanguageCount, OutlineRequest, OutlineResponse,
+        SearchSymbolRequest, SearchSymbolResponse, SearchTextRequest, SearchTextResponse,
+        SymbolHit, SymbolKind, SymbolsOverviewResponse, TreeEntry, TreeEntryKind, TreeRequest,
+        TreeResponse,
     },
 };
 
-use super::{Cx, Outcome, blocking};
+use super::{Cx, Outcome, blocking, grep};
 use crate::{
     budget::{self, Budget},
     edit::{self, Edit, Written, ambiguous, match_name_path},
@@ -35,6 +37,9 @@ const DEFAULT_HITS: u32 = 50;
 const MAX_HITS: u32 = 1000;
 /// Default number of files in a directory outline.
 const DEFAULT_OUTLINE_FILES: u32 = 200;
+/// Default and largest number of entries in a tree.
+const DEFAULT_TREE_ENTRIES: u32 = 400;
+const MAX_TREE_ENTRIES: u32 = 20_000;
 
 fn jail(project: &Project, path: &str, want: Want) -> Result<Jailed, LeanError> {
     jail::resolve(&project.root, &project.worktree.group, path, want)
@@ -121,6 +126,159 @@ pub async fn outline_dir(
     })
 }
 
+/// The indexed files under `dir` (a directory or a file, root-relative) as a tree,
+/// `req.depth` levels deep, or fewer where that many would pass the limit.
+pub async fn tree(cx: &Cx<'_>, dir: &str, req: &TreeRequest) -> Outcome<TreeResponse> {
+    let project = &cx.project;
+    project
+        .index
+        .wait_ready(Duration::from_millis(req.wait_ms.into()))
+        .await?;
+    let limit = match req.limit {
+        0 => DEFAULT_TREE_ENTRIES,
+        n => n.min(MAX_TREE_ENTRIES),
+    } as usize;
+    let (files, total) = project.index.files_under(dir, usize::MAX);
+    let mut top = Node::default();
+    for (path, parsed) in &files {
+        let below = path
+            .strip_prefix(dir)
+            .map_or(path.as_str(), |r| r.trim_start_matches('/'));
+        top.add(below, parsed.symbols.lang.name());
+    }
+    // As many whole levels as the limit holds (at least one), then cut in path order.
+    let per_level = top.entries_per_level(req.depth as usize);
+    let depth = (0..=per_level.len())
+        .rev()
+        .find(|&d| per_level[..d].iter().sum::<usize>() <= limit)
+        .unwrap_or(0)
+        .max(per_level.len().min(1));
+    let mut out = Tree {
+        entries: Vec::new(),
+        left: limit + 1,
+        budget: Budget::default(),
+        depth,
+        cut: false,
+    };
+    let file_only = total == 1 && files[0].0 == dir;
+    if file_only {
+        let (path, parsed) = &files[0];
+        out.push(path.clone(), 0, file(parsed.symbols.lang.name()));
+    } else {
+        out.dir(dir, &top, 0);
+    }
+    Ok(TreeResponse {
+        entries: out.entries,
+        total_files: total as u32,
+        depth: depth as u32,
+        truncated: out.cut,
+    })
+}
+
+fn file(language: &str) -> TreeEntryKind {
+    TreeEntryKind::File {
+        language: language.to_string(),
+    }
+}
+
+/// A directory of the tree being built: counts of everything under it, its own files
+/// and subdirectories by name.
+#[derive(Default)]
+struct Node<'a> {
+    files: u32,
+    languages: std::collections::BTreeMap<&'a str, u32>,
+    dirs: std::collections::BTreeMap<&'a str, Node<'a>>,
+    own: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> Node<'a> {
+    /// Adds the file at `rel` (relative to this directory).
+    fn add(&mut self, rel: &'a str, language: &'a str) {
+        self.files += 1;
+        *self.languages.entry(language).or_default() += 1;
+        match rel.split_once('/') {
+            Some((dir, rest)) => self.dirs.entry(dir).or_default().add(rest, language),
+            None => self.own.push((rel, language)),
+        }
+    }
+
+    /// How many entries each level below this directory holds, to `depth` levels.
+    fn entries_per_level(&self, depth: usize) -> Vec<usize> {
+        let mut counts = Vec::new();
+        let mut level: Vec<&Node<'_>> = vec![self];
+        while counts.len() < depth && !level.is_empty() {
+            counts.push(level.iter().map(|n| n.dirs.len() + n.own.len()).sum());
+            level = level.iter().flat_map(|n| n.dirs.values()).collect();
+        }
+        while counts.last() == Some(&0) {
+            counts.pop();
+        }
+        counts
+    }
+
+    fn summary(&self, expanded: bool) -> TreeEntryKind {
+        let mut languages: Vec<LanguageCount> = self
+            .languages
+            .iter()
+            .map(|(l, n)| LanguageCount {
+                language: l.to_string(),
+                files: *n,
+            })
+            .collect();
+        languages.sort_by(|a, b| b.files.cmp(&a.files).then(a.language.cmp(&b.language)));
+        TreeEntryKind::Dir {
+            files: self.files,
+            languages,
+            expanded,
+        }
+    }
+}
+
+/// A tree's entries as they are drawn, within the limit and the answer budget.
+struct Tree {
+    entries: Vec<TreeEntry>,
+    /// Entries still allowed (the requested path's own line included).
+    left: usize,
+    budget: Budget,
+    depth: usize,
+    cut: bool,
+}
+
+impl Tree {
+    fn push(&mut self, path: String, level: usize, kind: TreeEntryKind) -> bool {
+        let entry = TreeEntry {
+            path,
+            level: level as u32,
+            kind,
+        };
+        if self.cut || self.left == 0 || !self.budget.take(&entry) {
+            self.cut = true;
+            return false;
+        }
+        self.left -= 1;
+        self.entries.push(entry);
+        true
+    }
+
+    /// `node` at `path`, on `level`, and what it holds down to the depth.
+    fn dir(&mut self, path: &str, node: &Node<'_>, level: usize) {
+        let expanded = level < self.depth;
+        if !self.push(path.to_string(), level, node.summary(expanded)) || !expanded {
+            return;
+        }
+        let join = |name: &str| match path {
+            "" => name.to_string(),
+            _ => format!("{path}/{name}"),
+        };
+        for (name, sub) in &node.dirs {
+            self.dir(&join(name), sub, level + 1);
+        }
+        for (name, language) in &node.own {
+            self.push(join(name), level + 1, file(language));
+        }
+    }
+}
+
 pub async fn search_symbol(
     cx: &Cx<'_>,
     req: &SearchSymbolRequest,
@@ -132,41 +290,18 @@ pub async fn search_symbol(
             .into());
     }
     let project = &cx.project;
-    let prefix = match &req.path {
-        Some(path) => {
-            let (project, path) = (project.clone(), path.clone());
-            blocking(move || jail(&project, &path, Want::FileOrDir))
-                .await?
-                .rel
-        }
-        None => String::new(),
-    };
+    let prefix = scope(cx, req.path.as_deref()).await?;
     project
         .index
         .wait_ready(Duration::from_millis(req.wait_ms.into()))
         .await?;
-    let limit = if req.limit == 0 {
-        DEFAULT_HITS
-    } else {
-        req.limit.min(MAX_HITS)
-    } as usize;
-    // The editor signal (spec §5): the focused file first, recently focused ones next,
-    // while the focus is fresh.
-    let signal = EditorSignal::read(&cx.d.config.paths.data_dir);
-    let focused: Vec<PathBuf> = signal
-        .ranked(editor_signal::now_ms())
-        .into_iter()
-        .map(Path::to_path_buf)
-        .collect();
+    let limit = hits_limit(req.limit);
+    let focused = focused(cx);
     let prepared = Query::new(&query);
     let mut scored: Vec<(i64, String, Symbol<'_>)> = Vec::new();
     let (files, _) = project.index.files_under(&prefix, usize::MAX);
     for (path, parsed) in &files {
-        let abs = project.root.join(path);
-        let boost = focused
-            .iter()
-            .position(|f| *f == abs)
-            .map_or(0, |rank| 20_000 - 1_000 * rank as i64);
+        let boost = boost(&focused, &project.root.join(path));
         for sym in parsed.symbols.all() {
             if req.kind.is_some_and(|k| k != sym.kind()) {
                 continue;
@@ -201,6 +336,89 @@ pub async fn search_symbol(
         hits,
         total: total as u32,
     })
+}
+
+/// The lines of the indexed files under `req.path` matching `req.pattern`: focused
+/// and recently focused files first, then by path and line; each labelled with the
+/// symbol that encloses it.
+pub async fn search_text(cx: &Cx<'_>, req: &SearchTextRequest) -> Outcome<SearchTextResponse> {
+    if req.pattern.is_empty() {
+        return Err(LeanError::new(ErrorCode::InvalidTarget, "empty pattern")
+            .with_remedy("give the text (action=text) or the regex (action=regex) to search for")
+            .into());
+    }
+    let matcher = grep::matcher(&req.pattern, req.regex, req.case_insensitive)?;
+    let project = &cx.project;
+    let prefix = scope(cx, req.path.as_deref()).await?;
+    project
+        .index
+        .wait_ready(Duration::from_millis(req.wait_ms.into()))
+        .await?;
+    let limit = hits_limit(req.limit);
+    let focused = focused(cx);
+    let mut files = project.index.identified_under(&prefix);
+    // Stable: path order among files of equal rank.
+    files.sort_by_key(|(path, _, _)| -boost(&focused, &project.root.join(path)));
+    let project = project.clone();
+    let resp = blocking(move || {
+        let found = grep::search(&project, &matcher, &files, limit);
+        let total: u32 = found.iter().map(|f| f.matched).sum();
+        let matched_files = found.iter().filter(|f| f.matched > 0).count() as u32;
+        let mut budget = Budget::default();
+        let hits: Vec<_> = found
+            .into_iter()
+            .flat_map(|f| f.hits)
+            .take(limit)
+            .take_while(|hit| budget.take(hit))
+            .collect();
+        Ok(SearchTextResponse {
+            truncated: hits.len() < total as usize,
+            hits,
+            total,
+            files: matched_files,
+        })
+    })
+    .await?;
+    Ok(resp)
+}
+
+/// The root-relative file or directory a search is limited to (`""`: the root).
+async fn scope(cx: &Cx<'_>, path: Option<&str>) -> Result<String, LeanError> {
+    match path {
+        Some(path) => {
+            let (project, path) = (cx.project.clone(), path.to_string());
+            Ok(blocking(move || jail(&project, &path, Want::FileOrDir))
+                .await?
+                .rel)
+        }
+        None => Ok(String::new()),
+    }
+}
+
+fn hits_limit(asked: u32) -> usize {
+    (if asked == 0 {
+        DEFAULT_HITS
+    } else {
+        asked.min(MAX_HITS)
+    }) as usize
+}
+
+/// The editor signal (spec §5): the focused file, then recently focused ones, while
+/// the focus is fresh.
+fn focused(cx: &Cx<'_>) -> Vec<PathBuf> {
+    EditorSignal::read(&cx.d.config.paths.data_dir)
+        .ranked(editor_signal::now_ms())
+        .into_iter()
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+/// How much the editor signal lifts a file: the focused one most.
+fn boost(focused: &[PathBuf], abs: &Path) -> i64 {
+    focused
+        .iter()
+        .position(|f| f == abs)
+        .map_or(0, |rank| 20_000 - 1_000 * rank as i64)
 }
 
 /// A search query, prepared once per search: scoring runs for every symbol of the

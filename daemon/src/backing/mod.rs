@@ -11,6 +11,7 @@
 //! hash and apply gate) is in [`answer`].
 
 pub mod answer;
+mod grep;
 pub mod headless;
 pub mod ide;
 pub mod lsp;

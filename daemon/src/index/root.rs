@@ -527,6 +527,20 @@ impl RootIndex {
         (out, total)
     }
 
+    /// Every indexed file under `prefix` by path, with the identity it was indexed at:
+    /// whoever reads one by name checks it is still that file.
+    pub fn identified_under(&self, prefix: &str) -> Vec<(String, FileId, Parsed)> {
+        let files = self.files.read().unwrap();
+        let mut found: Vec<(String, FileId, Parsed)> = files
+            .iter()
+            .filter(|(rel, _)| under(rel, prefix))
+            .map(|(rel, e)| (rel.clone(), e.id, e.parsed.clone()))
+            .collect();
+        drop(files);
+        found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        found
+    }
+
     /// Files found by the walk; while it runs, at least as many as expected.
     fn walk_total(&self) -> u64 {
         let found = self.walk.total.load(Ordering::Relaxed);

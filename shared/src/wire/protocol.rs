@@ -71,6 +71,12 @@ pub trait LeanCtx {
     ) -> Result<LanguageServersResponse, LeanError>;
     /// Starts the local web dashboard (once; later calls answer the same URL).
     async fn dashboard(req: DashboardRequest) -> Result<DashboardResponse, LeanError>;
+    /// The project's indexed files as a tree: per-directory file counts and languages,
+    /// levels past `depth` summarized.
+    async fn tree(req: TreeRequest) -> Result<TreeResponse, LeanError>;
+    /// The lines of the project's indexed files that match a text or a regex, each
+    /// with the symbol that encloses it.
+    async fn search_text(req: SearchTextRequest) -> Result<SearchTextResponse, LeanError>;
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -921,4 +927,112 @@ pub struct DashboardResponse {
     /// The one-time page's path (`Handover::File`) or the one-time URL
     /// (`Handover::Link`); either opens one session within two minutes, once.
     pub handover: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeRequest {
+    pub root: PathBuf,
+    /// A directory (or file); empty means the root.
+    pub path: String,
+    /// Levels of directories listed below `path`: its own entries are level 1; a
+    /// directory at level `depth` is shown with its counts only. 0: counts of `path`
+    /// alone.
+    pub depth: u32,
+    /// Most entries (files and directories) listed; 0: the daemon's default.
+    pub limit: u32,
+    /// Wait this long for a running first index before answering `INDEXING`.
+    pub wait_ms: u32,
+}
+
+/// Files of one language under a directory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LanguageCount {
+    pub language: String,
+    pub files: u32,
+}
+
+/// One entry of a tree, in the order a tree is drawn (a directory before what is in
+/// it; within a directory, subdirectories first, then files, each by name).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeEntry {
+    /// Root-relative, `/`-separated.
+    pub path: String,
+    /// 0: the requested path itself; 1: its entries; and so on.
+    pub level: u32,
+    pub kind: TreeEntryKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TreeEntryKind {
+    File {
+        language: String,
+    },
+    Dir {
+        /// Indexed files anywhere under it.
+        files: u32,
+        /// Most files first.
+        languages: Vec<LanguageCount>,
+        /// Its entries follow (`false`: past `depth`, or cut off by the limit).
+        expanded: bool,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeResponse {
+    pub entries: Vec<TreeEntry>,
+    /// Indexed files under the requested path.
+    pub total_files: u32,
+    /// Levels listed: the depth asked, or less when listing that many levels would
+    /// pass the limit (the deepest directories listed then show their counts only).
+    pub depth: u32,
+    /// Entries were cut off even at that depth (the limit, or the answer budget).
+    pub truncated: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchTextRequest {
+    pub root: PathBuf,
+    pub pattern: String,
+    /// `false`: `pattern` is literal text; `true`: a regular expression (Rust
+    /// `regex` syntax, as ripgrep's).
+    pub regex: bool,
+    pub case_insensitive: bool,
+    /// Only under this file or directory.
+    pub path: Option<String>,
+    /// Most hits (matching lines); 0: the daemon's default.
+    pub limit: u32,
+    pub wait_ms: u32,
+}
+
+/// The symbol a hit lies in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Enclosing {
+    pub kind: SymbolKind,
+    pub name_path: String,
+}
+
+/// One matching line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextHit {
+    pub path: String,
+    /// 1-based.
+    pub line: u32,
+    /// 0-based, in characters: where the first match on the line starts.
+    pub column: u32,
+    /// The line without its line ending (long lines cut, marked `…`).
+    pub text: String,
+    /// The innermost symbol whose declaration holds the match, if any.
+    pub symbol: Option<Enclosing>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchTextResponse {
+    /// The focused and recently focused files first (the editor signal), then by
+    /// path and line.
+    pub hits: Vec<TextHit>,
+    /// Matching lines in all files searched.
+    pub total: u32,
+    /// Files with a match.
+    pub files: u32,
+    pub truncated: bool,
 }

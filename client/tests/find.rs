@@ -1,0 +1,287 @@
+//! Finding one's way through a project, end to end through real shims and the real
+//! daemon: `tree` (the indexed files with per-directory counts and languages) and
+//! `search --text|--regex` (matching lines labelled with their symbols) over a
+//! fixture with non-ASCII names and text, CRLF line endings and ignored files that
+//! must never appear.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+};
+
+use lean_ctx_testkit::{TestEnv, git};
+use serde_json::{Value, json};
+
+const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
+
+/// A git repository `proj`: Rust, Python and TypeScript files, one of them CRLF with
+/// a non-ASCII name, and files `.gitignore` and `info/exclude` leave out.
+fn fixture() -> (TestEnv, PathBuf) {
+    let env = TestEnv::with_shim(SHIM);
+    let root = env.dir().join("proj");
+    fs::create_dir_all(&root).unwrap();
+    git(&root, &["init", "-q"]);
+    for (path, text) in [
+        (".gitignore", "target/\n*.gen.rs\n"),
+        ("Cargo.toml", "[package]\nname = \"p\"\n"),
+        ("README.md", "# not indexed\n"),
+        (
+            "src/lib.rs",
+            "pub fn parse_args() -> Vec<String> {\n    let needle = 1;\n    vec![]\n}\n",
+        ),
+        (
+            "src/ünï/straße.rs",
+            "// größe: 日本\r\nfn zweite() -> &'static str {\r\n    \"needle ß\"\r\n}\r\n",
+        ),
+        (
+            "src/deep/a/b.py",
+            "class Point:\n    def move(self):\n        return 'needle'\n",
+        ),
+        (
+            "web/app.ts",
+            "export function run(): number { return 1; }\n",
+        ),
+        ("target/debug/gen.rs", "fn needle_in_target() {}\n"),
+        ("src/secret.gen.rs", "fn needle_generated() {}\n"),
+        ("excluded.rs", "fn needle_excluded() {}\n"),
+    ] {
+        let p = root.join(path);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+    fs::write(root.join(".git/info/exclude"), "excluded.rs\n").unwrap();
+    (env, fs::canonicalize(root).unwrap())
+}
+
+/// `lean-ctx ARGS` in `cwd` as text.
+fn text(env: &TestEnv, cwd: &Path, args: &[&str]) -> String {
+    let out = env.shim().current_dir(cwd).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn paths(v: &Value) -> Vec<&str> {
+    v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn the_tree_lists_indexed_files_with_counts_and_languages_and_never_an_ignored_one() {
+    let (env, root) = fixture();
+    let v = env.ok(&root, &["tree", "--depth", "9"]);
+    assert_eq!(v["total_files"], 4, "{v}");
+    assert_eq!(v["depth"], 4, "{v}");
+    assert_eq!(v["truncated"], false);
+    assert_eq!(
+        paths(&v),
+        [
+            "",
+            "src",
+            "src/deep",
+            "src/deep/a",
+            "src/deep/a/b.py",
+            "src/ünï",
+            "src/ünï/straße.rs",
+            "src/lib.rs",
+            "web",
+            "web/app.ts",
+        ]
+    );
+    assert_eq!(
+        v["entries"][1],
+        json!({"path": "src", "level": 1, "kind": {"Dir": {"files": 3, "languages": [
+            {"language": "rust", "files": 2}, {"language": "python", "files": 1}
+        ], "expanded": true}}})
+    );
+    assert_eq!(
+        v["entries"][6]["kind"],
+        json!({"File": {"language": "rust"}})
+    );
+
+    // Depth 1: the root's entries, directories with their counts only.
+    assert_eq!(
+        text(&env, &root, &["tree", "--depth", "1"]),
+        "./ (4 files: rust 2, python 1, typescript 1)\n  src/ (3 files: rust 2, python 1)\n  web/ (1 file: typescript 1)\n"
+    );
+    // The default depth (2), from a subdirectory: that directory's tree.
+    assert_eq!(
+        text(&env, &root.join("src"), &["tree"]),
+        "src/ (3 files: rust 2, python 1)\n  deep/ (1 file: python 1)\n    a/ (1 file: python 1)\n  ünï/ (1 file: rust 1)\n    straße.rs\n  lib.rs\n"
+    );
+    // A limit too small for the depth asked: fewer whole levels, not a cut subtree.
+    let v = env.ok(&root, &["tree", "--depth", "3", "--limit", "6"]);
+    assert_eq!(
+        (v["depth"].as_u64(), v["truncated"].as_bool()),
+        (Some(2), Some(false)),
+        "{v}"
+    );
+    assert_eq!(
+        paths(&v),
+        [
+            "",
+            "src",
+            "src/deep",
+            "src/ünï",
+            "src/lib.rs",
+            "web",
+            "web/app.ts"
+        ]
+    );
+    // A limit smaller than one level: cut, and said so.
+    let v = env.ok(&root, &["tree", "--limit", "1"]);
+    assert_eq!(
+        (v["depth"].as_u64(), v["truncated"].as_bool()),
+        (Some(1), Some(true)),
+        "{v}"
+    );
+    assert_eq!(paths(&v), ["", "src"]);
+
+    // A file created later shows up; an ignored one never does.
+    fs::write(root.join("web/late.ts"), "export const late = 1;\n").unwrap();
+    fs::write(root.join("web/late.gen.rs"), "fn f() {}\n").unwrap();
+    let seen = lean_ctx_testkit::wait_until(std::time::Duration::from_secs(20), || {
+        paths(&env.ok(&root, &["tree", "web"])).contains(&"web/late.ts")
+    });
+    assert!(seen, "web/late.ts never appeared");
+    assert_eq!(
+        paths(&env.ok(&root, &["tree", "web"])),
+        ["web", "web/app.ts", "web/late.ts"]
+    );
+
+    // Outside the root: refused like every path.
+    let e = env.err(&root, &["tree", "/etc"]);
+    assert_eq!(e["code"], "FILE_NOT_FOUND", "{e}");
+}
+
+/// `(path, line, column, enclosing name path)` of each hit.
+fn hits(v: &Value) -> Vec<(String, u64, u64, String)> {
+    v["hits"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no hits in {v}"))
+        .iter()
+        .map(|h| {
+            (
+                h["path"].as_str().unwrap().to_string(),
+                h["line"].as_u64().unwrap(),
+                h["column"].as_u64().unwrap(),
+                h["symbol"]["name_path"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn hit(path: &str, line: u64, column: u64, symbol: &str) -> (String, u64, u64, String) {
+    (path.into(), line, column, symbol.into())
+}
+
+#[test]
+fn text_and_regex_search_label_each_line_with_its_symbol_and_never_search_an_ignored_file() {
+    let (env, root) = fixture();
+    let v = env.ok(&root, &["search", "--text", "needle"]);
+    assert_eq!(
+        (v["total"].as_u64(), v["files"].as_u64()),
+        (Some(3), Some(3)),
+        "{v}"
+    );
+    assert_eq!(
+        hits(&v),
+        [
+            hit("src/deep/a/b.py", 3, 16, "Point/move"),
+            hit("src/lib.rs", 2, 8, "parse_args"),
+            hit("src/ünï/straße.rs", 3, 5, "zweite"),
+        ]
+    );
+    // The line as it is, without its CRLF.
+    assert_eq!(v["hits"][2]["text"], "    \"needle ß\"");
+    assert_eq!(v["hits"][1]["symbol"]["kind"], "function");
+    // Columns count characters; a comment line lies in no symbol.
+    assert_eq!(
+        hits(&env.ok(&root, &["search", "--text", "ß", "--path", "src/ünï"])),
+        [
+            hit("src/ünï/straße.rs", 1, 6, ""),
+            hit("src/ünï/straße.rs", 3, 12, "zweite")
+        ]
+    );
+
+    // Literal by default; a regex on request; `$` before a CRLF.
+    let literal = env.ok(&root, &["search", "--text", "vec![]"]);
+    assert_eq!(hits(&literal), [hit("src/lib.rs", 3, 4, "parse_args")]);
+    assert_eq!(
+        hits(&env.ok(&root, &["search", "--regex", r"vec!\[\]"])),
+        hits(&literal)
+    );
+    assert_eq!(
+        hits(&env.ok(&root, &["search", "--regex", "ß\"$"])),
+        [hit("src/ünï/straße.rs", 3, 12, "zweite")]
+    );
+    let e = env.err(&root, &["search", "--regex", "vec![]"]);
+    assert_eq!(e["code"], "INVALID_TARGET", "{e}");
+
+    // Case: exact unless asked, then beyond ASCII too.
+    assert_eq!(env.ok(&root, &["search", "--text", "NEEDLE"])["total"], 0);
+    assert_eq!(
+        env.ok(&root, &["search", "--text", "NEEDLE", "-i"])["total"],
+        3
+    );
+    assert_eq!(
+        hits(&env.ok(&root, &["search", "--text", "GRÖßE", "-i"])),
+        [hit("src/ünï/straße.rs", 1, 3, "")]
+    );
+
+    // Bounded, and said so.
+    let v = env.ok(&root, &["search", "--text", "needle", "--limit", "2"]);
+    assert_eq!(
+        (
+            v["hits"].as_array().unwrap().len(),
+            v["total"].as_u64(),
+            v["truncated"].as_bool()
+        ),
+        (2, Some(3), Some(true))
+    );
+
+    // Ignored files are never searched, whatever they hold.
+    let all = env.ok(&root, &["search", "--regex", "needle_"]);
+    assert_eq!(all["total"], 0, "{all}");
+
+    // The focused file first, then path order.
+    env.ok(&root, &["editor-signal", "--file", "src/ünï/straße.rs"]);
+    let v = env.ok(&root, &["search", "--text", "needle"]);
+    assert_eq!(v["hits"][0]["path"], "src/ünï/straße.rs", "{v}");
+    assert_eq!(v["hits"][1]["path"], "src/deep/a/b.py", "{v}");
+
+    // A write shows in the very next answer, labels included.
+    let lib = fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    fs::write(
+        root.join("src/lib.rs"),
+        format!("fn inserted() {{\n    let needle = 2;\n}}\n{lib}"),
+    )
+    .unwrap();
+    assert_eq!(
+        hits(&env.ok(
+            &root,
+            &["search", "--text", "needle", "--path", "src/lib.rs"]
+        )),
+        [
+            hit("src/lib.rs", 2, 8, "inserted"),
+            hit("src/lib.rs", 5, 8, "parse_args")
+        ]
+    );
+
+    // The text form: grouped by file, each line with its symbol.
+    assert_eq!(
+        text(
+            &env,
+            &root,
+            &["search", "--text", "needle", "--path", "src/deep"]
+        ),
+        "src/deep/a/b.py\n  3:16  return 'needle'  (in method Point/move)\n1 matching lines in 1 files\n"
+    );
+}

@@ -1,0 +1,251 @@
+//! Content search for the headless backing (`ctx_search action=text|regex`) with
+//! ripgrep's own library crates (grep-regex's matcher, grep-searcher's line search)
+//! over the index's file list, so what is searched is exactly what the index holds:
+//! its ignore rules, its size and binary skips. Each matching line is labelled with
+//! the innermost symbol of the file's parse that holds the match.
+//!
+//! The files are read by their names beneath the root (like the index's own walk,
+//! README: Security), opened `O_NOFOLLOW`, and searched only if `fstat` shows the
+//! very file the index holds (device, inode, size, mtime, ctime); a file that changed
+//! since is jailed (`jail::resolve`) and parsed again first, so no answer lags a
+//! write and no name leads outside the root. Files are searched in parallel, each
+//! worker taking the next file in rank order.
+
+use std::{
+    io::Read,
+    sync::{
+        Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+};
+
+use grep_matcher::{LineTerminator, Matcher};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use lean_ctx_shared::{
+    ErrorCode, LeanError,
+    protocol::{Enclosing, TextHit},
+};
+use rustix::fs::{Mode, OFlags};
+
+use crate::{
+    index::{
+        store::FileId,
+        store::Parsed,
+        symbols::{FileSymbols, Symbol},
+        text::char_count,
+    },
+    jail::{self, Want},
+    registry::Project,
+};
+
+/// Longest line text an answer carries, in characters.
+const MAX_LINE_CHARS: usize = 300;
+
+/// The matcher for `pattern`: literal text unless `regex`.
+pub fn matcher(
+    pattern: &str,
+    regex: bool,
+    case_insensitive: bool,
+) -> Result<RegexMatcher, LeanError> {
+    RegexMatcherBuilder::new()
+        .fixed_strings(!regex)
+        .case_insensitive(case_insensitive)
+        // `$` before a CRLF line ending as before a LF one (the searcher's line
+        // terminator must be the same).
+        .crlf(true)
+        .build(pattern)
+        .map_err(|e| {
+            LeanError::new(ErrorCode::InvalidTarget, format!("not a valid regex: {e}"))
+                .with_remedy("fix the pattern (Rust regex syntax, as ripgrep's), or search with action=text for the literal text")
+        })
+}
+
+/// One file's hits: the first `keep` matching lines, and how many matched.
+#[derive(Debug, Default)]
+pub struct FileHits {
+    pub hits: Vec<TextHit>,
+    pub matched: u32,
+}
+
+/// Searches `files` (root-relative names, the identities they were indexed at, their
+/// parses) in order; the answer is in the same order. Only the first `keep` hits in
+/// that order can be answered, so no more are built: at most `keep` per file, and
+/// none in a file taken after files before it had `keep` already (the rest are
+/// counted). Hits built stay under `keep` times the workers plus one.
+pub fn search(
+    project: &Project,
+    matcher: &RegexMatcher,
+    files: &[(String, FileId, Parsed)],
+    keep: usize,
+) -> Vec<FileHits> {
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(files.len().max(1));
+    let next = AtomicUsize::new(0);
+    // Hits kept by finished files: read before a file is taken, it counts only files
+    // taken before it (earlier in the order).
+    let kept = AtomicUsize::new(0);
+    let found = Mutex::new(Vec::with_capacity(files.len()));
+    let work = || {
+        let mut searcher = SearcherBuilder::new()
+            .line_number(true)
+            .line_terminator(LineTerminator::crlf())
+            // Offsets into the bytes as they are on disk: a UTF-8 BOM is skipped
+            // here, a UTF-16 file (NUL bytes) is binary and never indexed.
+            .bom_sniffing(false)
+            .binary_detection(BinaryDetection::quit(b'\0'))
+            .build();
+        let mut mine = Vec::new();
+        // One buffer per worker, grown to the largest file it read.
+        let mut buf = Vec::new();
+        loop {
+            let before = kept.load(Ordering::SeqCst);
+            let i = next.fetch_add(1, Ordering::SeqCst);
+            let Some((rel, id, parsed)) = files.get(i) else {
+                break;
+            };
+            let file = (rel.as_str(), *id, parsed);
+            let room = if before >= keep { 0 } else { keep };
+            if let Some(hits) = search_file(project, &mut searcher, matcher, file, room, &mut buf) {
+                kept.fetch_add(hits.hits.len(), Ordering::SeqCst);
+                mine.push((i, hits));
+            }
+        }
+        found.lock().unwrap().append(&mut mine);
+    };
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(work);
+            }
+        });
+    }
+    let mut found = found.into_inner().unwrap();
+    found.sort_unstable_by_key(|(i, _)| *i);
+    found.into_iter().map(|(_, hits)| hits).collect()
+}
+
+/// One file's hits; `None` if it is gone, unreadable or no longer indexable.
+fn search_file(
+    project: &Project,
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    (rel, id, parsed): (&str, FileId, &Parsed),
+    keep: usize,
+    buf: &mut Vec<u8>,
+) -> Option<FileHits> {
+    let fresh = read(project, rel, id, buf)?;
+    let symbols = fresh.as_ref().unwrap_or(parsed).symbols.clone();
+    let mut sink = Collect {
+        matcher,
+        symbols: &symbols,
+        spans: None,
+        rel,
+        keep,
+        out: FileHits::default(),
+    };
+    searcher.search_slice(matcher, buf, &mut sink).ok()?;
+    Some(sink.out)
+}
+
+/// The file's bytes into `buf`, and its parse again if it is no longer the file the
+/// index holds (`Some(None)`: it is).
+fn read(project: &Project, rel: &str, id: FileId, buf: &mut Vec<u8>) -> Option<Option<Parsed>> {
+    buf.clear();
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY;
+    if let Ok(fd) = rustix::fs::open(project.root.join(rel), flags, Mode::empty())
+        && rustix::fs::fstat(&fd).is_ok_and(|st| FileId::from(&st) == id)
+    {
+        std::fs::File::from(fd).read_to_end(buf).ok()?;
+        return Some(None);
+    }
+    let file = jail::resolve(&project.root, &project.worktree.group, rel, Want::File).ok()?;
+    let parsed = project.index.file(&file).ok()?;
+    if parsed.symbols.binary {
+        return None;
+    }
+    file.open().ok()?.read_to_end(buf).ok()?;
+    Some(Some(parsed))
+}
+
+/// A file's matching lines as hits.
+struct Collect<'a> {
+    matcher: &'a RegexMatcher,
+    symbols: &'a FileSymbols,
+    /// The symbols' byte ranges by start (outer before inner at one start), with
+    /// the symbol: built at the first hit, so a file without one costs nothing.
+    spans: Option<Vec<(usize, usize, Symbol<'a>)>>,
+    rel: &'a str,
+    keep: usize,
+    out: FileHits,
+}
+
+impl Sink for Collect<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+        self.out.matched += 1;
+        if self.out.hits.len() < self.keep {
+            let hit = self.hit(m);
+            self.out.hits.push(hit);
+        }
+        Ok(true)
+    }
+}
+
+impl<'a> Collect<'a> {
+    /// The innermost symbol holding byte `at`: of those starting at or before it,
+    /// the last that still holds it (ranges nest).
+    fn enclosing(&mut self, at: usize) -> Option<Enclosing> {
+        let symbols = self.symbols;
+        let spans = self.spans.get_or_insert_with(|| {
+            let mut spans: Vec<_> = symbols
+                .all()
+                .map(|s| (s.bytes().start, s.bytes().end, s))
+                .collect();
+            spans.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+            spans
+        });
+        let before = spans.partition_point(|s| s.0 <= at);
+        let (_, _, sym) = spans[..before].iter().rev().find(|s| at < s.1)?;
+        Some(Enclosing {
+            kind: sym.kind(),
+            name_path: sym.name_path().to_string(),
+        })
+    }
+
+    fn hit(&mut self, m: &SinkMatch<'_>) -> TextHit {
+        let mut line = m.bytes();
+        let mut offset = m.absolute_byte_offset() as usize;
+        // A byte order mark is no character (DESIGN invariant 4).
+        if offset == 0 && line.starts_with(b"\xEF\xBB\xBF") {
+            line = &line[3..];
+            offset = 3;
+        }
+        let line = line
+            .strip_suffix(b"\n")
+            .map_or(line, |l| l.strip_suffix(b"\r").unwrap_or(l));
+        let start = self
+            .matcher
+            .find(line)
+            .ok()
+            .flatten()
+            .map_or(0, |found| found.start());
+        let symbol = self.enclosing(offset + start);
+        let text = String::from_utf8_lossy(line);
+        let text = match text.char_indices().nth(MAX_LINE_CHARS) {
+            Some((cut, _)) => format!("{}…", &text[..cut]),
+            None => text.into_owned(),
+        };
+        TextHit {
+            path: self.rel.to_string(),
+            line: m.line_number().unwrap_or(0) as u32,
+            column: char_count(&line[..start]) as u32,
+            text,
+            symbol,
+        }
+    }
+}
