@@ -511,17 +511,14 @@ async fn an_idle_project_is_evicted_and_comes_back_on_its_next_call() {
     );
 }
 
-/// A peer that says hello and then nothing used to keep an auto-spawned daemon alive
-/// for ever; now its connection is closed and the daemon's idle exit still comes.
-#[tokio::test(flavor = "multi_thread")]
-async fn a_quiet_connection_does_not_keep_an_auto_spawned_daemon_alive() {
+/// `lean-ctxd --auto-spawned` with `vars` set, once it said it is ready.
+fn auto_spawned(env: &TestEnv, vars: &[(&str, &str)]) -> std::process::Child {
     use std::io::BufRead;
 
-    let env = TestEnv::with_daemon(DAEMON);
-    env.write_config("[daemon]\nidle_timeout = \"1s\"\nconnection_idle_timeout = \"1s\"\n");
     let mut child = env
         .daemon()
         .arg("--auto-spawned")
+        .envs(vars.iter().copied())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -531,13 +528,56 @@ async fn a_quiet_connection_does_not_keep_an_auto_spawned_daemon_alive() {
         .read_line(&mut ready)
         .unwrap();
     assert!(ready.starts_with("READY "), "{ready:?}");
-    let (quiet, reply) = raw_hello(&env).await;
-    assert_eq!(reply.outcome, Outcome::Accepted);
+    child
+}
+
+/// Waits (bounded) for `child` to exit; whether it did. Killed if it did not.
+fn exits(child: &mut std::process::Child) -> bool {
     let exited = wait_until(LONG, || child.try_wait().unwrap().is_some());
     if !exited {
         let _ = child.kill();
     }
     let _ = child.wait();
+    exited
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_idle_timeout_stops_auto_spawned_daemons_from_config_or_environment_never_a_foreground_one()
+ {
+    // Configured: an auto-spawned daemon exits after a second without connections.
+    let configured = TestEnv::with_daemon(DAEMON);
+    configured.write_config("[daemon]\nidle_timeout = \"1s\"\n");
+    // The same configuration in the foreground: it never exits on its own.
+    let foreground_env = TestEnv::with_daemon(DAEMON);
+    foreground_env.write_config("[daemon]\nidle_timeout = \"1s\"\n");
+    let foreground = foreground_env.start_foreground();
+    let mut child = auto_spawned(&configured, &[]);
+    assert!(exits(&mut child), "{}", configured.log());
+    assert!(configured.log().contains("idle: no connections, stopping"));
+    // The idle second has passed (the other daemon saw it): this one still answers
+    // and says it has no idle exit.
+    let st = status(&connect(&foreground_env).await).await;
+    assert_eq!(st.pid, foreground.id());
+    assert_eq!(st.idle_exit_after_ms, None);
+
+    // The environment beats the configuration: an hour configured, a second asked.
+    let env = TestEnv::with_daemon(DAEMON);
+    env.write_config("[daemon]\nidle_timeout = \"1h\"\n");
+    let mut child = auto_spawned(&env, &[("LEAN_CTX_IDLE_TIMEOUT", "1s")]);
+    assert!(exits(&mut child), "{}", env.log());
+    assert!(env.log().contains("idle: no connections, stopping"));
+}
+
+/// A peer that says hello and then nothing used to keep an auto-spawned daemon alive
+/// for ever; now its connection is closed and the daemon's idle exit still comes.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_quiet_connection_does_not_keep_an_auto_spawned_daemon_alive() {
+    let env = TestEnv::with_daemon(DAEMON);
+    env.write_config("[daemon]\nidle_timeout = \"1s\"\nconnection_idle_timeout = \"1s\"\n");
+    let mut child = auto_spawned(&env, &[]);
+    let (quiet, reply) = raw_hello(&env).await;
+    assert_eq!(reply.outcome, Outcome::Accepted);
+    let exited = exits(&mut child);
     assert!(
         exited,
         "still running with a quiet connection\n{}",
