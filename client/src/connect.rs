@@ -99,9 +99,14 @@ async fn connect_once(
     match transport::connect(&paths.socket(), hello, HELLO_TIMEOUT).await {
         Ok(conn) => Ok(Some(conn)),
         Err(ConnectError::NotAccepted(server)) => match &server.outcome {
-            Outcome::ShuttingDown { .. } => {
+            Outcome::ShuttingDown { message } => {
                 // It is stepping down (replaced, or stopping anyway): once it is gone,
-                // the caller spawns our build.
+                // the caller spawns our build. Said on stderr: the wait can take up to
+                // the old daemon's drain (30 s), and a person should know why.
+                eprintln!(
+                    "lean-ctx: lean-ctxd (pid {}) is stepping down ({message}); waiting for it to exit",
+                    server.pid
+                );
                 wait_for_exit(server.pid, Duration::from_secs(35)).await;
                 Ok(None)
             }

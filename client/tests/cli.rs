@@ -344,15 +344,26 @@ fn an_older_idle_daemon_steps_down_and_is_replaced() {
         },
         old_pid,
     );
-    let shim = env
+    let mut shim = env
         .shim()
         .args(["--json", "daemon", "ping"])
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     mock.join().unwrap();
-    // The shim must wait for the old process to be gone before it spawns ours.
-    thread::sleep(Duration::from_millis(300));
+    // The shim says it waits for the old process; from then until that process is
+    // gone, no daemon of ours may start.
+    let mut said = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(shim.stderr.take().unwrap()),
+        &mut said,
+    )
+    .unwrap();
+    assert!(
+        said.contains(&format!("(pid {old_pid}) is stepping down")),
+        "{said:?}"
+    );
     assert!(
         env.daemons().is_empty(),
         "spawned while the old daemon still ran"
