@@ -563,3 +563,42 @@ fn a_file_changed_behind_the_daemons_back_reaches_the_server_without_being_named
         "{last}"
     );
 }
+
+#[test]
+fn a_rename_the_server_planned_on_a_stale_view_of_a_file_is_a_conflict_never_a_wrong_write() {
+    // Nothing watches this root (one inotify watch for the whole daemon) and it is
+    // rescanned only hourly: a file changed behind the daemon's back stays unknown to
+    // rust-analyzer.
+    let (env, root) = rust_project("[index]\nrescan_interval = \"1h\"\n");
+    let _daemon = env.start_foreground_with_inotify_limits(1, 16);
+    let refs = env.ok(&root, &["refactor", "references", "src/shapes.rs:2:12"]);
+    assert_eq!(refs["total"], 5, "{refs}");
+    let drifted = format!("// a line above shifts every usage\n{LIB_RS}");
+    fs::write(root.join("src/lib.rs"), &drifted).unwrap();
+
+    // The server's edits for lib.rs point one line up; read against the disk they are
+    // not the name: each is a conflict, with where it is.
+    let preview = env.ok(&root, &rename_square(&["--preview"]));
+    let conflicts = preview["conflicts"].as_array().unwrap();
+    assert!(!conflicts.is_empty(), "{preview}");
+    for c in conflicts {
+        assert_eq!(c["path"], "src/lib.rs", "{preview}");
+        assert!(
+            c["message"]
+                .as_str()
+                .unwrap()
+                .contains("older than the disk"),
+            "{preview}"
+        );
+    }
+    let refused = env.err(&root, &rename_square(&[]));
+    assert_eq!(refused["code"], "CONFLICT", "{refused}");
+    assert_eq!(
+        fs::read_to_string(root.join("src/lib.rs")).unwrap(),
+        drifted
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("src/shapes.rs")).unwrap(),
+        SHAPES_RS
+    );
+}

@@ -639,7 +639,9 @@ pub async fn refactor(
         })?;
     let (project, enc) = (t.project.clone(), t.enc());
     let op = operation(req);
-    let plan = blocking(move || Ok(plan(&project, &op, edit, enc))).await?;
+    let mut plan = blocking(move || Ok(plan(&project, &op, edit, enc))).await?;
+    let stale = stale_usages(&plan.usages, &t.file.rel, &req.at);
+    plan.conflicts.extend(stale);
     let limit = limit(req.limit);
     let mut resp = RefactorResponse {
         total: plan.usages.len() as u32,
@@ -668,6 +670,33 @@ pub async fn refactor(
     resp.changed_paths = writes.iter().map(|w| w.file.rel.clone()).collect();
     resp.changed_paths.sort();
     Ok(resp)
+}
+
+/// Usages whose text on disk is not the name being renamed: the server computed them
+/// from an older view of their file (one changed behind its back that it has not
+/// caught up with), so their ranges point elsewhere now. The name is the text of the
+/// usage at the call's own position, in the file that was synced for this request.
+fn stale_usages(usages: &[Usage], rel: &str, at: &FilePosition) -> Vec<Conflict> {
+    let here = Position::new(at.line, at.column);
+    let Some(name) = usages
+        .iter()
+        .find(|u| u.path == rel && u.range.start <= here && here <= u.range.end)
+        .map(|u| u.text.as_str())
+    else {
+        return Vec::new();
+    };
+    usages
+        .iter()
+        .filter(|u| u.text != name)
+        .map(|u| Conflict {
+            path: Some(u.path.clone()),
+            range: Some(u.range),
+            message: format!(
+                "holds {:?} where the language server renames {name:?}: its view of this file is older than the disk (retry once it has caught up)",
+                u.text
+            ),
+        })
+        .collect()
 }
 
 /// `renameProvider: {prepareProvider: true}`; a bare `true` has no prepare step.
