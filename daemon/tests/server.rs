@@ -7,7 +7,7 @@ use std::{fs, os::unix::fs::PermissionsExt, time::Duration};
 use lean_ctx_shared::{
     ErrorCode,
     hello::{ClientHello, HELLO_MAGIC, Intent, Outcome, RefuseReason, ServerHello, write_hello},
-    protocol::{PROTOCOL_VERSION, PingRequest, ShutdownRequest},
+    protocol::{PROTOCOL_VERSION, PingRequest, ShutdownRequest, StatusRequest},
     transport::{self, ConnectError, Connection},
 };
 use lean_ctx_testkit::{TestEnv, wait_until};
@@ -234,7 +234,24 @@ async fn sigterm_lets_in_flight_calls_finish_and_removes_the_socket() {
 async fn the_shutdown_call_stops_the_daemon() {
     let env = TestEnv::with_daemon(DAEMON);
     let daemon = env.start_foreground();
+    // A slow call on its own connection keeps the daemon draining (connections open)
+    // while the calls after the shutdown are made; its delay only bounds a failure.
+    let busy = connect(&env).await;
+    let slow = tokio::spawn(async move { ping(&busy, 5000).await });
     let conn = connect(&env).await;
+    assert!(
+        wait_until_async(T, async || {
+            conn.client
+                .status(tarpc::context::current(), StatusRequest {})
+                .await
+                .unwrap()
+                .unwrap()
+                .in_flight_calls
+                == 2
+        })
+        .await,
+        "the slow ping never started"
+    );
     let resp = conn
         .client
         .shutdown(
@@ -247,18 +264,43 @@ async fn the_shutdown_call_stops_the_daemon() {
         .unwrap()
         .unwrap();
     assert_eq!(resp.pid, daemon.id());
+    assert_eq!(resp.in_flight_calls, 1, "the slow ping is in flight");
     // Calls after the shutdown are refused with a catalog error, not dropped.
-    if let Ok(Ok(Err(e))) = tokio::time::timeout(
+    let after = tokio::time::timeout(
         T,
         conn.client
             .ping(tarpc::context::current(), PingRequest::default()),
     )
-    .await
-    {
-        assert_eq!(e.code, ErrorCode::Internal);
+    .await;
+    match after {
+        Ok(Ok(Err(e))) => {
+            assert_eq!(e.code, ErrorCode::Internal, "{e:?}");
+            assert!(e.message.contains("shutting down"), "{e:?}");
+            assert!(
+                e.remedy.as_deref().is_some_and(|r| r.contains("retry")),
+                "{e:?}"
+            );
+        }
+        other => panic!("a call after the shutdown must be refused with INTERNAL: {other:?}"),
     }
+    // The call that was in flight is answered, then the daemon exits.
+    assert_eq!(slow.await.unwrap(), daemon.id());
     assert!(daemon.wait().success());
     assert!(!env.paths.socket().exists());
+}
+
+/// Polls `cond` every 10 ms until it holds or `limit` passes.
+async fn wait_until_async(limit: Duration, mut cond: impl AsyncFnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        if cond().await {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 #[test]
