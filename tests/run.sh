@@ -9,16 +9,45 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
 
+# Every process this run starts (Maven's JVMs and their forks, daemons, language
+# servers, IDE doubles, browsers) inherits this marker; the leftover checks find
+# whatever still carries it.
+export LEAN_CTX_TEST_RUN=$$
+checkout=$PWD
+
+# Fails the run, naming them, if processes of this run are still alive: anything
+# carrying the marker, and any JVM working in this checkout or naming it on its command
+# line (surefire's forks, the contract server's jar, a Kotlin compile daemon), marker
+# or not.
+no_leftovers() {
+  local leftover=0 env pid
+  for env in /proc/[0-9]*/environ; do
+    pid=${env#/proc/}; pid=${pid%/environ}
+    [[ $pid == "$$" || $pid == "$BASHPID" ]] && continue
+    if tr '\0' '\n' 2>/dev/null <"$env" | grep -qx "LEAN_CTX_TEST_RUN=$$" ||
+      { [[ $(cat "/proc/$pid/comm" 2>/dev/null) == java ]] &&
+        { [[ $(readlink "/proc/$pid/cwd" 2>/dev/null)/ == "$checkout"/* ]] ||
+          tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF "$checkout/"; }; }; then
+      echo "still running after $1: pid $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-200))"
+      leftover=1
+    fi
+  done
+  [[ $leftover == 0 ]] || exit 1
+  echo "none after $1"
+}
+
 step "toolchain"
 cargo --version
 rustc --version
 # Debian packages the tests drive as real peers: git (worktrees), python3 (plistlib,
-# a foreign-uid client), util-linux's setpriv, systemd's systemd-analyze and
-# systemd-socket-activate, and chromium (the browser the dashboard test drives).
+# a foreign-uid client) with venv (the pinned Python tools), util-linux's setpriv and
+# unshare, systemd's systemd-analyze and systemd-socket-activate, and chromium (the
+# browser the dashboard test drives).
 need=()
-for pair in git:git python3:python3 setpriv:util-linux systemd-analyze:systemd systemd-socket-activate:systemd /usr/bin/chromium:chromium; do
+for pair in git:git python3:python3 setpriv:util-linux unshare:util-linux systemd-analyze:systemd systemd-socket-activate:systemd /usr/bin/chromium:chromium; do
   command -v "${pair%%:*}" >/dev/null || need+=("${pair#*:}")
 done
+python3 -c 'import ensurepip' 2>/dev/null || need+=(python3-venv)
 if ((${#need[@]})); then
   echo "installing ${need[*]}"
   if [[ $(id -u) == 0 ]]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"
@@ -39,7 +68,11 @@ step "real peers: rust-analyzer, python-lsp-server, typescript-language-server, 
 LEAN_CTX_TEST_RUST_ANALYZER="$(bash tests/ensure-rust-analyzer.sh)"
 export LEAN_CTX_TEST_RUST_ANALYZER
 "$LEAN_CTX_TEST_RUST_ANALYZER" --version
-python3 -m pip install -q --disable-pip-version-check -r tests/requirements.txt
+# python-lsp-server and the mcp SDK: exactly tests/requirements.txt's pins, in a venv
+# the test kit runs them from (never a pylsp that happens to be on PATH).
+LEAN_CTX_TEST_VENV="$(bash tests/ensure-python.sh)"
+export LEAN_CTX_TEST_VENV
+"$LEAN_CTX_TEST_VENV/bin/pylsp" --version
 (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 # typescript-language-server with a pinned TypeScript 5.x: the second real server of
 # the trust tests (a workspace's own node_modules/typescript must never run).
@@ -55,6 +88,9 @@ step "plugin-kotlin: core JUnit tests and the standalone contract server, the ad
 # No Kotlin compile daemon: it would outlive the run by hours.
 mvn -B -q -Dkotlin.compiler.daemon=false -f plugin-kotlin/core/pom.xml verify
 mvn -B -q -Dkotlin.compiler.daemon=false -f plugin-kotlin/ide-check/pom.xml verify
+# Maven has returned: none of its JVMs (surefire forks, the contract server a test
+# started) may outlive it.
+no_leftovers Maven
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -63,23 +99,14 @@ step "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "cargo test"
-export LEAN_CTX_TEST_RUN=$$
+# A leaked UPDATE_EXPECT would make expect-test rewrite a wrong snapshot and pass:
+# here a snapshot that differs fails.
+unset UPDATE_EXPECT
 # Builds every binary first, so the shim's tests find the lean-ctxd they spawn.
 cargo test --workspace --locked
 echo "dashboard screenshots for review: target/dashboard-screenshots/"
 
-step "no daemon or language server left behind"
-# Every process a test starts (daemons, language servers, IDE doubles, browsers)
-# inherits LEAN_CTX_TEST_RUN from its TestEnv; this run's marker is our pid.
-leftover=0
-for env in /proc/[0-9]*/environ; do
-  pid=${env#/proc/}; pid=${pid%/environ}
-  [[ $pid == "$$" ]] && continue
-  if tr '\0' '\n' 2>/dev/null <"$env" | grep -qx "LEAN_CTX_TEST_RUN=$$"; then
-    echo "still running: pid $pid ($(cat "/proc/$pid/comm" 2>/dev/null))"; leftover=1
-  fi
-done
-[[ $leftover == 0 ]] || exit 1
-echo "none"
+step "no daemon, language server or JVM left behind"
+no_leftovers "cargo test"
 
 step "all tests passed"

@@ -30,6 +30,7 @@ fn setup_prints_then_merges_agent_configs_keeping_everything_else() {
 
     let (out, v) = env.shim_json_in(&root, &["setup"]);
     assert!(out.status.success(), "{v}");
+    let printed = v.clone();
     let paths: Vec<&str> = v["agents"]
         .as_array()
         .unwrap()
@@ -103,7 +104,15 @@ fn setup_prints_then_merges_agent_configs_keeping_everything_else() {
 
     // Running it again changes nothing; a file that does not parse is left alone.
     let before = fs::read(home.join(".cursor/mcp.json")).unwrap();
-    env.shim_json_in(&root, &["setup", "--write", "--agent", "cursor"]);
+    let (out, v) = env.shim_json_in(&root, &["setup", "--write", "--agent", "cursor"]);
+    assert!(out.status.success(), "{v}");
+    let mut cursor_written = printed["agents"][1].clone();
+    assert_eq!(cursor_written["agent"], "cursor", "{printed}");
+    cursor_written["written"] = json!(true);
+    assert_eq!(
+        v,
+        json!({"agents": [cursor_written], "service": false, "trusted": root})
+    );
     assert_eq!(fs::read(home.join(".cursor/mcp.json")).unwrap(), before);
     fs::write(root.join(".mcp.json"), "{ not json").unwrap();
     let (out, v) = env.shim_json_in(&root, &["setup", "--write", "--agent", "claude"]);

@@ -443,20 +443,32 @@ fn sixty_four_concurrent_edits_with_one_expected_hash_apply_exactly_once() {
 
 #[test]
 fn kill_dash_9_during_edits_leaves_each_file_old_or_new_never_a_mix() {
-    // Big enough that a write takes a while, so kills land mid-edit.
+    // Big enough that writing and fsyncing the temp file takes a while: the kill is
+    // timed on the temp file's appearance, so it lands between the write's start and
+    // its rename.
     let filler: String = (0..20_000)
         .map(|i| format!("pub fn f{i}() -> u32 {{ {i} }}\n"))
         .collect();
     let version = |n: u32| format!("pub fn target() -> u32 {{ {n} }}\n{filler}");
     let (env, root) = project(&[("src/big.rs", &version(0))]);
     let file = root.join("src/big.rs");
-    let mut seen_versions = vec![version(0)];
-    let mut kills = 0;
-    for n in 1..=12u32 {
-        let child = env
+    let temps = || -> Vec<String> {
+        fs::read_dir(root.join("src"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".big.rs.lean-ctx."))
+            .collect()
+    };
+    let mut current = version(0);
+    let mut mid_write = 0;
+    for n in 1..=40u32 {
+        let known = temps();
+        let mut child = env
             .shim()
             .current_dir(&root)
             .args([
+                "--json",
                 "refactor",
                 "replace-symbol-body",
                 "--path",
@@ -466,30 +478,73 @@ fn kill_dash_9_during_edits_leaves_each_file_old_or_new_never_a_mix() {
             ])
             .arg("--new-body")
             .arg(format!("pub fn target() -> u32 {{ {n} }}"))
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        seen_versions.push(version(n));
-        // The shim starts a daemon each round (the last one was killed); kill it at
-        // varying moments of the edit.
-        assert!(
-            lean_ctx_testkit::wait_until(Duration::from_secs(10), || !env.daemons().is_empty()),
-            "no daemon came up"
-        );
-        thread::sleep(Duration::from_millis(u64::from(n % 4) * 5));
+        // This round's temp file (`.big.rs.lean-ctx.<daemon pid>.<n>.tmp`), the moment
+        // it appears; none if the edit finished between two looks.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let staged = loop {
+            if let Some(t) = temps().into_iter().find(|t| !known.contains(t)) {
+                break Some(t);
+            }
+            if child.try_wait().unwrap().is_some() {
+                break None;
+            }
+            assert!(Instant::now() < deadline, "round {n}: no edit within 30 s");
+            // Looking again at once keeps the reaction inside the write's fsync; the
+            // yield leaves the daemon its core on a busy machine.
+            thread::yield_now();
+        };
+        if let Some(t) = &staged {
+            let pid = t.split('.').nth(4).unwrap().parse().unwrap();
+            env.kill9(pid);
+        }
+        let out = child.wait_with_output().unwrap();
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let now = fs::read_to_string(&file).unwrap();
+        let left_behind = staged.as_ref().is_some_and(|t| temps().contains(t));
+        if left_behind {
+            // Killed before the rename: the file is untouched and the shim says the
+            // daemon went away.
+            mid_write += 1;
+            assert!(
+                now == current,
+                "round {n}: killed mid-write, the file changed"
+            );
+            assert!(!out.status.success(), "round {n}: {answer}");
+            assert_eq!(answer["error"]["code"], "INTERNAL", "round {n}: {answer}");
+            assert!(
+                answer["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("the call to lean-ctxd failed"),
+                "round {n}: {answer}"
+            );
+        } else {
+            // Renamed before the kill (or never killed): the new version, whether or
+            // not the answer made it out.
+            assert!(
+                now == version(n),
+                "round {n}: neither old nor new: {answer}"
+            );
+            if staged.is_none() {
+                assert!(out.status.success(), "round {n}: {answer}");
+            }
+            current = now;
+        }
         for pid in env.daemons() {
             env.kill9(pid);
-            kills += 1;
         }
-        child.wait_with_output().unwrap();
-        let now = fs::read_to_string(&file).unwrap();
-        assert!(
-            seen_versions.contains(&now),
-            "after kill {n}: the file is neither an old nor the new version"
-        );
+        if mid_write == 6 {
+            break;
+        }
     }
-    assert!(kills >= 12, "only {kills} kills landed");
+    assert_eq!(
+        mid_write, 6,
+        "too few kills landed between write and rename"
+    );
     // The next write cleans up temp files that dead writers left.
     ok(
         &env,

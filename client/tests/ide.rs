@@ -41,47 +41,68 @@ fn run_usages() -> Value {
     ])
 }
 
+/// A refactoring's whole request body on src/Main.kt: the file, the identifier's
+/// range, then the operation's own `fields`.
+fn on_main_kt(range: &Value, fields: Value) -> Value {
+    let mut body = json!({"path": "src/Main.kt", "range": range});
+    body.as_object_mut()
+        .unwrap()
+        .extend(fields.as_object().unwrap().clone());
+    body
+}
+
+/// Every rule matches every field the daemon sends on its route (WIRE.md's request
+/// bodies), so a missing or wrong field is an `INTERNAL` answer naming the request.
 fn script() -> Value {
     let at_call = json!({"path": "src/Main.kt", "line": 5, "character": 36, "scope": "project"});
+    // `fläche` in main.py line 2, column 12: 13 on the wire, after `𝔘`.
+    let at_py_call = json!({"path": "main.py", "line": 1, "character": 13, "scope": "project"});
     let run_range = wire(3, 8, 11);
+    let on_run = |fields: Value| on_main_kt(&run_range, fields);
+    let to_other = json!({"kind": "path", "path": "src/other"});
     json!({
         "description": "lean-ctx daemon contract test",
         "routes": {
             "/references": {"match": at_call, "response": {"locations": run_usages(), "truncated": false, "total": 2}},
             "/definition": [
                 {"match": at_call, "response": {"locations": [run_usages()[0]], "truncated": false, "total": 1}},
-                {"match": {"path": "main.py"}, "response": {"locations": [{"path": "geo.py", "range": wire(0, 4, 10)}], "truncated": false, "total": 1}}
+                {"match": at_py_call, "response": {"locations": [{"path": "geo.py", "range": wire(0, 4, 10)}], "truncated": false, "total": 1}}
             ],
             "/implementations": {"match": at_call, "response": {"locations": [], "truncated": false, "total": 0}},
             "/declaration": {"match": at_call, "response": {"locations": [run_usages()[0]], "truncated": false, "total": 1}},
             "/type_hierarchy": {
-                "match": {"path": "src/Main.kt", "line": 2, "character": 6, "direction": "subtypes"},
+                "match": {"path": "src/Main.kt", "line": 2, "character": 6, "scope": "project", "direction": "subtypes"},
                 "response": {"tree": {"name": "Main", "path": "src/Main.kt", "line": 3, "children": [
                     {"name": "Sub", "path": "src/Main.kt", "line": 3, "children": []}]}, "truncated": false}
             },
             "/inspections": {"match": {"path": "src/Main.kt"}, "response": {"diagnostics": [
                 {"path": "src/Main.kt", "line": 6, "severity": "WARNING", "message": "Function \"caller\" is never used"}], "truncated": false, "total": 1}},
-            "/list_inspections": {"response": {"inspections": [
+            "/list_inspections": {"match": {"path": "src/Main.kt"}, "response": {"inspections": [
                 {"id": "UnusedSymbol", "name": "Unused declaration", "severity": "WARNING"}], "truncated": false, "total": 1}},
             "/symbols_overview": {"match": {"path": "src/Util.scala"}, "response": {"symbols": [
                 {"name": "Util", "kind": "object", "line": 1}], "truncated": false, "total": 1}},
-            "/renamePreview": {"match": {"path": "src/Main.kt", "range": run_range, "new_name": "execute"},
+            "/renamePreview": {"match": on_run(json!({"new_name": "execute", "search_comments": false, "search_text_occurrences": false})),
                 "response": {"usages": run_usages(), "conflicts": []}},
-            "/renameApply": {"match": {"path": "src/Main.kt", "range": run_range, "new_name": "execute", "force": false},
+            "/renameApply": {"match": on_run(json!({"new_name": "execute", "search_comments": false, "search_text_occurrences": false, "force": false})),
                 "edits": [
                     {"path": "src/Main.kt", "range": wire(3, 8, 11), "text": "execute"},
                     {"path": "src/Main.kt", "range": wire(5, 36, 39), "text": "execute"}],
                 "response": {"applied": true, "changed_paths": ["src/Main.kt"]}},
-            "/safeDeletePreview": {"match": {"path": "src/Main.kt", "range": run_range},
+            "/safeDeletePreview": {"match": on_run(json!({})),
                 "response": {"usages": run_usages(), "conflicts": [{"path": "src/Main.kt", "message": "run() is used in caller()"}]}},
-            "/safeDeleteApply": {"edits": [{"path": "src/Main.kt", "range": wire(3, 0, 22), "text": ""}],
+            // Past the preview's conflict only with force.
+            "/safeDeleteApply": {"match": on_run(json!({"force": true, "propagate": false})),
+                "edits": [{"path": "src/Main.kt", "range": wire(3, 0, 22), "text": ""}],
                 "response": {"applied": true, "changed_paths": ["src/Main.kt"]}},
-            "/movePreview": {"match": {"target": {"kind": "path", "path": "src/other"}},
+            "/movePreview": {"match": on_run(json!({"target": to_other})),
                 "response": {"usages": [run_usages()[0]], "conflicts": []}},
-            "/moveApply": {"response": {"applied": true, "changed_paths": []}},
-            "/inlinePreview": {"match": {"keep_definition": false}, "response": {"usages": run_usages(), "conflicts": []}},
-            "/inlineApply": {"response": {"applied": true, "changed_paths": []}},
-            "/reformat": {"match": {"path": "src/Main.kt", "scope": {"kind": "file"}},
+            "/moveApply": {"match": on_run(json!({"target": to_other, "force": false})),
+                "response": {"applied": true, "changed_paths": []}},
+            "/inlinePreview": {"match": on_run(json!({"keep_definition": false})),
+                "response": {"usages": run_usages(), "conflicts": []}},
+            "/inlineApply": {"match": on_run(json!({"keep_definition": false})),
+                "response": {"applied": true, "changed_paths": []}},
+            "/reformat": {"match": {"path": "src/Main.kt", "scope": {"kind": "file"}, "optimize_imports": false},
                 "edits": [{"path": "src/Main.kt", "range": wire(3, 0, 4), "text": "  "}],
                 "response": {"applied": true, "changed_paths": ["src/Main.kt"]}}
         }
@@ -918,7 +939,7 @@ fn every_refactoring_option_reaches_the_wire_under_its_own_name() {
     let comments = json!({"search_comments": true, "search_text_occurrences": true});
     let mut s = script();
     let routes = s["routes"].as_object_mut().unwrap();
-    let mut rename_preview = comments.clone();
+    let mut rename_preview = on_main_kt(&wire(3, 8, 11), comments);
     rename_preview["new_name"] = "execute".into();
     let mut rename_apply = rename_preview.clone();
     rename_apply["force"] = false.into();
@@ -936,27 +957,27 @@ fn every_refactoring_option_reaches_the_wire_under_its_own_name() {
     );
     routes.insert(
         "/movePreview".into(),
-        json!({"match": {"range": caller, "target": parent}, "response": {"usages": [run_usages()[1]], "conflicts": []}}),
+        json!({"match": on_main_kt(&caller, json!({"target": parent})), "response": {"usages": [run_usages()[1]], "conflicts": []}}),
     );
     routes.insert(
         "/moveApply".into(),
-        json!({"match": {"range": caller, "target": parent, "force": false}, "response": {"applied": true, "changed_paths": []}}),
+        json!({"match": on_main_kt(&caller, json!({"target": parent, "force": false})), "response": {"applied": true, "changed_paths": []}}),
     );
     routes.insert(
         "/safeDeletePreview".into(),
-        json!({"match": {"range": caller}, "response": {"usages": [], "conflicts": []}}),
+        json!({"match": on_main_kt(&caller, json!({})), "response": {"usages": [], "conflicts": []}}),
     );
     routes.insert(
         "/safeDeleteApply".into(),
-        json!({"match": {"range": caller, "propagate": true, "force": false}, "response": {"applied": true, "changed_paths": []}}),
+        json!({"match": on_main_kt(&caller, json!({"propagate": true, "force": false})), "response": {"applied": true, "changed_paths": []}}),
     );
     routes.insert(
         "/inlinePreview".into(),
-        json!({"match": {"range": caller, "keep_definition": true}, "response": {"usages": [], "conflicts": []}}),
+        json!({"match": on_main_kt(&caller, json!({"keep_definition": true})), "response": {"usages": [], "conflicts": []}}),
     );
     routes.insert(
         "/inlineApply".into(),
-        json!({"match": {"range": caller, "keep_definition": true}, "response": {"applied": true, "changed_paths": []}}),
+        json!({"match": on_main_kt(&caller, json!({"keep_definition": true})), "response": {"applied": true, "changed_paths": []}}),
     );
     // Lines 3..=4 are `class Main {` and, once renamed, `    fun execute(): Int = 1`
     // (26 characters).

@@ -35,7 +35,7 @@ fn the_python_mcp_sdk_drives_every_tool_through_indexing_errors_and_a_daemon_cra
 /// `project`; it prints `ok` or fails with the broken assertion.
 fn sdk_scenario(env: &TestEnv, mode: &[&str], project: &Path, extra_env: &[(&str, &str)]) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/sdk_client.py");
-    let out = Command::new("python3")
+    let out = Command::new(lean_ctx_testkit::python())
         .arg(script)
         .args(mode)
         .arg(SHIM)

@@ -392,37 +392,40 @@ pub fn rust_analyzer() -> PathBuf {
         .clone()
 }
 
-/// python-lsp-server's `pylsp`, installed from PyPI (the pinned version in
-/// `tests/requirements.txt`) if it is not on `PATH`.
-pub fn pylsp() -> PathBuf {
+/// The Python virtual environment holding exactly `tests/requirements.txt`'s pins:
+/// `LEAN_CTX_TEST_VENV` (the test command exports it), else what
+/// `tests/ensure-python.sh` finds or creates (cached outside the checkout). Never the
+/// `pylsp` or `mcp` on `PATH`: a green run must have used the pinned versions.
+pub fn test_venv() -> PathBuf {
     static FOUND: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     FOUND
         .get_or_init(|| {
-            let find = || {
-                let out = Command::new("python3")
-                    .args(["-c", "import shutil; print(shutil.which('pylsp') or '')"])
-                    .output()
-                    .unwrap();
-                let path = String::from_utf8(out.stdout).unwrap().trim().to_string();
-                (!path.is_empty()).then(|| PathBuf::from(path))
-            };
-            if let Some(path) = find() {
-                return path;
+            if let Some(path) = std::env::var_os("LEAN_CTX_TEST_VENV") {
+                return PathBuf::from(path);
             }
-            let requirements = workspace().join("tests/requirements.txt");
-            let status = Command::new("python3")
-                .args(["-m", "pip", "install", "-q", "-r"])
-                .arg(&requirements)
-                .status()
-                .unwrap();
+            let script = workspace().join("tests/ensure-python.sh");
+            let out = Command::new("bash").arg(&script).output().unwrap();
             assert!(
-                status.success(),
-                "pip install -r {} failed",
-                requirements.display()
+                out.status.success(),
+                "{} failed: {}",
+                script.display(),
+                String::from_utf8_lossy(&out.stderr)
             );
-            find().expect("pylsp installed but not on PATH")
+            PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
         })
         .clone()
+}
+
+/// python-lsp-server's `pylsp` from [`test_venv`] (the pinned version).
+pub fn pylsp() -> PathBuf {
+    let bin = test_venv().join("bin/pylsp");
+    assert!(bin.is_file(), "{} is missing", bin.display());
+    bin
+}
+
+/// The Python of [`test_venv`], with the pinned `mcp` SDK.
+pub fn python() -> PathBuf {
+    test_venv().join("bin/python")
 }
 
 /// typescript-language-server with its own pinned TypeScript (`tests/lsp`), installed

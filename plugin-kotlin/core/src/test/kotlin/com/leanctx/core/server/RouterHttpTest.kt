@@ -34,8 +34,10 @@ import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.MethodSource
 import org.junit.jupiter.params.provider.ValueSource
+import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicBoolean
 
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RouterHttpTest {
@@ -56,6 +58,7 @@ class RouterHttpTest {
     fun reset() {
         fake.failWith = null
         fake.lastRequest = null
+        fake.during = null
     }
 
     private val range = """{"start":{"line":6,"character":4},"end":{"line":6,"character":7}}"""
@@ -310,8 +313,31 @@ class RouterHttpTest {
 
     @Test
     fun `requests are served concurrently`() {
+        // The first request is held inside its handler until the second one has reached
+        // its own: a server that serves one request at a time never lets it through.
+        // The timeout only bounds the failure.
+        val firstArrived = CountDownLatch(1)
+        val secondArrived = CountDownLatch(1)
+        val firstSawSecond = AtomicBoolean(false)
+        fake.during = { request ->
+            when ((request as PositionRequest).path) {
+                "first.kt" -> {
+                    firstArrived.countDown()
+                    firstSawSecond.set(secondArrived.await(10, TimeUnit.SECONDS))
+                }
+                "second.kt" -> secondArrived.countDown()
+            }
+        }
         val pool = Executors.newFixedThreadPool(8)
         try {
+            val first = pool.submit<Int> { http.post(Routes.REFERENCES, """{"path":"first.kt","line":1,"character":0}""", server.token).status }
+            assertTrue(firstArrived.await(30, TimeUnit.SECONDS), "the first request never reached its handler")
+            val second = pool.submit<Int> { http.post(Routes.REFERENCES, """{"path":"second.kt","line":1,"character":0}""", server.token).status }
+            assertEquals(200, second.get(60, TimeUnit.SECONDS))
+            assertEquals(200, first.get(60, TimeUnit.SECONDS))
+            assertTrue(firstSawSecond.get(), "the second request was served only after the first")
+
+            fake.during = null
             val statuses = (1..80).map { i ->
                 pool.submit<Int> { http.post(Routes.REFERENCES, """{"path":"f$i.kt","line":$i,"character":0}""", server.token).status }
             }.map { it.get(30, TimeUnit.SECONDS) }

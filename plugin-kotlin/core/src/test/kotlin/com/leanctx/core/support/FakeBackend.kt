@@ -51,12 +51,16 @@ class FakeBackend(store: DocumentStore? = null) : Navigation, Structure, Inspect
 
     @Volatile var lastRequest: Any? = null
 
+    /** Runs inside every call, on the server's handler thread, before it answers. */
+    @Volatile var during: ((Any) -> Unit)? = null
+
     private val realEdits = store?.let { TextSymbolEdits(it) }
 
     val range = Range(Position(41, 8), Position(41, 14))
 
     private fun <T> record(request: Any, answer: () -> T): T {
         lastRequest = request
+        during?.invoke(request)
         failWith?.let { throw it }
         return answer()
     }
