@@ -375,20 +375,33 @@ pub fn python_fixture(root: &Path) -> PathBuf {
 pub fn rust_analyzer() -> PathBuf {
     static FOUND: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     FOUND
-        .get_or_init(|| {
-            if let Some(path) = std::env::var_os("LEAN_CTX_TEST_RUST_ANALYZER") {
-                return PathBuf::from(path);
-            }
-            let script = workspace().join("tests/ensure-rust-analyzer.sh");
-            let out = Command::new("bash").arg(&script).output().unwrap();
-            assert!(
-                out.status.success(),
-                "{} failed: {}",
-                script.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-        })
+        .get_or_init(|| ensured("LEAN_CTX_TEST_RUST_ANALYZER", "ensure-rust-analyzer.sh"))
+        .clone()
+}
+
+/// The tool `var` names, else the path the ensure script `script` (in `tests/`) prints
+/// after finding or building it.
+fn ensured(var: &str, script: &str) -> PathBuf {
+    if let Some(path) = std::env::var_os(var) {
+        return PathBuf::from(path);
+    }
+    let script = workspace().join("tests").join(script);
+    let out = Command::new("bash").arg(&script).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{} failed: {}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+/// gopls at the pinned version: `LEAN_CTX_TEST_GOPLS`, else what
+/// `tests/ensure-gopls.sh` finds or builds (and caches outside the checkout).
+pub fn gopls() -> PathBuf {
+    static FOUND: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| ensured("LEAN_CTX_TEST_GOPLS", "ensure-gopls.sh"))
         .clone()
 }
 
