@@ -246,14 +246,16 @@ impl TestEnv {
     }
 
     /// Every live process a daemon of this environment spawned that is not itself a
-    /// lean-ctx binary: the language servers and their helpers (they inherit the
-    /// daemon's environment).
+    /// lean-ctx binary: the language servers and their helpers. They get the neutral
+    /// environment (`shared::tool_env`), which keeps this environment's `HOME` but no
+    /// `LEAN_CTX_*` directory, so `HOME` is what finds them.
     pub fn language_servers(&self) -> Vec<u32> {
         self.processes(|argv0| !argv0.ends_with(b"lean-ctxd") && !argv0.ends_with(b"lean-ctx"))
     }
 
     fn processes(&self, argv0_matches: impl Fn(&[u8]) -> bool) -> Vec<u32> {
-        let needle = format!("LEAN_CTX_RUNTIME_DIR={}", self.paths.runtime_dir.display());
+        let runtime = format!("LEAN_CTX_RUNTIME_DIR={}", self.paths.runtime_dir.display());
+        let home = format!("HOME={}", self.dir().join("home").display());
         let me = std::process::id();
         let mut pids = Vec::new();
         for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
@@ -274,7 +276,10 @@ impl TestEnv {
             let Ok(environ) = fs::read(entry.path().join("environ")) else {
                 continue;
             };
-            if environ.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()) {
+            if environ
+                .split(|b| *b == 0)
+                .any(|kv| kv == runtime.as_bytes() || kv == home.as_bytes())
+            {
                 pids.push(pid);
             }
         }
