@@ -53,6 +53,7 @@ if ((${#need[@]})); then
   if [[ $(id -u) == 0 ]]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"
   else sudo apt-get update -qq && sudo apt-get install -y -qq "${need[@]}"; fi
 fi
+command -v go >/dev/null || { echo "missing go: install Go 1.26 or newer (gopls v0.23.0 is built with it)"; exit 1; }
 for tool in node npm; do
   command -v "$tool" >/dev/null || { echo "missing $tool: install Node.js 20 with npm"; exit 1; }
 done
@@ -62,7 +63,7 @@ done
 cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 
-step "real peers: rust-analyzer, python-lsp-server, typescript-language-server, the Python mcp SDK, the MCP Inspector, playwright-core"
+step "real peers: rust-analyzer, gopls, python-lsp-server, typescript-language-server, the Python mcp SDK, the MCP Inspector, playwright-core"
 # rust-analyzer: rustup's component where it exists, else built once from crates.io
 # and cached outside the checkout (~8 minutes the first time on 2 cores).
 LEAN_CTX_TEST_RUST_ANALYZER="$(bash tests/ensure-rust-analyzer.sh)"
@@ -73,6 +74,11 @@ export LEAN_CTX_TEST_RUST_ANALYZER
 LEAN_CTX_TEST_VENV="$(bash tests/ensure-python.sh)"
 export LEAN_CTX_TEST_VENV
 "$LEAN_CTX_TEST_VENV/bin/pylsp" --version
+# gopls v0.23.0 (the newest that builds with Go 1.26): built once with `go install`
+# from the Go module proxy and cached outside the checkout like rust-analyzer.
+LEAN_CTX_TEST_GOPLS="$(bash tests/ensure-gopls.sh)"
+export LEAN_CTX_TEST_GOPLS
+"$LEAN_CTX_TEST_GOPLS" version
 (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 # typescript-language-server with a pinned TypeScript 5.x: the second real server of
 # the trust tests (a workspace's own node_modules/typescript must never run).

@@ -1,6 +1,6 @@
 //! Backing A end to end: real shims, the real daemon, a real rust-analyzer (built from
-//! crates.io by `tests/ensure-rust-analyzer.sh` when the toolchain has none) and a
-//! real python-lsp-server. Fixtures carry non-ASCII lines, so every column crosses the
+//! crates.io by `tests/ensure-rust-analyzer.sh` when the toolchain has none), a real
+//! gopls (`tests/ensure-gopls.sh`) and a real python-lsp-server. Fixtures carry non-ASCII lines, so every column crosses the
 //! position-encoding boundary.
 
 use std::{
@@ -11,7 +11,7 @@ use std::{
 };
 
 use lean_ctx_testkit::{
-    TestEnv, git, pylsp, python_fixture, rust_analyzer, spots, typescript_language_server,
+    TestEnv, git, gopls, pylsp, python_fixture, rust_analyzer, spots, typescript_language_server,
     wait_until,
 };
 
@@ -478,6 +478,50 @@ fn python_lsp_server_answers_definition_and_references() {
     assert_eq!(st.len(), 1);
     assert_eq!(st[0]["language"], "python");
     assert_eq!(st[0]["state"], "ready");
+}
+
+#[test]
+fn gopls_answers_definition_and_references_on_non_ascii_lines() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\ngo = [{:?}]\n",
+        gopls().display().to_string()
+    ));
+    let root = env.dir().join("geo");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(root.join("go.mod"), "module example.com/geo\n\ngo 1.26\n").unwrap();
+    fs::write(
+        root.join("geo.go"),
+        "package geo\n\n// Größe — non-ASCII first\nfunc Fläche(a, b int) int { return a * b }\n",
+    )
+    .unwrap();
+    // `Größe` and the astral `𝔘` (two UTF-16 units, four bytes) before both uses:
+    // character, UTF-16 and byte columns of `Fläche` are three different numbers.
+    fs::write(
+        root.join("use.go"),
+        "package geo\n\nvar Größe = len(\"𝔘\") + Fläche(2, 3) + Fläche(4, 5)\n",
+    )
+    .unwrap();
+    git(&root, &["init", "-q"]);
+    let root = fs::canonicalize(root).unwrap();
+    env.trust(&root);
+
+    let def = env.ok(&root, &["refactor", "definition", "use.go:3:40"]);
+    assert_eq!(spots(&def), ["geo.go 4:5"], "{def}");
+    assert_eq!(def["backing"], "gopls");
+    let refs = env.ok(&root, &["refactor", "references", "geo.go:4:7"]);
+    assert_eq!(
+        spots(&refs),
+        ["geo.go 4:5", "use.go 3:23", "use.go 3:38"],
+        "{refs}"
+    );
+    let st = env.status_rows(&root, "language_servers");
+    assert_eq!(st.len(), 1, "{st:?}");
+    assert_eq!(st[0]["language"], "go");
+    assert_eq!(st[0]["state"], "ready");
+    // gopls v0.23.0 takes UTF-16 although we offer UTF-8 first: the columns above
+    // crossed `𝔘` as two units each way.
+    assert_eq!(st[0]["position_encoding"], "utf-16");
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Workspace trust and hardened spawns (DESIGN invariant 10), against real servers: a
 //! repository written the way a hostile author would (its own toolchain file and
 //! `bin/`, cargo configurations in it and above it, a committed
-//! `node_modules/typescript`) gets none of its code run by anything lean-ctx starts,
+//! `node_modules/typescript`, a Go module whose `toolchain` lines, `bin/go` and
+//! `go/env` file try to steer the go command gopls runs) gets none of its code run by anything lean-ctx starts,
 //! the daemon's language servers never inherit the environment of the shim that
 //! spawned it, and nothing starts in a root the user did not trust. Each hostile
 //! program appends its name to a marker file; the marker must stay empty.
@@ -14,7 +15,7 @@ use std::{
 };
 
 use lean_ctx_testkit::{
-    TestEnv, git, pylsp, python_fixture, rust_analyzer, spots, typescript_language_server,
+    TestEnv, git, gopls, pylsp, python_fixture, rust_analyzer, spots, typescript_language_server,
 };
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
@@ -403,4 +404,184 @@ fn typescript_language_server_never_runs_the_workspaces_typescript() {
     let def = env.ok(&root, &["refactor", "definition", "src/b.ts:3:19"]);
     assert_eq!(spots(&def), ["src/b.ts 2:9"], "{def}");
     assert_eq!(marked(&marker), "", "the workspace's TypeScript ran");
+}
+
+/// The go command on the test's `PATH` (what the hostile wrappers forward to).
+fn real_go() -> PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join("go"))
+        .find(|p| p.is_file())
+        .expect("go must be on PATH for the gopls tests")
+}
+
+/// A Go module in `<env>/hostile-go` (a git repository) that tries every way to run
+/// its code through the go command gopls runs, and the environment of a shim started
+/// in it (direnv-style: its `bin/` first on `PATH`, `GOFLAGS`, its own
+/// `XDG_CONFIG_HOME`). Each program appends its own name to `marker`:
+/// - `repo-go`: `bin/go`, found first on that `PATH`;
+/// - `toolexec`: `GOFLAGS=-toolexec=bin/toolexec` in that environment;
+/// - `go-env`: `GOFLAGS=-toolexec=bin/toolexec-env` in `.config/go/env`, the go
+///   command's configuration file once `XDG_CONFIG_HOME` points there;
+/// - `toolchain`: the `toolchain go1.99.0` lines of `go.mod` and `go.work` switch a
+///   go command that may switch (the user's own `go/env` says `GOTOOLCHAIN=auto`, a
+///   stock Go's default) to the `go1.99.0` the user has on `PATH`, outside any
+///   repository.
+fn hostile_go_module(env: &TestEnv, marker: &Path) -> (PathBuf, Vec<(&'static str, String)>) {
+    let root = env.dir().join("hostile-go");
+    let go = real_go();
+    fs::create_dir_all(&root).unwrap();
+    fs::write(
+        root.join("go.mod"),
+        "module example.com/hostile\n\ngo 1.26\n\ntoolchain go1.99.0\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("go.work"),
+        "go 1.26\n\ntoolchain go1.99.0\n\nuse .\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("geo.go"),
+        "package hostile\n\n// Größe\nfunc Fläche(a, b int) int { return a * b }\n\nvar Größe = Fläche(2, 3) + Fläche(4, 5)\n",
+    )
+    .unwrap();
+    let mark = |name: &str, then: &str| {
+        format!("#!/bin/sh\necho {name} >> {}\n{then}\n", marker.display())
+    };
+    executable(
+        &root.join("bin/go"),
+        &mark("repo-go", &format!("exec {} \"$@\"", go.display())),
+    );
+    executable(&root.join("bin/toolexec"), &mark("toolexec", "exec \"$@\""));
+    executable(
+        &root.join("bin/toolexec-env"),
+        &mark("go-env", "exec \"$@\""),
+    );
+    fs::create_dir_all(root.join(".config/go")).unwrap();
+    fs::write(
+        root.join(".config/go/env"),
+        format!(
+            "GOFLAGS=-toolexec={}\nGOTOOLCHAIN=auto\n",
+            root.join("bin/toolexec-env").display()
+        ),
+    )
+    .unwrap();
+    let sdk = env.dir().join("sdk/bin");
+    executable(
+        &sdk.join("go1.99.0"),
+        &mark(
+            "toolchain",
+            // The real go, told neither to switch again nor that it was switched to
+            // (it would refuse to stand in for 1.99.0).
+            &format!(
+                "exec env -u GOTOOLCHAIN_INTERNAL_SWITCH_VERSION GOTOOLCHAIN=local {} \"$@\"",
+                go.display()
+            ),
+        ),
+    );
+    let user_config = env.dir().join("home/.config/go");
+    fs::create_dir_all(&user_config).unwrap();
+    fs::write(user_config.join("env"), "GOTOOLCHAIN=auto\n").unwrap();
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-qm", "hostile"]);
+    let root = fs::canonicalize(root).unwrap();
+    let shim_env = vec![
+        (
+            "PATH",
+            format!(
+                "{}:{}:{}",
+                root.join("bin").display(),
+                sdk.display(),
+                std::env::var("PATH").unwrap()
+            ),
+        ),
+        (
+            "GOFLAGS",
+            format!("-toolexec={}", root.join("bin/toolexec").display()),
+        ),
+        (
+            "XDG_CONFIG_HOME",
+            root.join(".config").display().to_string(),
+        ),
+    ];
+
+    // The fixture is live: plain `go list` in that environment runs each program
+    // (`go-env` only where `GOFLAGS` does not override the file's).
+    for without in [None, Some("GOFLAGS")] {
+        let out = Command::new("go")
+            .args(["list", "-e", "-compiled", "-deps", "./..."])
+            .env_clear()
+            .envs(env.envs())
+            .envs(
+                shim_env
+                    .iter()
+                    .filter(|(k, _)| Some(*k) != without)
+                    .cloned(),
+            )
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let seen = marked(marker);
+    for program in ["repo-go", "toolexec", "go-env", "toolchain"] {
+        assert!(
+            seen.lines().any(|l| l == program),
+            "the fixture ran no {program}: {seen:?}"
+        );
+    }
+    fs::remove_file(marker).unwrap();
+    (root, shim_env)
+}
+
+#[test]
+fn a_hostile_go_module_runs_none_of_its_code_through_gopls() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\ngo = [{:?}]\n",
+        gopls().display().to_string()
+    ));
+    let marker = env.dir().join("marker");
+    let (root, shim_env) = hostile_go_module(&env, &marker);
+
+    // The shim started in the repository spawns the daemon, which keeps its
+    // environment; the root is not trusted: nothing starts.
+    let out = env
+        .shim()
+        .current_dir(&root)
+        .envs(shim_env.iter().cloned())
+        .args(["--json", "refactor", "definition", "geo.go:6:15"])
+        .output()
+        .unwrap();
+    let refused: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(refused["error"]["code"], "BACKEND_REQUIRED", "{refused}");
+    assert!(env.language_servers().is_empty(), "a server started");
+    assert_eq!(marked(&marker), "", "the repository's code ran");
+
+    // Trusted: gopls loads the module (`go env`, `go list` of it and the standard
+    // library) and answers, all through the user's go with the neutral environment.
+    env.trust(&root);
+    let def = env.ok(&root, &["refactor", "definition", "geo.go:6:15"]);
+    assert_eq!(spots(&def), ["geo.go 4:5"], "{def}");
+    assert_eq!(def["backing"], "gopls");
+    let refs = env.ok(&root, &["refactor", "references", "geo.go:4:7"]);
+    assert_eq!(
+        spots(&refs),
+        ["geo.go 4:5", "geo.go 6:12", "geo.go 6:27"],
+        "{refs}"
+    );
+    assert_eq!(marked(&marker), "", "the repository's code ran");
+    let server = env.status_rows(&root, "language_servers")[0]["pid"]
+        .as_u64()
+        .unwrap();
+    let environ = fs::read(format!("/proc/{server}/environ")).unwrap();
+    assert!(
+        !String::from_utf8_lossy(&environ).contains("/hostile-go/"),
+        "the server's environment names the repository"
+    );
 }

@@ -17,6 +17,11 @@
 //! - `PATH` without entries that are relative, inside a git repository or worktree
 //!   (a project's own `bin/` or `node_modules/.bin` put there by direnv or a shell
 //!   hook), or writable by other users.
+//! - The directory variables that pick code ([`DIRECTORIES`]) only under the same
+//!   rule: a shim whose `XDG_CONFIG_HOME` pointed into a repository would otherwise
+//!   hand gopls's `go` that repository's `go/env` file, whose `GOFLAGS=-toolexec=…`
+//!   runs a program of the repository's on every `go list`. (`GOFLAGS` and `GOENV`
+//!   themselves never pass: the go command reads only the user's own `go/env`.)
 
 use std::{
     ffi::{OsStr, OsString},
@@ -54,6 +59,23 @@ const PASSED: &[&str] = &[
     "LEAN_CTX_TEST_RUN",
 ];
 
+/// Passed variables that name directories whose contents choose what runs: the go
+/// command's `go/env` file (`GOFLAGS`, `GOTOOLCHAIN`) under `XDG_CONFIG_HOME`, the Go
+/// installation and its `go.env` (`GOROOT`), Go's module and build caches (their
+/// entries are trusted as built), rustup's toolchains, cargo's configuration, the JDK.
+/// Kept only when every directory they list passes the `PATH` rule ([`safe_path_dir`]);
+/// dropped, each tool falls back to its default under `HOME`.
+const DIRECTORIES: &[&str] = &[
+    "XDG_CONFIG_HOME",
+    "RUSTUP_HOME",
+    "CARGO_HOME",
+    "GOROOT",
+    "GOPATH",
+    "GOMODCACHE",
+    "GOCACHE",
+    "JAVA_HOME",
+];
+
 /// The environment for a tool lean-ctx starts, built from `from` (the daemon's or the
 /// shim's own environment).
 pub fn neutral(from: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
@@ -61,17 +83,20 @@ pub fn neutral(from: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsS
     let get = |key: &str| from.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
     let mut env: Vec<(OsString, OsString)> = from
         .iter()
-        .filter(|(k, _)| {
+        .filter(|(k, v)| {
             let k = k.as_bytes();
-            PASSED.iter().any(|p| p.as_bytes() == k) || k.starts_with(b"LC_")
+            let passed = PASSED.iter().any(|p| p.as_bytes() == k) || k.starts_with(b"LC_");
+            passed
+                && (!DIRECTORIES.iter().any(|d| d.as_bytes() == k)
+                    || std::env::split_paths(v).all(|dir| safe_path_dir(&dir)))
         })
         .cloned()
         .collect();
-    env.push(("PATH".into(), clean_path(get("PATH").as_deref())));
-    let home = get("HOME").map(PathBuf::from);
-    let rustup_home = get("RUSTUP_HOME")
+    let kept = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let rustup_home = kept("RUSTUP_HOME")
         .map(PathBuf::from)
-        .or_else(|| home.map(|h| h.join(".rustup")));
+        .or_else(|| kept("HOME").map(|h| PathBuf::from(h).join(".rustup")));
+    env.push(("PATH".into(), clean_path(get("PATH").as_deref())));
     if let Some((name, bin)) = rustup_home.as_deref().and_then(default_toolchain) {
         env.push(("RUSTUP_TOOLCHAIN".into(), name.into()));
         if let Some(bin) = bin {
@@ -180,8 +205,16 @@ mod tests {
             Path::new("/usr/bin"),
         ])
         .unwrap();
+        let repo_config = tmp.path().join("repo/.config");
+        std::fs::create_dir_all(&repo_config).unwrap();
+        let gopath = tmp.path().join("gopath");
+        std::fs::create_dir_all(&gopath).unwrap();
         let env = neutral([
             ("PATH".into(), path),
+            ("XDG_CONFIG_HOME".into(), repo_config.into()),
+            ("GOROOT".into(), shared_bin.clone().into()),
+            ("GOPATH".into(), gopath.clone().into()),
+            ("GOENV".into(), "/evil/env".into()),
             ("RUSTUP_HOME".into(), rustup.clone().into()),
             ("HOME".into(), "/home/u".into()),
             ("LC_ALL".into(), "C".into()),
@@ -193,6 +226,11 @@ mod tests {
         assert_eq!(get(&env, "PATH"), Some(OsStr::new("/usr/bin")));
         assert_eq!(get(&env, "LC_ALL"), Some(OsStr::new("C")));
         assert_eq!(get(&env, "GOFLAGS"), None);
+        assert_eq!(get(&env, "GOENV"), None);
+        // A repository's configuration, a directory others may write: dropped.
+        assert_eq!(get(&env, "XDG_CONFIG_HOME"), None);
+        assert_eq!(get(&env, "GOROOT"), None);
+        assert_eq!(get(&env, "GOPATH"), Some(gopath.as_os_str()));
         assert_eq!(get(&env, "LD_PRELOAD"), None);
         assert_eq!(get(&env, "RUSTC_WRAPPER"), Some(OsStr::new("")));
         assert_eq!(get(&env, "RUSTUP_TOOLCHAIN"), Some(OsStr::new("stable")));

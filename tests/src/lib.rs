@@ -246,14 +246,16 @@ impl TestEnv {
     }
 
     /// Every live process a daemon of this environment spawned that is not itself a
-    /// lean-ctx binary: the language servers and their helpers (they inherit the
-    /// daemon's environment).
+    /// lean-ctx binary: the language servers and their helpers. They get the neutral
+    /// environment (`shared::tool_env`), which keeps this environment's `HOME` but no
+    /// `LEAN_CTX_*` directory, so `HOME` is what finds them.
     pub fn language_servers(&self) -> Vec<u32> {
         self.processes(|argv0| !argv0.ends_with(b"lean-ctxd") && !argv0.ends_with(b"lean-ctx"))
     }
 
     fn processes(&self, argv0_matches: impl Fn(&[u8]) -> bool) -> Vec<u32> {
-        let needle = format!("LEAN_CTX_RUNTIME_DIR={}", self.paths.runtime_dir.display());
+        let runtime = format!("LEAN_CTX_RUNTIME_DIR={}", self.paths.runtime_dir.display());
+        let home = format!("HOME={}", self.dir().join("home").display());
         let me = std::process::id();
         let mut pids = Vec::new();
         for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
@@ -274,7 +276,10 @@ impl TestEnv {
             let Ok(environ) = fs::read(entry.path().join("environ")) else {
                 continue;
             };
-            if environ.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()) {
+            if environ
+                .split(|b| *b == 0)
+                .any(|kv| kv == runtime.as_bytes() || kv == home.as_bytes())
+            {
                 pids.push(pid);
             }
         }
@@ -375,20 +380,33 @@ pub fn python_fixture(root: &Path) -> PathBuf {
 pub fn rust_analyzer() -> PathBuf {
     static FOUND: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     FOUND
-        .get_or_init(|| {
-            if let Some(path) = std::env::var_os("LEAN_CTX_TEST_RUST_ANALYZER") {
-                return PathBuf::from(path);
-            }
-            let script = workspace().join("tests/ensure-rust-analyzer.sh");
-            let out = Command::new("bash").arg(&script).output().unwrap();
-            assert!(
-                out.status.success(),
-                "{} failed: {}",
-                script.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-        })
+        .get_or_init(|| ensured("LEAN_CTX_TEST_RUST_ANALYZER", "ensure-rust-analyzer.sh"))
+        .clone()
+}
+
+/// The tool `var` names, else the path the ensure script `script` (in `tests/`) prints
+/// after finding or building it.
+fn ensured(var: &str, script: &str) -> PathBuf {
+    if let Some(path) = std::env::var_os(var) {
+        return PathBuf::from(path);
+    }
+    let script = workspace().join("tests").join(script);
+    let out = Command::new("bash").arg(&script).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{} failed: {}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+/// gopls at the pinned version: `LEAN_CTX_TEST_GOPLS`, else what
+/// `tests/ensure-gopls.sh` finds or builds (and caches outside the checkout).
+pub fn gopls() -> PathBuf {
+    static FOUND: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| ensured("LEAN_CTX_TEST_GOPLS", "ensure-gopls.sh"))
         .clone()
 }
 
