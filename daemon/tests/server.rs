@@ -203,24 +203,54 @@ async fn sigterm_lets_in_flight_calls_finish_and_removes_the_socket() {
     let daemon = env.start_foreground();
     let a = connect(&env).await;
     let b = connect(&env).await;
-    let slow_a = tokio::spawn(async move { ping(&a, 1500).await });
-    let slow_b = tokio::spawn(async move { ping(&b, 1200).await });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Slow calls: their delays only bound a failure (the daemon must outlast them).
+    let slow_a = tokio::spawn(async move { ping(&a, 5000).await });
+    let slow_b = tokio::spawn(async move { ping(&b, 4000).await });
+    // Both are in flight (with this status call: three) before the signal.
+    let watcher = connect(&env).await;
+    assert!(
+        wait_until_async(T, async || {
+            watcher
+                .client
+                .status(tarpc::context::current(), StatusRequest {})
+                .await
+                .unwrap()
+                .unwrap()
+                .in_flight_calls
+                == 3
+        })
+        .await,
+        "the slow pings never started"
+    );
+    drop(watcher);
 
     rustix::process::kill_process(
         rustix::process::Pid::from_raw(daemon.id() as i32).unwrap(),
         rustix::process::Signal::TERM,
     )
     .unwrap();
-    // Draining: no new connections are accepted.
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let late = transport::connect(
-        &env.paths.socket(),
-        &ClientHello::new(Intent::Call, "late"),
-        T,
-    )
-    .await;
-    assert!(matches!(late, Err(ConnectError::NotRunning(_))), "{late:?}");
+    // Draining: no new connections are accepted (from the moment the signal is
+    // handled), while both calls are still running.
+    let mut late = None;
+    assert!(
+        wait_until_async(T, async || {
+            let tried = transport::connect(
+                &env.paths.socket(),
+                &ClientHello::new(Intent::Call, "late"),
+                T,
+            )
+            .await;
+            let refused = matches!(tried, Err(ConnectError::NotRunning(_)));
+            late = Some(tried);
+            refused
+        })
+        .await,
+        "still accepting after SIGTERM: {late:?}"
+    );
+    assert!(
+        !slow_a.is_finished() && !slow_b.is_finished(),
+        "the calls ended before the daemon stopped accepting"
+    );
 
     assert_eq!(slow_a.await.unwrap(), daemon.id());
     assert_eq!(slow_b.await.unwrap(), daemon.id());
