@@ -285,3 +285,40 @@ fn text_and_regex_search_label_each_line_with_its_symbol_and_never_search_an_ign
         "src/deep/a/b.py\n  3:16  return 'needle'  (in method Point/move)\n1 matching lines in 1 files\n"
     );
 }
+
+#[test]
+fn text_search_never_reads_through_a_directory_swapped_for_a_symlink_outside_the_root() {
+    let (env, root) = fixture();
+    // Outside the root: a file at the same relative path as an indexed one.
+    let outside = env.dir().join("outside");
+    fs::create_dir_all(outside.join("a")).unwrap();
+    fs::write(
+        outside.join("a/b.py"),
+        "class Point:\n    def move(self):\n        return 'needle_secret'\n",
+    )
+    .unwrap();
+    let search = |q: &str| env.ok(&root, &["search", "--text", q, "--limit", "50"]);
+    assert_eq!(search("needle")["total"], 3, "indexed first");
+    // Swap the indexed directory for a symlink to the outside one and back, searching
+    // in between: whatever the watcher has seen yet, no answer may hold the secret.
+    let deep = root.join("src/deep");
+    let aside = root.join("src/deep.aside");
+    for round in 0..10 {
+        fs::rename(&deep, &aside).unwrap();
+        std::os::unix::fs::symlink(&outside, &deep).unwrap();
+        for q in ["needle_secret", "needle"] {
+            let v = search(q);
+            assert!(
+                !v.to_string().contains("needle_secret"),
+                "round {round}: {v}"
+            );
+        }
+        fs::remove_file(&deep).unwrap();
+        fs::rename(&aside, &deep).unwrap();
+        let v = search("needle");
+        assert!(
+            !v.to_string().contains("needle_secret"),
+            "round {round}: {v}"
+        );
+    }
+}
