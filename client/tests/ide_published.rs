@@ -410,3 +410,53 @@ fn a_window_on_another_git_worktree_of_the_repository_is_never_used() {
     assert_eq!(ide.bodies("/references").len(), 1);
     ide.assert_clean();
 }
+
+#[test]
+fn an_edit_is_handed_on_after_a_hang_only_while_the_file_is_untouched() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config("[lsp]\nkotlin = \"jetbrains\"\n[ide]\napply_timeout = \"1s\"\n");
+    let root = env.dir().join("shop");
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("src/Cart.kt"), CART_KT).unwrap();
+    let root = fs::canonicalize(root).unwrap();
+    let ide = PluginDouble::start(&env, &root);
+    let edit = |body: &str| {
+        let args = [
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "Cart/total",
+            "--new-body",
+            body,
+        ];
+        env.shim_json_in(&root, &args).1
+    };
+
+    // The window hangs before writing anything: our own writer takes the edit over,
+    // and the answer says why.
+    ide.on("/replaceSymbolBody", |_| Reply::Hang);
+    let done = edit("fun total(): Int = 2");
+    assert_eq!(done["backing"], "headless", "{done}");
+    assert!(
+        done["fallback"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("did not answer"),
+        "{done}"
+    );
+    assert_eq!(cart(&root), CART_KT.replace("Int = 1", "Int = 2"));
+
+    // A new window writes something else and hangs: nobody writes over what it left.
+    drop(ide);
+    let ide = PluginDouble::start(&env, &root);
+    ide.on("/replaceSymbolBody", |call| {
+        let _ = call.write("src/Cart.kt", &[(wire(3, 4, 7), "var")]);
+        Reply::Hang
+    });
+    let refused = edit("fun total(): Int = 3");
+    assert_eq!(refused["error"]["code"], "CONFLICT", "{refused}");
+    let left = cart(&root);
+    assert!(left.contains("    var total(): Int = 2"), "{left}");
+    assert!(!left.contains("Int = 3"), "{left}");
+    ide.assert_clean();
+}

@@ -816,18 +816,28 @@ pub async fn edit_symbol(
         text: doc,
         hash: blake3::hash(&planned.original),
     };
-    let answer = t.post(cx, route, body, true).await?;
-    let now = {
-        let file = file.clone();
-        blocking(move || {
-            file.read()
-                .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))
-        })
-        .await?
-    };
+    let posted = t.post(cx, route, body, true).await;
+    let now = super::read(file).await?;
     if now == planned.content {
         return Ok(planned.written());
     }
+    // A window that stopped answering (or hung) may still have written: only a file
+    // that holds exactly its old bytes may pass the edit on to another writer, or an
+    // insert would land twice.
+    let answer = match posted {
+        Err(Miss::Unreachable(why)) if now != planned.original => {
+            return Err(LeanError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "the JetBrains IDE stopped answering during the edit ({why}) and {} holds other bytes than before or planned",
+                    file.rel
+                ),
+            )
+            .with_remedy("read the file again and retry the edit against what it holds")
+            .into());
+        }
+        other => other?,
+    };
     // The disk is the only witness we believe: the IDE's "applied" counts only if the
     // file holds exactly the bytes we planned.
     if answer["applied"].as_bool() == Some(false) && now == planned.original {
