@@ -15,7 +15,9 @@
 //! answer (the connection fails, or it hangs past its timeout: the window is then
 //! left alone until its port file changes or a health check passes again) passes the
 //! call on; so does one that answers `INDEXING`, `UNSUPPORTED_LANGUAGE` or
-//! `UNSUPPORTED` when another backing follows. Any other error is the answer. The
+//! `UNSUPPORTED` when another backing follows. Any other error is the answer. A write the
+//! IDE may have started is never passed on: a hung refactoring apply is an error, and
+//! a hung symbol edit passes on only while its file still holds its old bytes. The
 //! answer names the backing that answered and why the ones before it did not. When
 //! none answers, the most useful error is given: `INDEXING` (wait, and it will)
 //! before "cannot do this".
