@@ -43,12 +43,7 @@ pub struct OutlineArgs {
 impl OutlineArgs {
     /// The neutral form `request::build` takes, and `--no-wait`.
     pub fn input(self) -> (Action, Input, bool) {
-        let input = Input {
-            path: self.path,
-            depth: self.depth,
-            limit: self.limit,
-            ..Input::default()
-        };
+        let input = Input::located(self.path, self.depth, self.limit);
         (Action::Outline, input, self.no_wait)
     }
 }
@@ -72,12 +67,7 @@ pub struct TreeArgs {
 impl TreeArgs {
     /// The neutral form `request::build` takes, and `--no-wait`.
     pub fn input(self) -> (Action, Input, bool) {
-        let input = Input {
-            path: self.path,
-            depth: self.depth,
-            limit: self.limit,
-            ..Input::default()
-        };
+        let input = Input::located(self.path, self.depth, self.limit);
         (Action::Tree, input, self.no_wait)
     }
 }

@@ -188,12 +188,7 @@ pub struct OutlineParams {
 impl OutlineParams {
     /// The neutral form `request::build` takes.
     pub fn input(self) -> (Action, Input) {
-        let input = Input {
-            path: self.path,
-            depth: self.depth,
-            limit: self.limit,
-            ..Input::default()
-        };
+        let input = Input::located(self.path, self.depth, self.limit);
         (Action::Outline, input)
     }
 }
@@ -214,12 +209,7 @@ pub struct TreeParams {
 impl TreeParams {
     /// The neutral form `request::build` takes.
     pub fn input(self) -> (Action, Input) {
-        let input = Input {
-            path: self.path,
-            depth: self.depth,
-            limit: self.limit,
-            ..Input::default()
-        };
+        let input = Input::located(self.path, self.depth, self.limit);
         (Action::Tree, input)
     }
 }

@@ -141,6 +141,18 @@ pub struct Input {
     pub ignore_case: bool,
 }
 
+impl Input {
+    /// A path with how deep and how many (outline and tree take just these).
+    pub fn located(path: Option<String>, depth: Option<u32>, limit: Option<u32>) -> Input {
+        Input {
+            path,
+            depth,
+            limit,
+            ..Input::default()
+        }
+    }
+}
+
 /// What a front door adds to every request.
 #[derive(Clone, Debug)]
 pub struct Ctx {

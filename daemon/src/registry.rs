@@ -21,6 +21,7 @@ use crate::{
         root::{IndexConfig, RootIndex},
         store::Caches,
     },
+    jail::{self, Jailed, Want},
     sys::unix_ms,
     worktree::{self, WorktreeInfo},
 };
@@ -38,6 +39,11 @@ pub struct Project {
 }
 
 impl Project {
+    /// `path` (root-relative, or absolute inside the root) jailed to this worktree.
+    pub fn resolve(&self, path: &str, want: Want) -> Result<Jailed, LeanError> {
+        jail::resolve(&self.root, &self.worktree.group, path, want)
+    }
+
     /// Records a call made for this project.
     pub fn touch(&self) {
         self.last_used_unix_ms

@@ -41,11 +41,11 @@ use lean_ctx_shared::{
 };
 
 use crate::{
-    backing::{Cx, Miss, Outcome, blocking, headless, ide, lsp},
+    backing::{Cx, Miss, Outcome, blocking, headless, ide, lsp, resolve},
     call_log::{note_backing, note_root},
     edit::Written,
     gain::{Baseline, Call},
-    jail::{self, Jailed, Want},
+    jail::{Jailed, Want},
     state::Daemon,
 };
 
@@ -187,12 +187,6 @@ fn cx<'a>(d: &'a Daemon, root: &Path) -> Result<Cx<'a>, LeanError> {
     Ok(Cx { d, project })
 }
 
-/// `path` jailed to the call's root.
-async fn jailed(cx: &Cx<'_>, path: &str, want: Want) -> Result<Jailed, LeanError> {
-    let (project, path) = (cx.project.clone(), path.to_string());
-    blocking(move || jail::resolve(&project.root, &project.worktree.group, &path, want)).await
-}
-
 fn ide_required(what: &str) -> LeanError {
     LeanError::new(
         ErrorCode::BackendRequired,
@@ -218,7 +212,7 @@ fn record(
 
 pub async fn navigate(d: &Daemon, req: NavigateRequest) -> Result<NavigateResponse, LeanError> {
     let cx = cx(d, &req.root)?;
-    let file = jailed(&cx, &req.at.path, Want::File).await?;
+    let file = resolve(&cx, &req.at.path, Want::File).await?;
     let resp = first(
         vec![
             ask(IDE, ide::navigate(&cx, &file, &req)),
@@ -248,7 +242,7 @@ pub async fn type_hierarchy(
     req: TypeHierarchyRequest,
 ) -> Result<TypeHierarchyResponse, LeanError> {
     let cx = cx(d, &req.root)?;
-    let file = jailed(&cx, &req.at.path, Want::File).await?;
+    let file = resolve(&cx, &req.at.path, Want::File).await?;
     let resp = first(
         vec![
             ask(IDE, ide::type_hierarchy(&cx, &file, &req)),
@@ -273,7 +267,7 @@ pub async fn inspections(
     req: InspectionsRequest,
 ) -> Result<InspectionsResponse, LeanError> {
     let cx = cx(d, &req.root)?;
-    let file = jailed(&cx, &req.path, Want::File).await?;
+    let file = resolve(&cx, &req.path, Want::File).await?;
     let resp = first(
         vec![
             ask(IDE, ide::inspections(&cx, &file, &req)),
@@ -289,7 +283,7 @@ pub async fn inspections(
 
 pub async fn reformat(d: &Daemon, req: ReformatRequest) -> Result<ReformatResponse, LeanError> {
     let cx = cx(d, &req.root)?;
-    let file = jailed(&cx, &req.path, Want::File).await?;
+    let file = resolve(&cx, &req.path, Want::File).await?;
     let resp = first(
         vec![
             ask(IDE, ide::reformat(&cx, &file, &req)),
@@ -313,7 +307,7 @@ pub async fn refactor(d: &Daemon, req: RefactorRequest) -> Result<RefactorRespon
         );
     }
     let cx = cx(d, &req.root)?;
-    let file = jailed(&cx, &req.at.path, Want::File).await?;
+    let file = resolve(&cx, &req.at.path, Want::File).await?;
     let mut order = vec![ask(IDE, ide::refactor(&cx, &file, &req))];
     if matches!(req.kind, RefactorKind::Rename { .. }) {
         order.push(ask(LSP, answered(lsp::refactor(&cx, &file, &req))));
@@ -371,7 +365,7 @@ pub async fn symbols_overview(
     req: SymbolsOverviewRequest,
 ) -> Result<SymbolsOverviewResponse, LeanError> {
     let cx = cx(d, &req.root)?;
-    let file = jailed(&cx, &req.path, Want::File).await?;
+    let file = resolve(&cx, &req.path, Want::File).await?;
     let resp = file_symbols(&cx, &file, req.depth).await?;
     let output = render::symbols_overview(&resp);
     record(
@@ -387,7 +381,7 @@ pub async fn symbols_overview(
 pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse, LeanError> {
     let cx = cx(d, &req.root)?;
     let path = if req.path.is_empty() { "." } else { &req.path };
-    let target = jailed(&cx, path, Want::FileOrDir).await?;
+    let target = resolve(&cx, path, Want::FileOrDir).await?;
     if target.is_dir() {
         let resp = match headless::outline_dir(&cx, &target, &req).await {
             Ok(resp) => resp,
@@ -429,7 +423,7 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
 pub async fn tree(d: &Daemon, req: TreeRequest) -> Result<TreeResponse, LeanError> {
     let cx = cx(d, &req.root)?;
     let path = if req.path.is_empty() { "." } else { &req.path };
-    let target = jailed(&cx, path, Want::FileOrDir).await?;
+    let target = resolve(&cx, path, Want::FileOrDir).await?;
     let resp = match headless::tree(&cx, &target.rel, &req).await {
         Ok(resp) => resp,
         Err(Miss::Failed(e)) => return Err(e),

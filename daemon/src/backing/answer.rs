@@ -18,7 +18,7 @@ use lean_ctx_shared::{
 };
 
 use crate::{
-    jail::{self, Jailed, Want},
+    jail::{Jailed, Want},
     lsp::text::{DocText, Encoding},
     registry::Project,
 };
@@ -41,13 +41,7 @@ impl<'a> Files<'a> {
 
     /// The root-relative path of `abs` if it lies inside the caller's worktree.
     pub fn jail(&self, abs: &Path) -> Option<Jailed> {
-        jail::resolve(
-            &self.project.root,
-            &self.project.worktree.group,
-            abs.to_str()?,
-            Want::File,
-        )
-        .ok()
+        self.project.resolve(abs.to_str()?, Want::File).ok()
     }
 
     /// A jailed file's text, read once per plan through the jail's descriptors.

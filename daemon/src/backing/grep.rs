@@ -35,7 +35,7 @@ use crate::{
         symbols::{FileSymbols, Symbol},
         text::char_count,
     },
-    jail::{self, Want},
+    jail::Want,
     registry::Project,
 };
 
@@ -162,7 +162,7 @@ fn read(project: &Project, rel: &str, id: FileId, buf: &mut Vec<u8>) -> Option<O
         std::fs::File::from(fd).read_to_end(buf).ok()?;
         return Some(None);
     }
-    let file = jail::resolve(&project.root, &project.worktree.group, rel, Want::File).ok()?;
+    let file = project.resolve(rel, Want::File).ok()?;
     let parsed = project.index.file(&file).ok()?;
     if parsed.symbols.binary {
         return None;

@@ -20,12 +20,12 @@ use lean_ctx_shared::{
     },
 };
 
-use super::{Cx, Outcome, blocking, grep};
+use super::{Cx, Outcome, blocking, grep, resolve};
 use crate::{
     budget::{self, Budget},
     edit::{self, Edit, Written, ambiguous, match_name_path},
     index::{lang::Lang, store::Parsed, symbols::Symbol},
-    jail::{self, Jailed, Want},
+    jail::{Jailed, Want},
     registry::Project,
 };
 
@@ -40,10 +40,6 @@ const DEFAULT_OUTLINE_FILES: u32 = 200;
 /// Default and largest number of entries in a tree.
 const DEFAULT_TREE_ENTRIES: u32 = 400;
 const MAX_TREE_ENTRIES: u32 = 20_000;
-
-fn jail(project: &Project, path: &str, want: Want) -> Result<Jailed, LeanError> {
-    jail::resolve(&project.root, &project.worktree.group, path, want)
-}
 
 fn language(parsed: &Parsed) -> String {
     parsed.symbols.lang.name().to_string()
@@ -385,12 +381,7 @@ pub async fn search_text(cx: &Cx<'_>, req: &SearchTextRequest) -> Outcome<Search
 /// The root-relative file or directory a search is limited to (`""`: the root).
 async fn scope(cx: &Cx<'_>, path: Option<&str>) -> Result<String, LeanError> {
     match path {
-        Some(path) => {
-            let (project, path) = (cx.project.clone(), path.to_string());
-            Ok(blocking(move || jail(&project, &path, Want::FileOrDir))
-                .await?
-                .rel)
-        }
+        Some(path) => Ok(resolve(cx, path, Want::FileOrDir).await?.rel),
         None => Ok(String::new()),
     }
 }
@@ -551,10 +542,7 @@ pub async fn edit_target(cx: &Cx<'_>, req: &EditRequest) -> Result<(Jailed, Lang
         EditTarget::NamePath {
             path: Some(path), ..
         }
-        | EditTarget::Lines { path, .. } => {
-            let (project, path) = (project.clone(), path.clone());
-            blocking(move || jail(&project, &path, Want::File)).await?
-        }
+        | EditTarget::Lines { path, .. } => resolve(cx, path, Want::File).await?,
     };
     // Through the jail's descriptor, never the name again.
     let size = file
@@ -599,7 +587,7 @@ fn find_unique(project: &Project, name_path: &str) -> Result<Jailed, LeanError> 
         found.retain(|(s, _)| s.name_path() == name_path.trim_matches('/'));
     }
     match found.as_slice() {
-        [(_, path)] => jail(project, path, Want::File),
+        [(_, path)] => project.resolve(path, Want::File),
         [] => Err(LeanError::new(
             ErrorCode::NoSymbol,
             format!("no symbol {name_path:?} in the project"),

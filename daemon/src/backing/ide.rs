@@ -41,7 +41,7 @@ use crate::{
         backend::{self, CallError},
         discovery::Ide,
     },
-    jail::{self, Jailed, Want},
+    jail::{Jailed, Want},
     lsp::text::{DocText, Encoding},
     registry::Project,
 };
@@ -71,19 +71,6 @@ async fn target(cx: &Cx<'_>, file: &Jailed) -> Outcome<Target> {
         text: DocText::new(&bytes),
         hash: blake3::hash(&bytes),
     })
-}
-
-/// A file of the root, jailed, and its bytes.
-async fn read(project: &Arc<Project>, path: &str) -> Result<(Jailed, Vec<u8>), LeanError> {
-    let (p, path) = (project.clone(), path.to_string());
-    blocking(move || {
-        let file = jail::resolve(&p.root, &p.worktree.group, &path, Want::File)?;
-        let bytes = file
-            .read()
-            .map_err(|e| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel)))?;
-        Ok((file, bytes))
-    })
-    .await
 }
 
 impl Target {
@@ -472,7 +459,8 @@ pub async fn refactor(
             ("move", json!({"target": {"kind": "path", "path": dest}}))
         }
         RefactorKind::MoveInto { parent } => {
-            let (file, bytes) = read(&t.project, &parent.path).await?;
+            let file = super::resolve(cx, &parent.path, Want::File).await?;
+            let bytes = super::read(&file).await?;
             let range = identifier_range(&DocText::new(&bytes), &file.rel, parent)?;
             let target = json!({"kind": "parent", "path": file.rel, "range": range});
             ("move", json!({ "target": target }))
@@ -650,8 +638,7 @@ fn contradiction(
 
 /// A move destination proven inside the root (it may not exist yet: its parent must).
 fn destination_inside(project: &Project, destination: &str) -> Result<String, LeanError> {
-    let (root, group) = (&project.root, &project.worktree.group);
-    if let Ok(j) = jail::resolve(root, group, destination, Want::FileOrDir) {
+    if let Ok(j) = project.resolve(destination, Want::FileOrDir) {
         return Ok(j.rel);
     }
     let path = Path::new(destination);
@@ -662,7 +649,8 @@ fn destination_inside(project: &Project, destination: &str) -> Result<String, Le
         ));
     };
     let parent = parent.to_str().filter(|p| !p.is_empty()).unwrap_or(".");
-    let dir = jail::resolve(root, group, parent, Want::FileOrDir)
+    let dir = project
+        .resolve(parent, Want::FileOrDir)
         .map_err(|e| LeanError::new(ErrorCode::InvalidTarget, e.message))?;
     let name = name.to_string_lossy();
     Ok(if dir.rel.is_empty() {

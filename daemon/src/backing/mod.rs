@@ -20,7 +20,11 @@ use std::sync::Arc;
 
 use lean_ctx_shared::{ErrorCode, LeanError};
 
-use crate::{jail::Jailed, registry::Project, state::Daemon};
+use crate::{
+    jail::{Jailed, Want},
+    registry::Project,
+    state::Daemon,
+};
 
 /// One call as a backing sees it.
 #[derive(Debug)]
@@ -67,6 +71,12 @@ pub async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(f)
         .await
         .unwrap_or_else(|e| Err(LeanError::internal(format!("worker failed: {e}"))))
+}
+
+/// `path` jailed to the call's root, on the blocking pool.
+pub async fn resolve(cx: &Cx<'_>, path: &str, want: Want) -> Result<Jailed, LeanError> {
+    let (project, path) = (cx.project.clone(), path.to_string());
+    blocking(move || project.resolve(&path, want)).await
 }
 
 /// A jailed file's bytes, read through the jail's descriptors.
