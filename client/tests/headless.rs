@@ -175,11 +175,132 @@ fn edits_chain_by_hash_and_keep_crlf_bom_and_non_ascii_bytes() {
     let text = fs::read_to_string(root.join("src/w.rs")).unwrap();
     assert_eq!(
         text,
-        "\u{feff}// größe: 日本\r\nfn first() {\r\n    \"é\".len()\r\n}\r\nfn dritte() {}\r\n\r\n/// Zwei.\r\n#[inline]\r\nfn zweite() -> &'static str { \"ß\" }\r\n"
+        "\u{feff}// größe: 日本\r\nfn first() {\r\n    \"é\".len()\r\n}\r\n\r\nfn dritte() {}\r\n\r\n/// Zwei.\r\n#[inline]\r\nfn zweite() -> &'static str { \"ß\" }\r\n"
     );
     // Nothing but CRLF line endings, and the BOM still first.
     assert!(!text.replace("\r\n", "").contains('\n'));
     assert!(text.starts_with('\u{feff}'));
+}
+
+/// Issue 16: attributes, decorators and doc comments travel with their item (an
+/// insert-before lands above them, a replacement without them keeps them, one with
+/// them replaces them), declarations start at their first keyword (`var`,
+/// `export`), a heredoc's trailing newline adds no blank line, and inserted
+/// siblings get the blank line the file puts between its siblings.
+#[test]
+fn edits_keep_attributes_decorators_and_docs_with_their_item_and_space_like_the_file() {
+    let rust = "/// Tests.\n#[cfg(test)]\nmod tests {\n    /// One.\n    #[test]\n    fn one() {}\n\n    #[test]\n    fn two() {}\n}\n";
+    let py = "import dataclasses\n\n\n@dataclasses.dataclass\nclass Point:\n    x: int = 0\n\n    @property\n    def norm(self):\n        return 1\n";
+    let go = "package p\n\n// X is five.\nvar X int = 4\n";
+    let ts = "/** Adds. */\nexport function add(a: number): number {\n  return a;\n}\n";
+    let (env, root) = project(&[
+        ("src/lib.rs", rust),
+        ("p.py", py),
+        ("p.go", go),
+        ("p.ts", ts),
+    ]);
+    let edit = |verb: &str, path: &str, name: &str, text: &str| {
+        let flag = if verb == "replace-symbol-body" {
+            "--new-body"
+        } else {
+            "--text"
+        };
+        ok(
+            &env,
+            &root,
+            &[
+                "refactor",
+                verb,
+                "--name-path",
+                name,
+                "--path",
+                path,
+                flag,
+                text,
+            ],
+        );
+    };
+    let read = |path: &str| fs::read_to_string(root.join(path)).unwrap();
+
+    edit(
+        "insert-before-symbol",
+        "src/lib.rs",
+        "tests",
+        "fn helper() {}\n",
+    );
+    edit(
+        "insert-before-symbol",
+        "src/lib.rs",
+        "tests/two",
+        "fn zero() {}\n",
+    );
+    edit(
+        "replace-symbol-body",
+        "src/lib.rs",
+        "tests/one",
+        "fn one() {\n    assert!(true);\n}\n",
+    );
+    assert_eq!(
+        read("src/lib.rs"),
+        "fn helper() {}\n/// Tests.\n#[cfg(test)]\nmod tests {\n    /// One.\n    #[test]\n    fn one() {\n        assert!(true);\n    }\n\n    fn zero() {}\n\n    #[test]\n    fn two() {}\n}\n"
+    );
+    // A replacement that brings its own attributes and doc replaces them, once.
+    edit(
+        "replace-symbol-body",
+        "src/lib.rs",
+        "tests/one",
+        "/// Uno.\n#[test]\n#[ignore = \"slow\"]\nfn one() {}\n",
+    );
+    assert!(
+        read("src/lib.rs").contains(
+            "\n    /// Uno.\n    #[test]\n    #[ignore = \"slow\"]\n    fn one() {}\n\n    fn zero"
+        ),
+        "{}",
+        read("src/lib.rs")
+    );
+
+    edit(
+        "insert-before-symbol",
+        "p.py",
+        "Point",
+        "def make():\n    return Point()\n",
+    );
+    edit(
+        "insert-before-symbol",
+        "p.py",
+        "Point/norm",
+        "def area(self):\n    return 0\n",
+    );
+    edit(
+        "replace-symbol-body",
+        "p.py",
+        "Point/norm",
+        "def norm(self):\n    return 2\n",
+    );
+    assert_eq!(
+        read("p.py"),
+        "import dataclasses\n\n\ndef make():\n    return Point()\n\n\n@dataclasses.dataclass\nclass Point:\n    x: int = 0\n\n    def area(self):\n        return 0\n\n    @property\n    def norm(self):\n        return 2\n"
+    );
+
+    // The range starts at `var`: a body starting with it is not a syntax error.
+    edit("replace-symbol-body", "p.go", "X", "var X int = 5\n");
+    assert_eq!(read("p.go"), "package p\n\n// X is five.\nvar X int = 5\n");
+    edit(
+        "replace-symbol-body",
+        "p.ts",
+        "add",
+        "export function add(a: number): number {\n  return a + 1;\n}\n",
+    );
+    assert_eq!(
+        read("p.ts"),
+        "/** Adds. */\nexport function add(a: number): number {\n  return a + 1;\n}\n"
+    );
+    let v = ok(&env, &root, &["refactor", "symbols-overview", "p.ts"]);
+    assert_eq!(
+        v["symbols"][0]["range"]["start"],
+        serde_json::json!({"line": 2, "column": 0}),
+        "{v}"
+    );
 }
 
 #[test]

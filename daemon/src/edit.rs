@@ -147,8 +147,42 @@ pub fn plan(file: &Jailed, lang: Lang, edit: &Edit<'_>) -> Result<Planned, LeanE
             format!("{rel}: {e}; file untouched"),
         )
     })?;
-    let parsed = extract(lang, &original);
-    let target = locate(&original, &parsed, rel, edit.target)?;
+    plan_in(&Source::new(lang, original), rel, edit)
+}
+
+/// A file's bytes with what every edit of them needs first: their symbols, and
+/// whether they parse cleanly (the syntax guard applies only then).
+#[derive(Debug)]
+pub struct Source {
+    lang: Lang,
+    bytes: Vec<u8>,
+    parsed: FileSymbols,
+    clean: bool,
+}
+
+impl Source {
+    /// Whether the bytes parse without a syntax error.
+    pub fn is_clean(&self) -> bool {
+        self.clean
+    }
+
+    pub fn new(lang: Lang, bytes: Vec<u8>) -> Source {
+        Source {
+            lang,
+            parsed: extract(lang, &bytes),
+            // Whole parses: the index's skeleton parse does not look inside bodies.
+            clean: syntax_error(lang, &bytes).is_none(),
+            bytes,
+        }
+    }
+}
+
+/// [`plan`] against `source`, the bytes of `rel`: no file system (the conformance
+/// harness plans every symbol of a corpus against one `Source` per file).
+pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, LeanError> {
+    let (lang, original, parsed) = (source.lang, &source.bytes, &source.parsed);
+    let decl = locate(original, parsed, rel, edit.target)?;
+    let target = decl.range.clone();
     let current = &original[target.clone()];
     if let Some(expected) = edit.expected_hash {
         let found = blake3::hash(current).to_hex();
@@ -162,44 +196,71 @@ pub fn plan(file: &Jailed, lang: Lang, edit: &Edit<'_>) -> Result<Planned, LeanE
         }
     }
 
-    let crlf = uses_crlf(&original);
-    let indent = line_indent(&original, target.start);
+    let crlf = uses_crlf(original);
+    let indent = line_indent(original, target.start);
+    // The agent's text without blank lines before it or a line ending after it (a
+    // heredoc's last newline is not a blank line to add).
+    let text = trim_ends(edit.text);
+    // Siblings the file separates by blank lines get as many around inserted code:
+    // those above the item, else those below it (at most two).
+    let gap = if decl.symbol
+        && !(edit.action == EditAction::InsertBeforeSymbol && leads_in(lang, text))
+    {
+        let above = blank_lines_above(original, line_start(original, decl.doc));
+        if above > 0 {
+            above
+        } else {
+            blank_lines_below(original, line_end_after(original, target.end))
+        }
+    } else {
+        0
+    };
+    let gap = eol(crlf).repeat(gap.min(2));
     // `at`: the bytes replaced; `inserted`: what goes there; `written`: the part of
     // `inserted` that is the agent's text (without a line ending we added).
     let (at, inserted, written) = match edit.action {
         EditAction::ReplaceSymbolBody => {
             let bytes = with_line_endings(
-                &reindent_continuation(edit.text, indent, lang == Lang::Python),
+                &reindent_continuation(text, indent, lang == Lang::Python),
                 crlf,
             );
             let len = bytes.len();
-            (target.clone(), bytes, 0..len)
+            (decl.replaced_by(lang, text)..target.end, bytes, 0..len)
         }
         EditAction::InsertBeforeSymbol => {
-            let at = line_start(&original, target.start);
-            let mut bytes = with_line_endings(&reindent_block(edit.text, indent), crlf);
+            // Above the doc comment and the attributes: they stay with the item.
+            let at = line_start(original, decl.doc);
+            let mut bytes = with_line_endings(&reindent_block(text, indent), crlf);
             let len = bytes.len();
             bytes.extend_from_slice(eol(crlf));
+            bytes.extend_from_slice(&gap);
             (at..at, bytes, 0..len)
         }
         EditAction::InsertAfterSymbol => {
-            let end = line_end_after(&original, target.end);
-            let text = with_line_endings(&reindent_block(edit.text, indent), crlf);
+            let end = line_end_after(original, target.end);
+            let text = with_line_endings(&reindent_block(text, indent), crlf);
+            let mut bytes = Vec::new();
             if end == original.len() && !original.ends_with(b"\n") {
                 // The symbol ends the file without a newline: start a new line.
-                let mut bytes = eol(crlf).to_vec();
-                let lead = bytes.len();
-                bytes.extend_from_slice(&text);
-                let len = bytes.len();
-                (end..end, bytes, lead..len)
-            } else {
-                let mut bytes = text;
-                let len = bytes.len();
                 bytes.extend_from_slice(eol(crlf));
-                (end..end, bytes, 0..len)
             }
+            bytes.extend_from_slice(&gap);
+            let lead = bytes.len();
+            bytes.extend_from_slice(&text);
+            let len = bytes.len();
+            if end < original.len() || original.ends_with(b"\n") {
+                bytes.extend_from_slice(eol(crlf));
+            }
+            (end..end, bytes, lead..len)
         }
     };
+    // What was replaced, or for an insert the symbol it goes next to.
+    let replaced = if at.is_empty() {
+        current
+    } else {
+        &original[at.clone()]
+    };
+    let replaced = String::from_utf8_lossy(replaced).into_owned();
     let mut content = Vec::with_capacity(original.len() + inserted.len());
     content.extend_from_slice(&original[..at.start]);
     content.extend_from_slice(&inserted);
@@ -207,8 +268,8 @@ pub fn plan(file: &Jailed, lang: Lang, edit: &Edit<'_>) -> Result<Planned, LeanE
     let written = at.start + written.start..at.start + written.end;
 
     let mut checked = None;
-    // Whole parses: the index's skeleton parse does not look inside bodies.
-    if !edit.force && syntax_error(lang, &original).is_none() {
+    // Content that did not change cannot have a new syntax error.
+    if !edit.force && source.clean && content != *original {
         if let Some(pos) = syntax_error(lang, &content) {
             return Err(LeanError::new(
                 ErrorCode::Conflict,
@@ -225,27 +286,81 @@ pub fn plan(file: &Jailed, lang: Lang, edit: &Edit<'_>) -> Result<Planned, LeanE
     }
 
     Ok(Planned {
-        replaced: String::from_utf8_lossy(current).into_owned(),
+        replaced,
         target,
         parsed: checked,
         written,
         content,
-        original,
+        original: original.clone(),
     })
 }
 
-/// The byte range an edit target addresses in `src`.
+/// What an edit target addresses in a file: a declaration by the model of
+/// `index/decl.rs`, or whole lines.
+#[derive(Debug)]
+struct Target {
+    /// The reported range (what `expected_hash` covers).
+    range: Range<usize>,
+    /// Where its doc comment and its first keyword start.
+    doc: usize,
+    core: usize,
+    /// A declaration, not lines: siblings and attributes apply.
+    symbol: bool,
+}
+
+impl Target {
+    fn of(s: Symbol<'_>) -> Target {
+        Target {
+            range: s.bytes(),
+            doc: s.doc_start(),
+            core: s.core_start(),
+            symbol: true,
+        }
+    }
+
+    /// Where a replacement by `text` starts: a text that brings its own doc comment
+    /// replaces the doc comment, one that brings attributes replaces the
+    /// attributes, else the existing ones are kept and the core is replaced.
+    fn replaced_by(&self, lang: Lang, text: &str) -> usize {
+        if !self.symbol {
+            return self.range.start;
+        }
+        let head = text.trim_start().as_bytes();
+        let doc = match lang {
+            Lang::Rust => {
+                (head.starts_with(b"///") && !head.starts_with(b"////")) || head.starts_with(b"/**")
+            }
+            Lang::Go => head.starts_with(b"//"),
+            Lang::Python => false,
+            _ => head.starts_with(b"/**"),
+        };
+        let attrs = match lang {
+            Lang::Rust => head.starts_with(b"#[") || head.starts_with(b"# ["),
+            Lang::Go => false,
+            _ => head.starts_with(b"@"),
+        };
+        if doc {
+            self.doc
+        } else if attrs {
+            self.range.start
+        } else {
+            self.core
+        }
+    }
+}
+
+/// What an edit target addresses in `src`.
 fn locate(
     src: &[u8],
     parsed: &FileSymbols,
     rel: &str,
     target: &EditTarget,
-) -> Result<Range<usize>, LeanError> {
+) -> Result<Target, LeanError> {
     match target {
         EditTarget::NamePath { name_path, .. } => {
             let found = match_name_path(parsed, name_path);
             match found.as_slice() {
-                [one] => Ok(one.bytes()),
+                [one] => Ok(Target::of(*one)),
                 [] => Err(LeanError::new(
                     ErrorCode::NoSymbol,
                     format!("no symbol {name_path:?} in {rel}"),
@@ -274,7 +389,12 @@ fn locate(
                 }
                 let start = lines.line_start(*line).ok_or_else(out_of_range)?;
                 let stop = lines.line_end(src, *end).ok_or_else(out_of_range)?;
-                return Ok(start..stop);
+                return Ok(Target {
+                    range: start..stop,
+                    doc: start,
+                    core: start,
+                    symbol: false,
+                });
             }
             // The innermost symbol starting on the line, else the innermost containing it.
             let starting = parsed
@@ -287,13 +407,10 @@ fn locate(
                     .filter(|s| s.range().start.line <= *line && *line <= s.range().end.line)
                     .last()
             };
-            starting
-                .or_else(containing)
-                .map(|s| s.bytes())
-                .ok_or_else(|| {
-                    LeanError::new(ErrorCode::NoSymbol, format!("no symbol at {rel}:{line}"))
-                        .with_remedy("give end_line to address whole lines, or use a name_path")
-                })
+            starting.or_else(containing).map(Target::of).ok_or_else(|| {
+                LeanError::new(ErrorCode::NoSymbol, format!("no symbol at {rel}:{line}"))
+                    .with_remedy("give end_line to address whole lines, or use a name_path")
+            })
         }
     }
 }
@@ -384,6 +501,56 @@ fn line_indent(src: &[u8], at: usize) -> &str {
     std::str::from_utf8(&src[start..start + len]).unwrap_or("")
 }
 
+/// Whether `text` ends in an attribute or a comment: inserted before an item, it is
+/// that item's, not a sibling to set apart by a blank line.
+fn leads_in(lang: Lang, text: &str) -> bool {
+    let last = text.lines().last().unwrap_or("").trim();
+    last.ends_with("*/")
+        || match lang {
+            Lang::Rust => last.starts_with("#[") || last.starts_with("//"),
+            Lang::Python => last.starts_with('@') || last.starts_with('#'),
+            _ => last.starts_with('@') || last.starts_with("//"),
+        }
+}
+
+/// `text` from its first line that is not blank, without trailing whitespace.
+fn trim_ends(text: &str) -> &str {
+    let text = text.trim_end();
+    let first = text
+        .char_indices()
+        .find(|(_, c)| !c.is_whitespace())
+        .map_or(text.len(), |(i, _)| i);
+    let line = text[..first].rfind('\n').map_or(0, |i| i + 1);
+    &text[line..]
+}
+
+/// How many blank lines end just before `line` (a line start).
+fn blank_lines_above(src: &[u8], mut line: usize) -> usize {
+    let mut n = 0;
+    while line > 0 && n < 2 && blank_line_at(src, line_start(src, line - 1)) {
+        line = line_start(src, line - 1);
+        n += 1;
+    }
+    n
+}
+
+/// How many blank lines start at `line`.
+fn blank_lines_below(src: &[u8], mut line: usize) -> usize {
+    let mut n = 0;
+    while n < 2 && blank_line_at(src, line) {
+        line = line_end_after(src, line);
+        n += 1;
+    }
+    n
+}
+
+/// Whether the line starting at `line` exists and holds only whitespace.
+fn blank_line_at(src: &[u8], line: usize) -> bool {
+    let rest = &src[line.min(src.len())..];
+    let end = rest.iter().position(|b| *b == b'\n');
+    end.is_some_and(|e| rest[..e].iter().all(u8::is_ascii_whitespace))
+}
+
 fn min_indent<'a>(lines: impl Iterator<Item = &'a str>) -> Option<usize> {
     lines
         .filter(|l| !l.trim().is_empty())
@@ -425,9 +592,17 @@ fn reindent_continuation(text: &str, indent: &str, python: bool) -> String {
     if indent.is_empty() || rest.is_empty() {
         return text.to_string();
     }
-    let absolute = match min_indent(rest.iter().copied()) {
-        None => true,
-        Some(m) => m > indent.len() || (m == indent.len() && !python),
+    // Written relative to column 0, some later line is shallower than the
+    // declaration. At exactly its indentation: absolute, except in Python right
+    // after a header (`def f():`), whose next line must be deeper.
+    let next = rest.iter().find(|l| !l.trim().is_empty()).copied();
+    let header = python && first.trim_end().ends_with(':');
+    let absolute = match (min_indent(rest.iter().copied()), next) {
+        (Some(m), Some(next)) => {
+            let next = next.len() - next.trim_start().len();
+            m >= indent.len() && (next > indent.len() || !header)
+        }
+        _ => true,
     };
     if absolute {
         return text.to_string();

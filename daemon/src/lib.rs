@@ -18,6 +18,7 @@ pub mod backing;
 pub mod budget;
 pub mod call_log;
 pub mod config;
+pub mod conformance;
 pub mod dashboard;
 pub mod edit;
 pub mod gain;

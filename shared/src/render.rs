@@ -12,17 +12,30 @@ use crate::{
     },
 };
 
-/// Symbols as an indented tree: `  LINE  signature`.
+/// Symbols as an indented tree: `  LINE  signature`, line numbers right-aligned to
+/// the widest one in the answer (at least four digits), so signatures of one depth
+/// start in one column however long the file.
 fn tree(symbols: &[SymbolInfo], depth: usize, s: &mut String) {
-    for sym in symbols {
-        s.push_str(&format!(
-            "{}{:>4}  {}\n",
-            "  ".repeat(depth),
-            sym.range.start.line,
-            sym.signature
-        ));
-        tree(&sym.children, depth + 1, s);
+    fn widest(symbols: &[SymbolInfo]) -> u32 {
+        symbols
+            .iter()
+            .map(|sym| sym.range.start.line.max(widest(&sym.children)))
+            .max()
+            .unwrap_or(0)
     }
+    fn rows(symbols: &[SymbolInfo], depth: usize, width: usize, s: &mut String) {
+        for sym in symbols {
+            s.push_str(&format!(
+                "{}{:>width$}  {}\n",
+                "  ".repeat(depth),
+                sym.range.start.line,
+                sym.signature
+            ));
+            rows(&sym.children, depth + 1, width, s);
+        }
+    }
+    let width = widest(symbols).to_string().len().max(4);
+    rows(symbols, depth, width, s);
 }
 
 pub fn outline(resp: &OutlineResponse) -> String {
@@ -328,4 +341,59 @@ pub fn error(e: &LeanError) -> String {
         None => {}
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Position, Range, protocol::SymbolKind};
+
+    fn sym(line: u32, signature: &str, children: Vec<SymbolInfo>) -> SymbolInfo {
+        let at = Range::new(Position::new(line, 0), Position::new(line, 1));
+        SymbolInfo {
+            name: signature.into(),
+            kind: SymbolKind::Function,
+            name_path: signature.into(),
+            range: at,
+            name_range: at,
+            signature: signature.into(),
+            children,
+        }
+    }
+
+    #[test]
+    fn outline_rows_keep_their_columns_at_any_line_number() {
+        let resp = SymbolsOverviewResponse {
+            path: "big.rs".into(),
+            language: "rust".into(),
+            symbols: vec![
+                sym(7, "fn a()", vec![]),
+                sym(
+                    120,
+                    "impl B",
+                    vec![sym(121, "fn b()", vec![]), sym(12345, "fn c()", vec![])],
+                ),
+                sym(99999, "fn d()", vec![]),
+            ],
+            total: 5,
+            backing: "headless".into(),
+            fallback: None,
+        };
+        let text = symbols_overview(&resp);
+        let columns: Vec<(usize, usize)> = text
+            .lines()
+            .skip(1)
+            .map(|l| {
+                (
+                    l.len() - l.trim_start().len(),
+                    l.find("  fn").or(l.find("  impl")).unwrap(),
+                )
+            })
+            .collect();
+        // Top-level rows share one column, children the next one in.
+        assert_eq!(columns[0].1, columns[1].1, "{text}");
+        assert_eq!(columns[0].1, columns[4].1, "{text}");
+        assert_eq!(columns[2].1, columns[3].1, "{text}");
+        assert_eq!(columns[2].1, columns[0].1 + 2, "{text}");
+    }
 }

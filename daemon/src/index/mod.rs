@@ -6,6 +6,7 @@
 //! **Architecture Invariant:** the index knows nothing about tarpc, LSP or HTTP; it
 //! takes bytes and paths and returns symbols.
 
+mod decl;
 pub mod git_index;
 pub mod lang;
 mod rust_items;

@@ -26,9 +26,11 @@ pub(super) struct Decl {
     pub kind: K,
     /// The name's bytes (an impl block: its type's).
     pub name: Range<usize>,
-    /// The whole declaration, as tree-sitter's node spans it (attributes and
-    /// comments before it are not part of it).
+    /// The whole declaration: from its first outer attribute (tree-sitter's
+    /// sibling `attribute_item`s), else its first keyword, to its end.
     pub bytes: Range<usize>,
+    /// Its first keyword or modifier (`pub`, `fn`), past the attributes.
+    pub core: usize,
     /// Where the signature stops when not at the end (a body, a value, a name).
     pub sig_end: Option<usize>,
     /// Fields, variants, or the items of a module, trait or impl block.
@@ -169,6 +171,8 @@ impl<'a> Parser<'a> {
     }
 
     fn item_list(&mut self, out: &mut Vec<Decl>, nested: bool) -> Option<()> {
+        // The first outer attribute since the last item: where the next one starts.
+        let mut attrs = None;
         loop {
             let Some(t) = self.peek(0) else {
                 return (!nested).then_some(());
@@ -177,8 +181,12 @@ impl<'a> Parser<'a> {
                 Tok::Close(b'}') if nested => return Some(()),
                 Tok::Punct(b'#') => {
                     self.bump();
-                    if self.is(0, Tok::Punct(b'!')) {
+                    let inner = self.is(0, Tok::Punct(b'!'));
+                    if inner {
                         self.bump();
+                        attrs = None;
+                    } else {
+                        attrs.get_or_insert(t.start);
                     }
                     if !self.is_open(0, b'[') {
                         return None;
@@ -186,9 +194,21 @@ impl<'a> Parser<'a> {
                     self.group()?;
                 }
                 Tok::Punct(b';') => {
+                    attrs = None;
                     self.bump();
                 }
-                _ => self.item(out)?,
+                _ => {
+                    let first = out.len();
+                    self.item(out)?;
+                    // The item that starts here (a foreign block's items start inside
+                    // it: the block's attributes are not theirs).
+                    let attrs = attrs.take();
+                    if let (Some(at), Some(decl)) = (attrs, out.get_mut(first)) {
+                        if decl.bytes.start == t.start {
+                            decl.bytes.start = at;
+                        }
+                    }
+                }
             }
         }
     }
@@ -427,7 +447,7 @@ impl<'a> Parser<'a> {
     fn fields(&mut self) -> Option<Vec<Decl>> {
         let mut fields = Vec::new();
         loop {
-            self.member_attributes()?;
+            let attrs = self.member_attributes()?;
             if self.is(0, Tok::Close(b'}')) {
                 self.bump();
                 return Some(fields);
@@ -437,21 +457,25 @@ impl<'a> Parser<'a> {
             let name = self.name()?;
             self.expect(Tok::Punct(b':'))?;
             let end = self.until(|t, _| matches!(t, Tok::Punct(b',')))?;
-            fields.push(Decl::new(K::Field, name, start..end, None));
+            let mut field = Decl::new(K::Field, name, start..end, None);
+            field.bytes.start = attrs.unwrap_or(start);
+            fields.push(field);
             self.separator()?;
         }
     }
 
-    /// Attributes before a field or variant.
-    fn member_attributes(&mut self) -> Option<()> {
-        while self.is(0, Tok::Punct(b'#')) {
+    /// Attributes before a field or variant: where the first one starts.
+    fn member_attributes(&mut self) -> Option<Option<usize>> {
+        let mut first = None;
+        while let Some(t) = self.peek(0).filter(|t| t.tok == Tok::Punct(b'#')) {
             self.bump();
+            first.get_or_insert(t.start);
             if !self.is_open(0, b'[') {
                 return None;
             }
             self.group()?;
         }
-        Some(())
+        Some(first)
     }
 
     /// A `,` between members, or the `}` that ends them (left for the loop).
@@ -478,7 +502,7 @@ impl<'a> Parser<'a> {
         self.bump();
         let mut variants = Vec::new();
         loop {
-            self.member_attributes()?;
+            let attrs = self.member_attributes()?;
             if self.is(0, Tok::Close(b'}')) {
                 self.bump();
                 break;
@@ -493,7 +517,9 @@ impl<'a> Parser<'a> {
                 self.bump();
                 self.expression()?;
             }
-            variants.push(Decl::new(K::EnumMember, name, start..self.last_end, None));
+            let mut variant = Decl::new(K::EnumMember, name, start..self.last_end, None);
+            variant.bytes.start = attrs.unwrap_or(start);
+            variants.push(variant);
             self.separator()?;
         }
         out.push(Decl {
@@ -722,6 +748,7 @@ impl Decl {
         Decl {
             kind,
             name,
+            core: bytes.start,
             bytes,
             sig_end,
             members: Vec::new(),

@@ -13,6 +13,7 @@ use lean_ctx_shared::{Position, Range, protocol::SymbolInfo, protocol::SymbolKin
 use tree_sitter::Node;
 
 use super::{
+    decl,
     lang::Lang,
     rust_items::{self, Decl},
     skeleton::Skeleton,
@@ -27,6 +28,9 @@ struct Built {
     kind: SymbolKind,
     name_path: String,
     bytes: std::ops::Range<usize>,
+    /// Where its doc comment and its core start (`decl.rs`).
+    doc: usize,
+    core: usize,
     range: Range,
     name_range: Range,
     signature: String,
@@ -40,7 +44,7 @@ struct Span {
     len: u32,
 }
 
-/// One stored symbol: about 72 bytes plus its strings in the arena (a tree of
+/// One stored symbol: about 80 bytes plus its strings in the arena (a tree of
 /// `String`s and `Vec`s cost four times that on a million-symbol corpus).
 #[derive(Clone, Copy, Debug)]
 struct Rec {
@@ -49,6 +53,8 @@ struct Rec {
     name_path: Span,
     signature: Span,
     bytes: (u32, u32),
+    doc: u32,
+    core: u32,
     range: Range,
     name_range: Range,
     /// Index one past this symbol's last descendant (records are in pre-order).
@@ -110,6 +116,18 @@ impl<'a> Symbol<'a> {
 
     pub fn range(&self) -> Range {
         self.rec().range
+    }
+
+    /// Where the doc comment directly above starts (`bytes().start` without one):
+    /// insert-before lands on its line (`decl.rs`).
+    pub fn doc_start(&self) -> usize {
+        self.rec().doc as usize
+    }
+
+    /// Where the declaration's first keyword or modifier is, past its attributes,
+    /// decorators and annotations (`decl.rs`).
+    pub fn core_start(&self) -> usize {
+        self.rec().core as usize
     }
 
     pub fn name_range(&self) -> Range {
@@ -179,6 +197,8 @@ impl FileSymbols {
                 name_path: span(&b.name_path),
                 signature: span(&b.signature),
                 bytes: (b.bytes.start as u32, b.bytes.end as u32),
+                doc: b.doc as u32,
+                core: b.core as u32,
                 range: b.range,
                 name_range: b.name_range,
                 end: 0,
@@ -326,6 +346,8 @@ struct Def<'t> {
     name_node: Node<'t>,
     /// The symbol's range; defaults to the classified node.
     node: Node<'t>,
+    /// Where its range starts when before `node` (Rust's attributes are siblings).
+    start: Option<usize>,
     /// Where children are (recursed as a container).
     body: Option<Node<'t>>,
     /// Children's name paths start here instead of at this symbol's own path (Rust
@@ -346,6 +368,7 @@ impl<'t> Def<'t> {
             name: text(name_node, src).to_string(),
             name_node,
             node,
+            start: None,
             body: None,
             scope: None,
             qualifier: None,
@@ -403,10 +426,36 @@ impl Walker<'_> {
         let mut out = Vec::new();
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        // Attributes that are the item's siblings (Rust's outer attributes; a Kotlin
+        // annotation the grammar reads as an expression after a function): the first
+        // one since the last item is where the next item's range starts (comments
+        // between them do not detach it).
+        let sibling_attribute = match self.lang {
+            Lang::Rust => "attribute_item",
+            Lang::Kotlin => "annotated_expression",
+            _ => "",
+        };
+        let mut attrs = None;
         for child in children {
+            match child.kind() {
+                k if k == sibling_attribute => {
+                    attrs.get_or_insert(child.start_byte());
+                    continue;
+                }
+                "line_comment" | "block_comment" | "multiline_comment"
+                    if !sibling_attribute.is_empty() =>
+                {
+                    continue;
+                }
+                _ => {}
+            }
+            let attrs = attrs.take();
             for visit in classify(self.lang, child, self.src, parent) {
                 match visit {
-                    Visit::Symbol(def) => out.push(self.symbol(*def, scope, parent)),
+                    Visit::Symbol(mut def) => {
+                        def.start = attrs;
+                        out.push(self.symbol(*def, scope, parent))
+                    }
                     Visit::Descend => out.extend(self.container(child, scope, parent)),
                     Visit::Skip => {}
                 }
@@ -420,7 +469,8 @@ impl Walker<'_> {
             kind: def.kind,
             name: def.name,
             name_bytes: def.name_node.byte_range(),
-            bytes: def.node.byte_range(),
+            bytes: def.start.unwrap_or(def.node.start_byte())..def.node.end_byte(),
+            core: decl::core_start(def.node),
             scope: def.scope,
             qualifier: def.qualifier,
             signature_end: def.signature_end.or(def.body.map(|b| b.start_byte())),
@@ -457,6 +507,7 @@ impl Walker<'_> {
             name,
             name_bytes: decl.name,
             bytes: decl.bytes,
+            core: decl.core,
             scope: impl_scope,
             qualifier: None,
             signature_end: decl.sig_end,
@@ -513,22 +564,29 @@ impl Walker<'_> {
             None => name_path.clone(),
         };
         let children = members(self, &child_scope, kind);
-        let bytes = shape.bytes;
+        // A declaration ends at its last non-blank byte (a grammar may end a
+        // statement past its line break).
+        let bytes =
+            shape.bytes.start..shape.bytes.start + self.src[shape.bytes].trim_ascii_end().len();
+        let core = shape.core.clamp(bytes.start, bytes.end);
         let sig_end = shape
             .signature_end
             .unwrap_or(bytes.end)
-            .clamp(bytes.start, bytes.end);
+            .clamp(core, bytes.end);
         let pos = |b: usize| self.lines.position(self.full, self.base + b);
+        let doc = decl::doc_start(self.lang, self.src, bytes.start);
         Built {
             name: shape.name,
             kind,
             name_path,
             bytes: self.base + bytes.start..self.base + bytes.end,
+            doc: self.base + doc,
+            core: self.base + core,
             range: Range::new(pos(bytes.start), pos(bytes.end)),
             name_range: Range::new(pos(shape.name_bytes.start), pos(shape.name_bytes.end)),
-            signature: shape
-                .signature
-                .unwrap_or_else(|| signature(&self.src[bytes.start..sig_end])),
+            signature: shape.signature.unwrap_or_else(|| {
+                signature(&decl::strip_comments(self.lang, &self.src[core..sig_end]))
+            }),
             children,
         }
     }
@@ -539,7 +597,10 @@ struct Shape {
     kind: SymbolKind,
     name: String,
     name_bytes: std::ops::Range<usize>,
+    /// The reported range: from the first attribute, else the core.
     bytes: std::ops::Range<usize>,
+    /// The first keyword or modifier: the signature starts here.
+    core: usize,
     scope: Option<String>,
     qualifier: Option<String>,
     signature_end: Option<usize>,
@@ -569,6 +630,12 @@ fn signature(bytes: &[u8]) -> String {
         sig = sig.chars().take(199).collect::<String>() + "…";
     }
     sig
+}
+
+/// Whether `node` has a child (named or not) of `kind`.
+fn has_child(node: Node<'_>, kind: &str) -> bool {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).any(|c| c.kind() == kind)
 }
 
 fn field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
@@ -677,9 +744,19 @@ fn rust<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
 fn python<'t>(node: Node<'t>, src: &[u8], parent: Option<SymbolKind>) -> Vec<Visit<'t>> {
     use SymbolKind as K;
     let body = field(node, "body");
+    // A decorated definition's range starts at its first decorator.
+    let decorated = |d: Def<'t>| Def {
+        node: node
+            .parent()
+            .filter(|p| p.kind() == "decorated_definition")
+            .unwrap_or(node),
+        ..d
+    };
     match node.kind() {
-        "function_definition" => one(named(K::Function, node, src).map(|d| d.sig_end(body))),
-        "class_definition" => one(named(K::Class, node, src).map(|d| d.body(body))),
+        "function_definition" => {
+            one(named(K::Function, node, src).map(|d| decorated(d.sig_end(body))))
+        }
+        "class_definition" => one(named(K::Class, node, src).map(|d| decorated(d.body(body)))),
         "decorated_definition" => vec![Visit::Descend],
         // `NAME = value` at module or class level.
         "expression_statement" => {
@@ -708,8 +785,42 @@ fn python<'t>(node: Node<'t>, src: &[u8], parent: Option<SymbolKind>) -> Vec<Vis
     }
 }
 
-/// TypeScript, TSX and JavaScript share most node kinds.
+/// TypeScript, TSX and JavaScript share most node kinds. A declaration's range
+/// takes in what wraps it alone: `export`/`export default` (and decorators before
+/// them), `declare`, and the `const`/`let`/`var` of a declaration of one name.
 fn script<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
+    let mut visits = script_kind(node, src);
+    for visit in &mut visits {
+        if let Visit::Symbol(def) = visit {
+            def.node = wrapped(def.node);
+        }
+    }
+    visits
+}
+
+fn wrapped(mut node: Node<'_>) -> Node<'_> {
+    while let Some(parent) = node.parent() {
+        let alone = match parent.kind() {
+            "export_statement" | "ambient_declaration" => true,
+            "lexical_declaration" | "variable_declaration" => {
+                let mut cursor = parent.walk();
+                parent
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() == "variable_declarator")
+                    .count()
+                    == 1
+            }
+            _ => false,
+        };
+        if !alone {
+            break;
+        }
+        node = parent;
+    }
+    node
+}
+
+fn script_kind<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
     use SymbolKind as K;
     let body = field(node, "body");
     match node.kind() {
@@ -818,10 +929,10 @@ fn go<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
                 Some("interface_type") => (K::Interface, ty),
                 _ => (K::TypeAlias, None),
             };
-            // `type X struct {...}` alone in its declaration: the range includes `type`.
+            // `type X struct {...}` alone (no parentheses): the range includes `type`.
             let whole = node
                 .parent()
-                .filter(|p| p.kind() == "type_declaration" && p.named_child_count() == 1);
+                .filter(|p| p.kind() == "type_declaration" && !has_child(*p, "("));
             one(named(kind, node, src).map(|d| Def {
                 node: whole.unwrap_or(node),
                 ..d.body(inner).sig_end(inner)
@@ -840,12 +951,18 @@ fn go<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
                 .children_by_field_name("name", &mut cursor)
                 .filter(|n| n.is_named())
                 .collect();
+            // `var X int = 5` alone (no parentheses): the range includes `var`.
+            let whole = node
+                .parent()
+                .filter(|p| matches!(p.kind(), "const_declaration" | "var_declaration"))
+                .filter(|p| !has_child(*p, "("));
             names
                 .into_iter()
                 .map(|n| {
-                    Visit::Symbol(Box::new(
-                        Def::new(kind, node, n, src).sig_end(field(node, "value")),
-                    ))
+                    Visit::Symbol(Box::new(Def {
+                        node: whole.unwrap_or(node),
+                        ..Def::new(kind, node, n, src).sig_end(field(node, "value"))
+                    }))
                 })
                 .collect()
         }
@@ -878,8 +995,9 @@ fn java<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
             // `int a = 1, b = 2;`: the range is the whole declaration, the signature
             // names this declarator only: `private static int b`.
             let decl = node.parent().unwrap_or(node);
-            let head = &src[decl.start_byte()
-                ..field(decl, "declarator").map_or(decl.start_byte(), |first| first.start_byte())];
+            let core = decl::core_start(decl);
+            let head =
+                &src[core..field(decl, "declarator").map_or(core, |first| first.start_byte())];
             let end = field(node, "value").map_or(node.end_byte(), |v| v.start_byte());
             let mut sig = head.to_vec();
             sig.extend_from_slice(&src[node.start_byte()..end]);
@@ -902,10 +1020,7 @@ fn java<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
 fn kotlin<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
     use SymbolKind as K;
     let body = child_of_kind(node, &["class_body", "enum_class_body"]);
-    let has_token = |token: &str| {
-        let mut cursor = node.walk();
-        node.children(&mut cursor).any(|c| c.kind() == token)
-    };
+    let has_token = |token: &str| has_child(node, token);
     match node.kind() {
         "class_declaration" => {
             let is_enum = child_of_kind(node, &["modifiers"])

@@ -106,7 +106,7 @@ fn größe() -> u32 { let local = 1; local }
 square!(3);
 "#,
         expect![[r#"
-            struct Point 6:0-6:38 name@6:11 | pub struct Point<T>
+            struct Point 5:0-6:38 name@6:11 | pub struct Point<T>
               field Point/x 6:22-6:30 name@6:26 | pub x: T
               field Point/y 6:32-6:36 name@6:32 | y: T
             enum Shape 8:0-8:52 name@8:9 | pub enum Shape
@@ -127,8 +127,8 @@ square!(3);
             module outer 30:0-38:1 name@30:4 | mod outer
               module outer/inner 31:4-33:5 name@31:12 | pub mod inner
                 function outer/inner/deep 32:8-32:24 name@32:15 | pub fn deep()
-              function outer/platform 35:4-35:20 name@35:7 | fn platform()
-              function outer/platform[1] 37:4-37:20 name@37:7 | fn platform()
+              function outer/platform 34:4-35:20 name@35:7 | fn platform()
+              function outer/platform[1] 36:4-37:20 name@37:7 | fn platform()
             macro square 40:0-40:49 name@40:13 | macro_rules! square
             constant LIMIT 41:0-41:24 name@41:6 | const LIMIT: usize
             static NAME 42:0-42:28 name@42:7 | static NAME: &str
@@ -153,7 +153,7 @@ class Point:
     x: int = 0
     origin = None
 
-    def __init__(self, x):
+    def __init__(self, x):  # Instance variables
         self.x = x
 
     @property
@@ -174,11 +174,11 @@ def größe(): pass
         expect![[r#"
             constant MAX_SIZE 3:0-3:13 name@3:0 | MAX_SIZE
             variable counter 4:0-4:11 name@4:0 | counter
-            class Point 7:0-22:27 name@7:6 | class Point
+            class Point 6:0-22:27 name@7:6 | class Point
               field Point/x 9:4-9:14 name@9:4 | x: int
               field Point/origin 10:4-10:17 name@10:4 | origin
               method Point/__init__ 12:4-13:18 name@12:8 | def __init__(self, x)
-              method Point/norm 16:4-19:18 name@16:8 | def norm(self) -> float
+              method Point/norm 15:4-19:18 name@16:8 | def norm(self) -> float
               class Point/Inner 21:4-22:27 name@21:10 | class Inner
                 method Point/Inner/deep 22:8-22:27 name@22:12 | def deep(self)
             function fetch 24:0-25:14 name@24:10 | async def fetch(url: str) -> bytes
@@ -214,25 +214,25 @@ namespace Geometry { export function unit() {} }
 export default abstract class Base { abstract run(): void; }
 "#,
         expect![[r#"
-            interface Shape 1:7-4:1 name@1:17 | interface Shape
+            interface Shape 1:0-4:1 name@1:17 | export interface Shape
               method Shape/area 2:2-2:16 name@2:2 | area(): number
               property Shape/name 3:2-3:23 name@3:11 | readonly name: string
-            class Circle 6:7-11:1 name@6:13 | class Circle implements Shape
+            class Circle 6:0-11:1 name@6:13 | export class Circle implements Shape
               field Circle/radius 7:2-7:28 name@7:10 | private radius: number
               constructor Circle/constructor 8:2-8:45 name@8:2 | constructor(r: number)
               method Circle/area 9:2-9:52 name@9:2 | area(): number
               method Circle/name 10:2-10:33 name@10:6 | get name()
-            enum Color 13:7-13:38 name@13:12 | enum Color
+            enum Color 13:0-13:38 name@13:12 | export enum Color
               enum_member Color/Red 13:20-13:23 name@13:20 | Red
               enum_member Color/Green 13:25-13:36 name@13:25 | Green = "g"
-            type_alias Id 14:7-14:33 name@14:12 | type Id
-            constant MAX 15:13-15:21 name@15:13 | MAX
-            variable counter 16:4-16:15 name@16:4 | counter
-            function handler 17:13-17:82 name@17:13 | handler = async (req: Request): Promise<void> =>
+            type_alias Id 14:0-14:33 name@14:12 | export type Id
+            constant MAX 15:0-15:22 name@15:13 | export const MAX
+            variable counter 16:0-16:16 name@16:4 | let counter
+            function handler 17:0-17:83 name@17:13 | export const handler = async (req: Request): Promise<void> =>
             function helper 18:0-18:41 name@18:9 | function helper<T>(x: T): T
             module Geometry 19:0-19:48 name@19:10 | namespace Geometry
-              function Geometry/unit 19:28-19:46 name@19:37 | function unit()
-            class Base 20:15-20:60 name@20:30 | abstract class Base
+              function Geometry/unit 19:21-19:46 name@19:37 | export function unit()
+            class Base 20:0-20:60 name@20:30 | export default abstract class Base
               method Base/run 20:37-20:57 name@20:46 | abstract run(): void
         "#]],
     );
@@ -246,8 +246,8 @@ fn tsx_and_javascript_share_the_script_rules() {
 export const Button = () => <button />;
 "#,
         expect![[r#"
-            function App 1:7-1:68 name@1:16 | function App({ title }: Props)
-            function Button 2:13-2:38 name@2:13 | Button = () =>
+            function App 1:0-1:68 name@1:16 | export function App({ title }: Props)
+            function Button 2:0-2:39 name@2:13 | export const Button = () =>
         "#]],
     );
     check(
@@ -266,8 +266,8 @@ module.exports = { Counter };
               field Counter/count 2:2-2:11 name@2:2 | count
               method Counter/increment 3:2-3:31 name@3:2 | increment()
             function ids 5:0-5:28 name@5:10 | function* ids()
-            function log 6:6-6:48 name@6:6 | log = function (msg)
-            variable legacy 7:4-7:14 name@7:4 | legacy
+            function log 6:0-6:49 name@6:6 | const log = function (msg)
+            variable legacy 7:0-7:15 name@7:4 | var legacy
         "#]],
     );
 }
@@ -306,7 +306,7 @@ func New(x, y float64) *Point { return &Point{X: x, Y: y} }
             constant Pi 6:1-6:13 name@6:1 | Pi
             constant E 7:1-7:20 name@7:1 | E, Ln2
             constant Ln2 7:1-7:20 name@7:4 | E, Ln2
-            variable Verbose 10:4-10:16 name@10:4 | Verbose bool
+            variable Verbose 10:0-10:16 name@10:4 | var Verbose bool
             struct Point 12:0-15:1 name@12:5 | type Point struct
               field Point/X 13:1-13:13 name@13:1 | X, Y float64
               field Point/Y 13:1-13:13 name@13:4 | X, Y float64
@@ -351,7 +351,7 @@ record Pair(int a, int b) { int sum() { return a + b; } }
               field Greeter/MIN 4:4-4:46 name@4:38 | private static final int MIN
               field Greeter/name 5:4-5:30 name@5:25 | private final String name
               constructor Greeter/Greeter 7:4-7:53 name@7:11 | public Greeter(String name)
-              method Greeter/toString 9:4-10:45 name@10:18 | @Override public String toString()
+              method Greeter/toString 9:4-10:45 name@10:18 | public String toString()
               class Greeter/Inner 12:4-12:40 name@12:17 | static class Inner
                 method Greeter/Inner/run 12:25-12:38 name@12:30 | void run()
             interface Named 15:0-15:34 name@15:10 | interface Named
@@ -551,7 +551,7 @@ trait Bound: Iterator<Item = u8> + Send where Self: Sized { type Out: Clone; con
             static ERRNO 11:43-11:61 name@11:50 | static ERRNO: i32;
             enum E 14:0-14:59 name@14:9 | pub enum E<T>
               enum_member E/A 14:16-14:26 name@14:16 | A = 1 << 2
-              enum_member E/B 14:39-14:43 name@14:39 | B(T)
+              enum_member E/B 14:28-14:43 name@14:39 | B(T)
               enum_member E/C 14:45-14:56 name@14:45 | C { x: u8 }
             union U 15:0-15:30 name@15:10 | pub union U
               field U/a 15:14-15:20 name@15:14 | a: u32

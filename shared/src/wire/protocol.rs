@@ -398,8 +398,9 @@ pub struct SymbolInfo {
     pub kind: SymbolKind,
     /// `Type/method`; a second symbol with the same path in one file is `name[1]`.
     pub name_path: String,
-    /// The declaration itself; attributes, decorators and doc comments above it lie
-    /// outside, so a replace keeps them.
+    /// The declaration from its first attribute, decorator or annotation (else its
+    /// first keyword or modifier) to its end; the doc comment above lies outside.
+    /// A replace keeps the attributes and doc comment its text does not bring.
     pub range: Range,
     pub name_range: Range,
     /// The declaration's head on one line, e.g. `pub fn run(&self) -> Result<()>`.

@@ -1,0 +1,61 @@
+//! The declaration model's conformance over whole corpora nobody here wrote: every
+//! symbol of every file (`lean_ctx_daemon::conformance`), per language files,
+//! symbols and failures, and the first failures named. Rust: the crates in cargo's
+//! registry (`~/.cargo/registry/src`, what this workspace builds with); the others:
+//! the pinned packages `fetch-conformance.sh` fetches from PyPI, npm, the Go module
+//! proxy and Maven Central.
+//!
+//! Run: `cargo bench -p lean-ctx-daemon --bench conformance` (fetches on first run).
+//! Exits non-zero when any symbol fails.
+
+use std::{path::PathBuf, process::Command, time::Instant};
+
+use lean_ctx_daemon::conformance::{Tally, check_dir};
+
+fn main() {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let fetched = Command::new("bash")
+        .arg(here.join("benches/fetch-conformance.sh"))
+        .output()
+        .expect("bash runs");
+    assert!(
+        fetched.status.success(),
+        "fetching the corpora failed:\n{}",
+        String::from_utf8_lossy(&fetched.stderr)
+    );
+    let corpus = PathBuf::from(String::from_utf8_lossy(&fetched.stdout).trim());
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .expect("CARGO_HOME or HOME");
+    let mut dirs = vec![home.join("registry/src")];
+    dirs.extend(["python", "typescript", "go", "java", "kotlin"].map(|l| corpus.join(l)));
+    let mut failed = 0;
+    println!("| language | files | not parsed cleanly | symbols | failures | seconds |");
+    println!("|---|---|---|---|---|---|");
+    let mut named = Vec::new();
+    for dir in dirs {
+        let started = Instant::now();
+        let tallies = check_dir(&dir, 1);
+        let secs = started.elapsed().as_secs_f64();
+        for (lang, t) in tallies {
+            let Tally {
+                unparsed,
+                files,
+                symbols,
+                failed: f,
+                failures,
+            } = t;
+            println!(
+                "| {} | {files} | {unparsed} | {symbols} | {f} | {secs:.1} |",
+                lang.name()
+            );
+            failed += f;
+            named.extend(failures);
+        }
+    }
+    for f in named.iter().take(100) {
+        println!("FAIL {f}");
+    }
+    std::process::exit(i32::from(failed > 0));
+}

@@ -1,0 +1,236 @@
+//! The declaration model: one answer, per language, to "where does this declaration
+//! start, and what travels with it". The range an answer reports, the bytes
+//! `replace_symbol_body` touches and the line `insert_before_symbol` lands on are all
+//! derived from the three offsets a symbol carries:
+//!
+//! ```text
+//! doc    ─▶ /// Adds.                     the doc comment directly above (no blank line)
+//! range  ─▶ #[inline]                     attributes, decorators, annotations
+//! core   ─▶ pub fn add(a: u8) -> u8 {…}   the first keyword or modifier, to the end
+//! ```
+//!
+//! - The **reported range** runs from the first attribute (or the core when there is
+//!   none) to the end of the declaration; the signature starts at the core.
+//! - **Insert-before** lands on the line of `doc`: above the doc comment and every
+//!   attribute, so nothing is detached from the item.
+//! - **Replace** starts at `doc` when the new text brings a doc comment, at the range
+//!   (the first attribute) when it brings attributes, else at the core: attributes
+//!   and doc comments the new text does not bring are kept, none is duplicated.
+//!
+//! | language | attributes in the range | doc comment (travels, not reported) | core starts at |
+//! |---|---|---|---|
+//! | Rust | outer `#[…]` before the item (a blank line between still attaches, as in rustc) | `///` lines, a `/** */` block | `pub`, `async`, `unsafe`, `extern`, `const`, the item keyword |
+//! | Python | `@decorator` lines | none (docstrings are in the body) | `async`, `def`, `class`; an assignment at its target |
+//! | TypeScript, TSX, JavaScript | `@decorator`s | a `/** */` block | `export`, `export default`, `declare`, `abstract`, `async`, `const`/`let`/`var` of a declaration of one name, the keyword |
+//! | Go | none | the `//` lines directly above | `func`, `type`, `var`, `const` of an ungrouped declaration; in a `(…)` group, the spec |
+//! | Java | annotations (`@Override`) | a `/** */` block | the first modifier (`public`) or the type |
+//! | Kotlin | annotations | a `/** */` block | the first modifier (`data`, `private`) or the keyword |
+//!
+//! Several names in one declaration (`const a = 1, b = 2` in TypeScript, `int a, b;`
+//! in Java, `X, Y float64` in Go) share it: TypeScript reports each declarator alone
+//! (the keyword belongs to neither), Java and Go report the whole declaration for each.
+
+use tree_sitter::Node;
+
+use super::lang::Lang;
+
+/// Node kinds that are attributes, decorators or annotations inside a declaration's
+/// node, or comments among them: the core starts after them.
+const LEADING: &[&str] = &[
+    "decorator",
+    "annotation",
+    "marker_annotation",
+    "comment",
+    "line_comment",
+    "block_comment",
+    "multiline_comment",
+];
+
+/// Where `node`'s core starts: past its decorators and annotations (Python's
+/// `decorated_definition`, TypeScript's decorators, the annotations among Java's and
+/// Kotlin's modifiers), at the first keyword or modifier.
+pub(super) fn core_start(node: Node<'_>) -> usize {
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if LEADING.contains(&child.kind()) {
+            continue;
+        }
+        if child.kind() == "modifiers" {
+            let mut inner = child.walk();
+            let first = child
+                .children(&mut inner)
+                .find(|m| !LEADING.contains(&m.kind()));
+            match first {
+                Some(m) => return m.start_byte(),
+                None => continue,
+            }
+        }
+        return child.start_byte();
+    }
+    node.start_byte()
+}
+
+/// Where the doc comment directly above `at` starts (`at` when there is none): `at`
+/// must begin its line; the comment lines are whole lines right above it.
+pub(super) fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
+    let mut start = line_start(src, at);
+    if src[start..at].iter().any(|b| !b.is_ascii_whitespace()) {
+        return at;
+    }
+    let mut doc = at;
+    while start > 0 {
+        let above = line_start(src, start - 1);
+        let line = trim(&src[above..start]);
+        let take = match lang {
+            Lang::Rust => line.starts_with(b"///") && !line.starts_with(b"////"),
+            Lang::Go => line.starts_with(b"//"),
+            _ => false,
+        };
+        if take {
+            start = above;
+            doc = above;
+            continue;
+        }
+        // A `/** … */` block ending on the line above: one block, then stop. The
+        // lines up are inside that comment until the one holding its `/*`.
+        if lang != Lang::Python && lang != Lang::Go && line.ends_with(b"*/") {
+            let mut first = above;
+            loop {
+                let end = src[first..]
+                    .iter()
+                    .position(|b| *b == b'\n')
+                    .map_or(src.len(), |i| first + i);
+                let l = &src[first..end];
+                if let Some(open) = l.windows(2).position(|w| w == b"/*") {
+                    let whole = l[..open].trim_ascii().is_empty();
+                    let opening = &l[open..];
+                    let closes = src[first..start].windows(2).filter(|w| w == b"*/").count();
+                    if whole
+                        && opening.starts_with(b"/**")
+                        && !opening.starts_with(b"/**/")
+                        && closes == 1
+                    {
+                        doc = first;
+                    }
+                    break;
+                }
+                if first == 0 {
+                    break;
+                }
+                first = line_start(src, first - 1);
+            }
+        }
+        break;
+    }
+    doc
+}
+
+fn line_start(src: &[u8], at: usize) -> usize {
+    src[..at]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1)
+}
+
+fn trim(line: &[u8]) -> &[u8] {
+    line.trim_ascii()
+}
+
+/// `text` with its comments removed (a signature never carries one): `#` comments in
+/// Python, `//` and `/* */` elsewhere; strings are kept whole.
+pub(super) fn strip_comments(lang: Lang, text: &[u8]) -> Vec<u8> {
+    let quotes: &[u8] = match lang {
+        Lang::Rust => b"\"",
+        Lang::Go => b"\"`",
+        Lang::Java | Lang::Kotlin => b"\"'",
+        _ => b"\"'`",
+    };
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        let rest = &text[i..];
+        if quotes.contains(&b) {
+            let mut j = i + 1;
+            while j < text.len() && text[j] != b {
+                j += if text[j] == b'\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(text.len());
+            out.extend_from_slice(&text[i..end]);
+            i = end;
+        } else if (lang == Lang::Python && b == b'#')
+            || (lang != Lang::Python && rest.starts_with(b"//"))
+        {
+            i += rest.iter().position(|c| *c == b'\n').unwrap_or(rest.len());
+        } else if lang != Lang::Python && rest.starts_with(b"/*") {
+            let close = rest[2..].windows(2).position(|w| w == b"*/");
+            i += close.map_or(rest.len(), |c| c + 4);
+            out.push(b' ');
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_comments_directly_above_travel_and_nothing_else_does() {
+        fn at(src: &str, lang: Lang) -> &str {
+            let decl = src
+                .find("fn ")
+                .or(src.find("func "))
+                .or(src.find("class "))
+                .unwrap();
+            &src[doc_start(lang, src.as_bytes(), decl)..]
+        }
+        assert_eq!(
+            at("//! inner\n/// one\n/// two\nfn f() {}", Lang::Rust),
+            "/// one\n/// two\nfn f() {}"
+        );
+        assert_eq!(at("/// detached\n\nfn f() {}", Lang::Rust), "fn f() {}");
+        assert_eq!(at("//// not doc\nfn f() {}", Lang::Rust), "fn f() {}");
+        assert_eq!(at("// plain\nfn f() {}", Lang::Rust), "fn f() {}");
+        assert_eq!(
+            at("/** Doc. */\nfn f() {}", Lang::Rust),
+            "/** Doc. */\nfn f() {}"
+        );
+        assert_eq!(at("x(); // trailing\nfunc f() {}", Lang::Go), "func f() {}");
+        assert_eq!(
+            at("// F does.\n//go:noinline\nfunc f() {}", Lang::Go),
+            "// F does.\n//go:noinline\nfunc f() {}"
+        );
+        assert_eq!(
+            at("/* a */ x /* b */\nclass A {}", Lang::Java),
+            "class A {}"
+        );
+        assert_eq!(
+            at("/**\n * Doc.\n */\nclass A {}", Lang::Java),
+            "/**\n * Doc.\n */\nclass A {}"
+        );
+        assert_eq!(at("/* plain */\nclass A {}", Lang::Java), "class A {}");
+        assert_eq!(at("x = 1; class A {}", Lang::Java), "class A {}");
+    }
+
+    #[test]
+    fn comments_are_stripped_and_strings_kept() {
+        let s = |lang, t: &str| String::from_utf8(strip_comments(lang, t.as_bytes())).unwrap();
+        assert_eq!(
+            s(Lang::Python, "def __init__(self): # Instance variables"),
+            "def __init__(self): "
+        );
+        assert_eq!(s(Lang::Python, "def f(a='#'): # c"), "def f(a='#'): ");
+        assert_eq!(
+            s(Lang::Rust, "fn f(/* x */ a: u8) // c\n-> &'a str"),
+            "fn f(  a: u8) \n-> &'a str"
+        );
+        assert_eq!(
+            s(Lang::TypeScript, "f(url = \"http://x\") // c"),
+            "f(url = \"http://x\") "
+        );
+    }
+}

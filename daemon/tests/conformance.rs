@@ -1,0 +1,60 @@
+//! The declaration model's conformance on a fixed sample of real code nobody here
+//! wrote (`lean_ctx_daemon::conformance`; the bench `conformance` runs the whole
+//! corpora): pinned packages from PyPI, npm, the Go module proxy and Maven Central,
+//! fetched once by `benches/fetch-conformance.sh` into `target/conformance-corpus`,
+//! and a stride of the crates in cargo's registry. Every symbol of every sampled file
+//! must pass: 0 failures.
+
+use std::{path::PathBuf, process::Command};
+
+use lean_ctx_daemon::conformance::check_dir;
+
+#[test]
+fn every_symbol_of_a_real_sample_conforms_to_the_declaration_model() {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let fetched = Command::new("bash")
+        .arg(here.join("benches/fetch-conformance.sh"))
+        .output()
+        .expect("bash runs");
+    assert!(
+        fetched.status.success(),
+        "fetching the corpora failed:\n{}",
+        String::from_utf8_lossy(&fetched.stderr)
+    );
+    let corpus = PathBuf::from(String::from_utf8_lossy(&fetched.stdout).trim());
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .expect("CARGO_HOME or HOME");
+    // (directory, every how many files): a stride of each corpus, a minute in all.
+    let samples = [
+        (home.join("registry/src"), 3000),
+        (corpus.join("python"), 6),
+        (corpus.join("typescript"), 3),
+        (corpus.join("go"), 3),
+        (corpus.join("java"), 8),
+        (corpus.join("kotlin"), 16),
+    ];
+    let mut report = Vec::new();
+    let mut symbols = 0;
+    let mut failures = Vec::new();
+    for (dir, every) in samples {
+        for (lang, t) in check_dir(&dir, every) {
+            report.push(format!(
+                "{}: {} files ({} not parsed cleanly), {} symbols, {} failed",
+                lang.name(),
+                t.files,
+                t.unparsed,
+                t.symbols,
+                t.failed
+            ));
+            symbols += t.symbols;
+            failures.extend(t.failures);
+        }
+    }
+    assert!(
+        symbols > 1000,
+        "only {symbols} symbols checked: {report:#?}"
+    );
+    assert!(failures.is_empty(), "{report:#?}\n{failures:#?}");
+}
