@@ -70,8 +70,9 @@ pub(super) fn core_start(node: Node<'_>) -> usize {
     node.start_byte()
 }
 
-/// Where the doc comment directly above `at` starts (`at` when there is none): `at`
-/// must begin its line; the comment lines are whole lines right above it.
+/// Where the doc comment directly above `at` starts, past its indentation (`at`
+/// when there is none): `at` must begin its line; the comment lines are whole lines
+/// right above it.
 pub(super) fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
     let mut start = line_start(src, at);
     if src[start..at].iter().any(|b| !b.is_ascii_whitespace()) {
@@ -88,7 +89,7 @@ pub(super) fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
         };
         if take {
             start = above;
-            doc = above;
+            doc = past_indentation(src, above);
             continue;
         }
         // A `/** … */` block ending on the line above: one block, then stop. The
@@ -110,7 +111,7 @@ pub(super) fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
                         && !opening.starts_with(b"/**/")
                         && closes == 1
                     {
-                        doc = first;
+                        doc = past_indentation(src, first);
                     }
                     break;
                 }
@@ -123,6 +124,15 @@ pub(super) fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
         break;
     }
     doc
+}
+
+/// The first byte of the line at `line` that is not a space or tab: a doc comment
+/// starts where its text does, like the declaration below it.
+fn past_indentation(src: &[u8], line: usize) -> usize {
+    line + src[line..]
+        .iter()
+        .take_while(|b| **b == b' ' || **b == b'\t')
+        .count()
 }
 
 fn line_start(src: &[u8], at: usize) -> usize {
