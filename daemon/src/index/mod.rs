@@ -13,7 +13,7 @@ mod skeleton;
 pub mod symbols;
 pub mod text;
 mod walk;
-mod watch;
+pub mod watch;
 
 pub mod root;
 pub mod store;

@@ -57,11 +57,17 @@ pub(super) struct IgnoreFiles {
 
 impl IgnoreFiles {
     pub(super) fn on_disk(dir: &Path) -> IgnoreFiles {
+        let regular = |name| std::fs::symlink_metadata(dir.join(name)).is_ok_and(|m| m.is_file());
         IgnoreFiles {
-            gitignore: dir.join(".gitignore").is_file(),
-            ignore: dir.join(".ignore").is_file(),
+            gitignore: regular(".gitignore"),
+            ignore: regular(".ignore"),
         }
     }
+}
+
+/// Whether a listed ignore file of this type is read (see the listing).
+fn ignore_file(kind: FileType) -> bool {
+    !matches!(kind, FileType::Directory | FileType::Symlink)
 }
 
 impl Rules {
@@ -146,6 +152,19 @@ pub(super) struct Found<'a> {
     pub rel: &'a str,
     pub lang: Lang,
     pub id: FileId,
+    /// The directory the walk listed the file in, held, and the file's name there:
+    /// the file is read through them (`open`), never by its path, which a directory
+    /// swapped for a symlink since the listing would lead outside the root.
+    dir: rustix::fd::BorrowedFd<'a>,
+    name: &'a CStr,
+}
+
+impl Found<'_> {
+    /// The file, opened `O_NOFOLLOW` in the directory it was listed in.
+    pub fn open(&self) -> std::io::Result<std::fs::File> {
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        Ok(rustix::fs::openat(self.dir, self.name, flags, Mode::empty())?.into())
+    }
 }
 
 /// One walk: `enter` is called for each directory before it is listed (so a watch
@@ -277,8 +296,10 @@ impl Walker<'_> {
                 // rather than a `stat` of every directory; its own watch stays (the
                 // watcher drops events under it, `is_ignored`), its contents unseen.
                 b".git" if job.parent.is_some() => return,
-                b".gitignore" => own.gitignore = entry.file_type() != FileType::Directory,
-                b".ignore" => own.ignore = entry.file_type() != FileType::Directory,
+                // A symlinked ignore file counts as absent, as git (2.32 on) treats
+                // one in the working tree: it must not pull another file's lines in.
+                b".gitignore" => own.gitignore = ignore_file(entry.file_type()),
+                b".ignore" => own.ignore = ignore_file(entry.file_type()),
                 _ => {}
             }
             if !hidden(OsStr::from_bytes(name.to_bytes())) {
@@ -353,6 +374,8 @@ impl Walker<'_> {
             rel,
             lang,
             id: FileId::from(&st),
+            dir,
+            name,
         });
     }
 }

@@ -478,7 +478,7 @@ impl Server {
                 }
                 // Only an open document's bytes are needed; for the rest, existence.
                 let typ = if open {
-                    match tokio::fs::read(path).await {
+                    match read_beneath(&self.root, path).await {
                         Ok(bytes) => {
                             self.sync_locked(&mut docs, path, &bytes);
                             FileChangeType::CHANGED
@@ -613,6 +613,20 @@ impl Drop for Server {
             self.kill();
         }
     }
+}
+
+/// An open document's bytes now, read beneath the root following no symlink: the
+/// watcher names paths by their text, and one swapped for a symlink since must not
+/// feed another file's content to the server.
+async fn read_beneath(root: &Path, path: &Path) -> std::io::Result<Vec<u8>> {
+    let rel = path
+        .strip_prefix(root)
+        .ok()
+        .and_then(Path::to_str)
+        .ok_or_else(|| std::io::Error::other("not a path inside the root"))?
+        .to_string();
+    let root = root.to_path_buf();
+    tokio::task::spawn_blocking(move || crate::jail::read_beneath(&root, &rel)).await?
 }
 
 async fn initialize(server: Arc<Server>) {
