@@ -73,9 +73,14 @@ fn ignore_file(kind: FileType) -> bool {
 impl Rules {
     /// The rules in force just above `root`: the global excludes file and
     /// `info/exclude` of the repository `root` is in, and the ignore files of the
-    /// directories from the repository's top down to `root`'s parent.
-    pub(super) fn above(root: &Path) -> Rules {
-        let Some(top) = root.ancestors().find(|d| d.join(".git").exists()) else {
+    /// directories from the repository's top down to `root`'s parent. A repository at
+    /// `home` itself (dotfiles in git, whose `.gitignore` often ignores everything)
+    /// counts only for a root at `home`, as the shim's root rule has it.
+    pub(super) fn above(root: &Path, home: Option<&Path>) -> Rules {
+        let Some(top) = root
+            .ancestors()
+            .find(|d| d.join(".git").exists() && (Some(*d) != home || *d == root))
+        else {
             return Rules::default();
         };
         let (global, _) = GitignoreBuilder::new(top).build_global();
@@ -139,6 +144,11 @@ impl Rules {
         }
         false
     }
+}
+
+/// The user's home, canonical, for [`Rules::above`].
+pub(super) fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok())
 }
 
 /// Dot files and directories are left out (`.git`, `.idea`, `.venv`, ...).
@@ -400,7 +410,7 @@ mod tests {
                 assert!(found.lock().unwrap().insert(f.rel.to_string()), "{}", f.rel);
             },
         }
-        .run(root, "", Rules::above(root));
+        .run(root, "", Rules::above(root, None));
         let entered = entered.into_inner().unwrap();
         assert!(entered.contains(&root.to_path_buf()));
         found.into_inner().unwrap()
@@ -563,5 +573,23 @@ mod tests {
         write(&plain, "b.rs", "fn f() {}\n");
         write(&plain, ".gitignore", "b.rs\n");
         assert_eq!(walk(&plain, 1), BTreeSet::from(["a.rs".to_string()]));
+    }
+
+    #[test]
+    fn a_home_kept_in_git_lends_its_ignore_rules_only_to_a_root_at_home() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = fs::canonicalize(tmp.path()).unwrap();
+        // Dotfiles repositories commonly ignore everything and add files by force.
+        write(&home, ".gitignore", "*\n");
+        write(&home, "proj/a.rs", "fn f() {}\n");
+        git(&home, &["init", "-q"]);
+        let (proj, file) = (home.join("proj"), home.join("proj/a.rs"));
+        assert!(Rules::above(&proj, None).ignores(&file, false));
+        assert!(!Rules::above(&proj, Some(&home)).ignores(&file, false));
+        assert!(
+            Rules::above(&home, Some(&home))
+                .inside(&home, IgnoreFiles::on_disk(&home))
+                .ignores(&proj, true)
+        );
     }
 }

@@ -177,7 +177,10 @@ impl Pool {
         if let Some(found) = self.tsservers.lock().unwrap().get(program) {
             return Ok(found.clone());
         }
-        let path = lean_ctx_shared::tool_env::clean_path(std::env::var_os("PATH").as_deref());
+        let path = lean_ctx_shared::tool_env::clean_path(
+            std::env::var_os("PATH").as_deref(),
+            std::env::var_os("HOME").as_deref().map(Path::new),
+        );
         let found = if program.contains('/') {
             Some(PathBuf::from(program))
         } else {
