@@ -34,17 +34,31 @@ async def call(session, tool, args):
     return result.is_error, text(result)
 
 
+async def daemonless(shim, project):
+    """`initialize` and the tool list never wait for the daemon: with one that cannot
+    start at all, the session still initializes and lists its tools, and a call is a
+    tool error (isError), not a protocol error."""
+    env = dict(os.environ, LEAN_CTX_DAEMON_BIN="/bin/false")
+    params = StdioServerParameters(command=shim, args=["mcp"], cwd=project, env=env)
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.server_info.name == "lean-ctx", init.server_info
+            tools = {t.name for t in (await session.list_tools()).tools}
+            assert "ctx_outline" in tools, tools
+            is_error, body = await call(session, "ctx_outline", {"path": "src/lib.rs"})
+            assert is_error and "ERROR" in body and "lean-ctxd" in body, body
+
+
 async def main(shim, project):
+    # First, while no daemon runs for this environment.
+    await daemonless(shim, project)
     params = StdioServerParameters(command=shim, args=["mcp"], cwd=project, env=dict(os.environ))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
-            started = time.monotonic()
             init = await session.initialize()
-            took = time.monotonic() - started
             assert init.server_info.name == "lean-ctx", init.server_info
             assert "ctx_outline" in (init.instructions or "")
-            # A behaviour bound, not a benchmark: clients give up after ~30 s.
-            assert took < 5, f"initialize took {took:.1f}s"
 
             tools = {t.name: t for t in (await session.list_tools()).tools}
             assert set(tools) == {"ctx_outline", "ctx_tree", "ctx_search", "ctx_refactor"}, set(tools)
