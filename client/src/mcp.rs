@@ -74,10 +74,11 @@ impl State {
     }
 
     /// Adopts the client's roots: the innermost one holding the working directory,
-    /// else the first; only `file://` roots that are existing directories count.
+    /// else the first; only `file://` roots that are existing directories count. The
+    /// project is then found from that root as the CLI finds it from its working
+    /// directory (`root::resolve`): a client that offers `repo/src` works on `repo`.
     /// (rmcp marks roots deprecated by SEP-2577; the agents in use still offer them.)
     #[allow(deprecated)]
-    /// else the first; only `file://` roots that are existing directories count.
     fn apply_roots(&self, roots: &[rmcp::model::Root]) {
         let cwd = std::env::current_dir().unwrap_or_default();
         let dirs: Vec<PathBuf> = roots
@@ -91,8 +92,10 @@ impl State {
             .filter(|d| cwd.starts_with(d))
             .max_by_key(|d| d.as_os_str().len())
             .or(dirs.first());
-        if let Some(root) = chosen {
-            *self.root.write().unwrap() = root.clone();
+        let home = std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok());
+        if let Some(root) = chosen.and_then(|d| crate::root::resolve(d, None, home.as_deref()).ok())
+        {
+            *self.root.write().unwrap() = root;
         }
     }
 

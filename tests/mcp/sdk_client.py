@@ -165,18 +165,20 @@ async def main(shim, project):
 
 async def roots_session(shim, project):
     """A client that offers MCP roots: the server takes the project from them, not
-    from its working directory (here the project's parent)."""
+    from its working directory (here the project's parent), and finds the project
+    around a root as the CLI does around its working directory (`src/` → the crate)."""
     from mcp import types
 
-    async def list_roots(context):
-        return types.ListRootsResult(roots=[types.Root(uri="file://" + os.path.realpath(project))])
+    for offered in (project, os.path.join(project, "src")):
+        async def list_roots(context, offered=offered):
+            return types.ListRootsResult(roots=[types.Root(uri="file://" + os.path.realpath(offered))])
 
-    params = StdioServerParameters(command=shim, args=["mcp"], cwd=os.path.dirname(project), env=dict(os.environ))
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write, list_roots_callback=list_roots) as session:
-            await session.initialize()
-            is_error, body = await call(session, "ctx_outline", {"path": "src/lib.rs", "depth": 0})
-            assert not is_error and body.startswith("src/lib.rs (rust)"), body
+        params = StdioServerParameters(command=shim, args=["mcp"], cwd=os.path.dirname(project), env=dict(os.environ))
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, list_roots_callback=list_roots) as session:
+                await session.initialize()
+                is_error, body = await call(session, "ctx_outline", {"path": "src/lib.rs", "depth": 0})
+                assert not is_error and body.startswith("src/lib.rs (rust)"), (offered, body)
 
 
 async def language_servers(shim, project):
