@@ -137,6 +137,7 @@ async def main(shim, project):
             assert is_error and "needs `new_body`" in body, body
             is_error, body = await call(session, "ctx_search", {"query": "x", "kind": "gadget"})
             assert is_error and "unknown kind" in body, body
+            await typed_failures_and_dialect(session, project)
 
             # The daemon dies under the session: the next call brings a new one.
             lock = os.path.join(os.environ["LEAN_CTX_RUNTIME_DIR"], "lean-ctxd.lock")
@@ -161,6 +162,49 @@ async def main(shim, project):
                 assert "pub fn helper() -> i32 { 3 }" in f.read()
     await roots_session(shim, project)
     print("ok")
+
+
+async def typed_failures_and_dialect(session, project):
+    """Arguments that do not fit are tool errors naming what is accepted
+    (INVALID_TARGET), never JSON-RPC errors (call_tool would raise); the published
+    tool's spellings work unchanged. Leaves src/lib.rs as it found it."""
+    is_error, body = await call(session, "ctx_refactor", {"action": "frobnicate", "path": "src/lib.rs"})
+    assert is_error and body.startswith("ERROR: INVALID_TARGET:") and "symbols_overview" in body, body
+    is_error, body = await call(session, "ctx_refactor", {"action": "references", "path": "src/lib.rs", "line": {"n": 5}, "column": 8})
+    assert is_error and body.startswith("ERROR: INVALID_TARGET:") and "accepts:" in body and "line" in body, body
+    is_error, body = await call(session, "ctx_outline", {"depth": [1]})
+    assert is_error and body.startswith("ERROR: INVALID_TARGET:") and "depth" in body, body
+    is_error, body = await call(session, "ctx_search", {"limit": 5})
+    assert is_error and body.startswith("ERROR: INVALID_TARGET:") and "query" in body, body
+
+    is_error, body = await call(session, "ctx_refactor", {"action": "symbols_overview", "file": "src/lib.rs"})
+    assert not is_error and "(rust, 5 symbols)" in body, body
+    with open(os.path.join(project, "src/lib.rs")) as f:
+        before = f.read()
+    is_error, body = await call(
+        session,
+        "ctx_refactor",
+        {"action": "replace_symbol_body", "file": "src/lib.rs", "name_path": "helper", "new_text": "pub fn helper() -> i32 { 5 }"},
+    )
+    assert not is_error, body
+    with open(os.path.join(project, "src/lib.rs")) as f:
+        assert "pub fn helper() -> i32 { 5 }" in f.read()
+    # `<action>_preview` is the action previewed: here no language server runs (the
+    # root is not trusted), so the answer says that, not that the action is unknown.
+    is_error, body = await call(
+        session,
+        "ctx_refactor",
+        {"action": "rename_preview", "file": "src/lib.rs", "line": 9, "column": 7, "new_name": "helper2"},
+    )
+    assert is_error and body.startswith("ERROR: BACKEND_REQUIRED:"), body
+    is_error, body = await call(
+        session,
+        "ctx_refactor",
+        {"action": "replace_symbol_body", "path": "src/lib.rs", "name_path": "helper", "new_body": "pub fn helper() -> i32 { 3 }"},
+    )
+    assert not is_error, body
+    with open(os.path.join(project, "src/lib.rs")) as f:
+        assert f.read() == before
 
 
 async def roots_session(shim, project):
