@@ -1453,3 +1453,34 @@ fn an_ambiguous_name_path_names_every_candidate_and_edits_nothing() {
         java.replace("return a + b;", "return b + a;")
     );
 }
+
+/// Issue 16: `lean-ctx --root DIR …` run from outside DIR resolves relative paths (and
+/// the default, "here") against DIR, as MCP does; inside the root they start at the
+/// working directory.
+#[test]
+fn paths_from_outside_the_root_start_at_the_root() {
+    let (env, root) = project(&[("src/lib.rs", LIB_RS)]);
+    let outside = env.dir().join("elsewhere");
+    fs::create_dir_all(&outside).unwrap();
+    let root_arg = root.to_str().unwrap();
+    let v = ok(&env, &outside, &["--root", root_arg, "outline"]);
+    assert_eq!(v["files"][0]["path"], "src/lib.rs", "{v}");
+    let v = ok(
+        &env,
+        &outside,
+        &[
+            "--root",
+            root_arg,
+            "refactor",
+            "symbols-overview",
+            "src/lib.rs",
+        ],
+    );
+    assert_eq!(v["path"], "src/lib.rs", "{v}");
+    let v = ok(
+        &env,
+        &root.join("src"),
+        &["refactor", "symbols-overview", "lib.rs"],
+    );
+    assert_eq!(v["path"], "src/lib.rs", "{v}");
+}
