@@ -646,3 +646,56 @@ fn a_rename_the_server_planned_on_a_stale_view_of_a_file_is_a_conflict_never_a_w
         SHAPES_RS
     );
 }
+
+/// A TypeScript project `ts`: `shared` exported by src/a.ts and used by three other
+/// files (one with a non-ASCII line first); trusted, with the pinned
+/// typescript-language-server configured.
+fn typescript_project() -> (TestEnv, PathBuf) {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\ntypescript = [{:?}, \"--stdio\"]\n",
+        typescript_language_server().display().to_string()
+    ));
+    let root = env.dir().join("ts");
+    fs::create_dir_all(root.join("src/use")).unwrap();
+    fs::write(root.join("tsconfig.json"), "{\"include\": [\"src\"]}\n").unwrap();
+    fs::write(
+        root.join("src/a.ts"),
+        "// Größe\nexport function shared(): number { return 1; }\n",
+    )
+    .unwrap();
+    for i in 1..=3 {
+        fs::write(
+            root.join(format!("src/use/u{i}.ts")),
+            format!("import {{ shared }} from '../a';\nexport const v{i} = shared() + {i};\n"),
+        )
+        .unwrap();
+    }
+    git(&root, &["init", "-q"]);
+    let root = fs::canonicalize(root).unwrap();
+    env.trust(&root);
+    (env, root)
+}
+
+/// Issue 16: a freshly started typescript-language-server answered `references` from
+/// its partial-semantic syntax server while tsserver loaded the project (1 of 7
+/// locations, the next call 7). A cold server's answer is the whole answer: each of
+/// three fresh daemons answers all seven on its first call.
+#[test]
+fn a_cold_typescript_server_answers_references_completely_on_the_first_call() {
+    let want = [
+        "src/a.ts 2:16",
+        "src/use/u1.ts 1:9",
+        "src/use/u1.ts 2:18",
+        "src/use/u2.ts 1:9",
+        "src/use/u2.ts 2:18",
+        "src/use/u3.ts 1:9",
+        "src/use/u3.ts 2:18",
+    ];
+    for attempt in 0..3 {
+        let (env, root) = typescript_project();
+        let refs = env.ok(&root, &["refactor", "references", "src/a.ts:2:17"]);
+        assert_eq!(spots(&refs), want, "fresh daemon {attempt}: {refs}");
+        assert_eq!(refs["backing"], "typescript-language-server", "{refs}");
+    }
+}

@@ -128,7 +128,14 @@ impl Pool {
             self.rust_analyzer_settings()
         } else if program_name.starts_with("typescript-language-server") {
             match self.tsserver(&command[0]) {
-                Ok(tsserver) => json!({ "tsserver": { "path": tsserver } }),
+                // tsserver's semantic server alone: with the default "auto", requests
+                // made while the project loads go to the partial-semantic syntax
+                // server, which knows only the open files (`references` answered 1
+                // of 7 on a cold server; issue 16). The semantic server queues them
+                // behind the project load, so its answer is complete.
+                Ok(tsserver) => {
+                    json!({ "tsserver": { "path": tsserver, "useSyntaxServer": "never" } })
+                }
                 Err(e) => return Choice::Refused(e),
             }
         } else {
