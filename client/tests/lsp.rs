@@ -699,3 +699,48 @@ fn a_cold_typescript_server_answers_references_completely_on_the_first_call() {
         assert_eq!(refs["backing"], "typescript-language-server", "{refs}");
     }
 }
+
+/// Issue 16: with the real gopls, a first call on a fresh daemon answers every
+/// reference across the module's packages (gopls is ready only once its initial
+/// workspace load ended), and a position on no symbol is `NO_SYMBOL_AT_POSITION`:
+/// gopls's own "no identifier found" on a keyword (it was `INTERNAL … report a bug`)
+/// and a blank, which other servers answer with no locations.
+#[test]
+fn gopls_answers_a_cold_call_completely_and_no_symbol_at_position_on_no_symbol() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\ngo = [{:?}]\n",
+        gopls().display().to_string()
+    ));
+    let root = env.dir().join("mod");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(root.join("go.mod"), "module example.com/m\n\ngo 1.21\n").unwrap();
+    fs::write(
+        root.join("a.go"),
+        "package m\n\n// Größe\nfunc Shared() int { return 1 }\n",
+    )
+    .unwrap();
+    for i in 1..=3 {
+        let dir = root.join(format!("p{i}"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join("u.go"),
+            format!("package p{i}\n\nimport \"example.com/m\"\n\nvar V = m.Shared()\n"),
+        )
+        .unwrap();
+    }
+    git(&root, &["init", "-q"]);
+    let root = fs::canonicalize(root).unwrap();
+    env.trust(&root);
+
+    let refs = env.ok(&root, &["refactor", "references", "a.go:4:6"]);
+    assert_eq!(
+        spots(&refs),
+        ["a.go 4:5", "p1/u.go 5:10", "p2/u.go 5:10", "p3/u.go 5:10"],
+        "{refs}"
+    );
+    for at in ["a.go:1:0", "a.go:2:0"] {
+        let e = env.err(&root, &["refactor", "references", at]);
+        assert_eq!(e["code"], "NO_SYMBOL_AT_POSITION", "{at}: {e}");
+    }
+}
