@@ -744,3 +744,60 @@ fn gopls_answers_a_cold_call_completely_and_no_symbol_at_position_on_no_symbol()
         assert_eq!(e["code"], "NO_SYMBOL_AT_POSITION", "{at}: {e}");
     }
 }
+
+/// Issue 16: `inspections` finds the obvious errors. Rust: two undefined names and a
+/// type error, from rust-analyzer's own diagnostics (experimental ones included), no
+/// cargo run; Python: pylsp's default checker (pyflakes) names an undefined name.
+#[test]
+fn inspections_report_undefined_names_and_type_errors_by_default() {
+    let (env, root) = rust_project("");
+    fs::write(
+        root.join("src/broken.rs"),
+        "pub fn f() -> u32 {\n    let größe: u32 = \"ö\";\n    undefined_one + undefined_two(größe)\n}\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("src/lib.rs"),
+        format!("{LIB_RS}pub mod broken;\n"),
+    )
+    .unwrap();
+    let diags = env.ok(&root, &["refactor", "inspections", "src/broken.rs"]);
+    let errors: Vec<String> = diags["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "ERROR")
+        .map(|d| {
+            let at = &d["range"]["start"];
+            format!(
+                "{} {}:{}",
+                d["code"].as_str().unwrap_or("-"),
+                at["line"],
+                at["column"]
+            )
+        })
+        .collect();
+    // Both undefined names (E0425: `undefined_one`, `undefined_two`) and the
+    // mismatched type (E0308, after the non-ASCII `größe`).
+    for want in ["E0425 3:4", "E0425 3:20", "E0308 2:21"] {
+        assert!(errors.iter().any(|e| e == want), "no {want}: {diags}");
+    }
+
+    let env = python_env("");
+    let root = python_project(&env, "py");
+    fs::write(
+        root.join("bad.py"),
+        "# Größe\ndef f():\n    return nirgends + 1\n",
+    )
+    .unwrap();
+    let diags = env.ok(&root, &["refactor", "inspections", "bad.py"]);
+    assert!(
+        diags["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["range"]["start"]["line"] == 3
+                && d["message"].as_str().unwrap().contains("nirgends")),
+        "{diags}"
+    );
+}
