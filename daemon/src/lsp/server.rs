@@ -306,17 +306,7 @@ impl Server {
                 .await
                 .is_err()
             {
-                return Err(LeanError::new(
-                    ErrorCode::Indexing,
-                    format!(
-                        "{} is still loading {}: {}",
-                        self.name(),
-                        self.root.display(),
-                        progress.message
-                    ),
-                )
-                .with_remedy("retry in a moment, or pass a longer wait (wait_ms / --wait)")
-                .with_details(ErrorDetails::Progress(progress)));
+                return Err(self.loading(progress));
             }
         }
     }
@@ -336,6 +326,21 @@ impl Server {
             )
             .with_remedy("fix the project so `cargo metadata` succeeds there (the server reloads on Cargo.toml changes); `lean-ctx daemon logs` has details")
         })
+    }
+
+    /// `INDEXING` with the server's progress.
+    fn loading(&self, progress: Progress) -> LeanError {
+        LeanError::new(
+            ErrorCode::Indexing,
+            format!(
+                "{} is still loading {}: {}",
+                self.name(),
+                self.root.display(),
+                progress.message
+            ),
+        )
+        .with_remedy("retry in a moment, or pass a longer wait (wait_ms / --wait)")
+        .with_details(ErrorDetails::Progress(progress))
     }
 
     fn failed_error(&self) -> LeanError {
@@ -393,20 +398,18 @@ impl Server {
             ),
             RpcError::Closed(_) => self.failed_error(),
             RpcError::Timeout { .. } => {
-                let live = self.shared.live.lock().unwrap();
-                if live.work.is_empty() {
-                    return LeanError::internal(e.to_string()).with_remedy(
+                // Still loading (tsserver loading a project it met with this file) is
+                // INDEXING; a server busy with nothing it reports is an error.
+                let loading = {
+                    let live = self.shared.live.lock().unwrap();
+                    (!live.work.is_empty()).then(|| live.progress(self.started.elapsed()))
+                };
+                match loading {
+                    Some(progress) => self.loading(progress),
+                    None => LeanError::internal(e.to_string()).with_remedy(
                         "retry; the language server may be busy (`lean-ctx daemon status` shows it)",
-                    );
+                    ),
                 }
-                // Still loading (tsserver loading a project it met with this file).
-                let progress = live.progress(self.started.elapsed());
-                LeanError::new(
-                    ErrorCode::Indexing,
-                    format!("{} is still loading: {}", self.name(), progress.message),
-                )
-                .with_remedy("retry in a moment, or pass a longer wait (wait_ms / --wait)")
-                .with_details(ErrorDetails::Progress(progress))
             }
             RpcError::Server { ref message, .. } if no_symbol_here(message) => LeanError::new(
                 ErrorCode::NoSymbolAtPosition,
