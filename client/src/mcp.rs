@@ -290,8 +290,9 @@ pub struct SearchParams {
     /// `symbol` (default): symbols by name; `text`: lines holding `query` literally;
     /// `regex`: lines matching `query` as a regex (Rust regex syntax, as ripgrep's).
     pub action: Option<String>,
-    /// symbol: a name (`run`), a substring (`Handl`), or a qualified `Type/member`
-    /// (`Point/new`); text: the text; regex: the regex.
+    /// symbol: a name (`run`), a substring (`Handl`), or a qualified name with `/`,
+    /// `::` or `.` (`Point/new`, `Point::new`, `pkg.Class.method`; a leading
+    /// separator: top level only); text: the text; regex: the regex.
     pub query: String,
     /// symbol: only this kind: module, class, struct, enum, interface, trait, impl,
     /// function, method, constructor, field, property, constant, static, variable,
@@ -351,8 +352,9 @@ pub struct RefactorParams {
     /// reformat and with `line`; optional with `name_path` (narrows the search to that
     /// file).
     pub path: Option<String>,
-    /// The symbol to edit, e.g. `Point/new` or `helper`; qualify to disambiguate
-    /// (AMBIGUOUS_SYMBOL lists the candidates).
+    /// The symbol to edit, e.g. `Point/new` or `helper`: matches every symbol whose
+    /// path ends with it, at any depth; `/helper` only the top-level one; `add[1]` the
+    /// second of two same-named. More than one match is AMBIGUOUS_SYMBOL listing them.
     pub name_path: Option<String>,
     /// 1-based line: of the symbol to edit (instead of `name_path`), of the position
     /// (with `column`), or the first line of a reformat region or symbol.

@@ -646,3 +646,158 @@ fn a_rename_the_server_planned_on_a_stale_view_of_a_file_is_planned_again_on_the
         SHAPES_RS.replace("Square", "Quadrat")
     );
 }
+
+/// A TypeScript project `ts`: `shared` exported by src/a.ts and used by three other
+/// files (one with a non-ASCII line first); trusted, with the pinned
+/// typescript-language-server configured.
+fn typescript_project() -> (TestEnv, PathBuf) {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\ntypescript = [{:?}, \"--stdio\"]\n",
+        typescript_language_server().display().to_string()
+    ));
+    let root = env.dir().join("ts");
+    fs::create_dir_all(root.join("src/use")).unwrap();
+    fs::write(root.join("tsconfig.json"), "{\"include\": [\"src\"]}\n").unwrap();
+    fs::write(
+        root.join("src/a.ts"),
+        "// Größe\nexport function shared(): number { return 1; }\n",
+    )
+    .unwrap();
+    for i in 1..=3 {
+        fs::write(
+            root.join(format!("src/use/u{i}.ts")),
+            format!("import {{ shared }} from '../a';\nexport const v{i} = shared() + {i};\n"),
+        )
+        .unwrap();
+    }
+    git(&root, &["init", "-q"]);
+    let root = fs::canonicalize(root).unwrap();
+    env.trust(&root);
+    (env, root)
+}
+
+/// Issue 16: a freshly started typescript-language-server answered `references` from
+/// its partial-semantic syntax server while tsserver loaded the project (1 of 7
+/// locations, the next call 7). A cold server's answer is the whole answer: each of
+/// three fresh daemons answers all seven on its first call.
+#[test]
+fn a_cold_typescript_server_answers_references_completely_on_the_first_call() {
+    let want = [
+        "src/a.ts 2:16",
+        "src/use/u1.ts 1:9",
+        "src/use/u1.ts 2:18",
+        "src/use/u2.ts 1:9",
+        "src/use/u2.ts 2:18",
+        "src/use/u3.ts 1:9",
+        "src/use/u3.ts 2:18",
+    ];
+    for attempt in 0..3 {
+        let (env, root) = typescript_project();
+        let refs = env.ok(&root, &["refactor", "references", "src/a.ts:2:17"]);
+        assert_eq!(spots(&refs), want, "fresh daemon {attempt}: {refs}");
+        assert_eq!(refs["backing"], "typescript-language-server", "{refs}");
+    }
+}
+
+/// Issue 16: with the real gopls, a first call on a fresh daemon answers every
+/// reference across the module's packages (gopls is ready only once its initial
+/// workspace load ended), and a position on no symbol is `NO_SYMBOL_AT_POSITION`:
+/// gopls's own "no identifier found" on a keyword (it was `INTERNAL … report a bug`)
+/// and a blank, which other servers answer with no locations.
+#[test]
+fn gopls_answers_a_cold_call_completely_and_no_symbol_at_position_on_no_symbol() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\ngo = [{:?}]\n",
+        gopls().display().to_string()
+    ));
+    let root = env.dir().join("mod");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(root.join("go.mod"), "module example.com/m\n\ngo 1.21\n").unwrap();
+    fs::write(
+        root.join("a.go"),
+        "package m\n\n// Größe\nfunc Shared() int { return 1 }\n",
+    )
+    .unwrap();
+    for i in 1..=3 {
+        let dir = root.join(format!("p{i}"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join("u.go"),
+            format!("package p{i}\n\nimport \"example.com/m\"\n\nvar V = m.Shared()\n"),
+        )
+        .unwrap();
+    }
+    git(&root, &["init", "-q"]);
+    let root = fs::canonicalize(root).unwrap();
+    env.trust(&root);
+
+    let refs = env.ok(&root, &["refactor", "references", "a.go:4:6"]);
+    assert_eq!(
+        spots(&refs),
+        ["a.go 4:5", "p1/u.go 5:10", "p2/u.go 5:10", "p3/u.go 5:10"],
+        "{refs}"
+    );
+    for at in ["a.go:1:0", "a.go:2:0"] {
+        let e = env.err(&root, &["refactor", "references", at]);
+        assert_eq!(e["code"], "NO_SYMBOL_AT_POSITION", "{at}: {e}");
+    }
+}
+
+/// Issue 16: `inspections` finds the obvious errors. Rust: two undefined names and a
+/// type error, from rust-analyzer's own diagnostics (experimental ones included), no
+/// cargo run; Python: pylsp's default checker (pyflakes) names an undefined name.
+#[test]
+fn inspections_report_undefined_names_and_type_errors_by_default() {
+    let (env, root) = rust_project("");
+    fs::write(
+        root.join("src/broken.rs"),
+        "pub fn f() -> u32 {\n    let größe: u32 = \"ö\";\n    undefined_one + undefined_two(größe)\n}\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("src/lib.rs"),
+        format!("{LIB_RS}pub mod broken;\n"),
+    )
+    .unwrap();
+    let diags = env.ok(&root, &["refactor", "inspections", "src/broken.rs"]);
+    let errors: Vec<String> = diags["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "ERROR")
+        .map(|d| {
+            let at = &d["range"]["start"];
+            format!(
+                "{} {}:{}",
+                d["code"].as_str().unwrap_or("-"),
+                at["line"],
+                at["column"]
+            )
+        })
+        .collect();
+    // Both undefined names (E0425: `undefined_one`, `undefined_two`) and the
+    // mismatched type (E0308, after the non-ASCII `größe`).
+    for want in ["E0425 3:4", "E0425 3:20", "E0308 2:21"] {
+        assert!(errors.iter().any(|e| e == want), "no {want}: {diags}");
+    }
+
+    let env = python_env("");
+    let root = python_project(&env, "py");
+    fs::write(
+        root.join("bad.py"),
+        "# Größe\ndef f():\n    return nirgends + 1\n",
+    )
+    .unwrap();
+    let diags = env.ok(&root, &["refactor", "inspections", "bad.py"]);
+    assert!(
+        diags["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["range"]["start"]["line"] == 3
+                && d["message"].as_str().unwrap().contains("nirgends")),
+        "{diags}"
+    );
+}

@@ -81,6 +81,41 @@ impl Target {
         })
     }
 
+    /// `NO_SYMBOL_AT_POSITION` unless the position touches a word (the character at
+    /// it, or the one before it: a caret just after a name): servers answer a blank
+    /// or a bracket with no locations (most) or an internal error (gopls), and
+    /// neither is an answer about a symbol.
+    fn require_word(&self, at: &FilePosition) -> Result<(), LeanError> {
+        let line = self
+            .synced
+            .text
+            .text()
+            .split('\n')
+            .nth((at.line as usize).saturating_sub(1))
+            .unwrap_or("");
+        let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+        let mut chars = line.chars().skip((at.column as usize).saturating_sub(1));
+        let (before, here) = if at.column == 0 {
+            (None, chars.next())
+        } else {
+            (chars.next(), chars.next())
+        };
+        if before.is_some_and(word) || here.is_some_and(word) {
+            return Ok(());
+        }
+        Err(LeanError::new(
+            ErrorCode::NoSymbolAtPosition,
+            format!(
+                "no symbol at {}:{}:{} ({:?})",
+                self.file.rel,
+                at.line,
+                at.column,
+                line.trim()
+            ),
+        )
+        .with_remedy("point at a symbol's name (line 1-based, column 0-based in characters)"))
+    }
+
     fn require(&self, capability: &str, action: &str) -> Result<(), LeanError> {
         if self.server.offers(capability) {
             Ok(())
@@ -148,6 +183,7 @@ pub async fn navigate(
 ) -> Result<NavigateResponse, LeanError> {
     let t = target(cx, file, req.wait_ms).await?;
     let position = t.position_params(&req.at)?;
+    t.require_word(&req.at)?;
     let work = WorkDoneProgressParams::default();
     let partial = PartialResultParams::default();
     let raw: Vec<(lsp_types::Uri, lsp_types::Range)> = match req.action {

@@ -8,6 +8,7 @@
 
 pub mod git_index;
 pub mod lang;
+pub mod name_path;
 mod rust_items;
 mod skeleton;
 pub mod symbols;
