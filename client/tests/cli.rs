@@ -392,17 +392,21 @@ fn a_newer_daemon_is_reported_not_replaced() {
     let (out, v) = env.shim_json(&["daemon", "ping"]);
     mock.join().unwrap();
     assert!(!out.status.success());
-    assert_eq!(v["error"]["code"], "INTERNAL");
+    // Builds that cannot talk: a typed error naming both builds and what to restart,
+    // nothing about logs.
+    assert_eq!(v["error"]["code"], "BACKEND_REQUIRED");
     let message = v["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("pid 4242") && message.contains("upgrade lean-ctx"),
+        message.contains("pid 4242")
+            && message.contains("upgrade lean-ctx")
+            && message.contains(&format!("this client lean-ctx {} build", VERSION)),
         "{message}"
     );
+    let remedy = v["error"]["remedy"].as_str().unwrap();
     assert!(
-        v["error"]["remedy"]
-            .as_str()
-            .unwrap()
-            .contains("lean-ctx daemon restart"),
+        remedy.contains("restart this agent session")
+            && remedy.contains("lean-ctx daemon restart")
+            && !remedy.contains("logs"),
         "{v}"
     );
     assert!(env.daemons().is_empty());
