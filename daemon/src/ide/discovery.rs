@@ -4,7 +4,7 @@
 //! issue 15's "the IDE proves itself"): its port file is ours, 0600 and no symlink,
 //! and names exactly that root; its pid is alive; the socket listening on its port
 //! belongs to that pid and to us ([`verify_listener`]); and `GET /health` with the
-//! token answers within 300 ms. The answer is cached briefly; a file event or a
+//! token answers within `[ide] health_timeout` (300 ms). The answer is cached briefly; a file event or a
 //! failed call forgets it, so a window that opens is used by the next call and one
 //! that dies is left within the same call. The listener is proven again (cheaply:
 //! the same socket inodes as last time) before every request that carries the token.
@@ -40,8 +40,6 @@ use lean_ctx_shared::{
     protocol::IdeStatus,
 };
 
-/// `GET /health` must answer within this (spec §1.2).
-const HEALTH_TIMEOUT: Duration = Duration::from_millis(300);
 /// How long a window that hung past its timeout is not asked (a hung IDE would
 /// otherwise cost every call the whole timeout).
 pub const HOLD_AFTER_TIMEOUT: Duration = Duration::from_secs(60);
@@ -327,7 +325,7 @@ impl Discovery {
             .http
             .get(format!("http://127.0.0.1:{}/health", ide.port))
             .header("X-LeanCtx-Token", &ide.token)
-            .timeout(HEALTH_TIMEOUT)
+            .timeout(self.timeouts.health_timeout)
             .send();
         match get.await {
             Ok(r) if r.status().is_success() || r.status() == reqwest::StatusCode::UNAUTHORIZED => {
