@@ -10,6 +10,7 @@
 //! | symbol edits | IDE (one undo entry there), then our own writer |
 //! | `symbols_overview`, `outline` of a file | headless index, then IDE (file types tree-sitter does not parse) |
 //! | `outline` of a directory, `tree`, `search_symbol`, `search_text` | headless index |
+//! | `read` | headless (the disk through the jail, the session's reads) |
 //!
 //! Fallback: a backing that is absent (no IDE window serves the root) or does not
 //! answer (the connection fails, or it hangs past its timeout: the window is then
@@ -31,17 +32,17 @@ use lean_ctx_shared::{
     ErrorCode, LeanError,
     protocol::{
         EditRequest, EditResponse, FileOutline, InspectionsRequest, InspectionsResponse,
-        NavigateRequest, NavigateResponse, OutlineRequest, OutlineResponse, RefactorKind,
-        RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
-        SearchSymbolResponse, SearchTextRequest, SearchTextResponse, SymbolsOverviewRequest,
-        SymbolsOverviewResponse, TreeRequest, TreeResponse, TypeHierarchyRequest,
-        TypeHierarchyResponse,
+        NavigateRequest, NavigateResponse, OutlineRequest, OutlineResponse, ReadRequest,
+        ReadResponse, RefactorKind, RefactorRequest, RefactorResponse, ReformatRequest,
+        ReformatResponse, SearchSymbolRequest, SearchSymbolResponse, SearchTextRequest,
+        SearchTextResponse, SymbolsOverviewRequest, SymbolsOverviewResponse, TreeRequest,
+        TreeResponse, TypeHierarchyRequest, TypeHierarchyResponse,
     },
     render,
 };
 
 use crate::{
-    backing::{Cx, Miss, Outcome, blocking, headless, ide, lsp, resolve},
+    backing::{self, Cx, Miss, Outcome, blocking, headless, ide, lsp, resolve},
     call_log::{note_backing, note_root},
     edit::Written,
     gain::{Baseline, Call},
@@ -492,6 +493,32 @@ pub async fn search_text(
         None,
         Baseline::Text(grep),
         render::search_text(&resp, &req.pattern),
+    );
+    Ok(resp)
+}
+
+/// `read`: headless only (the disk is the truth; no backing reads better), each file
+/// jailed by the backing; gain against the whole file each first read stands in for,
+/// and for a re-read against what it would have sent again.
+pub async fn read(d: &Daemon, req: ReadRequest) -> Result<ReadResponse, LeanError> {
+    let cx = cx(d, &req.root)?;
+    let answered = backing::read::read(&cx, &req).await?;
+    note_backing(headless::BACKING);
+    let file = match answered.as_slice() {
+        [one] => one.abs.clone(),
+        _ => None,
+    };
+    let baseline = answered.iter().map(|a| a.baseline.as_str()).collect();
+    let resp = ReadResponse {
+        truncated: answered.len() < req.paths.len(),
+        files: answered.into_iter().map(|a| a.read).collect(),
+    };
+    record(
+        d,
+        "read",
+        file.as_deref(),
+        Baseline::Text(baseline),
+        render::read(&resp),
     );
     Ok(resp)
 }

@@ -6,9 +6,10 @@
 use crate::{
     ErrorDetails, LeanError,
     protocol::{
-        EditAction, EditResponse, InspectionsResponse, NavigateResponse, OutlineResponse,
-        RefactorResponse, ReformatResponse, SearchSymbolResponse, SearchTextResponse, SymbolInfo,
-        SymbolsOverviewResponse, TreeEntryKind, TreeResponse, TypeHierarchyResponse,
+        EditAction, EditResponse, FileRead, InspectionsResponse, NavigateResponse, OutlineResponse,
+        ReadContent, ReadMode, ReadResponse, RefactorResponse, ReformatResponse,
+        SearchSymbolResponse, SearchTextResponse, SymbolInfo, SymbolsOverviewResponse,
+        TreeEntryKind, TreeResponse, TypeHierarchyResponse,
     },
 };
 
@@ -310,6 +311,81 @@ fn backed(backing: &str, fallback: &Option<String>) -> String {
     match fallback {
         Some(why) => format!(" ({backing}; {why})"),
         None => format!(" ({backing})"),
+    }
+}
+
+/// Every file of a read, one after another.
+pub fn read(resp: &ReadResponse) -> String {
+    let mut s: Vec<String> = resp.files.iter().map(file_read).collect();
+    if resp.truncated {
+        s.push(
+            "… more files were asked for than one answer holds; read them in another call".into(),
+        );
+    }
+    s.join("\n")
+}
+
+/// One file of a read. Content: `path  what, lines A-B of N  hash H  (read K)` then
+/// the lines, each `  LINE  text`; a map or signatures: one symbol a line with its
+/// lines and hash; a re-read: one line, or the diff; a failure: its error.
+pub fn file_read(f: &FileRead) -> String {
+    let read = f.read.map(|n| format!("  (read {n})")).unwrap_or_default();
+    match &f.content {
+        ReadContent::Unchanged { since } => {
+            format!("{}: unchanged since your read {since}", f.path)
+        }
+        ReadContent::Diff { since, diff } => format!(
+            "{}: changed since your read {since}, hash {}{read}\n{diff}",
+            f.path, f.hash
+        ),
+        ReadContent::Failed(e) => format!("{}: {}", f.path, error(e)),
+        ReadContent::Lines {
+            start_line,
+            end_line,
+            lines,
+            name_path,
+        } => {
+            let what = name_path.as_deref().unwrap_or(f.mode.as_str());
+            let mut s = format!(
+                "{}  {what}, lines {start_line}-{end_line} of {}  hash {}{read}\n",
+                f.path, f.total_lines, f.hash
+            );
+            let width = end_line.to_string().len();
+            for (i, line) in lines.iter().enumerate() {
+                s.push_str(&format!("{:>width$}  {line}\n", *start_line as usize + i));
+            }
+            s.trim_end_matches('\n').to_string()
+        }
+        ReadContent::Symbols { symbols, total } => {
+            let mut s = format!(
+                "{}  {}, {} lines, {total} symbols  hash {}{read}\n",
+                f.path,
+                f.mode.as_str(),
+                f.total_lines,
+                f.hash
+            );
+            for sym in symbols {
+                let indent = "  ".repeat(sym.depth as usize + 1);
+                let (a, b) = (sym.range.start.line, sym.range.end.line);
+                if f.mode == ReadMode::Map {
+                    s.push_str(&format!(
+                        "{indent}{a}-{b}  {} {}  {}\n",
+                        sym.kind.as_str(),
+                        sym.name_path,
+                        sym.hash
+                    ));
+                } else {
+                    s.push_str(&format!("{indent}{a}  {}  {}\n", sym.signature, sym.hash));
+                }
+            }
+            if symbols.len() < *total as usize {
+                s.push_str(&format!(
+                    "… {} of {total} symbols shown; read one with mode=symbol\n",
+                    symbols.len()
+                ));
+            }
+            s.trim_end_matches('\n').to_string()
+        }
     }
 }
 

@@ -47,8 +47,9 @@ async def main(shim, project):
             assert took < 5, f"initialize took {took:.1f}s"
 
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            assert set(tools) == {"ctx_outline", "ctx_tree", "ctx_search", "ctx_refactor"}, set(tools)
-            assert tools["ctx_tree"].annotations.read_only_hint is True, tools["ctx_tree"].annotations
+            assert set(tools) == {"ctx_outline", "ctx_tree", "ctx_search", "ctx_read", "ctx_refactor"}, set(tools)
+            for read_only in ("ctx_tree", "ctx_search", "ctx_read"):
+                assert tools[read_only].annotations.read_only_hint is True, tools[read_only].annotations
             for tool in tools.values():
                 Draft202012Validator.check_schema(tool.input_schema)
                 assert tool.description, tool.name

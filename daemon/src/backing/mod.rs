@@ -15,6 +15,7 @@ mod grep;
 pub mod headless;
 pub mod ide;
 pub mod lsp;
+pub mod read;
 
 use std::sync::Arc;
 

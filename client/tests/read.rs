@@ -1,0 +1,299 @@
+//! Reading, end to end through real shims and the real daemon: `lean-ctx read` in
+//! every mode over a git repository with a CRLF file and non-ASCII text, each
+//! answer's hash guarding the next edit of exactly what was read; re-reads within a
+//! session (`--session`, `LEAN_CTX_SESSION`) answered by one line or by the diff;
+//! batches where one file's failure (outside the root, missing) stays its own.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+};
+
+use lean_ctx_testkit::{TestEnv, git};
+use serde_json::Value;
+
+const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
+
+const LIB: &str = "pub struct Point {\n    pub x: i32,\n}\n\nimpl Point {\n    pub fn größe(&self) -> i32 {\n        // 日本\n        self.x\n    }\n}\n\npub fn helper() -> u8 {\n    1\n}\n";
+const CRLF: &str =
+    "// ünï\r\nfn zweite() -> &'static str {\r\n    \"ß\"\r\n}\r\n\r\nfn dritte() {}\r\n";
+
+fn fixture() -> (TestEnv, PathBuf) {
+    let env = TestEnv::with_shim(SHIM);
+    let root = env.dir().join("proj");
+    fs::create_dir_all(root.join("src")).unwrap();
+    git(&root, &["init", "-q"]);
+    fs::write(root.join("src/lib.rs"), LIB).unwrap();
+    fs::write(root.join("src/crlf.rs"), CRLF).unwrap();
+    fs::write(env.dir().join("outside.rs"), "fn secret() {}\n").unwrap();
+    (env, fs::canonicalize(root).unwrap())
+}
+
+fn file(v: &Value, i: usize) -> &Value {
+    &v["files"][i]
+}
+
+/// `lean-ctx ARGS` in `cwd` as text (what an agent reads).
+fn text(env: &TestEnv, cwd: &Path, args: &[&str]) -> String {
+    let out = env.shim().current_dir(cwd).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn blake3_hex(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+#[test]
+fn every_mode_answers_with_the_hash_that_guards_the_next_edit_of_exactly_that() {
+    let (env, root) = fixture();
+    // full: numbered lines without line endings, the whole file's hash.
+    let v = env.ok(&root, &["read", "src/crlf.rs"]);
+    let f = file(&v, 0);
+    assert_eq!(f["hash"], blake3_hex(CRLF.as_bytes()), "{v}");
+    assert_eq!(f["content"]["Lines"]["lines"][0], "// ünï", "{v}");
+    assert_eq!(f["content"]["Lines"]["lines"][2], "    \"ß\"", "{v}");
+    assert_eq!(f["total_lines"], 7);
+
+    // map: each symbol with its range and the hash of its bytes.
+    let v = env.ok(&root, &["read", "src/lib.rs", "--mode", "map"]);
+    let symbols = file(&v, 0)["content"]["Symbols"]["symbols"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let method = symbols
+        .iter()
+        .find(|s| s["name_path"] == "Point/größe")
+        .unwrap_or_else(|| panic!("{v}"));
+    let decl = "pub fn größe(&self) -> i32 {\n        // 日本\n        self.x\n    }";
+    assert_eq!(method["hash"], blake3_hex(decl.as_bytes()), "{v}");
+    assert_eq!(method["depth"], 1);
+    assert_eq!(method["range"]["start"]["line"], 6);
+
+    // symbol: the same hash, the declaration's whole lines.
+    let v = env.ok(&root, &["read", "src/lib.rs", "--name-path", "größe"]);
+    let f = file(&v, 0);
+    assert_eq!(f["hash"], method["hash"], "{v}");
+    assert_eq!(
+        f["content"]["Lines"]["lines"][0],
+        "    pub fn größe(&self) -> i32 {"
+    );
+    let shown = text(&env, &root, &["read", "src/lib.rs", "--name-path", "größe"]);
+    assert!(
+        shown.starts_with(&format!(
+            "src/lib.rs  Point/größe, lines 6-9 of 15  hash {}\n6  ",
+            method["hash"].as_str().unwrap()
+        )),
+        "{shown}"
+    );
+
+    // The symbol's hash guards its edit: accepted now …
+    let hash = method["hash"].as_str().unwrap().to_string();
+    env.ok(
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "Point/größe",
+            "--new-body",
+            "pub fn größe(&self) -> i32 {\n    self.x * 2\n}",
+            "--expected-hash",
+            &hash,
+        ],
+    );
+    // … and stale after it.
+    let e = env.err(
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "Point/größe",
+            "--new-body",
+            "pub fn größe(&self) -> i32 { 0 }",
+            "--expected-hash",
+            &hash,
+        ],
+    );
+    assert_eq!(e["code"], "CONFLICT", "{e}");
+
+    // lines in a CRLF file: the hash of exactly the lines an edit of them replaces.
+    let v = env.ok(
+        &root,
+        &[
+            "read",
+            "src/crlf.rs",
+            "--start-line",
+            "2",
+            "--end-line",
+            "4",
+        ],
+    );
+    let f = file(&v, 0);
+    assert_eq!(
+        f["hash"],
+        blake3_hex("fn zweite() -> &'static str {\r\n    \"ß\"\r\n}".as_bytes()),
+        "{v}"
+    );
+    let hash = f["hash"].as_str().unwrap().to_string();
+    env.ok(
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--path",
+            "src/crlf.rs",
+            "--line",
+            "2",
+            "--end-line",
+            "4",
+            "--new-body",
+            "fn zweite() -> &'static str {\n    \"ss\"\n}",
+            "--expected-hash",
+            &hash,
+        ],
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("src/crlf.rs")).unwrap(),
+        CRLF.replace("\"ß\"", "\"ss\"")
+    );
+
+    // signatures: declarations with their lines and hashes.
+    let shown = text(
+        &env,
+        &root,
+        &["read", "src/crlf.rs", "--mode", "signatures"],
+    );
+    assert!(
+        shown.contains("  2  fn zweite() -> &'static str  "),
+        "{shown}"
+    );
+    assert!(shown.contains("  6  fn dritte()  "), "{shown}");
+}
+
+#[test]
+fn a_session_re_read_is_one_line_a_change_its_diff_and_fresh_the_whole() {
+    let (env, root) = fixture();
+    let read = |args: &[&str]| {
+        let mut all = vec!["read", "--session", "s1"];
+        all.extend_from_slice(args);
+        text(&env, &root, &all)
+    };
+    let first = read(&["src/lib.rs", "--name-path", "helper"]);
+    assert!(first.contains("13      1"), "{first}");
+    assert_eq!(
+        read(&["src/lib.rs", "--name-path", "helper"]).trim(),
+        "src/lib.rs: unchanged since your read 1"
+    );
+    // Another session, and no session, get it whole.
+    assert_eq!(
+        text(
+            &env,
+            &root,
+            &[
+                "read",
+                "--session",
+                "s2",
+                "src/lib.rs",
+                "--name-path",
+                "helper"
+            ]
+        ),
+        first
+    );
+    assert_eq!(
+        text(
+            &env,
+            &root,
+            &["read", "src/lib.rs", "--name-path", "helper"]
+        ),
+        first.replace("  (read 1)", "")
+    );
+    // The environment names the session too.
+    let out = env
+        .shim()
+        .current_dir(&root)
+        .env("LEAN_CTX_SESSION", "s1")
+        .args(["read", "src/lib.rs", "--name-path", "helper"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "src/lib.rs: unchanged since your read 1"
+    );
+
+    // Someone else changes the file: the re-read is the diff, in file lines.
+    fs::write(
+        root.join("src/lib.rs"),
+        LIB.replace("    1\n}", "    // two\n    2\n}"),
+    )
+    .unwrap();
+    let diff = read(&["src/lib.rs", "--name-path", "helper"]);
+    assert!(
+        diff.starts_with("src/lib.rs: changed since your read 1, hash "),
+        "{diff}"
+    );
+    assert!(
+        diff.contains(
+            "@@ -12,3 +12,4 @@\n pub fn helper() -> u8 {\n-    1\n+    // two\n+    2\n }"
+        ),
+        "{diff}"
+    );
+    assert!(diff.contains("(read 2)"), "{diff}");
+    assert_eq!(
+        read(&["src/lib.rs", "--name-path", "helper"]).trim(),
+        "src/lib.rs: unchanged since your read 2"
+    );
+    let fresh = read(&["src/lib.rs", "--name-path", "helper", "--fresh"]);
+    assert!(fresh.contains("14      2"), "{fresh}");
+
+    // mode=diff: against this session's last read of the whole file.
+    read(&["src/crlf.rs"]);
+    assert_eq!(
+        read(&["src/crlf.rs", "--mode", "diff"]).trim(),
+        "src/crlf.rs: unchanged since your read 3"
+    );
+    fs::write(root.join("src/crlf.rs"), CRLF.replace("dritte", "vierte")).unwrap();
+    let diff = read(&["src/crlf.rs", "--mode", "diff"]);
+    assert!(
+        diff.contains("-fn dritte() {}\n+fn vierte() {}"),
+        "no \\r in a diff: {diff:?}"
+    );
+    // mode=diff needs a session.
+    let e = env.err(&root, &["read", "src/crlf.rs", "--mode", "diff"]);
+    assert_eq!(e["code"], "INVALID_TARGET", "{e}");
+}
+
+#[test]
+fn a_batch_answers_each_file_and_a_failure_outside_the_root_stays_its_own() {
+    let (env, root) = fixture();
+    std::os::unix::fs::symlink(env.dir().join("outside.rs"), root.join("src/link.rs")).unwrap();
+    let v = env.ok(
+        &root,
+        &[
+            "read",
+            "src/lib.rs",
+            "../outside.rs",
+            "src/link.rs",
+            "src/missing.rs",
+            "src/crlf.rs",
+            "--mode",
+            "map",
+        ],
+    );
+    let files = v["files"].as_array().unwrap();
+    assert_eq!(files.len(), 5, "{v}");
+    assert!(files[0]["content"]["Symbols"].is_object(), "{v}");
+    assert!(files[4]["content"]["Symbols"].is_object(), "{v}");
+    for f in &files[1..4] {
+        let code = f["content"]["Failed"]["code"].as_str().unwrap_or_default();
+        assert!(code == "FILE_NOT_FOUND", "{f}");
+    }
+    assert!(!v.to_string().contains("secret"), "{v}");
+    assert_eq!(v["truncated"], false);
+}
