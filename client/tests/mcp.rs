@@ -129,7 +129,13 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["ctx_outline", "ctx_read", "ctx_refactor", "ctx_search", "ctx_tree"]
+        [
+            "ctx_outline",
+            "ctx_read",
+            "ctx_refactor",
+            "ctx_search",
+            "ctx_tree"
+        ]
     );
     for read_only in [1, 3, 4] {
         assert_eq!(

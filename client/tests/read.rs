@@ -270,6 +270,43 @@ fn a_session_re_read_is_one_line_a_change_its_diff_and_fresh_the_whole() {
 }
 
 #[test]
+fn a_file_past_one_answer_is_refused_whole_and_read_in_windows() {
+    let (env, root) = fixture();
+    // 17 MiB of lines: more than one 16 MiB frame holds.
+    let line = format!("// {}\n", "x".repeat(1020));
+    fs::write(root.join("src/huge.rs"), line.repeat(17 * 1024)).unwrap();
+    let v = env.ok(&root, &["read", "src/huge.rs", "src/lib.rs"]);
+    let refused = &file(&v, 0)["content"]["Failed"];
+    assert_eq!(refused["code"], "UNSUPPORTED", "{refused}");
+    assert!(
+        refused["remedy"].as_str().unwrap().contains("mode=lines"),
+        "{refused}"
+    );
+    assert!(file(&v, 1)["content"]["Lines"].is_object());
+    let v = env.ok(
+        &root,
+        &[
+            "read",
+            "src/huge.rs",
+            "--start-line",
+            "17000",
+            "--end-line",
+            "17408",
+        ],
+    );
+    let lines = &file(&v, 0)["content"]["Lines"]["lines"];
+    assert_eq!(
+        lines.as_array().unwrap().len(),
+        409,
+        "the last line is empty"
+    );
+    assert_eq!(file(&v, 0)["total_lines"], 17 * 1024 + 1);
+    // Past index.max_file_bytes nothing is parsed: no map, no symbol.
+    let e = &env.ok(&root, &["read", "src/huge.rs", "--mode", "map"])["files"][0];
+    assert_eq!(e["content"]["Failed"]["code"], "UNSUPPORTED", "{e}");
+}
+
+#[test]
 fn a_batch_answers_each_file_and_a_failure_outside_the_root_stays_its_own() {
     let (env, root) = fixture();
     std::os::unix::fs::symlink(env.dir().join("outside.rs"), root.join("src/link.rs")).unwrap();

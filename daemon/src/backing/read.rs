@@ -264,9 +264,17 @@ fn one(
             return digest(project, reads, file, req, &bytes, total_lines);
         }
     };
-    let hash = hex(&bytes[window.hashed.clone()]);
     let start = index.line_start(window.first).unwrap_or(0);
     let end = index.line_end(&bytes, window.last).unwrap_or(bytes.len());
+    // Refused before it is built: lines past one answer are never copied.
+    if (end - start) as u64 > MAX_ANSWER_BYTES {
+        return Err(budget::too_large(
+            rel,
+            Some((end - start) as u64),
+            "read a window of it (mode=lines with start_line and end_line), or its map",
+        ));
+    }
+    let hash = hex(&bytes[window.hashed.clone()]);
     let lines = lines_of(&bytes[start..end]);
     let text: Arc<str> = lines.join("\n").into();
     reads.hashed(&hash, text.clone());
