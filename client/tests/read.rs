@@ -86,7 +86,7 @@ fn every_mode_answers_with_the_hash_that_guards_the_next_edit_of_exactly_that() 
     assert!(
         shown.starts_with(&format!(
             "src/lib.rs  Point/größe, lines 6-9 of 15  hash {}\n6  ",
-            method["hash"].as_str().unwrap()
+            &method["hash"].as_str().unwrap()[..16]
         )),
         "{shown}"
     );
@@ -333,4 +333,88 @@ fn a_batch_answers_each_file_and_a_failure_outside_the_root_stays_its_own() {
     }
     assert!(!v.to_string().contains("secret"), "{v}");
     assert_eq!(v["truncated"], false);
+}
+
+#[test]
+fn outline_search_and_symbols_overview_hash_each_symbol_and_a_stale_hash_shows_what_changed() {
+    let (env, root) = fixture();
+    let helper = "pub fn helper() -> u8 {\n    1\n}";
+    let want = blake3_hex(helper.as_bytes());
+    let v = env.ok(&root, &["outline", "src/lib.rs"]);
+    let outlined = v["files"][0]["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name_path"] == "helper")
+        .unwrap_or_else(|| panic!("{v}"))
+        .clone();
+    assert_eq!(outlined["hash"], want, "{v}");
+    let method = &v["files"][0]["symbols"][1]["children"][0];
+    assert_eq!(method["name_path"], "Point/größe", "{v}");
+    assert!(method["hash"].is_string(), "children too: {v}");
+    let v = env.ok(&root, &["outline", "src"]);
+    assert!(v.to_string().contains(&want), "a directory outline: {v}");
+    let v = env.ok(&root, &["search", "helper"]);
+    assert_eq!(v["hits"][0]["hash"], want, "{v}");
+    let v = env.ok(&root, &["refactor", "symbols-overview", "src/lib.rs"]);
+    assert!(v.to_string().contains(&want), "{v}");
+    // The text answers show the short form, which edits accept.
+    let shown = text(&env, &root, &["search", "helper"]);
+    assert!(
+        shown.starts_with(&format!(
+            "src/lib.rs:12:0  function helper  pub fn helper() -> u8  {}\n",
+            &want[..16]
+        )),
+        "{shown}"
+    );
+    let edit = |hash: &str, body: &str| {
+        env.shim_json_in(
+            &root,
+            &[
+                "refactor",
+                "replace-symbol-body",
+                "--name-path",
+                "helper",
+                "--new-body",
+                body,
+                "--expected-hash",
+                hash,
+            ],
+        )
+    };
+    let (out, v) = edit(&want[..16], "pub fn helper() -> u8 {\n    2\n}");
+    assert!(out.status.success(), "{v}");
+    // Shorter than 16 digits names nothing.
+    let (out, v) = edit(
+        &v["hash"].as_str().unwrap()[..8],
+        "pub fn helper() -> u8 { 9 }",
+    );
+    assert!(!out.status.success());
+    assert_eq!(v["error"]["code"], "CONFLICT", "{v}");
+
+    // Someone else changes it; the agent's hash from the outline is stale: CONFLICT,
+    // with the diff from the text that hash was taken from to the text now.
+    let v = env.ok(&root, &["search", "helper"]);
+    let stale = v["hits"][0]["hash"].as_str().unwrap().to_string();
+    let now = fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    fs::write(
+        root.join("src/lib.rs"),
+        now.replace("    2\n}", "    // théirs\n    3\n}"),
+    )
+    .unwrap();
+    let (out, v) = edit(&stale[..16], "pub fn helper() -> u8 {\n    4\n}");
+    assert!(!out.status.success());
+    let e = &v["error"];
+    assert_eq!(e["code"], "CONFLICT", "{v}");
+    let message = e["message"].as_str().unwrap();
+    assert!(
+        message.contains("what changed since that hash was taken (lines of the file now):\n@@ -12,3 +12,4 @@\n pub fn helper() -> u8 {\n-    2\n+    // théirs\n+    3\n }"),
+        "{message}"
+    );
+    assert!(e["remedy"].as_str().unwrap().contains("ctx_read"), "{e}");
+    assert!(
+        !fs::read_to_string(root.join("src/lib.rs"))
+            .unwrap()
+            .contains("    4\n")
+    );
 }

@@ -109,6 +109,8 @@ impl Session {
     }
 }
 
+pub use lean_ctx_shared::render::SHORT_HASH;
+
 /// Bytes of hashed texts kept for stale-hash diffs, across sessions.
 const TEXT_BYTES: u64 = 32 << 20;
 
@@ -116,8 +118,9 @@ const TEXT_BYTES: u64 = 32 << 20;
 #[derive(Debug)]
 pub struct Reads {
     sessions: Mutex<HashMap<String, Session>>,
-    /// BLAKE3 hex → the text it was taken from (a read's range, each symbol of a map).
-    texts: moka::sync::Cache<String, Arc<str>>,
+    /// The first [`SHORT_HASH`] hex digits of a BLAKE3 → the whole hash and the text
+    /// it was taken from (a read's range, each symbol an answer listed).
+    texts: moka::sync::Cache<String, (String, Arc<str>)>,
 }
 
 impl Default for Reads {
@@ -126,8 +129,8 @@ impl Default for Reads {
             sessions: Mutex::default(),
             texts: moka::sync::Cache::builder()
                 .max_capacity(TEXT_BYTES)
-                .weigher(|k: &String, v: &Arc<str>| {
-                    (k.len() + v.len()).try_into().unwrap_or(u32::MAX)
+                .weigher(|k: &String, (h, t): &(String, Arc<str>)| {
+                    (k.len() + h.len() + t.len()).try_into().unwrap_or(u32::MAX)
                 })
                 .build(),
         }
@@ -200,13 +203,21 @@ impl Reads {
 
     /// Keeps `text` under its BLAKE3 hex `hash`: an answer handed that hash out.
     pub fn hashed(&self, hash: &str, text: Arc<str>) {
-        self.texts.insert(hash.to_ascii_lowercase(), text);
+        if let Some(short) = hash.get(..SHORT_HASH) {
+            self.texts.insert(
+                short.to_ascii_lowercase(),
+                (hash.to_ascii_lowercase(), text),
+            );
+        }
     }
 
-    /// The text an answer hashed to `hash` (hex, any case), while it is kept: what a
-    /// stale `expected_hash` was taken from, to show what changed since.
+    /// The text an answer hashed to `hash` (hex, any case; whole or its first
+    /// [`SHORT_HASH`] digits or more), while it is kept: what a stale
+    /// `expected_hash` was taken from, to show what changed since.
     pub fn text_of(&self, hash: &str) -> Option<Arc<str>> {
-        self.texts.get(&hash.trim().to_ascii_lowercase())
+        let given = hash.trim().to_ascii_lowercase();
+        let (whole, text) = self.texts.get(given.get(..SHORT_HASH)?)?;
+        whole.starts_with(&given).then_some(text)
     }
 
     /// Forgets `session` and everything it was given.
@@ -290,8 +301,12 @@ mod tests {
                 read: 2
             }
         );
-        reads.hashed("ab", "two".into());
-        assert_eq!(reads.text_of(" AB").as_deref(), Some("two"));
+        let hash = "0123456789abcdef0123";
+        reads.hashed(hash, "two".into());
+        assert_eq!(reads.text_of(" 0123456789ABCDEF").as_deref(), Some("two"));
+        assert_eq!(reads.text_of(hash).as_deref(), Some("two"));
+        assert_eq!(reads.text_of("0123456789abcdef9"), None, "another hash");
+        assert_eq!(reads.text_of("0123"), None, "too short to name one");
         reads.forget("a");
         assert_eq!(
             reads.give("a", key("x"), "h2", 1, "two".into()),

@@ -44,8 +44,9 @@ use lean_ctx_shared::{
 use crate::{
     backing::{self, Cx, Miss, Outcome, blocking, headless, ide, lsp, resolve},
     call_log::{note_backing, note_root},
-    edit::Written,
+    edit::{self, Written},
     gain::{Baseline, Call},
+    index::lang::Lang,
     jail::{Jailed, Want},
     state::Daemon,
 };
@@ -523,6 +524,41 @@ pub async fn read(d: &Daemon, req: ReadRequest) -> Result<ReadResponse, LeanErro
     Ok(resp)
 }
 
+/// A stale `expected_hash`'s `CONFLICT` with what changed since: the diff from the
+/// text an answer handed that hash out for (while the daemon keeps it) to the
+/// target's text now. Any other error as it is.
+async fn what_changed(
+    d: &Daemon,
+    file: &Jailed,
+    lang: Lang,
+    req: &EditRequest,
+    mut e: LeanError,
+) -> LeanError {
+    let (Some(expected), ErrorCode::Conflict) = (&req.expected_hash, e.code) else {
+        return e;
+    };
+    let Some(then) = d.reads.text_of(expected) else {
+        return e;
+    };
+    let (file, target) = (file.clone(), req.target.clone());
+    let now = blocking(move || Ok(edit::current_target(&file, lang, &target))).await;
+    let Ok(Some((line, now))) = now else {
+        return e;
+    };
+    // A conflict of another kind (a syntax error) over text the hash still names.
+    if edit::hash_matches(blake3::hash(now.as_bytes()).to_hex().as_str(), expected) {
+        return e;
+    }
+    let diff = backing::read::unified(&then, line, &now, line);
+    e.message = format!(
+        "{}\nwhat changed since that hash was taken (lines of the file now):\n{diff}",
+        e.message
+    );
+    e.with_remedy(
+        "redo the edit on the text as it is now (ctx_read mode=symbol shows it whole, with its hash)",
+    )
+}
+
 /// A symbol edit as a backing wrote it, with its answer.
 struct Edited {
     resp: EditResponse,
@@ -560,7 +596,7 @@ async fn edited(
 pub async fn edit_symbol(d: &Daemon, req: EditRequest) -> Result<EditResponse, LeanError> {
     let cx = cx(d, &req.root)?;
     let (file, lang) = headless::edit_target(&cx, &req).await?;
-    let Edited { resp, written } = first(
+    let edited = first(
         vec![
             ask(
                 IDE,
@@ -577,7 +613,11 @@ pub async fn edit_symbol(d: &Daemon, req: EditRequest) -> Result<EditResponse, L
         ],
         || unreachable_absent("edit_symbol"),
     )
-    .await?;
+    .await;
+    let Edited { resp, written } = match edited {
+        Ok(edited) => edited,
+        Err(e) => return Err(what_changed(d, &file, lang, &req, e).await),
+    };
     let replaced = written.replaced;
     let (project, target) = (cx.project.clone(), file.clone());
     blocking(move || {

@@ -13,14 +13,33 @@ use crate::{
     },
 };
 
-/// Symbols as an indented tree: `  LINE  signature`.
+/// The hex digits of a BLAKE3 that answers show for a range (a symbol, lines) and
+/// that edits accept as `expected_hash` (the daemon's `edit::hash_matches`): 64 bits,
+/// enough to tell versions of one range apart, for a fraction of the tokens. A whole
+/// file's hash (a reformat's `expected_hash`) is shown whole.
+pub const SHORT_HASH: usize = 16;
+
+/// A range's hash as answers show it.
+pub fn short_hash(hash: &str) -> &str {
+    hash.get(..SHORT_HASH).unwrap_or(hash)
+}
+
+/// `  HASH` when there is one.
+fn hashed(hash: &Option<String>) -> String {
+    hash.as_deref()
+        .map(|h| format!("  {}", short_hash(h)))
+        .unwrap_or_default()
+}
+
+/// Symbols as an indented tree: `  LINE  signature  HASH`.
 fn tree(symbols: &[SymbolInfo], depth: usize, s: &mut String) {
     for sym in symbols {
         s.push_str(&format!(
-            "{}{:>4}  {}\n",
+            "{}{:>4}  {}{}\n",
             "  ".repeat(depth),
             sym.range.start.line,
-            sym.signature
+            sym.signature,
+            hashed(&sym.hash)
         ));
         tree(&sym.children, depth + 1, s);
     }
@@ -96,13 +115,14 @@ pub fn search(resp: &SearchSymbolResponse, query: &str) -> String {
     let mut s = String::new();
     for h in &resp.hits {
         s.push_str(&format!(
-            "{}:{}:{}  {} {}  {}\n",
+            "{}:{}:{}  {} {}  {}{}\n",
             h.path,
             h.range.start.line,
             h.range.start.column,
             h.kind.as_str(),
             h.name_path,
-            h.signature
+            h.signature,
+            hashed(&h.hash)
         ));
     }
     s.push_str(&match (resp.total, resp.truncated) {
@@ -330,13 +350,18 @@ pub fn read(resp: &ReadResponse) -> String {
 /// lines and hash; a re-read: one line, or the diff; a failure: its error.
 pub fn file_read(f: &FileRead) -> String {
     let read = f.read.map(|n| format!("  (read {n})")).unwrap_or_default();
+    // A range's hash short; the whole file's whole (reformat compares it).
+    let hash = match f.mode {
+        ReadMode::Lines | ReadMode::Symbol => short_hash(&f.hash),
+        _ => &f.hash,
+    };
     match &f.content {
         ReadContent::Unchanged { since } => {
             format!("{}: unchanged since your read {since}", f.path)
         }
         ReadContent::Diff { since, diff } => format!(
-            "{}: changed since your read {since}, hash {}{read}\n{diff}",
-            f.path, f.hash
+            "{}: changed since your read {since}, hash {hash}{read}\n{diff}",
+            f.path
         ),
         ReadContent::Failed(e) => format!("{}: {}", f.path, error(e)),
         ReadContent::Lines {
@@ -347,8 +372,8 @@ pub fn file_read(f: &FileRead) -> String {
         } => {
             let what = name_path.as_deref().unwrap_or(f.mode.as_str());
             let mut s = format!(
-                "{}  {what}, lines {start_line}-{end_line} of {}  hash {}{read}\n",
-                f.path, f.total_lines, f.hash
+                "{}  {what}, lines {start_line}-{end_line} of {}  hash {hash}{read}\n",
+                f.path, f.total_lines
             );
             let width = end_line.to_string().len();
             for (i, line) in lines.iter().enumerate() {
@@ -358,11 +383,10 @@ pub fn file_read(f: &FileRead) -> String {
         }
         ReadContent::Symbols { symbols, total } => {
             let mut s = format!(
-                "{}  {}, {} lines, {total} symbols  hash {}{read}\n",
+                "{}  {}, {} lines, {total} symbols  hash {hash}{read}\n",
                 f.path,
                 f.mode.as_str(),
                 f.total_lines,
-                f.hash
             );
             for sym in symbols {
                 let indent = "  ".repeat(sym.depth as usize + 1);
@@ -372,10 +396,14 @@ pub fn file_read(f: &FileRead) -> String {
                         "{indent}{a}-{b}  {} {}  {}\n",
                         sym.kind.as_str(),
                         sym.name_path,
-                        sym.hash
+                        short_hash(&sym.hash)
                     ));
                 } else {
-                    s.push_str(&format!("{indent}{a}  {}  {}\n", sym.signature, sym.hash));
+                    s.push_str(&format!(
+                        "{indent}{a}  {}  {}\n",
+                        sym.signature,
+                        short_hash(&sym.hash)
+                    ));
                 }
             }
             if symbols.len() < *total as usize {

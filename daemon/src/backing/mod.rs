@@ -12,6 +12,7 @@
 
 pub mod answer;
 mod grep;
+pub mod hashes;
 pub mod headless;
 pub mod ide;
 pub mod lsp;

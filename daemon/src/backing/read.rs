@@ -15,7 +15,7 @@ use lean_ctx_shared::{
     transport::MAX_ANSWER_BYTES,
 };
 
-use super::{Cx, blocking};
+use super::{Cx, blocking, hashes::remember};
 use crate::{
     budget::{self, Budget},
     edit::{ambiguous, match_name_path},
@@ -373,9 +373,7 @@ fn digest(
         out: &mut Vec<SymbolDigest>,
     ) -> bool {
         for sym in syms {
-            let text = &bytes[sym.bytes()];
-            let hash = hex(text);
-            reads.hashed(&hash, String::from_utf8_lossy(text).into());
+            let hash = remember(&bytes[sym.bytes()], reads);
             let d = SymbolDigest {
                 kind: sym.kind(),
                 name_path: sym.name_path().to_string(),

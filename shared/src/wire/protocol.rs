@@ -409,6 +409,9 @@ pub struct SymbolInfo {
     /// The declaration's head on one line, e.g. `pub fn run(&self) -> Result<()>`.
     pub signature: String,
     pub children: Vec<SymbolInfo>,
+    /// BLAKE3 hex of the declaration's bytes (`range`) on disk when the answer was
+    /// made: the `expected_hash` of its edit. `None` where the answer read no bytes.
+    pub hash: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -481,6 +484,8 @@ pub struct SymbolHit {
     pub name_path: String,
     pub range: Range,
     pub signature: String,
+    /// BLAKE3 hex of the declaration's bytes: the `expected_hash` of its edit.
+    pub hash: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
