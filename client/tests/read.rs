@@ -7,9 +7,10 @@
 use std::{
     fs,
     path::{Path, PathBuf},
+    time::Duration,
 };
 
-use lean_ctx_testkit::{TestEnv, git};
+use lean_ctx_testkit::{TestEnv, git, wait_until};
 use serde_json::Value;
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
@@ -417,4 +418,69 @@ fn outline_search_and_symbols_overview_hash_each_symbol_and_a_stale_hash_shows_w
             .unwrap()
             .contains("    4\n")
     );
+}
+
+#[test]
+fn gain_counts_a_read_against_the_file_and_an_unchanged_re_read_against_what_it_would_resend() {
+    let (env, root) = fixture();
+    let mut big = String::from(LIB);
+    for i in 0..200 {
+        big.push_str(&format!("pub fn f{i}(x: u32) -> u32 {{\n    x + {i}\n}}\n"));
+    }
+    fs::write(root.join("src/lib.rs"), &big).unwrap();
+    // stats.json as soon as it counts `n` reads (written within a second of a call;
+    // the daemon must keep running: it holds the session).
+    let stats = |n: u64| -> Value {
+        let mut last = Value::Null;
+        let counted = wait_until(Duration::from_secs(30), || {
+            last = fs::read(env.paths.data_dir.join("stats.json"))
+                .ok()
+                .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+                .map_or(Value::Null, |v| v["commands"]["read"].clone());
+            last["commands"] == n
+        });
+        assert!(counted, "{last}");
+        last
+    };
+    // One symbol of a 200-function file: the whole file is what it replaced.
+    env.ok(
+        &root,
+        &[
+            "read",
+            "--session",
+            "g",
+            "src/lib.rs",
+            "--name-path",
+            "helper",
+        ],
+    );
+    let first = stats(1);
+    assert_eq!(first["commands"], 1, "{first}");
+    let (input, output) = (
+        first["input_tokens"].as_u64().unwrap(),
+        first["output_tokens"].as_u64().unwrap(),
+    );
+    assert!(input > 50 * output, "{first}");
+
+    // The unchanged re-read: against the symbol it would have sent again, not the file.
+    env.ok(
+        &root,
+        &[
+            "read",
+            "--session",
+            "g",
+            "src/lib.rs",
+            "--name-path",
+            "helper",
+        ],
+    );
+    let second = stats(2);
+    let (input2, output2) = (
+        second["input_tokens"].as_u64().unwrap() - input,
+        second["output_tokens"].as_u64().unwrap() - output,
+    );
+    assert_eq!(second["commands"], 2, "{second}");
+    assert!(output2 < 16 && output2 > 0, "one line: {second}");
+    // What a full answer of the symbol costs, header and all: about the first output.
+    assert!(input2 > output2 && input2 <= output + 2, "{first} {second}");
 }
