@@ -396,6 +396,7 @@ pub fn build(action: Action, input: Input, ctx: &Ctx) -> Result<Call, LeanError>
             expected_hash: input.expected_hash.clone(),
             force: input.force,
             wait_ms,
+            session: ctx.session.clone(),
         }))
     };
     let refactor = |kind: RefactorKind| -> Result<Call, LeanError> {

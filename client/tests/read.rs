@@ -484,3 +484,52 @@ fn gain_counts_a_read_against_the_file_and_an_unchanged_re_read_against_what_it_
     // What a full answer of the symbol costs, header and all: about the first output.
     assert!(input2 > output2 && input2 <= output + 2, "{first} {second}");
 }
+
+#[test]
+fn the_sessions_own_edit_counts_as_read_and_someone_elses_as_a_change() {
+    let (env, root) = fixture();
+    let in_session = |args: &[&str]| {
+        let out = env
+            .shim()
+            .current_dir(&root)
+            .env("LEAN_CTX_SESSION", "agent")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = in_session(&["read", "src/lib.rs", "--name-path", "helper"]);
+    assert!(first.contains("(read 1)"), "{first}");
+    in_session(&[
+        "refactor",
+        "replace-symbol-body",
+        "--name-path",
+        "helper",
+        "--new-body",
+        "pub fn helper() -> u8 {\n    2\n}",
+    ]);
+    // The agent wrote it: no diff of its own edit.
+    assert_eq!(
+        in_session(&["read", "src/lib.rs", "--name-path", "helper"]).trim(),
+        "src/lib.rs: unchanged since your read 2"
+    );
+    // Another session's edit is a change to this one.
+    let out = env
+        .shim()
+        .current_dir(&root)
+        .env("LEAN_CTX_SESSION", "other")
+        .args([
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "helper",
+            "--new-body",
+            "pub fn helper() -> u8 {\n    3\n}",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let diff = in_session(&["read", "src/lib.rs", "--name-path", "helper"]);
+    assert!(diff.contains("-    2\n+    3"), "{diff}");
+}

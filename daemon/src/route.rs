@@ -618,9 +618,13 @@ pub async fn edit_symbol(d: &Daemon, req: EditRequest) -> Result<EditResponse, L
         Ok(edited) => edited,
         Err(e) => return Err(what_changed(d, &file, lang, &req, e).await),
     };
-    let replaced = written.replaced;
+    let replaced = written.replaced.clone();
     let (project, target) = (cx.project.clone(), file.clone());
+    let (reads, session) = (d.reads.clone(), req.session.clone());
     blocking(move || {
+        if let Some(session) = &session {
+            backing::read::edited(&reads, &project, &target, lang, session, &written);
+        }
         project
             .index
             .wrote(&target, &written.content, written.parsed);

@@ -168,6 +168,7 @@ impl LeanCtx for Handler {
     }
 
     async fn edit_symbol(self, _: Context, req: EditRequest) -> Result<EditResponse, LeanError> {
+        self.sessions.note(req.session.as_ref());
         let d = &self.daemon;
         d.call("edit_symbol", async { route::edit_symbol(d, req).await })
             .await

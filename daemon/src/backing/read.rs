@@ -18,7 +18,7 @@ use lean_ctx_shared::{
 use super::{Cx, blocking, hashes::remember};
 use crate::{
     budget::{self, Budget},
-    edit::{ambiguous, match_name_path},
+    edit::{Written, ambiguous, match_name_path},
     index::{
         lang::Lang,
         symbols::{FileSymbols, Symbol, extract},
@@ -177,6 +177,47 @@ fn lines_of(bytes: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// Whole lines `first..=last` of `bytes` as a read shows them.
+fn window_lines(bytes: &[u8], index: &LineIndex, first: u32, last: u32) -> Vec<String> {
+    let start = index.line_start(first).unwrap_or(0);
+    let end = index.line_end(bytes, last).unwrap_or(bytes.len());
+    lines_of(&bytes[start..end])
+}
+
+/// After `session`'s own symbol edit: the symbol written counts as read by the
+/// session (the agent wrote it), so re-reading it is one line, not the diff of its
+/// own edit. Other views of the file (whole, map) still show the change.
+pub fn edited(
+    reads: &Reads,
+    project: &Project,
+    file: &Jailed,
+    lang: Lang,
+    session: &ReadSession,
+    written: &Written,
+) {
+    let parsed;
+    let symbols = match &written.parsed {
+        Some(symbols) => symbols,
+        None => {
+            parsed = extract(lang, &written.content);
+            &parsed
+        }
+    };
+    let Some(sym) = symbols.all().find(|s| s.range() == written.new_range) else {
+        return;
+    };
+    let bytes = &written.content;
+    let (first, last) = (sym.range().start.line, sym.range().end.line);
+    let text = window_lines(bytes, &LineIndex::new(bytes), first, last).join("\n");
+    let key = Key {
+        root: project.root.clone(),
+        path: file.rel.clone(),
+        view: View::Symbol(sym.name_path().to_string()),
+    };
+    let hash = remember(&bytes[sym.bytes()], reads);
+    reads.give(&session.id, key, &hash, first, text.into());
+}
+
 /// What a text view of a file shows: whole lines `first..=last`, hashed over `hashed`.
 struct Window {
     first: u32,
@@ -275,7 +316,7 @@ fn one(
         ));
     }
     let hash = hex(&bytes[window.hashed.clone()]);
-    let lines = lines_of(&bytes[start..end]);
+    let lines = window_lines(&bytes, &index, window.first, window.last);
     let text: Arc<str> = lines.join("\n").into();
     reads.hashed(&hash, text.clone());
     let shown = ReadContent::Lines {

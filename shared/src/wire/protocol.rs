@@ -543,6 +543,9 @@ pub struct EditRequest {
     /// Apply even if the edit introduces a syntax error.
     pub force: bool,
     pub wait_ms: u32,
+    /// The agent's read session: once written, the symbol counts as read by it (the
+    /// agent wrote it), so its re-read is one line.
+    pub session: Option<ReadSession>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
