@@ -220,4 +220,48 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
         text.starts_with("src/lib.rs:9:0  function helper  pub fn helper() -> i32"),
         "{text}"
     );
+    // A read's hash (each Inspector call is a new session) guards an edit in the next.
+    let read = inspect(&[
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "ctx_read",
+        "--tool-arg",
+        "path=src/lib.rs",
+        "--tool-arg",
+        "name_path=helper",
+    ]);
+    assert_eq!(read["isError"], false, "{read}");
+    let text = read["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("src/lib.rs  helper, lines 9-9 of 10  hash "),
+        "{text}"
+    );
+    let hash = &text["src/lib.rs  helper, lines 9-9 of 10  hash ".len()..][..16];
+    let edit = |hash: &str| {
+        inspect(&[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "ctx_refactor",
+            "--tool-arg",
+            "action=replace_symbol_body",
+            "--tool-arg",
+            "name_path=helper",
+            "--tool-arg",
+            "new_body=pub fn helper() -> i32 { 2 }",
+            "--tool-arg",
+            &format!("expected_hash={hash}"),
+        ])
+    };
+    let edited = edit(hash);
+    assert_eq!(edited["isError"], false, "{edited}");
+    let stale = edit(hash);
+    assert_eq!(stale["isError"], true, "{stale}");
+    let text = stale["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("ERROR: CONFLICT:"), "{text}");
+    assert!(
+        text.contains("\n-pub fn helper() -> i32 { 1 }\n+pub fn helper() -> i32 { 2 }"),
+        "the diff since the read: {text}"
+    );
 }
