@@ -533,3 +533,72 @@ fn the_sessions_own_edit_counts_as_read_and_someone_elses_as_a_change() {
     let diff = in_session(&["read", "src/lib.rs", "--name-path", "helper"]);
     assert!(diff.contains("-    2\n+    3"), "{diff}");
 }
+
+/// An MCP server's session (`ends_with_connection`) is forgotten when its connection
+/// closes; a CLI session (`--session`, a connection per call) is not.
+#[test]
+fn a_session_bound_to_its_connection_is_forgotten_when_it_closes() {
+    use lean_ctx_shared::{
+        hello::{ClientHello, Intent},
+        protocol::{ReadContent, ReadMode, ReadRequest, ReadSession},
+        transport,
+    };
+    let (env, root) = fixture();
+    env.ok(&root, &["read", "src/lib.rs"]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let connect = || {
+        rt.block_on(transport::connect(
+            &env.paths.socket(),
+            &ClientHello::new(Intent::Call, "test"),
+            Duration::from_secs(5),
+        ))
+        .unwrap()
+    };
+    let read = |conn: &transport::Connection, id: &str, bound: bool| -> ReadContent {
+        let req = ReadRequest {
+            root: root.clone(),
+            paths: vec!["src/lib.rs".into()],
+            mode: ReadMode::Symbol,
+            start_line: None,
+            end_line: None,
+            name_path: Some("helper".into()),
+            fresh: false,
+            session: Some(ReadSession {
+                id: id.into(),
+                ends_with_connection: bound,
+            }),
+        };
+        let resp = rt
+            .block_on(conn.client.read(tarpc::context::current(), req))
+            .unwrap()
+            .unwrap();
+        resp.files.into_iter().next().unwrap().content
+    };
+    let first = connect();
+    assert!(matches!(
+        read(&first, "mcp", true),
+        ReadContent::Lines { .. }
+    ));
+    assert!(matches!(
+        read(&first, "cli", false),
+        ReadContent::Lines { .. }
+    ));
+    assert_eq!(
+        read(&first, "mcp", true),
+        ReadContent::Unchanged { since: 1 }
+    );
+    drop(first);
+    let second = connect();
+    // The daemon notices the close on its own time: bounded, only to fail.
+    let forgotten = wait_until(Duration::from_secs(10), || {
+        matches!(read(&second, "mcp", true), ReadContent::Lines { .. })
+    });
+    assert!(forgotten, "the closed connection's session is still held");
+    assert_eq!(
+        read(&second, "cli", false),
+        ReadContent::Unchanged { since: 1 }
+    );
+}
