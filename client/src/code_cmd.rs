@@ -120,7 +120,8 @@ impl ReadArgs {
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// A symbol's name, a substring, or a qualified `Type/member`.
+    /// A symbol's name, a substring, or a qualified `Type/member` (`::` and `.` too;
+    /// a leading separator: top level only).
     #[arg(required_unless_present_any = ["text", "regex"], conflicts_with_all = ["text", "regex"])]
     query: Option<String>,
     /// Instead of a symbol: the lines holding this literal text.
@@ -396,7 +397,8 @@ fn location_text(s: &str) -> Result<String, String> {
 
 #[derive(Debug, Args)]
 pub struct TargetArgs {
-    /// The symbol, e.g. `Point/new` (qualify to disambiguate).
+    /// The symbol, e.g. `Point/new`: any symbol whose path ends with it; `/name`: top
+    /// level only; `name[1]`: the second of that name. More than one match is an error.
     #[arg(long)]
     name_path: Option<String>,
     /// The file (scopes --name-path; required with --line).

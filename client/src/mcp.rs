@@ -16,14 +16,16 @@ use lean_ctx_shared::{
 };
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
-    handler::server::{router::tool::ToolRouter, wrapper::Parameters},
-    model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig},
+    handler::server::{common::schema_for_input, router::tool::ToolRouter},
+    model::{
+        CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
+    },
     schemars::{self, JsonSchema},
     service::NotificationContext,
     tool, tool_handler, tool_router,
     transport::stdio,
 };
-use serde::Deserialize;
+use serde::{Deserialize, de::DeserializeOwned};
 use tarpc::client::RpcError;
 use tokio::sync::Mutex;
 
@@ -78,10 +80,11 @@ impl State {
     }
 
     /// Adopts the client's roots: the innermost one holding the working directory,
-    /// else the first; only `file://` roots that are existing directories count.
+    /// else the first; only `file://` roots that are existing directories count. The
+    /// project is then found from that root as the CLI finds it from its working
+    /// directory (`root::resolve`): a client that offers `repo/src` works on `repo`.
     /// (rmcp marks roots deprecated by SEP-2577; the agents in use still offer them.)
     #[allow(deprecated)]
-    /// else the first; only `file://` roots that are existing directories count.
     fn apply_roots(&self, roots: &[rmcp::model::Root]) {
         let cwd = std::env::current_dir().unwrap_or_default();
         let dirs: Vec<PathBuf> = roots
@@ -95,8 +98,10 @@ impl State {
             .filter(|d| cwd.starts_with(d))
             .max_by_key(|d| d.as_os_str().len())
             .or(dirs.first());
-        if let Some(root) = chosen {
-            *self.root.write().unwrap() = root.clone();
+        let home = std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok());
+        if let Some(root) = chosen.and_then(|d| crate::root::resolve(d, None, home.as_deref()).ok())
+        {
+            *self.root.write().unwrap() = root;
         }
     }
 
@@ -134,6 +139,72 @@ fn context(timeout: Duration) -> tarpc::context::Context {
     let mut ctx = tarpc::context::current();
     ctx.deadline = std::time::Instant::now() + timeout;
     ctx
+}
+
+/// The advertised input schema of a tool whose arguments are `P`.
+fn schema<P: JsonSchema + 'static>() -> Arc<JsonObject> {
+    schema_for_input::<P>().expect("every tool's parameters have an object schema")
+}
+
+/// A tool's arguments read as its parameter type `P`, after the published tool's
+/// spellings are mapped to ours (`ctx_refactor`: [`published_dialect`]). Arguments
+/// that do not fit answer `INVALID_TARGET` naming what was wrong and what the tool
+/// accepts: a tool error the agent reads and fixes, never a JSON-RPC protocol error,
+/// which clients report as the server failing rather than the call.
+fn arguments<P: DeserializeOwned + JsonSchema + 'static>(
+    tool: &str,
+    mut args: JsonObject,
+) -> Result<P, LeanError> {
+    if tool == "ctx_refactor" {
+        published_dialect(&mut args);
+    }
+    serde_json::from_value(serde_json::Value::Object(args)).map_err(|e| {
+        let schema = schema::<P>();
+        let accepted: Vec<&str> = schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        LeanError::new(ErrorCode::InvalidTarget, format!("{tool}: {e}")).with_remedy(format!(
+            "{tool} accepts: {} (see its input schema)",
+            accepted.join(", ")
+        ))
+    })
+}
+
+/// The published lean-ctx `ctx_refactor`'s spellings, accepted so prompts written for
+/// it work unchanged (ours stay the schema's): `file` for `path`, `new_text` for
+/// `new_body` (or for `text` when inserting), `target_path` for `destination`,
+/// `target_parent` for `parent`, and `<action>_preview` / `<action>_apply` for the
+/// action with `preview` true or not. A spelling of ours given too wins.
+fn published_dialect(args: &mut JsonObject) {
+    if let Some(action) = args
+        .get("action")
+        .and_then(|a| a.as_str())
+        .map(str::to_string)
+    {
+        if let Some(base) = action.strip_suffix("_preview") {
+            args.insert("action".into(), base.into());
+            args.entry("preview").or_insert(true.into());
+        } else if let Some(base) = action.strip_suffix("_apply") {
+            args.insert("action".into(), base.into());
+        }
+    }
+    let inserting = args
+        .get("action")
+        .and_then(|a| a.as_str())
+        .is_some_and(|a| a.starts_with("insert_"));
+    let renames = [
+        ("file", "path"),
+        ("new_text", if inserting { "text" } else { "new_body" }),
+        ("target_path", "destination"),
+        ("target_parent", "parent"),
+    ];
+    for (theirs, ours) in renames {
+        if let Some(v) = args.remove(theirs) {
+            args.entry(ours).or_insert(v);
+        }
+    }
 }
 
 /// A tool answer: text, or the rendered error flagged as one.
@@ -223,8 +294,9 @@ pub struct SearchParams {
     /// `symbol` (default): symbols by name; `text`: lines holding `query` literally;
     /// `regex`: lines matching `query` as a regex (Rust regex syntax, as ripgrep's).
     pub action: Option<String>,
-    /// symbol: a name (`run`), a substring (`Handl`), or a qualified `Type/member`
-    /// (`Point/new`); text: the text; regex: the regex.
+    /// symbol: a name (`run`), a substring (`Handl`), or a qualified name with `/`,
+    /// `::` or `.` (`Point/new`, `Point::new`, `pkg.Class.method`; a leading
+    /// separator: top level only); text: the text; regex: the regex.
     pub query: String,
     /// symbol: only this kind: module, class, struct, enum, interface, trait, impl,
     /// function, method, constructor, field, property, constant, static, variable,
@@ -326,8 +398,9 @@ pub struct RefactorParams {
     /// reformat and with `line`; optional with `name_path` (narrows the search to that
     /// file).
     pub path: Option<String>,
-    /// The symbol to edit, e.g. `Point/new` or `helper`; qualify to disambiguate
-    /// (AMBIGUOUS_SYMBOL lists the candidates).
+    /// The symbol to edit, e.g. `Point/new` or `helper`: matches every symbol whose
+    /// path ends with it, at any depth; `/helper` only the top-level one; `add[1]` the
+    /// second of two same-named. More than one match is AMBIGUOUS_SYMBOL listing them.
     pub name_path: Option<String>,
     /// 1-based line: of the symbol to edit (instead of `name_path`), of the position
     /// (with `column`), or the first line of a reformat region or symbol.
@@ -456,36 +529,42 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "Outline: the symbols (line and signature, as a tree) of a file, or of every indexed file under a directory of this project."
+        description = "Outline: the symbols (line and signature, as a tree) of a file, or of every indexed file under a directory of this project.",
+        input_schema = schema::<OutlineParams>()
     )]
-    async fn ctx_outline(
-        &self,
-        Parameters(p): Parameters<OutlineParams>,
-    ) -> Result<CallToolResult, McpError> {
+    async fn ctx_outline(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
+        let p: OutlineParams = match arguments("ctx_outline", args) {
+            Ok(p) => p,
+            Err(e) => return answer(Err(e)),
+        };
         let (action, input) = p.input();
         self.run(action, input).await
     }
 
     #[tool(
         description = "Tree: this project's indexed source files (ignore rules honoured) as a compact tree, `depth` levels of directories (default 2), each directory with its file count and languages, e.g. `src/ (42 files: rust 40, python 2)`.",
-        annotations(read_only_hint = true)
+        annotations(read_only_hint = true),
+        input_schema = schema::<TreeParams>()
     )]
-    async fn ctx_tree(
-        &self,
-        Parameters(p): Parameters<TreeParams>,
-    ) -> Result<CallToolResult, McpError> {
+    async fn ctx_tree(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
+        let p: TreeParams = match arguments("ctx_tree", args) {
+            Ok(p) => p,
+            Err(e) => return answer(Err(e)),
+        };
         let (action, input) = p.input();
         self.run(action, input).await
     }
 
     #[tool(
         description = "Search this project. action=symbol (default): symbols by exact name, substring or qualified Type/member; best matches first, one line each: path:line:col kind name_path signature. action=text (literal) or action=regex: the matching lines of the indexed files (ignore rules honoured), grouped by file, each `line:col  text  (in kind name_path)` naming the symbol that encloses it; ignore_case; limit (default 50).",
-        annotations(read_only_hint = true)
+        annotations(read_only_hint = true),
+        input_schema = schema::<SearchParams>()
     )]
-    async fn ctx_search(
-        &self,
-        Parameters(p): Parameters<SearchParams>,
-    ) -> Result<CallToolResult, McpError> {
+    async fn ctx_search(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
+        let p: SearchParams = match arguments("ctx_search", args) {
+            Ok(p) => p,
+            Err(e) => return answer(Err(e)),
+        };
         match p.input() {
             Ok((action, input)) => self.run(action, input).await,
             Err(e) => answer(Err(e)),
@@ -494,23 +573,27 @@ impl LeanCtxMcp {
 
     #[tool(
         description = "Read files of this project, each answer with its BLAKE3 hash (pass it as ctx_refactor's expected_hash to guard the next edit of exactly that: a symbol, the lines, or with reformat the whole file). mode=full (numbered lines), lines (start_line..end_line), symbol (one declaration by name_path), signatures (declarations only, each with its hash), map (every symbol with its line range and hash), diff (what changed since this session's last read). path, or paths for several files in one call. Re-reading what this session already has answers `unchanged since your read N`, and a changed file its diff; fresh=true sends it whole.",
-        annotations(read_only_hint = true)
+        annotations(read_only_hint = true),
+        input_schema = schema::<ReadParams>()
     )]
-    async fn ctx_read(
-        &self,
-        Parameters(p): Parameters<ReadParams>,
-    ) -> Result<CallToolResult, McpError> {
+    async fn ctx_read(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
+        let p: ReadParams = match arguments("ctx_read", args) {
+            Ok(p) => p,
+            Err(e) => return answer(Err(e)),
+        };
         let (action, input) = p.input();
         self.run(action, input).await
     }
 
     #[tool(
-        description = "Semantic code operations in this project (path relative to the project root, line 1-based, column 0-based in characters). symbols_overview: one file's top-level symbols (depth for children). replace_symbol_body / insert_before_symbol / insert_after_symbol: edit by name_path (or path+line), atomically, refusing with CONFLICT if expected_hash no longer matches; every edit answers with the written range and its BLAKE3 hash. references / definition / implementations / declaration / type_hierarchy at path+line+column: from the IDE or a warm language server. inspections: a file's diagnostics (mode=run) or sources (mode=list). reformat: format a file, a region (reformat_scope=region, line..end_line) or a symbol (reformat_scope=symbol, line+column; IDE), optimize_imports (IDE). rename (new_name; search_comments, search_text_occurrences need the IDE): preview=true shows usages and plan_hash; otherwise applies to all files or none (pass plan_hash to apply exactly the previewed plan). move (destination, or parent=PATH:LINE:COLUMN of a class to move into) / safe_delete (propagate) / inline (keep_definition) need the JetBrains IDE."
+        description = "Semantic code operations in this project (path relative to the project root, line 1-based, column 0-based in characters). symbols_overview: one file's top-level symbols (depth for children). replace_symbol_body / insert_before_symbol / insert_after_symbol: edit by name_path (or path+line), atomically, refusing with CONFLICT if expected_hash no longer matches; every edit answers with the written range and its BLAKE3 hash. references / definition / implementations / declaration / type_hierarchy at path+line+column: from the IDE or a warm language server. inspections: a file's diagnostics (mode=run) or sources (mode=list). reformat: format a file, a region (reformat_scope=region, line..end_line) or a symbol (reformat_scope=symbol, line+column; IDE), optimize_imports (IDE). rename (new_name; search_comments, search_text_occurrences need the IDE): preview=true shows usages and plan_hash; otherwise applies to all files or none (pass plan_hash to apply exactly the previewed plan). move (destination, or parent=PATH:LINE:COLUMN of a class to move into) / safe_delete (propagate) / inline (keep_definition) need the JetBrains IDE.",
+        input_schema = schema::<RefactorParams>()
     )]
-    async fn ctx_refactor(
-        &self,
-        Parameters(p): Parameters<RefactorParams>,
-    ) -> Result<CallToolResult, McpError> {
+    async fn ctx_refactor(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
+        let p: RefactorParams = match arguments("ctx_refactor", args) {
+            Ok(p) => p,
+            Err(e) => return answer(Err(e)),
+        };
         let (action, input) = p.input();
         self.run(action, input).await
     }

@@ -171,8 +171,8 @@ pub struct Ctx {
     /// answers `INDEXING` (the MCP server waits once, long; the CLI waits in short
     /// slices and draws progress between them).
     pub wait_ms: u32,
-    /// Where relative paths start: the shim's working directory for the CLI; `None`
-    /// for MCP, whose paths are relative to the project root already.
+    /// The shim's working directory for the CLI; `None` for MCP, which has none of
+    /// its own (its paths are root-relative).
     pub cwd: Option<PathBuf>,
     /// The read session: the MCP server's own (ends with its connection), or the
     /// CLI's `LEAN_CTX_SESSION`; a CLI `--session` overrides it.
@@ -180,24 +180,27 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// A path as the daemon takes it: root-relative when it lies inside the root,
-    /// absolute otherwise (the daemon jails both).
+    /// A path as the daemon takes it: relative paths start at the working directory
+    /// when it lies inside the root, else at the root (`--root DIR` from elsewhere,
+    /// and MCP); the result is root-relative when it lies inside the root, absolute
+    /// otherwise (the daemon jails both).
     fn path(&self, given: &str) -> String {
-        let Some(cwd) = &self.cwd else {
-            return given.to_string();
-        };
-        let abs = cwd.join(given);
+        let base = self
+            .cwd
+            .as_deref()
+            .filter(|cwd| cwd.starts_with(&self.root))
+            .unwrap_or(&self.root);
+        let abs = base.join(given);
         match abs.strip_prefix(&self.root) {
             Ok(rel) => rel.to_string_lossy().into_owned(),
             Err(_) => abs.to_string_lossy().into_owned(),
         }
     }
 
-    /// The directory the caller is in, as a path (`""`: the root).
+    /// The directory the caller is in, as a path (`""`: the root, also for a caller
+    /// outside it).
     fn here(&self) -> String {
-        self.cwd
-            .as_ref()
-            .map_or_else(String::new, |_| self.path(""))
+        self.path("")
     }
 }
 
@@ -653,7 +656,7 @@ mod tests {
     //! for the CLI, serde of the tools' JSON arguments for MCP), build the same
     //! request for the same input: one row per case, every action covered.
 
-    use std::{collections::BTreeSet, path::Path};
+    use std::collections::BTreeSet;
 
     use clap::{CommandFactory, Parser};
     use serde_json::{Value, json};
@@ -1299,7 +1302,7 @@ mod tests {
     }
 
     #[test]
-    fn cli_paths_are_root_relative_inside_the_root_and_absolute_outside() {
+    fn paths_start_at_the_working_directory_inside_the_root_else_at_the_root() {
         let ctx = |cwd: &str| Ctx {
             root: ROOT.into(),
             wait_ms: 0,
@@ -1310,8 +1313,19 @@ mod tests {
         assert_eq!(ctx(&format!("{ROOT}/src")).path("a.rs"), "src/a.rs");
         assert_eq!(ctx(&format!("{ROOT}/src")).here(), "src");
         assert_eq!(ctx(ROOT).here(), "");
-        assert_eq!(ctx("/elsewhere").path("a.rs"), "/elsewhere/a.rs");
+        assert_eq!(ctx(ROOT).path("/tmp/x"), "/tmp/x");
+        // Issue 16: from outside the root (`--root DIR` run elsewhere), relative paths
+        // start at the root, as MCP's do.
+        assert_eq!(ctx("/elsewhere").path("a.rs"), "a.rs");
+        assert_eq!(ctx("/elsewhere").here(), "");
         assert_eq!(ctx("/elsewhere").path(&format!("{ROOT}/b.rs")), "b.rs");
-        assert!(Path::new(&ctx("/tmp").path("x")).is_absolute());
+        let mcp = Ctx {
+            cwd: None,
+            ..ctx(ROOT)
+        };
+        assert_eq!(
+            (mcp.path("src/a.rs"), mcp.here()),
+            ("src/a.rs".into(), String::new())
+        );
     }
 }

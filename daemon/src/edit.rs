@@ -34,6 +34,7 @@ use rustix::{
 use crate::{
     index::{
         lang::Lang,
+        name_path::NamePath,
         symbols::{FileSymbols, Symbol, extract, syntax_error},
         text::LineIndex,
     },
@@ -319,18 +320,13 @@ pub fn current_target(file: &Jailed, lang: Lang, target: &EditTarget) -> Option<
     Some((line, String::from_utf8_lossy(&original[range]).into_owned()))
 }
 
-/// Symbols of one file matching `query`: an exact name path wins; else name paths
-/// ending in `/query`, or bare names.
+/// Symbols of one file matching the name path `query` (`index::name_path`: relative
+/// at any depth, `/` anchors at the top level, duplicates without `[n]` all match).
 pub fn match_name_path<'a>(parsed: &'a FileSymbols, query: &str) -> Vec<Symbol<'a>> {
-    let query = query.trim_matches('/');
-    let exact: Vec<Symbol<'a>> = parsed.all().filter(|s| s.name_path() == query).collect();
-    if !exact.is_empty() {
-        return exact;
-    }
-    let suffix = format!("/{query}");
+    let query = NamePath::parse(query);
     parsed
         .all()
-        .filter(|s| s.name_path().ends_with(&suffix) || s.name() == query)
+        .filter(|s| query.matches(s.name_path(), s.name()).is_some())
         .collect()
 }
 

@@ -374,7 +374,7 @@ pub async fn symbols_overview(
         d,
         "symbols_overview",
         Some(&file.abs),
-        Baseline::File(file.abs.clone()),
+        Baseline::File(file.clone()),
         output,
     );
     Ok(resp)
@@ -416,7 +416,7 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
         d,
         "outline",
         Some(&target.abs),
-        Baseline::File(target.abs.clone()),
+        Baseline::File(target.clone()),
         render::outline(&resp),
     );
     Ok(resp)

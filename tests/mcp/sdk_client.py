@@ -34,17 +34,31 @@ async def call(session, tool, args):
     return result.is_error, text(result)
 
 
+async def daemonless(shim, project):
+    """`initialize` and the tool list never wait for the daemon: with one that cannot
+    start at all, the session still initializes and lists its tools, and a call is a
+    tool error (isError), not a protocol error."""
+    env = dict(os.environ, LEAN_CTX_DAEMON_BIN="/bin/false")
+    params = StdioServerParameters(command=shim, args=["mcp"], cwd=project, env=env)
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.server_info.name == "lean-ctx", init.server_info
+            tools = {t.name for t in (await session.list_tools()).tools}
+            assert "ctx_outline" in tools, tools
+            is_error, body = await call(session, "ctx_outline", {"path": "src/lib.rs"})
+            assert is_error and "ERROR" in body and "lean-ctxd" in body, body
+
+
 async def main(shim, project):
+    # First, while no daemon runs for this environment.
+    await daemonless(shim, project)
     params = StdioServerParameters(command=shim, args=["mcp"], cwd=project, env=dict(os.environ))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
-            started = time.monotonic()
             init = await session.initialize()
-            took = time.monotonic() - started
             assert init.server_info.name == "lean-ctx", init.server_info
             assert "ctx_outline" in (init.instructions or "")
-            # A behaviour bound, not a benchmark: clients give up after ~30 s.
-            assert took < 5, f"initialize took {took:.1f}s"
 
             tools = {t.name: t for t in (await session.list_tools()).tools}
             assert set(tools) == {"ctx_outline", "ctx_tree", "ctx_search", "ctx_read", "ctx_refactor"}, set(tools)
@@ -124,6 +138,7 @@ async def main(shim, project):
             assert is_error and "needs `new_body`" in body, body
             is_error, body = await call(session, "ctx_search", {"query": "x", "kind": "gadget"})
             assert is_error and "unknown kind" in body, body
+            await typed_failures_and_dialect(session, project)
 
             # The daemon dies under the session: the next call brings a new one.
             lock = os.path.join(os.environ["LEAN_CTX_RUNTIME_DIR"], "lean-ctxd.lock")
@@ -153,20 +168,65 @@ async def main(shim, project):
     print("ok")
 
 
+async def typed_failures_and_dialect(session, project):
+    """Arguments that do not fit are tool errors naming what is accepted
+    (INVALID_TARGET), never JSON-RPC errors (call_tool would raise); the published
+    tool's spellings work unchanged. Leaves src/lib.rs as it found it."""
+    is_error, body = await call(session, "ctx_refactor", {"action": "frobnicate", "path": "src/lib.rs"})
+    assert is_error and body.startswith("ERROR: INVALID_TARGET:") and "symbols_overview" in body, body
+    is_error, body = await call(session, "ctx_refactor", {"action": "references", "path": "src/lib.rs", "line": {"n": 5}, "column": 8})
+    assert is_error and body.startswith("ERROR: INVALID_TARGET:") and "accepts:" in body and "line" in body, body
+    is_error, body = await call(session, "ctx_outline", {"depth": [1]})
+    assert is_error and body.startswith("ERROR: INVALID_TARGET:") and "depth" in body, body
+    is_error, body = await call(session, "ctx_search", {"limit": 5})
+    assert is_error and body.startswith("ERROR: INVALID_TARGET:") and "query" in body, body
+
+    is_error, body = await call(session, "ctx_refactor", {"action": "symbols_overview", "file": "src/lib.rs"})
+    assert not is_error and "(rust, 5 symbols)" in body, body
+    with open(os.path.join(project, "src/lib.rs")) as f:
+        before = f.read()
+    is_error, body = await call(
+        session,
+        "ctx_refactor",
+        {"action": "replace_symbol_body", "file": "src/lib.rs", "name_path": "helper", "new_text": "pub fn helper() -> i32 { 5 }"},
+    )
+    assert not is_error, body
+    with open(os.path.join(project, "src/lib.rs")) as f:
+        assert "pub fn helper() -> i32 { 5 }" in f.read()
+    # `<action>_preview` is the action previewed: here no language server runs (the
+    # root is not trusted), so the answer says that, not that the action is unknown.
+    is_error, body = await call(
+        session,
+        "ctx_refactor",
+        {"action": "rename_preview", "file": "src/lib.rs", "line": 9, "column": 7, "new_name": "helper2"},
+    )
+    assert is_error and body.startswith("ERROR: BACKEND_REQUIRED:"), body
+    is_error, body = await call(
+        session,
+        "ctx_refactor",
+        {"action": "replace_symbol_body", "path": "src/lib.rs", "name_path": "helper", "new_body": "pub fn helper() -> i32 { 3 }"},
+    )
+    assert not is_error, body
+    with open(os.path.join(project, "src/lib.rs")) as f:
+        assert f.read() == before
+
+
 async def roots_session(shim, project):
     """A client that offers MCP roots: the server takes the project from them, not
-    from its working directory (here the project's parent)."""
+    from its working directory (here the project's parent), and finds the project
+    around a root as the CLI does around its working directory (`src/` → the crate)."""
     from mcp import types
 
-    async def list_roots(context):
-        return types.ListRootsResult(roots=[types.Root(uri="file://" + os.path.realpath(project))])
+    for offered in (project, os.path.join(project, "src")):
+        async def list_roots(context, offered=offered):
+            return types.ListRootsResult(roots=[types.Root(uri="file://" + os.path.realpath(offered))])
 
-    params = StdioServerParameters(command=shim, args=["mcp"], cwd=os.path.dirname(project), env=dict(os.environ))
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write, list_roots_callback=list_roots) as session:
-            await session.initialize()
-            is_error, body = await call(session, "ctx_outline", {"path": "src/lib.rs", "depth": 0})
-            assert not is_error and body.startswith("src/lib.rs (rust)"), body
+        params = StdioServerParameters(command=shim, args=["mcp"], cwd=os.path.dirname(project), env=dict(os.environ))
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, list_roots_callback=list_roots) as session:
+                await session.initialize()
+                is_error, body = await call(session, "ctx_outline", {"path": "src/lib.rs", "depth": 0})
+                assert not is_error and body.startswith("src/lib.rs (rust)"), (offered, body)
 
 
 async def language_servers(shim, project):

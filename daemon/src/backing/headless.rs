@@ -26,6 +26,7 @@ use crate::{
     edit::{self, Edit, Written, ambiguous, match_name_path},
     index::{
         lang::Lang,
+        name_path::{Match, NamePath},
         store::{Hash, Parsed},
         symbols::Symbol,
     },
@@ -321,7 +322,7 @@ pub async fn search_symbol(
             if req.kind.is_some_and(|k| k != sym.kind()) {
                 continue;
             }
-            if let Some(score) = score(&sym, &prepared) {
+            if let Some(score) = score(&sym, path, &prepared) {
                 scored.push((score + boost, path.clone(), sym));
             }
         }
@@ -465,25 +466,26 @@ fn boost(focused: &[PathBuf], abs: &Path) -> i64 {
 struct Query<'q> {
     text: &'q str,
     lower: String,
-    /// `Type/member`: matched against name paths.
-    qualified: bool,
-    /// `/member`, for name paths ending in the query.
-    suffix: String,
+    /// `Type/member`, `Type::member`, `pkg.Type.member` or `/top`: matched against
+    /// name paths (`index::name_path`); `None` for a bare name.
+    path: Option<NamePath>,
 }
 
 impl<'q> Query<'q> {
     fn new(text: &'q str) -> Query<'q> {
-        let qualified = text.contains('/');
-        let text = if qualified {
-            text.trim_matches('/')
+        let path = NamePath::parse(text);
+        if path.is_qualified() {
+            Query {
+                text,
+                lower: path.joined().to_lowercase(),
+                path: Some(path),
+            }
         } else {
-            text
-        };
-        Query {
-            text,
-            lower: text.to_lowercase(),
-            qualified,
-            suffix: format!("/{text}"),
+            Query {
+                text,
+                lower: text.to_lowercase(),
+                path: None,
+            }
         }
     }
 
@@ -522,17 +524,24 @@ impl<'q> Query<'q> {
 /// How well `sym` matches `query`; `None` if it does not. Exact beats prefix beats
 /// substring, case-sensitive beats insensitive, declarations of types and functions
 /// beat fields and variables, shallow beats deep.
-fn score(sym: &Symbol<'_>, query: &Query<'_>) -> Option<i64> {
-    let base = if query.qualified {
-        let path = sym.name_path();
-        if path == query.text {
-            1000
-        } else if path.ends_with(&query.suffix) {
-            900
-        } else if query.contains_ci(path) {
-            300
-        } else {
-            return None;
+fn score(sym: &Symbol<'_>, file: &str, query: &Query<'_>) -> Option<i64> {
+    let base = if let Some(path) = &query.path {
+        let stored = sym.name_path();
+        match path.matches(stored, sym.name()) {
+            Some(Match::Exact) => 1000,
+            Some(Match::Suffix) => 900,
+            // Anchored: only top-level paths (as deep as the query) starting with it.
+            None if path.anchored() => {
+                let depth = stored.matches('/').count();
+                if depth + 1 == path.segments() && query.starts_ci(stored) {
+                    300
+                } else {
+                    return None;
+                }
+            }
+            None if path.matches_in_file(stored, file) => 800,
+            None if query.contains_ci(stored) => 300,
+            None => return None,
         }
     } else {
         let name = sym.name();
@@ -627,13 +636,9 @@ fn find_unique(project: &Project, name_path: &str) -> Result<Jailed, LeanError> 
                 .map(|s| (s, path.as_str())),
         );
     }
-    // An exact name path anywhere beats suffix matches elsewhere.
-    if found
-        .iter()
-        .any(|(s, _)| s.name_path() == name_path.trim_matches('/'))
-    {
-        found.retain(|(s, _)| s.name_path() == name_path.trim_matches('/'));
-    }
+    // No preference for an exact path over deeper matches elsewhere: a bare name
+    // that silently chose the top-level symbol edited code the agent did not mean
+    // (issue 16); `/name` anchors at the top level when that is what is meant.
     match found.as_slice() {
         [(_, path)] => project.resolve(path, Want::File),
         [] => Err(LeanError::new(
@@ -656,7 +661,7 @@ mod tests {
             let query = Query::new(q);
             let mut v: Vec<(String, i64)> = parsed
                 .all()
-                .filter_map(|s| score(&s, &query).map(|n| (s.name_path().to_string(), n)))
+                .filter_map(|s| score(&s, "lib.rs", &query).map(|n| (s.name_path().to_string(), n)))
                 .collect();
             v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
             v
@@ -674,7 +679,14 @@ mod tests {
         );
         assert_eq!(names("HANDLE_R"), ["handle_request"]);
         assert_eq!(names("ÜBER"), ["größe_über"]);
-        assert_eq!(names("S/handle"), ["S/handle", "S/handle[1]"]);
+        // Issue 16: `::`, `.` and `/` qualify; duplicates are exact matches too.
+        for q in ["S/handle", "S::handle", "S.handle"] {
+            assert_eq!(names(q), ["S/handle[1]", "S/handle"], "{q}");
+        }
+        // A leading separator anchors at the top level; exact ranks first.
+        for q in ["/handle", "::handle", ".handle"] {
+            assert_eq!(names(q), ["handle", "handle_request"], "{q}");
+        }
         assert!(names("nothing").is_empty());
     }
 }

@@ -24,6 +24,11 @@ use std::{
     time::{Duration, Instant, SystemTime},
 };
 
+use crate::{
+    config::IdeSection,
+    index::watch::{Change, DirWatcher},
+    sys::unix_ms,
+};
 use lean_ctx_shared::{
     Paths,
     ide::{
@@ -34,9 +39,6 @@ use lean_ctx_shared::{
     process::pid_alive,
     protocol::IdeStatus,
 };
-use notify::{RecursiveMode, Watcher};
-
-use crate::{config::IdeSection, sys::unix_ms};
 
 /// `GET /health` must answer within this (spec §1.2).
 const HEALTH_TIMEOUT: Duration = Duration::from_millis(300);
@@ -103,7 +105,9 @@ struct Table {
 pub struct Discovery {
     data_dir: PathBuf,
     table: Mutex<Table>,
-    watcher: Mutex<Option<notify::RecommendedWatcher>>,
+    /// The data dir's watch, on the daemon's one inotify instance (the index's:
+    /// the per-user limit of 128 instances counts every process of the user).
+    watcher: Mutex<Option<DirWatcher>>,
     http: reqwest::Client,
     timeouts: IdeSection,
 }
@@ -137,22 +141,7 @@ impl Discovery {
                 .expect("an HTTP client without TLS builds"),
             timeouts: timeouts.clone(),
         });
-        let weak = Arc::downgrade(&me);
-        let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-            let Some(me) = weak.upgrade() else { return };
-            match event {
-                // Our own reads of a port file are access events: reloading on them
-                // would read it again, forever (one core spent on it).
-                Ok(ev) if ev.kind.is_access() => {}
-                Ok(ev) => ev.paths.iter().for_each(|p| me.reload(p)),
-                Err(e) => {
-                    tracing::warn!(error = %e, "port file watch error; rescanning");
-                    me.rescan();
-                }
-            }
-        })
-        .and_then(|mut w| w.watch(data_dir, RecursiveMode::NonRecursive).map(|()| w));
-        match watcher {
+        match me.watch() {
             Ok(w) => *me.watcher.lock().unwrap() = Some(w),
             // Without a watcher every lookup re-reads its port file (see `lookup`).
             Err(e) => {
@@ -161,6 +150,31 @@ impl Discovery {
         }
         me.rescan();
         me
+    }
+
+    /// Watches the data dir (by its canonical path: a symlinked data dir is watched
+    /// where it is), handing what changes to `reload` on a thread of ours that ends
+    /// when the watch is dropped with the discovery.
+    fn watch(self: &Arc<Self>) -> std::io::Result<DirWatcher> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let watcher = DirWatcher::new(tx)?;
+        watcher.watch(&std::fs::canonicalize(&self.data_dir)?)?;
+        let weak = Arc::downgrade(self);
+        std::thread::Builder::new()
+            .name("lean-ctx-ports".into())
+            .spawn(move || {
+                while let Ok(change) = rx.recv() {
+                    let Some(me) = weak.upgrade() else { return };
+                    match change {
+                        Change::Path(path) => me.reload(&path),
+                        Change::Rescan => {
+                            tracing::warn!("port file events were lost; rescanning");
+                            me.rescan();
+                        }
+                    }
+                }
+            })?;
+        Ok(watcher)
     }
 
     fn watching(&self) -> bool {
