@@ -57,6 +57,9 @@ enum Command {
     Tree(code_cmd::TreeArgs),
     /// Find symbols across the project by name, substring or `Type/member`.
     Search(code_cmd::SearchArgs),
+    /// Read files (whole, a window of lines, one symbol, signatures or a map), each
+    /// with the hash that guards the next edit; with a session, re-reads are short.
+    Read(code_cmd::ReadArgs),
     /// Symbol-level reads and edits (spec ctx_refactor actions).
     #[command(subcommand)]
     Refactor(code_cmd::RefactorCommand),
@@ -73,7 +76,7 @@ enum Command {
         all: bool,
     },
     /// Serve MCP over stdio for an agent session (tools ctx_outline, ctx_tree,
-    /// ctx_search, ctx_refactor) in the project around the working directory.
+    /// ctx_search, ctx_read, ctx_refactor) in the project around the working directory.
     Mcp,
     /// Record the file an editor focused, so search ranks it first (path only, never
     /// content; editors call this on focus changes).
@@ -168,6 +171,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
         Command::Outline(args) => code_cmd::outline(&conn, root, args, out).await,
         Command::Tree(args) => code_cmd::tree(&conn, root, args, out).await,
         Command::Search(args) => code_cmd::search(&conn, root, args, out).await,
+        Command::Read(args) => code_cmd::read(&conn, root, args, out).await,
         Command::Refactor(cmd) => code_cmd::refactor(&conn, root, cmd, out).await,
         Command::Servers { op, language, all } => {
             let root = std::fs::canonicalize(&root).unwrap_or(root);

@@ -11,7 +11,7 @@ use std::{future::Future, path::PathBuf, process::ExitCode, sync::Arc, time::Dur
 
 use lean_ctx_shared::{
     ErrorCode, LeanError, Paths,
-    protocol::{LeanCtxClient, OpenProjectRequest},
+    protocol::{LeanCtxClient, OpenProjectRequest, ReadSession},
     transport::Connection,
 };
 use rmcp::{
@@ -46,6 +46,8 @@ const DEFAULT_INDEX_WAIT_MS: u32 = 20_000;
 const INSTRUCTIONS: &str = "lean-ctx: code intelligence for this project, served by a warm per-user daemon. \
 Paths are relative to the project root (the directory this session runs in); lines are 1-based, columns 0-based. \
 ctx_tree shows the project's indexed files as a tree with per-directory counts and languages; \
+ctx_read reads files (full, a line window, one symbol by name_path, signatures, or a map with line ranges), \
+each answer with the BLAKE3 hash that guards the next edit (expected_hash); re-reads of unchanged content answer one line, changed content its diff; \
 ctx_outline lists the symbols of a file or directory; ctx_search finds symbols by name, substring or Type/member, \
 or lines by text or regex (action=text|regex), each labelled with its enclosing symbol; \
 ctx_refactor reads one file's symbols (symbols_overview), edits symbol bodies by name_path or line \
@@ -62,6 +64,8 @@ struct State {
     settled: tokio::sync::watch::Sender<bool>,
     conn: Mutex<Option<Connection>>,
     wait_ms: u32,
+    /// This session's id for `read` (made at start, sent on every call).
+    session: String,
 }
 
 /// Longest a tool call waits for the client's roots to arrive.
@@ -346,6 +350,48 @@ impl SearchParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadParams {
+    /// A file relative to the project root.
+    pub path: Option<String>,
+    /// Several files at once (besides or instead of `path`), answered in one call.
+    pub paths: Option<Vec<String>>,
+    /// `full` (numbered lines; the default), `lines` (start_line..end_line; the default
+    /// with either), `symbol` (one declaration by name_path; the default with it),
+    /// `signatures` (declarations only), `map` (every symbol with its line range), or
+    /// `diff` (what changed since this session last read the file).
+    pub mode: Option<String>,
+    /// mode=lines: the first line (1-based; default 1).
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub start_line: Option<u32>,
+    /// mode=lines: the last line (inclusive; default the file's last).
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub end_line: Option<u32>,
+    /// mode=symbol: the symbol, e.g. `Point/new` (mode=map lists them).
+    pub name_path: Option<String>,
+    /// Send the content even if this session has it already (otherwise an unchanged
+    /// re-read answers one line, a changed one its diff).
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub fresh: Option<bool>,
+}
+
+impl ReadParams {
+    /// The neutral form `request::build` takes.
+    pub fn input(self) -> (Action, Input) {
+        let input = Input {
+            path: self.path,
+            paths: self.paths.unwrap_or_default(),
+            mode: self.mode,
+            start_line: self.start_line,
+            end_line: self.end_line,
+            name_path: self.name_path,
+            fresh: self.fresh.unwrap_or(false),
+            ..Input::default()
+        };
+        (Action::Read, input)
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct RefactorParams {
     pub action: RefactorAction,
     /// File relative to the project root. Required for symbols_overview, inspections,
@@ -458,6 +504,10 @@ impl RefactorParams {
             reformat_scope: self.reformat_scope,
             optimize_imports: flag(self.optimize_imports),
             ignore_case: false,
+            paths: Vec::new(),
+            start_line: None,
+            fresh: false,
+            session: None,
         };
         (Action::Refactor(self.action), input)
     }
@@ -522,6 +572,20 @@ impl LeanCtxMcp {
     }
 
     #[tool(
+        description = "Read files of this project, each answer with its BLAKE3 hash (pass it as ctx_refactor's expected_hash to guard the next edit of exactly that: a symbol, the lines, or with reformat the whole file). mode=full (numbered lines), lines (start_line..end_line), symbol (one declaration by name_path), signatures (declarations only, each with its hash), map (every symbol with its line range and hash), diff (what changed since this session's last read). path, or paths for several files in one call. Re-reading what this session already has answers `unchanged since your read N`, and a changed file its diff; fresh=true sends it whole.",
+        annotations(read_only_hint = true),
+        input_schema = schema::<ReadParams>()
+    )]
+    async fn ctx_read(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
+        let p: ReadParams = match arguments("ctx_read", args) {
+            Ok(p) => p,
+            Err(e) => return answer(Err(e)),
+        };
+        let (action, input) = p.input();
+        self.run(action, input).await
+    }
+
+    #[tool(
         description = "Semantic code operations in this project (path relative to the project root, line 1-based, column 0-based in characters). symbols_overview: one file's top-level symbols (depth for children). replace_symbol_body / insert_before_symbol / insert_after_symbol: edit by name_path (or path+line), atomically, refusing with CONFLICT if expected_hash no longer matches; every edit answers with the written range and its BLAKE3 hash. references / definition / implementations / declaration / type_hierarchy at path+line+column: from the IDE or a warm language server. inspections: a file's diagnostics (mode=run) or sources (mode=list). reformat: format a file, a region (reformat_scope=region, line..end_line) or a symbol (reformat_scope=symbol, line+column; IDE), optimize_imports (IDE). rename (new_name; search_comments, search_text_occurrences need the IDE): preview=true shows usages and plan_hash; otherwise applies to all files or none (pass plan_hash to apply exactly the previewed plan). move (destination, or parent=PATH:LINE:COLUMN of a class to move into) / safe_delete (propagate) / inline (keep_definition) need the JetBrains IDE.",
         input_schema = schema::<RefactorParams>()
     )]
@@ -544,6 +608,10 @@ impl LeanCtxMcp {
             root: s.root().await,
             wait_ms: s.wait_ms,
             cwd: None,
+            session: Some(ReadSession {
+                id: s.session.clone(),
+                ends_with_connection: true,
+            }),
         };
         let call = match request::build(action, input, &ctx) {
             Ok(call) => call,
@@ -653,6 +721,24 @@ impl ServerHandler for LeanCtxMcp {
     }
 }
 
+/// A random id for this session's reads: 128 bits from the kernel, or (where
+/// `/dev/urandom` cannot be read) the pid and the time, which are unique on this
+/// machine too.
+fn session_id() -> String {
+    let mut bytes = [0u8; 16];
+    let random = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
+    if random.is_err() {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        bytes[..4].copy_from_slice(&std::process::id().to_le_bytes());
+        bytes[4..].copy_from_slice(&now.as_nanos().to_le_bytes()[..12]);
+    }
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("mcp-{hex}")
+}
+
 /// Serves MCP on stdin/stdout until the client goes away.
 pub async fn serve(paths: Paths, root: PathBuf) -> Result<ExitCode, LeanError> {
     let wait_ms = std::env::var("LEAN_CTX_MCP_WAIT_MS")
@@ -665,6 +751,7 @@ pub async fn serve(paths: Paths, root: PathBuf) -> Result<ExitCode, LeanError> {
         settled: tokio::sync::watch::Sender::new(false),
         conn: Mutex::new(None),
         wait_ms,
+        session: session_id(),
     });
     // Warm the daemon and start the project's index while the client initializes;
     // failures surface on the first tool call instead.

@@ -1077,6 +1077,7 @@ async fn insert_marker(
         expected_hash: None,
         force: false,
         wait_ms: 0,
+        session: None,
     };
     let mut ctx = tarpc::context::current();
     ctx.deadline = Instant::now() + Duration::from_secs(30);

@@ -153,7 +153,7 @@ pub fn plan(file: &Jailed, lang: Lang, edit: &Edit<'_>) -> Result<Planned, LeanE
     let current = &original[target.clone()];
     if let Some(expected) = edit.expected_hash {
         let found = blake3::hash(current).to_hex();
-        if !found.as_str().eq_ignore_ascii_case(expected.trim()) {
+        if !hash_matches(found.as_str(), expected) {
             return Err(LeanError::new(
                 ErrorCode::Conflict,
                 format!(
@@ -297,6 +297,27 @@ fn locate(
                 })
         }
     }
+}
+
+/// Whether `given` (an `expected_hash`) names `found` (BLAKE3 hex): the whole hash or
+/// its first `reads::SHORT_HASH` digits or more, any case (answers show the short form).
+pub fn hash_matches(found: &str, given: &str) -> bool {
+    let given = given.trim();
+    given.len() >= crate::reads::SHORT_HASH
+        && found
+            .get(..given.len())
+            .is_some_and(|f| f.eq_ignore_ascii_case(given))
+}
+
+/// The first line and current text of an edit's target (for a stale hash's diff), if
+/// it is found.
+pub fn current_target(file: &Jailed, lang: Lang, target: &EditTarget) -> Option<(u32, String)> {
+    let original = file.read().ok()?;
+    let range = locate(&original, &extract(lang, &original), &file.rel, target).ok()?;
+    let line = LineIndex::new(&original)
+        .position(&original, range.start)
+        .line;
+    Some((line, String::from_utf8_lossy(&original[range]).into_owned()))
 }
 
 /// Symbols of one file matching the name path `query` (`index::name_path`: relative

@@ -13,6 +13,10 @@
 //! - navigation (references, definition, ...): the lines a grep would print for the
 //!   same hits, about what we return;
 //! - an applied refactoring: one string-replace edit per usage;
+//! - a read (`read`): each file answered in full, as a window, a symbol, its
+//!   signatures or its map against the whole file, which an agent's own read tool
+//!   would have returned; a re-read answered by "unchanged" or by a diff against the
+//!   answer it would otherwise have sent again (never the whole file);
 //! - everything else (directory outlines, search, previews, diagnostics, type
 //!   hierarchies, reformat, errors): no claim, the baseline is the answer itself.
 //!

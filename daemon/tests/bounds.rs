@@ -223,6 +223,7 @@ async fn answers_over_the_frame_are_refused_or_cut_before_they_are_built_and_the
                 expected_hash: None,
                 force: false,
                 wait_ms: 0,
+                session: None,
             },
         )
         .await

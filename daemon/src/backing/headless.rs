@@ -20,14 +20,14 @@ use lean_ctx_shared::{
     },
 };
 
-use super::{Cx, Outcome, blocking, grep, resolve};
+use super::{Cx, Outcome, blocking, grep, hashes::Source, resolve};
 use crate::{
     budget::{self, Budget},
     edit::{self, Edit, Written, ambiguous, match_name_path},
     index::{
         lang::Lang,
         name_path::{Match, NamePath},
-        store::Parsed,
+        store::{Hash, Parsed},
         symbols::Symbol,
     },
     jail::{Jailed, Want},
@@ -56,9 +56,10 @@ pub async fn symbols_overview(
     file: &Jailed,
     depth: u32,
 ) -> Outcome<SymbolsOverviewResponse> {
-    let (project, file) = (cx.project.clone(), file.clone());
+    let (project, file, reads) = (cx.project.clone(), file.clone(), cx.d.reads.clone());
     let resp = blocking(move || {
         let parsed = project.index.file(&file)?;
+        let source = Source::read(&file, &parsed.hash);
         if parsed.symbols.binary {
             return Err(LeanError::new(
                 ErrorCode::UnsupportedLanguage,
@@ -68,7 +69,10 @@ pub async fn symbols_overview(
         let mut budget = Budget::default();
         let mut symbols = Vec::new();
         for sym in parsed.symbols.top() {
-            let info = sym.info(depth);
+            let mut info = sym.info(depth);
+            if let Some(source) = &source {
+                source.fill(&mut info, &reads);
+            }
             if !budget.take(&info) {
                 return Err(budget::too_large(
                     &file.rel,
@@ -110,16 +114,27 @@ pub async fn outline_dir(
     let (found, total) = project.index.files_under(&dir.rel, limit);
     // Files in path order until the answer is full: the rest is reported as cut off,
     // like files past the limit.
-    let mut budget = Budget::default();
-    let files: Vec<FileOutline> = found
-        .into_iter()
-        .map(|(path, parsed)| FileOutline {
-            path,
-            language: language(&parsed),
-            symbols: parsed.symbols.top().map(|s| s.info(req.depth)).collect(),
-        })
-        .take_while(|file| budget.take(file))
-        .collect();
+    let (project, reads, depth) = (project.clone(), cx.d.reads.clone(), req.depth);
+    let files = blocking(move || {
+        let mut budget = Budget::default();
+        Ok(found
+            .into_iter()
+            .map(|(path, parsed)| {
+                let source = Source::of(&project, &path, &parsed.hash);
+                let mut symbols: Vec<_> = parsed.symbols.top().map(|s| s.info(depth)).collect();
+                if let Some(source) = &source {
+                    symbols.iter_mut().for_each(|s| source.fill(s, &reads));
+                }
+                FileOutline {
+                    path,
+                    language: language(&parsed),
+                    symbols,
+                }
+            })
+            .take_while(|file| budget.take(file))
+            .collect::<Vec<_>>())
+    })
+    .await?;
     Ok(OutlineResponse {
         truncated: files.len() < total,
         files,
@@ -318,20 +333,49 @@ pub async fn search_symbol(
             .then_with(|| a.2.bytes().start.cmp(&b.2.bytes().start))
     });
     let total = scored.len();
-    let mut budget = Budget::default();
-    let hits: Vec<SymbolHit> = scored
-        .into_iter()
-        .take(limit)
-        .map(|(_, path, s)| SymbolHit {
-            path,
-            name: s.name().to_string(),
-            kind: s.kind(),
-            name_path: s.name_path().to_string(),
-            range: s.range(),
-            signature: s.signature().to_string(),
-        })
-        .take_while(|hit| budget.take(hit))
+    scored.truncate(limit);
+    // The parse hash of each hit's file, in one pass over the files.
+    let hit_files: std::collections::HashSet<&str> =
+        scored.iter().map(|(_, p, _)| p.as_str()).collect();
+    let parse_hashes: std::collections::HashMap<&str, Hash> = files
+        .iter()
+        .filter(|(p, _)| hit_files.contains(p.as_str()))
+        .map(|(p, parsed)| (p.as_str(), parsed.hash))
         .collect();
+    let mut hits: Vec<(SymbolHit, Hash)> = scored
+        .iter()
+        .map(|(_, path, s)| {
+            let parsed = parse_hashes.get(path.as_str()).copied();
+            let hit = SymbolHit {
+                name: s.name().to_string(),
+                kind: s.kind(),
+                name_path: s.name_path().to_string(),
+                range: s.range(),
+                signature: s.signature().to_string(),
+                hash: None,
+                path: path.clone(),
+            };
+            (hit, parsed.unwrap_or_default())
+        })
+        .collect();
+    let (project, reads) = (project.clone(), cx.d.reads.clone());
+    let hits = blocking(move || {
+        // Each hit's file read once, through the jail.
+        let mut sources: std::collections::HashMap<String, Option<Source>> = Default::default();
+        let mut budget = Budget::default();
+        for (hit, parsed) in &mut hits {
+            let source = sources
+                .entry(hit.path.clone())
+                .or_insert_with(|| Source::of(&project, &hit.path, parsed));
+            hit.hash = source.as_ref().and_then(|s| s.hash(hit.range, &reads));
+        }
+        Ok(hits
+            .into_iter()
+            .map(|(hit, _)| hit)
+            .take_while(|hit| budget.take(hit))
+            .collect::<Vec<_>>())
+    })
+    .await?;
     Ok(SearchSymbolResponse {
         truncated: hits.len() < total,
         hits,

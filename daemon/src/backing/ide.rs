@@ -748,6 +748,7 @@ pub async fn symbols_overview(cx: &Cx<'_>, file: &Jailed) -> Outcome<SymbolsOver
                 range: at,
                 name_range: at,
                 children: Vec::new(),
+                hash: None,
             })
         })
         .collect();
