@@ -207,11 +207,22 @@ fn published_dialect(args: &mut JsonObject) {
     }
 }
 
-/// A tool answer: text, or the rendered error flagged as one.
+/// A tool answer: text, or the rendered error flagged as one, with the error also as
+/// structured content (`{"error": {code, message, remedy, details}}`: candidates,
+/// progress) for clients that act on it without parsing text.
 fn answer(result: Result<Answer, LeanError>) -> Result<CallToolResult, McpError> {
     Ok(match result {
         Ok(a) => CallToolResult::success(vec![ContentBlock::text(a.text)]),
-        Err(e) => CallToolResult::error(vec![ContentBlock::text(render::error(&e))]),
+        Err(e) => {
+            let mut r = CallToolResult::error(vec![ContentBlock::text(render::error(&e))]);
+            r.structured_content = Some(serde_json::json!({"error": {
+                "code": e.code,
+                "message": e.message,
+                "remedy": e.remedy(),
+                "details": e.details,
+            }}));
+            r
+        }
     })
 }
 

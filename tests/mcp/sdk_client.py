@@ -174,6 +174,16 @@ async def typed_failures_and_dialect(session, project):
     tool's spellings work unchanged. Leaves src/lib.rs as it found it."""
     is_error, body = await call(session, "ctx_refactor", {"action": "frobnicate", "path": "src/lib.rs"})
     assert is_error and body.startswith("ERROR: INVALID_TARGET:") and "symbols_overview" in body, body
+    # Errors are structured content too: code, message, remedy, and the details an
+    # agent acts on (here every candidate of an ambiguous name path).
+    result = await session.call_tool("ctx_refactor", {"action": "frobnicate"})
+    error = result.structured_content["error"]
+    assert result.is_error and error["code"] == "INVALID_TARGET" and "accepts:" in error["remedy"], error
+    result = await session.call_tool("ctx_refactor", {"action": "insert_after_symbol", "name_path": "run", "text": "fn x() {}"})
+    error = result.structured_content["error"]
+    assert error["code"] == "AMBIGUOUS_SYMBOL", error
+    names = sorted(c["name_path"] for c in error["details"]["candidates"])
+    assert names == ["a/run", "b/run"], error
     is_error, body = await call(session, "ctx_refactor", {"action": "references", "path": "src/lib.rs", "line": {"n": 5}, "column": 8})
     assert is_error and body.startswith("ERROR: INVALID_TARGET:") and "accepts:" in body and "line" in body, body
     is_error, body = await call(session, "ctx_outline", {"depth": [1]})
