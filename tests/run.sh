@@ -41,10 +41,11 @@ cargo --version
 rustc --version
 # Debian packages the tests drive as real peers: git (worktrees), python3 (plistlib,
 # a foreign-uid client) with venv (the pinned Python tools), util-linux's setpriv and
-# unshare, systemd's systemd-analyze and systemd-socket-activate, and chromium (the
-# browser the dashboard test drives).
+# unshare, uidmap's newuidmap (a user namespace for an unprivileged run), systemd's
+# systemd-analyze and systemd-socket-activate, and chromium (the browser the dashboard
+# test drives).
 need=()
-for pair in git:git python3:python3 setpriv:util-linux unshare:util-linux systemd-analyze:systemd systemd-socket-activate:systemd /usr/bin/chromium:chromium; do
+for pair in git:git python3:python3 setpriv:util-linux unshare:util-linux newuidmap:uidmap systemd-analyze:systemd systemd-socket-activate:systemd /usr/bin/chromium:chromium; do
   command -v "${pair%%:*}" >/dev/null || need+=("${pair#*:}")
 done
 python3 -c 'import ensurepip' 2>/dev/null || need+=(python3-venv)
@@ -111,6 +112,25 @@ unset UPDATE_EXPECT
 # Builds every binary first, so the shim's tests find the lean-ctxd they spawn.
 cargo test --workspace --locked
 echo "dashboard screenshots for review: target/dashboard-screenshots/"
+
+step "a foreign uid is refused, run unprivileged (the other uid from a user namespace)"
+# As root the test proves the refusal with setpriv; a developer runs it as themself,
+# where the other uid comes from `unshare --map-auto`. That path runs here as well, as
+# a throwaway user with subordinate ids (useradd assigns them).
+if [[ $(id -u) == 0 ]]; then
+  id lean-ctx-test >/dev/null 2>&1 || useradd --create-home lean-ctx-test
+  server_tests=$(cargo test -p lean-ctx-daemon --test server --locked --no-run --message-format=json \
+    | python3 -c 'import json,sys; print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable") and m["target"]["name"] == "server"][0])')
+  as_test_user=(setpriv --reuid=lean-ctx-test --regid=lean-ctx-test --init-groups
+    env -i HOME=/home/lean-ctx-test PATH=/usr/bin:/bin LEAN_CTX_TEST_RUN="$LEAN_CTX_TEST_RUN")
+  # A checkout under a private directory (root's home) is out of that user's reach:
+  # said, not hidden (the setpriv path above still ran).
+  if (cd / && "${as_test_user[@]}" test -x "$server_tests"); then
+    (cd / && "${as_test_user[@]}" "$server_tests" --exact a_peer_of_another_uid_is_refused)
+  else
+    echo "NOT RUN: $server_tests is not reachable by an unprivileged user (a checkout under a private directory)"
+  fi
+fi
 
 step "no daemon, language server or JVM left behind"
 no_leftovers "cargo test"

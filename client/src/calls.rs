@@ -1,6 +1,6 @@
-//! The requests both front doors send (the CLI's `outline`, `tree`, `search` and
-//! `refactor` verbs and the MCP tools `ctx_outline`, `ctx_tree`, `ctx_search`,
-//! `ctx_refactor`): one enum,
+//! The requests both front doors send (the CLI's `outline`, `tree`, `search`, `read`
+//! and `refactor` verbs and the MCP tools `ctx_outline`, `ctx_tree`, `ctx_search`,
+//! `ctx_read`, `ctx_refactor`): one enum,
 //! built by `request::build` alone, with one deadline and one rendering per request,
 //! so the two can never send or answer the same action differently.
 
@@ -10,7 +10,7 @@ use lean_ctx_shared::{
     LeanError,
     protocol::{
         EditRequest, InspectionsRequest, LeanCtxClient, NavigateRequest, OutlineRequest,
-        RefactorRequest, ReformatRequest, SearchSymbolRequest, SearchTextRequest,
+        ReadRequest, RefactorRequest, ReformatRequest, SearchSymbolRequest, SearchTextRequest,
         SymbolsOverviewRequest, TreeRequest, TypeHierarchyRequest,
     },
     render,
@@ -24,6 +24,7 @@ pub enum Call {
     Tree(TreeRequest),
     Search(SearchSymbolRequest),
     SearchText(SearchTextRequest),
+    Read(ReadRequest),
     SymbolsOverview(SymbolsOverviewRequest),
     Edit(EditRequest),
     Navigate(NavigateRequest),
@@ -62,6 +63,8 @@ impl Call {
             Call::Tree(r) => (r.wait_ms, INDEX_BUDGET),
             Call::Search(r) => (r.wait_ms, INDEX_BUDGET),
             Call::SearchText(r) => (r.wait_ms, INDEX_BUDGET),
+            // Reads the disk (and the index for symbols) without waiting for it.
+            Call::Read(_) => (0, INDEX_BUDGET),
             // Files tree-sitter cannot parse go to the IDE: its quick timeout is 30 s.
             Call::SymbolsOverview(_) => (0, INDEX_BUDGET),
             Call::Edit(r) => (r.wait_ms, BACKING_BUDGET),
@@ -103,6 +106,10 @@ impl Call {
                     .await?
                     .map(|r| answer(r, |r| render::search_text(r, &pattern)))
             }
+            Call::Read(req) => client
+                .read(ctx, req)
+                .await?
+                .map(|r| answer(r, render::read)),
             Call::SymbolsOverview(req) => client
                 .symbols_overview(ctx, req)
                 .await?

@@ -1,4 +1,4 @@
-//! The code verbs: `outline`, `tree`, `search`, and `refactor <action>` for every
+//! The code verbs: `outline`, `tree`, `search`, `read`, and `refactor <action>` for every
 //! `ctx_refactor` action (symbols_overview, the symbol edits, navigation, type
 //! hierarchy, inspections, reformat, rename, move, safe_delete, inline). Each parses
 //! its arguments into `request::Input` (nothing more: `request::build` validates and
@@ -14,7 +14,9 @@ use std::{
 };
 
 use clap::{Args, Subcommand};
-use lean_ctx_shared::{ErrorCode, ErrorDetails, LeanError, transport::Connection};
+use lean_ctx_shared::{
+    ErrorCode, ErrorDetails, LeanError, protocol::ReadSession, transport::Connection,
+};
 
 use crate::{
     output::{Output, rpc_error},
@@ -73,8 +75,53 @@ impl TreeArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// One or more files.
+    #[arg(required = true)]
+    paths: Vec<String>,
+    /// full (default), lines (default with --start-line/--end-line), symbol (default
+    /// with --name-path), signatures, map, diff.
+    #[arg(long)]
+    mode: Option<String>,
+    /// mode=lines: the first line (1-based).
+    #[arg(long)]
+    start_line: Option<u32>,
+    /// mode=lines: the last line (inclusive).
+    #[arg(long)]
+    end_line: Option<u32>,
+    /// mode=symbol: the symbol, e.g. `Point/new`.
+    #[arg(long)]
+    name_path: Option<String>,
+    /// Print the content even if this session has it already.
+    #[arg(long)]
+    fresh: bool,
+    /// The session whose reads the daemon remembers (default: $LEAN_CTX_SESSION;
+    /// without either, every read is answered in full).
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
+}
+
+impl ReadArgs {
+    /// The neutral form `request::build` takes (reads never wait for the index).
+    pub fn input(self) -> (Action, Input, bool) {
+        let input = Input {
+            paths: self.paths,
+            mode: self.mode,
+            start_line: self.start_line,
+            end_line: self.end_line,
+            name_path: self.name_path,
+            fresh: self.fresh,
+            session: self.session,
+            ..Input::default()
+        };
+        (Action::Read, input, true)
+    }
+}
+
+#[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// A symbol's name, a substring, or a qualified `Type/member`.
+    /// A symbol's name, a substring, or a qualified `Type/member` (`::` and `.` too;
+    /// a leading separator: top level only).
     #[arg(required_unless_present_any = ["text", "regex"], conflicts_with_all = ["text", "regex"])]
     query: Option<String>,
     /// Instead of a symbol: the lines holding this literal text.
@@ -350,7 +397,8 @@ fn location_text(s: &str) -> Result<String, String> {
 
 #[derive(Debug, Args)]
 pub struct TargetArgs {
-    /// The symbol, e.g. `Point/new` (qualify to disambiguate).
+    /// The symbol, e.g. `Point/new`: any symbol whose path ends with it; `/name`: top
+    /// level only; `name[1]`: the second of that name. More than one match is an error.
     #[arg(long)]
     name_path: Option<String>,
     /// The file (scopes --name-path; required with --line).
@@ -618,6 +666,16 @@ pub async fn search(
     run(conn, root, action, input, no_wait, out).await
 }
 
+pub async fn read(
+    conn: &Connection,
+    root: PathBuf,
+    args: ReadArgs,
+    out: &Output,
+) -> Result<ExitCode, LeanError> {
+    let (action, input, no_wait) = args.input();
+    run(conn, root, action, input, no_wait, out).await
+}
+
 pub async fn refactor(
     conn: &Connection,
     root: PathBuf,
@@ -637,6 +695,13 @@ pub fn ctx(root: PathBuf, no_wait: bool) -> Result<Ctx, LeanError> {
         root,
         wait_ms: if no_wait { 0 } else { WAIT_SLICE_MS },
         cwd: Some(cwd),
+        session: std::env::var("LEAN_CTX_SESSION")
+            .ok()
+            .filter(|id| !id.trim().is_empty())
+            .map(|id| ReadSession {
+                id,
+                ends_with_connection: false,
+            }),
     })
 }
 

@@ -46,6 +46,7 @@ pub async fn connect_running(paths: &Paths, client: &str) -> Result<Option<Conne
     {
         Ok(conn) => Ok(Some(conn)),
         Err(ConnectError::NotRunning(_)) => Ok(None),
+        Err(ConnectError::NotAccepted(server)) => Err(refused(&server)),
         Err(e) => Err(connect_failed(paths, e)),
     }
 }
@@ -116,26 +117,40 @@ async fn connect_once(
     }
 }
 
-/// Turns a refused hello into a catalog error that says what to do.
+/// Turns a refused hello into a catalog error that says what to do. Builds that cannot
+/// talk are `BACKEND_REQUIRED` naming both builds (the session needs a daemon of its
+/// own build: nothing in a log would help); a daemon at its connection cap is a
+/// passing condition, `INTERNAL` with what to wait for.
 pub fn refused(server: &ServerHello) -> LeanError {
     let message = match &server.outcome {
         Outcome::Refused { message, .. } | Outcome::ShuttingDown { message } => message.clone(),
         Outcome::Accepted => "accepted".into(),
     };
-    let remedy = match &server.outcome {
+    let said = format!(
+        "lean-ctxd (pid {}) refused this client: {message}",
+        server.pid
+    );
+    match &server.outcome {
         Outcome::Refused {
             reason: RefuseReason::TooManyConnections,
             ..
-        } => {
-            "retry once other sessions have ended (idle ones are closed after daemon.connection_idle_timeout), or raise daemon.max_connections in config.toml"
-        }
-        _ => "run `lean-ctx daemon restart` to replace the running daemon with this build",
-    };
-    LeanError::internal(format!(
-        "lean-ctxd (pid {}) refused this client: {message}",
-        server.pid
-    ))
-    .with_remedy(remedy)
+        } => LeanError::internal(said).with_remedy(
+            "retry once other sessions have ended (idle ones are closed after daemon.connection_idle_timeout), or raise daemon.max_connections in config.toml",
+        ),
+        _ => LeanError::new(
+            ErrorCode::BackendRequired,
+            format!(
+                "{said} (the daemon is lean-ctx {} build {}, this client lean-ctx {} build {})",
+                server.version,
+                server.build,
+                lean_ctx_shared::protocol::VERSION,
+                lean_ctx_shared::protocol::build_id()
+            ),
+        )
+        .with_remedy(
+            "restart this agent session so it runs the lean-ctx installed now, or run `lean-ctx daemon restart` to replace the running daemon with this build (sessions using it reconnect to the new one)",
+        ),
+    }
 }
 
 pub fn connect_failed(paths: &Paths, e: ConnectError) -> LeanError {

@@ -57,6 +57,9 @@ enum Command {
     Tree(code_cmd::TreeArgs),
     /// Find symbols across the project by name, substring or `Type/member`.
     Search(code_cmd::SearchArgs),
+    /// Read files (whole, a window of lines, one symbol, signatures or a map), each
+    /// with the hash that guards the next edit; with a session, re-reads are short.
+    Read(code_cmd::ReadArgs),
     /// Symbol-level reads and edits (spec ctx_refactor actions).
     #[command(subcommand)]
     Refactor(code_cmd::RefactorCommand),
@@ -73,7 +76,7 @@ enum Command {
         all: bool,
     },
     /// Serve MCP over stdio for an agent session (tools ctx_outline, ctx_tree,
-    /// ctx_search, ctx_refactor) in the project around the working directory.
+    /// ctx_search, ctx_read, ctx_refactor) in the project around the working directory.
     Mcp,
     /// Record the file an editor focused, so search ranks it first (path only, never
     /// content; editors call this on focus changes).
@@ -145,7 +148,8 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
     // Every other verb is about the project around the working directory.
     let cwd = std::env::current_dir()
         .map_err(|e| LeanError::internal(format!("cannot read the working directory: {e}")))?;
-    let root = root::resolve(&cwd, cli.root.as_deref())?;
+    let home = std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok());
+    let root = root::resolve(&cwd, cli.root.as_deref(), home.as_deref())?;
     match command {
         // Answers `initialize` before the daemon is even reached.
         Command::Mcp => return mcp::serve(paths, root).await,
@@ -167,6 +171,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
         Command::Outline(args) => code_cmd::outline(&conn, root, args, out).await,
         Command::Tree(args) => code_cmd::tree(&conn, root, args, out).await,
         Command::Search(args) => code_cmd::search(&conn, root, args, out).await,
+        Command::Read(args) => code_cmd::read(&conn, root, args, out).await,
         Command::Refactor(cmd) => code_cmd::refactor(&conn, root, cmd, out).await,
         Command::Servers { op, language, all } => {
             let root = std::fs::canonicalize(&root).unwrap_or(root);

@@ -11,19 +11,21 @@ use std::{future::Future, path::PathBuf, process::ExitCode, sync::Arc, time::Dur
 
 use lean_ctx_shared::{
     ErrorCode, LeanError, Paths,
-    protocol::{LeanCtxClient, OpenProjectRequest},
+    protocol::{LeanCtxClient, OpenProjectRequest, ReadSession},
     transport::Connection,
 };
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
-    handler::server::{router::tool::ToolRouter, wrapper::Parameters},
-    model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig},
+    handler::server::{common::schema_for_input, router::tool::ToolRouter},
+    model::{
+        CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
+    },
     schemars::{self, JsonSchema},
     service::NotificationContext,
     tool, tool_handler, tool_router,
     transport::stdio,
 };
-use serde::Deserialize;
+use serde::{Deserialize, de::DeserializeOwned};
 use tarpc::client::RpcError;
 use tokio::sync::Mutex;
 
@@ -44,6 +46,8 @@ const DEFAULT_INDEX_WAIT_MS: u32 = 20_000;
 const INSTRUCTIONS: &str = "lean-ctx: code intelligence for this project, served by a warm per-user daemon. \
 Paths are relative to the project root (the directory this session runs in); lines are 1-based, columns 0-based. \
 ctx_tree shows the project's indexed files as a tree with per-directory counts and languages; \
+ctx_read reads files (full, a line window, one symbol by name_path, signatures, or a map with line ranges), \
+each answer with the BLAKE3 hash that guards the next edit (expected_hash); re-reads of unchanged content answer one line, changed content its diff; \
 ctx_outline lists the symbols of a file or directory; ctx_search finds symbols by name, substring or Type/member, \
 or lines by text or regex (action=text|regex), each labelled with its enclosing symbol; \
 ctx_refactor reads one file's symbols (symbols_overview), edits symbol bodies by name_path or line \
@@ -60,6 +64,8 @@ struct State {
     settled: tokio::sync::watch::Sender<bool>,
     conn: Mutex<Option<Connection>>,
     wait_ms: u32,
+    /// This session's id for `read` (made at start, sent on every call).
+    session: String,
 }
 
 /// Longest a tool call waits for the client's roots to arrive.
@@ -74,10 +80,11 @@ impl State {
     }
 
     /// Adopts the client's roots: the innermost one holding the working directory,
-    /// else the first; only `file://` roots that are existing directories count.
+    /// else the first; only `file://` roots that are existing directories count. The
+    /// project is then found from that root as the CLI finds it from its working
+    /// directory (`root::resolve`): a client that offers `repo/src` works on `repo`.
     /// (rmcp marks roots deprecated by SEP-2577; the agents in use still offer them.)
     #[allow(deprecated)]
-    /// else the first; only `file://` roots that are existing directories count.
     fn apply_roots(&self, roots: &[rmcp::model::Root]) {
         let cwd = std::env::current_dir().unwrap_or_default();
         let dirs: Vec<PathBuf> = roots
@@ -91,8 +98,10 @@ impl State {
             .filter(|d| cwd.starts_with(d))
             .max_by_key(|d| d.as_os_str().len())
             .or(dirs.first());
-        if let Some(root) = chosen {
-            *self.root.write().unwrap() = root.clone();
+        let home = std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok());
+        if let Some(root) = chosen.and_then(|d| crate::root::resolve(d, None, home.as_deref()).ok())
+        {
+            *self.root.write().unwrap() = root;
         }
     }
 
@@ -132,11 +141,88 @@ fn context(timeout: Duration) -> tarpc::context::Context {
     ctx
 }
 
-/// A tool answer: text, or the rendered error flagged as one.
+/// The advertised input schema of a tool whose arguments are `P`.
+fn schema<P: JsonSchema + 'static>() -> Arc<JsonObject> {
+    schema_for_input::<P>().expect("every tool's parameters have an object schema")
+}
+
+/// A tool's arguments read as its parameter type `P`, after the published tool's
+/// spellings are mapped to ours (`ctx_refactor`: [`published_dialect`]). Arguments
+/// that do not fit answer `INVALID_TARGET` naming what was wrong and what the tool
+/// accepts: a tool error the agent reads and fixes, never a JSON-RPC protocol error,
+/// which clients report as the server failing rather than the call.
+fn arguments<P: DeserializeOwned + JsonSchema + 'static>(
+    tool: &str,
+    mut args: JsonObject,
+) -> Result<P, LeanError> {
+    if tool == "ctx_refactor" {
+        published_dialect(&mut args);
+    }
+    serde_json::from_value(serde_json::Value::Object(args)).map_err(|e| {
+        let schema = schema::<P>();
+        let accepted: Vec<&str> = schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        LeanError::new(ErrorCode::InvalidTarget, format!("{tool}: {e}")).with_remedy(format!(
+            "{tool} accepts: {} (see its input schema)",
+            accepted.join(", ")
+        ))
+    })
+}
+
+/// The published lean-ctx `ctx_refactor`'s spellings, accepted so prompts written for
+/// it work unchanged (ours stay the schema's): `file` for `path`, `new_text` for
+/// `new_body` (or for `text` when inserting), `target_path` for `destination`,
+/// `target_parent` for `parent`, and `<action>_preview` / `<action>_apply` for the
+/// action with `preview` true or not. A spelling of ours given too wins.
+fn published_dialect(args: &mut JsonObject) {
+    if let Some(action) = args
+        .get("action")
+        .and_then(|a| a.as_str())
+        .map(str::to_string)
+    {
+        if let Some(base) = action.strip_suffix("_preview") {
+            args.insert("action".into(), base.into());
+            args.entry("preview").or_insert(true.into());
+        } else if let Some(base) = action.strip_suffix("_apply") {
+            args.insert("action".into(), base.into());
+        }
+    }
+    let inserting = args
+        .get("action")
+        .and_then(|a| a.as_str())
+        .is_some_and(|a| a.starts_with("insert_"));
+    let renames = [
+        ("file", "path"),
+        ("new_text", if inserting { "text" } else { "new_body" }),
+        ("target_path", "destination"),
+        ("target_parent", "parent"),
+    ];
+    for (theirs, ours) in renames {
+        if let Some(v) = args.remove(theirs) {
+            args.entry(ours).or_insert(v);
+        }
+    }
+}
+
+/// A tool answer: text, or the rendered error flagged as one, with the error also as
+/// structured content (`{"error": {code, message, remedy, details}}`: candidates,
+/// progress) for clients that act on it without parsing text.
 fn answer(result: Result<Answer, LeanError>) -> Result<CallToolResult, McpError> {
     Ok(match result {
         Ok(a) => CallToolResult::success(vec![ContentBlock::text(a.text)]),
-        Err(e) => CallToolResult::error(vec![ContentBlock::text(render::error(&e))]),
+        Err(e) => {
+            let mut r = CallToolResult::error(vec![ContentBlock::text(render::error(&e))]);
+            r.structured_content = Some(serde_json::json!({"error": {
+                "code": e.code,
+                "message": e.message,
+                "remedy": e.remedy(),
+                "details": e.details,
+            }}));
+            r
+        }
     })
 }
 
@@ -219,8 +305,9 @@ pub struct SearchParams {
     /// `symbol` (default): symbols by name; `text`: lines holding `query` literally;
     /// `regex`: lines matching `query` as a regex (Rust regex syntax, as ripgrep's).
     pub action: Option<String>,
-    /// symbol: a name (`run`), a substring (`Handl`), or a qualified `Type/member`
-    /// (`Point/new`); text: the text; regex: the regex.
+    /// symbol: a name (`run`), a substring (`Handl`), or a qualified name with `/`,
+    /// `::` or `.` (`Point/new`, `Point::new`, `pkg.Class.method`; a leading
+    /// separator: top level only); text: the text; regex: the regex.
     pub query: String,
     /// symbol: only this kind: module, class, struct, enum, interface, trait, impl,
     /// function, method, constructor, field, property, constant, static, variable,
@@ -274,14 +361,57 @@ impl SearchParams {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadParams {
+    /// A file relative to the project root.
+    pub path: Option<String>,
+    /// Several files at once (besides or instead of `path`), answered in one call.
+    pub paths: Option<Vec<String>>,
+    /// `full` (numbered lines; the default), `lines` (start_line..end_line; the default
+    /// with either), `symbol` (one declaration by name_path; the default with it),
+    /// `signatures` (declarations only), `map` (every symbol with its line range), or
+    /// `diff` (what changed since this session last read the file).
+    pub mode: Option<String>,
+    /// mode=lines: the first line (1-based; default 1).
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub start_line: Option<u32>,
+    /// mode=lines: the last line (inclusive; default the file's last).
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub end_line: Option<u32>,
+    /// mode=symbol: the symbol, e.g. `Point/new` (mode=map lists them).
+    pub name_path: Option<String>,
+    /// Send the content even if this session has it already (otherwise an unchanged
+    /// re-read answers one line, a changed one its diff).
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub fresh: Option<bool>,
+}
+
+impl ReadParams {
+    /// The neutral form `request::build` takes.
+    pub fn input(self) -> (Action, Input) {
+        let input = Input {
+            path: self.path,
+            paths: self.paths.unwrap_or_default(),
+            mode: self.mode,
+            start_line: self.start_line,
+            end_line: self.end_line,
+            name_path: self.name_path,
+            fresh: self.fresh.unwrap_or(false),
+            ..Input::default()
+        };
+        (Action::Read, input)
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct RefactorParams {
     pub action: RefactorAction,
     /// File relative to the project root. Required for symbols_overview, inspections,
     /// reformat and with `line`; optional with `name_path` (narrows the search to that
     /// file).
     pub path: Option<String>,
-    /// The symbol to edit, e.g. `Point/new` or `helper`; qualify to disambiguate
-    /// (AMBIGUOUS_SYMBOL lists the candidates).
+    /// The symbol to edit, e.g. `Point/new` or `helper`: matches every symbol whose
+    /// path ends with it, at any depth; `/helper` only the top-level one; `add[1]` the
+    /// second of two same-named. More than one match is AMBIGUOUS_SYMBOL listing them.
     pub name_path: Option<String>,
     /// 1-based line: of the symbol to edit (instead of `name_path`), of the position
     /// (with `column`), or the first line of a reformat region or symbol.
@@ -385,6 +515,10 @@ impl RefactorParams {
             reformat_scope: self.reformat_scope,
             optimize_imports: flag(self.optimize_imports),
             ignore_case: false,
+            paths: Vec::new(),
+            start_line: None,
+            fresh: false,
+            session: None,
         };
         (Action::Refactor(self.action), input)
     }
@@ -406,36 +540,42 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "Outline: the symbols (line and signature, as a tree) of a file, or of every indexed file under a directory of this project."
+        description = "Outline: the symbols (line and signature, as a tree) of a file, or of every indexed file under a directory of this project.",
+        input_schema = schema::<OutlineParams>()
     )]
-    async fn ctx_outline(
-        &self,
-        Parameters(p): Parameters<OutlineParams>,
-    ) -> Result<CallToolResult, McpError> {
+    async fn ctx_outline(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
+        let p: OutlineParams = match arguments("ctx_outline", args) {
+            Ok(p) => p,
+            Err(e) => return answer(Err(e)),
+        };
         let (action, input) = p.input();
         self.run(action, input).await
     }
 
     #[tool(
         description = "Tree: this project's indexed source files (ignore rules honoured) as a compact tree, `depth` levels of directories (default 2), each directory with its file count and languages, e.g. `src/ (42 files: rust 40, python 2)`.",
-        annotations(read_only_hint = true)
+        annotations(read_only_hint = true),
+        input_schema = schema::<TreeParams>()
     )]
-    async fn ctx_tree(
-        &self,
-        Parameters(p): Parameters<TreeParams>,
-    ) -> Result<CallToolResult, McpError> {
+    async fn ctx_tree(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
+        let p: TreeParams = match arguments("ctx_tree", args) {
+            Ok(p) => p,
+            Err(e) => return answer(Err(e)),
+        };
         let (action, input) = p.input();
         self.run(action, input).await
     }
 
     #[tool(
         description = "Search this project. action=symbol (default): symbols by exact name, substring or qualified Type/member; best matches first, one line each: path:line:col kind name_path signature. action=text (literal) or action=regex: the matching lines of the indexed files (ignore rules honoured), grouped by file, each `line:col  text  (in kind name_path)` naming the symbol that encloses it; ignore_case; limit (default 50).",
-        annotations(read_only_hint = true)
+        annotations(read_only_hint = true),
+        input_schema = schema::<SearchParams>()
     )]
-    async fn ctx_search(
-        &self,
-        Parameters(p): Parameters<SearchParams>,
-    ) -> Result<CallToolResult, McpError> {
+    async fn ctx_search(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
+        let p: SearchParams = match arguments("ctx_search", args) {
+            Ok(p) => p,
+            Err(e) => return answer(Err(e)),
+        };
         match p.input() {
             Ok((action, input)) => self.run(action, input).await,
             Err(e) => answer(Err(e)),
@@ -443,12 +583,28 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "Semantic code operations in this project (path relative to the project root, line 1-based, column 0-based in characters). symbols_overview: one file's top-level symbols (depth for children). replace_symbol_body / insert_before_symbol / insert_after_symbol: edit by name_path (or path+line), atomically, refusing with CONFLICT if expected_hash no longer matches; every edit answers with the written range and its BLAKE3 hash. references / definition / implementations / declaration / type_hierarchy at path+line+column: from the IDE or a warm language server. inspections: a file's diagnostics (mode=run) or sources (mode=list). reformat: format a file, a region (reformat_scope=region, line..end_line) or a symbol (reformat_scope=symbol, line+column; IDE), optimize_imports (IDE). rename (new_name; search_comments, search_text_occurrences need the IDE): preview=true shows usages and plan_hash; otherwise applies to all files or none (pass plan_hash to apply exactly the previewed plan). move (destination, or parent=PATH:LINE:COLUMN of a class to move into) / safe_delete (propagate) / inline (keep_definition) need the JetBrains IDE."
+        description = "Read files of this project, each answer with its BLAKE3 hash (pass it as ctx_refactor's expected_hash to guard the next edit of exactly that: a symbol, the lines, or with reformat the whole file). mode=full (numbered lines), lines (start_line..end_line), symbol (one declaration by name_path), signatures (declarations only, each with its hash), map (every symbol with its line range and hash), diff (what changed since this session's last read). path, or paths for several files in one call. Re-reading what this session already has answers `unchanged since your read N`, and a changed file its diff; fresh=true sends it whole.",
+        annotations(read_only_hint = true),
+        input_schema = schema::<ReadParams>()
     )]
-    async fn ctx_refactor(
-        &self,
-        Parameters(p): Parameters<RefactorParams>,
-    ) -> Result<CallToolResult, McpError> {
+    async fn ctx_read(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
+        let p: ReadParams = match arguments("ctx_read", args) {
+            Ok(p) => p,
+            Err(e) => return answer(Err(e)),
+        };
+        let (action, input) = p.input();
+        self.run(action, input).await
+    }
+
+    #[tool(
+        description = "Semantic code operations in this project (path relative to the project root, line 1-based, column 0-based in characters). symbols_overview: one file's top-level symbols (depth for children). replace_symbol_body / insert_before_symbol / insert_after_symbol: edit by name_path (or path+line), atomically, refusing with CONFLICT if expected_hash no longer matches; every edit answers with the written range and its BLAKE3 hash. references / definition / implementations / declaration / type_hierarchy at path+line+column: from the IDE or a warm language server. inspections: a file's diagnostics (mode=run) or sources (mode=list). reformat: format a file, a region (reformat_scope=region, line..end_line) or a symbol (reformat_scope=symbol, line+column; IDE), optimize_imports (IDE). rename (new_name; search_comments, search_text_occurrences need the IDE): preview=true shows usages and plan_hash; otherwise applies to all files or none (pass plan_hash to apply exactly the previewed plan). move (destination, or parent=PATH:LINE:COLUMN of a class to move into) / safe_delete (propagate) / inline (keep_definition) need the JetBrains IDE.",
+        input_schema = schema::<RefactorParams>()
+    )]
+    async fn ctx_refactor(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
+        let p: RefactorParams = match arguments("ctx_refactor", args) {
+            Ok(p) => p,
+            Err(e) => return answer(Err(e)),
+        };
         let (action, input) = p.input();
         self.run(action, input).await
     }
@@ -463,6 +619,10 @@ impl LeanCtxMcp {
             root: s.root().await,
             wait_ms: s.wait_ms,
             cwd: None,
+            session: Some(ReadSession {
+                id: s.session.clone(),
+                ends_with_connection: true,
+            }),
         };
         let call = match request::build(action, input, &ctx) {
             Ok(call) => call,
@@ -572,6 +732,24 @@ impl ServerHandler for LeanCtxMcp {
     }
 }
 
+/// A random id for this session's reads: 128 bits from the kernel, or (where
+/// `/dev/urandom` cannot be read) the pid and the time, which are unique on this
+/// machine too.
+fn session_id() -> String {
+    let mut bytes = [0u8; 16];
+    let random = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
+    if random.is_err() {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        bytes[..4].copy_from_slice(&std::process::id().to_le_bytes());
+        bytes[4..].copy_from_slice(&now.as_nanos().to_le_bytes()[..12]);
+    }
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("mcp-{hex}")
+}
+
 /// Serves MCP on stdin/stdout until the client goes away.
 pub async fn serve(paths: Paths, root: PathBuf) -> Result<ExitCode, LeanError> {
     let wait_ms = std::env::var("LEAN_CTX_MCP_WAIT_MS")
@@ -584,6 +762,7 @@ pub async fn serve(paths: Paths, root: PathBuf) -> Result<ExitCode, LeanError> {
         settled: tokio::sync::watch::Sender::new(false),
         conn: Mutex::new(None),
         wait_ms,
+        session: session_id(),
     });
     // Warm the daemon and start the project's index while the client initializes;
     // failures surface on the first tool call instead.

@@ -1,6 +1,6 @@
 //! The one request builder of both front doors. The CLI (`outline`, `tree`, `search`,
-//! `refactor <verb>`) and the MCP tools (`ctx_outline`, `ctx_tree`, `ctx_search`,
-//! `ctx_refactor`)
+//! `read`, `refactor <verb>`) and the MCP tools (`ctx_outline`, `ctx_tree`,
+//! `ctx_search`, `ctx_read`, `ctx_refactor`)
 //! each parse their own input (clap arguments, a tool call's JSON arguments) into the
 //! same neutral [`Input`] and nothing more; [`build`] alone validates it, applies the
 //! defaults and turns it into the protocol request ([`Call`]). So an action has one
@@ -16,10 +16,10 @@ use lean_ctx_shared::{
     ErrorCode, LeanError,
     protocol::{
         Direction, EditAction, EditRequest, EditTarget, FilePosition, InspectionsMode,
-        InspectionsRequest, NavigateAction, NavigateRequest, OutlineRequest, RefactorKind,
-        RefactorOptions, RefactorPhase, RefactorRequest, ReformatRequest, ReformatScope, Scope,
-        SearchSymbolRequest, SearchTextRequest, SymbolKind, SymbolsOverviewRequest, TreeRequest,
-        TypeHierarchyRequest,
+        InspectionsRequest, NavigateAction, NavigateRequest, OutlineRequest, ReadMode, ReadRequest,
+        ReadSession, RefactorKind, RefactorOptions, RefactorPhase, RefactorRequest,
+        ReformatRequest, ReformatScope, Scope, SearchSymbolRequest, SearchTextRequest, SymbolKind,
+        SymbolsOverviewRequest, TreeRequest, TypeHierarchyRequest,
     },
 };
 use rmcp::schemars::{self, JsonSchema};
@@ -38,6 +38,8 @@ pub enum Action {
     SearchText,
     /// Lines matching a regex.
     SearchRegex,
+    /// Files, a window, a symbol, declarations or a map, hashed.
+    Read,
     Refactor(RefactorAction),
 }
 
@@ -139,6 +141,14 @@ pub struct Input {
     pub optimize_imports: bool,
     /// Text and regex searches: ignore case.
     pub ignore_case: bool,
+    /// read: several files at once (besides or instead of `path`).
+    pub paths: Vec<String>,
+    /// read mode=lines: the first line.
+    pub start_line: Option<u32>,
+    /// read: send the content even if this session has it already.
+    pub fresh: bool,
+    /// read: the session id given on the command line (`--session`).
+    pub session: Option<String>,
 }
 
 impl Input {
@@ -161,30 +171,36 @@ pub struct Ctx {
     /// answers `INDEXING` (the MCP server waits once, long; the CLI waits in short
     /// slices and draws progress between them).
     pub wait_ms: u32,
-    /// Where relative paths start: the shim's working directory for the CLI; `None`
-    /// for MCP, whose paths are relative to the project root already.
+    /// The shim's working directory for the CLI; `None` for MCP, which has none of
+    /// its own (its paths are root-relative).
     pub cwd: Option<PathBuf>,
+    /// The read session: the MCP server's own (ends with its connection), or the
+    /// CLI's `LEAN_CTX_SESSION`; a CLI `--session` overrides it.
+    pub session: Option<ReadSession>,
 }
 
 impl Ctx {
-    /// A path as the daemon takes it: root-relative when it lies inside the root,
-    /// absolute otherwise (the daemon jails both).
+    /// A path as the daemon takes it: relative paths start at the working directory
+    /// when it lies inside the root, else at the root (`--root DIR` from elsewhere,
+    /// and MCP); the result is root-relative when it lies inside the root, absolute
+    /// otherwise (the daemon jails both).
     fn path(&self, given: &str) -> String {
-        let Some(cwd) = &self.cwd else {
-            return given.to_string();
-        };
-        let abs = cwd.join(given);
+        let base = self
+            .cwd
+            .as_deref()
+            .filter(|cwd| cwd.starts_with(&self.root))
+            .unwrap_or(&self.root);
+        let abs = base.join(given);
         match abs.strip_prefix(&self.root) {
             Ok(rel) => rel.to_string_lossy().into_owned(),
             Err(_) => abs.to_string_lossy().into_owned(),
         }
     }
 
-    /// The directory the caller is in, as a path (`""`: the root).
+    /// The directory the caller is in, as a path (`""`: the root, also for a caller
+    /// outside it).
     fn here(&self) -> String {
-        self.cwd
-            .as_ref()
-            .map_or_else(String::new, |_| self.path(""))
+        self.path("")
     }
 }
 
@@ -203,6 +219,14 @@ const MODES: &[(&str, InspectionsMode)] = &[
     ("list", InspectionsMode::List),
 ];
 const REFORMAT_SCOPES: &[&str] = &["file", "region", "symbol"];
+const READ_MODES: &[(&str, ReadMode)] = &[
+    ("full", ReadMode::Full),
+    ("lines", ReadMode::Lines),
+    ("symbol", ReadMode::Symbol),
+    ("signatures", ReadMode::Signatures),
+    ("map", ReadMode::Map),
+    ("diff", ReadMode::Diff),
+];
 
 /// A required parameter is missing. The catalog's `INVALID_TARGET` ("fix the target
 /// or scope kind, or the destination path") is the code for a request that does not
@@ -337,6 +361,7 @@ pub fn build(action: Action, input: Input, ctx: &Ctx) -> Result<Call, LeanError>
                 wait_ms,
             }));
         }
+        Action::Read => return read(input, ctx),
         Action::Refactor(a) => a,
     };
     let name = a.as_str();
@@ -374,6 +399,7 @@ pub fn build(action: Action, input: Input, ctx: &Ctx) -> Result<Call, LeanError>
             expected_hash: input.expected_hash.clone(),
             force: input.force,
             wait_ms,
+            session: ctx.session.clone(),
         }))
     };
     let refactor = |kind: RefactorKind| -> Result<Call, LeanError> {
@@ -464,6 +490,63 @@ pub fn build(action: Action, input: Input, ctx: &Ctx) -> Result<Call, LeanError>
         RefactorAction::SafeDelete => refactor(RefactorKind::SafeDelete),
         RefactorAction::Inline => refactor(RefactorKind::Inline),
     }
+}
+
+/// `read`: `path` and/or `paths`; the mode given, else `symbol` with a name path,
+/// `lines` with a line, `full` otherwise; the window's parameters only with `lines`,
+/// the name path only with `symbol`.
+fn read(input: Input, ctx: &Ctx) -> Result<Call, LeanError> {
+    let paths: Vec<String> = input
+        .path
+        .iter()
+        .chain(&input.paths)
+        .map(|p| ctx.path(p))
+        .collect();
+    if paths.is_empty() {
+        return Err(missing("path (or paths)", "read"));
+    }
+    let window = input.start_line.is_some() || input.end_line.is_some();
+    let mode = match input.mode.as_deref() {
+        Some(_) => choose(input.mode.as_deref(), "mode", READ_MODES)?,
+        None if input.name_path.is_some() => ReadMode::Symbol,
+        None if window => ReadMode::Lines,
+        None => ReadMode::Full,
+    };
+    if window && mode != ReadMode::Lines {
+        return Err(invalid(
+            format!(
+                "read mode={}: start_line and end_line are for mode=lines",
+                mode.as_str()
+            ),
+            "pass mode=lines with start_line/end_line, or leave them out",
+        ));
+    }
+    if input.name_path.is_some() != (mode == ReadMode::Symbol) {
+        return Err(match input.name_path {
+            Some(_) => invalid(
+                format!("read mode={}: name_path is for mode=symbol", mode.as_str()),
+                "pass mode=symbol with name_path, or leave name_path out",
+            ),
+            None => missing("name_path", "read mode=symbol"),
+        });
+    }
+    let session = match input.session {
+        Some(id) => Some(ReadSession {
+            id,
+            ends_with_connection: false,
+        }),
+        None => ctx.session.clone(),
+    };
+    Ok(Call::Read(ReadRequest {
+        root: ctx.root.clone(),
+        paths,
+        mode,
+        start_line: input.start_line,
+        end_line: input.end_line,
+        name_path: input.name_path,
+        fresh: input.fresh,
+        session,
+    }))
 }
 
 /// Which code a symbol edit addresses: a name path (optionally in one file), or the
@@ -573,7 +656,7 @@ mod tests {
     //! for the CLI, serde of the tools' JSON arguments for MCP), build the same
     //! request for the same input: one row per case, every action covered.
 
-    use std::{collections::BTreeSet, path::Path};
+    use std::collections::BTreeSet;
 
     use clap::{CommandFactory, Parser};
     use serde_json::{Value, json};
@@ -581,7 +664,7 @@ mod tests {
     use super::*;
     use crate::{
         Cli, Command,
-        mcp::{OutlineParams, RefactorParams, SearchParams, TreeParams},
+        mcp::{OutlineParams, ReadParams, RefactorParams, SearchParams, TreeParams},
     };
 
     const ROOT: &str = "/home/dev/proj";
@@ -592,6 +675,7 @@ mod tests {
         Outline,
         Tree,
         Search,
+        Read,
         Refactor,
     }
 
@@ -613,6 +697,7 @@ mod tests {
             Action::Search => "search",
             Action::SearchText => "search_text",
             Action::SearchRegex => "search_regex",
+            Action::Read => "read",
             Action::Refactor(a) => a.as_str(),
         }
     }
@@ -625,6 +710,7 @@ mod tests {
             Command::Outline(a) => a.input(),
             Command::Tree(a) => a.input(),
             Command::Search(a) => a.input(),
+            Command::Read(a) => a.input(),
             Command::Refactor(c) => c.input().unwrap(),
             other => panic!("not a code verb: {other:?}"),
         };
@@ -632,6 +718,7 @@ mod tests {
             root: ROOT.into(),
             wait_ms: WAIT,
             cwd: Some(ROOT.into()),
+            session: None,
         };
         (action, build(action, input, &ctx))
     }
@@ -648,12 +735,14 @@ mod tests {
                 Ok(parsed) => parsed,
                 Err(e) => panic!("{args}: {e:?}"),
             },
+            Tool::Read => parse::<ReadParams>(args).input(),
             Tool::Refactor => parse::<RefactorParams>(args).input(),
         };
         let ctx = Ctx {
             root: ROOT.into(),
             wait_ms: WAIT,
             cwd: None,
+            session: None,
         };
         (action, build(action, input, &ctx))
     }
@@ -672,6 +761,51 @@ mod tests {
                 json!({"path": "src", "depth": 2, "limit": "5"}),
             ),
             row(&["tree"], Tree, json!({})),
+            row(&["read", "src/lib.rs"], Read, json!({"path": "src/lib.rs"})),
+            row(
+                &[
+                    "read",
+                    "src/lib.rs",
+                    "src/main.rs",
+                    "--mode",
+                    "map",
+                    "--fresh",
+                ],
+                Read,
+                json!({"paths": ["src/lib.rs", "src/main.rs"], "mode": "map", "fresh": "true"}),
+            ),
+            row(
+                &["read", "src/lib.rs", "--start-line", "3", "--end-line", "9"],
+                Read,
+                json!({"path": "src/lib.rs", "start_line": 3, "end_line": "9"}),
+            ),
+            row(
+                &["read", "src/lib.rs", "--name-path", "Point/new"],
+                Read,
+                json!({"path": "src/lib.rs", "name_path": "Point/new"}),
+            ),
+            row(
+                &["read", "src/lib.rs", "--mode", "diff"],
+                Read,
+                json!({"path": "src/lib.rs", "mode": "diff"}),
+            ),
+            // The same refusals from both: a window outside mode=lines, an unknown
+            // mode, a symbol read without its name path.
+            row(
+                &["read", "src/lib.rs", "--mode", "map", "--start-line", "3"],
+                Read,
+                json!({"path": "src/lib.rs", "mode": "map", "start_line": 3}),
+            ),
+            row(
+                &["read", "src/lib.rs", "--mode", "everything"],
+                Read,
+                json!({"path": "src/lib.rs", "mode": "everything"}),
+            ),
+            row(
+                &["read", "src/lib.rs", "--mode", "symbol"],
+                Read,
+                json!({"path": "src/lib.rs", "mode": "symbol"}),
+            ),
             row(
                 &["tree", "src", "--depth", "4", "--limit", "30"],
                 Tree,
@@ -965,10 +1099,16 @@ mod tests {
         );
 
         // Every action either door offers has a row.
-        let mut cli_actions: BTreeSet<String> =
-            ["outline", "tree", "search", "search_text", "search_regex"]
-                .map(String::from)
-                .into();
+        let mut cli_actions: BTreeSet<String> = [
+            "outline",
+            "tree",
+            "search",
+            "search_text",
+            "search_regex",
+            "read",
+        ]
+        .map(String::from)
+        .into();
         cli_actions.extend(
             Cli::command()
                 .find_subcommand("refactor")
@@ -976,10 +1116,16 @@ mod tests {
                 .get_subcommands()
                 .map(|c| c.get_name().replace('-', "_")),
         );
-        let mut mcp_actions: BTreeSet<String> =
-            ["outline", "tree", "search", "search_text", "search_regex"]
-                .map(String::from)
-                .into();
+        let mut mcp_actions: BTreeSet<String> = [
+            "outline",
+            "tree",
+            "search",
+            "search_text",
+            "search_regex",
+            "read",
+        ]
+        .map(String::from)
+        .into();
         mcp_actions.extend(crate::mcp::advertised_refactor_actions());
         let covered: BTreeSet<String> = covered.into_iter().map(String::from).collect();
         assert_eq!(
@@ -987,7 +1133,7 @@ mod tests {
             "a CLI verb without a row (or a row without a verb)"
         );
         assert_eq!(covered, mcp_actions, "an MCP action without a row");
-        assert_eq!(covered.len(), 20);
+        assert_eq!(covered.len(), 21);
     }
 
     #[test]
@@ -1059,6 +1205,61 @@ mod tests {
     }
 
     #[test]
+    fn read_modes_default_from_what_is_given_and_sessions_come_from_the_door() {
+        let read = |args: Value, session: Option<ReadSession>| {
+            let (action, input) = serde_json::from_value::<ReadParams>(args).unwrap().input();
+            let ctx = Ctx {
+                root: ROOT.into(),
+                wait_ms: 0,
+                cwd: None,
+                session,
+            };
+            match build(action, input, &ctx) {
+                Ok(Call::Read(r)) => Ok(r),
+                Ok(other) => panic!("{other:?}"),
+                Err(e) => Err(e.code),
+            }
+        };
+        let mode = |args: Value| read(args, None).map(|r| r.mode);
+        assert_eq!(mode(json!({"path": "a"})), Ok(ReadMode::Full));
+        assert_eq!(
+            mode(json!({"path": "a", "end_line": 4})),
+            Ok(ReadMode::Lines)
+        );
+        assert_eq!(
+            mode(json!({"path": "a", "name_path": "x"})),
+            Ok(ReadMode::Symbol)
+        );
+        assert_eq!(mode(json!({"path": "a", "mode": "MAP"})), Ok(ReadMode::Map));
+        assert_eq!(mode(json!({})), Err(ErrorCode::InvalidTarget));
+        assert_eq!(
+            mode(json!({"path": "a", "mode": "lines", "name_path": "x"})),
+            Err(ErrorCode::InvalidTarget)
+        );
+        let mcp = ReadSession {
+            id: "mcp-1".into(),
+            ends_with_connection: true,
+        };
+        assert_eq!(
+            read(json!({"path": "a"}), Some(mcp.clone()))
+                .unwrap()
+                .session,
+            Some(mcp)
+        );
+        // The CLI's --session names a session that outlives the connection.
+        let Ok(Call::Read(r)) = cli(&["read", "a", "--session", "s1"]).1 else {
+            panic!()
+        };
+        assert_eq!(
+            r.session,
+            Some(ReadSession {
+                id: "s1".into(),
+                ends_with_connection: false
+            })
+        );
+    }
+
+    #[test]
     fn both_doors_refuse_alike() {
         let code = |args: Value| mcp(Tool::Refactor, &args).1.unwrap_err();
         let missing_target = code(json!({"action": "insert_after_symbol", "text": "x"}));
@@ -1101,18 +1302,30 @@ mod tests {
     }
 
     #[test]
-    fn cli_paths_are_root_relative_inside_the_root_and_absolute_outside() {
+    fn paths_start_at_the_working_directory_inside_the_root_else_at_the_root() {
         let ctx = |cwd: &str| Ctx {
             root: ROOT.into(),
             wait_ms: 0,
             cwd: Some(cwd.into()),
+            session: None,
         };
         assert_eq!(ctx(ROOT).path("src/a.rs"), "src/a.rs");
         assert_eq!(ctx(&format!("{ROOT}/src")).path("a.rs"), "src/a.rs");
         assert_eq!(ctx(&format!("{ROOT}/src")).here(), "src");
         assert_eq!(ctx(ROOT).here(), "");
-        assert_eq!(ctx("/elsewhere").path("a.rs"), "/elsewhere/a.rs");
+        assert_eq!(ctx(ROOT).path("/tmp/x"), "/tmp/x");
+        // Issue 16: from outside the root (`--root DIR` run elsewhere), relative paths
+        // start at the root, as MCP's do.
+        assert_eq!(ctx("/elsewhere").path("a.rs"), "a.rs");
+        assert_eq!(ctx("/elsewhere").here(), "");
         assert_eq!(ctx("/elsewhere").path(&format!("{ROOT}/b.rs")), "b.rs");
-        assert!(Path::new(&ctx("/tmp").path("x")).is_absolute());
+        let mcp = Ctx {
+            cwd: None,
+            ..ctx(ROOT)
+        };
+        assert_eq!(
+            (mcp.path("src/a.rs"), mcp.here()),
+            ("src/a.rs".into(), String::new())
+        );
     }
 }

@@ -2,6 +2,10 @@
 //! an agent's parameter (spec lesson: implicit project root): the innermost git
 //! worktree (a `.git` directory or file), else the nearest directory with a project
 //! marker, else the working directory itself. `--root` overrides.
+//!
+//! A repository at `$HOME` itself (dotfiles kept in git) is a worktree only for a shim
+//! running at `$HOME`: below it, it would make every project without its own `.git`
+//! the whole home directory (indexed, watched, and trusted or not as one).
 
 use std::path::{Path, PathBuf};
 
@@ -18,8 +22,13 @@ const MARKERS: &[&str] = &[
     "build.gradle.kts",
 ];
 
-/// Resolves the project root for a shim running in `cwd`.
-pub fn resolve(cwd: &Path, explicit: Option<&Path>) -> Result<PathBuf, LeanError> {
+/// Resolves the project root for a shim running in `cwd`, for a user whose home is
+/// `home` (canonical).
+pub fn resolve(
+    cwd: &Path,
+    explicit: Option<&Path>,
+    home: Option<&Path>,
+) -> Result<PathBuf, LeanError> {
     let start = explicit
         .map(|p| cwd.join(p))
         .unwrap_or_else(|| cwd.to_path_buf());
@@ -36,7 +45,10 @@ pub fn resolve(cwd: &Path, explicit: Option<&Path>) -> Result<PathBuf, LeanError
     if explicit.is_some() {
         return Ok(start);
     }
-    if let Some(worktree) = start.ancestors().find(|dir| dir.join(".git").exists()) {
+    if let Some(worktree) = start
+        .ancestors()
+        .find(|dir| dir.join(".git").exists() && (Some(*dir) != home || *dir == start))
+    {
         return Ok(worktree.to_path_buf());
     }
     if let Some(project) = start
@@ -62,7 +74,7 @@ mod tests {
         let krate = repo.join("crates/a/src");
         fs::create_dir_all(&krate).unwrap();
         fs::write(repo.join("crates/a/Cargo.toml"), "").unwrap();
-        assert_eq!(resolve(&krate, None).unwrap(), repo);
+        assert_eq!(resolve(&krate, None, None).unwrap(), repo);
     }
 
     #[test]
@@ -73,7 +85,7 @@ mod tests {
         let inner = outer.join("wt");
         fs::create_dir_all(inner.join("src")).unwrap();
         fs::write(inner.join(".git"), "gitdir: ../.git/worktrees/wt\n").unwrap();
-        assert_eq!(resolve(&inner.join("src"), None).unwrap(), inner);
+        assert_eq!(resolve(&inner.join("src"), None, None).unwrap(), inner);
     }
 
     #[test]
@@ -83,7 +95,7 @@ mod tests {
         let proj = base.join("proj");
         fs::create_dir_all(proj.join("pkg/sub")).unwrap();
         fs::write(proj.join("pyproject.toml"), "").unwrap();
-        assert_eq!(resolve(&proj.join("pkg/sub"), None).unwrap(), proj);
+        assert_eq!(resolve(&proj.join("pkg/sub"), None, None).unwrap(), proj);
         let loose = base.join("loose");
         fs::create_dir(&loose).unwrap();
         // `base` may itself sit under a marker or a repo on this machine; only assert
@@ -92,7 +104,7 @@ mod tests {
             .ancestors()
             .any(|d| d.join(".git").exists() || MARKERS.iter().any(|m| d.join(m).is_file()))
         {
-            assert_eq!(resolve(&loose, None).unwrap(), loose);
+            assert_eq!(resolve(&loose, None, None).unwrap(), loose);
         }
     }
 
@@ -103,10 +115,28 @@ mod tests {
         fs::create_dir(base.join(".git")).unwrap();
         fs::create_dir(base.join("sub")).unwrap();
         assert_eq!(
-            resolve(&base, Some(Path::new("sub"))).unwrap(),
+            resolve(&base, Some(Path::new("sub")), None).unwrap(),
             base.join("sub")
         );
-        let err = resolve(&base, Some(Path::new("nope"))).unwrap_err();
+        let err = resolve(&base, Some(Path::new("nope")), None).unwrap_err();
         assert_eq!(err.code, ErrorCode::FileNotFound);
+    }
+
+    #[test]
+    fn a_home_kept_in_git_is_the_root_only_at_home() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = fs::canonicalize(tmp.path()).unwrap();
+        fs::create_dir(home.join(".git")).unwrap();
+        let (marked, loose) = (home.join("work/app/src"), home.join("scratch"));
+        fs::create_dir_all(&marked).unwrap();
+        fs::create_dir_all(&loose).unwrap();
+        fs::write(home.join("work/app/Cargo.toml"), "").unwrap();
+        let at = |cwd: &Path| resolve(cwd, None, Some(&home)).unwrap();
+        assert_eq!(at(&marked), home.join("work/app"));
+        assert_eq!(at(&loose), loose);
+        assert_eq!(at(&home), home);
+        // A repository of its own below home is still found.
+        fs::create_dir(home.join("work/app/.git")).unwrap();
+        assert_eq!(at(&marked), home.join("work/app"));
     }
 }

@@ -313,10 +313,11 @@ fn gain_accounts_every_call_conservatively_and_its_json_has_the_plugins_keys() {
     assert_eq!(stats["total_commands"], 4, "{stats}");
     assert_eq!(stats["total_errors"], 1);
     let overview = &stats["commands"]["symbols_overview"];
-    // The whole file was the baseline: far more than the outline returned.
+    // The whole file was the baseline: far more than the outline returned (each of
+    // the 151 symbols with its signature and 16-digit hash, ~9 tokens of it).
     assert!(
-        overview["input_tokens"].as_u64().unwrap()
-            > 2 * overview["output_tokens"].as_u64().unwrap(),
+        2 * overview["input_tokens"].as_u64().unwrap()
+            > 3 * overview["output_tokens"].as_u64().unwrap(),
         "{overview}"
     );
     // Search claims nothing.

@@ -85,6 +85,21 @@ fn outline_search_and_overview_answer_from_the_index() {
         v["hits"][0]["range"]["start"],
         serde_json::json!({"line": 4, "column": 4})
     );
+    // Issue 16: `::` and `.` qualify as `/` does, a module or package qualifies by the
+    // file's place, and a leading separator anchors at the top level.
+    for q in ["Point::new", "Point.new", "src.lib.Point.new"] {
+        let v = ok(&env, &root, &["search", q]);
+        assert_eq!(v["hits"][0]["name_path"], "Point/new", "{q}: {v}");
+    }
+    let v = ok(&env, &root, &["search", "deep.mod.Point.move"]);
+    assert_eq!(v["hits"][0]["path"], "src/deep/mod.py", "{v}");
+    assert_eq!(ok(&env, &root, &["search", "/new"])["total"], 0);
+    let v = ok(&env, &root, &["search", "::helper"]);
+    assert_eq!(
+        (v["total"].as_u64(), &v["hits"][0]["name_path"]),
+        (Some(1), &serde_json::json!("helper")),
+        "{v}"
+    );
     let v = ok(&env, &root, &["search", "point", "--kind", "class"]);
     assert_eq!(v["total"], 1);
     assert_eq!(v["hits"][0]["path"], "src/deep/mod.py");
@@ -1183,6 +1198,7 @@ async fn insert_marker(
         expected_hash: None,
         force: false,
         wait_ms: 0,
+        session: None,
     };
     let mut ctx = tarpc::context::current();
     ctx.deadline = Instant::now() + Duration::from_secs(30);
@@ -1488,4 +1504,105 @@ fn outside_paths_that_exist_and_that_do_not_are_refused_alike() {
             assert_eq!(a.0, "FILE_NOT_FOUND", "{exists:?}: {a:?}");
         }
     }
+}
+
+/// Issue 16: an ambiguous name path is always `AMBIGUOUS_SYMBOL` with every candidate
+/// and its `[n]` address, never the first or the shallowest one. A bare name matches
+/// at any depth (the top-level function and both methods), a leading `/` anchors at
+/// the top level, and two overloads are two candidates.
+#[test]
+fn an_ambiguous_name_path_names_every_candidate_and_edits_nothing() {
+    let rs = "fn parse() -> u8 { 0 }\n\nstruct A;\n\nimpl A {\n    fn parse(&self) -> u8 { 1 }\n}\n\nstruct B;\n\nimpl B {\n    fn parse(&self) -> u8 { 2 }\n}\n";
+    let java = "class Calc {\n    int add(int a) { return a; }\n    int add(int a, int b) { return a + b; }\n}\n";
+    let (env, root) = project(&[("src/lib.rs", rs), ("src/Calc.java", java)]);
+    let replace = |name_path: &str, path: Option<&str>, body: &str| {
+        let mut args = vec![
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            name_path,
+            "--new-body",
+            body,
+        ];
+        if let Some(p) = path {
+            args.extend(["--path", p]);
+        }
+        run(&env, &root, &args)
+    };
+    let candidates = |v: &Value| -> Vec<String> {
+        v["error"]["details"]["candidates"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no candidates: {v}"))
+            .iter()
+            .map(|c| format!("{}:{}", c["name_path"].as_str().unwrap(), c["line"]))
+            .collect()
+    };
+    for path in [Some("src/lib.rs"), None] {
+        let (out, v) = replace("parse", path, "fn parse() -> u8 { 9 }");
+        assert!(!out.status.success(), "{path:?}: {v}");
+        assert_eq!(v["error"]["code"], "AMBIGUOUS_SYMBOL", "{path:?}: {v}");
+        assert_eq!(
+            candidates(&v),
+            ["parse:1", "A/parse:6", "B/parse:12"],
+            "{path:?}"
+        );
+    }
+    assert_eq!(fs::read_to_string(root.join("src/lib.rs")).unwrap(), rs);
+
+    for path in [Some("src/Calc.java"), None] {
+        let (out, v) = replace("Calc/add", path, "int add(int a) { return 0; }");
+        assert!(!out.status.success(), "{path:?}: {v}");
+        assert_eq!(v["error"]["code"], "AMBIGUOUS_SYMBOL", "{path:?}: {v}");
+        assert_eq!(candidates(&v), ["Calc/add:2", "Calc/add[1]:3"], "{path:?}");
+    }
+    assert_eq!(
+        fs::read_to_string(root.join("src/Calc.java")).unwrap(),
+        java
+    );
+
+    // Exactly one match: the anchored top-level function, and one overload by `[n]`.
+    let (out, v) = replace("/parse", None, "fn parse() -> u8 { 9 }");
+    assert!(out.status.success(), "{v}");
+    assert!(
+        fs::read_to_string(root.join("src/lib.rs"))
+            .unwrap()
+            .starts_with("fn parse() -> u8 { 9 }\n\nstruct A;")
+    );
+    let (out, v) = replace("add[1]", None, "int add(int a, int b) { return b + a; }");
+    assert!(out.status.success(), "{v}");
+    assert_eq!(
+        fs::read_to_string(root.join("src/Calc.java")).unwrap(),
+        java.replace("return a + b;", "return b + a;")
+    );
+}
+
+/// Issue 16: `lean-ctx --root DIR …` run from outside DIR resolves relative paths (and
+/// the default, "here") against DIR, as MCP does; inside the root they start at the
+/// working directory.
+#[test]
+fn paths_from_outside_the_root_start_at_the_root() {
+    let (env, root) = project(&[("src/lib.rs", LIB_RS)]);
+    let outside = env.dir().join("elsewhere");
+    fs::create_dir_all(&outside).unwrap();
+    let root_arg = root.to_str().unwrap();
+    let v = ok(&env, &outside, &["--root", root_arg, "outline"]);
+    assert_eq!(v["files"][0]["path"], "src/lib.rs", "{v}");
+    let v = ok(
+        &env,
+        &outside,
+        &[
+            "--root",
+            root_arg,
+            "refactor",
+            "symbols-overview",
+            "src/lib.rs",
+        ],
+    );
+    assert_eq!(v["path"], "src/lib.rs", "{v}");
+    let v = ok(
+        &env,
+        &root.join("src"),
+        &["refactor", "symbols-overview", "lib.rs"],
+    );
+    assert_eq!(v["path"], "src/lib.rs", "{v}");
 }

@@ -135,16 +135,10 @@ fn a_window_that_hangs_is_left_after_one_timeout() {
         "{first_took:?}: {first}"
     );
 
-    let started = Instant::now();
+    // Not asked again (its requests are counted below), so not waited for.
     let second = env.ok(&root, DEFINITION);
-    let second_took = started.elapsed();
     assert_eq!(second["backing"], "pylsp", "{second}");
     assert_eq!(spots(&second), ["geo.py 2:4"]);
-    // A generous bound: another wait for the hung window takes the whole timeout.
-    assert!(
-        second_took < IDE_TIMEOUT,
-        "the second call took {second_took:?}: {second}"
-    );
     assert_eq!(
         ide.bodies("/definition").len(),
         1,

@@ -460,3 +460,38 @@ fn an_edit_is_handed_on_after_a_hang_only_while_the_file_is_untouched() {
     assert!(!left.contains("Int = 3"), "{left}");
     ide.assert_clean();
 }
+
+/// Issue 16: through an IDE window too, a name path matching two overloads is
+/// `AMBIGUOUS_SYMBOL` naming both `[n]` addresses; the window never receives an edit.
+#[test]
+fn an_ambiguous_name_path_never_reaches_the_window() {
+    let (env, root, ide) = world();
+    ide.on("/replaceSymbolBody", replace_symbol_body);
+    let overloads = CART_KT.replace(
+        "    fun total(): Int = 1\n",
+        "    fun total(): Int = 1\n    fun total(x: Int): Int = x\n",
+    );
+    fs::write(root.join("src/Cart.kt"), &overloads).unwrap();
+    let e = env.err(
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "Cart/total",
+            "--new-body",
+            "fun total(): Int = 2",
+        ],
+    );
+    assert_eq!(e["code"], "AMBIGUOUS_SYMBOL", "{e}");
+    let named: Vec<&str> = e["details"]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name_path"].as_str().unwrap())
+        .collect();
+    assert_eq!(named, ["Cart/total", "Cart/total[1]"], "{e}");
+    assert!(ide.bodies("/replaceSymbolBody").is_empty());
+    assert_eq!(cart(&root), overloads);
+    ide.assert_clean();
+}

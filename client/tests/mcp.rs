@@ -31,6 +31,59 @@ fn the_python_mcp_sdk_drives_every_tool_through_indexing_errors_and_a_daemon_cra
     sdk_scenario(&env, &[], &project, &[("LEAN_CTX_MCP_WAIT_MS", "0")]);
 }
 
+/// An agent's whole read → find → edit → check loop through the Python SDK on a real
+/// crate: `semver` from the local cargo registry (a dependency of this workspace's
+/// tools, so it is there), copied and git-initialised, plus a CRLF file with
+/// non-ASCII text; every edit guarded by a hash an answer gave (issue 17).
+#[test]
+fn the_python_mcp_sdk_runs_an_agent_loop_on_a_real_crate() {
+    let env = TestEnv::with_shim(SHIM);
+    let project = env.dir().join("semver");
+    copy_dir(&registry_crate("semver-"), &project);
+    fs::write(
+        project.join("src/größe.rs"),
+        "// ünï\r\npub fn zweite() -> &'static str {\r\n    \"ß\"\r\n}\r\n",
+    )
+    .unwrap();
+    lean_ctx_testkit::git(&project, &["init", "-q"]);
+    sdk_scenario(&env, &["--agent-loop"], &project, &[]);
+}
+
+/// The newest unpacked `<prefix>*` crate of the local cargo registry.
+fn registry_crate(prefix: &str) -> std::path::PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+        .expect("CARGO_HOME or HOME");
+    let mut found: Vec<_> = fs::read_dir(home.join("registry/src"))
+        .unwrap()
+        .flatten()
+        .flat_map(|index| fs::read_dir(index.path()).into_iter().flatten().flatten())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(prefix))
+        })
+        .collect();
+    found.sort();
+    found
+        .pop()
+        .unwrap_or_else(|| panic!("no {prefix}* crate in {}", home.display()))
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&src, &dst);
+        } else {
+            fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
 /// Runs tests/mcp/sdk_client.py (the Python SDK as the client of the real shim) on
 /// `project`; it prints `ok` or fails with the broken assertion.
 fn sdk_scenario(env: &TestEnv, mode: &[&str], project: &Path, extra_env: &[(&str, &str)]) {
@@ -129,13 +182,21 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["ctx_outline", "ctx_refactor", "ctx_search", "ctx_tree"]
+        [
+            "ctx_outline",
+            "ctx_read",
+            "ctx_refactor",
+            "ctx_search",
+            "ctx_tree"
+        ]
     );
-    assert_eq!(
-        tools[3]["annotations"]["readOnlyHint"], true,
-        "{}",
-        tools[3]
-    );
+    for read_only in [1, 3, 4] {
+        assert_eq!(
+            tools[read_only]["annotations"]["readOnlyHint"], true,
+            "{}",
+            tools[read_only]
+        );
+    }
     let outline = &tools[0]["inputSchema"]["properties"];
     assert_eq!(
         outline["depth"]["type"],
@@ -158,5 +219,49 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
     assert!(
         text.starts_with("src/lib.rs:9:0  function helper  pub fn helper() -> i32"),
         "{text}"
+    );
+    // A read's hash (each Inspector call is a new session) guards an edit in the next.
+    let read = inspect(&[
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "ctx_read",
+        "--tool-arg",
+        "path=src/lib.rs",
+        "--tool-arg",
+        "name_path=helper",
+    ]);
+    assert_eq!(read["isError"], false, "{read}");
+    let text = read["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("src/lib.rs  helper, lines 9-9 of 10  hash "),
+        "{text}"
+    );
+    let hash = &text["src/lib.rs  helper, lines 9-9 of 10  hash ".len()..][..16];
+    let edit = |hash: &str| {
+        inspect(&[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "ctx_refactor",
+            "--tool-arg",
+            "action=replace_symbol_body",
+            "--tool-arg",
+            "name_path=helper",
+            "--tool-arg",
+            "new_body=pub fn helper() -> i32 { 2 }",
+            "--tool-arg",
+            &format!("expected_hash={hash}"),
+        ])
+    };
+    let edited = edit(hash);
+    assert_eq!(edited["isError"], false, "{edited}");
+    let stale = edit(hash);
+    assert_eq!(stale["isError"], true, "{stale}");
+    let text = stale["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("ERROR: CONFLICT:"), "{text}");
+    assert!(
+        text.contains("\n-pub fn helper() -> i32 { 1 }\n+pub fn helper() -> i32 { 2 }"),
+        "the diff since the read: {text}"
     );
 }

@@ -34,6 +34,7 @@ use rustix::{
 use crate::{
     index::{
         lang::Lang,
+        name_path::NamePath,
         symbols::{FileSymbols, Symbol, extract, syntax_error},
         text::LineIndex,
     },
@@ -186,7 +187,7 @@ pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, L
     let current = &original[target.clone()];
     if let Some(expected) = edit.expected_hash {
         let found = blake3::hash(current).to_hex();
-        if !found.as_str().eq_ignore_ascii_case(expected.trim()) {
+        if !hash_matches(found.as_str(), expected) {
             return Err(LeanError::new(
                 ErrorCode::Conflict,
                 format!(
@@ -415,18 +416,36 @@ fn locate(
     }
 }
 
-/// Symbols of one file matching `query`: an exact name path wins; else name paths
-/// ending in `/query`, or bare names.
+/// Whether `given` (an `expected_hash`) names `found` (BLAKE3 hex): the whole hash or
+/// its first `reads::SHORT_HASH` digits or more, any case (answers show the short form).
+pub fn hash_matches(found: &str, given: &str) -> bool {
+    let given = given.trim();
+    given.len() >= crate::reads::SHORT_HASH
+        && found
+            .get(..given.len())
+            .is_some_and(|f| f.eq_ignore_ascii_case(given))
+}
+
+/// The first line and current text of an edit's target (for a stale hash's diff), if
+/// it is found.
+pub fn current_target(file: &Jailed, lang: Lang, target: &EditTarget) -> Option<(u32, String)> {
+    let original = file.read().ok()?;
+    let range = locate(&original, &extract(lang, &original), &file.rel, target)
+        .ok()?
+        .range;
+    let line = LineIndex::new(&original)
+        .position(&original, range.start)
+        .line;
+    Some((line, String::from_utf8_lossy(&original[range]).into_owned()))
+}
+
+/// Symbols of one file matching the name path `query` (`index::name_path`: relative
+/// at any depth, `/` anchors at the top level, duplicates without `[n]` all match).
 pub fn match_name_path<'a>(parsed: &'a FileSymbols, query: &str) -> Vec<Symbol<'a>> {
-    let query = query.trim_matches('/');
-    let exact: Vec<Symbol<'a>> = parsed.all().filter(|s| s.name_path() == query).collect();
-    if !exact.is_empty() {
-        return exact;
-    }
-    let suffix = format!("/{query}");
+    let query = NamePath::parse(query);
     parsed
         .all()
-        .filter(|s| s.name_path().ends_with(&suffix) || s.name() == query)
+        .filter(|s| query.matches(s.name_path(), s.name()).is_some())
         .collect()
 }
 

@@ -13,6 +13,10 @@
 //! - navigation (references, definition, ...): the lines a grep would print for the
 //!   same hits, about what we return;
 //! - an applied refactoring: one string-replace edit per usage;
+//! - a read (`read`): each file answered in full, as a window, a symbol, its
+//!   signatures or its map against the whole file, which an agent's own read tool
+//!   would have returned; a re-read answered by "unchanged" or by a diff against the
+//!   answer it would otherwise have sent again (never the whole file);
 //! - everything else (directory outlines, search, previews, diagnostics, type
 //!   hierarchies, reformat, errors): no claim, the baseline is the answer itself.
 //!
@@ -22,7 +26,7 @@
 //! `lean-ctx gain` never lag the daemon by more), and at shutdown.
 
 use std::{
-    fs,
+    io::Read,
     path::{Path, PathBuf},
     sync::{Arc, Mutex},
     time::{Duration, Instant, SystemTime},
@@ -30,13 +34,14 @@ use std::{
 
 use lean_ctx_shared::stats::Stats;
 
-use crate::index::store::FileId;
+use crate::{index::store::FileId, jail::Jailed};
 
 /// Raw material an answer stands in for.
 #[derive(Debug)]
 pub enum Baseline {
-    /// A whole file (tokens cached by file identity).
-    File(PathBuf),
+    /// A whole file (tokens cached by file identity), read through the jail's
+    /// descriptors like every other read of a file an agent named.
+    File(Jailed),
     /// A text an agent would have sent or received.
     Text(String),
     /// No saving claimed.
@@ -219,7 +224,7 @@ impl Gain {
         let input = match &call.baseline {
             Baseline::NoClaim => output,
             Baseline::Text(text) => self.text_tokens(text),
-            Baseline::File(path) => self.tokens_of_file(path).unwrap_or(output),
+            Baseline::File(file) => self.tokens_of_file(file).unwrap_or(output),
         };
         let day = humantime::format_rfc3339(SystemTime::now()).to_string()[..10].to_string();
         {
@@ -263,12 +268,14 @@ impl Gain {
             .get_with(key, || self.tokenizer.count(text))
     }
 
-    fn tokens_of_file(&self, path: &Path) -> Option<u64> {
-        let id = FileId::stat(path).ok()?;
+    fn tokens_of_file(&self, file: &Jailed) -> Option<u64> {
+        let mut open = file.open().ok()?;
+        let id = FileId::from(&rustix::fs::fstat(&open).ok()?);
         if let Some(n) = self.file_tokens.get(&id) {
             return Some(n);
         }
-        let text = fs::read(path).ok()?;
+        let mut text = Vec::new();
+        open.read_to_end(&mut text).ok()?;
         let n = self.tokenizer.count(&String::from_utf8_lossy(&text));
         self.file_tokens.insert(id, n);
         Some(n)
@@ -291,6 +298,8 @@ impl Gain {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     #[test]
@@ -332,7 +341,10 @@ mod tests {
             Call {
                 action: "symbols_overview",
                 file: Some(file.clone()),
-                baseline: Baseline::File(file.clone()),
+                baseline: Baseline::File(
+                    crate::jail::resolve(tmp.path(), tmp.path(), "a.rs", crate::jail::Want::File)
+                        .unwrap(),
+                ),
                 output: output.into(),
             },
             false,

@@ -33,7 +33,10 @@ use std::{
     fs::{self, File},
     io,
     io::Read,
-    os::{fd::OwnedFd, unix::ffi::OsStrExt},
+    os::{
+        fd::{AsFd, BorrowedFd, OwnedFd},
+        unix::ffi::OsStrExt,
+    },
     path::{Component, Path, PathBuf},
     sync::Arc,
 };
@@ -92,10 +95,7 @@ impl Jailed {
             OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
             Mode::empty(),
         )?;
-        if FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode) != FileType::RegularFile {
-            return Err(io::Error::other("no longer a regular file"));
-        }
-        Ok(File::from(fd))
+        regular(fd)
     }
 
     /// The held directory the file lies in.
@@ -131,13 +131,9 @@ pub fn resolve(root: &Path, group: &Path, path: &str, want: Want) -> Result<Jail
             "contains a NUL byte".into(),
         ));
     }
-    let root_fd = rustix::fs::open(
-        root,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map(Arc::new)
-    .map_err(|e| refuse(ErrorCode::FileNotFound, format!("the root: {e}")))?;
+    let root_fd = open_root(root)
+        .map(Arc::new)
+        .map_err(|e| refuse(ErrorCode::FileNotFound, format!("the root: {e}")))?;
     let given = Path::new(path);
     let walked = match given.strip_prefix(root) {
         Ok(rel) => walk(root, &root_fd, rel, want),
@@ -411,6 +407,72 @@ fn judge(
         name,
         is_dir,
     })
+}
+
+/// Opens `rel`, a root-relative path the index's walk or watcher found, beneath
+/// `root` (a held descriptor of the root directory) without following a symlink or
+/// `..` anywhere on the way, and proves it a regular file. The walk never enters a
+/// symlink, so a file it indexed is never behind one: a symlink met here was swapped
+/// in since, and is refused rather than judged (the jail's own walk, which follows
+/// symlinks that stay inside, is for paths agents give). Linux does it in one
+/// `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`; elsewhere, or where `openat2`
+/// is missing (kernels before 5.6, seccomp filters), one `O_NOFOLLOW` name at a time.
+pub fn open_beneath(root: BorrowedFd<'_>, rel: &str) -> io::Result<File> {
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use rustix::fs::ResolveFlags;
+        let how = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        match rustix::fs::openat2(root, rel, flags, Mode::empty(), how) {
+            Ok(fd) => return regular(fd),
+            Err(Errno::NOSYS | Errno::PERM) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let mut names = rel.split('/').filter(|n| !n.is_empty() && *n != ".");
+    let last = names
+        .next_back()
+        .ok_or_else(|| io::Error::other("no file name"))?;
+    let mut dir: Option<OwnedFd> = None;
+    for name in names {
+        if name == ".." {
+            return Err(Errno::XDEV.into());
+        }
+        let at = dir.as_ref().map_or(root, |d| d.as_fd());
+        let dirflags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        dir = Some(rustix::fs::openat(at, name, dirflags, Mode::empty())?);
+    }
+    if last == ".." {
+        return Err(Errno::XDEV.into());
+    }
+    let at = dir.as_ref().map_or(root, |d| d.as_fd());
+    regular(rustix::fs::openat(at, last, flags, Mode::empty())?)
+}
+
+/// `fd` as a file if it is a regular one (not a FIFO that would block a read, not a
+/// device).
+fn regular(fd: OwnedFd) -> io::Result<File> {
+    if FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode) != FileType::RegularFile {
+        return Err(io::Error::other("not a regular file"));
+    }
+    Ok(File::from(fd))
+}
+
+/// The bytes of `rel` beneath `root`, by [`open_beneath`]: for readers that hold no
+/// root descriptor (a language server's re-sync of a file the watcher named).
+pub fn read_beneath(root: &Path, rel: &str) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    open_beneath(open_root(root)?.as_fd(), rel)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// A descriptor of `root` to hold for [`open_beneath`].
+pub fn open_root(root: &Path) -> io::Result<OwnedFd> {
+    Ok(rustix::fs::open(
+        root,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?)
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@ pub mod instance;
 pub mod jail;
 pub mod logging;
 pub mod lsp;
+pub mod reads;
 pub mod registry;
 pub mod route;
 pub mod server;

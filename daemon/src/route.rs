@@ -10,6 +10,7 @@
 //! | symbol edits | IDE (one undo entry there), then our own writer |
 //! | `symbols_overview`, `outline` of a file | headless index, then IDE (file types tree-sitter does not parse) |
 //! | `outline` of a directory, `tree`, `search_symbol`, `search_text` | headless index |
+//! | `read` | headless (the disk through the jail, the session's reads) |
 //!
 //! Fallback: a backing that is absent (no IDE window serves the root) or does not
 //! answer (the connection fails, or it hangs past its timeout: the window is then
@@ -31,20 +32,21 @@ use lean_ctx_shared::{
     ErrorCode, LeanError,
     protocol::{
         EditRequest, EditResponse, FileOutline, InspectionsRequest, InspectionsResponse,
-        NavigateRequest, NavigateResponse, OutlineRequest, OutlineResponse, RefactorKind,
-        RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
-        SearchSymbolResponse, SearchTextRequest, SearchTextResponse, SymbolsOverviewRequest,
-        SymbolsOverviewResponse, TreeRequest, TreeResponse, TypeHierarchyRequest,
-        TypeHierarchyResponse,
+        NavigateRequest, NavigateResponse, OutlineRequest, OutlineResponse, ReadRequest,
+        ReadResponse, RefactorKind, RefactorRequest, RefactorResponse, ReformatRequest,
+        ReformatResponse, SearchSymbolRequest, SearchSymbolResponse, SearchTextRequest,
+        SearchTextResponse, SymbolsOverviewRequest, SymbolsOverviewResponse, TreeRequest,
+        TreeResponse, TypeHierarchyRequest, TypeHierarchyResponse,
     },
     render,
 };
 
 use crate::{
-    backing::{Cx, Miss, Outcome, blocking, headless, ide, lsp, resolve},
+    backing::{self, Cx, Miss, Outcome, blocking, headless, ide, lsp, resolve},
     call_log::{note_backing, note_root},
-    edit::Written,
+    edit::{self, Written},
     gain::{Baseline, Call},
+    index::lang::Lang,
     jail::{Jailed, Want},
     state::Daemon,
 };
@@ -372,7 +374,7 @@ pub async fn symbols_overview(
         d,
         "symbols_overview",
         Some(&file.abs),
-        Baseline::File(file.abs.clone()),
+        Baseline::File(file.clone()),
         output,
     );
     Ok(resp)
@@ -414,7 +416,7 @@ pub async fn outline(d: &Daemon, req: OutlineRequest) -> Result<OutlineResponse,
         d,
         "outline",
         Some(&target.abs),
-        Baseline::File(target.abs.clone()),
+        Baseline::File(target.clone()),
         render::outline(&resp),
     );
     Ok(resp)
@@ -496,6 +498,67 @@ pub async fn search_text(
     Ok(resp)
 }
 
+/// `read`: headless only (the disk is the truth; no backing reads better), each file
+/// jailed by the backing; gain against the whole file each first read stands in for,
+/// and for a re-read against what it would have sent again.
+pub async fn read(d: &Daemon, req: ReadRequest) -> Result<ReadResponse, LeanError> {
+    let cx = cx(d, &req.root)?;
+    let answered = backing::read::read(&cx, &req).await?;
+    note_backing(headless::BACKING);
+    let file = match answered.as_slice() {
+        [one] => one.abs.clone(),
+        _ => None,
+    };
+    let baseline = answered.iter().map(|a| a.baseline.as_str()).collect();
+    let resp = ReadResponse {
+        truncated: answered.len() < req.paths.len(),
+        files: answered.into_iter().map(|a| a.read).collect(),
+    };
+    record(
+        d,
+        "read",
+        file.as_deref(),
+        Baseline::Text(baseline),
+        render::read(&resp),
+    );
+    Ok(resp)
+}
+
+/// A stale `expected_hash`'s `CONFLICT` with what changed since: the diff from the
+/// text an answer handed that hash out for (while the daemon keeps it) to the
+/// target's text now. Any other error as it is.
+async fn what_changed(
+    d: &Daemon,
+    file: &Jailed,
+    lang: Lang,
+    req: &EditRequest,
+    mut e: LeanError,
+) -> LeanError {
+    let (Some(expected), ErrorCode::Conflict) = (&req.expected_hash, e.code) else {
+        return e;
+    };
+    let Some(then) = d.reads.text_of(expected) else {
+        return e;
+    };
+    let (file, target) = (file.clone(), req.target.clone());
+    let now = blocking(move || Ok(edit::current_target(&file, lang, &target))).await;
+    let Ok(Some((line, now))) = now else {
+        return e;
+    };
+    // A conflict of another kind (a syntax error) over text the hash still names.
+    if edit::hash_matches(blake3::hash(now.as_bytes()).to_hex().as_str(), expected) {
+        return e;
+    }
+    let diff = backing::read::unified(&then, line, &now, line);
+    e.message = format!(
+        "{}\nwhat changed since that hash was taken (lines of the file now):\n{diff}",
+        e.message
+    );
+    e.with_remedy(
+        "redo the edit on the text as it is now (ctx_read mode=symbol shows it whole, with its hash)",
+    )
+}
+
 /// A symbol edit as a backing wrote it, with its answer.
 struct Edited {
     resp: EditResponse,
@@ -533,7 +596,7 @@ async fn edited(
 pub async fn edit_symbol(d: &Daemon, req: EditRequest) -> Result<EditResponse, LeanError> {
     let cx = cx(d, &req.root)?;
     let (file, lang) = headless::edit_target(&cx, &req).await?;
-    let Edited { resp, written } = first(
+    let edited = first(
         vec![
             ask(
                 IDE,
@@ -550,10 +613,18 @@ pub async fn edit_symbol(d: &Daemon, req: EditRequest) -> Result<EditResponse, L
         ],
         || unreachable_absent("edit_symbol"),
     )
-    .await?;
-    let replaced = written.replaced;
+    .await;
+    let Edited { resp, written } = match edited {
+        Ok(edited) => edited,
+        Err(e) => return Err(what_changed(d, &file, lang, &req, e).await),
+    };
+    let replaced = written.replaced.clone();
     let (project, target) = (cx.project.clone(), file.clone());
+    let (reads, session) = (d.reads.clone(), req.session.clone());
     blocking(move || {
+        if let Some(session) = &session {
+            backing::read::edited(&reads, &project, &target, lang, session, &written);
+        }
         project
             .index
             .wrote(&target, &written.content, written.parsed);

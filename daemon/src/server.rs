@@ -140,6 +140,7 @@ async fn serve_connection(daemon: Arc<Daemon>, dashboard: Arc<Dashboard>, mut st
     }
 
     let handler = Handler {
+        sessions: Arc::new(crate::reads::Bound::new(daemon.reads.clone())),
         daemon: daemon.clone(),
         dashboard,
     };

@@ -12,8 +12,8 @@ use lean_ctx_shared::{
         DashboardRequest, DashboardResponse, EditRequest, EditResponse, InspectionsRequest,
         InspectionsResponse, LanguageServersRequest, LanguageServersResponse, LeanCtx,
         MAX_PING_DELAY_MS, NavigateRequest, NavigateResponse, OpenProjectRequest, OutlineRequest,
-        OutlineResponse, PingRequest, PingResponse, ProjectStatus, RefactorRequest,
-        RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
+        OutlineResponse, PingRequest, PingResponse, ProjectStatus, ReadRequest, ReadResponse,
+        RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
         SearchSymbolResponse, SearchTextRequest, SearchTextResponse, ShutdownRequest,
         ShutdownResponse, StatusRequest, StatusResponse, SymbolsOverviewRequest,
         SymbolsOverviewResponse, TreeRequest, TreeResponse, TypeHierarchyRequest,
@@ -43,6 +43,7 @@ pub const CAPABILITIES: &[&str] = &[
     "dashboard",
     "tree",
     "search_text",
+    "read",
 ];
 
 /// One per connection; cheap to clone (tarpc clones it per request).
@@ -51,6 +52,8 @@ pub struct Handler {
     pub daemon: Arc<Daemon>,
     /// The daemon's one dashboard (every connection's handler holds the same).
     pub dashboard: Arc<dashboard::Dashboard>,
+    /// The read sessions this connection named that end with it.
+    pub sessions: Arc<crate::reads::Bound>,
 }
 
 impl LeanCtx for Handler {
@@ -146,6 +149,12 @@ impl LeanCtx for Handler {
             .await
     }
 
+    async fn read(self, _: Context, req: ReadRequest) -> Result<ReadResponse, LeanError> {
+        self.sessions.note(req.session.as_ref());
+        let d = &self.daemon;
+        d.call("read", async { route::read(d, req).await }).await
+    }
+
     async fn search_symbol(
         self,
         _: Context,
@@ -159,6 +168,7 @@ impl LeanCtx for Handler {
     }
 
     async fn edit_symbol(self, _: Context, req: EditRequest) -> Result<EditResponse, LeanError> {
+        self.sessions.note(req.session.as_ref());
         let d = &self.daemon;
         d.call("edit_symbol", async { route::edit_symbol(d, req).await })
             .await

@@ -81,6 +81,8 @@ pub struct Daemon {
     pub caches: Arc<Caches>,
     pub locks: Arc<FileLocks>,
     pub gain: Arc<Gain>,
+    /// What each agent session has been given by `read`.
+    pub reads: Arc<crate::reads::Reads>,
     /// The warm language servers.
     pub lsp: Arc<Pool>,
     /// JetBrains IDE windows, from their port files.
@@ -118,6 +120,7 @@ impl Daemon {
             )),
             ides: Discovery::start(&config.paths, &config.ide),
             gain: Arc::new(Gain::load(&config.paths.data_dir)),
+            reads: Arc::default(),
             config,
             started_at: SystemTime::now(),
             started: Instant::now(),

@@ -6,14 +6,33 @@
 use crate::{
     ErrorDetails, LeanError,
     protocol::{
-        EditAction, EditResponse, InspectionsResponse, NavigateResponse, OutlineResponse,
-        RefactorResponse, ReformatResponse, SearchSymbolResponse, SearchTextResponse, SymbolInfo,
-        SymbolsOverviewResponse, TreeEntryKind, TreeResponse, TypeHierarchyResponse,
+        EditAction, EditResponse, FileRead, InspectionsResponse, NavigateResponse, OutlineResponse,
+        ReadContent, ReadMode, ReadResponse, RefactorResponse, ReformatResponse,
+        SearchSymbolResponse, SearchTextResponse, SymbolInfo, SymbolsOverviewResponse,
+        TreeEntryKind, TreeResponse, TypeHierarchyResponse,
     },
 };
 
-/// Symbols as an indented tree: `  LINE  signature`, line numbers right-aligned to
-/// the widest one in the answer (at least four digits), so signatures of one depth
+/// The hex digits of a BLAKE3 that answers show for a range (a symbol, lines) and
+/// that edits accept as `expected_hash` (the daemon's `edit::hash_matches`): 64 bits,
+/// enough to tell versions of one range apart, for a fraction of the tokens. A whole
+/// file's hash (a reformat's `expected_hash`) is shown whole.
+pub const SHORT_HASH: usize = 16;
+
+/// A range's hash as answers show it.
+pub fn short_hash(hash: &str) -> &str {
+    hash.get(..SHORT_HASH).unwrap_or(hash)
+}
+
+/// `  HASH` when there is one.
+fn hashed(hash: &Option<String>) -> String {
+    hash.as_deref()
+        .map(|h| format!("  {}", short_hash(h)))
+        .unwrap_or_default()
+}
+
+/// Symbols as an indented tree: `  LINE  signature  HASH`, line numbers right-aligned
+/// to the widest one in the answer (at least four digits), so signatures of one depth
 /// start in one column however long the file.
 fn tree(symbols: &[SymbolInfo], depth: usize, s: &mut String) {
     fn widest(symbols: &[SymbolInfo]) -> u32 {
@@ -26,10 +45,11 @@ fn tree(symbols: &[SymbolInfo], depth: usize, s: &mut String) {
     fn rows(symbols: &[SymbolInfo], depth: usize, width: usize, s: &mut String) {
         for sym in symbols {
             s.push_str(&format!(
-                "{}{:>width$}  {}\n",
+                "{}{:>width$}  {}{}\n",
                 "  ".repeat(depth),
                 sym.range.start.line,
-                sym.signature
+                sym.signature,
+                hashed(&sym.hash)
             ));
             rows(&sym.children, depth + 1, width, s);
         }
@@ -108,13 +128,14 @@ pub fn search(resp: &SearchSymbolResponse, query: &str) -> String {
     let mut s = String::new();
     for h in &resp.hits {
         s.push_str(&format!(
-            "{}:{}:{}  {} {}  {}\n",
+            "{}:{}:{}  {} {}  {}{}\n",
             h.path,
             h.range.start.line,
             h.range.start.column,
             h.kind.as_str(),
             h.name_path,
-            h.signature
+            h.signature,
+            hashed(&h.hash)
         ));
     }
     s.push_str(&match (resp.total, resp.truncated) {
@@ -326,6 +347,89 @@ fn backed(backing: &str, fallback: &Option<String>) -> String {
     }
 }
 
+/// Every file of a read, one after another.
+pub fn read(resp: &ReadResponse) -> String {
+    let mut s: Vec<String> = resp.files.iter().map(file_read).collect();
+    if resp.truncated {
+        s.push(
+            "… more files were asked for than one answer holds; read them in another call".into(),
+        );
+    }
+    s.join("\n")
+}
+
+/// One file of a read. Content: `path  what, lines A-B of N  hash H  (read K)` then
+/// the lines, each `  LINE  text`; a map or signatures: one symbol a line with its
+/// lines and hash; a re-read: one line, or the diff; a failure: its error.
+pub fn file_read(f: &FileRead) -> String {
+    let read = f.read.map(|n| format!("  (read {n})")).unwrap_or_default();
+    // A range's hash short; the whole file's whole (reformat compares it).
+    let hash = match f.mode {
+        ReadMode::Lines | ReadMode::Symbol => short_hash(&f.hash),
+        _ => &f.hash,
+    };
+    match &f.content {
+        ReadContent::Unchanged { since } => {
+            format!("{}: unchanged since your read {since}", f.path)
+        }
+        ReadContent::Diff { since, diff } => format!(
+            "{}: changed since your read {since}, hash {hash}{read}\n{diff}",
+            f.path
+        ),
+        ReadContent::Failed(e) => format!("{}: {}", f.path, error(e)),
+        ReadContent::Lines {
+            start_line,
+            end_line,
+            lines,
+            name_path,
+        } => {
+            let what = name_path.as_deref().unwrap_or(f.mode.as_str());
+            let mut s = format!(
+                "{}  {what}, lines {start_line}-{end_line} of {}  hash {hash}{read}\n",
+                f.path, f.total_lines
+            );
+            let width = end_line.to_string().len();
+            for (i, line) in lines.iter().enumerate() {
+                s.push_str(&format!("{:>width$}  {line}\n", *start_line as usize + i));
+            }
+            s.trim_end_matches('\n').to_string()
+        }
+        ReadContent::Symbols { symbols, total } => {
+            let mut s = format!(
+                "{}  {}, {} lines, {total} symbols  hash {hash}{read}\n",
+                f.path,
+                f.mode.as_str(),
+                f.total_lines,
+            );
+            for sym in symbols {
+                let indent = "  ".repeat(sym.depth as usize + 1);
+                let (a, b) = (sym.range.start.line, sym.range.end.line);
+                if f.mode == ReadMode::Map {
+                    s.push_str(&format!(
+                        "{indent}{a}-{b}  {} {}  {}\n",
+                        sym.kind.as_str(),
+                        sym.name_path,
+                        short_hash(&sym.hash)
+                    ));
+                } else {
+                    s.push_str(&format!(
+                        "{indent}{a}  {}  {}\n",
+                        sym.signature,
+                        short_hash(&sym.hash)
+                    ));
+                }
+            }
+            if symbols.len() < *total as usize {
+                s.push_str(&format!(
+                    "… {} of {total} symbols shown; read one with mode=symbol\n",
+                    symbols.len()
+                ));
+            }
+            s.trim_end_matches('\n').to_string()
+        }
+    }
+}
+
 /// `ERROR: CODE: message`, the remedy, and the candidates or progress if any.
 pub fn error(e: &LeanError) -> String {
     let mut s = format!("ERROR: {}: {}\nremedy: {}", e.code, e.message, e.remedy());
@@ -358,6 +462,7 @@ mod tests {
             name_range: at,
             signature: signature.into(),
             children,
+            hash: None,
         }
     }
 

@@ -22,6 +22,12 @@
 //!   hand gopls's `go` that repository's `go/env` file, whose `GOFLAGS=-toolexec=…`
 //!   runs a program of the repository's on every `go list`. (`GOFLAGS` and `GOENV`
 //!   themselves never pass: the go command reads only the user's own `go/env`.)
+//! - `TMPDIR` only where no repository holds it and no other user can replace what a
+//!   tool puts there (the go command builds and runs helpers in its temp dirs): not
+//!   writable by others unless sticky, as `/tmp` is; dropped, tools use `/tmp`.
+//!
+//! A repository at `$HOME` itself (dotfiles kept in git) is the user's, not a
+//! project's: it does not make `~/.cargo/bin` or `~/.local/bin` "inside a repository".
 
 use std::{
     ffi::{OsStr, OsString},
@@ -81,14 +87,17 @@ const DIRECTORIES: &[&str] = &[
 pub fn neutral(from: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
     let from: Vec<(OsString, OsString)> = from.into_iter().collect();
     let get = |key: &str| from.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let home = get("HOME").map(PathBuf::from);
+    let home = home.as_deref();
     let mut env: Vec<(OsString, OsString)> = from
         .iter()
         .filter(|(k, v)| {
             let k = k.as_bytes();
             let passed = PASSED.iter().any(|p| p.as_bytes() == k) || k.starts_with(b"LC_");
             passed
+                && (k != b"TMPDIR" || safe_temp_dir(Path::new(v), home))
                 && (!DIRECTORIES.iter().any(|d| d.as_bytes() == k)
-                    || std::env::split_paths(v).all(|dir| safe_path_dir(&dir)))
+                    || std::env::split_paths(v).all(|dir| safe_path_dir(&dir, home)))
         })
         .cloned()
         .collect();
@@ -96,7 +105,7 @@ pub fn neutral(from: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsS
     let rustup_home = kept("RUSTUP_HOME")
         .map(PathBuf::from)
         .or_else(|| kept("HOME").map(|h| PathBuf::from(h).join(".rustup")));
-    env.push(("PATH".into(), clean_path(get("PATH").as_deref())));
+    env.push(("PATH".into(), clean_path(get("PATH").as_deref(), home)));
     if let Some((name, bin)) = rustup_home.as_deref().and_then(default_toolchain) {
         env.push(("RUSTUP_TOOLCHAIN".into(), name.into()));
         if let Some(bin) = bin {
@@ -141,29 +150,39 @@ fn default_toolchain(rustup_home: &Path) -> Option<(String, Option<PathBuf>)> {
     Some((name, dir))
 }
 
-/// `PATH` without the entries a repository or another user could control.
-pub fn clean_path(path: Option<&OsStr>) -> OsString {
+/// `PATH` without the entries a repository or another user could control (`home`:
+/// the user's `HOME`, see the module doc).
+pub fn clean_path(path: Option<&OsStr>, home: Option<&Path>) -> OsString {
     let kept: Vec<PathBuf> = path
         .map(std::env::split_paths)
         .into_iter()
         .flatten()
-        .filter(|dir| safe_path_dir(dir))
+        .filter(|dir| safe_path_dir(dir, home))
         .collect();
     std::env::join_paths(kept).unwrap_or_default()
 }
 
-fn safe_path_dir(dir: &Path) -> bool {
-    if !dir.is_absolute() {
-        return false;
-    }
-    let Ok(meta) = std::fs::metadata(dir) else {
-        return false;
-    };
+fn safe_path_dir(dir: &Path, home: Option<&Path>) -> bool {
     // Writable by group or others: anyone could plant a `cargo` there.
-    if !meta.is_dir() || meta.mode() & 0o022 != 0 {
-        return false;
+    own_dir(dir, home).is_some_and(|mode| mode & 0o022 == 0)
+}
+
+/// A temp dir others may write only if sticky: they cannot replace what is ours.
+fn safe_temp_dir(dir: &Path, home: Option<&Path>) -> bool {
+    own_dir(dir, home).is_some_and(|mode| mode & 0o022 == 0 || mode & 0o1000 != 0)
+}
+
+/// The mode of `dir` if it is an absolute path to a directory outside every git
+/// repository or worktree but one at `home` itself.
+fn own_dir(dir: &Path, home: Option<&Path>) -> Option<u32> {
+    if !dir.is_absolute() {
+        return None;
     }
-    !dir.ancestors().any(|d| d.join(".git").exists())
+    let meta = std::fs::metadata(dir).ok().filter(|m| m.is_dir())?;
+    let in_repository = dir
+        .ancestors()
+        .any(|d| Some(d) != home && d.join(".git").exists());
+    (!in_repository).then_some(meta.mode())
 }
 
 #[cfg(test)]
@@ -242,5 +261,41 @@ mod tests {
         keys.sort();
         keys.dedup();
         assert_eq!(keys.len(), env.len());
+    }
+
+    #[test]
+    fn a_home_kept_in_git_keeps_its_tools_and_a_temp_dir_must_be_ours_or_sticky() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let dir = |rel: &str, mode: u32| {
+            let d = home.join(rel);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::set_permissions(&d, std::fs::Permissions::from_mode(mode)).unwrap();
+            d
+        };
+        // Dotfiles in git at home; a clone below it with its own `bin/`.
+        let (cargo_bin, clone_bin) = (dir(".cargo/bin", 0o755), dir("src/clone/bin", 0o755));
+        dir(".git", 0o755);
+        dir("src/clone/.git", 0o755);
+        let env_with = |tmpdir: &Path| {
+            neutral([
+                ("HOME".into(), home.clone().into()),
+                (
+                    "PATH".into(),
+                    std::env::join_paths([&clone_bin, &cargo_bin]).unwrap(),
+                ),
+                ("TMPDIR".into(), tmpdir.into()),
+            ])
+        };
+        let env = env_with(&dir("tmp", 0o700));
+        assert_eq!(get(&env, "PATH"), Some(cargo_bin.as_os_str()));
+        assert_eq!(get(&env, "TMPDIR"), Some(home.join("tmp").as_os_str()));
+        // Sticky and open to all, as /tmp: kept; open without the sticky bit, or
+        // inside a clone: dropped.
+        let sticky = dir("sticky", 0o1777);
+        assert_eq!(get(&env_with(&sticky), "TMPDIR"), Some(sticky.as_os_str()));
+        assert_eq!(get(&env_with(&dir("open", 0o777)), "TMPDIR"), None);
+        assert_eq!(get(&env_with(&dir("src/clone/tmp", 0o700)), "TMPDIR"), None);
+        assert_eq!(get(&env_with(Path::new("relative")), "TMPDIR"), None);
     }
 }

@@ -4,15 +4,16 @@
 //! its ignore rules, its size and binary skips. Each matching line is labelled with
 //! the innermost symbol of the file's parse that holds the match.
 //!
-//! The files are read by their names beneath the root (like the index's own walk,
-//! README: Security), opened `O_NOFOLLOW`, and searched only if `fstat` shows the
-//! very file the index holds (device, inode, size, mtime, ctime); a file that changed
-//! since is jailed (`jail::resolve`) and parsed again first, so no answer lags a
-//! write and no name leads outside the root. Files are searched in parallel, each
+//! The files are opened beneath a descriptor of the root held for the search,
+//! following no symlink (`jail::open_beneath`, as the index's own reads), and
+//! searched only if `fstat` shows the very file the index holds (device, inode, size,
+//! mtime, ctime); a file that changed since is jailed (`jail::resolve`) and parsed
+//! again first, so no answer lags a write and no name leads outside the root. Files are searched in parallel, each
 //! worker taking the next file in rank order.
 
 use std::{
     io::Read,
+    os::fd::{AsFd, BorrowedFd},
     sync::{
         Mutex,
         atomic::{AtomicUsize, Ordering},
@@ -26,7 +27,6 @@ use lean_ctx_shared::{
     ErrorCode, LeanError,
     protocol::{Enclosing, TextHit},
 };
-use rustix::fs::{Mode, OFlags};
 
 use crate::{
     index::{
@@ -35,7 +35,7 @@ use crate::{
         symbols::{FileSymbols, Symbol},
         text::char_count,
     },
-    jail::Want,
+    jail::{self, Want},
     registry::Project,
 };
 
@@ -87,6 +87,11 @@ pub fn search(
     // taken before it (earlier in the order).
     let kept = AtomicUsize::new(0);
     let found = Mutex::new(Vec::with_capacity(files.len()));
+    // A root that cannot be opened (removed meanwhile) has no file to search.
+    let Ok(root) = jail::open_root(&project.root) else {
+        return Vec::new();
+    };
+    let root = root.as_fd();
     let work = || {
         let mut searcher = SearcherBuilder::new()
             .line_number(true)
@@ -107,7 +112,9 @@ pub fn search(
             };
             let file = (rel.as_str(), *id, parsed);
             let room = if before >= keep { 0 } else { keep };
-            if let Some(hits) = search_file(project, &mut searcher, matcher, file, room, &mut buf) {
+            if let Some(hits) =
+                search_file(project, root, &mut searcher, matcher, file, room, &mut buf)
+            {
                 kept.fetch_add(hits.hits.len(), Ordering::SeqCst);
                 mine.push((i, hits));
             }
@@ -131,13 +138,14 @@ pub fn search(
 /// One file's hits; `None` if it is gone, unreadable or no longer indexable.
 fn search_file(
     project: &Project,
+    root: BorrowedFd<'_>,
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
     (rel, id, parsed): (&str, FileId, &Parsed),
     keep: usize,
     buf: &mut Vec<u8>,
 ) -> Option<FileHits> {
-    let fresh = read(project, rel, id, buf)?;
+    let fresh = read(project, root, rel, id, buf)?;
     let symbols = fresh.as_ref().unwrap_or(parsed).symbols.clone();
     let mut sink = Collect {
         matcher,
@@ -153,13 +161,18 @@ fn search_file(
 
 /// The file's bytes into `buf`, and its parse again if it is no longer the file the
 /// index holds (`Some(None)`: it is).
-fn read(project: &Project, rel: &str, id: FileId, buf: &mut Vec<u8>) -> Option<Option<Parsed>> {
+fn read(
+    project: &Project,
+    root: BorrowedFd<'_>,
+    rel: &str,
+    id: FileId,
+    buf: &mut Vec<u8>,
+) -> Option<Option<Parsed>> {
     buf.clear();
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY;
-    if let Ok(fd) = rustix::fs::open(project.root.join(rel), flags, Mode::empty())
-        && rustix::fs::fstat(&fd).is_ok_and(|st| FileId::from(&st) == id)
+    if let Ok(mut file) = jail::open_beneath(root, rel)
+        && rustix::fs::fstat(&file).is_ok_and(|st| FileId::from(&st) == id)
     {
-        std::fs::File::from(fd).read_to_end(buf).ok()?;
+        file.read_to_end(buf).ok()?;
         return Some(None);
     }
     let file = project.resolve(rel, Want::File).ok()?;

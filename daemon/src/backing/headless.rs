@@ -20,11 +20,16 @@ use lean_ctx_shared::{
     },
 };
 
-use super::{Cx, Outcome, blocking, grep, resolve};
+use super::{Cx, Outcome, blocking, grep, hashes::Source, resolve};
 use crate::{
     budget::{self, Budget},
     edit::{self, Edit, Written, ambiguous, match_name_path},
-    index::{lang::Lang, store::Parsed, symbols::Symbol},
+    index::{
+        lang::Lang,
+        name_path::{Match, NamePath},
+        store::{Hash, Parsed},
+        symbols::Symbol,
+    },
     jail::{Jailed, Want},
     registry::Project,
 };
@@ -51,9 +56,10 @@ pub async fn symbols_overview(
     file: &Jailed,
     depth: u32,
 ) -> Outcome<SymbolsOverviewResponse> {
-    let (project, file) = (cx.project.clone(), file.clone());
+    let (project, file, reads) = (cx.project.clone(), file.clone(), cx.d.reads.clone());
     let resp = blocking(move || {
         let parsed = project.index.file(&file)?;
+        let source = Source::read(&file, &parsed.hash);
         if parsed.symbols.binary {
             return Err(LeanError::new(
                 ErrorCode::UnsupportedLanguage,
@@ -63,7 +69,10 @@ pub async fn symbols_overview(
         let mut budget = Budget::default();
         let mut symbols = Vec::new();
         for sym in parsed.symbols.top() {
-            let info = sym.info(depth);
+            let mut info = sym.info(depth);
+            if let Some(source) = &source {
+                source.fill(&mut info, &reads);
+            }
             if !budget.take(&info) {
                 return Err(budget::too_large(
                     &file.rel,
@@ -105,16 +114,27 @@ pub async fn outline_dir(
     let (found, total) = project.index.files_under(&dir.rel, limit);
     // Files in path order until the answer is full: the rest is reported as cut off,
     // like files past the limit.
-    let mut budget = Budget::default();
-    let files: Vec<FileOutline> = found
-        .into_iter()
-        .map(|(path, parsed)| FileOutline {
-            path,
-            language: language(&parsed),
-            symbols: parsed.symbols.top().map(|s| s.info(req.depth)).collect(),
-        })
-        .take_while(|file| budget.take(file))
-        .collect();
+    let (project, reads, depth) = (project.clone(), cx.d.reads.clone(), req.depth);
+    let files = blocking(move || {
+        let mut budget = Budget::default();
+        Ok(found
+            .into_iter()
+            .map(|(path, parsed)| {
+                let source = Source::of(&project, &path, &parsed.hash);
+                let mut symbols: Vec<_> = parsed.symbols.top().map(|s| s.info(depth)).collect();
+                if let Some(source) = &source {
+                    symbols.iter_mut().for_each(|s| source.fill(s, &reads));
+                }
+                FileOutline {
+                    path,
+                    language: language(&parsed),
+                    symbols,
+                }
+            })
+            .take_while(|file| budget.take(file))
+            .collect::<Vec<_>>())
+    })
+    .await?;
     Ok(OutlineResponse {
         truncated: files.len() < total,
         files,
@@ -302,7 +322,7 @@ pub async fn search_symbol(
             if req.kind.is_some_and(|k| k != sym.kind()) {
                 continue;
             }
-            if let Some(score) = score(&sym, &prepared) {
+            if let Some(score) = score(&sym, path, &prepared) {
                 scored.push((score + boost, path.clone(), sym));
             }
         }
@@ -313,20 +333,49 @@ pub async fn search_symbol(
             .then_with(|| a.2.bytes().start.cmp(&b.2.bytes().start))
     });
     let total = scored.len();
-    let mut budget = Budget::default();
-    let hits: Vec<SymbolHit> = scored
-        .into_iter()
-        .take(limit)
-        .map(|(_, path, s)| SymbolHit {
-            path,
-            name: s.name().to_string(),
-            kind: s.kind(),
-            name_path: s.name_path().to_string(),
-            range: s.range(),
-            signature: s.signature().to_string(),
-        })
-        .take_while(|hit| budget.take(hit))
+    scored.truncate(limit);
+    // The parse hash of each hit's file, in one pass over the files.
+    let hit_files: std::collections::HashSet<&str> =
+        scored.iter().map(|(_, p, _)| p.as_str()).collect();
+    let parse_hashes: std::collections::HashMap<&str, Hash> = files
+        .iter()
+        .filter(|(p, _)| hit_files.contains(p.as_str()))
+        .map(|(p, parsed)| (p.as_str(), parsed.hash))
         .collect();
+    let mut hits: Vec<(SymbolHit, Hash)> = scored
+        .iter()
+        .map(|(_, path, s)| {
+            let parsed = parse_hashes.get(path.as_str()).copied();
+            let hit = SymbolHit {
+                name: s.name().to_string(),
+                kind: s.kind(),
+                name_path: s.name_path().to_string(),
+                range: s.range(),
+                signature: s.signature().to_string(),
+                hash: None,
+                path: path.clone(),
+            };
+            (hit, parsed.unwrap_or_default())
+        })
+        .collect();
+    let (project, reads) = (project.clone(), cx.d.reads.clone());
+    let hits = blocking(move || {
+        // Each hit's file read once, through the jail.
+        let mut sources: std::collections::HashMap<String, Option<Source>> = Default::default();
+        let mut budget = Budget::default();
+        for (hit, parsed) in &mut hits {
+            let source = sources
+                .entry(hit.path.clone())
+                .or_insert_with(|| Source::of(&project, &hit.path, parsed));
+            hit.hash = source.as_ref().and_then(|s| s.hash(hit.range, &reads));
+        }
+        Ok(hits
+            .into_iter()
+            .map(|(hit, _)| hit)
+            .take_while(|hit| budget.take(hit))
+            .collect::<Vec<_>>())
+    })
+    .await?;
     Ok(SearchSymbolResponse {
         truncated: hits.len() < total,
         hits,
@@ -417,25 +466,26 @@ fn boost(focused: &[PathBuf], abs: &Path) -> i64 {
 struct Query<'q> {
     text: &'q str,
     lower: String,
-    /// `Type/member`: matched against name paths.
-    qualified: bool,
-    /// `/member`, for name paths ending in the query.
-    suffix: String,
+    /// `Type/member`, `Type::member`, `pkg.Type.member` or `/top`: matched against
+    /// name paths (`index::name_path`); `None` for a bare name.
+    path: Option<NamePath>,
 }
 
 impl<'q> Query<'q> {
     fn new(text: &'q str) -> Query<'q> {
-        let qualified = text.contains('/');
-        let text = if qualified {
-            text.trim_matches('/')
+        let path = NamePath::parse(text);
+        if path.is_qualified() {
+            Query {
+                text,
+                lower: path.joined().to_lowercase(),
+                path: Some(path),
+            }
         } else {
-            text
-        };
-        Query {
-            text,
-            lower: text.to_lowercase(),
-            qualified,
-            suffix: format!("/{text}"),
+            Query {
+                text,
+                lower: text.to_lowercase(),
+                path: None,
+            }
         }
     }
 
@@ -474,17 +524,24 @@ impl<'q> Query<'q> {
 /// How well `sym` matches `query`; `None` if it does not. Exact beats prefix beats
 /// substring, case-sensitive beats insensitive, declarations of types and functions
 /// beat fields and variables, shallow beats deep.
-fn score(sym: &Symbol<'_>, query: &Query<'_>) -> Option<i64> {
-    let base = if query.qualified {
-        let path = sym.name_path();
-        if path == query.text {
-            1000
-        } else if path.ends_with(&query.suffix) {
-            900
-        } else if query.contains_ci(path) {
-            300
-        } else {
-            return None;
+fn score(sym: &Symbol<'_>, file: &str, query: &Query<'_>) -> Option<i64> {
+    let base = if let Some(path) = &query.path {
+        let stored = sym.name_path();
+        match path.matches(stored, sym.name()) {
+            Some(Match::Exact) => 1000,
+            Some(Match::Suffix) => 900,
+            // Anchored: only top-level paths (as deep as the query) starting with it.
+            None if path.anchored() => {
+                let depth = stored.matches('/').count();
+                if depth + 1 == path.segments() && query.starts_ci(stored) {
+                    300
+                } else {
+                    return None;
+                }
+            }
+            None if path.matches_in_file(stored, file) => 800,
+            None if query.contains_ci(stored) => 300,
+            None => return None,
         }
     } else {
         let name = sym.name();
@@ -579,13 +636,9 @@ fn find_unique(project: &Project, name_path: &str) -> Result<Jailed, LeanError> 
                 .map(|s| (s, path.as_str())),
         );
     }
-    // An exact name path anywhere beats suffix matches elsewhere.
-    if found
-        .iter()
-        .any(|(s, _)| s.name_path() == name_path.trim_matches('/'))
-    {
-        found.retain(|(s, _)| s.name_path() == name_path.trim_matches('/'));
-    }
+    // No preference for an exact path over deeper matches elsewhere: a bare name
+    // that silently chose the top-level symbol edited code the agent did not mean
+    // (issue 16); `/name` anchors at the top level when that is what is meant.
     match found.as_slice() {
         [(_, path)] => project.resolve(path, Want::File),
         [] => Err(LeanError::new(
@@ -608,7 +661,7 @@ mod tests {
             let query = Query::new(q);
             let mut v: Vec<(String, i64)> = parsed
                 .all()
-                .filter_map(|s| score(&s, &query).map(|n| (s.name_path().to_string(), n)))
+                .filter_map(|s| score(&s, "lib.rs", &query).map(|n| (s.name_path().to_string(), n)))
                 .collect();
             v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
             v
@@ -626,7 +679,14 @@ mod tests {
         );
         assert_eq!(names("HANDLE_R"), ["handle_request"]);
         assert_eq!(names("ÜBER"), ["größe_über"]);
-        assert_eq!(names("S/handle"), ["S/handle", "S/handle[1]"]);
+        // Issue 16: `::`, `.` and `/` qualify; duplicates are exact matches too.
+        for q in ["S/handle", "S::handle", "S.handle"] {
+            assert_eq!(names(q), ["S/handle[1]", "S/handle"], "{q}");
+        }
+        // A leading separator anchors at the top level; exact ranks first.
+        for q in ["/handle", "::handle", ".handle"] {
+            assert_eq!(names(q), ["handle", "handle_request"], "{q}");
+        }
         assert!(names("nothing").is_empty());
     }
 }

@@ -41,7 +41,7 @@ use crate::{
         backend::{self, CallError},
         discovery::Ide,
     },
-    jail::{Jailed, Want},
+    jail::{self, Jailed, Want},
     lsp::text::{DocText, Encoding},
     registry::Project,
 };
@@ -589,7 +589,7 @@ pub async fn refactor(
 fn snapshot(project: &Project, rels: &[String]) -> HashMap<String, blake3::Hash> {
     rels.iter()
         .filter_map(|rel| {
-            let bytes = std::fs::read(project.root.join(rel)).ok()?;
+            let bytes = jail::read_beneath(&project.root, rel).ok()?;
             Some((rel.clone(), blake3::hash(&bytes)))
         })
         .collect()
@@ -608,7 +608,7 @@ fn contradiction(
     usage_paths: &[String],
     rename_to: Option<&str>,
 ) -> Option<String> {
-    let now = |rel: &str| std::fs::read(project.root.join(rel)).ok();
+    let now = |rel: &str| jail::read_beneath(&project.root, rel).ok();
     for rel in claimed {
         if let (Some(old), Some(bytes)) = (before.get(rel), now(rel))
             && blake3::hash(&bytes) == *old
@@ -748,6 +748,7 @@ pub async fn symbols_overview(cx: &Cx<'_>, file: &Jailed) -> Outcome<SymbolsOver
                 range: at,
                 name_range: at,
                 children: Vec::new(),
+                hash: None,
             })
         })
         .collect();

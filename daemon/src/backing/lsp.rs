@@ -37,7 +37,7 @@ use super::{
 use crate::{
     edit::{self, FileWrite},
     index::{lang::Lang, text::LineIndex},
-    jail::Jailed,
+    jail::{Jailed, Want},
     lsp::{
         edits::{self, Span},
         pool::Choice,
@@ -79,6 +79,41 @@ impl Target {
             text_document: TextDocumentIdentifier::new(path_to_uri(&self.file.abs)),
             position: self.lsp_position(at)?,
         })
+    }
+
+    /// `NO_SYMBOL_AT_POSITION` unless the position touches a word (the character at
+    /// it, or the one before it: a caret just after a name): servers answer a blank
+    /// or a bracket with no locations (most) or an internal error (gopls), and
+    /// neither is an answer about a symbol.
+    fn require_word(&self, at: &FilePosition) -> Result<(), LeanError> {
+        let line = self
+            .synced
+            .text
+            .text()
+            .split('\n')
+            .nth((at.line as usize).saturating_sub(1))
+            .unwrap_or("");
+        let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+        let mut chars = line.chars().skip((at.column as usize).saturating_sub(1));
+        let (before, here) = if at.column == 0 {
+            (None, chars.next())
+        } else {
+            (chars.next(), chars.next())
+        };
+        if before.is_some_and(word) || here.is_some_and(word) {
+            return Ok(());
+        }
+        Err(LeanError::new(
+            ErrorCode::NoSymbolAtPosition,
+            format!(
+                "no symbol at {}:{}:{} ({:?})",
+                self.file.rel,
+                at.line,
+                at.column,
+                line.trim()
+            ),
+        )
+        .with_remedy("point at a symbol's name (line 1-based, column 0-based in characters)"))
     }
 
     fn require(&self, capability: &str, action: &str) -> Result<(), LeanError> {
@@ -148,6 +183,7 @@ pub async fn navigate(
 ) -> Result<NavigateResponse, LeanError> {
     let t = target(cx, file, req.wait_ms).await?;
     let position = t.position_params(&req.at)?;
+    t.require_word(&req.at)?;
     let work = WorkDoneProgressParams::default();
     let partial = PartialResultParams::default();
     let raw: Vec<(lsp_types::Uri, lsp_types::Range)> = match req.action {
@@ -612,35 +648,22 @@ pub async fn refactor(
             Err(e) => return Err(e),
         }
     }
-    let params = RenameParams {
-        text_document_position: position,
-        new_name,
-        work_done_progress_params: WorkDoneProgressParams::default(),
-    };
-    let edit = t
-        .server
-        .request::<req::Rename>(params, REFACTOR_TIMEOUT)
-        .await
-        .map_err(|e| match e.code {
-            ErrorCode::Internal if e.message.contains("answered") => {
-                LeanError::new(ErrorCode::InvalidTarget, e.message)
-                    .with_remedy("pick another name or position")
+    let mut found = rename_plan(&t, req, &position, &new_name).await?;
+    // Usages whose disk text is not the name: the server's view of their files is
+    // older than the disk (a write it has not heard of yet). Hand it the disk's
+    // bytes of exactly those files and ask once more, so an answer never rests on a
+    // view the caller cannot see; what is still stale after that is a conflict.
+    if !found.stale.is_empty() {
+        for rel in found.stale.iter().filter_map(|c| c.path.as_deref()) {
+            if let Ok(file) = super::resolve(cx, rel, Want::File).await
+                && let Ok(bytes) = super::read(&file).await
+            {
+                t.server.sync(&file.abs, &bytes).await;
             }
-            _ => e,
-        })?
-        .ok_or_else(|| {
-            LeanError::new(
-                ErrorCode::NoSymbolAtPosition,
-                format!(
-                    "nothing to rename at {}:{}:{}",
-                    t.file.rel, req.at.line, req.at.column
-                ),
-            )
-        })?;
-    let (project, enc) = (t.project.clone(), t.enc());
-    let op = operation(req);
-    let mut plan = blocking(move || Ok(plan(&project, &op, edit, enc))).await?;
-    let stale = stale_usages(&plan.usages, &t.file.rel, &req.at);
+        }
+        found = rename_plan(&t, req, &position, &new_name).await?;
+    }
+    let RenamePlan { mut plan, stale } = found;
     plan.conflicts.extend(stale);
     let limit = limit(req.limit);
     let mut resp = RefactorResponse {
@@ -670,6 +693,51 @@ pub async fn refactor(
     resp.changed_paths = writes.iter().map(|w| w.file.rel.clone()).collect();
     resp.changed_paths.sort();
     Ok(resp)
+}
+
+/// A rename's plan read against the disk, its stale usages ([`stale_usages`]) apart.
+struct RenamePlan {
+    plan: Plan,
+    stale: Vec<Conflict>,
+}
+
+/// Asks the server for the rename and reads its edit against the disk.
+async fn rename_plan(
+    t: &Target,
+    req: &RefactorRequest,
+    position: &TextDocumentPositionParams,
+    new_name: &str,
+) -> Result<RenamePlan, LeanError> {
+    let params = RenameParams {
+        text_document_position: position.clone(),
+        new_name: new_name.to_string(),
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
+    let edit = t
+        .server
+        .request::<req::Rename>(params, REFACTOR_TIMEOUT)
+        .await
+        .map_err(|e| match e.code {
+            ErrorCode::Internal if e.message.contains("answered") => {
+                LeanError::new(ErrorCode::InvalidTarget, e.message)
+                    .with_remedy("pick another name or position")
+            }
+            _ => e,
+        })?
+        .ok_or_else(|| {
+            LeanError::new(
+                ErrorCode::NoSymbolAtPosition,
+                format!(
+                    "nothing to rename at {}:{}:{}",
+                    t.file.rel, req.at.line, req.at.column
+                ),
+            )
+        })?;
+    let (project, enc) = (t.project.clone(), t.enc());
+    let op = operation(req);
+    let plan = blocking(move || Ok(plan(&project, &op, edit, enc))).await?;
+    let stale = stale_usages(&plan.usages, &t.file.rel, &req.at);
+    Ok(RenamePlan { plan, stale })
 }
 
 /// Usages whose text on disk is not the name being renamed: the server computed them

@@ -12,9 +12,11 @@
 
 pub mod answer;
 mod grep;
+pub mod hashes;
 pub mod headless;
 pub mod ide;
 pub mod lsp;
+pub mod read;
 
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 //! issue 15's "the IDE proves itself"): its port file is ours, 0600 and no symlink,
 //! and names exactly that root; its pid is alive; the socket listening on its port
 //! belongs to that pid and to us ([`verify_listener`]); and `GET /health` with the
-//! token answers within 300 ms. The answer is cached briefly; a file event or a
+//! token answers within `[ide] health_timeout` (300 ms). The answer is cached briefly; a file event or a
 //! failed call forgets it, so a window that opens is used by the next call and one
 //! that dies is left within the same call. The listener is proven again (cheaply:
 //! the same socket inodes as last time) before every request that carries the token.
@@ -24,6 +24,11 @@ use std::{
     time::{Duration, Instant, SystemTime},
 };
 
+use crate::{
+    config::IdeSection,
+    index::watch::{Change, DirWatcher},
+    sys::unix_ms,
+};
 use lean_ctx_shared::{
     Paths,
     ide::{
@@ -34,12 +39,7 @@ use lean_ctx_shared::{
     process::pid_alive,
     protocol::IdeStatus,
 };
-use notify::{RecursiveMode, Watcher};
 
-use crate::{config::IdeSection, sys::unix_ms};
-
-/// `GET /health` must answer within this (spec §1.2).
-const HEALTH_TIMEOUT: Duration = Duration::from_millis(300);
 /// How long a window that hung past its timeout is not asked (a hung IDE would
 /// otherwise cost every call the whole timeout).
 pub const HOLD_AFTER_TIMEOUT: Duration = Duration::from_secs(60);
@@ -103,7 +103,9 @@ struct Table {
 pub struct Discovery {
     data_dir: PathBuf,
     table: Mutex<Table>,
-    watcher: Mutex<Option<notify::RecommendedWatcher>>,
+    /// The data dir's watch, on the daemon's one inotify instance (the index's:
+    /// the per-user limit of 128 instances counts every process of the user).
+    watcher: Mutex<Option<DirWatcher>>,
     http: reqwest::Client,
     timeouts: IdeSection,
 }
@@ -137,22 +139,7 @@ impl Discovery {
                 .expect("an HTTP client without TLS builds"),
             timeouts: timeouts.clone(),
         });
-        let weak = Arc::downgrade(&me);
-        let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-            let Some(me) = weak.upgrade() else { return };
-            match event {
-                // Our own reads of a port file are access events: reloading on them
-                // would read it again, forever (one core spent on it).
-                Ok(ev) if ev.kind.is_access() => {}
-                Ok(ev) => ev.paths.iter().for_each(|p| me.reload(p)),
-                Err(e) => {
-                    tracing::warn!(error = %e, "port file watch error; rescanning");
-                    me.rescan();
-                }
-            }
-        })
-        .and_then(|mut w| w.watch(data_dir, RecursiveMode::NonRecursive).map(|()| w));
-        match watcher {
+        match me.watch() {
             Ok(w) => *me.watcher.lock().unwrap() = Some(w),
             // Without a watcher every lookup re-reads its port file (see `lookup`).
             Err(e) => {
@@ -161,6 +148,31 @@ impl Discovery {
         }
         me.rescan();
         me
+    }
+
+    /// Watches the data dir (by its canonical path: a symlinked data dir is watched
+    /// where it is), handing what changes to `reload` on a thread of ours that ends
+    /// when the watch is dropped with the discovery.
+    fn watch(self: &Arc<Self>) -> std::io::Result<DirWatcher> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let watcher = DirWatcher::new(tx)?;
+        watcher.watch(&std::fs::canonicalize(&self.data_dir)?)?;
+        let weak = Arc::downgrade(self);
+        std::thread::Builder::new()
+            .name("lean-ctx-ports".into())
+            .spawn(move || {
+                while let Ok(change) = rx.recv() {
+                    let Some(me) = weak.upgrade() else { return };
+                    match change {
+                        Change::Path(path) => me.reload(&path),
+                        Change::Rescan => {
+                            tracing::warn!("port file events were lost; rescanning");
+                            me.rescan();
+                        }
+                    }
+                }
+            })?;
+        Ok(watcher)
     }
 
     fn watching(&self) -> bool {
@@ -313,7 +325,7 @@ impl Discovery {
             .http
             .get(format!("http://127.0.0.1:{}/health", ide.port))
             .header("X-LeanCtx-Token", &ide.token)
-            .timeout(HEALTH_TIMEOUT)
+            .timeout(self.timeouts.health_timeout)
             .send();
         match get.await {
             Ok(r) if r.status().is_success() || r.status() == reqwest::StatusCode::UNAUTHORIZED => {

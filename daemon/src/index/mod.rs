@@ -9,12 +9,13 @@
 mod decl;
 pub mod git_index;
 pub mod lang;
+pub mod name_path;
 mod rust_items;
 mod skeleton;
 pub mod symbols;
 pub mod text;
 mod walk;
-mod watch;
+pub mod watch;
 
 pub mod root;
 pub mod store;

@@ -13,6 +13,7 @@
 
 use std::{
     collections::{HashMap, HashSet},
+    os::fd::AsFd,
     path::{Path, PathBuf},
     sync::{
         Arc, Mutex, OnceLock, RwLock, Weak,
@@ -34,10 +35,10 @@ use super::{
     lang::Lang,
     store::{Caches, Counters, FileId, Parsed},
     symbols::FileSymbols,
-    walk::{IgnoreFiles, Rules, Walker, hidden},
+    walk::{self, IgnoreFiles, Rules, Walker, hidden},
     watch::{Change, DirWatcher},
 };
-use crate::jail::Jailed;
+use crate::jail::{self, Jailed};
 
 /// Knobs of the index, from `config.toml`.
 #[derive(Clone, Debug)]
@@ -285,7 +286,7 @@ impl RootIndex {
                 if progress {
                     self.walk.total.fetch_add(1, Ordering::Relaxed);
                 }
-                self.index_found(found.rel, found.lang, found.id);
+                self.index_found_from(found.rel, found.lang, found.id, &|| found.open());
                 if progress {
                     self.walk.done.fetch_add(1, Ordering::Relaxed);
                 }
@@ -326,7 +327,7 @@ impl RootIndex {
             Some(parent) if dir != self.root && dir.starts_with(&self.root) => {
                 self.rules_inside(parent)
             }
-            _ => Rules::above(&self.root),
+            _ => Rules::above(&self.root, walk::home().as_deref()),
         }
     }
 
@@ -368,20 +369,24 @@ impl RootIndex {
         self.caches.parse(open, id, lang, &self.counters, blob)
     }
 
-    /// Indexes one file; `None` if it is gone, unreadable, too large or binary.
+    /// Indexes one file the watcher reported, read beneath the root
+    /// ([`RootIndex::open`]); `None` if it is gone, unreadable, too large, binary or
+    /// no longer a regular file inside the root.
     fn index_file(&self, abs: &Path, rel: &str) -> Option<Parsed> {
         let lang = Lang::from_path(abs)?;
-        let Ok(id) = FileId::stat(abs) else {
+        let open = || self.open(rel);
+        let Ok(id) = open().and_then(|f| Ok(FileId::from(&rustix::fs::fstat(&f)?))) else {
             self.files.write().unwrap().remove(rel);
             return None;
         };
-        self.index_found(rel, lang, id)
+        self.index_found_from(rel, lang, id, &open)
     }
 
-    /// Indexes one file whose identity is `id`.
-    fn index_found(&self, rel: &str, lang: Lang, id: FileId) -> Option<Parsed> {
-        let abs = self.root.join(rel);
-        self.index_found_from(rel, lang, id, &|| std::fs::File::open(&abs))
+    /// A file the walk or the watcher found, by its root-relative name, opened beneath
+    /// a descriptor of the root without following any symlink (`jail::open_beneath`):
+    /// one swapped in since it was found is refused, never read.
+    pub fn open(&self, rel: &str) -> std::io::Result<std::fs::File> {
+        jail::open_beneath(jail::open_root(&self.root)?.as_fd(), rel)
     }
 
     /// [`RootIndex::index_found`] reading through `open`.
@@ -698,6 +703,63 @@ mod tests {
     use std::fs;
 
     use super::*;
+
+    /// Whether any indexed file holds a symbol named `name`.
+    fn holds(index: &RootIndex, name: &str) -> bool {
+        let (files, _) = index.files_under("", usize::MAX);
+        files
+            .iter()
+            .any(|(_, p)| p.symbols.all().any(|s| s.name() == name))
+    }
+
+    #[test]
+    fn a_directory_swapped_for_a_symlink_outside_is_never_read_by_the_walk_or_the_watcher() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        let (root, outside) = (base.join("root"), base.join("outside"));
+        fs::create_dir_all(root.join("src/sub")).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(root.join("src/sub/t.py"), "def inside():\n    pass\n").unwrap();
+        fs::write(outside.join("t.py"), "def secret_outside():\n    pass\n").unwrap();
+        let index = RootIndex::new(
+            root.clone(),
+            Arc::new(Caches::new(1 << 20)),
+            IndexConfig::default(),
+        );
+        index.full_index();
+        assert!(holds(&index, "inside"), "indexed first");
+        let (sub, aside) = (root.join("src/sub"), root.join("src/sub.aside"));
+        let (file, rel) = (sub.join("t.py"), "src/sub/t.py");
+        // The watcher's way in, with the directory a symlink out now: what it names
+        // by text is refused, not read.
+        fs::rename(&sub, &aside).unwrap();
+        std::os::unix::fs::symlink(&outside, &sub).unwrap();
+        assert!(index.index_file(&file, rel).is_none());
+        assert!(!holds(&index, "secret_outside"));
+        fs::remove_file(&sub).unwrap();
+        fs::rename(&aside, &sub).unwrap();
+        // The race: 10,000 swaps against walks and watcher reads of the same file.
+        let done = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for _ in 0..10_000 {
+                    fs::rename(&sub, &aside).unwrap();
+                    std::os::unix::fs::symlink(&outside, &sub).unwrap();
+                    fs::remove_file(&sub).unwrap();
+                    fs::rename(&aside, &sub).unwrap();
+                }
+                done.store(true, Ordering::SeqCst);
+            });
+            let mut rounds = 0;
+            while !done.load(Ordering::SeqCst) {
+                index.full_index();
+                index.index_file(&file, rel);
+                assert!(!holds(&index, "secret_outside"), "round {rounds}");
+                rounds += 1;
+            }
+            assert!(rounds > 0);
+        });
+    }
 
     #[tokio::test]
     async fn before_the_first_walk_finishes_the_answer_is_indexing_with_progress() {

@@ -147,6 +147,8 @@ impl<'a> Symbol<'a> {
             range: self.range(),
             name_range: self.name_range(),
             signature: self.signature().to_string(),
+            // The index keeps no bytes; answers that read them hash (backing::hashes).
+            hash: None,
             children: if depth == 0 {
                 Vec::new()
             } else {

@@ -57,19 +57,30 @@ pub(super) struct IgnoreFiles {
 
 impl IgnoreFiles {
     pub(super) fn on_disk(dir: &Path) -> IgnoreFiles {
+        let regular = |name| std::fs::symlink_metadata(dir.join(name)).is_ok_and(|m| m.is_file());
         IgnoreFiles {
-            gitignore: dir.join(".gitignore").is_file(),
-            ignore: dir.join(".ignore").is_file(),
+            gitignore: regular(".gitignore"),
+            ignore: regular(".ignore"),
         }
     }
+}
+
+/// Whether a listed ignore file of this type is read (see the listing).
+fn ignore_file(kind: FileType) -> bool {
+    !matches!(kind, FileType::Directory | FileType::Symlink)
 }
 
 impl Rules {
     /// The rules in force just above `root`: the global excludes file and
     /// `info/exclude` of the repository `root` is in, and the ignore files of the
-    /// directories from the repository's top down to `root`'s parent.
-    pub(super) fn above(root: &Path) -> Rules {
-        let Some(top) = root.ancestors().find(|d| d.join(".git").exists()) else {
+    /// directories from the repository's top down to `root`'s parent. A repository at
+    /// `home` itself (dotfiles in git, whose `.gitignore` often ignores everything)
+    /// counts only for a root at `home`, as the shim's root rule has it.
+    pub(super) fn above(root: &Path, home: Option<&Path>) -> Rules {
+        let Some(top) = root
+            .ancestors()
+            .find(|d| d.join(".git").exists() && (Some(*d) != home || *d == root))
+        else {
             return Rules::default();
         };
         let (global, _) = GitignoreBuilder::new(top).build_global();
@@ -135,6 +146,11 @@ impl Rules {
     }
 }
 
+/// The user's home, canonical, for [`Rules::above`].
+pub(super) fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok())
+}
+
 /// Dot files and directories are left out (`.git`, `.idea`, `.venv`, ...).
 pub(super) fn hidden(name: &OsStr) -> bool {
     name.as_bytes().first() == Some(&b'.')
@@ -146,6 +162,19 @@ pub(super) struct Found<'a> {
     pub rel: &'a str,
     pub lang: Lang,
     pub id: FileId,
+    /// The directory the walk listed the file in, held, and the file's name there:
+    /// the file is read through them (`open`), never by its path, which a directory
+    /// swapped for a symlink since the listing would lead outside the root.
+    dir: rustix::fd::BorrowedFd<'a>,
+    name: &'a CStr,
+}
+
+impl Found<'_> {
+    /// The file, opened `O_NOFOLLOW` in the directory it was listed in.
+    pub fn open(&self) -> std::io::Result<std::fs::File> {
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        Ok(rustix::fs::openat(self.dir, self.name, flags, Mode::empty())?.into())
+    }
 }
 
 /// One walk: `enter` is called for each directory before it is listed (so a watch
@@ -277,8 +306,10 @@ impl Walker<'_> {
                 // rather than a `stat` of every directory; its own watch stays (the
                 // watcher drops events under it, `is_ignored`), its contents unseen.
                 b".git" if job.parent.is_some() => return,
-                b".gitignore" => own.gitignore = entry.file_type() != FileType::Directory,
-                b".ignore" => own.ignore = entry.file_type() != FileType::Directory,
+                // A symlinked ignore file counts as absent, as git (2.32 on) treats
+                // one in the working tree: it must not pull another file's lines in.
+                b".gitignore" => own.gitignore = ignore_file(entry.file_type()),
+                b".ignore" => own.ignore = ignore_file(entry.file_type()),
                 _ => {}
             }
             if !hidden(OsStr::from_bytes(name.to_bytes())) {
@@ -353,6 +384,8 @@ impl Walker<'_> {
             rel,
             lang,
             id: FileId::from(&st),
+            dir,
+            name,
         });
     }
 }
@@ -377,7 +410,7 @@ mod tests {
                 assert!(found.lock().unwrap().insert(f.rel.to_string()), "{}", f.rel);
             },
         }
-        .run(root, "", Rules::above(root));
+        .run(root, "", Rules::above(root, None));
         let entered = entered.into_inner().unwrap();
         assert!(entered.contains(&root.to_path_buf()));
         found.into_inner().unwrap()
@@ -540,5 +573,23 @@ mod tests {
         write(&plain, "b.rs", "fn f() {}\n");
         write(&plain, ".gitignore", "b.rs\n");
         assert_eq!(walk(&plain, 1), BTreeSet::from(["a.rs".to_string()]));
+    }
+
+    #[test]
+    fn a_home_kept_in_git_lends_its_ignore_rules_only_to_a_root_at_home() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = fs::canonicalize(tmp.path()).unwrap();
+        // Dotfiles repositories commonly ignore everything and add files by force.
+        write(&home, ".gitignore", "*\n");
+        write(&home, "proj/a.rs", "fn f() {}\n");
+        git(&home, &["init", "-q"]);
+        let (proj, file) = (home.join("proj"), home.join("proj/a.rs"));
+        assert!(Rules::above(&proj, None).ignores(&file, false));
+        assert!(!Rules::above(&proj, Some(&home)).ignores(&file, false));
+        assert!(
+            Rules::above(&home, Some(&home))
+                .inside(&home, IgnoreFiles::on_disk(&home))
+                .ignores(&proj, true)
+        );
     }
 }

@@ -157,6 +157,10 @@ mod imp {
                 | WatchMask::DELETE_SELF
                 | WatchMask::MOVE_SELF
                 | WatchMask::ONLYDIR
+                // A directory swapped for a symlink since the walk opened it is not
+                // watched through the link (the add fails; the root shows unwatched
+                // and is walked again).
+                | WatchMask::DONT_FOLLOW
                 | WatchMask::EXCL_UNLINK;
             // Held across the add, so the reader never sees the new watch's events
             // before it knows the directory. Every root adds the same mask, so a

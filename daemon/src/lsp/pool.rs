@@ -128,9 +128,22 @@ impl Pool {
             self.rust_analyzer_settings()
         } else if program_name.starts_with("typescript-language-server") {
             match self.tsserver(&command[0]) {
-                Ok(tsserver) => json!({ "tsserver": { "path": tsserver } }),
+                // tsserver's semantic server alone: with the default "auto", requests
+                // made while the project loads go to the partial-semantic syntax
+                // server, which knows only the open files (`references` answered 1
+                // of 7 on a cold server; issue 16). The semantic server queues them
+                // behind the project load, so its answer is complete.
+                Ok(tsserver) => {
+                    json!({ "tsserver": { "path": tsserver, "useSyntaxServer": "never" } })
+                }
                 Err(e) => return Choice::Refused(e),
             }
+        } else if program_name.starts_with("pylsp") {
+            // A checker by default (issue 16: diagnostics must find undefined names):
+            // pyflakes, as the lowest layer of pylsp's settings, so a user's or a
+            // project's pylsp configuration still wins. It needs the `pyflakes`
+            // extra (`python-lsp-server[pyflakes]`).
+            json!({ "pylsp": { "plugins": { "pyflakes": { "enabled": true } } } })
         } else {
             json!({})
         };
@@ -149,7 +162,8 @@ impl Pool {
     }
 
     /// rust-analyzer's settings: its own target dir (never block the agent's cargo),
-    /// no check on save (we ask for diagnostics), build scripts and proc macros only
+    /// no check on save (we ask for its native diagnostics, experimental ones
+    /// included, instead: `cargo check` would run build scripts), build scripts and proc macros only
     /// when configured, since they execute the project's code.
     fn rust_analyzer_settings(&self) -> serde_json::Value {
         let ra = &self.config.rust_analyzer;
@@ -161,6 +175,10 @@ impl Pool {
             "procMacro": { "enable": ra.proc_macros },
             "checkOnSave": false,
             "check": { "workspace": false },
+            // Its own analysis finds unresolved names only among the experimental
+            // diagnostics (issue 16: two undefined names answered "no diagnostics");
+            // no cargo check runs, so nothing of the project is built or executed.
+            "diagnostics": { "enable": true, "experimental": { "enable": true } },
             "cachePriming": { "enable": true },
             "files": { "watcher": "client" },
         })
@@ -177,7 +195,10 @@ impl Pool {
         if let Some(found) = self.tsservers.lock().unwrap().get(program) {
             return Ok(found.clone());
         }
-        let path = lean_ctx_shared::tool_env::clean_path(std::env::var_os("PATH").as_deref());
+        let path = lean_ctx_shared::tool_env::clean_path(
+            std::env::var_os("PATH").as_deref(),
+            std::env::var_os("HOME").as_deref().map(Path::new),
+        );
         let found = if program.contains('/') {
             Some(PathBuf::from(program))
         } else {

@@ -3,11 +3,19 @@
 //! (progress, rust-analyzer's server status, diagnostics, file-watch registrations),
 //! readiness, document sync and shutdown.
 //!
-//! Readiness is "the first load finished", not "quiescent": rust-analyzer reports
-//! `quiescent` before its first load even starts (rust-analyzer#23331). So a
-//! rust-analyzer is ready once it is quiescent after at least one work-done progress
-//! has ended (or it reports an unhealthy state, which no amount of waiting fixes);
-//! other servers are ready once initialised with no work-done progress running.
+//! Readiness is "the first load finished" ([`Readiness`]), never "no progress
+//! running right now": a server starts its load only after `initialized` (gopls) or
+//! after the first file opens (tsserver), so an idle moment before it proves nothing.
+//! rust-analyzer reports `quiescent` before its first load even starts
+//! (rust-analyzer#23331): it is ready once it is quiescent after at least one
+//! work-done progress has ended (or it reports an unhealthy state, which no amount of
+//! waiting fixes). gopls is ready once its initial workspace load ("Setting up
+//! workspace", "Loading packages…") has ended. typescript-language-server loads a
+//! project when its first file opens, so readiness cannot see it coming; it runs
+//! tsserver's semantic server alone (`pool.rs`), which answers only after loading
+//! the file's project. Any other server is ready once initialised with no
+//! work-done progress running. A request that outlives its deadline while the server
+//! reports work in progress is `INDEXING` with that progress, not an error.
 //!
 //! Documents: every request that names a file first syncs it from disk: `didOpen` the
 //! first time, `didChange` (full text) when its bytes changed since, nothing otherwise.
@@ -184,7 +192,7 @@ impl Server {
         let shared = Arc::new(Shared::new(
             root.to_path_buf(),
             settings,
-            spec.rust_analyzer,
+            Readiness::of(&spec),
         ));
         let conn = Connection::start(stdin, stdout, shared.clone());
         let server = Arc::new(Server {
@@ -298,17 +306,7 @@ impl Server {
                 .await
                 .is_err()
             {
-                return Err(LeanError::new(
-                    ErrorCode::Indexing,
-                    format!(
-                        "{} is still loading {}: {}",
-                        self.name(),
-                        self.root.display(),
-                        progress.message
-                    ),
-                )
-                .with_remedy("retry in a moment, or pass a longer wait (wait_ms / --wait)")
-                .with_details(ErrorDetails::Progress(progress)));
+                return Err(self.loading(progress));
             }
         }
     }
@@ -328,6 +326,21 @@ impl Server {
             )
             .with_remedy("fix the project so `cargo metadata` succeeds there (the server reloads on Cargo.toml changes); `lean-ctx daemon logs` has details")
         })
+    }
+
+    /// `INDEXING` with the server's progress.
+    fn loading(&self, progress: Progress) -> LeanError {
+        LeanError::new(
+            ErrorCode::Indexing,
+            format!(
+                "{} is still loading {}: {}",
+                self.name(),
+                self.root.display(),
+                progress.message
+            ),
+        )
+        .with_remedy("retry in a moment, or pass a longer wait (wait_ms / --wait)")
+        .with_details(ErrorDetails::Progress(progress))
     }
 
     fn failed_error(&self) -> LeanError {
@@ -384,9 +397,25 @@ impl Server {
                 format!("{} does not implement {method}", self.name()),
             ),
             RpcError::Closed(_) => self.failed_error(),
-            RpcError::Timeout { .. } => LeanError::internal(e.to_string()).with_remedy(
-                "retry; the language server may be busy (`lean-ctx daemon status` shows it)",
-            ),
+            RpcError::Timeout { .. } => {
+                // Still loading (tsserver loading a project it met with this file) is
+                // INDEXING; a server busy with nothing it reports is an error.
+                let loading = {
+                    let live = self.shared.live.lock().unwrap();
+                    (!live.work.is_empty()).then(|| live.progress(self.started.elapsed()))
+                };
+                match loading {
+                    Some(progress) => self.loading(progress),
+                    None => LeanError::internal(e.to_string()).with_remedy(
+                        "retry; the language server may be busy (`lean-ctx daemon status` shows it)",
+                    ),
+                }
+            }
+            RpcError::Server { ref message, .. } if no_symbol_here(message) => LeanError::new(
+                ErrorCode::NoSymbolAtPosition,
+                format!("{}: {message}", self.name()),
+            )
+            .with_remedy("point at a symbol's name (line 1-based, column 0-based in characters)"),
             other => LeanError::internal(other.to_string()),
         }
     }
@@ -478,7 +507,7 @@ impl Server {
                 }
                 // Only an open document's bytes are needed; for the rest, existence.
                 let typ = if open {
-                    match tokio::fs::read(path).await {
+                    match read_beneath(&self.root, path).await {
                         Ok(bytes) => {
                             self.sync_locked(&mut docs, path, &bytes);
                             FileChangeType::CHANGED
@@ -615,6 +644,20 @@ impl Drop for Server {
     }
 }
 
+/// An open document's bytes now, read beneath the root following no symlink: the
+/// watcher names paths by their text, and one swapped for a symlink since must not
+/// feed another file's content to the server.
+async fn read_beneath(root: &Path, path: &Path) -> std::io::Result<Vec<u8>> {
+    let rel = path
+        .strip_prefix(root)
+        .ok()
+        .and_then(Path::to_str)
+        .ok_or_else(|| std::io::Error::other("not a path inside the root"))?
+        .to_string();
+    let root = root.to_path_buf();
+    tokio::task::spawn_blocking(move || crate::jail::read_beneath(&root, &rel)).await?
+}
+
 async fn initialize(server: Arc<Server>) {
     let uri = path_to_uri(&server.root);
     let name = server
@@ -671,6 +714,20 @@ async fn initialize(server: Arc<Server>) {
             server.shared.fail(format!("initialize: {e}"));
         }
     }
+}
+
+/// A server's error saying the position holds no symbol: gopls answers `references`
+/// on a keyword or blank with "no identifier found" (others answer no locations).
+fn no_symbol_here(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    [
+        "no identifier found",
+        "no object found",
+        "no symbol found",
+        "not an identifier",
+    ]
+    .iter()
+    .any(|phrase| m.contains(phrase))
 }
 
 /// What we tell servers we can do: UTF-8 positions preferred, dynamic file-watch
@@ -747,7 +804,31 @@ struct Live {
     quiescent: Option<bool>,
     health: Option<String>,
     status_message: Option<String>,
-    rust_analyzer: bool,
+    readiness: Readiness,
+}
+
+/// When a server has loaded its project (module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Readiness {
+    /// Quiescent after a work-done progress ended, or unhealthy.
+    RustAnalyzer,
+    /// Its first work-done progress (the initial workspace load) has ended.
+    FirstLoad,
+    /// Initialised, with no work-done progress running.
+    #[default]
+    Idle,
+}
+
+impl Readiness {
+    fn of(spec: &ServerSpec) -> Readiness {
+        if spec.rust_analyzer {
+            Readiness::RustAnalyzer
+        } else if spec.program_name().starts_with("gopls") {
+            Readiness::FirstLoad
+        } else {
+            Readiness::Idle
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -765,11 +846,13 @@ impl Live {
         if !self.initialized {
             return ServerState::Starting;
         }
-        let loaded = if self.rust_analyzer {
-            self.quiescent == Some(true)
-                && (self.saw_work_end || self.health.as_deref().is_some_and(|h| h != "ok"))
-        } else {
-            self.work.is_empty()
+        let loaded = match self.readiness {
+            Readiness::RustAnalyzer => {
+                self.quiescent == Some(true)
+                    && (self.saw_work_end || self.health.as_deref().is_some_and(|h| h != "ok"))
+            }
+            Readiness::FirstLoad => self.saw_work_end && self.work.is_empty(),
+            Readiness::Idle => self.work.is_empty(),
         };
         if loaded {
             ServerState::Ready
@@ -802,12 +885,12 @@ impl Live {
 }
 
 impl Shared {
-    fn new(root: PathBuf, settings: Value, rust_analyzer: bool) -> Shared {
+    fn new(root: PathBuf, settings: Value, readiness: Readiness) -> Shared {
         Shared {
             root,
             settings,
             live: Mutex::new(Live {
-                rust_analyzer,
+                readiness,
                 ..Live::default()
             }),
             changed: watch::Sender::new(0),
@@ -849,7 +932,7 @@ impl Shared {
     }
 
     fn configuration(&self, params: &Value) -> Value {
-        let rust_analyzer = self.live.lock().unwrap().rust_analyzer;
+        let rust_analyzer = self.live.lock().unwrap().readiness == Readiness::RustAnalyzer;
         let items = params["items"].as_array().cloned().unwrap_or_default();
         Value::Array(
             items
@@ -1021,5 +1104,62 @@ impl Handler for Shared {
 
     fn closed(&self, reason: &str) {
         self.fail(format!("connection closed ({reason})"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared(program: &str) -> Shared {
+        let spec = ServerSpec {
+            language: "go",
+            language_id: "go",
+            command: vec![program.into()],
+            rust_analyzer: false,
+            settings: "{}".into(),
+        };
+        Shared::new(PathBuf::from("/p"), Value::Null, Readiness::of(&spec))
+    }
+
+    fn progress(s: &Shared, kind: &str) {
+        let value = json!({"kind": kind, "title": "Setting up workspace", "message": "Loading packages..."});
+        s.notification("$/progress", json!({"token": "t", "value": value}));
+    }
+
+    fn phase(s: &Shared) -> ServerState {
+        s.live.lock().unwrap().phase()
+    }
+
+    /// Issue 16: gopls starts its initial workspace load only after `initialized`, so
+    /// the moment between the two, with no progress running, is not "loaded".
+    #[test]
+    fn gopls_is_ready_only_after_its_initial_workspace_load_ended() {
+        let s = shared("/opt/go/bin/gopls");
+        s.update(|live| live.initialized = true);
+        assert_eq!(phase(&s), ServerState::Indexing);
+        progress(&s, "begin");
+        assert_eq!(phase(&s), ServerState::Indexing);
+        assert!(
+            s.live
+                .lock()
+                .unwrap()
+                .progress(Duration::ZERO)
+                .message
+                .starts_with("Setting up workspace Loading packages")
+        );
+        progress(&s, "end");
+        assert_eq!(phase(&s), ServerState::Ready);
+        // Any other server: initialised and idle is ready.
+        let other = shared("pylsp");
+        other.update(|live| live.initialized = true);
+        assert_eq!(phase(&other), ServerState::Ready);
+    }
+
+    #[test]
+    fn a_server_saying_the_position_holds_no_identifier_is_no_symbol_at_position() {
+        assert!(no_symbol_here("no identifier found"));
+        assert!(no_symbol_here("No object found"));
+        assert!(!no_symbol_here("context canceled"));
     }
 }

@@ -77,6 +77,10 @@ pub trait LeanCtx {
     /// The lines of the project's indexed files that match a text or a regex, each
     /// with the symbol that encloses it.
     async fn search_text(req: SearchTextRequest) -> Result<SearchTextResponse, LeanError>;
+    /// Reads files (whole, a window of lines, one symbol, their declarations or their
+    /// map), each answer hashed; within a session an unchanged re-read is one line and
+    /// a changed one its diff.
+    async fn read(req: ReadRequest) -> Result<ReadResponse, LeanError>;
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -406,6 +410,9 @@ pub struct SymbolInfo {
     /// The declaration's head on one line, e.g. `pub fn run(&self) -> Result<()>`.
     pub signature: String,
     pub children: Vec<SymbolInfo>,
+    /// BLAKE3 hex of the declaration's bytes (`range`) on disk when the answer was
+    /// made: the `expected_hash` of its edit. `None` where the answer read no bytes.
+    pub hash: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -478,6 +485,8 @@ pub struct SymbolHit {
     pub name_path: String,
     pub range: Range,
     pub signature: String,
+    /// BLAKE3 hex of the declaration's bytes: the `expected_hash` of its edit.
+    pub hash: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -535,6 +544,9 @@ pub struct EditRequest {
     /// Apply even if the edit introduces a syntax error.
     pub force: bool,
     pub wait_ms: u32,
+    /// The agent's read session: once written, the symbol counts as read by it (the
+    /// agent wrote it), so its re-read is one line.
+    pub session: Option<ReadSession>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -1035,5 +1047,134 @@ pub struct SearchTextResponse {
     pub total: u32,
     /// Files with a match.
     pub files: u32,
+    pub truncated: bool,
+}
+
+/// What `read` answers for each file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadMode {
+    /// Every line, numbered.
+    #[default]
+    Full,
+    /// The lines `start_line..=end_line`, numbered.
+    Lines,
+    /// One symbol's declaration (by `name_path`), numbered.
+    Symbol,
+    /// The declarations' heads only, with their lines and hashes.
+    Signatures,
+    /// The file's structure: every symbol with its line range and hash.
+    Map,
+    /// What changed since this session last read the file.
+    Diff,
+}
+
+impl ReadMode {
+    pub const ALL: [ReadMode; 6] = [
+        ReadMode::Full,
+        ReadMode::Lines,
+        ReadMode::Symbol,
+        ReadMode::Signatures,
+        ReadMode::Map,
+        ReadMode::Diff,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReadMode::Full => "full",
+            ReadMode::Lines => "lines",
+            ReadMode::Symbol => "symbol",
+            ReadMode::Signatures => "signatures",
+            ReadMode::Map => "map",
+            ReadMode::Diff => "diff",
+        }
+    }
+}
+
+/// An agent session the daemon remembers reads for (one `lean-ctx mcp` process, or
+/// an id the CLI is given).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadSession {
+    pub id: String,
+    /// Forget it when the connection that named it closes (an MCP server's one
+    /// connection); `false`: only when idle or evicted (the CLI connects per call).
+    pub ends_with_connection: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadRequest {
+    pub root: PathBuf,
+    /// One or more files, relative to the root (or absolute inside it).
+    pub paths: Vec<String>,
+    pub mode: ReadMode,
+    /// `lines`: 1-based, inclusive; `end_line` defaults to the last line.
+    pub start_line: Option<u32>,
+    pub end_line: Option<u32>,
+    /// `symbol`: which one.
+    pub name_path: Option<String>,
+    /// Send the content even if this session has it already.
+    pub fresh: bool,
+    pub session: Option<ReadSession>,
+}
+
+/// One declaration of a `map` or `signatures` answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SymbolDigest {
+    pub kind: SymbolKind,
+    pub name_path: String,
+    pub range: Range,
+    pub signature: String,
+    /// BLAKE3 hex of the symbol's bytes: the `expected_hash` of an edit of it.
+    pub hash: String,
+    /// 0: top level.
+    pub depth: u32,
+}
+
+/// What one file's read holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReadContent {
+    /// The lines `start_line..=end_line` (without their line endings).
+    Lines {
+        start_line: u32,
+        end_line: u32,
+        lines: Vec<String>,
+        /// `symbol`: the symbol's name path.
+        name_path: Option<String>,
+    },
+    /// `map` and `signatures`.
+    Symbols {
+        symbols: Vec<SymbolDigest>,
+        /// Symbols in the file (more than listed when cut off).
+        total: u32,
+    },
+    /// This session was given exactly this already, as its read number `since`.
+    Unchanged { since: u32 },
+    /// A unified diff from what this session was given as its read number `since`
+    /// to what the file holds now (`hash`).
+    Diff { since: u32, diff: String },
+    /// This file could not be read; the others still answer.
+    Failed(LeanError),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRead {
+    /// Root-relative (as asked, when it could not be resolved).
+    pub path: String,
+    pub mode: ReadMode,
+    /// BLAKE3 hex of the bytes this read covers: the whole file (`full`, `map`,
+    /// `signatures`, `diff`; a reformat's `expected_hash`), the lines (`lines`) or
+    /// the symbol (`symbol`): the `expected_hash` of an edit of exactly that.
+    pub hash: String,
+    /// Lines in the file.
+    pub total_lines: u32,
+    /// This session's number for this read (`None` without a session).
+    pub read: Option<u32>,
+    pub content: ReadContent,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadResponse {
+    pub files: Vec<FileRead>,
+    /// Files past what one answer holds were left out (listed as failed).
     pub truncated: bool,
 }

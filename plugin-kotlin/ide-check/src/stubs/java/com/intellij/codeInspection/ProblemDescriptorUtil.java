@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/analysis-api/src/com/intellij/codeInspection/ProblemDescriptorUtil.java: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/analysis-impl/src/com/intellij/codeInspection/ProblemDescriptorUtil.java (read at 0104fae8, a 2024 tree): the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.codeInspection;
 
 import com.intellij.psi.PsiElement;

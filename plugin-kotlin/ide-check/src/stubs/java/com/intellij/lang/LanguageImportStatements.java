@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/analysis-api/src/com/intellij/lang/LanguageImportStatements.java: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/lang-api/src/com/intellij/lang/LanguageImportStatements.java (read at 07e9a2c7; it extends LanguageExtension<ImportOptimizer>, left out here): the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.lang;
 
 import com.intellij.psi.PsiFile;

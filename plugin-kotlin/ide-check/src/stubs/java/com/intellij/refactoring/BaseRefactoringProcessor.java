@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/lang-api/src/com/intellij/refactoring/BaseRefactoringProcessor.java: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/refactoring/src/com/intellij/refactoring/BaseRefactoringProcessor.java (read at 04ef79fd, a 2025 tree; platform/lang-impl before the refactoring module split): the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.refactoring;
 
 import com.intellij.openapi.project.Project;
@@ -17,8 +17,10 @@ public abstract class BaseRefactoringProcessor implements Runnable {
   @ApiStatus.OverrideOnly
   protected abstract UsageInfo @NotNull [] findUsages();
 
+  @ApiStatus.OverrideOnly
   protected boolean preprocessUsages(@NotNull Ref<UsageInfo[]> refUsages) { throw new UnsupportedOperationException("stub"); }
 
+  @ApiStatus.OverrideOnly
   protected boolean isPreviewUsages(UsageInfo @NotNull [] usages) { throw new UnsupportedOperationException("stub"); }
 
   public void setPreviewUsages(boolean isPreviewUsages) { throw new UnsupportedOperationException("stub"); }

@@ -1,4 +1,4 @@
-// Stub of intellij-community uast/uast-common/src/org/jetbrains/uast/declarations/UClass.kt: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community uast/uast-common/src/org/jetbrains/uast/declarations/UClass.kt (getFields/getMethods/getInnerClasses read as default-bodied overrides): the declarations lean-ctx's adapter uses, signatures only.
 package org.jetbrains.uast
 
 import com.intellij.psi.PsiClass

@@ -1,4 +1,4 @@
-// Stub of intellij-community uast/uast-common/src/org/jetbrains/uast/baseElements/UDeclaration.kt: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community uast/uast-common/src/org/jetbrains/uast/declarations/UDeclaration.kt: the declarations lean-ctx's adapter uses, signatures only.
 package org.jetbrains.uast
 
 import com.intellij.psi.PsiModifierListOwner

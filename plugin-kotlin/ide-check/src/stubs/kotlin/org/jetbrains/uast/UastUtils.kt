@@ -1,4 +1,4 @@
-// Stub of intellij-community uast/uast-common/src/org/jetbrains/uast/UastUtils.kt: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community uast/uast-common/src/org/jetbrains/uast/UastUtils.kt (getUastParentOfType read: an extension on PsiElement?, @JvmOverloads): the declarations lean-ctx's adapter uses, signatures only.
 @file:Suppress("UNUSED_PARAMETER") // signatures only: a stub never reads its parameters
 package org.jetbrains.uast
 

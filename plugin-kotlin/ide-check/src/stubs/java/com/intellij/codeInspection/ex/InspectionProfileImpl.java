@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/analysis-api/src/com/intellij/codeInspection/ex/InspectionProfileImpl.java: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/analysis-impl/src/com/intellij/codeInspection/ex/InspectionProfileImpl.java (getInspectionTools and isToolEnabled read in their List-returning 2020s form; getErrorLevel at 28425019): the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.codeInspection.ex;
 
 import com.intellij.codeHighlighting.HighlightDisplayLevel;

@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/analysis-api/src/com/intellij/codeInspection/ex/LocalInspectionToolWrapper.java: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/analysis-impl/src/com/intellij/codeInspection/ex/LocalInspectionToolWrapper.java: the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.codeInspection.ex;
 
 import com.intellij.codeInspection.LocalInspectionEP;

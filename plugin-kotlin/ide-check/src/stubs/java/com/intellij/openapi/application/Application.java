@@ -2,6 +2,7 @@
 package com.intellij.openapi.application;
 
 import com.intellij.openapi.components.ComponentManager;
+import com.intellij.openapi.progress.ProcessCanceledException;
 import com.intellij.openapi.util.Condition;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
@@ -10,7 +11,7 @@ import org.jetbrains.annotations.NotNull;
 public interface Application extends ComponentManager {
   void invokeLater(@NotNull Runnable runnable);
   void invokeLater(@NotNull Runnable runnable, @NotNull Condition<?> expired);
-  void invokeAndWait(@NotNull Runnable runnable, @NotNull ModalityState modalityState);
+  void invokeAndWait(@NotNull Runnable runnable, @NotNull ModalityState modalityState) throws ProcessCanceledException;
   @NotNull Future<?> executeOnPooledThread(@NotNull Runnable action);
   @NotNull <T> Future<T> executeOnPooledThread(@NotNull Callable<T> action);
 }

@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/extensions/src/com/intellij/openapi/extensions/ExtensionPointName.kt (Kotlin there; a Java stub of its JVM signatures): the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/extensions/src/com/intellij/openapi/extensions/ExtensionPointName.kt (Kotlin there, `class ExtensionPointName<T : Any>(name: @NonNls String) : BaseExtensionPointName<T>`; a Java stub of its JVM signatures, without the base class): the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.openapi.extensions;
 
 import java.util.List;

@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/core-api/src/com/intellij/openapi/vfs/LocalFileSystem.java: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/analysis-api/src/com/intellij/openapi/vfs/LocalFileSystem.java (refreshAndFindFileByNioFile read in its 2024+ non-final form): the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.openapi.vfs;
 
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/platform-api/src/com/intellij/openapi/vfs/VfsUtil.java: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/platform-api/src/com/intellij/openapi/vfs/VfsUtil.java (markDirtyAndRefresh read in its 2024+ form; a synchronous refresh must not run inside a read action): the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.openapi.vfs;
 
 import org.jetbrains.annotations.NotNull;

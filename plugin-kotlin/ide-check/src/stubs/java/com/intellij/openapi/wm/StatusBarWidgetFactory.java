@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/platform-api/src/com/intellij/openapi/wm/StatusBarWidgetFactory.java: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/platform-api/src/com/intellij/openapi/wm/StatusBarWidgetFactory.java (isAvailable, canBeEnabledOn and disposeWidget are defaults in current trees, abstract in the 2020 form read at 0ccacbde; the adapter overrides all three, so either compiles and links): the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.openapi.wm;
 
 import com.intellij.openapi.project.Project;

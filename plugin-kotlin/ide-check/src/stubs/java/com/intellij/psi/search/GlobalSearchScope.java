@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/indexing-api/src/com/intellij/psi/search/GlobalSearchScope.java: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/core-api/src/com/intellij/psi/search/GlobalSearchScope.java: the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.psi.search;
 
 import com.intellij.openapi.project.Project;

@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/lang-api/src/com/intellij/refactoring/rename/RenamePsiElementProcessor.java: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/lang-impl/src/com/intellij/refactoring/rename/RenamePsiElementProcessor.java (read at 78d14922): the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.refactoring.rename;
 
 import com.intellij.psi.PsiElement;

@@ -1,6 +1,7 @@
-// Stub of intellij-community platform/lang-impl/src/com/intellij/refactoring/rename/RenameUtil.java: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/refactoring/src/com/intellij/refactoring/rename/RenameUtil.java (read at 06e5dcf7, a 2024 tree; platform/lang-impl before the refactoring module split): the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.refactoring.rename;
 
+import com.intellij.openapi.util.NlsContexts;
 import com.intellij.psi.PsiElement;
 import com.intellij.usageView.UsageInfo;
 import com.intellij.util.IncorrectOperationException;
@@ -13,7 +14,7 @@ import org.jetbrains.annotations.Nullable;
 
 public final class RenameUtil {
   public static UsageInfo @NotNull [] findUsages(@NotNull PsiElement element, String newName, boolean searchInStringsAndComments, boolean searchForTextOccurrences, Map<? extends PsiElement, String> allRenames) { throw new UnsupportedOperationException("stub"); }
-  public static void addConflictDescriptions(UsageInfo[] usages, MultiMap<PsiElement, String> conflicts) { throw new UnsupportedOperationException("stub"); }
-  public static @Nullable List<UnresolvableCollisionUsageInfo> removeConflictUsages(@NotNull Set<UsageInfo> usages) { throw new UnsupportedOperationException("stub"); }
-  public static void checkRename(@NotNull PsiElement element, @NotNull String newName) throws IncorrectOperationException { throw new UnsupportedOperationException("stub"); }
+  public static void addConflictDescriptions(UsageInfo[] usages, MultiMap<PsiElement, @NlsContexts.DialogMessage String> conflicts) { throw new UnsupportedOperationException("stub"); }
+  public static @Nullable List<UnresolvableCollisionUsageInfo> removeConflictUsages(Set<UsageInfo> usages) { throw new UnsupportedOperationException("stub"); }
+  public static void checkRename(PsiElement element, String newName) throws IncorrectOperationException { throw new UnsupportedOperationException("stub"); }
 }

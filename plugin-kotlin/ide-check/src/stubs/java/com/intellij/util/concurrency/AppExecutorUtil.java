@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/core-api/src/com/intellij/util/concurrency/AppExecutorUtil.java: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/util/src/com/intellij/util/concurrency/AppExecutorUtil.java: the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.util.concurrency;
 
 import java.util.concurrent.ScheduledExecutorService;

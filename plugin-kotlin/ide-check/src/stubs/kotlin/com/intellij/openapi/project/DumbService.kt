@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/core-api/src/com/intellij/openapi/project/DumbService.kt: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/core-api/src/com/intellij/openapi/project/DumbService.kt (abstract class; modificationTracker, isDumb and the @JvmStatic companion isDumb read): the declarations lean-ctx's adapter uses, signatures only.
 @file:Suppress("UNUSED_PARAMETER") // signatures only: a stub never reads its parameters
 package com.intellij.openapi.project
 

@@ -32,6 +32,7 @@ import com.intellij.lang.refactoring.InlineActionHandler
 import com.intellij.openapi.application.ApplicationManager
 import com.intellij.openapi.application.ModalityState
 import com.intellij.openapi.command.WriteCommandAction
+import com.intellij.openapi.extensions.ExtensionPointName
 import com.intellij.openapi.fileEditor.FileDocumentManager
 import com.intellij.openapi.project.DumbService
 import com.intellij.openapi.util.Ref
@@ -209,8 +210,14 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
             val handler = MoveFileHandler.forElement(file)
             val usages = ReferencesSearch.search(file, GlobalSearchScope.projectScope(project), false).findAll().map { UsageInfo(it) } +
                 handler.findUsages(file, dir, false, false).orEmpty()
+            // The processor's preprocessUsages asks every registered MoveFileHandler for
+            // conflicts, not only the file's own (forElement): each one skips elements it
+            // does not handle. Its static MoveFileHandler.detectConflicts, which does that
+            // loop, is not confirmed for 2024.2, so the extension point is walked here.
             val platformConflicts = MultiMap<PsiElement, String>()
-            handler.detectConflicts(platformConflicts, arrayOf<PsiElement>(file), usages.toTypedArray(), dir)
+            for (each in MOVE_FILE_HANDLERS.extensionList) {
+                each.detectConflicts(platformConflicts, arrayOf<PsiElement>(file), usages.toTypedArray(), dir)
+            }
             plan(element, usages, conflicts + conflicts(platformConflicts))
         }
         return plan to directory
@@ -344,5 +351,10 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
             }
         }, ModalityState.defaultModalityState())
         return outcome!!.getOrThrow()
+    }
+
+    private companion object {
+        /** The platform's `com.intellij.moveFileHandler` extension point (MoveFileHandler.EP_NAME is private). */
+        val MOVE_FILE_HANDLERS = ExtensionPointName<MoveFileHandler>("com.intellij.moveFileHandler")
     }
 }

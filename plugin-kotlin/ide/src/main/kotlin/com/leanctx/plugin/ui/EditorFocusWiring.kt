@@ -1,11 +1,17 @@
 /**
  * The editor-focus reporter's IDE side (spec §5): `FileEditorManagerListener` focus
  * changes and the file open at startup go to the core's [EditorFocusReporter], whose
- * debounce runs on a pooled-thread `Alarm` bound to the project service, so it is
- * cancelled when the project closes. The emitter starts
+ * debounce runs on the application's scheduled executor; the reporter is disposed with
+ * the project service, which cancels a pending emission. The emitter starts
  * `lean-ctx editor-signal --file <abs path>` and does not wait for it (fire and forget:
- * the Alarm's pooled thread is shared, and a lost signal is harmless, the next focus
- * change resends).
+ * the executor is shared, and a lost signal is harmless, the next focus change resends).
+ *
+ * Not `com.intellij.util.Alarm`: intellij-community has it both as a Java class
+ * (`int cancelRequest(Runnable)`, platform-api/ide-core) and, rewritten in Kotlin
+ * (ide-core/Alarm.kt, 2024), with `cancelRequest` returning `Boolean`. A plugin built
+ * against one and loaded by an IDE with the other fails with `NoSuchMethodError`, and
+ * `sinceBuild` 242 with no upper bound spans both. The JDK's `ScheduledExecutorService`
+ * behind `AppExecutorUtil` has one signature everywhere.
  *
  * The file open at start-up: `getSelectedFiles()` is empty until the editor manager has
  * restored the last session's editors, which may be after this runs; the restored
@@ -23,22 +29,22 @@ import com.intellij.openapi.project.Project
 import com.intellij.openapi.util.Disposer
 import com.intellij.openapi.util.registry.Registry
 import com.intellij.openapi.vfs.VirtualFile
-import com.intellij.util.Alarm
+import com.intellij.util.concurrency.AppExecutorUtil
 import com.leanctx.core.ui.Cancellable
 import com.leanctx.core.ui.DelayScheduler
 import com.leanctx.core.ui.EditorFocusReporter
 import com.leanctx.core.ui.FocusFilter
 import com.leanctx.core.ui.FocusedFile
+import java.util.concurrent.TimeUnit
 
 object EditorFocusWiring {
     const val REGISTRY_KEY = "leanctx.editor.signal.enabled"
 
     fun install(project: Project, parent: Disposable) {
-        val alarm = Alarm(Alarm.ThreadToUse.POOLED_THREAD, parent)
+        val executor = AppExecutorUtil.getAppScheduledExecutorService()
         val scheduler = DelayScheduler { delayMs, task ->
-            val request = Runnable { task() }
-            alarm.addRequest(request, delayMs)
-            Cancellable { alarm.cancelRequest(request) }
+            val future = executor.schedule(Runnable { task() }, delayMs, TimeUnit.MILLISECONDS)
+            Cancellable { future.cancel(false) }
         }
         val reporter = EditorFocusReporter(
             filter = FocusFilter(project.basePath),

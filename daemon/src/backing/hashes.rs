@@ -1,0 +1,63 @@
+//! The hash of every symbol an answer lists (`outline`, `symbols_overview`,
+//! `search_symbol`, `read`'s map and signatures): BLAKE3 of the declaration's bytes on
+//! disk, exactly what an edit's `expected_hash` is checked against, so an agent's
+//! first edit of a symbol it found is guarded. Each hashed text is remembered
+//! ([`Reads::hashed`]) so a stale hash's `CONFLICT` can show what changed since.
+//!
+//! Files are read through the jail, once per file of an answer, and hashed only while
+//! they hold exactly the bytes the parse was made of: a symbol whose file changed
+//! since its parse gets no hash rather than the hash of other bytes.
+
+use lean_ctx_shared::{Range, protocol::SymbolInfo};
+
+use crate::{
+    index::{store::Hash, text::LineIndex},
+    jail::{Jailed, Want},
+    reads::Reads,
+    registry::Project,
+};
+
+/// BLAKE3 hex of `text`, remembered with it.
+pub fn remember(text: &[u8], reads: &Reads) -> String {
+    let hash = blake3::hash(text).to_hex().to_string();
+    reads.hashed(&hash, String::from_utf8_lossy(text).into());
+    hash
+}
+
+/// One file's bytes as its parse saw them.
+#[derive(Debug)]
+pub struct Source {
+    bytes: Vec<u8>,
+    lines: LineIndex,
+}
+
+impl Source {
+    /// `file`'s bytes now, if they are still the parsed ones (`parsed`: their BLAKE3).
+    pub fn read(file: &Jailed, parsed: &Hash) -> Option<Source> {
+        let bytes = file.read().ok()?;
+        (blake3::hash(&bytes).as_bytes() == parsed).then(|| Source {
+            lines: LineIndex::new(&bytes),
+            bytes,
+        })
+    }
+
+    /// The indexed file `rel` of `project`, jailed, as [`Source::read`].
+    pub fn of(project: &Project, rel: &str, parsed: &Hash) -> Option<Source> {
+        Source::read(&project.resolve(rel, Want::File).ok()?, parsed)
+    }
+
+    /// The hash of `range`'s bytes.
+    pub fn hash(&self, range: Range, reads: &Reads) -> Option<String> {
+        let start = self.lines.offset(&self.bytes, range.start)?;
+        let end = self.lines.offset(&self.bytes, range.end)?;
+        Some(remember(self.bytes.get(start..end)?, reads))
+    }
+
+    /// Hashes `info` and its children.
+    pub fn fill(&self, info: &mut SymbolInfo, reads: &Reads) {
+        info.hash = self.hash(info.range, reads);
+        for child in &mut info.children {
+            self.fill(child, reads);
+        }
+    }
+}

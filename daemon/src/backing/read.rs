@@ -1,0 +1,557 @@
+//! `read` (`ctx_read`, `lean-ctx read`), headless: files read through the jail's
+//! descriptors, each answer hashed with exactly the bytes an edit's `expected_hash`
+//! is checked against (a symbol's declaration, whole lines without the last line
+//! ending, the whole file for reformat), and within an agent session answered by
+//! what the session already holds ([`crate::reads`]): an unchanged re-read is one
+//! line, a changed one the diff. Files of a batch are read one after another on the
+//! blocking pool, each charged to the answer budget; a file that fails (or does not
+//! fit) is a failed entry, and the others still answer.
+
+use std::{io::Read, ops::Range, sync::Arc};
+
+use lean_ctx_shared::{
+    ErrorCode, LeanError,
+    protocol::{FileRead, ReadContent, ReadMode, ReadRequest, ReadSession, SymbolDigest},
+    transport::MAX_ANSWER_BYTES,
+};
+
+use super::{Cx, blocking, hashes::remember};
+use crate::{
+    budget::{self, Budget},
+    edit::{Written, ambiguous, match_name_path},
+    index::{
+        lang::Lang,
+        symbols::{FileSymbols, Symbol, extract},
+        text::LineIndex,
+    },
+    jail::{Jailed, Want},
+    reads::{Key, Reads, Seen, View},
+    registry::Project,
+};
+
+/// Most files one `read` takes.
+pub const MAX_PATHS: usize = 100;
+/// Largest file read at all (a window of a larger one is refused, not streamed).
+const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// One file's answer, with what it stands in for (gain accounting).
+#[derive(Debug)]
+pub struct Answered {
+    pub read: FileRead,
+    /// The jailed file, when it resolved.
+    pub abs: Option<std::path::PathBuf>,
+    /// What an agent would have been sent without this read: the whole file, or
+    /// for a re-read (unchanged or a diff) the content it would have been sent again.
+    pub baseline: String,
+}
+
+/// Reads every path of `req`, in order.
+pub async fn read(cx: &Cx<'_>, req: &ReadRequest) -> Result<Vec<Answered>, LeanError> {
+    if req.paths.is_empty() {
+        return Err(
+            LeanError::new(ErrorCode::InvalidTarget, "read needs a path").with_remedy(
+                "pass path (one file) or paths (several files), relative to the project root",
+            ),
+        );
+    }
+    if req.paths.len() > MAX_PATHS {
+        return Err(LeanError::new(
+            ErrorCode::InvalidTarget,
+            format!(
+                "{} paths; one read takes at most {MAX_PATHS}",
+                req.paths.len()
+            ),
+        )
+        .with_remedy("read the files in several calls"));
+    }
+    if req.mode == ReadMode::Diff && req.session.is_none() {
+        return Err(LeanError::new(
+            ErrorCode::InvalidTarget,
+            "mode=diff compares with this session's last read, and this call names no session",
+        )
+        .with_remedy("pass --session ID (or set LEAN_CTX_SESSION) on every read of the session; ctx_read sends one itself"));
+    }
+    let (project, reads, req) = (cx.project.clone(), cx.d.reads.clone(), req.clone());
+    blocking(move || {
+        let mut budget = Budget::default();
+        let mut out = Vec::with_capacity(req.paths.len());
+        for path in &req.paths {
+            let resolved = project.resolve(path, Want::File);
+            let abs = resolved.as_ref().ok().map(|f| f.abs.clone());
+            let answered = resolved
+                .and_then(|file| one(&project, &reads, &file, &req))
+                .unwrap_or_else(|e| failed(path, req.mode, e));
+            let answered = Answered { abs, ..answered };
+            if budget.take(&answered.read) {
+                out.push(answered);
+            } else {
+                let e = budget::too_large(
+                    path,
+                    None,
+                    "read fewer files at once, or a part of this one (mode=map, symbol or lines)",
+                );
+                let small = failed(path, req.mode, e);
+                // The refusal is small; if even it does not fit, the batch ends here.
+                if !budget.take(&small.read) {
+                    break;
+                }
+                out.push(small);
+            }
+        }
+        Ok(out)
+    })
+    .await
+}
+
+fn failed(path: &str, mode: ReadMode, e: LeanError) -> Answered {
+    Answered {
+        read: FileRead {
+            path: path.to_string(),
+            mode,
+            hash: String::new(),
+            total_lines: 0,
+            read: None,
+            content: ReadContent::Failed(e),
+        },
+        abs: None,
+        baseline: String::new(),
+    }
+}
+
+/// The bytes of a jailed file, read through one descriptor, within the limits:
+/// files over `MAX_FILE_BYTES` are refused, and for a parse over
+/// `index.max_file_bytes` too.
+fn bytes(project: &Project, file: &Jailed, parse: bool) -> Result<Vec<u8>, LeanError> {
+    let not_found =
+        |e: std::io::Error| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel));
+    let mut f = file.open().map_err(not_found)?;
+    let size = rustix::fs::fstat(&f)
+        .map_err(|e| not_found(e.into()))?
+        .st_size as u64;
+    if parse {
+        project.index.parse_allowed(&file.rel, size)?;
+    }
+    if size > MAX_FILE_BYTES {
+        return Err(LeanError::new(
+            ErrorCode::Unsupported,
+            format!(
+                "{}: {size} bytes, over the {MAX_FILE_BYTES}-byte limit of a read",
+                file.rel
+            ),
+        )
+        .with_remedy("search it (ctx_search action=text with path) instead of reading it"));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    f.read_to_end(&mut bytes).map_err(not_found)?;
+    if bytes.contains(&0) {
+        return Err(LeanError::new(
+            ErrorCode::UnsupportedLanguage,
+            format!("{} is binary", file.rel),
+        )
+        .with_remedy("read text files only"));
+    }
+    Ok(bytes)
+}
+
+/// The parse of exactly `bytes` (the index's when it holds these bytes).
+fn parse(project: &Project, file: &Jailed, bytes: &[u8]) -> Result<Arc<FileSymbols>, LeanError> {
+    let parsed = project.index.file(file)?;
+    if parsed.hash == *blake3::hash(bytes).as_bytes() {
+        return Ok(parsed.symbols);
+    }
+    // The file changed between our read and the index's: parse what we read.
+    let lang = Lang::from_path(&file.abs)
+        .ok_or_else(|| LeanError::internal(format!("{}: parsed without a language", file.rel)))?;
+    Ok(Arc::new(extract(lang, bytes)))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+/// `bytes[range]` as lines without their endings (lossy UTF-8, a BOM dropped).
+fn lines_of(bytes: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes));
+    text.split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
+        .collect()
+}
+
+/// Whole lines `first..=last` of `bytes` as a read shows them.
+fn window_lines(bytes: &[u8], index: &LineIndex, first: u32, last: u32) -> Vec<String> {
+    let start = index.line_start(first).unwrap_or(0);
+    let end = index.line_end(bytes, last).unwrap_or(bytes.len());
+    lines_of(&bytes[start..end])
+}
+
+/// After `session`'s own symbol edit: the symbol written counts as read by the
+/// session (the agent wrote it), so re-reading it is one line, not the diff of its
+/// own edit. Other views of the file (whole, map) still show the change.
+pub fn edited(
+    reads: &Reads,
+    project: &Project,
+    file: &Jailed,
+    lang: Lang,
+    session: &ReadSession,
+    written: &Written,
+) {
+    let parsed;
+    let symbols = match &written.parsed {
+        Some(symbols) => symbols,
+        None => {
+            parsed = extract(lang, &written.content);
+            &parsed
+        }
+    };
+    let Some(sym) = symbols.all().find(|s| s.range() == written.new_range) else {
+        return;
+    };
+    let bytes = &written.content;
+    let (first, last) = (sym.range().start.line, sym.range().end.line);
+    let text = window_lines(bytes, &LineIndex::new(bytes), first, last).join("\n");
+    let key = Key {
+        root: project.root.clone(),
+        path: file.rel.clone(),
+        view: View::Symbol(sym.name_path().to_string()),
+    };
+    let hash = remember(&bytes[sym.bytes()], reads);
+    reads.give(&session.id, key, &hash, first, text.into());
+}
+
+/// What a text view of a file shows: whole lines `first..=last`, hashed over `hashed`.
+struct Window {
+    first: u32,
+    last: u32,
+    hashed: Range<usize>,
+    name_path: Option<String>,
+}
+
+fn one(
+    project: &Project,
+    reads: &Reads,
+    file: &Jailed,
+    req: &ReadRequest,
+) -> Result<Answered, LeanError> {
+    let parse_needed = matches!(
+        req.mode,
+        ReadMode::Symbol | ReadMode::Map | ReadMode::Signatures
+    );
+    let bytes = bytes(project, file, parse_needed)?;
+    let index = LineIndex::new(&bytes);
+    let total_lines = index.lines();
+    let rel = file.rel.as_str();
+    let whole = || Window {
+        first: 1,
+        last: total_lines,
+        hashed: 0..bytes.len(),
+        name_path: None,
+    };
+    let (view, window) = match req.mode {
+        ReadMode::Full | ReadMode::Diff => (View::File, whole()),
+        ReadMode::Lines => {
+            let first = req.start_line.unwrap_or(1);
+            let last = req.end_line.unwrap_or(total_lines).min(total_lines);
+            if first == 0 || first > total_lines || last < first {
+                return Err(LeanError::new(
+                    ErrorCode::PositionOutOfRange,
+                    format!(
+                        "{rel} has {total_lines} lines; asked for lines {first}..{}",
+                        req.end_line.map_or("end".to_string(), |e| e.to_string())
+                    ),
+                )
+                .with_remedy("lines are 1-based and end_line >= start_line"));
+            }
+            let start = index.line_start(first).unwrap_or(0);
+            let end = index.line_end(&bytes, last).unwrap_or(bytes.len());
+            (
+                View::Lines(first, last),
+                Window {
+                    first,
+                    last,
+                    hashed: start..end,
+                    name_path: None,
+                },
+            )
+        }
+        ReadMode::Symbol => {
+            let name_path = req.name_path.as_deref().ok_or_else(|| {
+                LeanError::new(ErrorCode::InvalidTarget, "mode=symbol needs `name_path`")
+                    .with_remedy("pass name_path, e.g. Point/new (ctx_read mode=map lists them)")
+            })?;
+            let symbols = parse(project, file, &bytes)?;
+            let sym = match match_name_path(&symbols, name_path).as_slice() {
+                [one] => *one,
+                [] => {
+                    return Err(LeanError::new(
+                        ErrorCode::NoSymbol,
+                        format!("no symbol {name_path:?} in {rel}"),
+                    )
+                    .with_remedy("list the file's symbols with ctx_read mode=map"));
+                }
+                many => return Err(ambiguous(name_path, many.iter().map(|s| (*s, rel)))),
+            };
+            let range = sym.range();
+            (
+                View::Symbol(sym.name_path().to_string()),
+                Window {
+                    first: range.start.line,
+                    last: range.end.line,
+                    hashed: sym.bytes(),
+                    name_path: Some(sym.name_path().to_string()),
+                },
+            )
+        }
+        ReadMode::Map | ReadMode::Signatures => {
+            return digest(project, reads, file, req, &bytes, total_lines);
+        }
+    };
+    let start = index.line_start(window.first).unwrap_or(0);
+    let end = index.line_end(&bytes, window.last).unwrap_or(bytes.len());
+    // Refused before it is built: lines past one answer are never copied.
+    if (end - start) as u64 > MAX_ANSWER_BYTES {
+        return Err(budget::too_large(
+            rel,
+            Some((end - start) as u64),
+            "read a window of it (mode=lines with start_line and end_line), or its map",
+        ));
+    }
+    let hash = hex(&bytes[window.hashed.clone()]);
+    let lines = window_lines(&bytes, &index, window.first, window.last);
+    let text: Arc<str> = lines.join("\n").into();
+    reads.hashed(&hash, text.clone());
+    let shown = ReadContent::Lines {
+        start_line: window.first,
+        end_line: window.last,
+        lines,
+        name_path: window.name_path,
+    };
+    let mut answer = FileRead {
+        path: file.rel.clone(),
+        mode: req.mode,
+        hash,
+        total_lines,
+        read: None,
+        content: shown,
+    };
+    let Some(session) = &req.session else {
+        return Ok(whole_file(answer, &bytes));
+    };
+    let key = Key {
+        root: project.root.clone(),
+        path: file.rel.clone(),
+        view,
+    };
+    let fresh = req.fresh && req.mode != ReadMode::Diff;
+    let seen = reads.give(&session.id, key, &answer.hash, window.first, text.clone());
+    // What this read would have sent without the session: the baseline of a re-read.
+    let resent = lean_ctx_shared::render::file_read(&answer);
+    let (read, content) = match seen {
+        Seen::New { read } => (read, None),
+        _ if fresh => (latest(&seen), None),
+        Seen::Same { since } => (since, Some(ReadContent::Unchanged { since })),
+        Seen::Changed {
+            since,
+            old,
+            first,
+            read,
+        } => (
+            read,
+            Some(ReadContent::Diff {
+                since,
+                diff: unified(&old, first, &text, window.first),
+            }),
+        ),
+    };
+    answer.read = Some(read);
+    match content {
+        Some(content) => {
+            answer.content = content;
+            Ok(Answered {
+                read: answer,
+                abs: None,
+                baseline: resent,
+            })
+        }
+        None => Ok(whole_file(answer, &bytes)),
+    }
+}
+
+fn latest(seen: &Seen) -> u32 {
+    match seen {
+        Seen::New { read } | Seen::Changed { read, .. } => *read,
+        Seen::Same { since } => *since,
+    }
+}
+
+/// A first read answered in full: it stands in for the whole file.
+fn whole_file(read: FileRead, bytes: &[u8]) -> Answered {
+    Answered {
+        read,
+        abs: None,
+        baseline: String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
+/// `map` and `signatures`: every symbol, parents before their children, with its
+/// range and the hash of its bytes; in a session, an unchanged file is one line.
+fn digest(
+    project: &Project,
+    reads: &Reads,
+    file: &Jailed,
+    req: &ReadRequest,
+    bytes: &[u8],
+    total_lines: u32,
+) -> Result<Answered, LeanError> {
+    let symbols = parse(project, file, bytes)?;
+    let mut budget = Budget::default();
+    let mut listed = Vec::new();
+    fn walk<'a>(
+        syms: impl Iterator<Item = Symbol<'a>>,
+        depth: u32,
+        bytes: &[u8],
+        reads: &Reads,
+        budget: &mut Budget,
+        out: &mut Vec<SymbolDigest>,
+    ) -> bool {
+        for sym in syms {
+            let hash = remember(&bytes[sym.bytes()], reads);
+            let d = SymbolDigest {
+                kind: sym.kind(),
+                name_path: sym.name_path().to_string(),
+                range: sym.range(),
+                signature: sym.signature().to_string(),
+                hash,
+                depth,
+            };
+            if !budget.take(&d) {
+                return false;
+            }
+            out.push(d);
+            if !walk(sym.children(), depth + 1, bytes, reads, budget, out) {
+                return false;
+            }
+        }
+        true
+    }
+    walk(symbols.top(), 0, bytes, reads, &mut budget, &mut listed);
+    let hash = hex(bytes);
+    let mut answer = FileRead {
+        path: file.rel.clone(),
+        mode: req.mode,
+        hash,
+        total_lines,
+        read: None,
+        content: ReadContent::Symbols {
+            symbols: listed,
+            total: symbols.count as u32,
+        },
+    };
+    let baseline = String::from_utf8_lossy(bytes).into_owned();
+    let Some(ReadSession { id, .. }) = &req.session else {
+        return Ok(Answered {
+            read: answer,
+            abs: None,
+            baseline,
+        });
+    };
+    let view = if req.mode == ReadMode::Map {
+        View::Map
+    } else {
+        View::Signatures
+    };
+    let key = Key {
+        root: project.root.clone(),
+        path: file.rel.clone(),
+        view,
+    };
+    // The list itself is not kept: a changed file's map is sent again, whole.
+    match reads.give(id, key, &answer.hash, 1, Arc::from("")) {
+        Seen::Same { since } if !req.fresh => {
+            let resent = lean_ctx_shared::render::file_read(&answer);
+            answer.read = Some(since);
+            answer.content = ReadContent::Unchanged { since };
+            Ok(Answered {
+                read: answer,
+                abs: None,
+                baseline: resent,
+            })
+        }
+        seen => {
+            answer.read = Some(latest(&seen));
+            Ok(Answered {
+                read: answer,
+                abs: None,
+                baseline,
+            })
+        }
+    }
+}
+
+/// Lines of context around each change in a diff.
+const CONTEXT: usize = 2;
+
+/// A unified diff of `old` (whose first line is line `old_first` of the file) to
+/// `new` (from `new_first`), hunk headers in file lines; `\r` never shows.
+pub fn unified(old: &str, old_first: u32, new: &str, new_first: u32) -> String {
+    let diff = similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Myers)
+        .diff_lines(old, new);
+    let mut out = String::new();
+    for group in diff.grouped_ops(CONTEXT) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let (o, n) = (first.old_range().start, first.new_range().start);
+        let (o_len, n_len) = (last.old_range().end - o, last.new_range().end - n);
+        out.push_str(&format!(
+            "@@ -{},{o_len} +{},{n_len} @@\n",
+            o as u32 + old_first,
+            n as u32 + new_first
+        ));
+        for op in &group {
+            for change in diff.iter_changes(op) {
+                let sign = match change.tag() {
+                    similar::ChangeTag::Equal => ' ',
+                    similar::ChangeTag::Delete => '-',
+                    similar::ChangeTag::Insert => '+',
+                };
+                let line = change.value();
+                let line = line.strip_suffix('\n').unwrap_or(line);
+                out.push(sign);
+                out.push_str(line.strip_suffix('\r').unwrap_or(line));
+                out.push('\n');
+            }
+        }
+    }
+    out.truncate(out.trim_end_matches('\n').len());
+    if out.len() as u64 > MAX_ANSWER_BYTES / 2 {
+        let mut cut = (MAX_ANSWER_BYTES / 2) as usize;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push_str("\n… diff cut off; read again with fresh=true");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diffs_number_hunks_in_file_lines() {
+        let old = "fn a() {\n    1\n}";
+        let new = "fn a() {\n    2\n}";
+        assert_eq!(
+            unified(old, 10, new, 12),
+            "@@ -10,3 +12,3 @@\n fn a() {\n-    1\n+    2\n }"
+        );
+        assert_eq!(unified("x\ny", 1, "x\ny", 1), "");
+    }
+
+    #[test]
+    fn lines_drop_bom_and_cr() {
+        assert_eq!(lines_of(b"\xEF\xBB\xBFa\r\nb\r\n"), ["a", "b", ""]);
+    }
+}

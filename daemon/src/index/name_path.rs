@@ -1,0 +1,228 @@
+//! Name-path queries: how an agent's `Type/method` (or `Type::method`, `pkg.Type.method`)
+//! addresses symbols, for symbol edits and symbol search alike.
+//!
+//! The rule (issue 16): a relative query (no leading separator) matches every symbol
+//! whose name path ends with it, segment by segment, at any depth; a leading separator
+//! anchors it at the top level. A segment without `[n]` matches every duplicate of
+//! that name (`bar` matches `bar` and `bar[1]`, two overloads), one with `[n]` exactly
+//! that one. There is deliberately no preference for an exact path over a deeper
+//! match: a bare `run` that silently picked the top-level `run` over the method the
+//! agent had just looked at rewrote the wrong code; an edit needs exactly one match,
+//! and `/run` is how a caller says "the top-level one".
+//!
+//! Qualifiers: name paths are stored with `/`; a query may use `/`, `::` or `.`.
+//! Some names hold `::` or `.` themselves (`impl fmt::Display for Foo`), so a query is
+//! also tried split at `/` alone.
+
+/// A parsed query; built once, matched against many symbols without allocating.
+#[derive(Debug)]
+pub struct NamePath {
+    anchored: bool,
+    /// Split at `/` only.
+    slash: Vec<String>,
+    /// Split at every qualifier, when that differs from `slash`.
+    qualified: Option<Vec<String>>,
+    /// The query without its anchor, for names that hold a separator themselves.
+    raw: String,
+}
+
+/// How a symbol matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Match {
+    /// Every segment of its path (the whole path).
+    Exact,
+    /// The last segments of a deeper path.
+    Suffix,
+}
+
+impl NamePath {
+    pub fn parse(query: &str) -> NamePath {
+        let query = query.trim();
+        let anchored = ["/", "::", "."].iter().any(|s| query.starts_with(s));
+        let raw = query
+            .trim_start_matches(['/', ':', '.'])
+            .trim_end_matches(['/', ':', '.']);
+        let split = |seps: &[&str]| -> Vec<String> {
+            let mut text = raw.to_string();
+            for sep in seps {
+                text = text.replace(sep, "/");
+            }
+            text.split('/')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        let slash = split(&[]);
+        let all = split(&["::", "."]);
+        NamePath {
+            anchored,
+            qualified: (all != slash).then_some(all),
+            slash,
+            raw: raw.to_string(),
+        }
+    }
+
+    /// Whether the query names a path (has a qualifier or an anchor), rather than a
+    /// bare name.
+    pub fn is_qualified(&self) -> bool {
+        self.anchored || self.slash.len() > 1 || self.qualified.is_some()
+    }
+
+    /// The query's segments joined with `/`, the stored form (the fully split form).
+    pub fn joined(&self) -> String {
+        self.qualified.as_ref().unwrap_or(&self.slash).join("/")
+    }
+
+    /// How many segments the fully split query has.
+    pub fn segments(&self) -> usize {
+        self.qualified.as_ref().unwrap_or(&self.slash).len()
+    }
+
+    pub fn anchored(&self) -> bool {
+        self.anchored
+    }
+
+    /// How the symbol with `path` (its stored name path) and `name` matches, if it
+    /// does.
+    pub fn matches(&self, path: &str, name: &str) -> Option<Match> {
+        if self.slash.is_empty() {
+            return None;
+        }
+        let found = segments_match(&self.slash, path, self.anchored).or_else(|| {
+            self.qualified
+                .as_ref()
+                .and_then(|q| segments_match(q, path, self.anchored))
+        });
+        found.or_else(|| {
+            // A name holding a `/` of its own.
+            (name == self.raw && (!self.anchored || path == name)).then_some(if path == name {
+                Match::Exact
+            } else {
+                Match::Suffix
+            })
+        })
+    }
+}
+
+impl NamePath {
+    /// A relative query qualified beyond the symbol's name path by where its file
+    /// lies: `pkg.mod.Class.method` for `Class/method` in `pkg/mod.py`, or
+    /// `com.x.Calc.add` for `Calc/add` in `com/x/Calc.java` (a package is the
+    /// directory). `file` is root-relative.
+    pub fn matches_in_file(&self, path: &str, file: &str) -> bool {
+        if self.anchored {
+            return false;
+        }
+        let module = file.rsplit_once('.').map_or(file, |(m, _)| m);
+        let dir = module.rsplit_once('/').map_or("", |(d, _)| d);
+        let query = self.qualified.as_ref().unwrap_or(&self.slash);
+        [module, dir].into_iter().any(|outer| {
+            let segs = path
+                .rsplit('/')
+                .chain(outer.rsplit('/').filter(|s| !s.is_empty()));
+            segments_from_end(query, segs, false).is_some()
+        })
+    }
+}
+
+/// `query` against the `/`-separated `path`, from the end.
+fn segments_match(query: &[String], path: &str, anchored: bool) -> Option<Match> {
+    segments_from_end(query, path.rsplit('/'), anchored)
+}
+
+fn segments_from_end<'p>(
+    query: &[String],
+    mut segs: impl Iterator<Item = &'p str>,
+    anchored: bool,
+) -> Option<Match> {
+    for q in query.iter().rev() {
+        if !segment_eq(q, segs.next()?) {
+            return None;
+        }
+    }
+    match segs.next() {
+        None => Some(Match::Exact),
+        Some(_) if anchored => None,
+        Some(_) => Some(Match::Suffix),
+    }
+}
+
+/// `q` names `seg`: equal, or `q` has no `[n]` and `seg` is `q[n]`.
+fn segment_eq(q: &str, seg: &str) -> bool {
+    q == seg
+        || (duplicate_index(q).is_none()
+            && duplicate_index(seg) == Some(q.len())
+            && seg.starts_with(q))
+}
+
+/// Where a trailing `[n]` (digits) starts in `seg`, if it has one after a name.
+fn duplicate_index(seg: &str) -> Option<usize> {
+    let inner = seg.strip_suffix(']')?;
+    let open = inner.rfind('[')?;
+    let digits = &inner[open + 1..];
+    (open > 0 && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some(open)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(query: &str, path: &str, name: &str) -> Option<Match> {
+        NamePath::parse(query).matches(path, name)
+    }
+
+    #[test]
+    fn relative_queries_match_at_any_depth_and_anchored_ones_at_the_top() {
+        assert_eq!(check("run", "run", "run"), Some(Match::Exact));
+        assert_eq!(check("run", "A/run", "run"), Some(Match::Suffix));
+        assert_eq!(check("run", "A/B/run[2]", "run"), Some(Match::Suffix));
+        assert_eq!(check("/run", "run", "run"), Some(Match::Exact));
+        assert_eq!(check("/run", "A/run", "run"), None);
+        assert_eq!(check("A/run", "m/A/run", "run"), Some(Match::Suffix));
+        assert_eq!(check("/A/run", "m/A/run", "run"), None);
+        assert_eq!(check("un", "run", "run"), None);
+        assert_eq!(check("A/run", "XA/run", "run"), None);
+        assert_eq!(check("", "run", "run"), None);
+    }
+
+    #[test]
+    fn a_segment_without_an_index_names_every_duplicate_and_one_with_an_index_one() {
+        assert_eq!(check("Foo/bar", "Foo/bar[1]", "bar"), Some(Match::Exact));
+        assert_eq!(check("Foo/bar[1]", "Foo/bar[1]", "bar"), Some(Match::Exact));
+        assert_eq!(check("Foo/bar[1]", "Foo/bar", "bar"), None);
+        assert_eq!(check("Foo/bar[1]", "Foo/bar[2]", "bar"), None);
+        assert_eq!(check("Foo/fmt", "Foo[1]/fmt", "fmt"), Some(Match::Exact));
+        // Brackets that are not a duplicate index are part of the name.
+        assert_eq!(check("x", "x[]", "x[]"), None);
+    }
+
+    #[test]
+    fn qualifiers_are_slash_double_colon_and_dot_and_a_name_may_hold_them() {
+        for q in ["Point::new", "Point.new", "Point/new"] {
+            assert_eq!(check(q, "Point/new", "new"), Some(Match::Exact), "{q}");
+        }
+        assert_eq!(
+            check("pkg.Class.method", "pkg/Class/method", "method"),
+            Some(Match::Exact)
+        );
+        assert_eq!(check("::new", "Point/new", "new"), None);
+        assert_eq!(check(".Point", "Point", "Point"), Some(Match::Exact));
+        let imp = "impl fmt::Display for Foo";
+        assert_eq!(check(imp, imp, imp), Some(Match::Exact));
+        assert!(NamePath::parse("Point::new").is_qualified());
+        assert!(NamePath::parse("/new").is_qualified());
+        assert!(!NamePath::parse("new").is_qualified());
+        assert_eq!(NamePath::parse("a::b.c/d").joined(), "a/b/c/d");
+    }
+
+    #[test]
+    fn a_query_may_be_qualified_by_the_files_module_or_package() {
+        let q = NamePath::parse("pkg.mod.Class.method");
+        assert_eq!(q.matches("Class/method", "method"), None);
+        assert!(q.matches_in_file("Class/method", "src/pkg/mod.py"));
+        assert!(!q.matches_in_file("Class/method", "src/pkg/other.py"));
+        let q = NamePath::parse("com.x.Calc.add");
+        assert!(q.matches_in_file("Calc/add[1]", "src/com/x/Calc.java"));
+        assert!(!NamePath::parse("/mod.Class").matches_in_file("Class", "mod.py"));
+    }
+}

@@ -1,0 +1,360 @@
+//! What each agent session has already been given (`read`'s cache coherence, spec
+//! §7.4): per session, per (root, file, view), the hash and the text of the last
+//! answer and its read number. A re-read of an unchanged view is then one line, a
+//! changed one the diff against exactly what the session holds, and a stale
+//! `expected_hash` can be shown what changed since the text it was taken from.
+//!
+//! Bounded: entries and bytes per session (least recently used entries go first),
+//! sessions in all (the least recently used session goes), and a session idle for
+//! [`IDLE`] is forgotten. A session named by an MCP server's connection is forgotten
+//! when that connection closes ([`Bound`]).
+
+use std::{
+    collections::{HashMap, HashSet},
+    path::PathBuf,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use lean_ctx_shared::protocol::ReadSession;
+
+/// Entries one session keeps.
+const SESSION_ENTRIES: usize = 1024;
+/// Text bytes one session keeps.
+const SESSION_BYTES: usize = 8 << 20;
+/// Sessions kept at once.
+const SESSIONS: usize = 32;
+/// A session without a read for this long is forgotten.
+pub const IDLE: Duration = Duration::from_secs(2 * 60 * 60);
+
+/// What a read is of, within one file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum View {
+    /// The whole file (`full`, and what `diff` compares against).
+    File,
+    Lines(u32, u32),
+    Symbol(String),
+    Map,
+    Signatures,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub root: PathBuf,
+    pub path: String,
+    pub view: View,
+}
+
+/// What the session was given before this read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seen {
+    /// Nothing of this view: read number `read`.
+    New { read: u32 },
+    /// Exactly this, as read number `since`.
+    Same { since: u32 },
+    /// Something else, as read number `since` (its text `old`, starting on line
+    /// `first`); this is `read`.
+    Changed {
+        since: u32,
+        old: Arc<str>,
+        first: u32,
+        read: u32,
+    },
+}
+
+#[derive(Debug)]
+struct Entry {
+    hash: String,
+    text: Arc<str>,
+    first: u32,
+    read: u32,
+    used: u64,
+}
+
+#[derive(Debug)]
+struct Session {
+    entries: HashMap<Key, Entry>,
+    bytes: usize,
+    reads: u32,
+    tick: u64,
+    last: Instant,
+}
+
+impl Session {
+    fn new() -> Session {
+        Session {
+            entries: HashMap::new(),
+            bytes: 0,
+            reads: 0,
+            tick: 0,
+            last: Instant::now(),
+        }
+    }
+
+    /// Drops least recently used entries until the caps hold.
+    fn shrink(&mut self) {
+        while self.entries.len() > SESSION_ENTRIES || self.bytes > SESSION_BYTES {
+            let Some(oldest) = self
+                .entries
+                .iter()
+                .min_by_key(|(_, e)| e.used)
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            if let Some(e) = self.entries.remove(&oldest) {
+                self.bytes -= e.text.len();
+            }
+        }
+    }
+}
+
+pub use lean_ctx_shared::render::SHORT_HASH;
+
+/// Bytes of hashed texts kept for stale-hash diffs, across sessions.
+const TEXT_BYTES: u64 = 32 << 20;
+
+/// Every session's reads, daemon-wide, and the texts recent answers hashed.
+#[derive(Debug)]
+pub struct Reads {
+    sessions: Mutex<HashMap<String, Session>>,
+    /// The first [`SHORT_HASH`] hex digits of a BLAKE3 → the whole hash and the text
+    /// it was taken from (a read's range, each symbol an answer listed).
+    texts: moka::sync::Cache<String, (String, Arc<str>)>,
+}
+
+impl Default for Reads {
+    fn default() -> Reads {
+        Reads {
+            sessions: Mutex::default(),
+            texts: moka::sync::Cache::builder()
+                .max_capacity(TEXT_BYTES)
+                .weigher(|k: &String, (h, t): &(String, Arc<str>)| {
+                    (k.len() + h.len() + t.len()).try_into().unwrap_or(u32::MAX)
+                })
+                .build(),
+        }
+    }
+}
+
+impl Reads {
+    /// Records that `session` is given `text` (hashing to `hash`, starting on line
+    /// `first`) for `key`, and says what it held before.
+    pub fn give(&self, session: &str, key: Key, hash: &str, first: u32, text: Arc<str>) -> Seen {
+        let mut sessions = self.sessions.lock().unwrap();
+        sessions.retain(|_, s| s.last.elapsed() < IDLE);
+        if !sessions.contains_key(session) && sessions.len() >= SESSIONS {
+            let oldest = sessions
+                .iter()
+                .min_by_key(|(_, s)| s.last)
+                .map(|(id, _)| id.clone());
+            if let Some(oldest) = oldest {
+                sessions.remove(&oldest);
+            }
+        }
+        let s = sessions
+            .entry(session.to_string())
+            .or_insert_with(Session::new);
+        s.last = Instant::now();
+        s.tick += 1;
+        let tick = s.tick;
+        if let Some(e) = s.entries.get_mut(&key)
+            && e.hash == hash
+        {
+            e.used = tick;
+            return Seen::Same { since: e.read };
+        }
+        s.reads += 1;
+        let read = s.reads;
+        let before = s.entries.insert(
+            key,
+            Entry {
+                hash: hash.to_string(),
+                text: text.clone(),
+                first,
+                read,
+                used: tick,
+            },
+        );
+        s.bytes += text.len();
+        let seen = match before {
+            Some(old) => {
+                s.bytes -= old.text.len();
+                Seen::Changed {
+                    since: old.read,
+                    old: old.text,
+                    first: old.first,
+                    read,
+                }
+            }
+            None => Seen::New { read },
+        };
+        s.shrink();
+        seen
+    }
+
+    /// Whether `session` holds anything of `key`.
+    pub fn holds(&self, session: &str, key: &Key) -> bool {
+        let sessions = self.sessions.lock().unwrap();
+        sessions
+            .get(session)
+            .is_some_and(|s| s.entries.contains_key(key))
+    }
+
+    /// Keeps `text` under its BLAKE3 hex `hash`: an answer handed that hash out.
+    pub fn hashed(&self, hash: &str, text: Arc<str>) {
+        if let Some(short) = hash.get(..SHORT_HASH) {
+            self.texts.insert(
+                short.to_ascii_lowercase(),
+                (hash.to_ascii_lowercase(), text),
+            );
+        }
+    }
+
+    /// The text an answer hashed to `hash` (hex, any case; whole or its first
+    /// [`SHORT_HASH`] digits or more), while it is kept: what a stale
+    /// `expected_hash` was taken from, to show what changed since.
+    pub fn text_of(&self, hash: &str) -> Option<Arc<str>> {
+        let given = hash.trim().to_ascii_lowercase();
+        let (whole, text) = self.texts.get(given.get(..SHORT_HASH)?)?;
+        whole.starts_with(&given).then_some(text)
+    }
+
+    /// Forgets `session` and everything it was given.
+    pub fn forget(&self, session: &str) {
+        self.sessions.lock().unwrap().remove(session);
+    }
+
+    /// Sessions and text bytes held (status, tests).
+    pub fn size(&self) -> (usize, usize) {
+        let sessions = self.sessions.lock().unwrap();
+        (sessions.len(), sessions.values().map(|s| s.bytes).sum())
+    }
+}
+
+/// The sessions one connection named with `ends_with_connection`: forgotten when
+/// the connection's last handler is dropped (the connection closed).
+#[derive(Debug)]
+pub struct Bound {
+    reads: Arc<Reads>,
+    ids: Mutex<HashSet<String>>,
+}
+
+impl Bound {
+    pub fn new(reads: Arc<Reads>) -> Bound {
+        Bound {
+            reads,
+            ids: Mutex::default(),
+        }
+    }
+
+    /// Notes a request's session, if it ends with this connection.
+    pub fn note(&self, session: Option<&ReadSession>) {
+        if let Some(s) = session.filter(|s| s.ends_with_connection) {
+            self.ids.lock().unwrap().insert(s.id.clone());
+        }
+    }
+}
+
+impl Drop for Bound {
+    fn drop(&mut self) {
+        for id in self.ids.get_mut().unwrap().drain() {
+            self.reads.forget(&id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(path: &str) -> Key {
+        Key {
+            root: "/r".into(),
+            path: path.into(),
+            view: View::File,
+        }
+    }
+
+    #[test]
+    fn a_re_read_is_same_or_changed_and_numbered_per_session() {
+        let reads = Reads::default();
+        assert_eq!(
+            reads.give("a", key("x"), "h1", 1, "one".into()),
+            Seen::New { read: 1 }
+        );
+        assert_eq!(
+            reads.give("a", key("x"), "h1", 1, "one".into()),
+            Seen::Same { since: 1 }
+        );
+        assert_eq!(
+            reads.give("b", key("x"), "h1", 1, "one".into()),
+            Seen::New { read: 1 },
+            "another session has its own reads"
+        );
+        assert_eq!(
+            reads.give("a", key("x"), "h2", 1, "two".into()),
+            Seen::Changed {
+                since: 1,
+                old: "one".into(),
+                first: 1,
+                read: 2
+            }
+        );
+        let hash = "0123456789abcdef0123";
+        reads.hashed(hash, "two".into());
+        assert_eq!(reads.text_of(" 0123456789ABCDEF").as_deref(), Some("two"));
+        assert_eq!(reads.text_of(hash).as_deref(), Some("two"));
+        assert_eq!(reads.text_of("0123456789abcdef9"), None, "another hash");
+        assert_eq!(reads.text_of("0123"), None, "too short to name one");
+        reads.forget("a");
+        assert_eq!(
+            reads.give("a", key("x"), "h2", 1, "two".into()),
+            Seen::New { read: 1 }
+        );
+    }
+
+    #[test]
+    fn memory_is_bounded_per_session_and_in_all() {
+        let reads = Reads::default();
+        let big: Arc<str> = "x".repeat(SESSION_BYTES / 4).into();
+        for i in 0..10 {
+            reads.give("a", key(&i.to_string()), &i.to_string(), 1, big.clone());
+        }
+        assert!(reads.size().1 <= SESSION_BYTES, "{:?}", reads.size());
+        // The newest entry stays; the oldest went.
+        assert!(reads.holds("a", &key("9")));
+        assert!(!reads.holds("a", &key("0")));
+        for i in 0..SESSION_ENTRIES + 5 {
+            reads.give("b", key(&i.to_string()), "h", 1, "t".into());
+        }
+        let sessions = reads.sessions.lock().unwrap();
+        assert_eq!(sessions["b"].entries.len(), SESSION_ENTRIES);
+        drop(sessions);
+        for i in 0..SESSIONS + 3 {
+            reads.give(&format!("s{i}"), key("x"), "h", 1, "t".into());
+        }
+        assert_eq!(reads.size().0, SESSIONS);
+    }
+
+    #[test]
+    fn a_bound_session_is_forgotten_with_its_connection() {
+        let reads = Arc::new(Reads::default());
+        let bound = Bound::new(reads.clone());
+        let mcp = ReadSession {
+            id: "m".into(),
+            ends_with_connection: true,
+        };
+        let cli = ReadSession {
+            id: "c".into(),
+            ends_with_connection: false,
+        };
+        bound.note(Some(&mcp));
+        bound.note(Some(&cli));
+        reads.give("m", key("x"), "h", 1, "t".into());
+        reads.give("c", key("x"), "h", 1, "t".into());
+        drop(bound);
+        assert!(!reads.holds("m", &key("x")));
+        assert!(reads.holds("c", &key("x")));
+    }
+}
