@@ -534,10 +534,14 @@ fn the_sessions_own_edit_counts_as_read_and_someone_elses_as_a_change() {
     assert!(diff.contains("-    2\n+    3"), "{diff}");
 }
 
-/// An MCP server's session (`ends_with_connection`) is forgotten when its connection
-/// closes; a CLI session (`--session`, a connection per call) is not.
+/// An MCP server's session (`ends_with_connection`) outlives its connection while the
+/// process that opened it lives: the daemon closes a quiet connection, the server
+/// reconnects, and what it read still counts (here the test process is that server).
+/// That it is forgotten once the process is gone is `reads.rs`'s unit test, with a
+/// real process killed. A CLI session (`--session`, a connection per call) is kept
+/// either way.
 #[test]
-fn a_session_bound_to_its_connection_is_forgotten_when_it_closes() {
+fn a_session_bound_to_its_connection_outlives_the_connection_while_its_process_lives() {
     use lean_ctx_shared::{
         hello::{ClientHello, Intent},
         protocol::{ReadContent, ReadMode, ReadRequest, ReadSession},
@@ -592,11 +596,11 @@ fn a_session_bound_to_its_connection_is_forgotten_when_it_closes() {
     );
     drop(first);
     let second = connect();
-    // The daemon notices the close on its own time: bounded, only to fail.
-    let forgotten = wait_until(Duration::from_secs(10), || {
-        matches!(read(&second, "mcp", true), ReadContent::Lines { .. })
-    });
-    assert!(forgotten, "the closed connection's session is still held");
+    // Whether or not the daemon has noticed the close yet, the answer is the same.
+    assert_eq!(
+        read(&second, "mcp", true),
+        ReadContent::Unchanged { since: 1 }
+    );
     assert_eq!(
         read(&second, "cli", false),
         ReadContent::Unchanged { since: 1 }

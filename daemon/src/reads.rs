@@ -6,8 +6,11 @@
 //!
 //! Bounded: entries and bytes per session (least recently used entries go first),
 //! sessions in all (the least recently used session goes), and a session idle for
-//! [`IDLE`] is forgotten. A session named by an MCP server's connection is forgotten
-//! when that connection closes ([`Bound`]).
+//! [`IDLE`] is forgotten. A session named by an MCP server's connection lives as long
+//! as that server's process ([`Bound`]): the connection closing while the process
+//! lives (the daemon closes quiet connections after `connection_idle_timeout`; the
+//! server reconnects on its next call) keeps it, the process gone forgets it at the
+//! next read.
 
 use std::{
     collections::{HashMap, HashSet},
@@ -118,6 +121,9 @@ const TEXT_BYTES: u64 = 32 << 20;
 #[derive(Debug)]
 pub struct Reads {
     sessions: Mutex<HashMap<String, Session>>,
+    /// Sessions whose connection closed while the process that named them lived: the
+    /// process's pid, checked at each read.
+    owners: Mutex<HashMap<String, u32>>,
     /// The first [`SHORT_HASH`] hex digits of a BLAKE3 → the whole hash and the text
     /// it was taken from (a read's range, each symbol an answer listed).
     texts: moka::sync::Cache<String, (String, Arc<str>)>,
@@ -127,6 +133,7 @@ impl Default for Reads {
     fn default() -> Reads {
         Reads {
             sessions: Mutex::default(),
+            owners: Mutex::default(),
             texts: moka::sync::Cache::builder()
                 .max_capacity(TEXT_BYTES)
                 .weigher(|k: &String, (h, t): &(String, Arc<str>)| {
@@ -141,6 +148,7 @@ impl Reads {
     /// Records that `session` is given `text` (hashing to `hash`, starting on line
     /// `first`) for `key`, and says what it held before.
     pub fn give(&self, session: &str, key: Key, hash: &str, first: u32, text: Arc<str>) -> Seen {
+        self.sweep();
         let mut sessions = self.sessions.lock().unwrap();
         sessions.retain(|_, s| s.last.elapsed() < IDLE);
         if !sessions.contains_key(session) && sessions.len() >= SESSIONS {
@@ -223,6 +231,22 @@ impl Reads {
     /// Forgets `session` and everything it was given.
     pub fn forget(&self, session: &str) {
         self.sessions.lock().unwrap().remove(session);
+        self.owners.lock().unwrap().remove(session);
+    }
+
+    /// Forgets the sessions whose process is gone.
+    fn sweep(&self) {
+        let gone: Vec<String> = self
+            .owners
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, pid)| !lean_ctx_shared::process::pid_alive(**pid))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in gone {
+            self.forget(&id);
+        }
     }
 
     /// Sessions and text bytes held (status, tests).
@@ -232,18 +256,23 @@ impl Reads {
     }
 }
 
-/// The sessions one connection named with `ends_with_connection`: forgotten when
-/// the connection's last handler is dropped (the connection closed).
+/// The sessions one connection named with `ends_with_connection`. When the
+/// connection's last handler is dropped (the connection closed), each is forgotten if
+/// the peer process (`pid`, from the socket's credentials) is gone, else kept until it
+/// is ([`Reads`] checks at each read): a quiet MCP server's connection is closed by the
+/// daemon and reopened on its next call, and its session must not lose what it read.
 #[derive(Debug)]
 pub struct Bound {
     reads: Arc<Reads>,
+    pid: Option<u32>,
     ids: Mutex<HashSet<String>>,
 }
 
 impl Bound {
-    pub fn new(reads: Arc<Reads>) -> Bound {
+    pub fn new(reads: Arc<Reads>, pid: Option<u32>) -> Bound {
         Bound {
             reads,
+            pid,
             ids: Mutex::default(),
         }
     }
@@ -259,7 +288,15 @@ impl Bound {
 impl Drop for Bound {
     fn drop(&mut self) {
         for id in self.ids.get_mut().unwrap().drain() {
-            self.reads.forget(&id);
+            match self
+                .pid
+                .filter(|pid| lean_ctx_shared::process::pid_alive(*pid))
+            {
+                Some(pid) => {
+                    self.reads.owners.lock().unwrap().insert(id, pid);
+                }
+                None => self.reads.forget(&id),
+            }
         }
     }
 }
@@ -338,9 +375,34 @@ mod tests {
     }
 
     #[test]
+    fn a_bound_session_outlives_its_connection_while_its_process_lives() {
+        let reads = Arc::new(Reads::default());
+        let mcp = ReadSession {
+            id: "m".into(),
+            ends_with_connection: true,
+        };
+        let mut peer = std::process::Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .unwrap();
+        let bound = Bound::new(reads.clone(), Some(peer.id()));
+        bound.note(Some(&mcp));
+        reads.give("m", key("x"), "h", 1, "t".into());
+        // The connection closes (idle), the MCP server still runs: kept.
+        drop(bound);
+        assert!(reads.holds("m", &key("x")));
+        // The server exits: forgotten at the next read, whoever's.
+        peer.kill().unwrap();
+        peer.wait().unwrap();
+        reads.give("other", key("y"), "h", 1, "t".into());
+        assert!(!reads.holds("m", &key("x")));
+    }
+
+    #[test]
     fn a_bound_session_is_forgotten_with_its_connection() {
         let reads = Arc::new(Reads::default());
-        let bound = Bound::new(reads.clone());
+        // No peer pid known (or a dead one): forgotten with the connection.
+        let bound = Bound::new(reads.clone(), None);
         let mcp = ReadSession {
             id: "m".into(),
             ends_with_connection: true,

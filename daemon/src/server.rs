@@ -80,10 +80,13 @@ pub async fn run(listener: UnixListener, daemon: Arc<Daemon>) {
 }
 
 async fn serve_connection(daemon: Arc<Daemon>, dashboard: Arc<Dashboard>, mut stream: UnixStream) {
-    if let Err(reason) = check_peer(&stream) {
-        tracing::warn!(%reason, "refused connection");
-        return;
-    }
+    let peer_pid = match check_peer(&stream) {
+        Ok(pid) => pid,
+        Err(reason) => {
+            tracing::warn!(%reason, "refused connection");
+            return;
+        }
+    };
     let _counted = daemon.connection_guard();
     let hello = match tokio::time::timeout(HELLO_TIMEOUT, read_hello::<_, ClientHello>(&mut stream))
         .await
@@ -140,7 +143,7 @@ async fn serve_connection(daemon: Arc<Daemon>, dashboard: Arc<Dashboard>, mut st
     }
 
     let handler = Handler {
-        sessions: Arc::new(crate::reads::Bound::new(daemon.reads.clone())),
+        sessions: Arc::new(crate::reads::Bound::new(daemon.reads.clone(), peer_pid)),
         daemon: daemon.clone(),
         dashboard,
     };
@@ -220,11 +223,12 @@ impl Activity {
 }
 
 /// The peer must run as our own user: the socket dir is private, and this check keeps
-/// it so even if someone loosens the dir.
-fn check_peer(stream: &UnixStream) -> Result<(), String> {
+/// it so even if someone loosens the dir. Its pid, when the kernel gives one, is what
+/// a read session bound to this connection outlives the connection by (`Bound`).
+fn check_peer(stream: &UnixStream) -> Result<Option<u32>, String> {
     let ours = rustix::process::getuid().as_raw();
     match stream.peer_cred() {
-        Ok(cred) if cred.uid() == ours => Ok(()),
+        Ok(cred) if cred.uid() == ours => Ok(cred.pid().and_then(|p| u32::try_from(p).ok())),
         Ok(cred) => Err(format!("peer uid {} is not ours ({ours})", cred.uid())),
         Err(e) => Err(format!("cannot read peer credentials: {e}")),
     }
