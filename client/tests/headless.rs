@@ -1541,9 +1541,11 @@ fn an_ambiguous_name_path_names_every_candidate_and_edits_nothing() {
         let (out, v) = replace("parse", path, "fn parse() -> u8 { 9 }");
         assert!(!out.status.success(), "{path:?}: {v}");
         assert_eq!(v["error"]["code"], "AMBIGUOUS_SYMBOL", "{path:?}: {v}");
+        // Each candidate as the address that names it alone: the top-level one
+        // anchored.
         assert_eq!(
             candidates(&v),
-            ["parse:1", "A/parse:6", "B/parse:12"],
+            ["/parse:1", "A/parse:6", "B/parse:12"],
             "{path:?}"
         );
     }
@@ -1553,7 +1555,12 @@ fn an_ambiguous_name_path_names_every_candidate_and_edits_nothing() {
         let (out, v) = replace("Calc/add", path, "int add(int a) { return 0; }");
         assert!(!out.status.success(), "{path:?}: {v}");
         assert_eq!(v["error"]["code"], "AMBIGUOUS_SYMBOL", "{path:?}: {v}");
-        assert_eq!(candidates(&v), ["Calc/add:2", "Calc/add[1]:3"], "{path:?}");
+        // The first overload, stored without an index, is addressed as `[0]`.
+        assert_eq!(
+            candidates(&v),
+            ["Calc/add[0]:2", "Calc/add[1]:3"],
+            "{path:?}"
+        );
     }
     assert_eq!(
         fs::read_to_string(root.join("src/Calc.java")).unwrap(),
@@ -1570,9 +1577,12 @@ fn an_ambiguous_name_path_names_every_candidate_and_edits_nothing() {
     );
     let (out, v) = replace("add[1]", None, "int add(int a, int b) { return b + a; }");
     assert!(out.status.success(), "{v}");
+    let (out, v) = replace("Calc/add[0]", None, "int add(int a) { return -a; }");
+    assert!(out.status.success(), "{v}");
     assert_eq!(
         fs::read_to_string(root.join("src/Calc.java")).unwrap(),
         java.replace("return a + b;", "return b + a;")
+            .replace("return a;", "return -a;")
     );
 }
 

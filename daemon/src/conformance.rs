@@ -134,9 +134,11 @@ fn edit<'a>(action: EditAction, target: &'a EditTarget, text: &'a str) -> Edit<'
     }
 }
 
-fn by_name(s: Symbol<'_>) -> EditTarget {
+/// The symbol by the name path an agent would use: its own, or the address
+/// `AMBIGUOUS_SYMBOL` lists for it when its own names more than it (`edit::address_of`).
+fn by_name(source: &Source, s: Symbol<'_>) -> EditTarget {
     EditTarget::NamePath {
-        name_path: s.name_path().to_string(),
+        name_path: crate::edit::address_of(source.parsed(), s),
         path: None,
     }
 }
@@ -160,7 +162,7 @@ fn own_text(source: &Source, src: &[u8], s: Symbol<'_>) -> Result<(), String> {
             utf8(&src[s.doc_start()..end])?.to_string(),
         ));
     }
-    let target = by_name(s);
+    let target = by_name(source, s);
     for (what, text) in texts {
         let planned = plan_in(
             source,
@@ -394,7 +396,7 @@ fn insert_before(
     all: &[(Symbol<'_>, Option<K>)],
 ) -> Result<(), String> {
     let text = probe(lang, src, s, all);
-    let target = by_name(s);
+    let target = by_name(source, s);
     let planned = plan_in(
         source,
         "file",

@@ -162,6 +162,11 @@ pub struct Source {
 }
 
 impl Source {
+    /// The bytes' parse.
+    pub fn parsed(&self) -> &FileSymbols {
+        &self.parsed
+    }
+
     /// Whether the bytes parse without a syntax error.
     pub fn is_clean(&self) -> bool {
         self.clean
@@ -451,9 +456,12 @@ pub fn match_name_path<'a>(parsed: &'a FileSymbols, query: &str) -> Vec<Symbol<'
 
 /// `AMBIGUOUS_SYMBOL` listing every candidate.
 pub fn ambiguous<'a>(query: &str, found: impl Iterator<Item = (Symbol<'a>, &'a str)>) -> LeanError {
-    let candidates: Vec<Candidate> = found
-        .map(|(s, path)| Candidate {
-            name_path: s.name_path().to_string(),
+    let found: Vec<(Symbol<'a>, &'a str)> = found.collect();
+    let candidates: Vec<Candidate> = addresses(&found)
+        .into_iter()
+        .zip(&found)
+        .map(|(name_path, (s, path))| Candidate {
+            name_path,
             path: path.to_string(),
             line: s.range().start.line,
         })
@@ -468,6 +476,50 @@ pub fn ambiguous<'a>(query: &str, found: impl Iterator<Item = (Symbol<'a>, &'a s
         format!("{query:?} matches {} symbols: {list}", candidates.len()),
     )
     .with_details(ErrorDetails::Candidates(candidates))
+}
+
+/// How each of `found` (the symbols one name path matched, with their files) is
+/// addressed so that it alone matches in its file: its name path; `[0]` after it for
+/// the first of duplicates (stored without an index, so its bare path names every
+/// duplicate, `index::name_path`); anchored with `/` when it also names a deeper
+/// candidate. What `AMBIGUOUS_SYMBOL` lists, so a retry with a candidate succeeds.
+fn addresses(found: &[(Symbol<'_>, &str)]) -> Vec<String> {
+    let matches = |query: &str, file: &str| {
+        let query = NamePath::parse(query);
+        found
+            .iter()
+            .filter(|(o, f)| *f == file && query.matches(o.name_path(), o.name()).is_some())
+            .count()
+    };
+    found
+        .iter()
+        .map(|(s, file)| {
+            let path = s.name_path();
+            [
+                path.to_string(),
+                format!("{path}[0]"),
+                format!("/{path}"),
+                format!("/{path}[0]"),
+            ]
+            .into_iter()
+            .find(|a| matches(a, file) == 1)
+            .unwrap_or_else(|| path.to_string())
+        })
+        .collect()
+}
+
+/// The name path that addresses `s` alone in its file (`parsed`), as an agent would
+/// use it after an `AMBIGUOUS_SYMBOL` listed it.
+pub fn address_of(parsed: &FileSymbols, s: Symbol<'_>) -> String {
+    let found: Vec<(Symbol<'_>, &str)> = match_name_path(parsed, s.name_path())
+        .into_iter()
+        .map(|o| (o, ""))
+        .collect();
+    let at = found.iter().position(|(o, _)| o.bytes() == s.bytes());
+    at.map_or_else(
+        || s.name_path().to_string(),
+        |i| addresses(&found).swap_remove(i),
+    )
 }
 
 fn uses_crlf(src: &[u8]) -> bool {

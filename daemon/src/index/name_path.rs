@@ -5,7 +5,7 @@
 //! whose name path ends with it, segment by segment, at any depth; a leading separator
 //! anchors it at the top level. A segment without `[n]` matches every duplicate of
 //! that name (`bar` matches `bar` and `bar[1]`, two overloads), one with `[n]` exactly
-//! that one. There is deliberately no preference for an exact path over a deeper
+//! that one (`bar[0]` the first, stored as `bar`). There is deliberately no preference for an exact path over a deeper
 //! match: a bare `run` that silently picked the top-level `run` over the method the
 //! agent had just looked at rewrote the wrong code; an edit needs exactly one match,
 //! and `/run` is how a caller says "the top-level one".
@@ -148,11 +148,13 @@ fn segments_from_end<'p>(
 }
 
 /// `q` names `seg`: equal, or `q` has no `[n]` and `seg` is `q[n]`.
+/// `[0]` names the first of duplicates, which is stored without an index.
 fn segment_eq(q: &str, seg: &str) -> bool {
     q == seg
         || (duplicate_index(q).is_none()
             && duplicate_index(seg) == Some(q.len())
             && seg.starts_with(q))
+        || (duplicate_index(seg).is_none() && q.strip_suffix("[0]") == Some(seg))
 }
 
 /// Where a trailing `[n]` (digits) starts in `seg`, if it has one after a name.
@@ -169,6 +171,13 @@ mod tests {
 
     fn check(query: &str, path: &str, name: &str) -> Option<Match> {
         NamePath::parse(query).matches(path, name)
+    }
+
+    #[test]
+    fn zero_names_the_first_of_duplicates_which_is_stored_without_an_index() {
+        assert_eq!(check("Calc/add[0]", "Calc/add", "add"), Some(Match::Exact));
+        assert_eq!(check("Calc/add[0]", "Calc/add[1]", "add"), None);
+        assert_eq!(check("add[1]", "Calc/add", "add"), None);
     }
 
     #[test]
