@@ -11,7 +11,7 @@
 //! Run: `cargo bench -p lean-ctx-client --bench read_loop` (no network; the debug
 //! profile gives the same counts: `--profile dev`).
 
-use std::{fs, path::Path, process::Command};
+use std::{fs, process::Command};
 
 use lean_ctx_testkit::{TestEnv, git};
 
@@ -20,7 +20,7 @@ const NEW: &str = "pub const fn new(major: u64, minor: u64, patch: u64) -> Self 
 fn main() {
     let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
     let root = env.dir().join("semver");
-    copy_dir(&registry_crate("semver-"), &root);
+    lean_ctx_testkit::copy_dir(&lean_ctx_testkit::registry_crate("semver-"), &root);
     git(&root, &["init", "-q"]);
     let lib = root.join("src/lib.rs");
     let bpe = tiktoken_rs::o200k_base().unwrap();
@@ -122,37 +122,4 @@ fn main() {
         "  total: lean-ctx {a}, whole files {b}: {:.1}x fewer",
         b as f64 / a as f64
     );
-}
-
-/// The newest unpacked `<prefix>*` crate of the local cargo registry.
-fn registry_crate(prefix: &str) -> std::path::PathBuf {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
-        .expect("CARGO_HOME or HOME");
-    let mut found: Vec<_> = fs::read_dir(home.join("registry/src"))
-        .unwrap()
-        .flatten()
-        .flat_map(|index| fs::read_dir(index.path()).into_iter().flatten().flatten())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(prefix))
-        })
-        .collect();
-    found.sort();
-    found.pop().expect("the crate in the registry")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap().flatten() {
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&src, &dst);
-        } else {
-            fs::copy(&src, &dst).unwrap();
-        }
-    }
 }

@@ -39,7 +39,7 @@ fn the_python_mcp_sdk_drives_every_tool_through_indexing_errors_and_a_daemon_cra
 fn the_python_mcp_sdk_runs_an_agent_loop_on_a_real_crate() {
     let env = TestEnv::with_shim(SHIM);
     let project = env.dir().join("semver");
-    copy_dir(&registry_crate("semver-"), &project);
+    lean_ctx_testkit::copy_dir(&lean_ctx_testkit::registry_crate("semver-"), &project);
     fs::write(
         project.join("src/größe.rs"),
         "// ünï\r\npub fn zweite() -> &'static str {\r\n    \"ß\"\r\n}\r\n",
@@ -47,41 +47,6 @@ fn the_python_mcp_sdk_runs_an_agent_loop_on_a_real_crate() {
     .unwrap();
     lean_ctx_testkit::git(&project, &["init", "-q"]);
     sdk_scenario(&env, &["--agent-loop"], &project, &[]);
-}
-
-/// The newest unpacked `<prefix>*` crate of the local cargo registry.
-fn registry_crate(prefix: &str) -> std::path::PathBuf {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
-        .expect("CARGO_HOME or HOME");
-    let mut found: Vec<_> = fs::read_dir(home.join("registry/src"))
-        .unwrap()
-        .flatten()
-        .flat_map(|index| fs::read_dir(index.path()).into_iter().flatten().flatten())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(prefix))
-        })
-        .collect();
-    found.sort();
-    found
-        .pop()
-        .unwrap_or_else(|| panic!("no {prefix}* crate in {}", home.display()))
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap().flatten() {
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&src, &dst);
-        } else {
-            fs::copy(&src, &dst).unwrap();
-        }
-    }
 }
 
 /// Runs tests/mcp/sdk_client.py (the Python SDK as the client of the real shim) on

@@ -265,6 +265,26 @@ fn a_session_re_read_is_one_line_a_change_its_diff_and_fresh_the_whole() {
         diff.contains("-fn dritte() {}\n+fn vierte() {}"),
         "no \\r in a diff: {diff:?}"
     );
+    // map: unchanged is one line, a change the diff of its rows.
+    read(&["src/crlf.rs", "--mode", "map"]);
+    let again = read(&["src/crlf.rs", "--mode", "map"]);
+    assert!(
+        again.starts_with("src/crlf.rs: unchanged since your read "),
+        "{again}"
+    );
+    fs::write(root.join("src/crlf.rs"), CRLF.replace("dritte", "fünfte")).unwrap();
+    let rows = read(&["src/crlf.rs", "--mode", "map"]);
+    assert!(
+        rows.starts_with("src/crlf.rs: changed since your read "),
+        "{rows}"
+    );
+    assert!(
+        rows.contains("\n-")
+            && rows.contains("vierte")
+            && rows.contains("\n+")
+            && rows.contains("fünfte"),
+        "{rows}"
+    );
     // mode=diff needs a session.
     let e = env.err(&root, &["read", "src/crlf.rs", "--mode", "diff"]);
     assert_eq!(e["code"], "INVALID_TARGET", "{e}");

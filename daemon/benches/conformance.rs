@@ -10,26 +10,14 @@
 //! `LEAN_CTX_CONFORMANCE_RUST_EVERY` says otherwise (1: all). Exits non-zero when any
 //! symbol fails.
 
-use std::{path::PathBuf, process::Command, time::Instant};
+use std::{path::PathBuf, time::Instant};
 
 use lean_ctx_daemon::conformance::{Tally, check_dir};
 
 fn main() {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let fetched = Command::new("bash")
-        .arg(here.join("benches/fetch-conformance.sh"))
-        .output()
-        .expect("bash runs");
-    assert!(
-        fetched.status.success(),
-        "fetching the corpora failed:\n{}",
-        String::from_utf8_lossy(&fetched.stderr)
-    );
-    let corpus = PathBuf::from(String::from_utf8_lossy(&fetched.stdout).trim());
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-        .expect("CARGO_HOME or HOME");
+    let corpus = lean_ctx_testkit::fetched(&here.join("benches/fetch-conformance.sh"));
+    let home = lean_ctx_testkit::cargo_home();
     let rust_every = std::env::var("LEAN_CTX_CONFORMANCE_RUST_EVERY")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -5,27 +5,15 @@
 //! and a stride of the crates in cargo's registry. Every symbol of every sampled file
 //! must pass: 0 failures.
 
-use std::{path::PathBuf, process::Command};
+use std::path::PathBuf;
 
 use lean_ctx_daemon::conformance::check_dir;
 
 #[test]
 fn every_symbol_of_a_real_sample_conforms_to_the_declaration_model() {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let fetched = Command::new("bash")
-        .arg(here.join("benches/fetch-conformance.sh"))
-        .output()
-        .expect("bash runs");
-    assert!(
-        fetched.status.success(),
-        "fetching the corpora failed:\n{}",
-        String::from_utf8_lossy(&fetched.stderr)
-    );
-    let corpus = PathBuf::from(String::from_utf8_lossy(&fetched.stdout).trim());
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-        .expect("CARGO_HOME or HOME");
+    let corpus = lean_ctx_testkit::fetched(&here.join("benches/fetch-conformance.sh"));
+    let home = lean_ctx_testkit::cargo_home();
     // (directory, every how many files): a stride of each corpus, a minute in all.
     let samples = [
         (home.join("registry/src"), 3000),

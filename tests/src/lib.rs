@@ -645,3 +645,61 @@ pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// Cargo's home (`CARGO_HOME`, else `~/.cargo`): where the registry's unpacked crates
+/// serve as real code nobody here wrote.
+pub fn cargo_home() -> PathBuf {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+        .expect("CARGO_HOME or HOME")
+}
+
+/// The newest unpacked `<prefix>*` crate of the local cargo registry.
+pub fn registry_crate(prefix: &str) -> PathBuf {
+    let home = cargo_home();
+    let mut found: Vec<_> = fs::read_dir(home.join("registry/src"))
+        .unwrap()
+        .flatten()
+        .flat_map(|index| fs::read_dir(index.path()).into_iter().flatten().flatten())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(prefix))
+        })
+        .collect();
+    found.sort();
+    found
+        .pop()
+        .unwrap_or_else(|| panic!("no {prefix}* crate in {}", home.display()))
+}
+
+/// Copies the tree `from` to `to` (files and directories).
+pub fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&src, &dst);
+        } else {
+            fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+/// Runs a fetch script (`bash SCRIPT`) and answers the directory it printed: where it
+/// put (or already had) the corpora it fetches from the registries.
+pub fn fetched(script: &Path) -> PathBuf {
+    let out = Command::new("bash")
+        .arg(script)
+        .output()
+        .expect("bash runs");
+    assert!(
+        out.status.success(),
+        "{} failed:\n{}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}

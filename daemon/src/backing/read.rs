@@ -464,16 +464,31 @@ fn digest(
         path: file.rel.clone(),
         view,
     };
-    // The list itself is not kept: a changed file's map is sent again, whole.
-    match reads.give(id, key, &answer.hash, 1, Arc::from("")) {
+    // The list as shown is kept: a changed file's map answers the diff of its rows
+    // (each row carries its own line range and hash; the hunk headers count rows).
+    let shown = lean_ctx_shared::render::file_read(&answer);
+    match reads.give(id, key, &answer.hash, 1, Arc::from(shown.as_str())) {
         Seen::Same { since } if !req.fresh => {
-            let resent = lean_ctx_shared::render::file_read(&answer);
             answer.read = Some(since);
             answer.content = ReadContent::Unchanged { since };
             Ok(Answered {
                 read: answer,
                 abs: None,
-                baseline: resent,
+                baseline: shown,
+            })
+        }
+        Seen::Changed {
+            since, old, read, ..
+        } if !req.fresh => {
+            answer.read = Some(read);
+            answer.content = ReadContent::Diff {
+                since,
+                diff: unified(&old, 1, &shown, 1),
+            };
+            Ok(Answered {
+                read: answer,
+                abs: None,
+                baseline: shown,
             })
         }
         seen => {
