@@ -26,6 +26,8 @@ public interface PsiElement {
   @Contract(pure = true)
   @NotNull PsiElement getNavigationElement();
   @Contract(pure = true)
+  @Nullable PsiElement findElementAt(int offset);
+  @Contract(pure = true)
   @Nullable PsiReference findReferenceAt(int offset);
   void delete() throws IncorrectOperationException;
   @Contract(pure = true)

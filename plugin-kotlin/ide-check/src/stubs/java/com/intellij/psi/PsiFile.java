@@ -2,15 +2,11 @@
 package com.intellij.psi;
 
 import com.intellij.openapi.vfs.VirtualFile;
-import org.jetbrains.annotations.Contract;
 import org.jetbrains.annotations.NotNull;
-import org.jetbrains.annotations.Nullable;
 
 public interface PsiFile extends PsiFileSystemItem {
   @Override
   VirtualFile getVirtualFile();
-  @Contract(pure = true)
-  @Nullable PsiDirectory getContainingDirectory();
+  PsiDirectory getContainingDirectory();
   @NotNull FileViewProvider getViewProvider();
-  @Nullable PsiElement findElementAt(int offset);
 }

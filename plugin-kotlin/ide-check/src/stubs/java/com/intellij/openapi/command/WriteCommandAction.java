@@ -20,5 +20,5 @@ public abstract class WriteCommandAction<T> {
   }
 
   @Contract(pure = true)
-  public static @NotNull Builder writeCommandAction(@NotNull Project project) { throw new UnsupportedOperationException("stub"); }
+  public static @NotNull Builder writeCommandAction(Project project) { throw new UnsupportedOperationException("stub"); }
 }

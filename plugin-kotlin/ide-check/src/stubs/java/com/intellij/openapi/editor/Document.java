@@ -7,11 +7,11 @@ import org.jetbrains.annotations.NotNull;
 
 public interface Document {
   @Contract(pure = true)
-  default @NotNull String getText() { throw new UnsupportedOperationException("stub"); }
+  default @NotNull @NlsSafe String getText() { throw new UnsupportedOperationException("stub"); }
   @Contract(pure = true)
-  @NotNull CharSequence getCharsSequence();
+  default @NotNull @NlsSafe CharSequence getCharsSequence() { throw new UnsupportedOperationException("stub"); }
   @Contract(pure = true)
-  int getTextLength();
+  default int getTextLength() { throw new UnsupportedOperationException("stub"); }
   @Contract(pure = true)
   int getLineNumber(int offset);
   @Contract(pure = true)
@@ -19,6 +19,8 @@ public interface Document {
   @Contract(pure = true)
   int getLineEndOffset(int line);
   void replaceString(int startOffset, int endOffset, @NlsSafe @NotNull CharSequence s);
+  @Contract(pure = true)
   boolean isWritable();
+  @Contract(pure = true)
   long getModificationStamp();
 }

@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/platform-api/src/com/intellij/openapi/fileEditor/FileEditorManager.java: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/analysis-api/src/com/intellij/openapi/fileEditor/FileEditorManager.java: the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.openapi.fileEditor;
 
 import com.intellij.openapi.project.Project;

@@ -1,4 +1,4 @@
-// Stub of intellij-community platform/platform-api/src/com/intellij/openapi/fileEditor/FileEditorManagerEvent.java (a Kotlin data class in newer trees; its JVM getter kept): the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/analysis-api/src/com/intellij/openapi/fileEditor/FileEditorManagerEvent.kt (a final Kotlin class there, val newFile: VirtualFile?; its JVM getter kept): the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.openapi.fileEditor;
 
 import com.intellij.openapi.vfs.VirtualFile;

@@ -6,9 +6,8 @@ import com.intellij.openapi.util.NlsContexts;
 import org.jetbrains.annotations.NotNull;
 import org.jetbrains.annotations.Nullable;
 
-public abstract class Task {
-  public abstract void run(@NotNull ProgressIndicator indicator);
-
+// run(ProgressIndicator) is Progressive's there, not redeclared by Task; TaskInfo is left out (no member of it is used).
+public abstract class Task implements Progressive {
   public final void queue() { throw new UnsupportedOperationException("stub"); }
 
   public abstract static class Backgroundable extends Task {

@@ -10,7 +10,7 @@ import org.jetbrains.annotations.NotNull;
 import org.jetbrains.annotations.Nullable;
 
 public interface StatusBarWidget extends Disposable {
-  @NonNls @NotNull String ID();
+  @NotNull @NonNls String ID();
 
   default @Nullable WidgetPresentation getPresentation() { throw new UnsupportedOperationException("stub"); }
 
@@ -20,7 +20,7 @@ public interface StatusBarWidget extends Disposable {
   default void dispose() { }
 
   interface WidgetPresentation {
-    default @Nullable @NlsContexts.Tooltip String getTooltipText() { throw new UnsupportedOperationException("stub"); }
+    @Nullable @NlsContexts.Tooltip String getTooltipText();
 
     default @Nullable Consumer<MouseEvent> getClickConsumer() { throw new UnsupportedOperationException("stub"); }
   }

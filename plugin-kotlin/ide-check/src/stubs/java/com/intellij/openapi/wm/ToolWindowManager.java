@@ -2,10 +2,11 @@
 package com.intellij.openapi.wm;
 
 import com.intellij.openapi.project.Project;
+import org.jetbrains.annotations.NonNls;
 import org.jetbrains.annotations.NotNull;
 import org.jetbrains.annotations.Nullable;
 
 public abstract class ToolWindowManager {
   public static @NotNull ToolWindowManager getInstance(@NotNull Project project) { throw new UnsupportedOperationException("stub"); }
-  public abstract @Nullable ToolWindow getToolWindow(@Nullable String id);
+  public abstract @Nullable ToolWindow getToolWindow(@NonNls @Nullable String id);
 }

@@ -7,7 +7,7 @@ import org.jetbrains.annotations.NotNull;
 import org.jetbrains.annotations.Nullable;
 
 public interface ContentFactory {
-  static @NotNull ContentFactory getInstance() { throw new UnsupportedOperationException("stub"); }
+  static ContentFactory getInstance() { throw new UnsupportedOperationException("stub"); }
 
   @NotNull Content createContent(@Nullable JComponent component, @Nullable @NlsContexts.TabTitle String displayName, boolean isLockable);
 }

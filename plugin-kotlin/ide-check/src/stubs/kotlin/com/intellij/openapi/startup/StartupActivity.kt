@@ -2,7 +2,9 @@
 package com.intellij.openapi.startup
 
 import com.intellij.openapi.project.Project
+import org.jetbrains.annotations.ApiStatus
 
+@ApiStatus.OverrideOnly
 interface ProjectActivity {
     suspend fun execute(project: Project)
 }
