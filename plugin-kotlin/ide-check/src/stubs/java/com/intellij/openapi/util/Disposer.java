@@ -2,10 +2,11 @@
 package com.intellij.openapi.util;
 
 import com.intellij.openapi.Disposable;
+import com.intellij.util.IncorrectOperationException;
 import org.jetbrains.annotations.NotNull;
 
 public final class Disposer {
   private Disposer() { throw new UnsupportedOperationException("stub"); }
-  public static void register(@NotNull Disposable parent, @NotNull Disposable child) { throw new UnsupportedOperationException("stub"); }
+  public static void register(@NotNull Disposable parent, @NotNull Disposable child) throws IncorrectOperationException { throw new UnsupportedOperationException("stub"); }
   public static void dispose(@NotNull Disposable disposable) { throw new UnsupportedOperationException("stub"); }
 }
