@@ -7,6 +7,6 @@ import org.jetbrains.annotations.NotNull;
 import org.jetbrains.annotations.Nullable;
 
 public class PsiTreeUtil {
-  @Contract("null, _, _ -> false")
+  @Contract(value = "null, _, _ -> false", pure = true)
   public static boolean isAncestor(@Nullable PsiElement ancestor, @NotNull PsiElement element, boolean strict) { throw new UnsupportedOperationException("stub"); }
 }
