@@ -116,25 +116,33 @@ class ApiStatusCheckTest {
         }
 
         /**
-         * The annotations of every platform declaration a call to [owner].[name] reaches
-         * (the method itself or what it overrides, with their classes' annotations), or
-         * null when no platform class declares it: not platform API.
+         * The annotations of the platform declaration a call to [owner].[name] reaches
+         * first (the method where the walk up from [owner] finds it, with its class's
+         * annotations), plus `@OverrideOnly` if anything it overrides carries it; null
+         * when no platform class declares it: not platform API. Only `@OverrideOnly` is
+         * inherited along the override chain: an override that is not itself marked
+         * `@Deprecated`, `@Internal` or `@Experimental` is not (the platform's
+         * `Project.getMessageBus` overrides a `ComponentManager.getMessageBus` that
+         * newer forms deprecate).
          */
         fun platformAnnotations(owner: String, name: String, descriptor: String): Set<String>? {
             val queue = ArrayDeque(listOf(owner))
             val seen = HashSet<String>()
-            var found: MutableSet<String>? = null
+            var nearest: Set<String>? = null
+            var overrideOnly = false
             while (queue.isNotEmpty()) {
                 val type = queue.removeFirst()
                 if (!seen.add(type)) continue
                 val info = byName[type] ?: continue
                 val declared = info.methods[name + descriptor]
                 if (declared != null && info.platform) {
-                    found = (found ?: HashSet()).apply { addAll(declared); addAll(info.annotations) }
+                    val here = declared + info.annotations
+                    if (nearest == null) nearest = here
+                    if (OVERRIDE_ONLY in here) overrideOnly = true
                 }
                 queue.addAll(info.supers)
             }
-            return found
+            return nearest?.let { if (overrideOnly) it + OVERRIDE_ONLY else it }
         }
     }
 
