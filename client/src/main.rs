@@ -148,7 +148,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
     // Every other verb is about the project around the working directory.
     let cwd = std::env::current_dir()
         .map_err(|e| LeanError::internal(format!("cannot read the working directory: {e}")))?;
-    let home = std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok());
+    let home = lean_ctx_shared::paths::canonical_home();
     let root = root::resolve(&cwd, cli.root.as_deref(), home.as_deref())?;
     match command {
         // Answers `initialize` before the daemon is even reached.

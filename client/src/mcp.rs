@@ -98,7 +98,7 @@ impl State {
             .filter(|d| cwd.starts_with(d))
             .max_by_key(|d| d.as_os_str().len())
             .or(dirs.first());
-        let home = std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok());
+        let home = lean_ctx_shared::paths::canonical_home();
         if let Some(root) = chosen.and_then(|d| crate::root::resolve(d, None, home.as_deref()).ok())
         {
             *self.root.write().unwrap() = root;

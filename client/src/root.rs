@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lean_ctx_shared::{ErrorCode, LeanError};
+use lean_ctx_shared::{ErrorCode, LeanError, paths::counts_as_worktree};
 
 /// Files that mark a project root outside git.
 const MARKERS: &[&str] = &[
@@ -47,7 +47,7 @@ pub fn resolve(
     }
     if let Some(worktree) = start
         .ancestors()
-        .find(|dir| dir.join(".git").exists() && (Some(*dir) != home || *dir == start))
+        .find(|dir| counts_as_worktree(dir, &start, home))
     {
         return Ok(worktree.to_path_buf());
     }

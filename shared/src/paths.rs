@@ -274,6 +274,21 @@ pub const DATA_MARKERS: [&str; 3] = ["stats.json", "config.toml", "sessions"];
 /// value that is not UTF-8 is used untrimmed: the JVM cannot name it byte for byte
 /// anyway. `tests/fixtures/data-dir-cases.json` is the table both sides are tested
 /// against.
+/// The user's home (`HOME`), canonical: what [`counts_as_worktree`] compares with.
+pub fn canonical_home() -> Option<PathBuf> {
+    env::var_os("HOME").and_then(|h| fs::canonicalize(h).ok())
+}
+
+/// Whether `dir`, `start` or one of its ancestors, is the top of a git worktree that
+/// makes a project for a call starting at `start`. A repository at `home` itself
+/// (dotfiles kept in git) does only for a start at `home`: below it, it would make
+/// every project without its own `.git` the whole home directory, and its ignore
+/// rules (often `*`) would hide every file. The shim's root rule and the index's
+/// ignore rules both judge by this.
+pub fn counts_as_worktree(dir: &Path, start: &Path, home: Option<&Path>) -> bool {
+    dir.join(".git").exists() && (Some(dir) != home || dir == start)
+}
+
 pub fn resolve_data_dir(
     data_dir: Option<&OsStr>,
     home: Option<&Path>,

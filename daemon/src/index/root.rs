@@ -35,7 +35,7 @@ use super::{
     lang::Lang,
     store::{Caches, Counters, FileId, Parsed},
     symbols::FileSymbols,
-    walk::{self, IgnoreFiles, Rules, Walker, hidden},
+    walk::{IgnoreFiles, Rules, Walker, hidden},
     watch::{Change, DirWatcher},
 };
 use crate::jail::{self, Jailed};
@@ -327,7 +327,10 @@ impl RootIndex {
             Some(parent) if dir != self.root && dir.starts_with(&self.root) => {
                 self.rules_inside(parent)
             }
-            _ => Rules::above(&self.root, walk::home().as_deref()),
+            _ => Rules::above(
+                &self.root,
+                lean_ctx_shared::paths::canonical_home().as_deref(),
+            ),
         }
     }
 

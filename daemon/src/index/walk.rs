@@ -79,7 +79,7 @@ impl Rules {
     pub(super) fn above(root: &Path, home: Option<&Path>) -> Rules {
         let Some(top) = root
             .ancestors()
-            .find(|d| d.join(".git").exists() && (Some(*d) != home || *d == root))
+            .find(|d| lean_ctx_shared::paths::counts_as_worktree(d, root, home))
         else {
             return Rules::default();
         };
@@ -144,11 +144,6 @@ impl Rules {
         }
         false
     }
-}
-
-/// The user's home, canonical, for [`Rules::above`].
-pub(super) fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok())
 }
 
 /// Dot files and directories are left out (`.git`, `.idea`, `.venv`, ...).
