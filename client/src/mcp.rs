@@ -151,10 +151,8 @@ fn schema<P: JsonSchema + 'static>() -> Arc<JsonObject> {
 /// that do not fit answer `INVALID_TARGET` naming what was wrong and what the tool
 /// accepts: a tool error the agent reads and fixes, never a JSON-RPC protocol error,
 /// which clients report as the server failing rather than the call.
-fn arguments<P: DeserializeOwned + JsonSchema + 'static>(
-    tool: &str,
-    mut args: JsonObject,
-) -> Result<P, LeanError> {
+fn arguments<P: ToolParams>(mut args: JsonObject) -> Result<P, LeanError> {
+    let tool = P::TOOL;
     if tool == "ctx_refactor" {
         published_dialect(&mut args);
     }
@@ -259,6 +257,15 @@ mod lenient {
     }
 }
 
+/// A tool's parameters: the tool they belong to, and how they read as the neutral
+/// form `request::build` takes (the CLI builds the same form from its flags).
+pub trait ToolParams: DeserializeOwned + JsonSchema + 'static {
+    /// The tool's name, as listed to clients.
+    const TOOL: &'static str;
+    /// The action and input this call asks for.
+    fn input(self) -> Result<(Action, Input), LeanError>;
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct OutlineParams {
     /// A file or directory relative to the project root; omit for the whole project.
@@ -271,11 +278,12 @@ pub struct OutlineParams {
     pub limit: Option<u32>,
 }
 
-impl OutlineParams {
-    /// The neutral form `request::build` takes.
-    pub fn input(self) -> (Action, Input) {
+impl ToolParams for OutlineParams {
+    const TOOL: &'static str = "ctx_outline";
+
+    fn input(self) -> Result<(Action, Input), LeanError> {
         let input = Input::located(self.path, self.depth, self.limit);
-        (Action::Outline, input)
+        Ok((Action::Outline, input))
     }
 }
 
@@ -292,11 +300,12 @@ pub struct TreeParams {
     pub limit: Option<u32>,
 }
 
-impl TreeParams {
-    /// The neutral form `request::build` takes.
-    pub fn input(self) -> (Action, Input) {
+impl ToolParams for TreeParams {
+    const TOOL: &'static str = "ctx_tree";
+
+    fn input(self) -> Result<(Action, Input), LeanError> {
         let input = Input::located(self.path, self.depth, self.limit);
-        (Action::Tree, input)
+        Ok((Action::Tree, input))
     }
 }
 
@@ -330,10 +339,12 @@ const SEARCH_ACTIONS: &[(&str, Action)] = &[
     ("regex", Action::SearchRegex),
 ];
 
-impl SearchParams {
-    /// The neutral form `request::build` takes; `action` is this tool's own parameter
-    /// (the CLI says `--text`/`--regex`), so it is read here.
-    pub fn input(self) -> Result<(Action, Input), LeanError> {
+/// `action` is this tool's own parameter (the CLI says `--text`/`--regex`), so it is
+/// read here.
+impl ToolParams for SearchParams {
+    const TOOL: &'static str = "ctx_search";
+
+    fn input(self) -> Result<(Action, Input), LeanError> {
         let action = match self.action.as_deref().map(str::trim) {
             None => Action::Search,
             Some(given) => SEARCH_ACTIONS
@@ -385,9 +396,10 @@ pub struct ReadParams {
     pub fresh: Option<bool>,
 }
 
-impl ReadParams {
-    /// The neutral form `request::build` takes.
-    pub fn input(self) -> (Action, Input) {
+impl ToolParams for ReadParams {
+    const TOOL: &'static str = "ctx_read";
+
+    fn input(self) -> Result<(Action, Input), LeanError> {
         let input = Input {
             path: self.path,
             paths: self.paths.unwrap_or_default(),
@@ -398,7 +410,7 @@ impl ReadParams {
             fresh: self.fresh.unwrap_or(false),
             ..Input::default()
         };
-        (Action::Read, input)
+        Ok((Action::Read, input))
     }
 }
 
@@ -482,9 +494,10 @@ pub struct RefactorParams {
     pub limit: Option<u32>,
 }
 
-impl RefactorParams {
-    /// The neutral form `request::build` takes.
-    pub fn input(self) -> (Action, Input) {
+impl ToolParams for RefactorParams {
+    const TOOL: &'static str = "ctx_refactor";
+
+    fn input(self) -> Result<(Action, Input), LeanError> {
         let flag = |b: Option<bool>| b.unwrap_or(false);
         let input = Input {
             path: self.path,
@@ -520,7 +533,7 @@ impl RefactorParams {
             fresh: false,
             session: None,
         };
-        (Action::Refactor(self.action), input)
+        Ok((Action::Refactor(self.action), input))
     }
 }
 
@@ -544,12 +557,7 @@ impl LeanCtxMcp {
         input_schema = schema::<OutlineParams>()
     )]
     async fn ctx_outline(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
-        let p: OutlineParams = match arguments("ctx_outline", args) {
-            Ok(p) => p,
-            Err(e) => return answer(Err(e)),
-        };
-        let (action, input) = p.input();
-        self.run(action, input).await
+        self.tool::<OutlineParams>(args).await
     }
 
     #[tool(
@@ -558,12 +566,7 @@ impl LeanCtxMcp {
         input_schema = schema::<TreeParams>()
     )]
     async fn ctx_tree(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
-        let p: TreeParams = match arguments("ctx_tree", args) {
-            Ok(p) => p,
-            Err(e) => return answer(Err(e)),
-        };
-        let (action, input) = p.input();
-        self.run(action, input).await
+        self.tool::<TreeParams>(args).await
     }
 
     #[tool(
@@ -572,14 +575,7 @@ impl LeanCtxMcp {
         input_schema = schema::<SearchParams>()
     )]
     async fn ctx_search(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
-        let p: SearchParams = match arguments("ctx_search", args) {
-            Ok(p) => p,
-            Err(e) => return answer(Err(e)),
-        };
-        match p.input() {
-            Ok((action, input)) => self.run(action, input).await,
-            Err(e) => answer(Err(e)),
-        }
+        self.tool::<SearchParams>(args).await
     }
 
     #[tool(
@@ -588,12 +584,7 @@ impl LeanCtxMcp {
         input_schema = schema::<ReadParams>()
     )]
     async fn ctx_read(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
-        let p: ReadParams = match arguments("ctx_read", args) {
-            Ok(p) => p,
-            Err(e) => return answer(Err(e)),
-        };
-        let (action, input) = p.input();
-        self.run(action, input).await
+        self.tool::<ReadParams>(args).await
     }
 
     #[tool(
@@ -601,16 +592,20 @@ impl LeanCtxMcp {
         input_schema = schema::<RefactorParams>()
     )]
     async fn ctx_refactor(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
-        let p: RefactorParams = match arguments("ctx_refactor", args) {
-            Ok(p) => p,
-            Err(e) => return answer(Err(e)),
-        };
-        let (action, input) = p.input();
-        self.run(action, input).await
+        self.tool::<RefactorParams>(args).await
     }
 }
 
 impl LeanCtxMcp {
+    /// One tool call: its arguments read as `P`, then [`Self::run`]. Arguments that do
+    /// not fit answer as a tool error ([`arguments`]).
+    async fn tool<P: ToolParams>(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
+        match arguments::<P>(args).and_then(P::input) {
+            Ok((action, input)) => self.run(action, input).await,
+            Err(e) => answer(Err(e)),
+        }
+    }
+
     /// Builds the request (`request::build`, as the CLI does), sends it and answers
     /// its text.
     async fn run(&self, action: Action, input: Input) -> Result<CallToolResult, McpError> {

@@ -664,7 +664,7 @@ mod tests {
     use super::*;
     use crate::{
         Cli, Command,
-        mcp::{OutlineParams, ReadParams, RefactorParams, SearchParams, TreeParams},
+        mcp::{OutlineParams, ReadParams, RefactorParams, SearchParams, ToolParams, TreeParams},
     };
 
     const ROOT: &str = "/home/dev/proj";
@@ -725,18 +725,18 @@ mod tests {
 
     /// The MCP server: what a tool call with `args` builds.
     fn mcp(tool: Tool, args: &Value) -> (Action, Result<Call, LeanError>) {
-        fn parse<T: serde::de::DeserializeOwned>(args: &Value) -> T {
-            serde_json::from_value(args.clone()).unwrap_or_else(|e| panic!("{args}: {e}"))
+        fn parse<P: ToolParams>(args: &Value) -> (Action, Input) {
+            serde_json::from_value::<P>(args.clone())
+                .map_err(|e| e.to_string())
+                .and_then(|p| p.input().map_err(|e| format!("{e:?}")))
+                .unwrap_or_else(|e| panic!("{args}: {e}"))
         }
         let (action, input) = match tool {
-            Tool::Outline => parse::<OutlineParams>(args).input(),
-            Tool::Tree => parse::<TreeParams>(args).input(),
-            Tool::Search => match parse::<SearchParams>(args).input() {
-                Ok(parsed) => parsed,
-                Err(e) => panic!("{args}: {e:?}"),
-            },
-            Tool::Read => parse::<ReadParams>(args).input(),
-            Tool::Refactor => parse::<RefactorParams>(args).input(),
+            Tool::Outline => parse::<OutlineParams>(args),
+            Tool::Tree => parse::<TreeParams>(args),
+            Tool::Search => parse::<SearchParams>(args),
+            Tool::Read => parse::<ReadParams>(args),
+            Tool::Refactor => parse::<RefactorParams>(args),
         };
         let ctx = Ctx {
             root: ROOT.into(),
@@ -1207,7 +1207,10 @@ mod tests {
     #[test]
     fn read_modes_default_from_what_is_given_and_sessions_come_from_the_door() {
         let read = |args: Value, session: Option<ReadSession>| {
-            let (action, input) = serde_json::from_value::<ReadParams>(args).unwrap().input();
+            let (action, input) = serde_json::from_value::<ReadParams>(args)
+                .unwrap()
+                .input()
+                .unwrap();
             let ctx = Ctx {
                 root: ROOT.into(),
                 wait_ms: 0,
