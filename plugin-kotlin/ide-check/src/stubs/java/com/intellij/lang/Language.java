@@ -1,8 +1,9 @@
 // Stub of intellij-community platform/core-api/src/com/intellij/lang/Language.java: the declarations lean-ctx's adapter uses, signatures only.
 package com.intellij.lang;
 
+import com.intellij.openapi.util.NlsSafe;
 import org.jetbrains.annotations.NotNull;
 
 public abstract class Language {
-  public @NotNull String getDisplayName() { throw new UnsupportedOperationException("stub"); }
+  public @NotNull @NlsSafe String getDisplayName() { throw new UnsupportedOperationException("stub"); }
 }

@@ -7,8 +7,6 @@ import org.jetbrains.annotations.Nullable;
 
 public interface PsiClass extends PsiNameIdentifierOwner, PsiMember {
   @Nullable @NlsSafe String getQualifiedName();
-  @Override
-  @Nullable @NlsSafe String getName();
   boolean isInterface();
   boolean isAnnotationType();
   boolean isEnum();

@@ -2,7 +2,6 @@
 package com.intellij.psi;
 
 import com.intellij.openapi.vfs.VirtualFile;
-import org.jetbrains.annotations.Contract;
 import org.jetbrains.annotations.NonNls;
 import org.jetbrains.annotations.NotNull;
 import org.jetbrains.annotations.Nullable;
@@ -10,6 +9,5 @@ import org.jetbrains.annotations.Nullable;
 public interface PsiDirectory extends PsiFileSystemItem {
   @Override
   @NotNull VirtualFile getVirtualFile();
-  @Contract(pure = true)
   @Nullable PsiFile findFile(@NotNull @NonNls String name);
 }

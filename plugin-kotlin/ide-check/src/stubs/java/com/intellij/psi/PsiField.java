@@ -1,10 +1,9 @@
 // Stub of intellij-community java/java-psi-api/src/com/intellij/psi/PsiField.java: the declarations lean-ctx's adapter uses, signatures only.
+// getName is not declared here: PsiNamedElement's (@Nullable) and JvmField's (@NotNull) meet in PsiField, as there.
+// Extends PsiDocCommentOwner there (left out).
 package com.intellij.psi;
 
-import com.intellij.openapi.util.NlsSafe;
-import org.jetbrains.annotations.NotNull;
+import com.intellij.lang.jvm.JvmField;
 
-public interface PsiField extends PsiMember, PsiVariable {
-  @Override
-  @NotNull @NlsSafe String getName();
+public interface PsiField extends PsiMember, PsiVariable, JvmField {
 }

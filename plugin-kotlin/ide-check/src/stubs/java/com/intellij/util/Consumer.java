@@ -2,7 +2,6 @@
 package com.intellij.util;
 
 
-@FunctionalInterface
 public interface Consumer<T> {
   void consume(T t);
 }

@@ -2,7 +2,6 @@
 package com.intellij.util;
 
 
-@FunctionalInterface
 public interface ThrowableRunnable<T extends Throwable> {
   void run() throws T;
 }

@@ -5,4 +5,6 @@ import com.intellij.psi.PsiMethod
 
 interface UMethod : UDeclaration, PsiMethod {
     override val javaPsi: PsiMethod
+
+    override fun getName(): String
 }

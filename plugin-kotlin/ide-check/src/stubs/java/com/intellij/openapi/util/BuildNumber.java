@@ -4,5 +4,5 @@ package com.intellij.openapi.util;
 import org.jetbrains.annotations.NotNull;
 
 public final class BuildNumber {
-  public @NotNull String asString() { throw new UnsupportedOperationException("stub"); }
+  public @NotNull @NlsSafe String asString() { throw new UnsupportedOperationException("stub"); }
 }

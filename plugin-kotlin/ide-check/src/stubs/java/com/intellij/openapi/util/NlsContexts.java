@@ -1,41 +1,33 @@
 // Stub of intellij-community platform/util/src/com/intellij/openapi/util/NlsContexts.java: the declarations lean-ctx's adapter uses, signatures only.
+// A final class of nested annotation types there (Kotlin in the 2025 form); each also carries @NlsContext and @Nls
+// (left out: meta-annotations for IntelliJ's own localization inspections) and the default CLASS retention.
 package com.intellij.openapi.util;
 
 import java.lang.annotation.ElementType;
-import java.lang.annotation.Retention;
-import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-public interface NlsContexts {
-  @Retention(RetentionPolicy.CLASS)
+public final class NlsContexts {
   @Target({ElementType.TYPE_USE, ElementType.PARAMETER, ElementType.METHOD})
-  @interface Command { }
+  public @interface Command { }
 
-  @Retention(RetentionPolicy.CLASS)
   @Target({ElementType.TYPE_USE, ElementType.PARAMETER, ElementType.METHOD})
-  @interface ProgressTitle { }
+  public @interface ProgressTitle { }
 
-  @Retention(RetentionPolicy.CLASS)
   @Target({ElementType.TYPE_USE, ElementType.PARAMETER, ElementType.METHOD})
-  @interface DialogMessage { }
+  public @interface DialogMessage { }
 
-  @Retention(RetentionPolicy.CLASS)
   @Target({ElementType.TYPE_USE, ElementType.PARAMETER, ElementType.METHOD})
-  @interface DialogTitle { }
+  public @interface DialogTitle { }
 
-  @Retention(RetentionPolicy.CLASS)
   @Target({ElementType.TYPE_USE, ElementType.PARAMETER, ElementType.METHOD})
-  @interface Tooltip { }
+  public @interface Tooltip { }
 
-  @Retention(RetentionPolicy.CLASS)
   @Target({ElementType.TYPE_USE, ElementType.PARAMETER, ElementType.METHOD})
-  @interface Label { }
+  public @interface Label { }
 
-  @Retention(RetentionPolicy.CLASS)
   @Target({ElementType.TYPE_USE, ElementType.PARAMETER, ElementType.METHOD})
-  @interface ConfigurableName { }
+  public @interface ConfigurableName { }
 
-  @Retention(RetentionPolicy.CLASS)
   @Target({ElementType.TYPE_USE, ElementType.PARAMETER, ElementType.METHOD})
-  @interface TabTitle { }
+  public @interface TabTitle { }
 }

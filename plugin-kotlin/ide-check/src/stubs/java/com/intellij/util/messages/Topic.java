@@ -5,9 +5,11 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.jetbrains.annotations.ApiStatus;
 import org.jetbrains.annotations.NotNull;
 
-public final class Topic<L> {
+@ApiStatus.NonExtendable
+public class Topic<L> {
   public Topic(@NotNull Class<L> listenerClass) { throw new UnsupportedOperationException("stub"); }
 
   @Retention(RetentionPolicy.CLASS)

@@ -48,8 +48,10 @@ class JvmStructureProvider : LeanCtxStructureProvider {
             out.add(SymbolInfo(m.name, if (m.isConstructor) "constructor" else if (facade) "function" else "method", locator.line1(m.javaPsi)))
         }
         for (f in c.fields) {
-            if (f.sourcePsi == null) continue
-            out.add(SymbolInfo(f.name, if (facade) "property" else "field", locator.line1(f.javaPsi)))
+            // UField does not narrow UElement.javaPsi (a PsiElement?; only UFieldEx does), so the line is
+            // read from the source element, which is also where a light field navigates to.
+            val source = f.sourcePsi ?: continue
+            out.add(SymbolInfo(f.name, if (facade) "property" else "field", locator.line1(source)))
         }
         for (inner in c.innerClasses) addClass(inner, file, locator, out)
     }
