@@ -21,6 +21,11 @@ use tokio::net::UnixListener;
 pub enum InstanceError {
     #[error("another lean-ctxd is running (pid {pid}); stop it with `lean-ctx daemon stop`")]
     AlreadyRunning { pid: String },
+    #[error(
+        "{} accepts connections already (a service manager's activation socket?); not replacing it",
+        path.display()
+    )]
+    SocketInUse { path: PathBuf },
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: io::Error },
 }
@@ -89,6 +94,12 @@ impl SocketFile {
     /// [`InstanceLock`].
     pub fn bind(paths: &Paths) -> Result<(UnixListener, SocketFile), InstanceError> {
         let path = paths.socket();
+        // A socket something accepts on is never ours to replace: it is a service
+        // manager's activation socket for this schema (lean-ctx@<schema>.socket), and
+        // the daemon it starts serves there. An auto-spawned daemon racing it yields.
+        if std::os::unix::net::UnixStream::connect(&path).is_ok() {
+            return Err(InstanceError::SocketInUse { path });
+        }
         match fs::remove_file(&path) {
             Ok(()) => tracing::info!(path = %path.display(), "removed stale socket"),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -159,6 +170,19 @@ mod tests {
         drop(held);
         assert_eq!(p.daemon_pid(), None);
         InstanceLock::acquire(&p, Duration::ZERO).unwrap();
+    }
+
+    /// A socket something accepts on (a service manager's activation socket for this
+    /// schema) is never replaced by a daemon that would bind its own.
+    #[tokio::test]
+    async fn a_listening_socket_is_never_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = paths(tmp.path());
+        let held = std::os::unix::net::UnixListener::bind(p.socket()).unwrap();
+        let err = SocketFile::bind(&p).unwrap_err();
+        assert!(matches!(err, InstanceError::SocketInUse { .. }), "{err}");
+        std::os::unix::net::UnixStream::connect(p.socket()).unwrap();
+        held.accept().unwrap();
     }
 
     #[tokio::test]

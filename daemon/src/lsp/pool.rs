@@ -65,6 +65,15 @@ pub struct Pool {
     /// `tsserver.js` found per typescript-language-server program: `choice` runs on
     /// every call, and the lookup walks `PATH` and the install's directories.
     tsservers: Mutex<std::collections::HashMap<String, PathBuf>>,
+    /// Set once a daemon of a newer build is recorded (`upgrade.rs`): the roots this
+    /// daemon was working in then, and the build that superseded it.
+    superseded: std::sync::OnceLock<Superseded>,
+}
+
+#[derive(Debug)]
+struct Superseded {
+    roots: std::collections::HashSet<PathBuf>,
+    by: String,
 }
 
 impl Pool {
@@ -75,7 +84,18 @@ impl Pool {
             slots: DashMap::new(),
             started: tokio::sync::Notify::new(),
             tsservers: Mutex::default(),
+            superseded: std::sync::OnceLock::new(),
         }
+    }
+
+    /// From now on a server starts only in `roots` (the roots this daemon's sessions
+    /// were working in when the daemon of build `by` was recorded); a call for any
+    /// other root gets `BACKEND_REQUIRED` naming the new build. Servers already running
+    /// keep serving, and crashed ones in `roots` restart as before. So during an
+    /// upgrade only the two daemons' current roots can have a server each, never a
+    /// root the old daemon's sessions reach for later.
+    pub fn supersede(&self, roots: std::collections::HashSet<PathBuf>, by: String) {
+        let _ = self.superseded.set(Superseded { roots, by });
     }
 
     pub fn config(&self) -> &LspSection {
@@ -283,6 +303,22 @@ impl Pool {
                 )));
             }
             tracing::info!(root = %root.display(), failure = ?server.failure(), "restarting a failed language server");
+        }
+        if let Some(sup) = self.superseded.get()
+            && !sup.roots.contains(root)
+        {
+            return Err(LeanError::new(
+                ErrorCode::BackendRequired,
+                format!(
+                    "this lean-ctxd (build {}) is being replaced by build {} and starts no language server for {}, a root it was not working in",
+                    lean_ctx_shared::protocol::build_id(),
+                    sup.by,
+                    root.display()
+                ),
+            )
+            .with_remedy(
+                "restart this agent session so it runs the lean-ctx installed now; its daemon serves this root",
+            ));
         }
         // Checked when cargo is about to run, not on every call to a live server.
         if spec.rust_analyzer {
