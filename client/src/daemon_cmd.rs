@@ -132,10 +132,14 @@ async fn start(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
         &json!({"pid": pid, "started": !was_running, "socket": paths.socket()}),
         || {
             if was_running {
-                format!("lean-ctxd already running, pid {pid}")
+                format!(
+                    "lean-ctxd of build {} already running, pid {pid}",
+                    build_id()
+                )
             } else {
                 format!(
-                    "lean-ctxd started, pid {pid}, socket {}",
+                    "lean-ctxd of build {} started, pid {pid}, socket {}",
+                    build_id(),
                     paths.socket().display()
                 )
             }
