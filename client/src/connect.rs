@@ -1,6 +1,6 @@
 //! Reaching the daemon: connect, and if nobody answers, spawn exactly one.
 //!
-//! The spawn race (sccache, gopls, watchman): connect → take `spawn.lock` → connect
+//! The spawn race (sccache, gopls, watchman): connect → take `spawn-<schema>.lock` → connect
 //! again (another shim may have won) → remove the socket only if it is a socket that
 //! refuses connections → spawn `lean-ctxd --auto-spawned` detached (its own session,
 //! output to a file) → wait for its `READY` line, at most [`READY_TIMEOUT`].
@@ -207,7 +207,7 @@ pub fn debug_hint(paths: &Paths) -> String {
     )
 }
 
-/// `flock` on `spawn.lock`, held while this shim spawns; released on drop.
+/// `flock` on `spawn-<schema>.lock`, held while this shim spawns; released on drop.
 struct SpawnLock {
     _file: fs::File,
 }

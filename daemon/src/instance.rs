@@ -1,9 +1,12 @@
-//! One daemon per user: an exclusive `flock` on `lean-ctxd.lock` held for the
-//! daemon's whole life, and the socket file it owns.
+//! One daemon per user and wire schema: an exclusive `flock` on
+//! `lean-ctxd-<schema>.lock` held for the daemon's whole life, and the socket file it
+//! owns.
 //!
 //! The kernel releases a flock when its process dies, so after a `kill -9` the lock is
 //! free again and the next daemon simply takes it; a stale socket file is removed by
-//! whoever holds the lock, because nobody else can be serving on it.
+//! whoever holds the lock, because nobody else of its schema can be serving on it,
+//! unless something accepts on it: then it is a service manager's activation socket,
+//! never replaced.
 
 use std::{
     fs::{self, File, OpenOptions},
