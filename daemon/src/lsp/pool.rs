@@ -503,3 +503,54 @@ fn refuse_foreign_cargo_config(root: &Path) -> Result<(), LeanError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{root::IndexConfig, store::Caches};
+
+    /// A superseded daemon (`upgrade.rs`) starts a server only in a root it was
+    /// working in; anywhere else the call says which build took over.
+    #[tokio::test]
+    async fn a_superseded_pool_starts_servers_only_in_the_roots_it_had() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (old, new) = (tmp.path().join("old"), tmp.path().join("new"));
+        std::fs::create_dir_all(&old).unwrap();
+        std::fs::create_dir_all(&new).unwrap();
+        let config = tmp.path().join("config.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "[trust]\nroots = [{:?}]\n",
+                tmp.path().display().to_string()
+            ),
+        )
+        .unwrap();
+        let pool = Pool::new(LspSection::default(), Trust::new(&config, None));
+        let spec = ServerSpec {
+            language: "python",
+            language_id: "python",
+            command: vec![tmp.path().join("no-such-server").display().to_string()],
+            rust_analyzer: false,
+            settings: "{}".into(),
+        };
+        let index = |root: &Path| {
+            Arc::new(RootIndex::new(
+                root.to_path_buf(),
+                Arc::new(Caches::new(1 << 20)),
+                IndexConfig::default(),
+            ))
+        };
+        let replaced = |r: &Result<Arc<Server>, LeanError>| {
+            r.as_ref()
+                .err()
+                .is_some_and(|e| e.message.contains("is being replaced by build 9.9.9+new"))
+        };
+        pool.supersede([old.clone()].into(), "9.9.9+new".into());
+        let refused = pool.server(&new, spec.clone(), &index(&new));
+        assert!(replaced(&refused), "{:?}", refused.err());
+        assert_eq!(refused.err().unwrap().code, ErrorCode::BackendRequired);
+        // In its own root it goes on as before (here: the program is missing).
+        assert!(!replaced(&pool.server(&old, spec, &index(&old))));
+    }
+}
