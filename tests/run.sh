@@ -80,6 +80,12 @@ export LEAN_CTX_TEST_VENV
 LEAN_CTX_TEST_GOPLS="$(bash tests/ensure-gopls.sh)"
 export LEAN_CTX_TEST_GOPLS
 "$LEAN_CTX_TEST_GOPLS" version
+# The upgrade tests' second build: this checkout with one comment added in
+# shared/src/wire (another wire schema), built once per source hash into a cache
+# outside the checkout; its dependencies are compiled once there and reused.
+LEAN_CTX_TEST_OTHER_BUILD="$(bash tests/ensure-other-schema-build.sh)"
+export LEAN_CTX_TEST_OTHER_BUILD
+"$LEAN_CTX_TEST_OTHER_BUILD/lean-ctx" --version
 (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 # typescript-language-server with a pinned TypeScript 5.x: the second real server of
 # the trust tests (a workspace's own node_modules/typescript must never run).

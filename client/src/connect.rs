@@ -1,12 +1,18 @@
 //! Reaching the daemon: connect, and if nobody answers, spawn exactly one.
 //!
-//! The spawn race (sccache, gopls, watchman): connect → take `spawn.lock` → connect
+//! The spawn race (sccache, gopls, watchman): connect → take `spawn-<schema>.lock` → connect
 //! again (another shim may have won) → remove the socket only if it is a socket that
 //! refuses connections → spawn `lean-ctxd --auto-spawned` detached (its own session,
 //! output to a file) → wait for its `READY` line, at most [`READY_TIMEOUT`].
 //!
-//! Version skew is settled by the hello: an older idle daemon steps down and is
-//! replaced; a newer or busy one is reported with what to do.
+//! Each wire schema has its own daemon and socket (`shared::daemons`, `Paths::socket`):
+//! a shim only ever connects to, and spawns, the daemon of its own schema, so after an
+//! upgrade a new session never waits on the old build's daemon. Version skew within
+//! one schema is settled by the hello (equal schemas talk whatever their versions); a
+//! daemon stepping down is waited for and succeeded. Builds that truly
+//! cannot talk (a socket or unit pointing this shim at another schema's daemon, or a
+//! lean-ctxd of another build installed beside it) are `BACKEND_REQUIRED`, naming
+//! both builds and saying to restart the agent session.
 
 use std::{
     fs::{self, OpenOptions},
@@ -21,6 +27,7 @@ use lean_ctx_shared::{
     ErrorCode, LeanError, Paths,
     hello::{ClientHello, Intent, Outcome, RefuseReason, ServerHello},
     process::pid_alive,
+    protocol::SCHEMA,
     transport::{self, ConnectError, Connection},
 };
 use rustix::fs::{FlockOperation, flock};
@@ -51,9 +58,14 @@ pub async fn connect_running(paths: &Paths, client: &str) -> Result<Option<Conne
     }
 }
 
-/// Connects, spawning a daemon if none runs and replacing an older idle one.
+/// Connects, spawning a daemon of this build's schema if none runs.
+///
+/// The hello's intent is `Call`, never `CallOrReplace`: the socket is this schema's,
+/// so a daemon of another schema found there was put there on purpose (a service unit
+/// or an activation socket pointing at another build); replacing it would fight
+/// whatever started it, so it is reported instead (`refused`).
 pub async fn connect_or_spawn(paths: &Paths, client: &str) -> Result<Connection, LeanError> {
-    let hello = ClientHello::new(Intent::CallOrReplace, client);
+    let hello = ClientHello::new(Intent::Call, client);
     if let Some(conn) = try_connect(paths, &hello).await? {
         return Ok(conn);
     }
@@ -117,6 +129,28 @@ async fn connect_once(
     }
 }
 
+/// The daemon binary this shim would start is of another wire schema: only a new agent
+/// session, running the lean-ctx installed with it, can use it.
+fn other_build_installed(bin: &Path, schema: &str) -> LeanError {
+    LeanError::new(
+        ErrorCode::BackendRequired,
+        format!(
+            "{} is lean-ctxd of another build (wire schema {schema}) than this lean-ctx (build {}): lean-ctx was upgraded while this session ran, and the two builds cannot talk",
+            bin.display(),
+            lean_ctx_shared::protocol::build_id()
+        ),
+    )
+    .with_remedy(UPGRADED_REMEDY)
+}
+
+/// [`UPGRADED_REMEDY`], and for a session that already runs the installed build, how
+/// to replace a daemon of another build found at its socket.
+const REFUSED_REMEDY: &str = "restart this agent session so it runs the lean-ctx installed now; if it already does, `lean-ctx daemon restart` replaces the daemon of another build found at this build's socket";
+
+/// What to do when the lean-ctxd beside this shim is of another build: only a new
+/// session of the installed build can use it; no daemon restart would help.
+const UPGRADED_REMEDY: &str = "restart this agent session so it runs the lean-ctx installed now (a session of the old build keeps working only while the old build's daemon runs)";
+
 /// Turns a refused hello into a catalog error that says what to do. Builds that cannot
 /// talk are `BACKEND_REQUIRED` naming both builds (the session needs a daemon of its
 /// own build: nothing in a log would help); a daemon at its connection cap is a
@@ -147,9 +181,7 @@ pub fn refused(server: &ServerHello) -> LeanError {
                 lean_ctx_shared::protocol::build_id()
             ),
         )
-        .with_remedy(
-            "restart this agent session so it runs the lean-ctx installed now, or run `lean-ctx daemon restart` to replace the running daemon with this build (sessions using it reconnect to the new one)",
-        ),
+        .with_remedy(REFUSED_REMEDY),
     }
 }
 
@@ -175,7 +207,7 @@ pub fn debug_hint(paths: &Paths) -> String {
     )
 }
 
-/// `flock` on `spawn.lock`, held while this shim spawns; released on drop.
+/// `flock` on `spawn-<schema>.lock`, held while this shim spawns; released on drop.
 struct SpawnLock {
     _file: fs::File,
 }
@@ -261,6 +293,13 @@ async fn spawn_daemon(paths: &Paths) -> Result<(), LeanError> {
     let read =
         tokio::time::timeout(READY_TIMEOUT, BufReader::new(stdout).read_line(&mut line)).await;
     match read {
+        // `READY <pid> <schema>`, or `RUNNING <pid> <schema>` from one that found a
+        // daemon of its schema running: a schema not ours means the lean-ctxd beside us
+        // is of another build, the installation changed under this running session
+        // (`cargo install` of an upgrade). It serves its own schema's socket, never ours.
+        Ok(Ok(_)) if line.split_whitespace().nth(2).is_some_and(|s| s != SCHEMA) => Err(
+            other_build_installed(&bin, line.split_whitespace().nth(2).unwrap_or_default()),
+        ),
         Ok(Ok(_)) if line.starts_with("READY ") => Ok(()),
         Ok(_) => {
             // stdout closed without READY: the daemon exited.

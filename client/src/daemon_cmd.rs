@@ -1,5 +1,9 @@
 //! `lean-ctx daemon start|stop|restart|status|logs|ping`.
 //!
+//! Each build (wire schema) has its own daemon (`shared::daemons`): these commands act
+//! on the daemon of this build, and `status` and `stop` list the others, which are
+//! left to their sessions.
+//!
 //! `status` and `stop` never spawn a daemon, and both work on a wedged one: status
 //! answers within [`STATUS_TIMEOUT`] whatever happens, and stop escalates from the
 //! shutdown call to SIGTERM to SIGKILL, using the pid recorded in the lock file.
@@ -13,9 +17,10 @@ use std::{
 use clap::Subcommand;
 use lean_ctx_shared::{
     LeanError, Paths,
+    daemons::{self, Record},
     hello::{ClientHello, Intent},
     process::pid_alive,
-    protocol::{PingRequest, ShutdownRequest, StatusRequest},
+    protocol::{PingRequest, SCHEMA, ShutdownRequest, StatusRequest, build_id},
     transport::{self, ConnectError},
 };
 use rustix::process::{Pid, Signal, kill_process};
@@ -23,7 +28,7 @@ use serde_json::json;
 
 use crate::{
     connect::{self, wait_for_exit},
-    output::{Output, rpc_error},
+    output::{Output, render_other_builds, rpc_error},
 };
 
 /// `daemon status` answers within this, even when the daemon is wedged.
@@ -40,11 +45,13 @@ pub enum DaemonCommand {
         #[arg(long)]
         foreground: bool,
     },
-    /// Stop the daemon gracefully (in-flight calls finish); a wedged one is killed.
+    /// Stop this build's daemon gracefully (in-flight calls finish); a wedged one is
+    /// killed. Daemons of other builds are left to their sessions.
     Stop,
-    /// Stop, then start.
+    /// Stop this build's daemon, then start it.
     Restart,
-    /// Show pid, version, uptime, socket, how it was started, memory, clients and projects.
+    /// Show pid, version, uptime, socket, how it was started, memory, clients and
+    /// projects, and the daemons of other builds still running.
     Status,
     /// Show the daemon's log.
     Logs {
@@ -125,10 +132,14 @@ async fn start(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
         &json!({"pid": pid, "started": !was_running, "socket": paths.socket()}),
         || {
             if was_running {
-                format!("lean-ctxd already running, pid {pid}")
+                format!(
+                    "lean-ctxd of build {} already running, pid {pid}",
+                    build_id()
+                )
             } else {
                 format!(
-                    "lean-ctxd started, pid {pid}, socket {}",
+                    "lean-ctxd of build {} started, pid {pid}, socket {}",
+                    build_id(),
                     paths.socket().display()
                 )
             }
@@ -154,21 +165,44 @@ async fn stop(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
         Ok(Ok(pid)) => escalate(pid.or(recorded), paths).await?,
         Ok(Err(_)) | Err(_) => escalate(recorded, paths).await?,
     };
-    let (value, text) = match stopped {
+    // Only this build's daemon (the one at this build's socket): the other builds'
+    // serve their own sessions, and a superseded one exits once they end.
+    let what = format!(
+        "lean-ctxd of build {} (socket {})",
+        build_id(),
+        paths.socket().display()
+    );
+    let others = other_builds(paths);
+    let (mut value, text) = match stopped {
         Stopped::NotRunning => (
             json!({"stopped": false, "running": false}),
-            "lean-ctxd is not running".to_string(),
+            format!("{what} is not running"),
         ),
         Stopped::Graceful(pid) => (
             json!({"stopped": true, "pid": pid, "how": "shutdown"}),
-            format!("lean-ctxd stopped (pid {pid})"),
+            format!("{what} stopped (pid {pid})"),
         ),
         Stopped::Killed(pid, how) => (
             json!({"stopped": true, "pid": pid, "how": how}),
-            format!("lean-ctxd (pid {pid}) did not stop when asked; ended it with {how}"),
+            format!("{what} (pid {pid}) did not stop when asked; ended it with {how}"),
         ),
     };
-    out.emit(&value, || text);
+    value["build"] = build_id().into();
+    value["socket"] = json!(paths.socket());
+    value["other_builds"] = json!(others);
+    let left = if others.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\nleft running (other builds, each exits once its sessions end): {}",
+            others
+                .iter()
+                .map(|r| format!("pid {} build {}", r.pid, r.build))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    out.emit(&value, || format!("{text}{left}"));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -221,6 +255,7 @@ async fn escalate(pid: Option<u32>, paths: &Paths) -> Result<Stopped, LeanError>
 }
 
 async fn status(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
+    let others = other_builds(paths);
     let ask = async {
         let Some(conn) = connect::connect_running(paths, "lean-ctx daemon status").await? else {
             return Ok(None);
@@ -236,16 +271,22 @@ async fn status(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
     };
     match tokio::time::timeout(STATUS_TIMEOUT, ask).await {
         Ok(Ok(Some(st))) => {
-            out.status(&st);
+            out.status(&st, &others);
             Ok(ExitCode::SUCCESS)
         }
         Ok(Ok(None)) => {
-            out.emit(&json!({"running": false, "socket": paths.socket()}), || {
-                format!(
-                    "lean-ctxd is not running (socket {})",
-                    paths.socket().display()
-                )
-            });
+            out.emit(
+                &json!({"running": false, "socket": paths.socket(), "build": build_id(),
+                        "other_builds": others}),
+                || {
+                    format!(
+                        "lean-ctxd of this build ({}) is not running (socket {}){}",
+                        build_id(),
+                        paths.socket().display(),
+                        render_other_builds(&others)
+                    )
+                },
+            );
             // `systemctl status` convention: 3 = not running.
             Ok(ExitCode::from(3))
         }
@@ -254,18 +295,29 @@ async fn status(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
             let pid = paths.daemon_pid();
             out.emit(
                 &json!({"running": pid.is_some(), "responsive": false, "pid": pid,
-                        "socket": paths.socket(), "log_file": paths.log_file()}),
+                        "socket": paths.socket(), "log_file": paths.log_file(),
+                        "other_builds": others}),
                 || {
                     format!(
                         "lean-ctxd (pid {}) did not answer within {STATUS_TIMEOUT:?}: it is wedged or overloaded.\n  \
-                         see `lean-ctx daemon logs`; `lean-ctx daemon restart` replaces it",
-                        pid.map(|p| p.to_string()).unwrap_or_else(|| "unknown".into())
+                         see `lean-ctx daemon logs`; `lean-ctx daemon restart` replaces it{}",
+                        pid.map(|p| p.to_string()).unwrap_or_else(|| "unknown".into()),
+                        render_other_builds(&others)
                     )
                 },
             );
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// The live daemons of other builds (other wire schemas), from their records: each
+/// serves the sessions of its own build, and `stop`/`restart` leave them alone.
+fn other_builds(paths: &Paths) -> Vec<Record> {
+    daemons::list(&paths.runtime_dir)
+        .into_iter()
+        .filter(|r| r.schema != SCHEMA)
+        .collect()
 }
 
 fn logs(

@@ -2,6 +2,27 @@
 //! as a background service. Units come from `systemd/` and `launchd/` in this
 //! repository, written with the real path of `lean-ctxd`; every file carries a marker
 //! so uninstall removes exactly what install wrote and never a unit of the user's.
+//!
+//! One service per wire schema (`shared::daemons`: a daemon per schema), so that an
+//! upgrade never breaks a running session and never blocks a new one:
+//! - systemd: template units `lean-ctx@.socket`/`lean-ctx@.service`, the instance
+//!   being the schema's short form (the socket `lean-ctxd-<short>.sock`). Install
+//!   enables and starts `lean-ctx@<this schema>.socket`, and disables and stops the
+//!   socket of every other instance it finds enabled: the old build's daemon is not
+//!   stopped (the service has no `Requires=` on its socket and keeps its copy of the
+//!   listening socket), it serves its sessions until they end and then exits,
+//!   superseded. A unit of the single-socket layout (`lean-ctx.socket`, before
+//!   schemas had their own) is disabled without `--now`: its service requires its
+//!   socket, so stopping it would stop the old daemon under its sessions; it stops
+//!   at logout, and uninstall removes its files.
+//! - launchd: a label per schema (`com.leanctx.daemon.<short>`). Install bootstraps the
+//!   new one and removes the other schemas' plists without `bootout` (so they do not
+//!   load at the next login, while their daemons exit on their own once superseded).
+//!
+//! Where the shim finds the activation socket of its schema listening it connects and
+//! never spawns, and a spawned daemon never replaces a socket something accepts on
+//! (`instance.rs`), so the socket-activated daemon and an auto-spawned one never fight
+//! over a path.
 
 use std::{
     fs,
@@ -10,15 +31,18 @@ use std::{
 };
 
 use clap::Args;
-use lean_ctx_shared::{LeanError, Paths};
+use lean_ctx_shared::{LeanError, Paths, daemons};
 use serde::Serialize;
 
 use crate::{connect, output::Output};
 
-const SOCKET_UNIT: &str = include_str!("../../systemd/lean-ctx.socket");
-const SERVICE_UNIT: &str = include_str!("../../systemd/lean-ctx.service");
+const SOCKET_UNIT: &str = include_str!("../../systemd/lean-ctx@.socket");
+const SERVICE_UNIT: &str = include_str!("../../systemd/lean-ctx@.service");
 const PLIST: &str = include_str!("../../launchd/com.leanctx.daemon.plist");
-const LABEL: &str = "com.leanctx.daemon";
+/// The launchd label's prefix; the schema's short form follows.
+const LABEL_PREFIX: &str = "com.leanctx.daemon";
+/// The systemd units of the single-socket layout that preceded a socket per schema.
+const LEGACY_UNITS: [&str; 2] = ["lean-ctx.socket", "lean-ctx.service"];
 
 /// Marks files install wrote; uninstall removes only files that carry it.
 const MARKER: &str = "Installed by lean-ctx";
@@ -108,10 +132,65 @@ fn systemd_dir() -> Result<PathBuf, LeanError> {
     Ok(config.join("systemd/user"))
 }
 
-fn plist_path() -> Result<PathBuf, LeanError> {
-    Ok(home()?
-        .join("Library/LaunchAgents")
-        .join(format!("{LABEL}.plist")))
+/// This build's launchd label.
+fn label() -> String {
+    format!("{LABEL_PREFIX}.{}", daemons::schema_short())
+}
+
+fn launch_agents() -> Result<PathBuf, LeanError> {
+    Ok(home()?.join("Library/LaunchAgents"))
+}
+
+fn plist_path(label: &str) -> Result<PathBuf, LeanError> {
+    Ok(launch_agents()?.join(format!("{label}.plist")))
+}
+
+/// The labels of the lean-ctx plists in `dir` other than `ours` (other schemas', and
+/// the single label of the layout before), sorted.
+fn other_labels(dir: &Path, ours: &str) -> Vec<String> {
+    let mut labels: Vec<String> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let label = name.strip_suffix(".plist")?;
+            (label == LABEL_PREFIX || label.starts_with(&format!("{LABEL_PREFIX}.")))
+                .then(|| label.to_string())
+        })
+        .filter(|l| l != ours)
+        .collect();
+    labels.sort();
+    labels
+}
+
+/// The schemas (instances) whose `lean-ctx@<short>.socket` is enabled in the user's
+/// systemd directory `dir`, sorted: what `systemctl --user enable` linked into
+/// `sockets.target.wants`.
+fn enabled_instances(dir: &Path) -> Vec<String> {
+    let mut found: Vec<String> = fs::read_dir(dir.join("sockets.target.wants"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            Some(
+                name.strip_prefix("lean-ctx@")?
+                    .strip_suffix(".socket")?
+                    .to_string(),
+            )
+        })
+        .filter(|i| !i.is_empty())
+        .collect();
+    found.sort();
+    found
+}
+
+/// `systemctl --user ARGS`.
+fn systemctl(args: &[&str]) -> Vec<String> {
+    let mut argv = cmd(&["systemctl", "--user"]);
+    argv.extend(args.iter().map(|a| a.to_string()));
+    argv
 }
 
 fn uid() -> u32 {
@@ -140,37 +219,49 @@ fn install_plan(
             let dir = systemd_dir()?;
             let exec = format!("ExecStart={} --foreground", daemon.display());
             plan.write.push(FilePlan {
-                path: dir.join("lean-ctx.socket"),
+                path: dir.join("lean-ctx@.socket"),
                 content: format!("# {header}\n{SOCKET_UNIT}"),
             });
             plan.write.push(FilePlan {
-                path: dir.join("lean-ctx.service"),
+                path: dir.join("lean-ctx@.service"),
                 content: format!(
                     "# {header}\n{}",
                     SERVICE_UNIT.replace("ExecStart=lean-ctxd --foreground", &exec)
                 ),
             });
             if start {
-                plan.commands
-                    .push(cmd(&["systemctl", "--user", "daemon-reload"]));
-                plan.commands.push(cmd(&[
-                    "systemctl",
-                    "--user",
+                let ours = daemons::schema_short();
+                plan.commands.push(systemctl(&["daemon-reload"]));
+                plan.commands.push(systemctl(&[
                     "enable",
                     "--now",
-                    "lean-ctx.socket",
+                    &format!("lean-ctx@{ours}.socket"),
                 ]));
+                // The other schemas' sockets stop taking new sessions; their daemons
+                // serve the running ones and exit once those end (module doc).
+                for old in enabled_instances(&dir).iter().filter(|i| *i != ours) {
+                    plan.commands.push(systemctl(&[
+                        "disable",
+                        "--now",
+                        &format!("lean-ctx@{old}.socket"),
+                    ]));
+                }
+                if ours_legacy(&dir).next().is_some() {
+                    plan.commands.push(systemctl(&["disable", LEGACY_UNITS[0]]));
+                }
             }
         }
         Manager::Launchd => {
+            let label = label();
             let content = PLIST
+                .replace("@LABEL@", &label)
                 .replace("@LEAN_CTXD@", &xml_escape(&daemon.display().to_string()))
                 .replace(
                     "@LOG_DIR@",
                     &xml_escape(&paths.state_dir.display().to_string()),
                 )
                 .replacen("<plist ", &format!("<!-- {header} -->\n<plist "), 1);
-            let path = plist_path()?;
+            let path = plist_path(&label)?;
             if start {
                 plan.commands.push(vec![
                     "launchctl".into(),
@@ -180,6 +271,13 @@ fn install_plan(
                 ]);
             }
             plan.write.push(FilePlan { path, content });
+            // Not loaded at the next login; the running job is left to exit on its own.
+            for old in other_labels(&launch_agents()?, &label) {
+                let path = plist_path(&old)?;
+                if fs::read_to_string(&path).is_ok_and(|t| t.contains(MARKER)) {
+                    plan.remove.push(path);
+                }
+            }
         }
     }
     Ok(plan)
@@ -191,26 +289,46 @@ fn uninstall_plan(manager: Manager, dry_run: bool, stop: bool) -> Result<Plan, L
         Manager::Systemd => {
             let dir = systemd_dir()?;
             if stop {
-                plan.commands.push(cmd(&[
-                    "systemctl",
-                    "--user",
-                    "disable",
-                    "--now",
-                    "lean-ctx.socket",
-                    "lean-ctx.service",
-                ]));
+                let mut instances = enabled_instances(&dir);
+                let ours = daemons::schema_short().to_string();
+                if !instances.contains(&ours) {
+                    instances.push(ours);
+                }
+                let mut argv = systemctl(&["disable", "--now"]);
+                for i in &instances {
+                    argv.push(format!("lean-ctx@{i}.socket"));
+                    argv.push(format!("lean-ctx@{i}.service"));
+                }
+                plan.commands.push(argv);
+                if ours_legacy(&dir).next().is_some() {
+                    let mut argv = systemctl(&["disable", "--now"]);
+                    argv.extend(LEGACY_UNITS.iter().map(|u| u.to_string()));
+                    plan.commands.push(argv);
+                }
             }
-            vec![dir.join("lean-ctx.socket"), dir.join("lean-ctx.service")]
+            ["lean-ctx@.socket", "lean-ctx@.service"]
+                .iter()
+                .chain(&LEGACY_UNITS)
+                .map(|u| dir.join(u))
+                .collect()
         }
         Manager::Launchd => {
+            let ours = label();
+            let mut labels = other_labels(&launch_agents()?, &ours);
+            labels.insert(0, ours);
             if stop {
-                plan.commands.push(vec![
-                    "launchctl".into(),
-                    "bootout".into(),
-                    format!("gui/{}/{LABEL}", uid()),
-                ]);
+                for l in &labels {
+                    plan.commands.push(vec![
+                        "launchctl".into(),
+                        "bootout".into(),
+                        format!("gui/{}/{l}", uid()),
+                    ]);
+                }
             }
-            vec![plist_path()?]
+            labels
+                .iter()
+                .map(|l| plist_path(l))
+                .collect::<Result<Vec<_>, _>>()?
         }
     };
     for path in candidates {
@@ -228,6 +346,14 @@ fn uninstall_plan(manager: Manager, dry_run: bool, stop: bool) -> Result<Plan, L
             .push(cmd(&["systemctl", "--user", "daemon-reload"]));
     }
     Ok(plan)
+}
+
+/// The single-socket layout's units in `dir` that install wrote (carrying the marker).
+fn ours_legacy(dir: &Path) -> impl Iterator<Item = PathBuf> + '_ {
+    LEGACY_UNITS
+        .iter()
+        .map(|u| dir.join(u))
+        .filter(|p| fs::read_to_string(p).is_ok_and(|t| t.contains(MARKER)))
 }
 
 fn xml_escape(s: &str) -> String {

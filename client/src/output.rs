@@ -5,6 +5,7 @@ use std::{io::Write, process::ExitCode, time::Duration};
 
 use lean_ctx_shared::{
     LeanError,
+    daemons::Record,
     protocol::{IndexState, ProjectStatus, StatusResponse},
 };
 use serde::Serialize;
@@ -76,11 +77,16 @@ impl Output {
         });
     }
 
-    pub fn status(&self, st: &StatusResponse) {
+    /// `daemon status` of a daemon that answered, with the other builds' daemons
+    /// (`other_builds`, from their records in the runtime dir).
+    pub fn status(&self, st: &StatusResponse, others: &[Record]) {
         let mut value = serde_json::to_value(st).expect("status serializes");
         value["running"] = true.into();
         value["responsive"] = true.into();
-        self.emit(&value, || render_status(st));
+        value["other_builds"] = serde_json::to_value(others).expect("records serialize");
+        self.emit(&value, || {
+            format!("{}{}", render_status(st), render_other_builds(others))
+        });
     }
 }
 
@@ -92,6 +98,34 @@ pub fn rpc_error(e: tarpc::client::RpcError) -> LeanError {
     } else {
         "the daemon went away mid-call; retry (it is restarted on demand), and see `lean-ctx daemon logs`"
     })
+}
+
+/// The other builds' daemons, one line each; nothing when there are none.
+pub fn render_other_builds(others: &[Record]) -> String {
+    if others.is_empty() {
+        return String::new();
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    let mut s = String::from(
+        "\nother builds' daemons (each serves the sessions of its own build; an older one exits once its sessions end):",
+    );
+    for r in others {
+        s.push_str(&format!(
+            "\n  pid {}, lean-ctx {} build {}, started by {}, up {}, socket {}",
+            r.pid,
+            r.version,
+            r.build,
+            r.started_by,
+            humantime::format_duration(Duration::from_secs(
+                now.saturating_sub(r.started_at_unix_ms) / 1000
+            )),
+            r.socket.display()
+        ));
+    }
+    s
 }
 
 fn render_status(st: &StatusResponse) -> String {

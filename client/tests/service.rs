@@ -11,6 +11,7 @@ use std::{
     time::Duration,
 };
 
+use lean_ctx_shared::daemons::schema_short;
 use lean_ctx_testkit::{TestEnv, wait_until};
 use serde_json::Value;
 
@@ -18,6 +19,11 @@ const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
 
 fn unit_dir(env: &TestEnv) -> std::path::PathBuf {
     env.dir().join("home/.config/systemd/user")
+}
+
+/// This build's instance of the template unit `lean-ctx@.KIND`.
+fn instance(kind: &str) -> String {
+    format!("lean-ctx@{}.{kind}", schema_short())
 }
 
 #[test]
@@ -32,11 +38,14 @@ fn install_dry_run_shows_units_with_the_real_daemon_path_and_writes_nothing() {
     assert_eq!(files.len(), 2);
     assert_eq!(
         files[0]["path"],
-        unit_dir(&env).join("lean-ctx.socket").display().to_string()
+        unit_dir(&env)
+            .join("lean-ctx@.socket")
+            .display()
+            .to_string()
     );
     let socket = files[0]["content"].as_str().unwrap();
     for line in [
-        "ListenStream=%t/lean-ctx/lean-ctxd.sock",
+        "ListenStream=%t/lean-ctx/lean-ctxd-%i.sock",
         "SocketMode=0600",
         "DirectoryMode=0700",
         "Installed by lean-ctx",
@@ -52,9 +61,13 @@ fn install_dry_run_shows_units_with_the_real_daemon_path_and_writes_nothing() {
     ] {
         assert!(service.contains(&line), "{line} missing:\n{service}");
     }
+    assert!(
+        !service.lines().any(|l| l.starts_with("Requires=")),
+        "stopping an old schema's socket must not stop its daemon:\n{service}"
+    );
     assert_eq!(
         v["commands"][1],
-        serde_json::json!(["systemctl", "--user", "enable", "--now", "lean-ctx.socket"])
+        serde_json::json!(["systemctl", "--user", "enable", "--now", instance("socket")])
     );
     assert!(!unit_dir(&env).exists(), "a dry run wrote files");
 
@@ -66,7 +79,10 @@ fn install_dry_run_shows_units_with_the_real_daemon_path_and_writes_nothing() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
         text.contains("would write")
-            && text.contains("would run systemctl --user enable --now lean-ctx.socket"),
+            && text.contains(&format!(
+                "would run systemctl --user enable --now {}",
+                instance("socket")
+            )),
         "{text}"
     );
 }
@@ -84,8 +100,9 @@ fn installed_units_verify_clean_and_uninstall_removes_exactly_what_install_wrote
     fs::create_dir_all(&runtime).unwrap();
     let verify = Command::new("systemd-analyze")
         .args(["verify", "--user"])
-        .arg(dir.join("lean-ctx.socket"))
-        .arg(dir.join("lean-ctx.service"))
+        // An instance's path: verify loads the template `lean-ctx@.KIND` beside it.
+        .arg(dir.join(instance("socket")))
+        .arg(dir.join(instance("service")))
         .env("XDG_RUNTIME_DIR", &runtime)
         .env("HOME", env.dir().join("home"))
         .output()
@@ -126,7 +143,7 @@ fn installed_units_verify_clean_and_uninstall_removes_exactly_what_install_wrote
 
     // A unit of the user's own at our path is never overwritten.
     fs::write(
-        dir.join("lean-ctx.socket"),
+        dir.join("lean-ctx@.socket"),
         "[Socket]\nListenStream=/tmp/theirs\n",
     )
     .unwrap();
@@ -138,7 +155,7 @@ fn installed_units_verify_clean_and_uninstall_removes_exactly_what_install_wrote
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not written by lean-ctx"));
     assert_eq!(
-        fs::read_to_string(dir.join("lean-ctx.socket")).unwrap(),
+        fs::read_to_string(dir.join("lean-ctx@.socket")).unwrap(),
         "[Socket]\nListenStream=/tmp/theirs\n"
     );
 }
@@ -223,7 +240,10 @@ fn the_launchd_plist_parses_and_has_the_keys_launchd_needs() {
     assert_eq!(
         file["path"],
         env.dir()
-            .join("home/Library/LaunchAgents/com.leanctx.daemon.plist")
+            .join(format!(
+                "home/Library/LaunchAgents/com.leanctx.daemon.{}.plist",
+                schema_short()
+            ))
             .display()
             .to_string()
     );
@@ -233,7 +253,11 @@ fn the_launchd_plist_parses_and_has_the_keys_launchd_needs() {
     );
     let daemon = fs::canonicalize(env.daemon_bin()).unwrap();
     let checked = plist(file["content"].as_str().unwrap());
-    assert_eq!(checked["Label"], "com.leanctx.daemon");
+    // A label per wire schema: an upgrade loads the new build's agent beside the old.
+    assert_eq!(
+        checked["Label"],
+        format!("com.leanctx.daemon.{}", schema_short())
+    );
     assert_eq!(
         checked["ProgramArguments"],
         serde_json::json!([daemon.display().to_string(), "--foreground"])
@@ -256,6 +280,122 @@ fn the_launchd_plist_parses_and_has_the_keys_launchd_needs() {
     assert_eq!(
         plist(&template)["KeepAlive"],
         serde_json::json!({"Crashed": true})
+    );
+}
+
+/// Installing after an upgrade, as README describes: the new schema's socket instance
+/// is enabled, every other schema's socket is disabled and stopped (its daemon keeps
+/// serving its sessions: the service does not require the socket), a unit of the
+/// single-socket layout only disabled (its service requires its socket); uninstall
+/// disables every instance and removes the templates and the old layout's files.
+#[test]
+fn systemd_install_after_an_upgrade_repoints_the_units_without_stopping_old_daemons() {
+    let env = TestEnv::with_shim(SHIM);
+    let dir = unit_dir(&env);
+    let wants = dir.join("sockets.target.wants");
+    fs::create_dir_all(&wants).unwrap();
+    std::os::unix::fs::symlink(
+        dir.join("lean-ctx@.socket"),
+        wants.join("lean-ctx@0ld5c4e3.socket"),
+    )
+    .unwrap();
+    fs::write(
+        dir.join("lean-ctx.socket"),
+        "# Installed by lean-ctx 0.0.9; `lean-ctx daemon uninstall` removes it.\n[Socket]\n",
+    )
+    .unwrap();
+    let (out, v) = env.shim_json(&["daemon", "install", "--systemd", "--dry-run"]);
+    assert!(out.status.success(), "{v}");
+    let ours = instance("socket");
+    assert_eq!(
+        v["commands"],
+        serde_json::json!([
+            ["systemctl", "--user", "daemon-reload"],
+            ["systemctl", "--user", "enable", "--now", ours],
+            [
+                "systemctl",
+                "--user",
+                "disable",
+                "--now",
+                "lean-ctx@0ld5c4e3.socket"
+            ],
+            ["systemctl", "--user", "disable", "lean-ctx.socket"],
+        ])
+    );
+
+    let (out, v) = env.shim_json(&["daemon", "uninstall", "--systemd", "--dry-run"]);
+    assert!(out.status.success(), "{v}");
+    assert_eq!(
+        v["commands"],
+        serde_json::json!([
+            [
+                "systemctl",
+                "--user",
+                "disable",
+                "--now",
+                "lean-ctx@0ld5c4e3.socket",
+                "lean-ctx@0ld5c4e3.service",
+                ours,
+                instance("service")
+            ],
+            [
+                "systemctl",
+                "--user",
+                "disable",
+                "--now",
+                "lean-ctx.socket",
+                "lean-ctx.service"
+            ],
+        ])
+    );
+    assert_eq!(
+        v["remove"],
+        serde_json::json!([dir.join("lean-ctx.socket").display().to_string()]),
+        "only files install wrote, and only those that exist"
+    );
+}
+
+/// launchd after an upgrade: the new schema's agent is bootstrapped, the other
+/// schemas' plists install wrote are removed (not loaded at the next login) without
+/// `bootout`, so their daemons finish their sessions; a plist of the user's is kept.
+#[test]
+fn launchd_install_after_an_upgrade_replaces_old_plists_without_stopping_their_daemons() {
+    let env = TestEnv::with_shim(SHIM);
+    let agents = env.dir().join("home/Library/LaunchAgents");
+    fs::create_dir_all(&agents).unwrap();
+    let marked =
+        "<!-- Installed by lean-ctx 0.0.9; `lean-ctx daemon uninstall` removes it. -->\n<plist/>\n";
+    fs::write(agents.join("com.leanctx.daemon.0ld5c4e3.plist"), marked).unwrap();
+    fs::write(agents.join("com.leanctx.daemon.plist"), marked).unwrap();
+    fs::write(agents.join("com.leanctx.daemon.mine.plist"), "<plist/>\n").unwrap();
+    let (out, v) = env.shim_json(&["daemon", "install", "--launchd", "--dry-run"]);
+    assert!(out.status.success(), "{v}");
+    let commands = v["commands"].as_array().unwrap();
+    assert_eq!(commands.len(), 1, "{v}");
+    assert_eq!(commands[0][1], "bootstrap");
+    let path = |label: &str| agents.join(format!("{label}.plist")).display().to_string();
+    assert_eq!(
+        v["remove"],
+        serde_json::json!([
+            path("com.leanctx.daemon"),
+            path("com.leanctx.daemon.0ld5c4e3")
+        ])
+    );
+
+    let (out, v) = env.shim_json(&["daemon", "uninstall", "--launchd", "--dry-run"]);
+    assert!(out.status.success(), "{v}");
+    let booted_out: Vec<&str> = v["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c[2].as_str().unwrap().rsplit('/').next().unwrap())
+        .collect();
+    let ours = format!("com.leanctx.daemon.{}", schema_short());
+    assert!(
+        booted_out.contains(&ours.as_str())
+            && booted_out.contains(&"com.leanctx.daemon.0ld5c4e3")
+            && booted_out.contains(&"com.leanctx.daemon"),
+        "{v}"
     );
 }
 

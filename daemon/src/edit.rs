@@ -43,14 +43,62 @@ use crate::{
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// One lock per file, daemon-wide.
+/// One lock per file, daemon-wide; and, when built [`FileLocks::across_daemons`], the
+/// root's write lock every daemon of every build takes too (`upgrade.rs`: two builds
+/// may serve one root during an upgrade).
 #[derive(Debug, Default)]
-pub struct FileLocks(DashMap<std::path::PathBuf, Arc<Mutex<()>>>);
+pub struct FileLocks {
+    files: DashMap<std::path::PathBuf, Arc<Mutex<()>>>,
+    /// Where the cross-daemon root locks live, and how long a write waits for one;
+    /// `None` in unit tests of one process.
+    roots: Option<(lean_ctx_shared::Paths, std::time::Duration)>,
+}
 
 impl FileLocks {
-    pub fn get(&self, path: &Path) -> Arc<Mutex<()>> {
-        self.0.entry(path.to_path_buf()).or_default().clone()
+    pub fn across_daemons(paths: lean_ctx_shared::Paths) -> FileLocks {
+        FileLocks::across_daemons_waiting(paths, crate::upgrade::ROOT_LOCK_WAIT)
     }
+
+    fn across_daemons_waiting(
+        paths: lean_ctx_shared::Paths,
+        wait: std::time::Duration,
+    ) -> FileLocks {
+        FileLocks {
+            files: DashMap::new(),
+            roots: Some((paths, wait)),
+        }
+    }
+
+    pub fn get(&self, path: &Path) -> Arc<Mutex<()>> {
+        self.files.entry(path.to_path_buf()).or_default().clone()
+    }
+
+    /// The cross-daemon write locks of the roots of `files`, in path order (so two
+    /// writers never deadlock). Taken after the per-file locks, held until the write is
+    /// done.
+    fn roots<'a>(
+        &self,
+        files: impl IntoIterator<Item = &'a Jailed>,
+    ) -> Result<Vec<crate::upgrade::RootWriteLock>, LeanError> {
+        let Some((paths, wait)) = &self.roots else {
+            return Ok(vec![]);
+        };
+        let roots: std::collections::BTreeSet<&Path> = files.into_iter().map(root_of).collect();
+        roots
+            .into_iter()
+            .map(|root| crate::upgrade::RootWriteLock::acquire(paths, root, *wait))
+            .collect()
+    }
+}
+
+/// The worktree root `file` was jailed in: its absolute path less its relative one.
+fn root_of(file: &Jailed) -> &Path {
+    let depth = if file.rel.is_empty() {
+        0
+    } else {
+        file.rel.split('/').count()
+    };
+    file.abs.ancestors().nth(depth).unwrap_or(&file.abs)
 }
 
 /// A planned edit, before the file is read.
@@ -132,6 +180,7 @@ pub fn apply(
 ) -> Result<Written, LeanError> {
     let lock = locks.get(&file.abs);
     let _held = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _root = locks.roots([file])?;
     let planned = plan(file, lang, edit)?;
     write_atomic(file, &planned.content).map_err(|e| e.into_error(&file.rel, "file untouched"))?;
     Ok(planned.written())
@@ -814,6 +863,7 @@ pub fn apply_many(locks: &FileLocks, writes: &[FileWrite]) -> Result<(), LeanErr
         .iter()
         .map(|l| l.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
         .collect();
+    let _roots = locks.roots(order.iter().map(|w| &w.file))?;
     let mut originals = Vec::with_capacity(order.len());
     for w in &order {
         let bytes = w.file.read().map_err(|e| {
@@ -969,6 +1019,43 @@ mod tests {
             expected: blake3::hash(expected),
             content: content.as_bytes().to_vec(),
         }
+    }
+
+    /// Two daemons (two builds during an upgrade) never write one root at once: while
+    /// another daemon holds the root's lock, a write of a file anywhere below the root
+    /// waits, and past its wait is a `CONFLICT` with nothing written.
+    #[test]
+    fn a_write_waits_for_another_daemons_write_to_the_same_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap().join("project");
+        fs::create_dir_all(root.join("src/deep")).unwrap();
+        fs::write(root.join("src/deep/a.rs"), "fn a() {}\n").unwrap();
+        let paths = lean_ctx_shared::Paths {
+            data_dir: tmp.path().join("data"),
+            runtime_dir: tmp.path().join("run"),
+            state_dir: tmp.path().join("state"),
+            config_dir: tmp.path().join("config"),
+        };
+        paths.ensure_runtime_dir().unwrap();
+        let locks =
+            FileLocks::across_daemons_waiting(paths.clone(), std::time::Duration::from_millis(50));
+        let other_daemon =
+            crate::upgrade::RootWriteLock::acquire(&paths, &root, std::time::Duration::ZERO)
+                .unwrap();
+        let edit = [write(&root, "src/deep/a.rs", "fn b() {}\n", b"fn a() {}\n")];
+        let err = apply_many(&locks, &edit).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Conflict, "{}", err.message);
+        assert!(err.message.contains("another lean-ctxd"), "{}", err.message);
+        assert_eq!(
+            fs::read_to_string(root.join("src/deep/a.rs")).unwrap(),
+            "fn a() {}\n"
+        );
+        drop(other_daemon);
+        apply_many(&locks, &edit).unwrap();
+        assert_eq!(
+            fs::read_to_string(root.join("src/deep/a.rs")).unwrap(),
+            "fn b() {}\n"
+        );
     }
 
     #[test]

@@ -1,9 +1,12 @@
-//! One daemon per user: an exclusive `flock` on `lean-ctxd.lock` held for the
-//! daemon's whole life, and the socket file it owns.
+//! One daemon per user and wire schema: an exclusive `flock` on
+//! `lean-ctxd-<schema>.lock` held for the daemon's whole life, and the socket file it
+//! owns.
 //!
 //! The kernel releases a flock when its process dies, so after a `kill -9` the lock is
 //! free again and the next daemon simply takes it; a stale socket file is removed by
-//! whoever holds the lock, because nobody else can be serving on it.
+//! whoever holds the lock, because nobody else of its schema can be serving on it,
+//! unless something accepts on it: then it is a service manager's activation socket,
+//! never replaced.
 
 use std::{
     fs::{self, File, OpenOptions},
@@ -21,6 +24,11 @@ use tokio::net::UnixListener;
 pub enum InstanceError {
     #[error("another lean-ctxd is running (pid {pid}); stop it with `lean-ctx daemon stop`")]
     AlreadyRunning { pid: String },
+    #[error(
+        "{} accepts connections already (a service manager's activation socket?); not replacing it",
+        path.display()
+    )]
+    SocketInUse { path: PathBuf },
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: io::Error },
 }
@@ -89,6 +97,12 @@ impl SocketFile {
     /// [`InstanceLock`].
     pub fn bind(paths: &Paths) -> Result<(UnixListener, SocketFile), InstanceError> {
         let path = paths.socket();
+        // A socket something accepts on is never ours to replace: it is a service
+        // manager's activation socket for this schema (lean-ctx@<schema>.socket), and
+        // the daemon it starts serves there. An auto-spawned daemon racing it yields.
+        if std::os::unix::net::UnixStream::connect(&path).is_ok() {
+            return Err(InstanceError::SocketInUse { path });
+        }
         match fs::remove_file(&path) {
             Ok(()) => tracing::info!(path = %path.display(), "removed stale socket"),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -159,6 +173,19 @@ mod tests {
         drop(held);
         assert_eq!(p.daemon_pid(), None);
         InstanceLock::acquire(&p, Duration::ZERO).unwrap();
+    }
+
+    /// A socket something accepts on (a service manager's activation socket for this
+    /// schema) is never replaced by a daemon that would bind its own.
+    #[tokio::test]
+    async fn a_listening_socket_is_never_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = paths(tmp.path());
+        let held = std::os::unix::net::UnixListener::bind(p.socket()).unwrap();
+        let err = SocketFile::bind(&p).unwrap_err();
+        assert!(matches!(err, InstanceError::SocketInUse { .. }), "{err}");
+        std::os::unix::net::UnixStream::connect(p.socket()).unwrap();
+        held.accept().unwrap();
     }
 
     #[tokio::test]

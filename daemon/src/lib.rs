@@ -7,7 +7,8 @@
 //! peer and the hello and drives tarpc; [`service`] implements the operations behind
 //! one panic-catching choke point; [`registry`] and [`worktree`] know the projects;
 //! [`instance`] guarantees a single daemon per user and owns the socket file;
-//! [`idle`] exits an auto-spawned daemon nobody uses; [`ide`] finds JetBrains IDE windows and
+//! [`idle`] exits an auto-spawned daemon nobody uses; [`upgrade`] records the daemon,
+//! steps it down once a newer build's daemon runs and locks roots across daemons; [`ide`] finds JetBrains IDE windows and
 //! talks to them; [`lsp`] keeps language servers
 //! warm and answers navigation and refactorings through them; [`call_log`] keeps the
 //! last calls and [`dashboard`] serves them, with the status and gain, as a local web
@@ -39,4 +40,5 @@ pub mod state;
 pub mod status;
 pub mod sys;
 pub mod trust;
+pub mod upgrade;
 pub mod worktree;

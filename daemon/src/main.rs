@@ -12,6 +12,7 @@ use lean_ctx_daemon::{
     instance::{InstanceError, InstanceLock, SocketFile},
     logging, server, service_manager,
     state::{Daemon, DaemonConfig, Limits},
+    sys, upgrade,
 };
 use lean_ctx_shared::{Paths, protocol::StartMode};
 
@@ -89,6 +90,11 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(lock) => lock,
         Err(e @ InstanceError::AlreadyRunning { .. }) => {
             eprintln!("lean-ctxd: {e}");
+            if let (true, InstanceError::AlreadyRunning { pid }) = (args.auto_spawned, &e) {
+                // Which build runs: a shim of another build that started us learns it is
+                // not its own (see `announce_ready`).
+                println!("RUNNING {pid} {}", lean_ctx_shared::protocol::SCHEMA);
+            }
             return Ok(ExitCode::from(EXIT_ALREADY_RUNNING));
         }
         Err(e) => return Err(e.into()),
@@ -100,7 +106,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         .enable_all()
         .thread_name("lean-ctxd")
         .build()?;
-    runtime.block_on(async {
+    let early_exit = runtime.block_on(async {
         let (listener, socket) = match activated {
             Some(std_listener) => {
                 let path = std_listener
@@ -110,7 +116,14 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
                     .unwrap_or_else(|| paths.socket());
                 (tokio::net::UnixListener::from_std(std_listener)?, SocketFile::adopted(path))
             }
-            None => SocketFile::bind(&paths)?,
+            None => match SocketFile::bind(&paths) {
+                Ok(bound) => bound,
+                Err(e @ InstanceError::SocketInUse { .. }) => {
+                    eprintln!("lean-ctxd: {e}");
+                    return anyhow::Ok(Some(ExitCode::from(EXIT_ALREADY_RUNNING)));
+                }
+                Err(e) => return Err(e.into()),
+            },
         };
         tracing::info!(socket = %socket.path().display(), mode = start_mode.as_str(), ?idle_timeout, "listening");
         let daemon = Arc::new(Daemon::new(DaemonConfig {
@@ -128,6 +141,18 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             ide: config.ide.clone(),
             limits: Limits::from(&config.daemon),
         }));
+        // Recorded once listening, so a record always names a socket that answers; a
+        // daemon that cannot write it still serves (only `daemon status` of other
+        // builds and the step-down of older ones miss it), so that is logged, not fatal.
+        let record = lean_ctx_shared::daemons::Record::ours(
+            socket.path(),
+            sys::unix_ms(daemon.started_at()),
+            start_mode.as_str(),
+        );
+        let recorded = upgrade::Recorded::write(&paths, record.clone())
+            .inspect_err(|e| tracing::warn!(error = %e, "cannot record this daemon in the runtime dir"))
+            .ok();
+        tokio::spawn(upgrade::step_down_when_superseded(daemon.clone(), record));
         spawn_stop_triggers(&daemon);
         tokio::spawn(daemon.lsp.clone().run_lifecycle(daemon.shutdown_token().clone()));
         tokio::spawn(daemon.clone().run_project_eviction(daemon.shutdown_token().clone()));
@@ -145,9 +170,13 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         // Counting a burst's last records loads the tokenizer; on a loaded machine that
         // took over 2 s and a stop lost them (agents.rs' gain test flaked).
         daemon.gain.flush_at_exit(Duration::from_secs(10)).await;
+        drop(recorded);
         drop(socket);
-        anyhow::Ok(())
+        anyhow::Ok(None)
     })?;
+    if let Some(code) = early_exit {
+        return Ok(code);
+    }
     // Connections may hold blocking work; do not let it delay the exit.
     runtime.shutdown_timeout(Duration::from_secs(1));
     tracing::info!("stopped");
@@ -204,11 +233,19 @@ fn spawn_stop_triggers(daemon: &Arc<Daemon>) {
     }
 }
 
-/// Tells the spawning shim we are listening, then detaches stdout from its pipe so a
+/// Tells the spawning shim we are listening (`READY <pid> <schema>`), then detaches stdout from its pipe so a
 /// shim that went away can never make a later write fail.
 fn announce_ready() -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    writeln!(out, "READY {}", std::process::id())?;
+    // The schema after the pid tells a shim of another build that the lean-ctxd it
+    // found is not its own (its installation changed under a running session); shims
+    // that predate it read only `READY `.
+    writeln!(
+        out,
+        "READY {} {}",
+        std::process::id(),
+        lean_ctx_shared::protocol::SCHEMA
+    )?;
     out.flush()?;
     let null = std::fs::OpenOptions::new().write(true).open("/dev/null")?;
     rustix::stdio::dup2_stdout(&null)?;

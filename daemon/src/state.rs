@@ -108,7 +108,7 @@ impl Daemon {
         Daemon {
             registry: ProjectRegistry::new(caches.clone(), config.index.clone()),
             caches,
-            locks: Arc::default(),
+            locks: Arc::new(FileLocks::across_daemons(config.paths.clone())),
             lsp: Arc::new(Pool::new(
                 config.lsp.clone(),
                 Trust::new(

@@ -11,6 +11,7 @@
 //! gain report both the CLI and the dashboard show ([`gain`]) and the neutral
 //! environment every tool either side starts runs with ([`tool_env`]).
 
+pub mod daemons;
 pub mod editor_signal;
 pub mod gain;
 pub mod hello;

@@ -19,9 +19,13 @@ use std::{
     path::{Path, PathBuf},
 };
 
-/// The daemon's socket file name inside the runtime dir (the systemd socket unit uses
-/// the same name).
-pub const SOCKET_NAME: &str = "lean-ctxd.sock";
+/// The daemon's socket file name inside the runtime dir for the wire schema whose short
+/// form is `schema_short` (`daemons::schema_short`): one daemon per schema, so builds
+/// that cannot talk never share a socket (`daemons.rs` says why). The systemd socket
+/// unit `lean-ctx@<short>.socket` listens on the same name.
+pub fn socket_name(schema_short: &str) -> String {
+    format!("lean-ctxd-{schema_short}.sock")
+}
 
 /// Longest socket path we accept: `sun_path` is 104 bytes on macOS, 108 on Linux, and
 /// needs a terminating NUL.
@@ -118,19 +122,39 @@ impl Paths {
         })
     }
 
+    /// The socket of this build's daemon (its wire schema's).
     pub fn socket(&self) -> PathBuf {
-        self.runtime_dir.join(SOCKET_NAME)
+        self.socket_of(crate::daemons::schema_short())
     }
 
-    /// Held (flock) by the running daemon for its whole life: the single-instance guard.
-    /// The kernel drops it when the process dies, so a `kill -9` leaves no stale lock.
+    /// The socket of the daemon of the schema `schema_short`.
+    pub fn socket_of(&self, schema_short: &str) -> PathBuf {
+        self.runtime_dir.join(socket_name(schema_short))
+    }
+
+    /// Held (flock) by the running daemon of this build's schema for its whole life:
+    /// the single-instance guard, one per schema. The kernel drops it when the process
+    /// dies, so a `kill -9` leaves no stale lock.
     pub fn daemon_lock(&self) -> PathBuf {
-        self.runtime_dir.join("lean-ctxd.lock")
+        self.runtime_dir
+            .join(format!("lean-ctxd-{}.lock", crate::daemons::schema_short()))
     }
 
-    /// Held by a shim while it spawns a daemon, so concurrent shims spawn exactly one.
+    /// Held by a shim while it spawns a daemon of its schema, so concurrent shims spawn
+    /// exactly one, and a shim of another build never waits on it.
     pub fn spawn_lock(&self) -> PathBuf {
-        self.runtime_dir.join("spawn.lock")
+        self.runtime_dir
+            .join(format!("spawn-{}.lock", crate::daemons::schema_short()))
+    }
+
+    /// The lock every daemon, of any build, holds (flock) while it writes into the
+    /// worktree `root`: during an upgrade two daemons may serve one root, and their
+    /// writes must never interleave. Named by a hash of the root, so any path fits.
+    pub fn root_write_lock(&self, root: &Path) -> PathBuf {
+        let hash = blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex();
+        self.runtime_dir
+            .join("roots")
+            .join(format!("{}.lock", &hash[..32]))
     }
 
     /// The daemon's tracing log (mode 0600).

@@ -14,6 +14,7 @@ language-server actions of ctx_refactor instead, against a real pylsp;
 """
 
 import asyncio
+import glob
 import os
 import re
 import signal
@@ -141,7 +142,8 @@ async def main(shim, project):
             await typed_failures_and_dialect(session, project)
 
             # The daemon dies under the session: the next call brings a new one.
-            lock = os.path.join(os.environ["LEAN_CTX_RUNTIME_DIR"], "lean-ctxd.lock")
+            # The lock of the one daemon here (named by its wire schema).
+            [lock] = glob.glob(os.path.join(os.environ["LEAN_CTX_RUNTIME_DIR"], "lean-ctxd-*.lock"))
             with open(lock) as f:
                 pid = int(f.read().strip())
             os.kill(pid, signal.SIGKILL)

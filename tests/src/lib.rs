@@ -384,6 +384,18 @@ pub fn rust_analyzer() -> PathBuf {
         .clone()
 }
 
+/// A second build of this checkout whose wire schema differs (one comment added in
+/// `shared/src/wire`), as a user has after `cargo install` of an upgrade: the directory
+/// holding its `lean-ctx` and `lean-ctxd`. `LEAN_CTX_TEST_OTHER_BUILD`, else what
+/// `tests/ensure-other-schema-build.sh` finds or builds (cached outside the checkout,
+/// keyed by the sources' hash).
+pub fn other_schema_build() -> PathBuf {
+    static FOUND: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| ensured("LEAN_CTX_TEST_OTHER_BUILD", "ensure-other-schema-build.sh"))
+        .clone()
+}
+
 /// The tool `var` names, else the path the ensure script `script` (in `tests/`) prints
 /// after finding or building it.
 fn ensured(var: &str, script: &str) -> PathBuf {

@@ -65,6 +65,15 @@ pub struct Pool {
     /// `tsserver.js` found per typescript-language-server program: `choice` runs on
     /// every call, and the lookup walks `PATH` and the install's directories.
     tsservers: Mutex<std::collections::HashMap<String, PathBuf>>,
+    /// Set once a daemon of a newer build is recorded (`upgrade.rs`): the roots this
+    /// daemon was working in then, and the build that superseded it.
+    superseded: std::sync::OnceLock<Superseded>,
+}
+
+#[derive(Debug)]
+struct Superseded {
+    roots: std::collections::HashSet<PathBuf>,
+    by: String,
 }
 
 impl Pool {
@@ -75,7 +84,18 @@ impl Pool {
             slots: DashMap::new(),
             started: tokio::sync::Notify::new(),
             tsservers: Mutex::default(),
+            superseded: std::sync::OnceLock::new(),
         }
+    }
+
+    /// From now on a server starts only in `roots` (the roots this daemon's sessions
+    /// were working in when the daemon of build `by` was recorded); a call for any
+    /// other root gets `BACKEND_REQUIRED` naming the new build. Servers already running
+    /// keep serving, and crashed ones in `roots` restart as before. So during an
+    /// upgrade only the two daemons' current roots can have a server each, never a
+    /// root the old daemon's sessions reach for later.
+    pub fn supersede(&self, roots: std::collections::HashSet<PathBuf>, by: String) {
+        let _ = self.superseded.set(Superseded { roots, by });
     }
 
     pub fn config(&self) -> &LspSection {
@@ -284,6 +304,22 @@ impl Pool {
             }
             tracing::info!(root = %root.display(), failure = ?server.failure(), "restarting a failed language server");
         }
+        if let Some(sup) = self.superseded.get()
+            && !sup.roots.contains(root)
+        {
+            return Err(LeanError::new(
+                ErrorCode::BackendRequired,
+                format!(
+                    "this lean-ctxd (build {}) is being replaced by build {} and starts no language server for {}, a root it was not working in",
+                    lean_ctx_shared::protocol::build_id(),
+                    sup.by,
+                    root.display()
+                ),
+            )
+            .with_remedy(
+                "restart this agent session so it runs the lean-ctx installed now; its daemon serves this root",
+            ));
+        }
         // Checked when cargo is about to run, not on every call to a live server.
         if spec.rust_analyzer {
             refuse_foreign_cargo_config(root)?;
@@ -466,4 +502,55 @@ fn refuse_foreign_cargo_config(root: &Path) -> Result<(), LeanError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{root::IndexConfig, store::Caches};
+
+    /// A superseded daemon (`upgrade.rs`) starts a server only in a root it was
+    /// working in; anywhere else the call says which build took over.
+    #[tokio::test]
+    async fn a_superseded_pool_starts_servers_only_in_the_roots_it_had() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (old, new) = (tmp.path().join("old"), tmp.path().join("new"));
+        std::fs::create_dir_all(&old).unwrap();
+        std::fs::create_dir_all(&new).unwrap();
+        let config = tmp.path().join("config.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "[trust]\nroots = [{:?}]\n",
+                tmp.path().display().to_string()
+            ),
+        )
+        .unwrap();
+        let pool = Pool::new(LspSection::default(), Trust::new(&config, None));
+        let spec = ServerSpec {
+            language: "python",
+            language_id: "python",
+            command: vec![tmp.path().join("no-such-server").display().to_string()],
+            rust_analyzer: false,
+            settings: "{}".into(),
+        };
+        let index = |root: &Path| {
+            Arc::new(RootIndex::new(
+                root.to_path_buf(),
+                Arc::new(Caches::new(1 << 20)),
+                IndexConfig::default(),
+            ))
+        };
+        let replaced = |r: &Result<Arc<Server>, LeanError>| {
+            r.as_ref()
+                .err()
+                .is_some_and(|e| e.message.contains("is being replaced by build 9.9.9+new"))
+        };
+        pool.supersede([old.clone()].into(), "9.9.9+new".into());
+        let refused = pool.server(&new, spec.clone(), &index(&new));
+        assert!(replaced(&refused), "{:?}", refused.err());
+        assert_eq!(refused.err().unwrap().code, ErrorCode::BackendRequired);
+        // In its own root it goes on as before (here: the program is missing).
+        assert!(!replaced(&pool.server(&old, spec, &index(&old))));
+    }
 }
