@@ -23,7 +23,9 @@ pub enum Intent {
     /// Make calls; if the builds are incompatible, just say so.
     Call,
     /// Make calls; if incompatible and the daemon is the older build and idle, it
-    /// exits so the caller can start its own build.
+    /// exits so the caller can start its own build. Sent by shims from before the
+    /// socket per wire schema (`daemons.rs`), which all met at one socket; ours send
+    /// `Call`, and daemons still honour it so such a shim is never left hanging.
     CallOrReplace,
     /// Stop now (graceful), whatever the versions: `daemon stop` must work across builds.
     Shutdown,
