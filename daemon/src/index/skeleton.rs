@@ -102,7 +102,7 @@ impl Skeleton {
 fn skippable(lang: Lang, src: &[u8]) -> Vec<Range<usize>> {
     match lang {
         Lang::Rust => RustLexer::new(src, true).skippable(),
-        _ => Vec::new(),
+        _ => super::skeleton_brace::skippable(lang, src),
     }
 }
 
