@@ -12,6 +12,7 @@ pub mod lang;
 pub mod name_path;
 mod rust_items;
 mod skeleton;
+mod skeleton_brace;
 pub mod symbols;
 pub mod text;
 mod walk;

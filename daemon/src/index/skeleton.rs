@@ -16,7 +16,9 @@
 //! build vendors compares skeleton and whole parses of the files that parse cleanly,
 //! and where the skeleton has a syntax error next to a skipped range the caller
 //! parses the whole file instead (`symbols::extract_with`). The same lexer feeds
-//! `rust_items`, which reads declarations without any tree.
+//! `rust_items`, which reads declarations without any tree. TypeScript, TSX,
+//! JavaScript, Java and Kotlin have their own lexer (`skeleton_brace`), under the
+//! same rule and the same test against whole parses.
 
 use std::ops::Range;
 
@@ -102,7 +104,7 @@ impl Skeleton {
 fn skippable(lang: Lang, src: &[u8]) -> Vec<Range<usize>> {
     match lang {
         Lang::Rust => RustLexer::new(src, true).skippable(),
-        _ => Vec::new(),
+        _ => super::skeleton_brace::skippable(lang, src),
     }
 }
 

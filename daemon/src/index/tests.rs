@@ -590,3 +590,75 @@ fn deep_nesting_is_cut_off_not_a_stack_overflow() {
     let broken = "fn f() {".repeat(n) + "struct";
     small_stack(move || extract(Lang::Rust, broken.as_bytes()).syntax_error);
 }
+
+/// The brace languages' skeleton parse against the whole parse on real code nobody
+/// here wrote: the conformance corpora (`benches/fetch-conformance.sh`: zod,
+/// gson, kotlinx-coroutines), and any directories named in
+/// `LEAN_CTX_SKELETON_CORPORA` (`:`-separated; the bigger corpora the speed work
+/// was measured on). Every file the whole parse finds clean must give the same
+/// outline from the skeleton, and the skeleton lexer must follow nearly every file
+/// with braces, or the first index is slow again.
+#[test]
+fn brace_skeletons_agree_with_whole_parses_on_real_code() {
+    let here = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let corpus = lean_ctx_testkit::fetched(&here.join("benches/fetch-conformance.sh"));
+    let mut dirs = vec![
+        corpus.join("typescript"),
+        corpus.join("java"),
+        corpus.join("kotlin"),
+    ];
+    if let Some(extra) = std::env::var_os("LEAN_CTX_SKELETON_CORPORA") {
+        dirs.extend(std::env::split_paths(&extra));
+    }
+    let mut per_lang: std::collections::BTreeMap<Lang, (usize, usize)> = Default::default();
+    let (mut differ, mut unfollowed) = (Vec::new(), Vec::new());
+    for dir in dirs {
+        let files = ignore::WalkBuilder::new(&dir)
+            .standard_filters(false)
+            .build()
+            .filter_map(Result::ok)
+            .map(|e| e.into_path())
+            .filter(|p| p.is_file());
+        for path in files {
+            let Some(lang) = Lang::from_path(&path).filter(|l| {
+                matches!(
+                    l,
+                    Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Java | Lang::Kotlin
+                )
+            }) else {
+                continue;
+            };
+            let src = std::fs::read(&path).unwrap();
+            let whole = extract_with(lang, &src, Parse::Whole);
+            if whole.syntax_error.is_some() {
+                continue;
+            }
+            let (compared, skeletons) = per_lang.entry(lang).or_default();
+            *compared += 1;
+            let body = src.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&src);
+            let followed = super::skeleton_brace::scan(lang, body).is_some();
+            *skeletons += usize::from(followed);
+            if !followed {
+                unfollowed.push(path.display().to_string());
+            }
+            let expected = outline(&whole);
+            for how in [Parse::Skeleton, Parse::Declarations] {
+                if outline(&extract_with(lang, &src, how)) != expected {
+                    differ.push(format!("{how:?}: {}", path.display()));
+                }
+            }
+        }
+    }
+    for lang in [Lang::TypeScript, Lang::Java, Lang::Kotlin] {
+        let (compared, _) = per_lang.get(&lang).copied().unwrap_or_default();
+        assert!(compared >= 20, "only {compared} {lang:?} files compared");
+    }
+    assert!(differ.is_empty(), "parses differ in {differ:#?}");
+    for (lang, (compared, skeletons)) in per_lang {
+        assert!(
+            skeletons * 100 >= compared * 90,
+            "the skeleton lexer followed only {skeletons} of {compared} {lang:?} files; not: {:#?}",
+            &unfollowed[..unfollowed.len().min(20)]
+        );
+    }
+}

@@ -1,0 +1,811 @@
+//! The skeleton lexer of the brace languages: TypeScript, TSX, JavaScript, Java and
+//! Kotlin. It finds the brace blocks the symbol walker never enters, so tree-sitter
+//! parses them as empty blocks (`skeleton.rs` blanks them or leaves them out).
+//!
+//! The walker enters few containers in these languages: the file, type bodies (Java's
+//! and Kotlin's classes, interfaces, enums, records, objects; TypeScript's classes,
+//! interfaces and enums, whose members it reads but never enters) and TypeScript's
+//! namespace and bare blocks. Everything else in braces (function, method and
+//! constructor bodies, initializer blocks, lambdas, object literals, array
+//! initializers, annotation arguments, type literals) holds no symbol, and it is most
+//! of a file's bytes and nearly all of its syntax nodes. The text of the block
+//! comments outside them (Javadoc, KDoc, JSDoc: much of a documented library) is
+//! skipped too; the comments stay comments.
+//!
+//! The rule is one-sided: a `{` is skipped only where the lexer is sure the walker
+//! never looks inside; anywhere it is unsure it enters the block, which is always
+//! correct (and only slower). Where the lexer cannot follow the text at all (an
+//! unterminated string or comment, unbalanced braces, a `/` it cannot tell from a
+//! regular expression, JSX) it skips nothing and the file gets a whole parse. And
+//! `symbols::extract_with` still parses the whole file where the skeleton's tree
+//! has a syntax error next to a skipped range.
+//!
+//! The lexer knows each language's strings: JavaScript's template literals with
+//! `${…}` nested to any depth, regular expression literals (told from division by
+//! the token before, as the ECMAScript grammar does: after an operator, an opening
+//! delimiter, a keyword like `return`, the `)` of `if (…)`), Java's text blocks and
+//! character literals, Kotlin's raw strings, `${…}` templates, character literals
+//! and nested comments.
+
+use std::ops::Range;
+
+use super::lang::Lang;
+
+/// Byte ranges inside `src` (a file of a brace language) that need no syntax tree:
+/// the interiors of the brace blocks the walker never enters, in order, disjoint.
+/// Empty where the lexer cannot follow the text or `lang` is not a brace language.
+pub(super) fn skippable(lang: Lang, src: &[u8]) -> Vec<Range<usize>> {
+    scan(lang, src).unwrap_or_default()
+}
+
+/// The ranges [`skippable`] answers; `None` where the lexer cannot follow the text
+/// (or `lang` is not a brace language).
+pub(super) fn scan(lang: Lang, src: &[u8]) -> Option<Vec<Range<usize>>> {
+    let dialect = match lang {
+        Lang::TypeScript => Dialect::Script { jsx: false },
+        Lang::Tsx | Lang::JavaScript => Dialect::Script { jsx: true },
+        Lang::Java => Dialect::Java,
+        Lang::Kotlin => Dialect::Kotlin,
+        Lang::Rust | Lang::Python | Lang::Go => return None,
+    };
+    let mut scanner = Scan {
+        lex: Lexer::new(src, dialect),
+    };
+    match scanner.frame(Frame::Top) {
+        Some(()) if !scanner.lex.confused => Some(scanner.lex.skip),
+        _ => None,
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dialect {
+    /// TypeScript, TSX or JavaScript; `jsx` where JSX may appear (`.tsx`, `.js`,
+    /// `.jsx`): the lexer does not read JSX text, so it gives up on the file there.
+    Script {
+        jsx: bool,
+    },
+    Java,
+    Kotlin,
+}
+
+/// One token, as far as finding bodies goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tok {
+    /// An identifier, keyword or number: `start..end`.
+    Word(usize, usize),
+    /// An opening delimiter at this offset.
+    Open(u8, usize),
+    Close(u8),
+    /// `=>` (`b'='`) or `::` (`b':'`), by its first byte.
+    Joint(u8),
+    Punct(u8),
+    /// A string, character, template or regular expression literal.
+    Literal,
+    /// The `${` inside a template or Kotlin string: an expression starts.
+    Interpolation,
+}
+
+/// A string kind whose `${…}` the lexer is inside of.
+#[derive(Clone, Copy, Debug)]
+enum Quoted {
+    /// A JavaScript template literal.
+    Template,
+    /// A Kotlin `"…"` string.
+    String,
+    /// A Kotlin `"""…"""` raw string.
+    Raw,
+}
+
+struct Lexer<'a> {
+    src: &'a [u8],
+    dialect: Dialect,
+    at: usize,
+    /// The token before the one being read (for regular expressions and JSX).
+    prev: Option<Tok>,
+    /// For each open delimiter: whether the `/` after its closer starts a regular
+    /// expression (the `)` of `if (…)`, the `}` of a block).
+    opened: Vec<bool>,
+    /// The interpolations the lexer is inside of, innermost last, with the number of
+    /// braces open inside each.
+    quoted: Vec<(Quoted, u32)>,
+    /// Whether a `/` after the closer just read starts a regular expression.
+    closed_regex_after: bool,
+    /// Newlines were crossed before the current token.
+    newline: bool,
+    /// The text could not be followed: nothing is skipped.
+    confused: bool,
+    /// What can be skipped so far, in order: block interiors and, outside them,
+    /// block comments' text (their first three and last two bytes stay, so a
+    /// `/** */` stays a doc comment).
+    skip: Vec<Range<usize>>,
+    /// Whether comments are recorded (not while matching a block whose whole
+    /// interior is skipped anyway).
+    record: bool,
+}
+
+impl<'a> Lexer<'a> {
+    fn new(src: &'a [u8], dialect: Dialect) -> Lexer<'a> {
+        let mut lex = Lexer {
+            src,
+            dialect,
+            at: 0,
+            prev: None,
+            opened: Vec::new(),
+            quoted: Vec::new(),
+            closed_regex_after: false,
+            newline: false,
+            confused: false,
+            skip: Vec::new(),
+            record: true,
+        };
+        // A `#!` line (scripts) is not code.
+        if src.starts_with(b"#!") {
+            lex.at = src.iter().position(|&b| b == b'\n').unwrap_or(src.len());
+        }
+        lex
+    }
+
+    fn peek(&self, ahead: usize) -> Option<u8> {
+        self.src.get(self.at + ahead).copied()
+    }
+
+    fn word(&self, tok: Tok) -> Option<&'a [u8]> {
+        match tok {
+            Tok::Word(s, e) => Some(&self.src[s..e]),
+            _ => None,
+        }
+    }
+
+    /// Gives up on the file; `None`, so callers can `?` out.
+    fn confused<T>(&mut self) -> Option<T> {
+        self.confused = true;
+        None
+    }
+
+    /// The next token; `None` at the end of the text or once confused.
+    fn next(&mut self) -> Option<Tok> {
+        if self.confused {
+            return None;
+        }
+        self.newline = false;
+        let tok = self.token();
+        let tok = match tok {
+            Some(tok) => tok,
+            // The text ends inside a delimiter or an interpolation.
+            None if !self.opened.is_empty() || !self.quoted.is_empty() => return self.confused(),
+            None => return None,
+        };
+        self.prev = Some(tok);
+        Some(tok)
+    }
+
+    fn token(&mut self) -> Option<Tok> {
+        loop {
+            let b = self.peek(0)?;
+            let start = self.at;
+            self.at += 1;
+            return Some(match b {
+                b'\n' => {
+                    self.newline = true;
+                    continue;
+                }
+                b' ' | b'\t' | b'\r' | b'\x0c' => continue,
+                b'/' if self.peek(0) == Some(b'/') => {
+                    self.at = memchr(b'\n', self.src, self.at).unwrap_or(self.src.len());
+                    continue;
+                }
+                b'/' if self.peek(0) == Some(b'*') => {
+                    self.at += 1;
+                    self.block_comment()?;
+                    if self.record && start + 3 < self.at - 2 {
+                        self.skip.push(start + 3..self.at - 2);
+                    }
+                    continue;
+                }
+                b'/' if self.dialect_is_script() && self.expression_starts() => {
+                    self.regex()?;
+                    Tok::Literal
+                }
+                b'<' if matches!(self.dialect, Dialect::Script { jsx: true })
+                    && self.expression_starts()
+                    && self
+                        .peek(0)
+                        .is_some_and(|c| c == b'>' || is_word(c) || c == b'/') =>
+                {
+                    // JSX (or a TSX generic arrow function): its text is not code.
+                    return self.confused();
+                }
+                b'"' => {
+                    self.double_quote()?;
+                    Tok::Literal
+                }
+                b'\'' => {
+                    match self.dialect {
+                        Dialect::Script { .. } => self.line_string(b'\'')?,
+                        Dialect::Java | Dialect::Kotlin => self.char_literal()?,
+                    }
+                    Tok::Literal
+                }
+                b'`' => match self.dialect {
+                    Dialect::Script { .. } => {
+                        self.quoted.push((Quoted::Template, 0));
+                        self.resume_quoted()?
+                    }
+                    // A Kotlin identifier in backticks (Java has none).
+                    _ => {
+                        let end = memchr(b'`', self.src, self.at);
+                        match end {
+                            Some(end) if !self.src[self.at..end].contains(&b'\n') => {
+                                self.at = end + 1;
+                                Tok::Word(start, self.at)
+                            }
+                            _ => return self.confused(),
+                        }
+                    }
+                },
+                b'(' | b'[' | b'{' => {
+                    if b == b'{' {
+                        if let Some((_, depth)) = self.quoted.last_mut() {
+                            *depth += 1;
+                        }
+                    }
+                    let regex_after = match b {
+                        b'(' => self.prev.is_some_and(|p| {
+                            self.word(p)
+                                .is_some_and(|w| matches!(w, b"if" | b"while" | b"for" | b"with"))
+                        }),
+                        b'{' => !self.expression_starts(),
+                        _ => false,
+                    };
+                    self.opened.push(regex_after);
+                    Tok::Open(b, start)
+                }
+                b')' | b']' | b'}' => {
+                    if b == b'}' {
+                        match self.quoted.last_mut() {
+                            Some((_, 0)) => return self.resume_quoted(),
+                            Some((_, depth)) => *depth -= 1,
+                            None => {}
+                        }
+                    }
+                    let Some(regex_after) = self.opened.pop() else {
+                        return self.confused();
+                    };
+                    self.closed_regex_after = regex_after;
+                    Tok::Close(b)
+                }
+                b'=' if self.peek(0) == Some(b'>') && self.dialect_is_script() => {
+                    self.at += 1;
+                    Tok::Joint(b'=')
+                }
+                b':' if self.peek(0) == Some(b':') => {
+                    self.at += 1;
+                    Tok::Joint(b':')
+                }
+                b'+' | b'-' if self.peek(0) == Some(b) => {
+                    // `a++ / b`: an increment is followed by division; as a word it
+                    // says so.
+                    self.at += 1;
+                    Tok::Word(start, self.at)
+                }
+                b if is_word(b) => {
+                    while self.peek(0).is_some_and(is_word) {
+                        self.at += 1;
+                    }
+                    Tok::Word(start, self.at)
+                }
+                _ => Tok::Punct(b),
+            });
+        }
+    }
+
+    fn dialect_is_script(&self) -> bool {
+        matches!(self.dialect, Dialect::Script { .. })
+    }
+
+    /// Whether an expression may start after the previous token, as the ECMAScript
+    /// grammar decides between a regular expression and division.
+    fn expression_starts(&self) -> bool {
+        match self.prev {
+            None => true,
+            Some(Tok::Punct(_) | Tok::Open(..) | Tok::Joint(_) | Tok::Interpolation) => true,
+            Some(Tok::Close(b'}' | b')')) => self.closed_regex_after,
+            Some(Tok::Close(_) | Tok::Literal) => false,
+            Some(tok @ Tok::Word(..)) => self.word(tok).is_some_and(|w| {
+                matches!(
+                    w,
+                    b"return"
+                        | b"typeof"
+                        | b"instanceof"
+                        | b"in"
+                        | b"of"
+                        | b"new"
+                        | b"delete"
+                        | b"void"
+                        | b"throw"
+                        | b"case"
+                        | b"do"
+                        | b"else"
+                        | b"yield"
+                        | b"await"
+                        | b"extends"
+                )
+            }),
+        }
+    }
+}
+
+impl Lexer<'_> {
+    /// After `/*`: to the end of the comment (Kotlin's nest).
+    fn block_comment(&mut self) -> Option<()> {
+        let nests = self.dialect == Dialect::Kotlin;
+        let mut depth = 1u32;
+        while let Some(b) = self.peek(0) {
+            self.at += 1;
+            match (b, self.peek(0)) {
+                (b'*', Some(b'/')) => {
+                    self.at += 1;
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(());
+                    }
+                }
+                (b'/', Some(b'*')) if nests => {
+                    self.at += 1;
+                    depth += 1;
+                }
+                _ => {}
+            }
+        }
+        self.confused()
+    }
+
+    /// After the opening `/` of a regular expression: to its flags. It cannot span
+    /// lines; a line ending first means the `/` was division after all.
+    fn regex(&mut self) -> Option<()> {
+        let mut class = false;
+        while let Some(b) = self.peek(0) {
+            self.at += 1;
+            match b {
+                b'\\' => self.at += 1,
+                b'[' => class = true,
+                b']' => class = false,
+                b'/' if !class => {
+                    while self.peek(0).is_some_and(is_word) {
+                        self.at += 1;
+                    }
+                    return Some(());
+                }
+                b'\n' => break,
+                _ => {}
+            }
+        }
+        self.confused()
+    }
+
+    /// After a quote: to the same quote on this line, escapes honoured.
+    fn line_string(&mut self, quote: u8) -> Option<()> {
+        while let Some(b) = self.peek(0) {
+            self.at += 1;
+            match b {
+                b'\\' => self.at += 1,
+                b'\n' => break,
+                b if b == quote => return Some(()),
+                _ => {}
+            }
+        }
+        self.confused()
+    }
+
+    /// After `'` in Java or Kotlin: `'x'`, `'\n'`, `'\u0041'`, `'字'`.
+    fn char_literal(&mut self) -> Option<()> {
+        match self.peek(0) {
+            Some(b'\\') => self.line_string(b'\''),
+            Some(first) if self.peek(utf8_len(first)) == Some(b'\'') => {
+                self.at += utf8_len(first) + 1;
+                Some(())
+            }
+            _ => self.confused(),
+        }
+    }
+
+    /// After `"`: a string, a Java text block or a Kotlin (raw) string.
+    fn double_quote(&mut self) -> Option<()> {
+        let triple = self.peek(0) == Some(b'"') && self.peek(1) == Some(b'"');
+        match self.dialect {
+            Dialect::Script { .. } => self.line_string(b'"'),
+            Dialect::Java if triple => {
+                self.at += 2;
+                while let Some(b) = self.peek(0) {
+                    self.at += 1;
+                    match b {
+                        b'\\' => self.at += 1,
+                        b'"' if self.peek(0) == Some(b'"') && self.peek(1) == Some(b'"') => {
+                            self.at += 2;
+                            return Some(());
+                        }
+                        _ => {}
+                    }
+                }
+                self.confused()
+            }
+            Dialect::Java => self.line_string(b'"'),
+            Dialect::Kotlin => {
+                if triple {
+                    self.at += 2;
+                }
+                let kind = if triple { Quoted::Raw } else { Quoted::String };
+                self.quoted.push((kind, 0));
+                // Up to its end or its first `${`, whose tokens follow.
+                self.resume_quoted().map(drop)
+            }
+        }
+    }
+
+    /// Reads the innermost quoted text on, from its start or from the `}` that
+    /// closed an interpolation: to its end (`Literal`, popped) or to the next `${`
+    /// (`Interpolation`).
+    fn resume_quoted(&mut self) -> Option<Tok> {
+        let Some(&(kind, _)) = self.quoted.last() else {
+            return self.confused();
+        };
+        while let Some(b) = self.peek(0) {
+            self.at += 1;
+            match (kind, b) {
+                (Quoted::Template | Quoted::String, b'\\') => self.at += 1,
+                (_, b'$') if self.peek(0) == Some(b'{') => {
+                    self.at += 1;
+                    return Some(Tok::Interpolation);
+                }
+                (Quoted::Template, b'`') | (Quoted::String, b'"') => {
+                    self.quoted.pop();
+                    return Some(Tok::Literal);
+                }
+                (Quoted::String, b'\n') => break,
+                (Quoted::Raw, b'"') if self.peek(0) == Some(b'"') && self.peek(1) == Some(b'"') => {
+                    // `""""`: a raw string ends at the last quote of the run.
+                    self.at += 2;
+                    while self.peek(0) == Some(b'"') {
+                        self.at += 1;
+                    }
+                    self.quoted.pop();
+                    return Some(Tok::Literal);
+                }
+                _ => {}
+            }
+        }
+        self.confused()
+    }
+}
+
+/// Frames the scan is in: what the walker does with a block's contents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Frame {
+    /// The file.
+    Top,
+    /// A Java or Kotlin type body, or a TypeScript namespace or bare block: braces
+    /// inside are decided one by one.
+    Inner,
+    /// A TypeScript class, interface or enum body: the walker reads its members but
+    /// enters none of them, so every brace inside is skipped.
+    Members,
+}
+
+/// What the declaration keyword last seen announces for the next `{`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pending {
+    None,
+    /// A type body (walked), with `<…>` nesting of its header's type parameters.
+    Type {
+        angle: u32,
+    },
+    /// A TypeScript namespace, module or `declare global` body (walked).
+    Namespace,
+    /// A JavaScript function's body (never walked).
+    Function,
+}
+
+/// Frames nested deeper than this give up (no file of real code comes near; a
+/// pathological one must not exhaust the stack).
+const MAX_FRAMES: u32 = 200;
+
+struct Scan<'a> {
+    lex: Lexer<'a>,
+}
+
+impl Scan<'_> {
+    /// Reads the tokens of one frame, up to its closing `}` (the file: to its end).
+    /// `None` once the lexer is confused.
+    fn frame(&mut self, frame: Frame) -> Option<()> {
+        self.frame_at(frame, 0)
+    }
+
+    fn frame_at(&mut self, frame: Frame, nesting: u32) -> Option<()> {
+        if nesting > MAX_FRAMES {
+            return self.lex.confused();
+        }
+        let script = self.lex.dialect_is_script();
+        // Parentheses and brackets open in this frame.
+        let mut depth = 0u32;
+        let mut pending = Pending::None;
+        let mut prev: Option<Tok> = None;
+        loop {
+            let Some(tok) = self.lex.next() else {
+                return (frame == Frame::Top && !self.lex.confused).then_some(());
+            };
+            match tok {
+                Tok::Open(b'{', open) if frame == Frame::Members || depth > 0 => {
+                    self.skip_block(open)?;
+                }
+                Tok::Open(b'{', open) => {
+                    let walked = match pending {
+                        Pending::Type { angle: 0 } => {
+                            Some(if script { Frame::Members } else { Frame::Inner })
+                        }
+                        // A type literal among the header's type arguments.
+                        Pending::Type { .. } => None,
+                        Pending::Namespace => Some(Frame::Inner),
+                        Pending::Function => None,
+                        Pending::None if script && self.walked_block(prev) => Some(Frame::Inner),
+                        Pending::None => None,
+                    };
+                    match walked {
+                        Some(inner) => {
+                            pending = Pending::None;
+                            self.frame_at(inner, nesting + 1)?;
+                        }
+                        None => {
+                            if !matches!(pending, Pending::Type { .. }) {
+                                pending = Pending::None;
+                            }
+                            self.skip_block(open)?;
+                        }
+                    }
+                }
+                Tok::Open(..) => depth += 1,
+                Tok::Close(_) if depth == 0 => {
+                    // The lexer refuses a closer without an opener, so this is the
+                    // frame's own `}`.
+                    return Some(());
+                }
+                Tok::Close(_) => depth -= 1,
+                Tok::Punct(b';') if depth == 0 => pending = Pending::None,
+                Tok::Punct(b'<') if depth == 0 => {
+                    if let Pending::Type { angle } = &mut pending {
+                        *angle += 1;
+                    }
+                }
+                Tok::Punct(b'>') if depth == 0 => {
+                    if let Pending::Type { angle } = &mut pending {
+                        *angle = angle.saturating_sub(1);
+                    }
+                }
+                Tok::Word(..) if depth == 0 && frame != Frame::Members => {
+                    // `Foo.class`, `Foo::class`, `a.module`: members, not keywords.
+                    let member = matches!(prev, Some(Tok::Punct(b'.') | Tok::Joint(b':')));
+                    if !member {
+                        pending = self.declares(tok).unwrap_or(pending);
+                    }
+                }
+                _ => {}
+            }
+            // After a block, what comes next is judged by its `}`.
+            prev = match tok {
+                Tok::Open(b'{', _) => Some(Tok::Close(b'}')),
+                _ => Some(tok),
+            };
+        }
+    }
+
+    /// What the keyword `tok` announces, if it is a declaration keyword of the
+    /// dialect.
+    fn declares(&self, tok: Tok) -> Option<Pending> {
+        let word = self.lex.word(tok)?;
+        let ty = Pending::Type { angle: 0 };
+        Some(match (self.lex.dialect, word) {
+            (Dialect::Script { .. }, b"class" | b"interface" | b"enum") => ty,
+            (Dialect::Script { .. }, b"namespace" | b"module" | b"global") => Pending::Namespace,
+            (Dialect::Script { .. }, b"function") => Pending::Function,
+            (Dialect::Java, b"class" | b"interface" | b"enum" | b"record") => ty,
+            (Dialect::Kotlin, b"class" | b"interface" | b"object") => ty,
+            // A member that is not a type: a class header before it had no body.
+            (Dialect::Kotlin, b"fun" | b"val" | b"var" | b"init" | b"typealias") => Pending::None,
+            _ => return None,
+        })
+    }
+
+    /// Whether a `{` with no declaration before it may be a block the walker enters
+    /// (a bare block statement at the top level or in a namespace), judged by the
+    /// token before it. Skipped only where it cannot be: after an operator, `=>`, a
+    /// keyword that starts an expression or a block of a statement the walker never
+    /// enters (`else`, `try`), or a `)` on the same line.
+    fn walked_block(&self, prev: Option<Tok>) -> bool {
+        match prev {
+            None | Some(Tok::Punct(b';') | Tok::Close(b'}' | b']') | Tok::Literal) => true,
+            Some(Tok::Close(_)) => self.lex.newline,
+            Some(Tok::Punct(_) | Tok::Open(..) | Tok::Joint(_) | Tok::Interpolation) => false,
+            Some(tok @ Tok::Word(..)) => !matches!(
+                self.lex.word(tok),
+                Some(
+                    b"return"
+                        | b"typeof"
+                        | b"instanceof"
+                        | b"in"
+                        | b"of"
+                        | b"new"
+                        | b"delete"
+                        | b"void"
+                        | b"throw"
+                        | b"case"
+                        | b"do"
+                        | b"else"
+                        | b"try"
+                        | b"finally"
+                        | b"yield"
+                        | b"await"
+                        | b"default"
+                        | b"export"
+                        | b"import"
+                )
+            ),
+        }
+    }
+
+    /// Skips the interior of the `{` just read at `open`, up to its matching `}`.
+    fn skip_block(&mut self, open: usize) -> Option<()> {
+        let mut depth = 1u32;
+        self.lex.record = false;
+        loop {
+            match self.lex.next()? {
+                Tok::Open(..) => depth += 1,
+                Tok::Close(_) => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let close = self.lex.at - 1;
+                        self.lex.record = true;
+                        if close > open + 1 {
+                            self.lex.skip.push(open + 1..close);
+                        }
+                        return Some(());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn memchr(needle: u8, src: &[u8], from: usize) -> Option<usize> {
+    src[from..]
+        .iter()
+        .position(|&b| b == needle)
+        .map(|i| from + i)
+}
+
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skipped(lang: Lang, src: &str) -> Vec<&str> {
+        skippable(lang, src.as_bytes())
+            .into_iter()
+            .map(|r| &src[r])
+            .collect()
+    }
+
+    #[test]
+    fn script_bodies_are_skipped_and_containers_walked() {
+        let src = r#"
+import { a } from "x";
+export function f(x = { d: 1 }): Promise<{ r: 1 }> { return `}${ { k: "}" } }`; }
+const g = (y) => { const re = /[}/]\}/g; return y / 2 / 3; };
+export class C<T extends { z: 1 }> extends B<{ w: 2 }> { m() { if (a) { } } static { } }
+namespace N.M { function h() { } class D { } }
+declare module "m" { interface I { p: { q: 1 } } }
+{ function inBlock() { } }
+if (x) /re}/.test(y); else { }
+label: { }
+"#;
+        expect_test::expect![[r#"
+            [
+                " a ",
+                " d: 1 ",
+                " r: 1 ",
+                " return `}${ { k: \"}\" } }`; ",
+                " const re = /[}/]\\}/g; return y / 2 / 3; ",
+                " z: 1 ",
+                " w: 2 ",
+                " if (a) { } ",
+                " ",
+                " ",
+                " q: 1 ",
+                " ",
+                " ",
+                " ",
+            ]
+        "#]]
+        .assert_debug_eq(&skipped(Lang::TypeScript, src));
+    }
+
+    #[test]
+    fn java_and_kotlin_bodies_are_skipped_and_types_walked() {
+        let java = r#"
+/** Docs, { and all. */
+@Ann({"}"}) public class A<T> extends B implements C {
+  static { init('}'); }
+  private final Class<?> k = A.class; int record;
+  String s = """
+      }""";
+  void m() throws E { new Runnable() { public void run() {} }; }
+  enum E { X { void f() {} }, Y; void g() {} }
+  record R(int x) { R { } }
+  @interface N { int v() default 1; }
+}
+"#;
+        expect_test::expect![[r#"
+            [
+                " Docs, { and all. ",
+                "\"}\"",
+                " init('}'); ",
+                " new Runnable() { public void run() {} }; ",
+                " void f() {} ",
+                " ",
+            ]
+        "#]]
+        .assert_debug_eq(&skipped(Lang::Java, java));
+        let kotlin = r#"
+class A(val f: () -> Unit = { }) : B() {
+  val x = "${ "}" + '}' }" + """${"}"}"""
+  fun m() { /* } /* } */ */ }
+  companion object { fun c() = run { } }
+  init { }
+}
+class Empty
+val y by lazy { 1 }
+enum class E(val v: Int) { X(1) { override fun f() {} }, Y(2); fun g() {} }
+fun interface F { fun f() }
+val k = A::class
+"#;
+        expect_test::expect![[r#"
+            [
+                " ",
+                " /* } /* } */ */ ",
+                " ",
+                " ",
+                " 1 ",
+                " override fun f() {} ",
+            ]
+        "#]]
+        .assert_debug_eq(&skipped(Lang::Kotlin, kotlin));
+    }
+
+    #[test]
+    fn text_the_lexer_cannot_follow_skips_nothing() {
+        for (lang, src) in [
+            (
+                Lang::JavaScript,
+                "function f() { return <div>{'}'}</div>; }",
+            ),
+            (Lang::TypeScript, "function f() { return 'x\n'; }"),
+            (Lang::TypeScript, "function f() { return (/ab\n) }"),
+            (Lang::TypeScript, "function f() { /* "),
+            (Lang::Java, "class A { void m() { } } }"),
+            (Lang::Kotlin, "fun f() { \"${ x\" }"),
+        ] {
+            assert_eq!(skipped(lang, src), Vec::<&str>::new(), "{src}");
+        }
+    }
+}
