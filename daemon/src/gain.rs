@@ -61,7 +61,11 @@ pub struct Call {
 #[derive(Debug)]
 pub struct Gain {
     path: PathBuf,
+    /// The totals as this daemon sees them: the file at its last write plus what it
+    /// counted since.
     stats: Mutex<Stats>,
+    /// What this daemon counted since its last write: what a write adds to the file.
+    unflushed: Mutex<Stats>,
     last_write: Mutex<Option<Instant>>,
     file_tokens: moka::sync::Cache<FileId, u64>,
     /// Token counts of answers by their BLAKE3: agents ask for the same outline
@@ -138,6 +142,7 @@ impl Gain {
         Gain {
             path,
             stats: Mutex::new(stats),
+            unflushed: Mutex::new(Stats::default()),
             last_write: Mutex::new(None),
             file_tokens: moka::sync::Cache::new(10_000),
             text_tokens: moka::sync::Cache::new(10_000),
@@ -227,30 +232,13 @@ impl Gain {
             Baseline::File(file) => self.tokens_of_file(file).unwrap_or(output),
         };
         let day = humantime::format_rfc3339(SystemTime::now()).to_string()[..10].to_string();
-        {
-            let mut stats = self.stats.lock().unwrap();
-            stats.total_input_tokens += input;
-            stats.total_output_tokens += output;
-            stats.total_commands += 1;
-            stats.total_errors += u64::from(error);
-            stats
-                .commands
-                .entry(call.action.to_string())
-                .or_default()
-                .add(input, output, error);
-            stats
-                .daily
-                .entry(day)
-                .or_default()
-                .add(input, output, error);
-            if let Some(file) = &call.file {
-                stats
-                    .files
-                    .entry(file.display().to_string())
-                    .or_default()
-                    .add(input, output, error);
-            }
+        let file = call.file.as_ref().map(|f| f.display().to_string());
+        // In the order `flush` takes them, so a write never sees one without the other.
+        let mut unflushed = self.unflushed.lock().unwrap();
+        for stats in [&mut *unflushed, &mut *self.stats.lock().unwrap()] {
+            stats.count(call.action, &day, file.as_deref(), (input, output), error);
         }
+        drop(unflushed);
         let due = self
             .last_write
             .lock()
@@ -281,14 +269,48 @@ impl Gain {
         Some(n)
     }
 
-    /// Writes `stats.json` now (temp file + rename: the plugin never reads half a file).
+    /// Writes `stats.json` now: under an exclusive flock on `stats.json.lock` beside
+    /// it, the file as it is on disk plus what this daemon counted since its last
+    /// write, then temp file + rename (the plugin never reads half a file). Adding to
+    /// the file instead of overwriting it keeps the counts of two daemons that run
+    /// side by side during an upgrade (`upgrade.rs`): each adds its own.
     pub fn flush(&self) {
-        let bytes =
-            serde_json::to_vec_pretty(&*self.stats.lock().unwrap()).expect("stats serialize");
         *self.last_write.lock().unwrap() = Some(Instant::now());
-        if let Err(e) = lean_ctx_shared::paths::write_private(&self.path, &bytes) {
-            tracing::warn!(path = %self.path.display(), error = %e, "cannot write stats");
+        let _lock = match self.lock_file() {
+            Ok(lock) => Some(lock),
+            Err(e) => {
+                // Unlocked, a write can at worst lose the other daemon's last second.
+                tracing::warn!(path = %self.path.display(), error = %e, "cannot lock stats");
+                None
+            }
+        };
+        let mut unflushed = self.unflushed.lock().unwrap();
+        let mut merged = self.path.parent().map(Stats::read).unwrap_or_default();
+        merged.merge(&unflushed);
+        let bytes = serde_json::to_vec_pretty(&merged).expect("stats serialize");
+        match lean_ctx_shared::paths::write_private(&self.path, &bytes) {
+            Ok(()) => {
+                *unflushed = Stats::default();
+                *self.stats.lock().unwrap() = merged;
+            }
+            Err(e) => {
+                tracing::warn!(path = %self.path.display(), error = %e, "cannot write stats");
+            }
         }
+    }
+
+    /// The flock that orders writers of `stats.json` (daemons of two builds).
+    fn lock_file(&self) -> std::io::Result<std::fs::File> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(self.path.with_extension("json.lock"))?;
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
+        Ok(file)
     }
 
     pub fn snapshot(&self) -> Stats {
@@ -313,6 +335,29 @@ mod tests {
         assert_eq!(t.release_if_idle(), None);
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn two_daemons_writing_one_stats_file_keep_each_others_counts() {
+        let tmp = tempfile::tempdir().unwrap();
+        // Two builds' daemons side by side during an upgrade, both loaded from one file.
+        let (old, new) = (
+            Arc::new(Gain::load(tmp.path())),
+            Arc::new(Gain::load(tmp.path())),
+        );
+        for round in 0..3 {
+            for (gain, action) in [(&old, "outline"), (&new, "search_symbol")] {
+                for _ in 0..=round {
+                    gain.record_error(action, "ERROR: X".into());
+                }
+                gain.flush_at_exit(Duration::from_secs(60)).await;
+            }
+        }
+        let on_disk = Stats::read(tmp.path());
+        assert_eq!(on_disk.total_commands, 12);
+        assert_eq!(on_disk.commands["outline"].commands, 6);
+        assert_eq!(on_disk.commands["search_symbol"].commands, 6);
+        assert_eq!(new.snapshot(), on_disk);
+    }
+
     #[tokio::test]
     async fn a_record_right_after_a_write_reaches_the_file_a_second_later() {
         let tmp = tempfile::tempdir().unwrap();
@@ -321,7 +366,8 @@ mod tests {
             gain.record_error("outline", "ERROR: X".into());
         }
         let on_disk = || Stats::read(tmp.path()).total_commands;
-        let deadline = Instant::now() + Duration::from_secs(10);
+        // Bounds failure only: loading the tokenizer alone takes seconds on a busy machine.
+        let deadline = Instant::now() + Duration::from_secs(60);
         while on_disk() < 3 && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }

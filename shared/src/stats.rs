@@ -45,6 +45,54 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Counts one call: in the totals, under its action and `day`, and under `file`.
+    pub fn count(
+        &mut self,
+        action: &str,
+        day: &str,
+        file: Option<&str>,
+        tokens: (u64, u64),
+        error: bool,
+    ) {
+        let (input, output) = tokens;
+        self.total_input_tokens += input;
+        self.total_output_tokens += output;
+        self.total_commands += 1;
+        self.total_errors += u64::from(error);
+        let tables = [
+            Some((&mut self.commands, action)),
+            Some((&mut self.daily, day)),
+            file.map(|f| (&mut self.files, f)),
+        ];
+        for (table, key) in tables.into_iter().flatten() {
+            table
+                .entry(key.to_string())
+                .or_default()
+                .add(input, output, error);
+        }
+    }
+
+    /// Adds `other`'s counts to these.
+    pub fn merge(&mut self, other: &Stats) {
+        self.total_input_tokens += other.total_input_tokens;
+        self.total_output_tokens += other.total_output_tokens;
+        self.total_commands += other.total_commands;
+        self.total_errors += other.total_errors;
+        for (table, theirs) in [
+            (&mut self.commands, &other.commands),
+            (&mut self.daily, &other.daily),
+            (&mut self.files, &other.files),
+        ] {
+            for (key, c) in theirs {
+                let ours = table.entry(key.clone()).or_default();
+                ours.commands += c.commands;
+                ours.errors += c.errors;
+                ours.input_tokens += c.input_tokens;
+                ours.output_tokens += c.output_tokens;
+            }
+        }
+    }
+
     /// Reads `stats.json` in `data_dir`; missing or unreadable is empty.
     pub fn read(data_dir: &Path) -> Stats {
         std::fs::read(data_dir.join(FILE_NAME))
