@@ -16,6 +16,10 @@
 //! - **Replace** starts at `doc` when the new text brings a doc comment, at the range
 //!   (the first attribute) when it brings attributes, else at the core: attributes
 //!   and doc comments the new text does not bring are kept, none is duplicated.
+//! - **The hash** an answer shows for a symbol, and an edit's `expected_hash` is
+//!   checked against, covers `doc` to the end: everything a replacement may rewrite,
+//!   so a doc comment changed on disk since the agent read the symbol is a `CONFLICT`,
+//!   not a lost update (`edit::guarded`).
 //!
 //! | language | attributes in the range | doc comment (travels, not reported) | core starts at |
 //! |---|---|---|---|
@@ -70,10 +74,35 @@ pub(super) fn core_start(node: Node<'_>) -> usize {
     node.start_byte()
 }
 
+/// Whether a sibling the grammar leaves before a declaration holds attributes and
+/// nothing else. tree-sitter-kotlin-ng reads `@Suppress("x")` after a function as an
+/// `annotated_expression` (the annotation, then its arguments as a parenthesized
+/// expression): those are the next declaration's. But it also reads whole
+/// declarations as one (`@InternalCoroutinesApi public actual open class
+/// LockFreeLinkedListNode {…}` in kotlinx-coroutines 1.8.1 becomes an infix
+/// expression): taken for attributes, they would put a whole class into the range of
+/// the next declaration, and a replacement bringing attributes would delete it.
+pub(super) fn attributes_only(node: Node<'_>) -> bool {
+    if node.kind() != "annotated_expression" {
+        return true;
+    }
+    let mut cursor = node.walk();
+    let mut after_annotation = false;
+    node.named_children(&mut cursor).all(|child| {
+        let ok = match child.kind() {
+            "annotation" | "annotated_expression" => attributes_only(child),
+            "parenthesized_expression" => after_annotation,
+            k => LEADING.contains(&k),
+        };
+        after_annotation = child.kind() == "annotation";
+        ok
+    })
+}
+
 /// Where the doc comment directly above `at` starts, past its indentation (`at`
 /// when there is none): `at` must begin its line; the comment lines are whole lines
 /// right above it.
-pub(super) fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
+pub(crate) fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
     let mut start = line_start(src, at);
     if src[start..at].iter().any(|b| !b.is_ascii_whitespace()) {
         return at;
@@ -148,7 +177,7 @@ fn trim(line: &[u8]) -> &[u8] {
 
 /// `text` with its comments removed (a signature never carries one): `#` comments in
 /// Python, `//` and `/* */` elsewhere; strings are kept whole.
-pub(super) fn strip_comments(lang: Lang, text: &[u8]) -> Vec<u8> {
+pub(crate) fn strip_comments(lang: Lang, text: &[u8]) -> Vec<u8> {
     let quotes: &[u8] = match lang {
         Lang::Rust => b"\"",
         Lang::Go => b"\"`",
