@@ -25,14 +25,20 @@
 //! |---|---|---|---|
 //! | Rust | outer `#[…]` before the item (a blank line between still attaches, as in rustc) | `///` lines, a `/** */` block | `pub`, `async`, `unsafe`, `extern`, `const`, the item keyword |
 //! | Python | `@decorator` lines | none (docstrings are in the body) | `async`, `def`, `class`; an assignment at its target |
-//! | TypeScript, TSX, JavaScript | `@decorator`s | a `/** */` block | `export`, `export default`, `declare`, `abstract`, `async`, `const`/`let`/`var` of a declaration of one name, the keyword |
+//! | TypeScript, TSX, JavaScript | `@decorator`s | a `/** */` block | `export`, `export default`, `declare`, `abstract`, `async`, `const`/`let`/`var`, the keyword |
 //! | Go | none | the `//` lines directly above | `func`, `type`, `var`, `const` of an ungrouped declaration; in a `(…)` group, the spec |
 //! | Java | annotations (`@Override`) | a `/** */` block | the first modifier (`public`) or the type |
 //! | Kotlin | annotations | a `/** */` block | the first modifier (`data`, `private`) or the keyword |
 //!
-//! Several names in one declaration (`const a = 1, b = 2` in TypeScript, `int a, b;`
-//! in Java, `X, Y float64` in Go) share it: TypeScript reports each declarator alone
-//! (the keyword belongs to neither), Java and Go report the whole declaration for each.
+//! Several names in one declaration (`const a = 1, b = 2` in TypeScript and
+//! JavaScript, `int a, b;` in Java, `var X, Y float64` and a `(…)` group's
+//! `A, B = 1, 2` in Go) share it: each name is a symbol of its own (its own
+//! `name_path` and outline row, a signature naming it alone: `const b`), and all
+//! report the whole declaration as their range. Insert-before and -after land outside
+//! it; `replace_symbol_body` on one of the names is refused (`INVALID_TARGET` naming
+//! the others, `edit.rs`), since it would rewrite its siblings too: the declaration's
+//! lines are how to rewrite them together. A name alone in its declaration (a Go
+//! group's `C = 3`) is edited as any other.
 
 use tree_sitter::Node;
 
