@@ -162,14 +162,20 @@ pub fn check_file_as(lang: Lang, rel: &str, src: &[u8], reads: &Reads) -> Option
         return None;
     }
     let all = parents(source.parsed().top(), None);
+    // How many symbols share each range (a declaration of several names).
+    let mut sharing: HashMap<(usize, usize), usize> = HashMap::new();
+    for (s, _) in &all {
+        *sharing.entry((s.bytes().start, s.bytes().end)).or_default() += 1;
+    }
+    let grouped = |s: Symbol<'_>| sharing[&(s.bytes().start, s.bytes().end)] > 1;
     let rows = overview(&source, rel, src, reads);
     let mut inserts = Vec::with_capacity(all.len());
     let mut results: Vec<(String, Result<(), String>)> = all
         .iter()
         .zip(&rows)
         .map(|(&(s, _), row)| {
-            let check = outline_entry(&source, rel, src, s, row)
-                .and_then(|address| own_text(&source, rel, src, s, &address))
+            let check = outline_entry(&source, rel, src, s, row, grouped(s))
+                .and_then(|address| own_text(&source, rel, src, s, &address, grouped(s)))
                 .and_then(|()| starts_at_first_keyword(lang, src, s, &all))
                 .and_then(|()| only_attributes_before_the_core(lang, src, s))
                 .and_then(|()| insertion(&source, rel, lang, src, s, &all))
@@ -291,15 +297,6 @@ fn overview(source: &Source, rel: &str, src: &[u8], reads: &Reads) -> Vec<Row> {
         .collect()
 }
 
-/// The symbols sharing `s`'s declaration (`int a, b;`), `s` included.
-fn group<'a>(source: &'a Source, s: Symbol<'_>) -> Vec<Symbol<'a>> {
-    source
-        .parsed()
-        .all()
-        .filter(|o| o.bytes() == s.bytes())
-        .collect()
-}
-
 /// (d): `replace_symbol_body` by the overview row's `name_path` with its own text and
 /// the row's hash, else by the address `AMBIGUOUS_SYMBOL` lists for the row's line.
 /// Answers the address that edits `s` alone.
@@ -309,6 +306,7 @@ fn outline_entry(
     src: &[u8],
     s: Symbol<'_>,
     row: &Row,
+    grouped: bool,
 ) -> Result<String, String> {
     if row.line != s.range().start.line || row.info.name_path != s.name_path() {
         return Err(format!(
@@ -367,9 +365,11 @@ fn outline_entry(
     match planned {
         Ok(p) if p.content == src => Ok(address),
         Ok(_) => Err("replace by its overview entry changed the file".into()),
-        Err(e) if e.code == ErrorCode::InvalidTarget && group(source, s).len() > 1 => {
-            let named = group(source, s)
-                .iter()
+        Err(e) if e.code == ErrorCode::InvalidTarget && grouped => {
+            let named = source
+                .parsed()
+                .all()
+                .filter(|o| o.bytes() == s.bytes())
                 .all(|o| o.name_path() == s.name_path() || e.message.contains(o.name_path()));
             if named {
                 Ok(address)
@@ -392,11 +392,12 @@ fn own_text(
     src: &[u8],
     s: Symbol<'_>,
     address: &str,
+    grouped: bool,
 ) -> Result<(), String> {
     let end = s.bytes().end;
     let range = utf8(&src[s.bytes()])?;
+    // Its range alone: (d) replaced it by that.
     let mut texts = vec![
-        ("its range", range.to_string()),
         ("its range and a newline", format!("{range}\n")),
         ("its core", utf8(&src[s.core_start()..end])?.to_string()),
     ];
@@ -410,7 +411,7 @@ fn own_text(
         name_path: address.to_string(),
         path: None,
     };
-    if group(source, s).len() > 1 {
+    if grouped {
         // Refused by name (checked in (d)): the whole lines, by their own text.
         let lines = LineIndex::new(src);
         let (first, last) = (s.range().start.line, s.range().end.line);
@@ -550,10 +551,14 @@ fn starts_at_first_keyword(
         .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
         .map_or(0, |i| i + 1);
     let word = &before[word_start..];
-    let word_line = src[line_start(src, word_start)..].trim_ascii_start();
-    let in_comment = [&b"//"[..], b"*", b"/*", b"#"]
-        .iter()
-        .any(|c| word_line.starts_with(c));
+    // In a comment: a comment line, or after `//`, `/*` (`#` in Python) on its line
+    // (`var cont = null // waiting for new value`).
+    let prefix = &src[line_start(src, word_start)..word_start];
+    let in_comment = prefix.trim_ascii_start().starts_with(b"*")
+        || prefix.windows(2).any(|w| w == b"//" || w == b"/*")
+        || ((lang == Lang::Python || lang == Lang::Rust)
+            && prefix.trim_ascii_start().starts_with(b"#"))
+        || (lang == Lang::Python && prefix.contains(&b'#'));
     // A word after a `.` is a member or a package (`_size.value`, `package
     // kotlinx.coroutines.internal`), and one ending another declaration is its
     // last word: neither is a modifier of this one.
@@ -885,6 +890,11 @@ mod tests {
                 Lang::Rust,
                 "serde 1.0 (src/lib.rs, shortened)",
                 "/// Doc.\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    /// One.\n    #[test]\n    fn one() {}\n\n    #[test]\n    #[should_panic]\n    fn two() {}\n}\n",
+            ),
+            (
+                Lang::Rust,
+                "hashbrown 0.17.2 (src/alloc.rs, shortened: a method of each of two `mod inner`s)",
+                "#[cfg(test)]\nmod inner {\n    pub(crate) fn do_alloc() {}\n}\n\n#[cfg(not(test))]\nmod inner {\n    pub(crate) fn do_alloc() {}\n}\n",
             ),
             (
                 Lang::Python,

@@ -533,10 +533,10 @@ pub fn ambiguous<'a>(query: &str, found: impl Iterator<Item = (Symbol<'a>, &'a s
 }
 
 /// How each of `found` (the symbols one name path matched, with their files) is
-/// addressed so that it alone matches in its file: its name path; `[0]` after it for
-/// the first of duplicates (stored without an index, so its bare path names every
-/// duplicate, `index::name_path`); anchored with `/` when it also names a deeper
-/// candidate. What `AMBIGUOUS_SYMBOL` lists, so a retry with a candidate succeeds.
+/// addressed so that it alone matches in its file: its name path; `[0]` after it, or
+/// after every segment, for the first of duplicates (stored without an index, so its
+/// bare path names every duplicate, `index::name_path`); anchored with `/` when it
+/// also names a deeper candidate. What `AMBIGUOUS_SYMBOL` lists, so a retry with a candidate succeeds.
 fn addresses(found: &[(Symbol<'_>, &str)]) -> Vec<String> {
     let matches = |query: &str, file: &str| {
         let query = NamePath::parse(query);
@@ -549,11 +549,16 @@ fn addresses(found: &[(Symbol<'_>, &str)]) -> Vec<String> {
         .iter()
         .map(|(s, file)| {
             let path = s.name_path();
+            // `[0]` on every segment too: a method of the first of two `mod inner`s is
+            // `inner[0]/do_alloc` (hashbrown 0.17's `alloc.rs`).
+            let first = NamePath::first_of_duplicates(path);
             [
                 path.to_string(),
                 format!("{path}[0]"),
+                first.clone(),
                 format!("/{path}"),
                 format!("/{path}[0]"),
+                format!("/{first}"),
             ]
             .into_iter()
             .find(|a| matches(a, file) == 1)
