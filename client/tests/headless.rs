@@ -1616,3 +1616,180 @@ fn paths_from_outside_the_root_start_at_the_root() {
     );
     assert_eq!(v["path"], "src/lib.rs", "{v}");
 }
+
+/// Issue 16: a symbol's hash covers everything a replacement may rewrite, its doc
+/// comment included. Someone changes the doc comment on disk after the agent read the
+/// symbol (overview, `read --name-path`): the agent's edit with the hash it read is a
+/// `CONFLICT` and the file keeps the other writer's doc comment, whether the new
+/// text brings its own doc comment or keeps the one on disk; with the hash read again
+/// the edit goes through.
+#[test]
+fn a_doc_comment_changed_since_the_read_is_a_conflict_not_a_lost_update() {
+    let src = "pub fn zero() -> u8 { 0 }\n\n/// Adds one.\n#[inline]\npub fn add(a: u8) -> u8 { a + 1 }\n";
+    let (env, root) = project(&[("src/lib.rs", src)]);
+    let file = root.join("src/lib.rs");
+    let v = ok(&env, &root, &["refactor", "symbols-overview", "src/lib.rs"]);
+    let listed = v["symbols"][1]["hash"].as_str().unwrap().to_string();
+    let decl = "/// Adds one.\n#[inline]\npub fn add(a: u8) -> u8 { a + 1 }";
+    assert_eq!(listed, hash(decl.as_bytes()), "{v}");
+    let read = ok(&env, &root, &["read", "src/lib.rs", "--name-path", "add"]);
+    assert_eq!(read["files"][0]["hash"], listed.as_str(), "{read}");
+    assert_eq!(
+        read["files"][0]["content"]["Lines"]["lines"][0], "/// Adds one.",
+        "the read shows what its hash covers: {read}"
+    );
+
+    let theirs = src.replace("/// Adds one.", "/// Adds one; wraps at 255.");
+    fs::write(&file, &theirs).unwrap();
+    for body in [
+        "/// Adds one.\n#[inline]\npub fn add(a: u8) -> u8 { a.wrapping_add(1) }",
+        "pub fn add(a: u8) -> u8 { a.wrapping_add(1) }",
+    ] {
+        let (code, v) = err_code(
+            &env,
+            &root,
+            &[
+                "refactor",
+                "replace-symbol-body",
+                "--name-path",
+                "add",
+                "--new-body",
+                body,
+                "--expected-hash",
+                &listed,
+            ],
+        );
+        assert_eq!(code, "CONFLICT", "{v}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), theirs);
+    }
+
+    let now = ok(&env, &root, &["read", "src/lib.rs", "--name-path", "add"]);
+    let now = now["files"][0]["hash"].as_str().unwrap().to_string();
+    ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "add",
+            "--new-body",
+            "pub fn add(a: u8) -> u8 { a.wrapping_add(1) }",
+            "--expected-hash",
+            &now,
+        ],
+    );
+    assert_eq!(
+        fs::read_to_string(&file).unwrap(),
+        theirs.replace("{ a + 1 }", "{ a.wrapping_add(1) }")
+    );
+}
+
+/// Issue 16: a declaration of several names (Java `int a, b;`, Go `var X, Y T` and
+/// `A, B = 1, 2` in a `const (…)` group, TypeScript `const a = 1, b = 2`) is one
+/// range each name reports, with a signature naming it alone. Replacing one name
+/// alone would rewrite its siblings: `INVALID_TARGET` naming them, file untouched; a
+/// name alone in its declaration is replaced as usual, an insert lands outside the
+/// declaration, and its lines rewrite it whole.
+#[test]
+fn one_name_of_a_declaration_of_several_is_never_replaced_alone() {
+    let java = "class K {\n    static final int A1 = 1, B1 = 2;\n}\n";
+    let go = "package p\n\nvar X, Y float64\n\nconst (\n\tA, B = 1, 2\n\tC    = 3\n)\n";
+    let ts = "export const a = 1, b = 2;\n";
+    let (env, root) = project(&[("K.java", java), ("p.go", go), ("p.ts", ts)]);
+    let read = |path: &str| fs::read_to_string(root.join(path)).unwrap();
+    for (path, name, sibling, body) in [
+        ("K.java", "K/B1", "K/A1", "static final int B1 = 3;"),
+        ("p.go", "Y", "X", "var Y float64 = 1"),
+        ("p.go", "B", "A", "B = 5"),
+        ("p.ts", "b", "a", "export const b = 3;"),
+    ] {
+        let before = read(path);
+        let (code, v) = err_code(
+            &env,
+            &root,
+            &[
+                "refactor",
+                "replace-symbol-body",
+                "--name-path",
+                name,
+                "--path",
+                path,
+                "--new-body",
+                body,
+            ],
+        );
+        assert_eq!(code, "INVALID_TARGET", "{name}: {v}");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("{sibling:?}")) || message.contains(sibling),
+            "{v}"
+        );
+        assert!(
+            v["error"]["remedy"].as_str().unwrap().contains("line"),
+            "{v}"
+        );
+        assert_eq!(read(path), before, "{name}");
+    }
+
+    let v = ok(&env, &root, &["refactor", "symbols-overview", "p.ts"]);
+    let b = &v["symbols"][1];
+    assert_eq!(b["name_path"], "b", "{v}");
+    assert_eq!(b["signature"], "export const b", "{v}");
+    assert_eq!(b["range"], v["symbols"][0]["range"], "{v}");
+
+    let edit = |verb: &str, path: &str, name: &str, flag: &str, text: &str| {
+        ok(
+            &env,
+            &root,
+            &[
+                "refactor",
+                verb,
+                "--name-path",
+                name,
+                "--path",
+                path,
+                flag,
+                text,
+            ],
+        );
+    };
+    edit(
+        "insert-before-symbol",
+        "p.ts",
+        "b",
+        "--text",
+        "export const z = 0;",
+    );
+    assert_eq!(
+        read("p.ts"),
+        "export const z = 0;\nexport const a = 1, b = 2;\n"
+    );
+    edit("replace-symbol-body", "p.go", "C", "--new-body", "C = 4");
+    assert!(
+        read("p.go").contains("\tA, B = 1, 2\n\tC = 4\n)"),
+        "{}",
+        read("p.go")
+    );
+    ok(
+        &env,
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--path",
+            "p.go",
+            "--line",
+            "3",
+            "--end-line",
+            "3",
+            "--new-body",
+            "var X, Y float32",
+        ],
+    );
+    assert!(
+        read("p.go").starts_with("package p\n\nvar X, Y float32\n\n"),
+        "{}",
+        read("p.go")
+    );
+}

@@ -5,10 +5,10 @@
 //! the pinned packages `fetch-conformance.sh` fetches from PyPI, npm, the Go module
 //! proxy and Maven Central.
 //!
-//! Run: `cargo bench -p lean-ctx-daemon --bench conformance` (fetches on first run).
-//! The registry holds tens of thousands of Rust files: every tenth is checked unless
-//! `LEAN_CTX_CONFORMANCE_RUST_EVERY` says otherwise (1: all). Exits non-zero when any
-//! symbol fails.
+//! Run: `cargo bench -p lean-ctx-daemon --bench conformance` (fetches on first run),
+//! every file of every corpus; `-- rust kotlin` for some of them (`rust`, `python`,
+//! `typescript`, `go`, `java`, `kotlin`). `LEAN_CTX_CONFORMANCE_RUST_EVERY=N` checks
+//! every Nth registry file only. Exits non-zero when any symbol fails.
 
 use std::{path::PathBuf, time::Instant};
 
@@ -21,9 +21,16 @@ fn main() {
     let rust_every = std::env::var("LEAN_CTX_CONFORMANCE_RUST_EVERY")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(10);
-    let mut dirs = vec![(home.join("registry/src"), rust_every)];
-    dirs.extend(["python", "typescript", "go", "java", "kotlin"].map(|l| (corpus.join(l), 1)));
+        .unwrap_or(1);
+    // `cargo bench` passes `--bench`; corpora are the other arguments.
+    let asked: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let mut dirs = vec![("rust", home.join("registry/src"), rust_every)];
+    dirs.extend(["python", "typescript", "go", "java", "kotlin"].map(|l| (l, corpus.join(l), 1)));
+    dirs.retain(|(name, ..)| asked.is_empty() || asked.iter().any(|a| a == name));
+    let dirs = dirs.into_iter().map(|(_, dir, every)| (dir, every));
     let mut failed = 0;
     println!("| language | files | not parsed cleanly | symbols | failures | seconds |");
     println!("|---|---|---|---|---|---|");

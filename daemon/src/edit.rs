@@ -237,10 +237,13 @@ impl Source {
 pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, LeanError> {
     let (lang, original, parsed) = (source.lang, &source.bytes, &source.parsed);
     let decl = locate(original, parsed, rel, edit.target)?;
+    if edit.action == EditAction::ReplaceSymbolBody {
+        refuse_one_of_a_group(original, parsed, rel, &decl)?;
+    }
     let target = decl.range.clone();
     let current = &original[target.clone()];
     if let Some(expected) = edit.expected_hash {
-        let found = blake3::hash(current).to_hex();
+        let found = blake3::hash(&original[decl.doc..target.end]).to_hex();
         if !hash_matches(found.as_str(), expected) {
             return Err(LeanError::new(
                 ErrorCode::Conflict,
@@ -275,8 +278,10 @@ pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, L
     // `inserted` that is the agent's text (without a line ending we added).
     let (at, inserted, written) = match edit.action {
         EditAction::ReplaceSymbolBody => {
+            let own = String::from_utf8_lossy(&original[target.clone()]);
+            let own = min_indent(own.lines().skip(1));
             let bytes = with_line_endings(
-                &reindent_continuation(text, indent, lang == Lang::Python),
+                &reindent_continuation(text, indent, lang == Lang::Python, own),
                 crlf,
             );
             let len = bytes.len();
@@ -354,13 +359,15 @@ pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, L
 /// `index/decl.rs`, or whole lines.
 #[derive(Debug)]
 struct Target {
-    /// The reported range (what `expected_hash` covers).
+    /// The reported range; `expected_hash` covers `doc..range.end`.
     range: Range<usize>,
     /// Where its doc comment and its first keyword start.
     doc: usize,
     core: usize,
     /// A declaration, not lines: siblings and attributes apply.
     symbol: bool,
+    /// The declaration's name path (a symbol's).
+    name: Option<String>,
 }
 
 impl Target {
@@ -370,6 +377,7 @@ impl Target {
             doc: s.doc_start(),
             core: s.core_start(),
             symbol: true,
+            name: Some(s.name_path().to_string()),
         }
     }
 
@@ -402,6 +410,45 @@ impl Target {
             self.core
         }
     }
+}
+
+/// A replacement of one name of a declaration that declares several (`int a, b;`,
+/// `var X, Y T`, `const a = 1, b = 2`): they share one range (`index/decl.rs`), so
+/// replacing it would rewrite its siblings too. Refused, naming them, rather than
+/// silently rewriting or dropping a name the agent did not ask about.
+fn refuse_one_of_a_group(
+    src: &[u8],
+    parsed: &FileSymbols,
+    rel: &str,
+    decl: &Target,
+) -> Result<(), LeanError> {
+    let Some(name) = &decl.name else {
+        return Ok(());
+    };
+    let group: Vec<Symbol<'_>> = parsed.all().filter(|o| o.bytes() == decl.range).collect();
+    if group.len() < 2 {
+        return Ok(());
+    }
+    let others: Vec<&str> = group
+        .iter()
+        .map(|o| o.name_path())
+        .filter(|p| p != name)
+        .collect();
+    let lines = LineIndex::new(src);
+    let (first, last) = (
+        lines.position(src, decl.range.start).line,
+        lines.position(src, decl.range.end).line,
+    );
+    Err(LeanError::new(
+        ErrorCode::InvalidTarget,
+        format!(
+            "{name:?} is declared together with {} in one declaration ({rel}:{first}-{last}): replacing it would rewrite them too; file untouched",
+            others.join(", ")
+        ),
+    )
+    .with_remedy(format!(
+        "replace lines {first}-{last} (line and end_line) with text declaring every name you keep, or insert a new declaration before or after it"
+    )))
 }
 
 /// What an edit target addresses in `src`.
@@ -449,6 +496,7 @@ fn locate(
                     doc: start,
                     core: start,
                     symbol: false,
+                    name: None,
                 });
             }
             // The innermost symbol starting on the line, else the innermost containing it.
@@ -484,13 +532,19 @@ pub fn hash_matches(found: &str, given: &str) -> bool {
 /// it is found.
 pub fn current_target(file: &Jailed, lang: Lang, target: &EditTarget) -> Option<(u32, String)> {
     let original = file.read().ok()?;
-    let range = locate(&original, &extract(lang, &original), &file.rel, target)
-        .ok()?
-        .range;
+    let found = locate(&original, &extract(lang, &original), &file.rel, target).ok()?;
+    let range = found.doc..found.range.end;
     let line = LineIndex::new(&original)
         .position(&original, range.start)
         .line;
     Some((line, String::from_utf8_lossy(&original[range]).into_owned()))
+}
+
+/// The bytes of `s` that its hash covers (what answers show and `expected_hash` is
+/// checked against): its doc comment, attributes and declaration, everything a
+/// replacement may rewrite (`index/decl.rs`).
+pub fn guarded(s: Symbol<'_>) -> Range<usize> {
+    s.doc_start()..s.bytes().end
 }
 
 /// Symbols of one file matching the name path `query` (`index::name_path`: relative
@@ -528,10 +582,10 @@ pub fn ambiguous<'a>(query: &str, found: impl Iterator<Item = (Symbol<'a>, &'a s
 }
 
 /// How each of `found` (the symbols one name path matched, with their files) is
-/// addressed so that it alone matches in its file: its name path; `[0]` after it for
-/// the first of duplicates (stored without an index, so its bare path names every
-/// duplicate, `index::name_path`); anchored with `/` when it also names a deeper
-/// candidate. What `AMBIGUOUS_SYMBOL` lists, so a retry with a candidate succeeds.
+/// addressed so that it alone matches in its file: its name path; `[0]` after it, or
+/// after every segment, for the first of duplicates (stored without an index, so its
+/// bare path names every duplicate, `index::name_path`); anchored with `/` when it
+/// also names a deeper candidate. What `AMBIGUOUS_SYMBOL` lists, so a retry with a candidate succeeds.
 fn addresses(found: &[(Symbol<'_>, &str)]) -> Vec<String> {
     let matches = |query: &str, file: &str| {
         let query = NamePath::parse(query);
@@ -544,31 +598,22 @@ fn addresses(found: &[(Symbol<'_>, &str)]) -> Vec<String> {
         .iter()
         .map(|(s, file)| {
             let path = s.name_path();
+            // `[0]` on every segment too: a method of the first of two `mod inner`s is
+            // `inner[0]/do_alloc` (hashbrown 0.17's `alloc.rs`).
+            let first = NamePath::first_of_duplicates(path);
             [
                 path.to_string(),
                 format!("{path}[0]"),
+                first.clone(),
                 format!("/{path}"),
                 format!("/{path}[0]"),
+                format!("/{first}"),
             ]
             .into_iter()
             .find(|a| matches(a, file) == 1)
             .unwrap_or_else(|| path.to_string())
         })
         .collect()
-}
-
-/// The name path that addresses `s` alone in its file (`parsed`), as an agent would
-/// use it after an `AMBIGUOUS_SYMBOL` listed it.
-pub fn address_of(parsed: &FileSymbols, s: Symbol<'_>) -> String {
-    let found: Vec<(Symbol<'_>, &str)> = match_name_path(parsed, s.name_path())
-        .into_iter()
-        .map(|o| (o, ""))
-        .collect();
-    let at = found.iter().position(|(o, _)| o.bytes() == s.bytes());
-    at.map_or_else(
-        || s.name_path().to_string(),
-        |i| addresses(&found).swap_remove(i),
-    )
 }
 
 fn uses_crlf(src: &[u8]) -> bool {
@@ -703,7 +748,11 @@ fn reindent_block(text: &str, indent: &str) -> String {
 /// A replacement starts where the old declaration started, after its indentation; its
 /// later lines are indented to match when written relative to column 0. In Python a
 /// body at exactly the declaration's indentation is relative (it must be deeper).
-fn reindent_continuation(text: &str, indent: &str, python: bool) -> String {
+/// `own` is how shallow the old declaration's own later lines are: a text laid out
+/// like them is taken as written, even where the file closes a declaration left of
+/// where it starts (kotlinx-coroutines' `DefaultExecutor.reschedule` starts at
+/// column 5 and ends with a `}` at column 4).
+fn reindent_continuation(text: &str, indent: &str, python: bool, own: Option<usize>) -> String {
     let mut lines = text.lines();
     let Some(first) = lines.next() else {
         return text.to_string();
@@ -718,6 +767,7 @@ fn reindent_continuation(text: &str, indent: &str, python: bool) -> String {
     let next = rest.iter().find(|l| !l.trim().is_empty()).copied();
     let header = python && first.trim_end().ends_with(':');
     let absolute = match (min_indent(rest.iter().copied()), next) {
+        (Some(m), _) if own.is_some_and(|o| o < indent.len()) && own == Some(m) => true,
         (Some(m), Some(next)) => {
             let next = next.len() - next.trim_start().len();
             m >= indent.len() && (next > indent.len() || !header)

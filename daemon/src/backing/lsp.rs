@@ -81,28 +81,39 @@ impl Target {
         })
     }
 
-    /// `NO_SYMBOL_AT_POSITION` unless the position touches a word (the character at
-    /// it, or the one before it: a caret just after a name): servers answer a blank
-    /// or a bracket with no locations (most) or an internal error (gopls), and
-    /// neither is an answer about a symbol.
+    /// `NO_SYMBOL_AT_POSITION` unless the position touches a name, decided by the
+    /// file's own tree-sitter parse before a server is asked: the token at the
+    /// position (or the one just before it: a caret right after a name) must be a
+    /// named leaf (an identifier, `self`, a string's text) that is not a comment or a
+    /// number. A keyword, punctuation, a blank,
+    /// a comment or a number holds no symbol, whatever a server makes of it: most
+    /// answer no locations, gopls an error (`server.rs`'s `no_symbol_here`, the last
+    /// resort for what the tree cannot tell).
     fn require_word(&self, at: &FilePosition) -> Result<(), LeanError> {
-        let line = self
-            .synced
-            .text
-            .text()
+        let text = self.synced.text.text();
+        let named = Lang::from_path(&self.file.abs).and_then(|lang| {
+            let src = text.as_bytes();
+            let offset = LineIndex::new(src).offset(src, Position::new(at.line, at.column))?;
+            let tree = lang.parse(src, &[])?;
+            let names = |b: usize| {
+                tree.root_node()
+                    .descendant_for_byte_range(b, b + 1)
+                    .is_some_and(|n| {
+                        n.byte_range().contains(&b)
+                            && n.child_count() == 0
+                            && n.is_named()
+                            && !no_symbol_kind(n.kind())
+                    })
+            };
+            Some(names(offset) || offset.checked_sub(1).is_some_and(names))
+        });
+        if named != Some(false) {
+            return Ok(());
+        }
+        let line = text
             .split('\n')
             .nth((at.line as usize).saturating_sub(1))
             .unwrap_or("");
-        let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-        let mut chars = line.chars().skip((at.column as usize).saturating_sub(1));
-        let (before, here) = if at.column == 0 {
-            (None, chars.next())
-        } else {
-            (chars.next(), chars.next())
-        };
-        if before.is_some_and(word) || here.is_some_and(word) {
-            return Ok(());
-        }
         Err(LeanError::new(
             ErrorCode::NoSymbolAtPosition,
             format!(
@@ -174,6 +185,18 @@ async fn target(cx: &Cx<'_>, file: &Jailed, wait_ms: u32) -> Result<Target, Lean
         server,
         synced,
     })
+}
+
+/// Tree-sitter node kinds that are named but hold no symbol: comments and numbers
+/// (`integer_literal`, `int_literal`, `number`, `float`, …) in every grammar here.
+fn no_symbol_kind(kind: &str) -> bool {
+    kind.contains("comment")
+        || kind.contains("integer")
+        || kind.contains("float")
+        || matches!(
+            kind,
+            "number" | "int_literal" | "imaginary_literal" | "rune_literal"
+        )
 }
 
 pub async fn navigate(

@@ -18,7 +18,7 @@ use lean_ctx_shared::{
 use super::{Cx, blocking, hashes::remember};
 use crate::{
     budget::{self, Budget},
-    edit::{Written, ambiguous, match_name_path},
+    edit::{Written, ambiguous, guarded, match_name_path},
     index::{
         lang::Lang,
         symbols::{FileSymbols, Symbol, extract},
@@ -207,14 +207,16 @@ pub fn edited(
         return;
     };
     let bytes = &written.content;
-    let (first, last) = (sym.range().start.line, sym.range().end.line);
-    let text = window_lines(bytes, &LineIndex::new(bytes), first, last).join("\n");
+    let lines = LineIndex::new(bytes);
+    let first = lines.position(bytes, sym.doc_start()).line;
+    let last = sym.range().end.line;
+    let text = window_lines(bytes, &lines, first, last).join("\n");
     let key = Key {
         root: project.root.clone(),
         path: file.rel.clone(),
         view: View::Symbol(sym.name_path().to_string()),
     };
-    let hash = remember(&bytes[sym.bytes()], reads);
+    let hash = remember(&bytes[guarded(sym)], reads);
     reads.give(&session.id, key, &hash, first, text.into());
 }
 
@@ -290,13 +292,14 @@ fn one(
                 }
                 many => return Err(ambiguous(name_path, many.iter().map(|s| (*s, rel)))),
             };
-            let range = sym.range();
+            // From the doc comment: the window shows what its hash covers.
+            let first = index.position(&bytes, sym.doc_start()).line;
             (
                 View::Symbol(sym.name_path().to_string()),
                 Window {
-                    first: range.start.line,
-                    last: range.end.line,
-                    hashed: sym.bytes(),
+                    first,
+                    last: sym.range().end.line,
+                    hashed: guarded(sym),
                     name_path: Some(sym.name_path().to_string()),
                 },
             )
@@ -414,7 +417,7 @@ fn digest(
         out: &mut Vec<SymbolDigest>,
     ) -> bool {
         for sym in syms {
-            let hash = remember(&bytes[sym.bytes()], reads);
+            let hash = remember(&bytes[guarded(sym)], reads);
             let d = SymbolDigest {
                 kind: sym.kind(),
                 name_path: sym.name_path().to_string(),

@@ -16,19 +16,29 @@
 //! - **Replace** starts at `doc` when the new text brings a doc comment, at the range
 //!   (the first attribute) when it brings attributes, else at the core: attributes
 //!   and doc comments the new text does not bring are kept, none is duplicated.
+//! - **The hash** an answer shows for a symbol, and an edit's `expected_hash` is
+//!   checked against, covers `doc` to the end: everything a replacement may rewrite,
+//!   so a doc comment changed on disk since the agent read the symbol is a `CONFLICT`,
+//!   not a lost update (`edit::guarded`).
 //!
 //! | language | attributes in the range | doc comment (travels, not reported) | core starts at |
 //! |---|---|---|---|
 //! | Rust | outer `#[…]` before the item (a blank line between still attaches, as in rustc) | `///` lines, a `/** */` block | `pub`, `async`, `unsafe`, `extern`, `const`, the item keyword |
 //! | Python | `@decorator` lines | none (docstrings are in the body) | `async`, `def`, `class`; an assignment at its target |
-//! | TypeScript, TSX, JavaScript | `@decorator`s | a `/** */` block | `export`, `export default`, `declare`, `abstract`, `async`, `const`/`let`/`var` of a declaration of one name, the keyword |
+//! | TypeScript, TSX, JavaScript | `@decorator`s | a `/** */` block | `export`, `export default`, `declare`, `abstract`, `async`, `const`/`let`/`var`, the keyword |
 //! | Go | none | the `//` lines directly above | `func`, `type`, `var`, `const` of an ungrouped declaration; in a `(…)` group, the spec |
 //! | Java | annotations (`@Override`) | a `/** */` block | the first modifier (`public`) or the type |
 //! | Kotlin | annotations | a `/** */` block | the first modifier (`data`, `private`) or the keyword |
 //!
-//! Several names in one declaration (`const a = 1, b = 2` in TypeScript, `int a, b;`
-//! in Java, `X, Y float64` in Go) share it: TypeScript reports each declarator alone
-//! (the keyword belongs to neither), Java and Go report the whole declaration for each.
+//! Several names in one declaration (`const a = 1, b = 2` in TypeScript and
+//! JavaScript, `int a, b;` in Java, `var X, Y float64` and a `(…)` group's
+//! `A, B = 1, 2` in Go) share it: each name is a symbol of its own (its own
+//! `name_path` and outline row, a signature naming it alone: `const b`), and all
+//! report the whole declaration as their range. Insert-before and -after land outside
+//! it; `replace_symbol_body` on one of the names is refused (`INVALID_TARGET` naming
+//! the others, `edit.rs`), since it would rewrite its siblings too: the declaration's
+//! lines are how to rewrite them together. A name alone in its declaration (a Go
+//! group's `C = 3`) is edited as any other.
 
 use tree_sitter::Node;
 
@@ -70,10 +80,35 @@ pub(super) fn core_start(node: Node<'_>) -> usize {
     node.start_byte()
 }
 
+/// Whether a sibling the grammar leaves before a declaration holds attributes and
+/// nothing else. tree-sitter-kotlin-ng reads `@Suppress("x")` after a function as an
+/// `annotated_expression` (the annotation, then its arguments as a parenthesized
+/// expression): those are the next declaration's. But it also reads whole
+/// declarations as one (`@InternalCoroutinesApi public actual open class
+/// LockFreeLinkedListNode {…}` in kotlinx-coroutines 1.8.1 becomes an infix
+/// expression): taken for attributes, they would put a whole class into the range of
+/// the next declaration, and a replacement bringing attributes would delete it.
+pub(super) fn attributes_only(node: Node<'_>) -> bool {
+    if node.kind() != "annotated_expression" {
+        return true;
+    }
+    let mut cursor = node.walk();
+    let mut after_annotation = false;
+    node.named_children(&mut cursor).all(|child| {
+        let ok = match child.kind() {
+            "annotation" | "annotated_expression" => attributes_only(child),
+            "parenthesized_expression" => after_annotation,
+            k => LEADING.contains(&k),
+        };
+        after_annotation = child.kind() == "annotation";
+        ok
+    })
+}
+
 /// Where the doc comment directly above `at` starts, past its indentation (`at`
 /// when there is none): `at` must begin its line; the comment lines are whole lines
 /// right above it.
-pub(super) fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
+pub(crate) fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
     let mut start = line_start(src, at);
     if src[start..at].iter().any(|b| !b.is_ascii_whitespace()) {
         return at;
@@ -148,7 +183,7 @@ fn trim(line: &[u8]) -> &[u8] {
 
 /// `text` with its comments removed (a signature never carries one): `#` comments in
 /// Python, `//` and `/* */` elsewhere; strings are kept whole.
-pub(super) fn strip_comments(lang: Lang, text: &[u8]) -> Vec<u8> {
+pub(crate) fn strip_comments(lang: Lang, text: &[u8]) -> Vec<u8> {
     let quotes: &[u8] = match lang {
         Lang::Rust => b"\"",
         Lang::Go => b"\"`",

@@ -6,7 +6,7 @@
 //! **Architecture Invariant:** the index knows nothing about tarpc, LSP or HTTP; it
 //! takes bytes and paths and returns symbols.
 
-mod decl;
+pub(crate) mod decl;
 pub mod git_index;
 pub mod lang;
 pub mod name_path;

@@ -105,6 +105,19 @@ impl NamePath {
 }
 
 impl NamePath {
+    /// `path` (a stored name path) with `[0]` on every segment that has no index: the
+    /// address of the first of duplicates at every level (`inner[0]/do_alloc` when a
+    /// file has two `mod inner`s, each with a `do_alloc`).
+    pub fn first_of_duplicates(path: &str) -> String {
+        path.split('/')
+            .map(|seg| match duplicate_index(seg) {
+                Some(_) => seg.to_string(),
+                None => format!("{seg}[0]"),
+            })
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+
     /// A relative query qualified beyond the symbol's name path by where its file
     /// lies: `pkg.mod.Class.method` for `Class/method` in `pkg/mod.py`, or
     /// `com.x.Calc.add` for `Calc/add` in `com/x/Calc.java` (a package is the
@@ -222,6 +235,21 @@ mod tests {
         assert!(NamePath::parse("/new").is_qualified());
         assert!(!NamePath::parse("new").is_qualified());
         assert_eq!(NamePath::parse("a::b.c/d").joined(), "a/b/c/d");
+    }
+
+    #[test]
+    fn the_first_of_duplicates_at_every_level_is_addressed_with_zero_at_every_level() {
+        let first = NamePath::first_of_duplicates("inner/do_alloc");
+        assert_eq!(first, "inner[0]/do_alloc[0]");
+        assert_eq!(
+            check(&first, "inner/do_alloc", "do_alloc"),
+            Some(Match::Exact)
+        );
+        assert_eq!(check(&first, "inner[1]/do_alloc", "do_alloc"), None);
+        assert_eq!(
+            NamePath::first_of_duplicates("imp[1]/RngImp"),
+            "imp[1]/RngImp[0]"
+        );
     }
 
     #[test]

@@ -441,7 +441,11 @@ impl Walker<'_> {
         for child in children {
             match child.kind() {
                 k if k == sibling_attribute => {
-                    attrs.get_or_insert(child.start_byte());
+                    if decl::attributes_only(child) {
+                        attrs.get_or_insert(child.start_byte());
+                    } else {
+                        attrs = None;
+                    }
                     continue;
                 }
                 "line_comment" | "block_comment" | "multiline_comment"
@@ -788,13 +792,37 @@ fn python<'t>(node: Node<'t>, src: &[u8], parent: Option<SymbolKind>) -> Vec<Vis
 }
 
 /// TypeScript, TSX and JavaScript share most node kinds. A declaration's range
-/// takes in what wraps it alone: `export`/`export default` (and decorators before
-/// them), `declare`, and the `const`/`let`/`var` of a declaration of one name.
+/// takes in what wraps it: `export`/`export default` (and decorators before them),
+/// `declare`, and the `const`/`let`/`var` of its declaration, which several names
+/// share (`const a = 1, b = 2`: each name's range is the whole declaration, its
+/// signature names it alone, `const b`, as Java's `int a, b;`).
 fn script<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
     let mut visits = script_kind(node, src);
     for visit in &mut visits {
         if let Visit::Symbol(def) = visit {
-            def.node = wrapped(def.node);
+            let own = def.node;
+            def.node = wrapped(own);
+            let decl = own.parent().filter(|p| {
+                own.kind() == "variable_declarator" && {
+                    let mut cursor = p.walk();
+                    p.named_children(&mut cursor)
+                        .filter(|c| c.kind() == "variable_declarator")
+                        .count()
+                        > 1
+                }
+            });
+            if let Some(decl) = decl {
+                let core = decl::core_start(def.node);
+                let first =
+                    child_of_kind(decl, &["variable_declarator"]).map_or(core, |d| d.start_byte());
+                let end = def
+                    .signature_end
+                    .unwrap_or(own.end_byte())
+                    .max(own.start_byte());
+                let mut sig = src[core..first].to_vec();
+                sig.extend_from_slice(&src[own.start_byte()..end]);
+                def.signature = Some(signature(&sig));
+            }
         }
     }
     visits
@@ -802,19 +830,13 @@ fn script<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
 
 fn wrapped(mut node: Node<'_>) -> Node<'_> {
     while let Some(parent) = node.parent() {
-        let alone = match parent.kind() {
-            "export_statement" | "ambient_declaration" => true,
-            "lexical_declaration" | "variable_declaration" => {
-                let mut cursor = parent.walk();
-                parent
-                    .named_children(&mut cursor)
-                    .filter(|c| c.kind() == "variable_declarator")
-                    .count()
-                    == 1
-            }
-            _ => false,
-        };
-        if !alone {
+        if !matches!(
+            parent.kind(),
+            "export_statement"
+                | "ambient_declaration"
+                | "lexical_declaration"
+                | "variable_declaration"
+        ) {
             break;
         }
         node = parent;
