@@ -17,6 +17,7 @@ pub mod text;
 mod walk;
 pub mod watch;
 
+pub mod persist;
 pub mod root;
 pub mod store;
 #[cfg(test)]
