@@ -685,16 +685,14 @@ impl Writer {
         if puts.is_empty() {
             return;
         }
-        let stale = {
+        let removed = {
             let disk = self.shared.disk.read().unwrap();
-            match disk.as_ref() {
-                Some(d) => !still_there(d),
-                None => true,
-            }
+            // None: never opened (said so once), or discarded (a reset is queued).
+            disk.as_ref().is_some_and(|d| !still_there(d))
         };
-        if stale {
-            // Removed by `clear-cache`, discarded, or never opened: start again.
-            self.reset("the store file was removed or discarded");
+        if removed {
+            // `clear-cache`, or someone else: start again.
+            self.reset("the store file was removed");
         }
         let (file, key, start) = {
             let disk = self.shared.disk.read().unwrap();
