@@ -1175,22 +1175,37 @@ mod tests {
     }
 
     #[test]
-    fn a_flipped_bit_drops_the_record_and_everything_after_it() {
+    fn a_flipped_bit_in_a_parse_is_never_served() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("index");
         let store = reopen(&dir, 1 << 30);
         let a = put(&store, Lang::Rust, b"fn a() {}\n");
         store.flush(Duration::from_secs(30));
-        let after_a = fs::metadata(dir.join(STORE)).unwrap().len();
+        let after_a = fs::metadata(dir.join(STORE)).unwrap().len() as usize;
         let b = put(&store, Lang::Rust, b"fn b() {}\n");
         let c = put(&store, Lang::Rust, b"fn c() {}\n");
         store.close(Duration::from_secs(30));
-        let mut bytes = fs::read(dir.join(STORE)).unwrap();
-        bytes[after_a as usize + 10] ^= 4;
+        let clean = fs::read(dir.join(STORE)).unwrap();
+
+        // In b's key (its content hash): b is not found under its hash, and what
+        // the flipped key names fails its seal if ever asked for; c is unharmed.
+        let mut bytes = clean.clone();
+        bytes[after_a + 4 + 1 + 5] ^= 4;
+        fs::write(dir.join(STORE), &bytes).unwrap();
+        let store = reopen(&dir, 1 << 30);
+        assert!(store.symbols(Lang::Rust, &b).is_none());
+        assert!(store.symbols(Lang::Rust, &c).is_some());
+        store.close(Duration::from_secs(30));
+
+        // In b's symbols: reading it breaks the seal, the store is discarded, and
+        // nothing of it is served any more.
+        let mut bytes = clean;
+        bytes[after_a + 4 + 1 + 33 + 3] ^= 4;
         fs::write(dir.join(STORE), &bytes).unwrap();
         let store = reopen(&dir, 1 << 30);
         assert!(store.symbols(Lang::Rust, &a).is_some());
         assert!(store.symbols(Lang::Rust, &b).is_none());
+        assert!(store.summary().note.unwrap().contains("no longer verifies"));
         assert!(store.symbols(Lang::Rust, &c).is_none());
         store.close(Duration::from_secs(30));
     }
