@@ -1,8 +1,9 @@
 //! The headless index against universal-ctags on a real corpus (≥ 3,000 .rs files of
 //! pinned crates.io crates, vendored by `fetch-corpus.sh`), side by side in one run:
-//! first full index, a second git worktree of the same repository, a warm
+//! first full index, a second git worktree of the same repository, the first index
+//! of a daemon started again over the persisted store (restart-warm), a warm
 //! `lean-ctx outline FILE` as a whole process vs `ctags -x FILE`, in-socket
-//! `symbols_overview` latency on a cached file, and daemon RSS.
+//! `symbols_overview` latency on a cached file, and daemon RSS per indexed symbol.
 //!
 //! Run: `bash client/benches/fetch-corpus.sh && cargo build --release --workspace --bins && cargo bench -p lean-ctx-client --bench index`
 //! (needs Debian's `universal-ctags`).
@@ -67,8 +68,8 @@ fn main() {
         t.elapsed()
     };
 
-    let (mut first, mut second_wt, mut ctags_first, mut ctags_second) =
-        (vec![], vec![], vec![], vec![]);
+    let (mut first, mut second_wt, mut ctags_first, mut ctags_second, mut restart) =
+        (vec![], vec![], vec![], vec![], vec![]);
     let mut last = None;
     for round in 0..ROUNDS {
         // A fresh daemon per round: empty caches, as on first use.
@@ -93,21 +94,41 @@ fn main() {
         first.push(rt.block_on(index(&conn, &repo)));
         ctags_second.push(ctags_tree(&second));
         second_wt.push(rt.block_on(index(&conn, &second)));
+        let before = rt.block_on(
+            conn.client
+                .status(tarpc::context::current(), StatusRequest {}),
+        );
+        // Started again: the store holds what the first daemon learned (its writer
+        // flushed at exit); the first index of `repo` stats every file and parses
+        // nothing that did not change.
+        drop(conn);
+        for step in ["stop", "start"] {
+            let ok = env
+                .shim()
+                .args(["daemon", step])
+                .stdout(Stdio::null())
+                .status();
+            assert!(ok.unwrap().success(), "daemon {step}");
+        }
+        let conn = rt.block_on(connect(&env));
+        restart.push(rt.block_on(index(&conn, &repo)));
         println!(
-            "  round {round}: lean-ctx first {:.0} ms, second worktree {:.0} ms; ctags {:.0} ms, {:.0} ms",
+            "  round {round}: lean-ctx first {:.0} ms, second worktree {:.0} ms, restart-warm {:.0} ms; ctags {:.0} ms, {:.0} ms",
             ms(first[round]),
             ms(second_wt[round]),
+            ms(restart[round]),
             ms(ctags_first[round]),
             ms(ctags_second[round])
         );
-        last = Some((env, conn));
+        last = Some((env, conn, before.unwrap().unwrap()));
     }
-    let (env, conn) = last.unwrap();
-    let (f, s, c1, c2) = (
+    let (env, conn, st) = last.unwrap();
+    let (f, s, c1, c2, r) = (
         median(&first),
         median(&second_wt),
         median(&ctags_first),
         median(&ctags_second),
+        median(&restart),
     );
     let status = || {
         rt.block_on(
@@ -117,7 +138,6 @@ fn main() {
         .unwrap()
         .unwrap()
     };
-    let st = status();
     let row = st
         .projects
         .iter()
@@ -142,6 +162,34 @@ fn main() {
     );
     println!("  ctags -R                    {:>8.0} ms", ms(c2));
     println!("  ratio                       {:>8.3}x", ms(s) / ms(c2));
+    let warm = status();
+    let warm_row = warm
+        .projects
+        .iter()
+        .find(|p| p.root == repo.canonicalize().unwrap())
+        .and_then(|p| p.index.as_ref())
+        .unwrap();
+    println!("restart-warm (a daemon started again over the persisted store):");
+    println!(
+        "  lean-ctx restart-warm       {:>8.0} ms   = {:.1}% of its first index (goal ≤ 10%)",
+        ms(r),
+        100.0 * ms(r) / ms(f)
+    );
+    println!("  ratio to ctags -R           {:>8.3}x", ms(r) / ms(c1));
+    let store = warm.store.as_ref().expect("the store is on");
+    println!(
+        "  its caches: symbols {} cached / {} parsed; store {} parses served, {} KiB on disk, {} entries{}",
+        warm_row.symbol_cache.hits,
+        warm_row.symbol_cache.misses,
+        store.hits,
+        store.bytes / 1024,
+        store.entries,
+        store
+            .note
+            .as_ref()
+            .map(|n| format!(" ({n})"))
+            .unwrap_or_default()
+    );
     let second_row = st
         .projects
         .iter()
@@ -213,6 +261,28 @@ fn main() {
         "  p50 {:.3} ms, p99 {:.3} ms  (goal p50 ≤ 1 ms)",
         ms(lat[lat.len() / 2]),
         ms(lat[lat.len() * 99 / 100])
+    );
+    let per_symbol = |st: &lean_ctx_shared::protocol::StatusResponse| {
+        let symbols: u64 = st
+            .projects
+            .iter()
+            .filter_map(|p| p.index.as_ref())
+            .map(|ix| ix.symbols)
+            .max()
+            .unwrap_or(0);
+        (
+            st.rss_bytes.unwrap_or(0) as f64 / symbols.max(1) as f64,
+            symbols,
+        )
+    };
+    let (b, n) = per_symbol(&st);
+    println!(
+        "daemon RSS per indexed symbol: {b:.0} bytes after the first index of both worktrees ({n} symbols each)"
+    );
+    let (b, n) = per_symbol(&warm);
+    println!(
+        "                               {b:.0} bytes after the restart-warm index of one ({n} symbols): {:.1} MiB",
+        warm.rss_bytes.unwrap_or(0) as f64 / 1048576.0
     );
     println!(
         "daemon RSS after indexing both worktrees: {:.1} MiB (symbol cache {:.1} MiB in {} entries)",

@@ -53,6 +53,9 @@ pub enum DaemonCommand {
     /// Show pid, version, uptime, socket, how it was started, memory, clients and
     /// projects, and the daemons of other builds still running.
     Status,
+    /// Remove the persisted symbol index (`<state dir>/index`); a running daemon
+    /// starts a new one, the next first index refills it.
+    ClearCache,
     /// Show the daemon's log.
     Logs {
         /// Number of trailing lines.
@@ -96,6 +99,7 @@ pub async fn run(cmd: DaemonCommand, paths: &Paths, out: &Output) -> Result<Exit
             start(paths, out).await
         }
         DaemonCommand::Status => status(paths, out).await,
+        DaemonCommand::ClearCache => clear_cache(paths, out),
         DaemonCommand::Logs {
             lines,
             follow,
@@ -105,6 +109,33 @@ pub async fn run(cmd: DaemonCommand, paths: &Paths, out: &Output) -> Result<Exit
         DaemonCommand::Install(args) => crate::install::install(args, paths, out).await,
         DaemonCommand::Uninstall(args) => crate::install::uninstall(args, out).await,
     }
+}
+
+/// Removes the store's directory: no daemon needed. A running one holds its file
+/// open, notices it gone on its next write or status, and starts a new, empty one.
+fn clear_cache(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
+    let dir = paths.index_store_dir();
+    let freed: u64 = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    match std::fs::remove_dir_all(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(
+                LeanError::internal(format!("cannot remove {}: {e}", dir.display()))
+                    .with_remedy(format!("remove {} by hand", dir.display())),
+            );
+        }
+    }
+    out.emit(&json!({"removed": dir, "freed_bytes": freed}), || {
+        format!("removed {} ({} KiB)", dir.display(), freed / 1024)
+    });
+    Ok(ExitCode::SUCCESS)
 }
 
 fn exec_foreground() -> Result<ExitCode, LeanError> {

@@ -15,7 +15,7 @@ use lean_ctx_shared::{
     LeanError, Paths,
     ide::{PORT_FILE_PREFIX, PORT_FILE_SUFFIX, PortFileError, read_port_file, verify_listener},
     process::pid_alive,
-    protocol::{StatusRequest, VERSION},
+    protocol::{StatusRequest, StatusResponse, VERSION},
 };
 use serde::Serialize;
 
@@ -63,7 +63,9 @@ fn bad(
 
 pub async fn run(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
     let mut findings = vec![config(paths), data_dir(paths), runtime_dir(paths)];
-    findings.push(daemon(paths).await);
+    let (reached, st) = daemon(paths).await;
+    findings.push(reached);
+    findings.push(index_store(paths, st.as_ref()));
     findings.push(socket(paths));
     findings.extend(rust_analyzer(&rust_server(paths)));
     findings.extend(ide_port_files(paths));
@@ -180,7 +182,50 @@ fn runtime_dir(paths: &Paths) -> Finding {
     }
 }
 
-async fn daemon(paths: &Paths) -> Finding {
+/// The persisted index: where it is, how big against its cap, what it served, and
+/// the daemon's last word on it (a failed write, a rebuild).
+fn index_store(paths: &Paths, st: Option<&StatusResponse>) -> Finding {
+    let kib = |b: u64| format!("{} KiB", b / 1024);
+    match st.map(|st| st.store.as_ref()) {
+        Some(None) => ok("index store", "off (index.store_max_bytes = 0)"),
+        Some(Some(store)) => {
+            let detail = format!(
+                "{}: {} of {}, {} entries, {} parses served",
+                store.path.display(),
+                kib(store.bytes),
+                kib(store.cap_bytes),
+                store.entries,
+                store.hits
+            );
+            match &store.note {
+                None => ok("index store", detail),
+                Some(note) => bad(
+                    "index store",
+                    Level::Warn,
+                    format!("{detail}; last: {note}"),
+                    "a rebuilt store refills itself; on a full disk free space, or `lean-ctx daemon clear-cache`",
+                ),
+            }
+        }
+        None => {
+            // One directory per build whose daemon runs or ran last (persist.rs).
+            let path = paths.index_store_dir();
+            let size: u64 = fs::read_dir(&path)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|e| fs::symlink_metadata(e.path().join("index.store")).ok())
+                .map(|m| m.len())
+                .sum();
+            ok(
+                "index store",
+                format!("{}: {} on disk", path.display(), kib(size)),
+            )
+        }
+    }
+}
+
+async fn daemon(paths: &Paths) -> (Finding, Option<StatusResponse>) {
     let reach = async {
         let conn = connect::connect_or_spawn(paths, "lean-ctx doctor").await?;
         let st = conn
@@ -190,7 +235,8 @@ async fn daemon(paths: &Paths) -> Finding {
             .map_err(crate::output::rpc_error)??;
         Ok::<_, LeanError>(st)
     };
-    match tokio::time::timeout(Duration::from_secs(15), reach).await {
+    let reached = tokio::time::timeout(Duration::from_secs(15), reach).await;
+    let finding = match &reached {
         Ok(Ok(st)) if st.version == VERSION => ok(
             "daemon",
             format!(
@@ -221,7 +267,8 @@ async fn daemon(paths: &Paths) -> Finding {
             "no answer within 15 s",
             "`lean-ctx daemon restart`; see `lean-ctx daemon logs`",
         ),
-    }
+    };
+    (finding, reached.ok().and_then(Result::ok))
 }
 
 fn socket(paths: &Paths) -> Finding {

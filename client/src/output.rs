@@ -177,6 +177,23 @@ fn render_status(st: &StatusResponse) -> String {
             c.misses
         ));
     }
+    match &st.store {
+        Some(store) => s.push_str(&format!(
+            "store        {}: {} KiB of {} KiB, {} entries, {} parses served / {} misses{}\n",
+            store.path.display(),
+            store.bytes / 1024,
+            store.cap_bytes / 1024,
+            store.entries,
+            store.hits,
+            store.misses,
+            store
+                .note
+                .as_ref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default()
+        )),
+        None => s.push_str("store        off (index.store_max_bytes = 0)\n"),
+    }
     if st.projects.is_empty() {
         s.push_str("projects     none yet\n");
         s.push_str(&servers(&st.language_servers));

@@ -159,6 +159,10 @@ pub struct IndexSection {
     /// answers lag the disk by at most this long.
     #[serde(default = "default_rescan_interval", with = "duration_str")]
     pub rescan_interval: Duration,
+    /// Cap of the persisted index on disk (`<state dir>/index`), in bytes; least
+    /// recently used parses are dropped beyond it. 0: nothing is persisted.
+    #[serde(default = "default_store_max_bytes")]
+    pub store_max_bytes: u64,
 }
 
 impl Default for IndexSection {
@@ -173,6 +177,10 @@ fn default_rescan_interval() -> Duration {
 
 fn default_max_file_bytes() -> u64 {
     1024 * 1024
+}
+
+fn default_store_max_bytes() -> u64 {
+    512 * 1024 * 1024
 }
 
 fn default_symbol_cache_bytes() -> u64 {
@@ -271,6 +279,7 @@ mod tests {
         assert_eq!(c.daemon.idle_timeout, Duration::from_secs(2 * 3600 + 300));
         assert_eq!(c.index.max_file_bytes, 10);
         assert_eq!(c.index.symbol_cache_bytes, 256 * 1024 * 1024);
+        assert_eq!(c.index.store_max_bytes, 512 * 1024 * 1024);
         assert_eq!(c.lsp.idle_ttl, Duration::from_secs(600));
         std::fs::write(
             &path,

@@ -8,7 +8,7 @@ use clap::Parser;
 use lean_ctx_daemon::{
     config::Config,
     idle,
-    index::root::IndexConfig,
+    index::{persist::Store, root::IndexConfig},
     instance::{InstanceError, InstanceLock, SocketFile},
     logging, server, service_manager,
     state::{Daemon, DaemonConfig, Limits},
@@ -153,6 +153,12 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             .inspect_err(|e| tracing::warn!(error = %e, "cannot record this daemon in the runtime dir"))
             .ok();
         tokio::spawn(upgrade::step_down_when_superseded(daemon.clone(), record));
+        if config.index.store_max_bytes > 0 {
+            daemon.caches.persist(Store::open(
+                &paths.index_store_dir(),
+                config.index.store_max_bytes,
+            ));
+        }
         spawn_stop_triggers(&daemon);
         tokio::spawn(daemon.lsp.clone().run_lifecycle(daemon.shutdown_token().clone()));
         tokio::spawn(daemon.clone().run_project_eviction(daemon.shutdown_token().clone()));
@@ -170,6 +176,10 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         // Counting a burst's last records loads the tokenizer; on a loaded machine that
         // took over 2 s and a stop lost them (agents.rs' gain test flaked).
         daemon.gain.flush_at_exit(Duration::from_secs(10)).await;
+        // What the index learned last is still on its way to disk.
+        let caches = daemon.caches.clone();
+        let _ = tokio::task::spawn_blocking(move || caches.close_store(Duration::from_secs(10)))
+            .await;
         drop(recorded);
         drop(socket);
         anyhow::Ok(None)

@@ -6,7 +6,7 @@ use lean_ctx_shared::{
     LeanError,
     protocol::{
         BackingStatus, LanguageServerOp, LanguageServersRequest, LanguageServersResponse,
-        PROTOCOL_VERSION, StatusResponse, VERSION, build_id,
+        PROTOCOL_VERSION, StatusResponse, StoreStatus, VERSION, build_id,
     },
 };
 
@@ -46,6 +46,15 @@ pub fn status(d: &Daemon) -> StatusResponse {
             .collect(),
         language_servers: d.lsp.status(),
         ides: d.ides.status(),
+        store: d.caches.store_summary().map(|s| StoreStatus {
+            path: s.path,
+            bytes: s.bytes,
+            entries: s.entries,
+            cap_bytes: s.cap_bytes,
+            hits: s.hits,
+            misses: s.misses,
+            note: s.note,
+        }),
     }
 }
 

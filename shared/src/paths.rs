@@ -158,6 +158,12 @@ impl Paths {
     }
 
     /// The daemon's tracing log (mode 0600).
+    /// The persisted symbol index (the daemon's `index/persist.rs`): its own 0700
+    /// directory in the state dir, removed whole by `lean-ctx daemon clear-cache`.
+    pub fn index_store_dir(&self) -> PathBuf {
+        self.state_dir.join("index")
+    }
+
     pub fn log_file(&self) -> PathBuf {
         self.state_dir.join("lean-ctxd.log")
     }

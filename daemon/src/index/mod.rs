@@ -18,6 +18,7 @@ pub mod text;
 mod walk;
 pub mod watch;
 
+pub mod persist;
 pub mod root;
 pub mod store;
 #[cfg(test)]

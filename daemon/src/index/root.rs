@@ -33,7 +33,7 @@ use tokio::sync::watch;
 use super::{
     git_index::GitIndex,
     lang::Lang,
-    store::{Caches, Counters, FileId, Parsed},
+    store::{Caches, Counters, FileId, Parsed, Rewalk},
     symbols::FileSymbols,
     walk::{IgnoreFiles, Rules, Walker, hidden},
     watch::{Change, DirWatcher},
@@ -158,6 +158,16 @@ impl RootIndex {
         }
         // Watch before walking, so nothing written during the walk is missed.
         self.start_watcher();
+        let weak = Arc::downgrade(self);
+        self.caches.on_discard(Rewalk(Box::new(move || {
+            let Some(me) = weak.upgrade() else {
+                return false;
+            };
+            std::thread::Builder::new()
+                .name("lean-ctx-index".into())
+                .spawn(move || me.index_again())
+                .is_ok()
+        })));
         let me = self.clone();
         std::thread::Builder::new()
             .name("lean-ctx-index".into())
@@ -267,6 +277,31 @@ impl RootIndex {
         self.last_full_ms.store(ms, Ordering::Relaxed);
         self.ready.send_replace(true);
         tracing::info!(root = %self.root.display(), files = count, ms, "indexed");
+        self.caches
+            .verify_sample(&|lang, hash| self.content_of(lang, hash));
+    }
+
+    /// The bytes of an indexed file whose content has `hash` (parsed as `lang`),
+    /// read beneath the root; the caller checks they still hash to it.
+    fn content_of(&self, lang: Lang, hash: &super::store::Hash) -> Option<Vec<u8>> {
+        let rel = self
+            .files
+            .read()
+            .unwrap()
+            .iter()
+            .find(|(_, e)| e.parsed.hash == *hash && e.parsed.symbols.lang == lang)
+            .map(|(rel, _)| rel.clone())?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut self.open(&rel).ok()?, &mut bytes).ok()?;
+        Some(bytes)
+    }
+
+    /// Forgets every file and walks the root again: what it held came (partly) from
+    /// a store found lying. Callers get `INDEXING` until the walk is done.
+    fn index_again(&self) {
+        self.ready.send_replace(false);
+        self.files.write().unwrap().clear();
+        self.full_index();
     }
 
     /// Walks `dir` once over the configured threads and indexes each file of a

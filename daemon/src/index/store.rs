@@ -3,12 +3,18 @@
 //! (grammar, content hash) → parsed symbols. A second worktree of a repository finds
 //! almost every file already parsed, and (through its git index, `git_index.rs`)
 //! most content hashes without reading a byte.
+//!
+//! Behind them, when the daemon persists its index, the store on disk
+//! (`persist.rs`): a lookup the memory misses asks it before reading or parsing, and
+//! whatever is learned from bytes is handed to its writer thread. Parses served from
+//! disk feed a small uniform sample that the roots check against fresh parses after
+//! each full walk ([`Caches::verify_sample`]).
 
 use std::{
     io::{self, Read},
     path::Path,
     sync::{
-        Arc, RwLock, Weak,
+        Arc, Mutex, OnceLock, RwLock, Weak,
         atomic::{AtomicU64, Ordering},
     },
 };
@@ -18,6 +24,7 @@ use rustc_hash::FxHashMap;
 
 use super::{
     lang::Lang,
+    persist::{Store, Summary},
     symbols::{FileSymbols, extract},
 };
 
@@ -119,7 +126,28 @@ pub struct Caches {
     symbols: moka::sync::Cache<(Lang, Hash), Arc<FileSymbols>>,
     symbol_capacity: u64,
     totals: Counters,
+    /// The persisted index, once the daemon opened it.
+    store: OnceLock<Arc<Store>>,
+    /// Parses served from the store, to be checked against fresh ones.
+    sample: Mutex<Vec<(u64, Lang, Hash)>>,
+    /// The sample's current admission bound (its largest key while full).
+    sample_bound: AtomicU64,
+    /// What to do when the store is found lying: each open root walks again.
+    on_discard: Mutex<Vec<Rewalk>>,
 }
+
+/// A root's way back to a fresh walk; `false` once the root is gone.
+pub struct Rewalk(pub Box<dyn Fn() -> bool + Send + Sync>);
+
+impl std::fmt::Debug for Rewalk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Rewalk")
+    }
+}
+
+/// How many parses served from disk are checked after a walk: a bottom-k sample by
+/// content hash (uniform, since hashes are), so each walk checks a few dozen files.
+const SAMPLE: usize = 32;
 
 /// Entries of the file-hash cache (about 100 bytes each) and of the blob map (about
 /// 80, and what a parse it outlived leaves: its `Arc`'s allocation, about 90).
@@ -137,7 +165,116 @@ impl Caches {
                 .build(),
             symbol_capacity: symbol_capacity_bytes,
             totals: Counters::default(),
+            store: OnceLock::new(),
+            sample: Mutex::default(),
+            sample_bound: AtomicU64::new(u64::MAX),
+            on_discard: Mutex::default(),
         }
+    }
+
+    /// Backs the caches by the persisted index from now on.
+    pub fn persist(&self, store: Arc<Store>) {
+        let _ = self.store.set(store);
+    }
+
+    fn store(&self) -> Option<&Store> {
+        self.store.get().map(|s| &**s)
+    }
+
+    /// Writes what the store's writer still holds and stops it (at exit).
+    pub fn close_store(&self, limit: std::time::Duration) {
+        if let Some(store) = self.store() {
+            store.close(limit);
+        }
+    }
+
+    /// Waits until everything learned so far is on disk (tests, benches).
+    pub fn flush_store(&self, limit: std::time::Duration) -> bool {
+        self.store().is_none_or(|s| s.flush(limit))
+    }
+
+    pub fn store_summary(&self) -> Option<Summary> {
+        self.store().map(Store::summary)
+    }
+
+    /// Registers what a root does when the store was found lying.
+    pub fn on_discard(&self, rewalk: Rewalk) {
+        self.on_discard.lock().unwrap().push(rewalk);
+    }
+
+    /// Offers a parse served from disk to the sample.
+    fn sampled(&self, lang: Lang, hash: Hash) {
+        let key = u64::from_le_bytes(hash[..8].try_into().unwrap());
+        if key >= self.sample_bound.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut sample = self.sample.lock().unwrap();
+        if sample.iter().any(|s| s.0 == key) {
+            return;
+        }
+        sample.push((key, lang, hash));
+        if sample.len() > SAMPLE {
+            sample.sort_unstable_by_key(|s| s.0);
+            sample.truncate(SAMPLE);
+            self.sample_bound
+                .store(sample[SAMPLE - 1].0, Ordering::Relaxed);
+        }
+    }
+
+    /// Checks the sampled parses served from disk against fresh parses of the same
+    /// bytes (`bytes_of`: the content of a file of the caller's with that hash, if it
+    /// has one). A mismatch means the store lied: it is discarded with everything in
+    /// memory, and every root walks again. What the caller cannot check stays for
+    /// another root. Off the request path: after a full walk, on the index thread.
+    pub fn verify_sample(&self, bytes_of: &dyn Fn(Lang, &Hash) -> Option<Vec<u8>>) {
+        let taken = std::mem::take(&mut *self.sample.lock().unwrap());
+        let mut left = Vec::new();
+        for (key, lang, hash) in taken {
+            let Some(bytes) = bytes_of(lang, &hash).filter(|b| *blake3::hash(b).as_bytes() == hash)
+            else {
+                left.push((key, lang, hash));
+                continue;
+            };
+            let Some(served) = self.symbols.get(&(lang, hash)) else {
+                continue;
+            };
+            let (mut stored, mut fresh) = (Vec::new(), Vec::new());
+            served.encode(&mut stored);
+            extract(lang, &bytes).encode(&mut fresh);
+            if stored != fresh {
+                self.lied(&hash);
+                return;
+            }
+        }
+        let mut sample = self.sample.lock().unwrap();
+        sample.extend(left);
+        sample.truncate(SAMPLE);
+        if sample.len() < SAMPLE {
+            self.sample_bound.store(u64::MAX, Ordering::Relaxed);
+        }
+    }
+
+    /// The store served a parse that a fresh parse contradicts: nothing it said is
+    /// believed any more, in memory or on disk.
+    fn lied(&self, hash: &Hash) {
+        let hex: String = hash[..8].iter().map(|b| format!("{b:02x}")).collect();
+        tracing::warn!(
+            content = %hex,
+            "the index store served symbols a fresh parse contradicts: discarding it and walking every root again"
+        );
+        if let Some(store) = self.store() {
+            store.discard(format!(
+                "it served symbols for content {hex}… that a fresh parse contradicts"
+            ));
+        }
+        self.symbols.invalidate_all();
+        self.hashes.invalidate_all();
+        self.blobs.write().unwrap().clear();
+        self.sample.lock().unwrap().clear();
+        self.sample_bound.store(u64::MAX, Ordering::Relaxed);
+        let rewalks = std::mem::take(&mut *self.on_discard.lock().unwrap());
+        let alive: Vec<Rewalk> = rewalks.into_iter().filter(|r| (r.0)()).collect();
+        self.on_discard.lock().unwrap().extend(alive);
     }
 
     /// Hash and symbols of the file `open` opens (identity `id`), reading and
@@ -157,11 +294,14 @@ impl Caches {
         // What git vouches for first: in a fresh worktree the identity is new anyway.
         // (Upgraded under the lock: cloning the weak pointer out first would cost two
         // more atomic operations on a line nobody else touched lately.)
+        let mut blob_stored = false;
         let from_blob = blob.and_then(|blob| {
-            let known = self.blobs.read().unwrap().get(&blob).map(|b| {
+            let in_memory = self.blobs.read().unwrap().get(&blob).map(|b| {
                 let symbols = b.symbols.upgrade().filter(|s| s.lang == lang);
                 (b.hash, symbols)
             });
+            let known = in_memory.or_else(|| Some((self.store()?.blob(&blob)?, None)));
+            blob_stored = known.is_some();
             let counter = match known {
                 Some(_) => &self.blob_totals.0,
                 None => &self.blob_totals.1,
@@ -181,7 +321,15 @@ impl Caches {
         // Whether `hash` is known to be the content `id` stands for (and so, for a
         // vouched file, the blob's): not if the file changed while we read it.
         let mut content = None;
-        let (hash, faithful) = match from_blob.or_else(|| self.hashes.get(&id)) {
+        let from_store = || {
+            let hash = self.store()?.hash_of(&id)?;
+            self.hashes.insert(id, hash);
+            Some(hash)
+        };
+        let known = from_blob
+            .or_else(|| self.hashes.get(&id))
+            .or_else(from_store);
+        let (hash, faithful) = match known {
             Some(hash) => {
                 bump(&root.hash_hits, &self.totals.hash_hits);
                 (hash, true)
@@ -192,12 +340,21 @@ impl Caches {
                 let hash = *blake3::hash(&bytes).as_bytes();
                 if unchanged {
                     self.hashes.insert(id, hash);
+                    if let Some(store) = self.store() {
+                        store.put_hash(id, hash);
+                    }
                 }
                 content = Some(bytes);
                 (hash, unchanged)
             }
         };
-        let symbols = match self.symbols.get(&(lang, hash)) {
+        let stored = || {
+            let symbols = Arc::new(self.store()?.symbols(lang, &hash)?);
+            self.symbols.insert((lang, hash), symbols.clone());
+            self.sampled(lang, hash);
+            Some(symbols)
+        };
+        let symbols = match self.symbols.get(&(lang, hash)).or_else(stored) {
             Some(symbols) => {
                 bump(&root.symbol_hits, &self.totals.symbol_hits);
                 symbols
@@ -212,6 +369,9 @@ impl Caches {
                 let parsed_hash = *blake3::hash(&bytes).as_bytes();
                 let symbols = Arc::new(extract(lang, &bytes));
                 self.symbols.insert((lang, parsed_hash), symbols.clone());
+                if let Some(store) = self.store() {
+                    store.put_symbols(lang, parsed_hash, symbols.clone());
+                }
                 if parsed_hash != hash {
                     return Ok(Parsed {
                         hash: parsed_hash,
@@ -222,6 +382,9 @@ impl Caches {
             }
         };
         if let Some(blob) = blob.filter(|_| faithful) {
+            if let Some(store) = self.store().filter(|_| !blob_stored) {
+                store.put_blob(blob, hash);
+            }
             let mut blobs = self.blobs.write().unwrap();
             if blobs.len() as u64 >= HASH_ENTRIES {
                 blobs.clear();
@@ -248,8 +411,16 @@ impl Caches {
     ) -> Parsed {
         let hash = *blake3::hash(bytes).as_bytes();
         self.hashes.insert(id, hash);
+        let store = self.store();
+        if let Some(store) = store {
+            store.put_hash(id, hash);
+        }
         let symbols = self.symbols.get_with((lang, hash), || {
-            Arc::new(parsed.unwrap_or_else(|| extract(lang, bytes)))
+            let symbols = Arc::new(parsed.unwrap_or_else(|| extract(lang, bytes)));
+            if let Some(store) = store {
+                store.put_symbols(lang, hash, symbols.clone());
+            }
+            symbols
         });
         Parsed { hash, symbols }
     }

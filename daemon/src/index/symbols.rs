@@ -7,6 +7,8 @@
 //! `Type`; a second symbol with the same path in one file gets `[1]`, `[2]`, ... so a
 //! name path always addresses exactly one symbol of a file.
 
+mod codec;
+
 use std::collections::HashMap;
 
 use lean_ctx_shared::{Position, Range, protocol::SymbolInfo, protocol::SymbolKind};
@@ -19,6 +21,8 @@ use super::{
     skeleton::Skeleton,
     text::LineIndex,
 };
+
+pub(crate) use codec::{lang_byte, lang_of};
 
 /// A symbol as the walker builds it: a tree, transient. [`FileSymbols`] stores it
 /// flat.

@@ -147,6 +147,24 @@ pub struct StatusResponse {
     pub language_servers: Vec<LanguageServerStatus>,
     /// JetBrains IDE windows found through their port files.
     pub ides: Vec<IdeStatus>,
+    /// The persisted index on disk; `None` when `index.store_max_bytes` is 0.
+    #[serde(default)]
+    pub store: Option<StoreStatus>,
+}
+
+/// The persisted index (`<state dir>/index/index.store`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreStatus {
+    pub path: PathBuf,
+    pub bytes: u64,
+    /// File-hash, git-blob and parsed-symbol entries.
+    pub entries: u64,
+    pub cap_bytes: u64,
+    /// Parses served from disk, and lookups it could not answer.
+    pub hits: u64,
+    pub misses: u64,
+    /// The last problem: a failed write, a store rebuilt and why.
+    pub note: Option<String>,
 }
 
 /// One JetBrains IDE window (one project) the daemon knows of.

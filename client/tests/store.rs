@@ -1,0 +1,561 @@
+//! The persisted index (issue 20) against the real daemon: a restarted daemon answers
+//! from the store and re-parses only what changed; a store of another build, a torn
+//! or bit-flipped one and one that lies are never served; a kill -9 during a write
+//! loses at most the batch in flight; a full disk leaves the store whole and the
+//! daemon serving; `daemon clear-cache` removes it with or without a daemon.
+//!
+//! The tests read the store file themselves (the layout in `daemon/src/index/persist.rs`:
+//! a 76-byte header, then `[len u32][kind u8][body][mac 16]` records sealed with the
+//! keyed BLAKE3 of `index.key`) to damage it the way a disk or a bug would.
+
+use std::{
+    collections::BTreeMap,
+    fs,
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    time::Duration,
+};
+
+use lean_ctx_testkit::{TestEnv, git, wait_until};
+use serde_json::Value;
+
+const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
+const HEADER: usize = 76;
+const MAC: usize = 16;
+const K_SYMBOLS: u8 = 3;
+
+/// A git repository `proj` holding `files`, committed.
+fn project(files: &[(&str, String)]) -> (TestEnv, PathBuf) {
+    let env = TestEnv::with_shim(SHIM);
+    let root = env.dir().join("proj");
+    for (path, text) in files {
+        let p = root.join(path);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "files"]);
+    (env, fs::canonicalize(root).unwrap())
+}
+
+fn three() -> Vec<(&'static str, String)> {
+    vec![
+        ("src/a.rs", "fn alpha() {}\nstruct Apple;\n".into()),
+        ("src/b.rs", "fn beta() {}\nenum Banana { B }\n".into()),
+        ("src/c.py", "def gamma():\n    pass\n".into()),
+    ]
+}
+
+fn ok(env: &TestEnv, cwd: &Path, args: &[&str]) -> Value {
+    let (out, v) = env.shim_json_in(cwd, args);
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {v}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    v
+}
+
+/// Every file's top-level symbol names, by `outline` of the whole root.
+fn names(env: &TestEnv, root: &Path) -> BTreeMap<String, Vec<String>> {
+    let v = ok(env, root, &["outline", "."]);
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let names = f["symbols"].as_array().unwrap().iter();
+            (
+                f["path"].as_str().unwrap().to_string(),
+                names
+                    .map(|s| s["name"].as_str().unwrap().to_string())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+fn status(env: &TestEnv) -> Value {
+    ok(env, env.dir(), &["daemon", "status"])
+}
+
+fn store_of(st: &Value) -> &Value {
+    &st["store"]
+}
+
+/// The root's own cache counters: (symbols cached, symbols parsed).
+fn symbol_counts(st: &Value, root: &Path) -> (u64, u64) {
+    let p = st["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["root"].as_str() == root.to_str())
+        .expect("the root's row");
+    let c = &p["index"]["symbol_cache"];
+    (c["hits"].as_u64().unwrap(), c["misses"].as_u64().unwrap())
+}
+
+fn stop(env: &TestEnv) {
+    let out = env.shim().args(["daemon", "stop"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// This build's store: the one directory in the index dir (one per running build).
+fn store_dir(env: &TestEnv) -> PathBuf {
+    let index = env.paths.index_store_dir();
+    let builds: Vec<PathBuf> = fs::read_dir(&index)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    match builds.as_slice() {
+        [one] => one.clone(),
+        other => panic!("want one build's store in {}: {other:?}", index.display()),
+    }
+}
+
+fn key(env: &TestEnv) -> [u8; 32] {
+    fs::read(store_dir(env).join("index.key"))
+        .unwrap()
+        .try_into()
+        .unwrap()
+}
+
+/// One record of the store: where it starts and what it holds.
+#[derive(Clone, Debug)]
+struct Record {
+    off: usize,
+    kind: u8,
+    body: Vec<u8>,
+}
+
+/// The store's records that verify under `key`, in order, and whether the file ends
+/// exactly after the last of them (no torn or unverifiable tail).
+fn records(bytes: &[u8], key: &[u8; 32]) -> (Vec<Record>, bool) {
+    let mut out = Vec::new();
+    let mut at = HEADER;
+    while at + 4 <= bytes.len() {
+        let n = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        let end = at + 4 + n + MAC;
+        if n == 0 || end > bytes.len() {
+            break;
+        }
+        let sealed = &bytes[at + 4..at + 4 + n];
+        if blake3::keyed_hash(key, sealed).as_bytes()[..MAC] != bytes[at + 4 + n..end] {
+            break;
+        }
+        out.push(Record {
+            off: at,
+            kind: sealed[0],
+            body: sealed[1..].to_vec(),
+        });
+        at = end;
+    }
+    (out, at == bytes.len())
+}
+
+fn seal(key: &[u8; 32], kind: u8, body: &[u8]) -> Vec<u8> {
+    let mut sealed = vec![kind];
+    sealed.extend_from_slice(body);
+    let mut out = (sealed.len() as u32).to_le_bytes().to_vec();
+    out.extend_from_slice(&sealed);
+    out.extend_from_slice(&blake3::keyed_hash(key, &sealed).as_bytes()[..MAC]);
+    out
+}
+
+fn store_bytes(env: &TestEnv) -> Vec<u8> {
+    fs::read(store_dir(env).join("index.store")).unwrap()
+}
+
+#[test]
+fn a_restarted_daemon_answers_from_the_store_and_parses_only_what_changed() {
+    let (env, root) = project(&three());
+    let first = names(&env, &root);
+    assert_eq!(first["src/a.rs"], ["alpha", "Apple"]);
+    stop(&env);
+    // Changed while no daemon ran.
+    fs::write(root.join("src/b.rs"), "fn bravo() {}\n").unwrap();
+
+    let again = names(&env, &root);
+    assert_eq!(again["src/a.rs"], first["src/a.rs"]);
+    assert_eq!(again["src/c.py"], first["src/c.py"]);
+    assert_eq!(again["src/b.rs"], ["bravo"]);
+    let st = status(&env);
+    assert_eq!(
+        symbol_counts(&st, &root),
+        (2, 1),
+        "two parses from disk, one file parsed: {st}"
+    );
+    assert_eq!(store_of(&st)["hits"], 2, "{st}");
+    assert!(store_of(&st)["note"].is_null(), "{st}");
+    let mode = |p: &Path| {
+        use std::os::unix::fs::PermissionsExt;
+        fs::symlink_metadata(p).unwrap().permissions().mode() & 0o777
+    };
+    assert_eq!(mode(&store_dir(&env)), 0o700);
+    assert_eq!(mode(&store_dir(&env).join("index.store")), 0o600);
+    assert_eq!(mode(&store_dir(&env).join("index.key")), 0o600);
+}
+
+#[test]
+fn a_store_written_by_another_build_is_rebuilt_and_never_served() {
+    let (env, root) = project(&three());
+    let truth = names(&env, &root);
+    stop(&env);
+    // What another build leaves: a well-sealed header carrying another tag.
+    let key = key(&env);
+    let mut bytes = store_bytes(&env);
+    bytes[12..44].copy_from_slice(&[0x5a; 32]);
+    let mac = *blake3::keyed_hash(&key, &bytes[..44]).as_bytes();
+    bytes[44..76].copy_from_slice(&mac);
+    fs::write(store_dir(&env).join("index.store"), &bytes).unwrap();
+
+    assert_eq!(names(&env, &root), truth);
+    let st = status(&env);
+    assert_eq!(store_of(&st)["hits"], 0, "{st}");
+    assert_eq!(symbol_counts(&st, &root), (0, 3), "{st}");
+    let note = store_of(&st)["note"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(note.contains("another build"), "{st}");
+    assert_ne!(self::key(&env), key, "a rebuilt store has a new key");
+}
+
+#[test]
+fn a_torn_or_bit_flipped_store_is_cut_at_the_damage_and_never_served() {
+    let (env, root) = project(&three());
+    let truth = names(&env, &root);
+    stop(&env);
+    let key = key(&env);
+    let bytes = store_bytes(&env);
+    let (recs, whole) = records(&bytes, &key);
+    assert!(whole);
+    let syms: Vec<&Record> = recs.iter().filter(|r| r.kind == K_SYMBOLS).collect();
+    assert_eq!(syms.len(), 3);
+    // One bit of the second parse's symbols flipped: reading it finds the seal
+    // broken and discards the store; only the first parse may have been served (if
+    // it was read first).
+    let mut flipped = bytes.clone();
+    flipped[syms[1].off + 4 + 1 + 40] ^= 0x10;
+    fs::write(store_dir(&env).join("index.store"), &flipped).unwrap();
+    assert_eq!(names(&env, &root), truth);
+    let st = status(&env);
+    assert!(store_of(&st)["hits"].as_u64().unwrap() <= 1, "{st}");
+    let note = store_of(&st)["note"].as_str().unwrap().to_string();
+    assert!(note.contains("no longer verifies"), "{st}");
+    stop(&env);
+    // A flipped bit in a small record (a hash, a blob) is caught by the load: the
+    // file is cut there.
+    let key = self::key(&env);
+    let bytes = store_bytes(&env);
+    let (recs, whole) = records(&bytes, &key);
+    assert!(whole);
+    let small = recs.iter().find(|r| r.kind != K_SYMBOLS).unwrap();
+    let mut flipped = bytes.clone();
+    flipped[small.off + 4 + 1 + 3] ^= 0x10;
+    fs::write(store_dir(&env).join("index.store"), &flipped).unwrap();
+    assert_eq!(names(&env, &root), truth);
+    let st = status(&env);
+    let note = store_of(&st)["note"].as_str().unwrap().to_string();
+    assert!(note.contains("does not verify"), "{st}");
+    stop(&env);
+
+    // Torn: the file ends in the middle of its last record.
+    let bytes = store_bytes(&env);
+    let (recs, whole) = records(&bytes, &key);
+    assert!(whole, "the cut store was rewritten whole");
+    let last = recs.last().unwrap();
+    fs::write(store_dir(&env).join("index.store"), &bytes[..last.off + 7]).unwrap();
+    assert_eq!(names(&env, &root), truth);
+    let st = status(&env);
+    assert!(
+        store_of(&st)["note"]
+            .as_str()
+            .unwrap()
+            .contains("does not verify"),
+        "{st}"
+    );
+}
+
+#[test]
+fn a_store_that_lies_is_found_out_by_a_fresh_parse_and_discarded() {
+    let (env, root) = project(&three());
+    let truth = names(&env, &root);
+    stop(&env);
+    // Well formed and correctly sealed, but each Rust file's content hash now names
+    // the other file's symbols: no checksum can tell.
+    let key = key(&env);
+    let bytes = store_bytes(&env);
+    let (recs, _) = records(&bytes, &key);
+    let rust: Vec<&Record> = recs
+        .iter()
+        .filter(|r| r.kind == K_SYMBOLS && r.body[0] == 0)
+        .collect();
+    assert_eq!(rust.len(), 2);
+    let mut lying = bytes[..HEADER].to_vec();
+    for r in &recs {
+        let mut body = r.body.clone();
+        if r.kind == K_SYMBOLS && r.body[0] == 0 {
+            let other = if r.off == rust[0].off {
+                rust[1]
+            } else {
+                rust[0]
+            };
+            body[1..33].copy_from_slice(&other.body[1..33]);
+        }
+        lying.extend(seal(&key, r.kind, &body));
+    }
+    fs::write(store_dir(&env).join("index.store"), &lying).unwrap();
+
+    // The lie may be served until the walk's sample check; then never again.
+    let settled = wait_until(Duration::from_secs(60), || names(&env, &root) == truth);
+    assert!(settled, "{}", env.log());
+    assert!(env.log().contains("contradicts"), "{}", env.log());
+    let st = status(&env);
+    assert!(
+        store_of(&st)["note"]
+            .as_str()
+            .unwrap()
+            .contains("contradicts"),
+        "{st}"
+    );
+    assert_ne!(self::key(&env), key, "the discarded store's key is gone");
+    // What the new store learned is the truth: a restart serves it.
+    stop(&env);
+    assert_eq!(names(&env, &root), truth);
+    assert_eq!(store_of(&status(&env))["hits"], 3);
+}
+
+/// Many files with many symbols, so the writer's batches take a while to write.
+fn big_project() -> (TestEnv, PathBuf) {
+    let files: Vec<(String, String)> = (0..300)
+        .map(|f| {
+            let body: String = (0..150)
+                .map(|i| {
+                    format!(
+                        "pub fn function_{f}_{i}_{}(x: u32) -> u32 {{ x }}\n",
+                        "n".repeat(40)
+                    )
+                })
+                .collect();
+            (format!("src/m{f}.rs"), body)
+        })
+        .collect();
+    let refs: Vec<(&str, String)> = files.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
+    project(&refs)
+}
+
+/// Counts in the daemon's last "loaded" log line: (symbols, hashes, blobs).
+fn loaded(log: &str) -> Option<(usize, usize, usize)> {
+    let line = log
+        .lines()
+        .rev()
+        .find(|l| l.contains(" loaded ") || l.ends_with(" loaded"))?;
+    let field = |name: &str| -> Option<usize> {
+        let at = line.find(&format!("{name}="))? + name.len() + 1;
+        line[at..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    };
+    Some((field("symbols")?, field("hashes")?, field("blobs")?))
+}
+
+#[test]
+fn kill_9_during_a_write_loses_at_most_the_batch_in_flight() {
+    let (env, root) = big_project();
+    let path = store_dir(&env).join("index.store");
+    let mut torn = 0;
+    for round in 0..20 {
+        let _ = fs::remove_dir_all(store_dir(&env));
+        // Auto-spawned by the outline, which waits for the whole index.
+        let mut outline = env.shim();
+        outline
+            .current_dir(&root)
+            .args(["outline", "src/m0.rs"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let mut child = outline.spawn().unwrap();
+        // Kill the moment the file is seen growing past a threshold (a batch of
+        // megabytes is being copied in, page by page): mid-write, often.
+        let threshold = 256 * 1024 * (1 + round % 4) as u64;
+        let mut pid = None;
+        let started = wait_until(Duration::from_secs(30), || {
+            pid = env.daemon_pid();
+            pid.is_some()
+        });
+        assert!(started, "no daemon: {}", env.log());
+        let pid = pid.unwrap();
+        let target = rustix::process::Pid::from_raw(pid as i32).unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        let mut last = 0;
+        loop {
+            let size = fs::metadata(&path).map_or(0, |m| m.len());
+            if size > threshold && last > 0 && size != last {
+                let _ = rustix::process::kill_process(target, rustix::process::Signal::KILL);
+                break;
+            }
+            last = size;
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the store never grew: {}",
+                env.log()
+            );
+        }
+        env.kill9(pid);
+        let _ = child.wait();
+        let bytes = fs::read(&path).unwrap();
+        let key = key(&env);
+        let (recs, whole) = records(&bytes, &key);
+        if !whole {
+            torn += 1;
+        }
+        let count = |k: u8| recs.iter().filter(|r| r.kind == k).count();
+        // Each key is written once, so records and loaded entries agree.
+        let expected = (count(K_SYMBOLS), count(1), count(2));
+
+        // The next daemon keeps every whole record and drops only the torn tail.
+        let mut outline = env.shim();
+        outline
+            .current_dir(&root)
+            .args(["--json", "outline", "src/m7.rs"]);
+        let out = outline.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["files"][0]["symbols"].as_array().unwrap().len(), 150);
+        assert_eq!(
+            loaded(&env.log()),
+            Some(expected),
+            "round {round}: {}",
+            env.log()
+        );
+        stop(&env);
+        if torn > 0 && round >= 2 {
+            break;
+        }
+    }
+    assert!(torn > 0, "no kill landed mid-write in 20 rounds");
+}
+
+/// A tmpfs of `size` mounted at `dir` for the life of the guard (as root; lazily
+/// unmounted on drop, even after a failed assertion).
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(dir: &Path, size: &str) -> Tmpfs {
+        fs::create_dir_all(dir).unwrap();
+        let out = Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
+            .arg(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "mounting a tmpfs needs root (the suite runs this test as root): {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Tmpfs(dir.to_path_buf())
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_leaves_the_store_whole_and_the_daemon_serving_from_memory() {
+    let (env, root) = big_project();
+    let _disk = Tmpfs::mount(&store_dir(&env), "256k");
+    let outline = ok(&env, &root, &["outline", "src"]);
+    assert!(!outline["files"].as_array().unwrap().is_empty());
+    let full = wait_until(Duration::from_secs(60), || {
+        store_of(&status(&env))["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("cannot write"))
+    });
+    assert!(full, "{}", status(&env));
+    assert!(env.log().contains("WARN"), "{}", env.log());
+    // Still answering, from memory.
+    let one = ok(&env, &root, &["outline", "src/m299.rs"]);
+    assert_eq!(one["files"][0]["symbols"].as_array().unwrap().len(), 150);
+    // The file on the full disk is whole records only.
+    assert!(store_dir(&env).join("index.store").exists());
+    stop(&env);
+    let (recs, whole) = records(&store_bytes(&env), &key(&env));
+    assert!(whole, "a torn tail left on the full disk");
+    assert!(!recs.is_empty());
+    // A daemon started on it serves what fitted.
+    names(&env, &root);
+    let st = status(&env);
+    assert!(store_of(&st)["hits"].as_u64().unwrap() > 0, "{st}");
+}
+
+#[test]
+fn clear_cache_removes_the_store_with_or_without_a_daemon() {
+    let (env, root) = project(&three());
+    let truth = names(&env, &root);
+    // With a daemon: it notices and starts a new, empty store.
+    let v = ok(&env, env.dir(), &["daemon", "clear-cache"]);
+    assert!(v["freed_bytes"].as_u64().unwrap() > 0, "{v}");
+    assert!(!store_dir(&env).join("index.store").exists());
+    // Its status notices at once; its writer starts the new file.
+    let st = status(&env);
+    assert_eq!(store_of(&st)["entries"], 0, "{st}");
+    let new = wait_until(Duration::from_secs(30), || {
+        store_dir(&env).join("index.store").exists()
+    });
+    assert!(new, "no new store: {}", env.log());
+    fs::write(root.join("src/a.rs"), "fn alpha2() {}\n").unwrap();
+    let a = ok(&env, &root, &["outline", "src/a.rs"]);
+    assert_eq!(a["files"][0]["symbols"][0]["name"], "alpha2");
+    stop(&env);
+    // Without one.
+    ok(&env, env.dir(), &["daemon", "clear-cache"]);
+    assert!(!store_dir(&env).exists());
+    assert_eq!(names(&env, &root)["src/b.rs"], truth["src/b.rs"]);
+    assert_eq!(store_of(&status(&env))["hits"], 0);
+}
+
+#[test]
+fn a_store_directory_others_can_write_is_refused_and_the_daemon_still_answers() {
+    let (env, root) = project(&three());
+    fs::create_dir_all(store_dir(&env)).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(store_dir(&env), fs::Permissions::from_mode(0o777)).unwrap();
+    assert_eq!(names(&env, &root)["src/a.rs"], ["alpha", "Apple"]);
+    let st = status(&env);
+    let note = store_of(&st)["note"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        note.contains("not persisting") && note.contains("writable by others"),
+        "{st}"
+    );
+    assert!(
+        fs::read_dir(store_dir(&env)).unwrap().next().is_none(),
+        "nothing written"
+    );
+}

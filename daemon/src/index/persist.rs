@@ -1,0 +1,1409 @@
+//! The persisted index: what the daemon-wide caches (`store.rs`) learned, kept on disk
+//! so a daemon that starts again (an upgrade, a reboot, the idle exit) re-reads and
+//! re-parses only what changed. Three maps: file identity → content hash, git blob →
+//! content hash, (grammar, content hash) → parsed symbols.
+//!
+//! # Where and how
+//!
+//! `<state dir>/index/` (`$LEAN_CTX_STATE_DIR/index`, else `$XDG_STATE_HOME/lean-ctx/index`),
+//! a directory of ours, 0700, opened `O_NOFOLLOW` and refused when it or its parent is
+//! writable by others; everything in it is opened relative to that descriptor,
+//! `O_NOFOLLOW`, 0600. Two files: `index.key` (32 random bytes) and `index.store`, a
+//! 76-byte header (magic, format, the build's extractor tag, a keyed BLAKE3 of those)
+//! followed by append-only records `[len u32][kind u8][body][mac 16]`, each `mac` the
+//! keyed BLAKE3 (key: `index.key`) of kind and body. `lean-ctx daemon clear-cache`
+//! removes both files; a running daemon notices on its next write or status and
+//! starts a new store.
+//!
+//! # Why a format of our own
+//!
+//! An embedded database (redb, sled) would bring its own crash recovery, but not what
+//! this store most needs: every record sealed so that nothing we did not write under
+//! this store's key is ever served, a store of another build told apart by its
+//! header alone, reads by offset with only a small map resident (the symbols stay on
+//! disk until asked for), and a full disk that costs one batch. An append-only log
+//! gives all of that in a few hundred lines: a kill -9 can only tear the last batch,
+//! which the load truncates away; there is no in-place update to tear.
+//!
+//! # What is detected, and how
+//!
+//! - **Another build**: the header's tag is BLAKE3 of the format number, the wire
+//!   schema and `LEAN_CTX_EXTRACTOR_HASH` (`build.rs`: every file of `src/index/` and
+//!   the tree-sitter packages of `Cargo.lock`). A different tag: the store is
+//!   rebuilt, with a new key.
+//! - **Torn or corrupted**: the load walks every record's framing and verifies the
+//!   keyed checksum of every small one (hashes, blobs), truncating the file at the
+//!   first that does not hold (a torn tail, a flipped bit): everything before it is
+//!   ours, everything after it is dropped and re-learned. A parse's checksum is
+//!   verified when it is read (most of the file's bytes; hashing them twice cost a
+//!   restart tens of milliseconds); one that does not verify is never served and
+//!   discards the whole store. A header that does not verify rebuilds the store.
+//! - **A store that lies** (well-formed, correctly sealed, wrong symbols for a content
+//!   hash): the key lives outside the store file, owner-only, and is rotated on every
+//!   rebuild, so no store file but the one this key sealed verifies, and nothing
+//!   copied or left from an older store does. What remains is a lie we wrote
+//!   ourselves, i.e. a bug: after each full walk the root re-parses a sample of the
+//!   files whose symbols came from disk (a bottom-k sample of their content hashes,
+//!   so uniform and cheap) and compares; a mismatch discards the store and the
+//!   in-memory caches and walks every open root again (`Caches::verify_sample`).
+//!   Checking every entry before serving it would cost the first index we are here
+//!   to save; a sealed store narrows lies to our own writer, and the sample bounds
+//!   how long such a bug can go unnoticed.
+//! - **kill -9 during a write**: records are appended in batches with one `pwrite`
+//!   and a `fdatasync`; a kill loses the batch in flight (torn tail, truncated on the
+//!   next load) and nothing before it.
+//! - **Full disk**: a failed write is truncated back to the last good length, logged
+//!   once as a warning and shown in `daemon status`; the daemon goes on serving from
+//!   memory and tries again with the next batch.
+//!
+//! # Bounded
+//!
+//! `index.store_max_bytes` (default 512 MiB; 0 turns the store off). Over it, the
+//! writer compacts: the most recently used symbol entries (use is counted per
+//! lookup, and the file keeps them oldest first, so the order survives restarts)
+//! are copied into a new file up to three quarters of the cap, with the hashes that
+//! lead to them, and the new file is renamed over the old one.
+//!
+//! # Off the request path
+//!
+//! Inserts go to a writer thread over a channel (dropped, and counted, when more
+//! than [`MAX_PENDING`] wait), which encodes, seals and writes them in batches.
+//! Lookups take a read lock on the resident maps and one `pread`.
+
+use std::{
+    fs::File,
+    io::{self, Read},
+    os::{
+        fd::{AsFd, OwnedFd},
+        unix::fs::{DirBuilderExt, FileExt, MetadataExt},
+    },
+    path::{Path, PathBuf},
+    sync::{
+        Arc, Condvar, Mutex, RwLock,
+        atomic::{AtomicU64, AtomicUsize, Ordering},
+        mpsc,
+    },
+    thread::JoinHandle,
+    time::Duration,
+};
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use rustix::fs::{AtFlags, Mode, OFlags};
+
+use super::{
+    lang::Lang,
+    store::{FileId, Hash, Oid},
+    symbols::{FileSymbols, lang_byte, lang_of},
+};
+
+const STORE: &str = "index.store";
+const KEY: &str = "index.key";
+const MAGIC: &[u8; 8] = b"LCTXIDX\0";
+/// The on-disk layout's number: bumped with any change to header, records or codec
+/// (which also changes the extractor hash; this one says so on purpose).
+const FORMAT: u32 = 1;
+const HEADER: usize = 76;
+const MAC: usize = 16;
+
+const K_HASH: u8 = 1;
+const K_BLOB: u8 = 2;
+const K_SYMBOLS: u8 = 3;
+
+/// Inserts waiting for the writer, beyond which new ones are dropped (counted): a
+/// writer that cannot keep up must not grow the daemon.
+pub const MAX_PENDING: usize = 1 << 16;
+/// Messages taken into one batch.
+const BATCH: usize = 4096;
+
+/// The build's tag: records of a store with another tag are never read.
+pub fn build_tag() -> [u8; 32] {
+    let mut h = blake3::Hasher::new();
+    h.update(&FORMAT.to_le_bytes());
+    h.update(lean_ctx_shared::protocol::SCHEMA.as_bytes());
+    h.update(env!("LEAN_CTX_EXTRACTOR_HASH").as_bytes());
+    *h.finalize().as_bytes()
+}
+
+type SymKey = (u8, Hash);
+
+#[derive(Debug)]
+struct Slot {
+    off: u64,
+    len: u32,
+    /// Last use (the store's tick): what compaction keeps first.
+    used: AtomicU64,
+}
+
+/// The open store: its file and the maps read from it.
+#[derive(Debug)]
+struct Disk {
+    dir: Arc<OwnedFd>,
+    file: Arc<File>,
+    /// (dev, ino) of `file`, to notice it was removed or replaced by name.
+    ino: (u64, u64),
+    key: [u8; 32],
+    len: u64,
+    symbols: FxHashMap<SymKey, Slot>,
+    hashes: FxHashMap<FileId, Hash>,
+    blobs: FxHashMap<Oid, Hash>,
+}
+
+enum Msg {
+    Hash(FileId, Hash),
+    Blob(Oid, Hash),
+    Symbols(Lang, Hash, Arc<FileSymbols>),
+    /// Start a new, empty store (the old one lied, or failed a read).
+    Reset(String),
+    /// Write what is queued, then answer.
+    Flush(mpsc::Sender<()>),
+}
+
+/// What `daemon status` shows of the store.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub path: PathBuf,
+    pub bytes: u64,
+    pub entries: u64,
+    pub cap_bytes: u64,
+    pub hits: u64,
+    pub misses: u64,
+    /// The last problem (a write that failed, a store rebuilt and why).
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    disk: RwLock<Option<Disk>>,
+    /// Set once the writer has loaded (or given up on) the store.
+    loaded: (Mutex<bool>, Condvar),
+    tick: AtomicU64,
+    hits: AtomicU64,
+    misses: AtomicU64,
+    pending: AtomicUsize,
+    dropped: AtomicU64,
+    note: Mutex<Option<String>>,
+}
+
+impl Shared {
+    fn note(&self, warn: bool, what: String) {
+        if warn {
+            tracing::warn!(store = "index", "{what}");
+        } else {
+            tracing::info!(store = "index", "{what}");
+        }
+        *self.note.lock().unwrap() = Some(what);
+    }
+}
+
+/// The persisted store; lookups answer once the writer thread has loaded it.
+#[derive(Debug)]
+pub struct Store {
+    dir: PathBuf,
+    cap: u64,
+    tx: Mutex<Option<mpsc::Sender<Msg>>>,
+    shared: Arc<Shared>,
+    writer: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Store {
+    /// Opens (or creates) this build's store in `index_dir` (in its subdirectory
+    /// [`build_dir_name`]) on a writer thread of its own; returns at once. Lookups
+    /// wait for the load.
+    pub fn open(index_dir: &Path, cap_bytes: u64) -> Arc<Store> {
+        let dir = index_dir.join(build_dir_name());
+        let (tx, rx) = mpsc::channel();
+        let shared = Arc::new(Shared::default());
+        let writer = Writer {
+            path: dir.clone(),
+            cap: cap_bytes,
+            tag: build_tag(),
+            shared: shared.clone(),
+            lock: None,
+        };
+        let handle = std::thread::Builder::new()
+            .name("lean-ctx-store".into())
+            .spawn(move || writer.run(rx))
+            .expect("spawn store writer");
+        Arc::new(Store {
+            dir,
+            cap: cap_bytes,
+            tx: Mutex::new(Some(tx)),
+            shared,
+            writer: Mutex::new(Some(handle)),
+        })
+    }
+
+    /// The store file's path.
+    pub fn path(dir: &Path) -> PathBuf {
+        dir.join(STORE)
+    }
+
+    fn loaded(&self) -> Option<std::sync::RwLockReadGuard<'_, Option<Disk>>> {
+        let (done, cv) = &self.shared.loaded;
+        drop(cv.wait_while(done.lock().unwrap(), |done| !*done).unwrap());
+        let disk = self.shared.disk.read().unwrap();
+        disk.is_some().then_some(disk)
+    }
+
+    pub fn hash_of(&self, id: &FileId) -> Option<Hash> {
+        self.loaded()?.as_ref()?.hashes.get(id).copied()
+    }
+
+    pub fn blob(&self, oid: &Oid) -> Option<Hash> {
+        self.loaded()?.as_ref()?.blobs.get(oid).copied()
+    }
+
+    /// The stored parse of content `hash` as `lang`, verified against its seal.
+    pub fn symbols(&self, lang: Lang, hash: &Hash) -> Option<FileSymbols> {
+        let key = (lang_byte(lang), *hash);
+        let found = {
+            let guard = self.loaded()?;
+            let disk = guard.as_ref()?;
+            disk.symbols.get(&key).map(|slot| {
+                let tick = self.shared.tick.fetch_add(1, Ordering::Relaxed);
+                slot.used.store(tick, Ordering::Relaxed);
+                (disk.file.clone(), slot.off, slot.len, disk.key)
+            })
+        };
+        let Some((file, off, len, seal)) = found else {
+            self.shared.misses.fetch_add(1, Ordering::Relaxed);
+            return None;
+        };
+        let mut buf = vec![0; len as usize];
+        let record = file
+            .read_exact_at(&mut buf, off)
+            .ok()
+            .and_then(|()| open_record(&seal, &buf));
+        let symbols = match record {
+            Some((K_SYMBOLS, body)) if body.get(..33) == Some(&key_bytes(&key)[..]) => {
+                FileSymbols::decode(&body[33..]).filter(|s| s.lang == lang)
+            }
+            _ => None,
+        };
+        if symbols.is_none() {
+            // Sealed when written, not now: the file changed under us.
+            self.discard(format!(
+                "a record at offset {off} no longer verifies: store discarded"
+            ));
+        }
+        let counter = match symbols {
+            Some(_) => &self.shared.hits,
+            None => &self.shared.misses,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        symbols
+    }
+
+    fn send(&self, msg: Msg) {
+        if self.shared.pending.load(Ordering::Relaxed) >= MAX_PENDING {
+            self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        self.enqueue(msg);
+    }
+
+    /// Queues `msg` for the writer, counted in `pending` (which the writer takes off
+    /// per message it receives); `false` once the writer is gone.
+    fn enqueue(&self, msg: Msg) -> bool {
+        self.shared.pending.fetch_add(1, Ordering::Relaxed);
+        let sent = self.tx.lock().unwrap().as_ref().map(|tx| tx.send(msg));
+        let sent = matches!(sent, Some(Ok(())));
+        if !sent {
+            self.shared.pending.fetch_sub(1, Ordering::Relaxed);
+        }
+        sent
+    }
+
+    pub fn put_hash(&self, id: FileId, hash: Hash) {
+        self.send(Msg::Hash(id, hash));
+    }
+
+    pub fn put_blob(&self, oid: Oid, hash: Hash) {
+        self.send(Msg::Blob(oid, hash));
+    }
+
+    pub fn put_symbols(&self, lang: Lang, hash: Hash, symbols: Arc<FileSymbols>) {
+        self.send(Msg::Symbols(lang, hash, symbols));
+    }
+
+    /// Stops serving the store at once and has the writer start a new one.
+    pub fn discard(&self, why: String) {
+        self.shared.disk.write().unwrap().take();
+        self.shared.note(true, why.clone());
+        self.send(Msg::Reset(why));
+    }
+
+    /// Waits (up to `limit`) until everything sent so far is written.
+    pub fn flush(&self, limit: Duration) -> bool {
+        let (tx, rx) = mpsc::channel();
+        self.enqueue(Msg::Flush(tx)) && rx.recv_timeout(limit).is_ok()
+    }
+
+    /// Writes what is queued and stops the writer (at exit), waiting at most
+    /// `limit`: a writer stuck on a hung disk is left behind.
+    pub fn close(&self, limit: Duration) {
+        let flushed = self.flush(limit);
+        self.tx.lock().unwrap().take();
+        let handle = self.writer.lock().unwrap().take();
+        if let Some(handle) = handle.filter(|_| flushed) {
+            let _ = handle.join();
+        }
+    }
+
+    pub fn summary(&self) -> Summary {
+        self.notice_removal();
+        let disk = self.shared.disk.read().unwrap();
+        let (bytes, entries) = disk.as_ref().map_or((0, 0), |d| {
+            let n = d.symbols.len() + d.hashes.len() + d.blobs.len();
+            (d.len, n as u64)
+        });
+        let mut note = self.shared.note.lock().unwrap().clone();
+        let dropped = self.shared.dropped.load(Ordering::Relaxed);
+        if dropped > 0 {
+            note = Some(format!(
+                "{}{dropped} inserts dropped (writer behind)",
+                note.map(|n| format!("{n}; ")).unwrap_or_default()
+            ));
+        }
+        Summary {
+            path: Store::path(&self.dir),
+            bytes,
+            entries,
+            cap_bytes: self.cap,
+            hits: self.shared.hits.load(Ordering::Relaxed),
+            misses: self.shared.misses.load(Ordering::Relaxed),
+            note,
+        }
+    }
+
+    /// A store file removed (or replaced) by name is no longer served.
+    fn notice_removal(&self) {
+        let moved = {
+            let disk = self.shared.disk.read().unwrap();
+            disk.as_ref().is_some_and(|d| !still_there(d))
+        };
+        if moved {
+            self.discard("the store file was removed: starting a new one".into());
+        }
+    }
+}
+
+fn still_there(d: &Disk) -> bool {
+    rustix::fs::statat(d.dir.as_fd(), STORE, AtFlags::SYMLINK_NOFOLLOW)
+        .is_ok_and(|st| dev_ino(&st) == d.ino)
+}
+
+// The field types differ between platforms (and are the target type on some).
+#[allow(clippy::unnecessary_cast)]
+fn dev_ino(st: &rustix::fs::Stat) -> (u64, u64) {
+    (st.st_dev as u64, st.st_ino as u64)
+}
+
+fn key_bytes(key: &SymKey) -> [u8; 33] {
+    let mut out = [0; 33];
+    out[0] = key.0;
+    out[1..].copy_from_slice(&key.1);
+    out
+}
+
+fn mac(key: &[u8; 32], data: &[u8]) -> [u8; 32] {
+    *blake3::keyed_hash(key, data).as_bytes()
+}
+
+/// Appends one sealed record.
+fn seal(key: &[u8; 32], kind: u8, body: &[u8], out: &mut Vec<u8>) {
+    let start = out.len();
+    out.extend_from_slice(&(1 + body.len() as u32).to_le_bytes());
+    out.push(kind);
+    out.extend_from_slice(body);
+    let tag = mac(key, &out[start + 4..]);
+    out.extend_from_slice(&tag[..MAC]);
+}
+
+/// The kind and body of the one record `buf` holds, if its seal verifies.
+fn open_record<'a>(key: &[u8; 32], buf: &'a [u8]) -> Option<(u8, &'a [u8])> {
+    let n = u32::from_le_bytes(buf.get(..4)?.try_into().ok()?) as usize;
+    if n == 0 || buf.len() != 4 + n + MAC {
+        return None;
+    }
+    let sealed = &buf[4..4 + n];
+    let tag = mac(key, sealed);
+    // Constant time is not the point (the key never leaves this user); equality is.
+    (tag[..MAC] == buf[4 + n..]).then(|| (sealed[0], &sealed[1..]))
+}
+
+fn header(key: &[u8; 32], tag: &[u8; 32]) -> [u8; HEADER] {
+    let mut h = [0; HEADER];
+    h[..8].copy_from_slice(MAGIC);
+    h[8..12].copy_from_slice(&FORMAT.to_le_bytes());
+    h[12..44].copy_from_slice(tag);
+    let m = mac(key, &h[..44]);
+    h[44..].copy_from_slice(&m);
+    h
+}
+
+fn file_id_bytes(id: &FileId) -> [u8; 56] {
+    let mut b = [0; 56];
+    let fields = [
+        id.dev,
+        id.ino,
+        id.size,
+        id.mtime.0 as u64,
+        id.mtime.1 as u64,
+        id.ctime.0 as u64,
+        id.ctime.1 as u64,
+    ];
+    for (i, f) in fields.iter().enumerate() {
+        b[i * 8..i * 8 + 8].copy_from_slice(&f.to_le_bytes());
+    }
+    b
+}
+
+fn file_id_of(b: &[u8]) -> FileId {
+    let f = |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap());
+    FileId {
+        dev: f(0),
+        ino: f(1),
+        size: f(2),
+        mtime: (f(3) as i64, f(4) as i64),
+        ctime: (f(5) as i64, f(6) as i64),
+    }
+}
+
+/// Why the store on disk cannot be used as it is.
+enum Unusable {
+    /// Nothing there yet (or only part of it): start one, quietly.
+    Missing,
+    /// Rebuilt, and said so.
+    Rebuild(String),
+}
+
+/// The writer thread's side: the one place that changes the file.
+struct Writer {
+    /// This build's directory: `<index dir>/<build>` ([`build_dir_name`]).
+    path: PathBuf,
+    cap: u64,
+    tag: [u8; 32],
+    shared: Arc<Shared>,
+    /// The flock on `<index dir>/<build>.lock`, held for as long as the writer runs.
+    lock: Option<File>,
+}
+
+impl Writer {
+    fn run(mut self, rx: mpsc::Receiver<Msg>) {
+        self.lock = self.lock_build_dir();
+        let disk = self.lock.as_ref().and_then(|_| self.open());
+        *self.shared.disk.write().unwrap() = disk;
+        let (done, cv) = &self.shared.loaded;
+        *done.lock().unwrap() = true;
+        cv.notify_all();
+        while let Ok(first) = rx.recv() {
+            let mut batch = vec![first];
+            while batch.len() < BATCH {
+                match rx.try_recv() {
+                    Ok(m) => batch.push(m),
+                    Err(_) => break,
+                }
+            }
+            self.shared
+                .pending
+                .fetch_sub(batch.len(), Ordering::Relaxed);
+            self.apply(batch);
+        }
+    }
+
+    /// Takes this build's directory for this daemon, and removes the directories of
+    /// builds no daemon runs any more. During an upgrade two builds' daemons run side
+    /// by side (`upgrade.rs`); each keeps its own directory, so neither takes the
+    /// other's store for a store of another build and rebuilds it under the other's
+    /// feet, and once the old daemon is gone its store goes too: one store per
+    /// running build on disk. `None` (said so) if a daemon of this build holds it.
+    fn lock_build_dir(&self) -> Option<File> {
+        let (Some(index_dir), Some(ours)) = (self.path.parent(), self.path.file_name()) else {
+            return None;
+        };
+        let taken = std::fs::create_dir_all(index_dir)
+            .and_then(|()| try_lock(&index_dir.join(format!("{}.lock", ours.to_string_lossy()))));
+        let lock = match taken {
+            Ok(Some(lock)) => lock,
+            Ok(None) => {
+                self.shared.note(
+                    true,
+                    format!(
+                        "not persisting the index: another lean-ctxd of this build uses {}",
+                        self.path.display()
+                    ),
+                );
+                return None;
+            }
+            Err(e) => {
+                self.shared.note(
+                    true,
+                    format!("not persisting the index: {}: {e}", index_dir.display()),
+                );
+                return None;
+            }
+        };
+        for entry in std::fs::read_dir(index_dir).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if !is_dir || name == ours {
+                continue;
+            }
+            let their_lock = index_dir.join(format!("{}.lock", name.to_string_lossy()));
+            // Held: that build's daemon still runs. Taken: nobody uses it. (A daemon
+            // of that build starting right now makes a new lock file and directory.)
+            if let Ok(Some(_held)) = try_lock(&their_lock) {
+                let gone = std::fs::remove_dir_all(entry.path())
+                    .and_then(|()| std::fs::remove_file(&their_lock));
+                if let Err(e) = gone {
+                    tracing::warn!(dir = %entry.path().display(), error = %e, "cannot remove another build's index store");
+                }
+            }
+        }
+        Some(lock)
+    }
+
+    /// Loads the store, or starts a new one; `None` if neither is possible (said so).
+    fn open(&self) -> Option<Disk> {
+        let dir = match open_private_dir(&self.path) {
+            Ok(dir) => Arc::new(dir),
+            Err(e) => {
+                self.shared.note(
+                    true,
+                    format!("not persisting the index: {}: {e}", self.path.display()),
+                );
+                return None;
+            }
+        };
+        match self.load(&dir) {
+            Ok(disk) => return Some(disk),
+            Err(Unusable::Missing) => {}
+            Err(Unusable::Rebuild(why)) => self.shared.note(false, format!("rebuilt: {why}")),
+        }
+        self.create(dir)
+    }
+
+    fn create(&self, dir: Arc<OwnedFd>) -> Option<Disk> {
+        match create(&dir, &self.tag) {
+            Ok(disk) => Some(disk),
+            Err(e) => {
+                self.shared.note(
+                    true,
+                    format!(
+                        "cannot create the index store in {}: {e}; serving from memory",
+                        self.path.display()
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    fn load(&self, dir: &Arc<OwnedFd>) -> Result<Disk, Unusable> {
+        let key = match read_key(dir) {
+            Ok(key) => key,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(Unusable::Missing),
+            Err(e) => return Err(Unusable::Rebuild(format!("its key: {e}"))),
+        };
+        let fd = match rustix::fs::openat(
+            dir.as_fd(),
+            STORE,
+            OFlags::RDWR | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        ) {
+            Ok(fd) => fd,
+            Err(e) if e == rustix::io::Errno::NOENT => return Err(Unusable::Missing),
+            Err(e) => return Err(Unusable::Rebuild(format!("cannot open it: {e}"))),
+        };
+        let st = private_file(&fd).map_err(|e| Unusable::Rebuild(e.to_string()))?;
+        let file = File::from(fd);
+        let mut bytes = Vec::with_capacity(st.st_size as usize);
+        (&file)
+            .read_to_end(&mut bytes)
+            .map_err(|e| Unusable::Rebuild(format!("cannot read it: {e}")))?;
+        if bytes.len() < HEADER || bytes[..HEADER] != header(&key, &self.tag)[..] {
+            let why = match bytes.get(..HEADER) {
+                Some(h) if h[..8] == MAGIC[..] && h[44..] == mac(&key, &h[..44])[..] => {
+                    "written by another build"
+                }
+                _ => "its header does not verify (torn, corrupted, or sealed by another key)",
+            };
+            return Err(Unusable::Rebuild(why.into()));
+        }
+        let mut disk = Disk {
+            dir: dir.clone(),
+            file: Arc::new(file),
+            ino: dev_ino(&st),
+            key,
+            len: HEADER as u64,
+            symbols: FxHashMap::default(),
+            hashes: FxHashMap::default(),
+            blobs: FxHashMap::default(),
+        };
+        let mut at = HEADER;
+        while at < bytes.len() {
+            let Some(len) = record_len(&bytes[at..]) else {
+                break;
+            };
+            let record = &bytes[at..at + len];
+            // A parse's seal is checked when it is read (most of the file, and read
+            // at most once per run); the small records are checked here.
+            let opened = match record[4] {
+                K_SYMBOLS => Some((K_SYMBOLS, &record[5..len - MAC])),
+                _ => open_record(&key, record),
+            };
+            let Some((kind, body)) = opened else {
+                break;
+            };
+            if !self.index(&mut disk, kind, body, at as u64, len as u32) {
+                break;
+            }
+            at += len;
+        }
+        disk.len = at as u64;
+        if at < bytes.len() {
+            let dropped = bytes.len() - at;
+            self.shared.note(
+                true,
+                format!(
+                    "the store's record at offset {at} does not verify (torn or corrupted): {dropped} bytes from there dropped"
+                ),
+            );
+            disk.file
+                .set_len(at as u64)
+                .and_then(|()| disk.file.sync_data())
+                .map_err(|e| Unusable::Rebuild(format!("cannot truncate it: {e}")))?;
+        }
+        tracing::info!(
+            store = "index",
+            symbols = disk.symbols.len(),
+            hashes = disk.hashes.len(),
+            blobs = disk.blobs.len(),
+            bytes = disk.len,
+            "loaded"
+        );
+        Ok(disk)
+    }
+
+    /// Enters a verified record into the maps; `false` if it is not well formed.
+    fn index(&self, disk: &mut Disk, kind: u8, body: &[u8], off: u64, len: u32) -> bool {
+        let hash = |b: &[u8]| -> Hash { b.try_into().unwrap() };
+        match (kind, body.len()) {
+            (K_HASH, 88) => {
+                disk.hashes
+                    .insert(file_id_of(&body[..56]), hash(&body[56..]));
+            }
+            (K_BLOB, 52) => {
+                disk.blobs
+                    .insert(body[..20].try_into().unwrap(), hash(&body[20..]));
+            }
+            (K_SYMBOLS, n) if n > 33 && lang_of(body[0]).is_some() => {
+                let tick = self.shared.tick.fetch_add(1, Ordering::Relaxed);
+                let slot = Slot {
+                    off,
+                    len,
+                    used: AtomicU64::new(tick),
+                };
+                disk.symbols.insert((body[0], hash(&body[1..33])), slot);
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn apply(&self, batch: Vec<Msg>) {
+        let mut acks = Vec::new();
+        let mut puts = Vec::with_capacity(batch.len());
+        for msg in batch {
+            match msg {
+                Msg::Flush(ack) => acks.push(ack),
+                Msg::Reset(why) => {
+                    puts.clear();
+                    self.reset(&why);
+                }
+                put => puts.push(put),
+            }
+        }
+        self.append(puts);
+        for ack in acks {
+            let _ = ack.send(());
+        }
+    }
+
+    /// A new, empty store with a new key, replacing whatever is there (the
+    /// directory opened again by name: `clear-cache` may have removed it).
+    fn reset(&self, why: &str) {
+        self.shared.note(true, format!("rebuilt: {why}"));
+        self.shared.disk.write().unwrap().take();
+        if self.lock.is_none() {
+            return;
+        }
+        let disk = match open_private_dir(&self.path) {
+            Ok(dir) => self.create(Arc::new(dir)),
+            Err(e) => {
+                self.shared.note(
+                    true,
+                    format!("not persisting the index: {}: {e}", self.path.display()),
+                );
+                None
+            }
+        };
+        *self.shared.disk.write().unwrap() = disk;
+    }
+
+    fn append(&self, puts: Vec<Msg>) {
+        if puts.is_empty() {
+            return;
+        }
+        let removed = {
+            let disk = self.shared.disk.read().unwrap();
+            // None: never opened (said so once), or discarded (a reset is queued).
+            disk.as_ref().is_some_and(|d| !still_there(d))
+        };
+        if removed {
+            // `clear-cache`, or someone else: start again.
+            self.reset("the store file was removed");
+        }
+        let (file, key, start) = {
+            let disk = self.shared.disk.read().unwrap();
+            let Some(d) = disk.as_ref() else { return };
+            (d.file.clone(), d.key, d.len)
+        };
+        let mut buf = Vec::new();
+        let mut body = Vec::new();
+        let mut entered = Vec::with_capacity(puts.len());
+        for put in &puts {
+            body.clear();
+            let kind = match put {
+                Msg::Hash(id, hash) => {
+                    body.extend_from_slice(&file_id_bytes(id));
+                    body.extend_from_slice(hash);
+                    K_HASH
+                }
+                Msg::Blob(oid, hash) => {
+                    body.extend_from_slice(oid);
+                    body.extend_from_slice(hash);
+                    K_BLOB
+                }
+                Msg::Symbols(lang, hash, symbols) => {
+                    body.extend_from_slice(&key_bytes(&(lang_byte(*lang), *hash)));
+                    symbols.encode(&mut body);
+                    K_SYMBOLS
+                }
+                Msg::Reset(_) | Msg::Flush(_) => continue,
+            };
+            let off = start + buf.len() as u64;
+            seal(&key, kind, &body, &mut buf);
+            entered.push((kind, off, (start + buf.len() as u64 - off) as u32));
+        }
+        let written = file
+            .write_all_at(&buf, start)
+            .and_then(|()| file.sync_data());
+        if let Err(e) = written {
+            // Full disk, quota, I/O error: back to the last good length, so the file
+            // stays a sequence of whole records; the batch is served from memory.
+            let undone = file.set_len(start).and_then(|()| file.sync_data());
+            self.shared.note(
+                true,
+                format!(
+                    "cannot write {} index records ({e}){}; serving from memory",
+                    entered.len(),
+                    match undone {
+                        Ok(()) => String::new(),
+                        Err(e) => format!(", nor truncate back ({e})"),
+                    }
+                ),
+            );
+            return;
+        }
+        let mut disk = self.shared.disk.write().unwrap();
+        let Some(d) = disk.as_mut() else { return };
+        if !Arc::ptr_eq(&d.file, &file) {
+            return;
+        }
+        for &(kind, off, len) in &entered {
+            let rel = (off - start) as usize;
+            self.index(d, kind, &buf[rel + 5..rel + len as usize - MAC], off, len);
+        }
+        d.len = start + buf.len() as u64;
+        let over = d.len > self.cap;
+        drop(disk);
+        if over {
+            self.compact();
+        }
+    }
+
+    /// Keeps the most recently used symbol entries up to three quarters of the cap
+    /// (and the hashes leading to them) in a new file renamed over the old one.
+    fn compact(&self) {
+        let (dir, file, key, mut order, hashes, blobs) = {
+            let disk = self.shared.disk.read().unwrap();
+            let Some(d) = disk.as_ref() else { return };
+            let order: Vec<(u64, SymKey, u64, u32)> = d
+                .symbols
+                .iter()
+                .map(|(k, s)| (s.used.load(Ordering::Relaxed), *k, s.off, s.len))
+                .collect();
+            (
+                d.dir.clone(),
+                d.file.clone(),
+                d.key,
+                order,
+                d.hashes.clone(),
+                d.blobs.clone(),
+            )
+        };
+        order.sort_unstable_by_key(|o| std::cmp::Reverse(o.0));
+        let budget = self.cap / 4 * 3;
+        let mut kept = Vec::new();
+        let mut total = HEADER as u64;
+        for (used, key, off, len) in order {
+            // Hash and blob records of its content come along: about 150 bytes.
+            if total + u64::from(len) + 150 > budget {
+                break;
+            }
+            total += u64::from(len) + 150;
+            kept.push((used, key, off, len));
+        }
+        kept.reverse();
+        let contents: FxHashSet<Hash> = kept.iter().map(|k| k.1.1).collect();
+        let mut buf = header(&key, &self.tag).to_vec();
+        let mut body = Vec::new();
+        for (id, hash) in hashes.iter().filter(|(_, h)| contents.contains(*h)) {
+            body.clear();
+            body.extend_from_slice(&file_id_bytes(id));
+            body.extend_from_slice(hash);
+            seal(&key, K_HASH, &body, &mut buf);
+        }
+        for (oid, hash) in blobs.iter().filter(|(_, h)| contents.contains(*h)) {
+            body.clear();
+            body.extend_from_slice(oid);
+            body.extend_from_slice(hash);
+            seal(&key, K_BLOB, &body, &mut buf);
+        }
+        let mut record = Vec::new();
+        for &(_, _, off, len) in &kept {
+            record.resize(len as usize, 0);
+            // Copied as sealed, after checking the seal still holds.
+            if file.read_exact_at(&mut record, off).is_ok() && open_record(&key, &record).is_some()
+            {
+                buf.extend_from_slice(&record);
+            }
+        }
+        let before = file.metadata().map_or(0, |m| m.len());
+        match replace_store(&dir, &buf) {
+            Ok(_) => {
+                tracing::info!(
+                    store = "index",
+                    before,
+                    after = buf.len(),
+                    kept = kept.len(),
+                    "compacted"
+                );
+                // Reload from what was written: offsets, maps and order in one place.
+                match self.load(&dir) {
+                    Ok(disk) => *self.shared.disk.write().unwrap() = Some(disk),
+                    Err(_) => self.reset("compaction's new file did not load"),
+                }
+            }
+            Err(e) => self.shared.note(
+                true,
+                format!("cannot compact the index store ({e}); it stays over its cap"),
+            ),
+        }
+    }
+}
+
+/// The length of the record at the start of `rest`, if it is all there.
+fn record_len(rest: &[u8]) -> Option<usize> {
+    let n = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+    let len = 4usize.checked_add(n)?.checked_add(MAC)?;
+    (n > 0 && len <= rest.len()).then_some(len)
+}
+
+/// An exclusive flock on `path` (created 0600, never through a symlink), or `None`
+/// if another open file holds it.
+fn try_lock(path: &Path) -> io::Result<Option<File>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(OFlags::NOFOLLOW.bits() as i32)
+        .open(path)?;
+    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(Some(file)),
+        Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The name of this build's directory in the index dir: the first 16 hex digits of
+/// [`build_tag`].
+pub fn build_dir_name() -> String {
+    build_tag()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The store's directory: created 0700; refused unless it is a directory of ours
+/// that nobody else can write, in a parent nobody else can write (its group and
+/// other bits are taken off if merely readable).
+fn open_private_dir(dir: &Path) -> io::Result<OwnedFd> {
+    if let Some(parent) = dir.parent() {
+        std::fs::create_dir_all(parent)?;
+        let meta = std::fs::metadata(parent)?;
+        if meta.mode() & 0o022 != 0 && meta.mode() & 0o1000 == 0 {
+            return Err(io::Error::other(format!(
+                "{} is writable by others",
+                parent.display()
+            )));
+        }
+    }
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let fd = rustix::fs::open(
+        dir,
+        OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY,
+        Mode::empty(),
+    )?;
+    let st = rustix::fs::fstat(&fd)?;
+    let uid = rustix::process::geteuid().as_raw();
+    if st.st_uid != uid {
+        return Err(io::Error::other(format!(
+            "owned by uid {}, not {uid}",
+            st.st_uid
+        )));
+    }
+    let mode = st.st_mode & 0o777;
+    if mode & 0o022 != 0 {
+        return Err(io::Error::other(format!(
+            "mode {mode:o} is writable by others"
+        )));
+    }
+    if mode & 0o077 != 0 {
+        rustix::fs::fchmod(&fd, Mode::from_raw_mode(0o700))?;
+    }
+    Ok(fd)
+}
+
+/// Checks a file of the store: regular, ours, 0600 (tightened if only readable by
+/// others; refused if others could have written it).
+fn private_file(fd: &OwnedFd) -> io::Result<rustix::fs::Stat> {
+    let st = rustix::fs::fstat(fd)?;
+    let uid = rustix::process::geteuid().as_raw();
+    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
+        return Err(io::Error::other("not a regular file"));
+    }
+    if st.st_uid != uid {
+        return Err(io::Error::other(format!("owned by uid {}", st.st_uid)));
+    }
+    let mode = st.st_mode & 0o777;
+    if mode & 0o022 != 0 {
+        return Err(io::Error::other(format!(
+            "mode {mode:o} is writable by others"
+        )));
+    }
+    if mode & 0o077 != 0 {
+        rustix::fs::fchmod(fd, Mode::from_raw_mode(0o600))?;
+    }
+    Ok(st)
+}
+
+fn read_key(dir: &OwnedFd) -> io::Result<[u8; 32]> {
+    let fd = rustix::fs::openat(
+        dir.as_fd(),
+        KEY,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    private_file(&fd)?;
+    let mut key = [0; 32];
+    let mut file = File::from(fd);
+    file.read_exact(&mut key)?;
+    if file.read(&mut [0])? != 0 {
+        return Err(io::Error::other("longer than a key"));
+    }
+    Ok(key)
+}
+
+/// Writes `bytes` to `name.tmp` beneath `dir` (0600, never through a symlink),
+/// fsyncs it and renames it over `name`; returns the new file.
+fn write_replacing(dir: &OwnedFd, name: &str, bytes: &[u8]) -> io::Result<OwnedFd> {
+    let tmp = format!("{name}.tmp");
+    match rustix::fs::unlinkat(dir.as_fd(), tmp.as_str(), AtFlags::empty()) {
+        Ok(()) | Err(rustix::io::Errno::NOENT) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let fd = rustix::fs::openat(
+        dir.as_fd(),
+        tmp.as_str(),
+        OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )?;
+    let file = File::from(fd);
+    let written = file
+        .write_all_at(bytes, 0)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| {
+            rustix::fs::renameat(dir.as_fd(), tmp.as_str(), dir.as_fd(), name)
+                .map_err(io::Error::from)
+        });
+    if let Err(e) = written {
+        let _ = rustix::fs::unlinkat(dir.as_fd(), tmp.as_str(), AtFlags::empty());
+        return Err(e);
+    }
+    rustix::fs::fsync(dir)?;
+    Ok(OwnedFd::from(file))
+}
+
+fn replace_store(dir: &OwnedFd, bytes: &[u8]) -> io::Result<OwnedFd> {
+    write_replacing(dir, STORE, bytes)
+}
+
+/// A new, empty store under a new key (the key first: a store left by a crash in
+/// between does not verify under it and is rebuilt again).
+fn create(dir: &Arc<OwnedFd>, tag: &[u8; 32]) -> io::Result<Disk> {
+    let mut key = [0; 32];
+    File::open("/dev/urandom")?.read_exact(&mut key)?;
+    write_replacing(dir, KEY, &key)?;
+    let fd = replace_store(dir, &header(&key, tag))?;
+    let st = rustix::fs::fstat(&fd)?;
+    Ok(Disk {
+        dir: dir.clone(),
+        file: Arc::new(File::from(fd)),
+        ino: dev_ino(&st),
+        key,
+        len: HEADER as u64,
+        symbols: FxHashMap::default(),
+        hashes: FxHashMap::default(),
+        blobs: FxHashMap::default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::*;
+    use crate::index::symbols::extract;
+
+    /// Real sources of several languages: this crate's own and the test fixtures'.
+    fn samples() -> Vec<(Lang, Vec<u8>)> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut out = Vec::new();
+        for dir in [
+            "src/index",
+            "src/backing",
+            "../tests/fixtures",
+            "../tests/mcp",
+        ] {
+            for entry in fs::read_dir(root.join(dir)).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if let (Some(lang), true) = (Lang::from_path(&path), path.is_file()) {
+                    out.push((lang, fs::read(&path).unwrap()));
+                }
+            }
+        }
+        out.push((
+            Lang::Python,
+            b"class A:\n    def f(self): pass\n  x = (\n".to_vec(),
+        ));
+        out.push((Lang::Go, b"package p\n\x00binary".to_vec()));
+        assert!(out.len() > 10, "too few samples: {}", out.len());
+        out
+    }
+
+    fn encoded(s: &FileSymbols) -> Vec<u8> {
+        let mut out = Vec::new();
+        s.encode(&mut out);
+        out
+    }
+
+    /// Every symbol with all it answers, children by the tree's own links.
+    fn listing(s: &FileSymbols) -> String {
+        fn walk(sym: crate::index::symbols::Symbol<'_>, out: &mut String) {
+            out.push_str(&format!(
+                "{:?} {} {} {:?} {:?} {} {} {:?} {:?}\n",
+                sym.kind(),
+                sym.name(),
+                sym.name_path(),
+                sym.signature(),
+                sym.bytes(),
+                sym.doc_start(),
+                sym.core_start(),
+                sym.range(),
+                sym.name_range()
+            ));
+            for c in sym.children() {
+                walk(c, out);
+            }
+        }
+        let mut out = format!(
+            "{:?} {} {:?} {}\n",
+            s.lang, s.binary, s.syntax_error, s.count
+        );
+        for sym in s.top() {
+            walk(sym, &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn the_encoding_round_trips_every_symbol_and_is_smaller_than_the_memory_form() {
+        let (mut stored, mut resident) = (0, 0);
+        for (lang, src) in samples() {
+            let parsed = extract(lang, &src);
+            let bytes = encoded(&parsed);
+            let back = FileSymbols::decode(&bytes).expect("decodes");
+            assert_eq!(listing(&back), listing(&parsed));
+            assert_eq!(encoded(&back), bytes);
+            stored += bytes.len();
+            resident += parsed.weight;
+        }
+        assert!(
+            stored * 3 < resident * 2,
+            "{stored} bytes stored for {resident} resident"
+        );
+    }
+
+    #[test]
+    fn a_damaged_encoding_decodes_to_nothing_or_to_symbols_that_can_be_walked() {
+        let src =
+            fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/index/store.rs")).unwrap();
+        let bytes = encoded(&extract(Lang::Rust, &src[..4000]));
+        for i in 0..bytes.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut bad = bytes.clone();
+                bad[i] ^= flip;
+                if let Some(s) = FileSymbols::decode(&bad) {
+                    // Iterating must terminate and stay in bounds.
+                    listing(&s);
+                }
+            }
+            assert!(FileSymbols::decode(&bytes[..i]).is_none(), "cut at {i}");
+        }
+    }
+
+    fn put(store: &Store, lang: Lang, src: &[u8]) -> Hash {
+        let hash = *blake3::hash(src).as_bytes();
+        store.put_symbols(lang, hash, Arc::new(extract(lang, src)));
+        hash
+    }
+
+    fn reopen(dir: &Path, cap: u64) -> Arc<Store> {
+        Store::open(dir, cap)
+    }
+
+    #[test]
+    fn each_build_keeps_its_own_store_and_those_of_builds_no_daemon_runs_are_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("index");
+        // Two other builds' stores: one whose daemon still runs (it holds its lock),
+        // one left behind by a daemon that is gone.
+        for other in ["running", "gone"] {
+            fs::create_dir_all(dir.join(other)).unwrap();
+            fs::write(dir.join(other).join(STORE), b"theirs").unwrap();
+        }
+        let running = try_lock(&dir.join("running.lock")).unwrap().unwrap();
+        let store = reopen(&dir, 1 << 30);
+        let a = put(&store, Lang::Rust, b"fn a() {}\n");
+        assert!(store.flush(Duration::from_secs(30)));
+        assert_eq!(
+            fs::read(dir.join("running").join(STORE)).unwrap(),
+            b"theirs"
+        );
+        assert!(!dir.join("gone").exists() && !dir.join("gone.lock").exists());
+        // A second store of this build (a second daemon) gets none, and says so.
+        let second = reopen(&dir, 1 << 30);
+        assert!(second.symbols(Lang::Rust, &a).is_none());
+        assert!(
+            second
+                .summary()
+                .note
+                .is_some_and(|n| n.contains("another lean-ctxd"))
+        );
+        second.close(Duration::from_secs(30));
+        assert!(store.symbols(Lang::Rust, &a).is_some());
+        store.close(Duration::from_secs(30));
+        drop(running);
+    }
+
+    #[test]
+    fn what_was_written_is_read_back_by_the_next_process_and_a_torn_tail_is_cut_off() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("index");
+        let store = reopen(&dir, 1 << 30);
+        let a = put(&store, Lang::Rust, b"fn a() {}\n");
+        let id = FileId::stat(tmp.path()).unwrap();
+        store.put_hash(id, a);
+        store.put_blob([9; 20], a);
+        assert!(store.flush(Duration::from_secs(30)));
+        let b = put(&store, Lang::Python, b"def b(): pass\n");
+        store.close(Duration::from_secs(30));
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(mode(&dir.join(build_dir_name())), 0o700);
+        assert_eq!(mode(&dir.join(build_dir_name()).join(STORE)), 0o600);
+        assert_eq!(mode(&dir.join(build_dir_name()).join(KEY)), 0o600);
+
+        let store = reopen(&dir, 1 << 30);
+        assert_eq!(
+            store
+                .symbols(Lang::Rust, &a)
+                .unwrap()
+                .top()
+                .next()
+                .unwrap()
+                .name(),
+            "a"
+        );
+        assert_eq!(store.symbols(Lang::Python, &b).unwrap().count, 1);
+        assert!(
+            store.symbols(Lang::Go, &a).is_none(),
+            "keyed by grammar too"
+        );
+        assert_eq!(store.hash_of(&id), Some(a));
+        assert_eq!(store.blob(&[9; 20]), Some(a));
+        store.close(Duration::from_secs(30));
+
+        // The last record loses its last byte (a kill during the write).
+        let path = dir.join(build_dir_name()).join(STORE);
+        let len = fs::metadata(&path).unwrap().len();
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(len - 1)
+            .unwrap();
+        let store = reopen(&dir, 1 << 30);
+        assert!(store.symbols(Lang::Python, &b).is_none());
+        assert!(
+            store.symbols(Lang::Rust, &a).is_some(),
+            "what came before stays"
+        );
+        let note = store.summary().note.unwrap();
+        assert!(note.contains("does not verify"), "{note}");
+        store.close(Duration::from_secs(30));
+        assert!(
+            fs::metadata(&path).unwrap().len() < len - 1,
+            "truncated to whole records"
+        );
+    }
+
+    #[test]
+    fn a_flipped_bit_in_a_parse_is_never_served() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("index");
+        let store = reopen(&dir, 1 << 30);
+        let a = put(&store, Lang::Rust, b"fn a() {}\n");
+        store.flush(Duration::from_secs(30));
+        let after_a = fs::metadata(dir.join(build_dir_name()).join(STORE))
+            .unwrap()
+            .len() as usize;
+        let b = put(&store, Lang::Rust, b"fn b() {}\n");
+        let c = put(&store, Lang::Rust, b"fn c() {}\n");
+        store.close(Duration::from_secs(30));
+        let clean = fs::read(dir.join(build_dir_name()).join(STORE)).unwrap();
+
+        // In b's key (its content hash): b is not found under its hash, and what
+        // the flipped key names fails its seal if ever asked for; c is unharmed.
+        let mut bytes = clean.clone();
+        bytes[after_a + 4 + 1 + 5] ^= 4;
+        fs::write(dir.join(build_dir_name()).join(STORE), &bytes).unwrap();
+        let store = reopen(&dir, 1 << 30);
+        assert!(store.symbols(Lang::Rust, &b).is_none());
+        assert!(store.symbols(Lang::Rust, &c).is_some());
+        store.close(Duration::from_secs(30));
+
+        // In b's symbols: reading it breaks the seal, the store is discarded, and
+        // nothing of it is served any more.
+        let mut bytes = clean;
+        bytes[after_a + 4 + 1 + 33 + 3] ^= 4;
+        fs::write(dir.join(build_dir_name()).join(STORE), &bytes).unwrap();
+        let store = reopen(&dir, 1 << 30);
+        assert!(store.symbols(Lang::Rust, &a).is_some());
+        assert!(store.symbols(Lang::Rust, &b).is_none());
+        assert!(store.summary().note.unwrap().contains("no longer verifies"));
+        assert!(store.symbols(Lang::Rust, &c).is_none());
+        store.close(Duration::from_secs(30));
+    }
+
+    #[test]
+    fn a_store_of_another_build_or_another_key_is_rebuilt_under_a_new_key() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("index");
+        let store = reopen(&dir, 1 << 30);
+        let a = put(&store, Lang::Rust, b"fn a() {}\n");
+        store.close(Duration::from_secs(30));
+        let key: [u8; 32] = fs::read(dir.join(build_dir_name()).join(KEY))
+            .unwrap()
+            .try_into()
+            .unwrap();
+        // Another build: a valid header with another tag.
+        let mut bytes = fs::read(dir.join(build_dir_name()).join(STORE)).unwrap();
+        bytes[..HEADER].copy_from_slice(&header(&key, &[7; 32]));
+        fs::write(dir.join(build_dir_name()).join(STORE), &bytes).unwrap();
+        let store = reopen(&dir, 1 << 30);
+        assert!(store.symbols(Lang::Rust, &a).is_none());
+        let note = store.summary().note.unwrap();
+        assert!(note.contains("another build"), "{note}");
+        store.close(Duration::from_secs(30));
+        assert_ne!(
+            fs::read(dir.join(build_dir_name()).join(KEY)).unwrap(),
+            key,
+            "the key rotates"
+        );
+
+        // Another key: this store's records no longer verify.
+        let store = reopen(&dir, 1 << 30);
+        let a = put(&store, Lang::Rust, b"fn a() {}\n");
+        store.close(Duration::from_secs(30));
+        fs::write(dir.join(build_dir_name()).join(KEY), [1; 32]).unwrap();
+        let store = reopen(&dir, 1 << 30);
+        assert!(store.symbols(Lang::Rust, &a).is_none());
+        assert!(
+            store
+                .summary()
+                .note
+                .unwrap()
+                .contains("header does not verify")
+        );
+        store.close(Duration::from_secs(30));
+    }
+
+    #[test]
+    fn over_its_cap_the_store_keeps_the_most_recently_used_parses() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("index");
+        let cap = 64 * 1024;
+        let store = reopen(&dir, cap);
+        // Each parse is about 1 KiB on disk (the name is in name, path and signature).
+        let src = |i: usize| format!("fn f{i}_{}() {{}}\n", "x".repeat(300));
+        let first = put(&store, Lang::Rust, src(0).as_bytes());
+        store.flush(Duration::from_secs(30));
+        let mut last = Vec::new();
+        for i in 1..400 {
+            // The first one stays in use: it must survive.
+            assert!(store.symbols(Lang::Rust, &first).is_some(), "lost at {i}");
+            last.push(put(&store, Lang::Rust, src(i).as_bytes()));
+            store.flush(Duration::from_secs(30));
+        }
+        let size = fs::metadata(dir.join(build_dir_name()).join(STORE))
+            .unwrap()
+            .len();
+        assert!(size <= cap, "{size} over the cap {cap}");
+        assert!(store.symbols(Lang::Rust, last.last().unwrap()).is_some());
+        assert!(
+            store.symbols(Lang::Rust, &last[0]).is_none(),
+            "the oldest went"
+        );
+        store.close(Duration::from_secs(30));
+    }
+}
