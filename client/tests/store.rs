@@ -105,10 +105,15 @@ fn stop(env: &TestEnv) {
     );
 }
 
-/// This build's store: the one directory in the index dir (one per running build).
+/// This build's store: the one directory in the index dir (one per running build),
+/// once a daemon made it.
 fn store_dir(env: &TestEnv) -> PathBuf {
     let index = env.paths.index_store_dir();
-    let builds: Vec<PathBuf> = fs::read_dir(&index)
+    store_dir_if_any(env).unwrap_or_else(|| panic!("no build's store in {}", index.display()))
+}
+
+fn store_dir_if_any(env: &TestEnv) -> Option<PathBuf> {
+    let builds: Vec<PathBuf> = fs::read_dir(env.paths.index_store_dir())
         .map(|d| {
             d.flatten()
                 .map(|e| e.path())
@@ -116,10 +121,8 @@ fn store_dir(env: &TestEnv) -> PathBuf {
                 .collect()
         })
         .unwrap_or_default();
-    match builds.as_slice() {
-        [one] => one.clone(),
-        other => panic!("want one build's store in {}: {other:?}", index.display()),
-    }
+    assert!(builds.len() <= 1, "more than one build's store: {builds:?}");
+    builds.into_iter().next()
 }
 
 fn key(env: &TestEnv) -> [u8; 32] {
@@ -374,10 +377,9 @@ fn loaded(log: &str) -> Option<(usize, usize, usize)> {
 #[test]
 fn kill_9_during_a_write_loses_at_most_the_batch_in_flight() {
     let (env, root) = big_project();
-    let path = store_dir(&env).join("index.store");
     let mut torn = 0;
     for round in 0..20 {
-        let _ = fs::remove_dir_all(store_dir(&env));
+        let _ = fs::remove_dir_all(env.paths.index_store_dir());
         // Auto-spawned by the outline, which waits for the whole index.
         let mut outline = env.shim();
         outline
@@ -399,11 +401,13 @@ fn kill_9_during_a_write_loses_at_most_the_batch_in_flight() {
         let target = rustix::process::Pid::from_raw(pid as i32).unwrap();
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         let mut last = 0;
-        loop {
-            let size = fs::metadata(&path).map_or(0, |m| m.len());
+        let path = loop {
+            let size = store_dir_if_any(&env)
+                .and_then(|d| fs::metadata(d.join("index.store")).ok())
+                .map_or(0, |m| m.len());
             if size > threshold && last > 0 && size != last {
                 let _ = rustix::process::kill_process(target, rustix::process::Signal::KILL);
-                break;
+                break store_dir(&env).join("index.store");
             }
             last = size;
             assert!(
@@ -411,7 +415,7 @@ fn kill_9_during_a_write_loses_at_most_the_batch_in_flight() {
                 "the store never grew: {}",
                 env.log()
             );
-        }
+        };
         env.kill9(pid);
         let _ = child.wait();
         let bytes = fs::read(&path).unwrap();
@@ -487,7 +491,7 @@ impl Drop for Tmpfs {
 #[test]
 fn a_full_disk_leaves_the_store_whole_and_the_daemon_serving_from_memory() {
     let (env, root) = big_project();
-    let _disk = Tmpfs::mount(&store_dir(&env), "256k");
+    let _disk = Tmpfs::mount(&env.paths.index_store_dir(), "256k");
     let outline = ok(&env, &root, &["outline", "src"]);
     assert!(!outline["files"].as_array().unwrap().is_empty());
     let full = wait_until(Duration::from_secs(60), || {
@@ -533,7 +537,7 @@ fn clear_cache_removes_the_store_with_or_without_a_daemon() {
     stop(&env);
     // Without one.
     ok(&env, env.dir(), &["daemon", "clear-cache"]);
-    assert!(!store_dir(&env).exists());
+    assert!(!env.paths.index_store_dir().exists());
     assert_eq!(names(&env, &root)["src/b.rs"], truth["src/b.rs"]);
     assert_eq!(store_of(&status(&env))["hits"], 0);
 }
@@ -541,9 +545,10 @@ fn clear_cache_removes_the_store_with_or_without_a_daemon() {
 #[test]
 fn a_store_directory_others_can_write_is_refused_and_the_daemon_still_answers() {
     let (env, root) = project(&three());
-    fs::create_dir_all(store_dir(&env)).unwrap();
+    let index = env.paths.index_store_dir();
+    fs::create_dir_all(&index).unwrap();
     use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(store_dir(&env), fs::Permissions::from_mode(0o777)).unwrap();
+    fs::set_permissions(&index, fs::Permissions::from_mode(0o777)).unwrap();
     assert_eq!(names(&env, &root)["src/a.rs"], ["alpha", "Apple"]);
     let st = status(&env);
     let note = store_of(&st)["note"]
@@ -555,7 +560,7 @@ fn a_store_directory_others_can_write_is_refused_and_the_daemon_still_answers() 
         "{st}"
     );
     assert!(
-        fs::read_dir(store_dir(&env)).unwrap().next().is_none(),
+        fs::read_dir(&index).unwrap().next().is_none(),
         "nothing written"
     );
 }

@@ -522,8 +522,10 @@ impl Writer {
         let (Some(index_dir), Some(ours)) = (self.path.parent(), self.path.file_name()) else {
             return None;
         };
-        let taken = std::fs::create_dir_all(index_dir)
-            .and_then(|()| try_lock(&index_dir.join(format!("{}.lock", ours.to_string_lossy()))));
+        // The index dir is checked as the store's own is (ours, nobody else can
+        // write it) before anything is created in it.
+        let taken = open_private_dir(index_dir)
+            .and_then(|_| try_lock(&index_dir.join(format!("{}.lock", ours.to_string_lossy()))));
         let lock = match taken {
             Ok(Some(lock)) => lock,
             Ok(None) => {
