@@ -7,11 +7,16 @@
 //! takes bytes and paths and returns symbols.
 
 mod decl;
+pub mod fast_check;
 pub mod git_index;
+mod go_items;
 pub mod lang;
 pub mod name_path;
+mod python_items;
 mod rust_items;
 mod skeleton;
+mod skeleton_go;
+mod skeleton_python;
 pub mod symbols;
 pub mod text;
 mod walk;
