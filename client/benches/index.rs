@@ -93,9 +93,16 @@ fn languages(langs: &[&(&str, &str, &str)]) {
         );
         let ctags = || {
             let t = Instant::now();
+            // The files lean-ctx indexes: a corpus may ship other languages too
+            // (Django's admin JavaScript), so with `LEAN_CTX_BENCH_CTAGS_ALL` set ctags
+            // parses every language lean-ctx does.
+            let languages = match std::env::var_os("LEAN_CTX_BENCH_CTAGS_ALL") {
+                Some(_) => "Python,JavaScript,TypeScript,Go,Java,Kotlin,Rust".to_string(),
+                None => ctags_lang.to_string(),
+            };
             let ok = Command::new("ctags")
                 .arg("-R")
-                .arg(format!("--languages={ctags_lang}"))
+                .arg(format!("--languages={languages}"))
                 .arg("-f")
                 .arg(tags.path())
                 .arg(&tree)
