@@ -5,8 +5,15 @@
 //! `lean-ctx outline FILE` as a whole process vs `ctags -x FILE`, in-socket
 //! `symbols_overview` latency on a cached file, and daemon RSS per indexed symbol.
 //!
-//! Run: `bash client/benches/fetch-corpus.sh && cargo build --release --workspace --bins && cargo bench -p lean-ctx-client --bench index`
-//! (needs Debian's `universal-ctags`).
+//! Per language, one pinned real corpus each (`fetch-lang-corpora.sh`: Python,
+//! TypeScript, JavaScript, Go, Java, Kotlin): a fresh daemon's whole-process
+//! `lean-ctx outline` waiting for the first index against `ctags -R --languages=X` on
+//! the same tree, in alternating order, 3 rounds, with files, symbols and the
+//! BENCHMARKS.md rows.
+//!
+//! Run: `bash client/benches/fetch-corpus.sh && bash client/benches/fetch-lang-corpora.sh && cargo build --release --workspace --bins && cargo bench -p lean-ctx-client --bench index`
+//! (needs Debian's `universal-ctags`). Arguments after `--` pick the parts: `rust`
+//! and any of `python typescript javascript go java kotlin` (default: all).
 
 use std::{
     path::{Path, PathBuf},
@@ -27,19 +34,204 @@ const SOCKET_CALLS: usize = 2000;
 /// A large, real file for the per-file comparisons.
 const FILE: &str = "vendor/syn-2.0.111/src/expr.rs";
 
+/// The per-language corpora: directory under `target/bench-corpus-langs`, ctags'
+/// language name, the corpus as BENCHMARKS.md names it.
+const LANGS: [(&str, &str, &str); 6] = [
+    ("python", "Python", "Django 5.1.4 sdist (PyPI)"),
+    (
+        "typescript",
+        "TypeScript",
+        "rxjs 7.8.1 + effect 3.10.0 (npm, TypeScript sources)",
+    ),
+    ("javascript", "JavaScript", "lodash 4.17.21 (npm)"),
+    ("go", "Go", "golang.org/x/tools v0.28.0 (Go module proxy)"),
+    (
+        "java",
+        "Java",
+        "guava 33.3.1-jre sources jar (Maven Central)",
+    ),
+    (
+        "kotlin",
+        "Kotlin",
+        "kotlin-stdlib 2.0.21 sources jar (Maven Central)",
+    ),
+];
+const LANG_ROUNDS: usize = 3;
+
 fn main() {
-    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-corpus");
-    let (repo, second) = (corpus.join("repo"), corpus.join("second"));
-    assert!(
-        corpus.join(".done").exists(),
-        "no corpus: run `bash client/benches/fetch-corpus.sh` first"
-    );
     assert!(
         Command::new("ctags")
             .arg("--version")
             .output()
             .is_ok_and(|o| o.status.success()),
         "no ctags: `apt-get install universal-ctags`"
+    );
+    // `cargo bench` passes `--bench`; the rest names the parts to run.
+    let picked: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let wants = |part: &str| picked.is_empty() || picked.iter().any(|p| p == part);
+    let langs: Vec<_> = LANGS.iter().filter(|(dir, ..)| wants(dir)).collect();
+    if !langs.is_empty() {
+        languages(&langs);
+    }
+    if wants("rust") {
+        rust();
+    }
+}
+
+/// Each language's first index against ctags, side by side.
+fn languages(langs: &[&(&str, &str, &str)]) {
+    let corpora = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-corpus-langs");
+    let tags = tempfile::NamedTempFile::new().unwrap();
+    let mut rows = Vec::new();
+    for &&(dir, ctags_lang, title) in langs {
+        let tree = corpora.join(dir);
+        assert!(
+            tree.join(".done").exists(),
+            "no {dir} corpus: run `bash client/benches/fetch-lang-corpora.sh` first"
+        );
+        let ctags = || {
+            let t = Instant::now();
+            // The files lean-ctx indexes: a corpus may ship other languages too
+            // (Django's admin JavaScript), so with `LEAN_CTX_BENCH_CTAGS_ALL` set ctags
+            // parses every language lean-ctx does.
+            let languages = match std::env::var_os("LEAN_CTX_BENCH_CTAGS_ALL") {
+                Some(_) => "Python,JavaScript,TypeScript,Go,Java,Kotlin,Rust".to_string(),
+                None => ctags_lang.to_string(),
+            };
+            let ok = Command::new("ctags")
+                .arg("-R")
+                .arg(format!("--languages={languages}"))
+                .arg("-f")
+                .arg(tags.path())
+                .arg(&tree)
+                .stderr(Stdio::null())
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok);
+            t.elapsed()
+        };
+        let (mut ours, mut theirs) = (vec![], vec![]);
+        let mut indexed = (0, 0);
+        for round in 0..LANG_ROUNDS {
+            // Alternating which goes first, so neither always meets a warm page cache.
+            if round % 2 == 1 {
+                theirs.push(ctags());
+            }
+            let (took, files, symbols) = first_outline(&tree);
+            ours.push(took);
+            indexed = (files, symbols);
+            if round % 2 == 0 {
+                theirs.push(ctags());
+            }
+            println!(
+                "  {dir} round {round}: lean-ctx {:.0} ms ({files} files, {symbols} symbols); ctags {:.0} ms",
+                ms(ours[round]),
+                ms(theirs[round])
+            );
+        }
+        let tags_text = std::fs::read_to_string(tags.path()).unwrap_or_default();
+        let ctags_symbols = tags_text.lines().filter(|l| !l.starts_with("!_")).count();
+        let span = |v: &[Duration]| {
+            let (lo, hi) = (v.iter().min().unwrap(), v.iter().max().unwrap());
+            format!("{:.0}–{:.0} ms", ms(*lo), ms(*hi))
+        };
+        let ratio = ms(median(&ours)) / ms(median(&theirs));
+        println!(
+            "{dir}: {} files, {} symbols (ctags {ctags_symbols} tags); lean-ctx median {:.0} ms, ctags median {:.0} ms: {ratio:.2}x",
+            indexed.0,
+            indexed.1,
+            ms(median(&ours)),
+            ms(median(&theirs))
+        );
+        rows.push(format!(
+            "| {title} | {} | {} | {} | {} | {} | {ratio:.2}x |",
+            thousands(indexed.0),
+            thousands(indexed.1),
+            span(&ours),
+            thousands(ctags_symbols as u64),
+            span(&theirs),
+        ));
+    }
+    println!("\nBENCHMARKS.md rows (median ratio of {LANG_ROUNDS} alternating rounds):");
+    println!(
+        "| corpus | files | symbols | lean-ctx first index | ctags tags | universal-ctags | ratio |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for row in rows {
+        println!("{row}");
+    }
+}
+
+/// A fresh daemon (empty caches, no size cut-off), then a whole `lean-ctx outline`
+/// process at `tree`'s root that waits for its first index: the time of that
+/// process, and the files and symbols indexed.
+fn first_outline(tree: &Path) -> (Duration, u64, u64) {
+    let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
+    std::fs::create_dir_all(&env.paths.config_dir).unwrap();
+    std::fs::write(
+        env.paths.config_file(),
+        "[index]\nmax_file_bytes = 1073741824\n",
+    )
+    .unwrap();
+    assert!(
+        env.shim()
+            .args(["daemon", "start"])
+            .stdout(Stdio::null())
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut outline = env.shim();
+    outline
+        .current_dir(tree)
+        .args(["outline", "--limit", "1"])
+        .stdout(Stdio::null());
+    let took = time(outline);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let st = rt.block_on(async {
+        let conn = connect(&env).await;
+        conn.client
+            .status(tarpc::context::current(), StatusRequest {})
+            .await
+            .unwrap()
+            .unwrap()
+    });
+    let root = tree.canonicalize().unwrap();
+    let ix = st
+        .projects
+        .iter()
+        .find(|p| p.root == root)
+        .and_then(|p| p.index.as_ref())
+        .expect("the outline's root is indexed");
+    (took, ix.files_indexed, ix.symbols)
+}
+
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The Rust corpus: first index, second worktree, one file, in-socket latency, RSS.
+fn rust() {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-corpus");
+    let (repo, second) = (corpus.join("repo"), corpus.join("second"));
+    assert!(
+        corpus.join(".done").exists(),
+        "no corpus: run `bash client/benches/fetch-corpus.sh` first"
     );
     let rs_files = count_rs(&repo.join("vendor"));
     let corpus_bytes = bytes_rs(&repo.join("vendor"));

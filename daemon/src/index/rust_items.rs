@@ -37,6 +37,9 @@ pub(super) struct Decl {
     pub members: Vec<Decl>,
     /// An impl block's trait, and the bytes of the type name its members live under.
     pub impl_of: Option<(Option<Range<usize>>, Range<usize>)>,
+    /// The bytes of the name its own name path is under (Go methods: the receiver
+    /// type, from `go_items`).
+    pub qualifier: Option<Range<usize>>,
 }
 
 /// The declarations of a Rust file, or `None` where this reader cannot vouch for
@@ -753,6 +756,7 @@ impl Decl {
             sig_end,
             members: Vec::new(),
             impl_of: None,
+            qualifier: None,
         }
     }
 }

@@ -22,7 +22,7 @@
 
 use std::ops::Range;
 
-use super::lang::Lang;
+use super::{lang::Lang, skeleton_go, skeleton_python};
 
 /// Skipped ranges at least this long are left out of the parse, not blanked.
 const LEAVE_OUT: usize = 256;
@@ -38,6 +38,9 @@ pub struct Skeleton {
     pub included: Vec<tree_sitter::Range>,
     /// Every skipped range, in order, disjoint.
     pub skipped: Vec<Range<usize>>,
+    /// Any syntax error sends the file to a whole parse, not only one next to a
+    /// skipped range (Python: a misread string moves every indentation after it).
+    any_error: bool,
 }
 
 impl Skeleton {
@@ -51,6 +54,9 @@ impl Skeleton {
         let mut text = src.to_vec();
         for gap in &skipped {
             text[gap.clone()].fill(b' ');
+            if lang == Lang::Python {
+                skeleton_python::mark(&mut text, gap);
+            }
         }
         let mut left_out: Vec<Range<usize>> = skipped
             .iter()
@@ -66,6 +72,7 @@ impl Skeleton {
             included: included(&text, &left_out),
             text,
             skipped,
+            any_error: lang == Lang::Python,
         })
     }
 
@@ -74,8 +81,8 @@ impl Skeleton {
     /// whole text can say.
     pub fn error_near_skipped(&self, tree: &tree_sitter::Tree) -> bool {
         let root = tree.root_node();
-        if !root.has_error() {
-            return false;
+        if !root.has_error() || self.any_error {
+            return root.has_error();
         }
         // The outermost error and missing nodes, with an explicit stack: error trees
         // can be as deep as the file is nested.
@@ -104,6 +111,8 @@ impl Skeleton {
 fn skippable(lang: Lang, src: &[u8]) -> Vec<Range<usize>> {
     match lang {
         Lang::Rust => RustLexer::new(src, true).skippable(),
+        Lang::Python => skeleton_python::skippable(src),
+        Lang::Go => skeleton_go::skippable(src),
         _ => super::skeleton_brace::skippable(lang, src),
     }
 }

@@ -15,8 +15,9 @@ use lean_ctx_shared::{Position, Range, protocol::SymbolInfo, protocol::SymbolKin
 use tree_sitter::Node;
 
 use super::{
-    decl,
+    decl, go_items,
     lang::Lang,
+    python_items,
     rust_items::{self, Decl},
     skeleton::Skeleton,
     text::LineIndex,
@@ -288,8 +289,14 @@ pub(crate) fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
         counts: HashMap::new(),
         depth: 0,
     };
-    if how == Parse::Declarations && lang == Lang::Rust {
-        if let Some(decls) = rust_items::parse(body) {
+    let reader = match lang {
+        Lang::Rust => Some(rust_items::parse as fn(&[u8]) -> Option<Vec<Decl>>),
+        Lang::Go => Some(go_items::parse as fn(&[u8]) -> Option<Vec<Decl>>),
+        Lang::Python => Some(python_items::parse as fn(&[u8]) -> Option<Vec<Decl>>),
+        _ => None,
+    };
+    if let Some(read) = reader.filter(|_| how == Parse::Declarations) {
+        if let Some(decls) = read(body) {
             let symbols = decls
                 .into_iter()
                 .map(|d| walker.decl(d, "", None))
@@ -519,7 +526,7 @@ impl Walker<'_> {
             bytes: decl.bytes,
             core: decl.core,
             scope: impl_scope,
-            qualifier: None,
+            qualifier: decl.qualifier.map(text),
             signature_end: decl.sig_end,
             signature: None,
         };

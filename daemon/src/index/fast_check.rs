@@ -1,0 +1,155 @@
+//! The fast paths against whole parses on real code: every file of a directory the
+//! index parses, its symbols from [`extract`] (skeletons, declarations read off
+//! tokens) compared symbol for symbol with those of a whole tree-sitter parse, and
+//! both timed. Files the whole parse finds errors in are left out: there the two may
+//! recover differently, and neither is more right.
+//!
+//! Run by the unit test below on the conformance sample corpora and by
+//! `daemon/benches/fast_paths.rs` on whole bench corpora.
+
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    time::{Duration, Instant},
+};
+
+use super::{
+    go_items,
+    lang::Lang,
+    python_items, rust_items,
+    symbols::{FileSymbols, Parse, Symbol, extract_with},
+};
+
+/// What one language's files gave.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// Files compared (the whole parse found no error).
+    pub files: usize,
+    /// Files left out: the whole parse found an error.
+    pub unparsed: usize,
+    pub symbols: usize,
+    /// Bytes of the compared files.
+    pub bytes: u64,
+    /// Extraction time, whole parse and fast path, over the compared files.
+    pub whole: Duration,
+    pub fast: Duration,
+    /// Compared files a declaration reader (Rust, Go, Python) declined: their
+    /// fast path is the skeleton parse.
+    pub declined: usize,
+    /// The files whose outlines differ, with the first differing line of each.
+    pub differ: Vec<String>,
+}
+
+/// Every `every`th file under `dir` of the languages `langs`, compared.
+pub fn compare_dir(dir: &Path, langs: &[Lang], every: usize) -> BTreeMap<Lang, Tally> {
+    let mut files: Vec<PathBuf> = ignore::WalkBuilder::new(dir)
+        .standard_filters(false)
+        .build()
+        .filter_map(Result::ok)
+        .map(|e| e.into_path())
+        .filter(|p| p.is_file() && Lang::from_path(p).is_some_and(|l| langs.contains(&l)))
+        .collect();
+    files.sort();
+    let mut out: BTreeMap<Lang, Tally> = BTreeMap::new();
+    for path in files.iter().step_by(every.max(1)) {
+        let (Some(lang), Ok(src)) = (Lang::from_path(path), std::fs::read(path)) else {
+            continue;
+        };
+        let tally = out.entry(lang).or_default();
+        let t = Instant::now();
+        let whole = extract_with(lang, &src, Parse::Whole);
+        let whole_took = t.elapsed();
+        if whole.syntax_error.is_some() {
+            tally.unparsed += 1;
+            continue;
+        }
+        let t = Instant::now();
+        let fast = extract_with(lang, &src, Parse::Declarations);
+        tally.fast += t.elapsed();
+        tally.whole += whole_took;
+        tally.files += 1;
+        tally.bytes += src.len() as u64;
+        tally.symbols += whole.count;
+        let body = src.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&src);
+        tally.declined += usize::from(match lang {
+            Lang::Rust => rust_items::parse(body).is_none(),
+            Lang::Go => go_items::parse(body).is_none(),
+            Lang::Python => python_items::parse(body).is_none(),
+            _ => false,
+        });
+        let (expected, got) = (outline(&whole), outline(&fast));
+        if expected != got {
+            let first = expected
+                .lines()
+                .zip(got.lines().chain(std::iter::repeat("(none)")))
+                .find(|(e, g)| e != g)
+                .map_or_else(
+                    || {
+                        format!(
+                            "(none) ≠ {}",
+                            got.lines().nth(expected.lines().count()).unwrap_or("")
+                        )
+                    },
+                    |(e, g)| format!("{e} ≠ {g}"),
+                );
+            tally.differ.push(format!(
+                "{}: {first}",
+                path.strip_prefix(dir).unwrap_or(path).display()
+            ));
+        }
+    }
+    out
+}
+
+/// Every symbol of a parse, one line each: kind, name path, range, name position,
+/// signature.
+pub(crate) fn outline(parsed: &FileSymbols) -> String {
+    fn render(s: Symbol<'_>, depth: usize, out: &mut String) {
+        out.push_str(&format!(
+            "{}{} {} {} name@{} | {}\n",
+            "  ".repeat(depth),
+            s.kind().as_str(),
+            s.name_path(),
+            s.range(),
+            s.name_range().start,
+            s.signature()
+        ));
+        for c in s.children() {
+            render(c, depth + 1, out);
+        }
+    }
+    let mut out = String::new();
+    for s in parsed.top() {
+        render(s, 0, &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Python and Go skeletons on every file of the conformance sample corpora
+    /// (pinned packages from PyPI and the Go module proxy, fetched once by
+    /// `benches/fetch-conformance.sh`): 0 differences.
+    #[test]
+    fn python_and_go_fast_paths_agree_with_whole_parses_on_real_code() {
+        let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let corpus = lean_ctx_testkit::fetched(&here.join("benches/fetch-conformance.sh"));
+        for (dir, lang, at_least) in [("python", Lang::Python, 20), ("go", Lang::Go, 20)] {
+            let tallies = compare_dir(&corpus.join(dir), &[lang], 1);
+            let t = &tallies[&lang];
+            assert!(
+                t.files >= at_least && t.symbols >= 10 * at_least,
+                "only {} {dir} files ({} symbols) compared",
+                t.files,
+                t.symbols
+            );
+            assert!(
+                t.differ.is_empty(),
+                "{dir}: fast and whole parses differ: {:#?}",
+                t.differ
+            );
+        }
+    }
+}
