@@ -433,8 +433,11 @@ impl Caches {
         self.symbols.run_pending_tasks();
     }
 
+    /// The caches' figures. Not settled first: settling does all the bookkeeping a
+    /// walk deferred, however much a first index of 100,000 files has queued, and
+    /// `daemon status` must answer at once; a full walk settles when it ends, so
+    /// only figures taken while one runs lag by what it has not settled.
     pub fn status(&self) -> Vec<CacheStatus> {
-        self.settle();
         let hash = self.totals.hash();
         let sym = self.totals.symbols();
         let blobs = self.blobs.read().unwrap().len() as u64;
