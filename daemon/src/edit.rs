@@ -134,7 +134,12 @@ pub struct Written {
     /// The parse of `content`, when the syntax guard already made it.
     pub parsed: Option<FileSymbols>,
     pub new_range: AgentRange,
+    /// The hash the next edit of what was written passes as `expected_hash`: of a
+    /// replaced symbol with the doc comment and attributes it kept, else of the
+    /// written text.
     pub hash: String,
+    /// The bytes of `content` that `hash` covers.
+    pub hashed: Range<usize>,
 }
 
 /// An edit worked out against the file's current bytes, not yet written.
@@ -148,6 +153,8 @@ pub struct Planned {
     /// Where the agent's text (reindented, in the file's line endings) lies in
     /// `content`.
     pub written: Range<usize>,
+    /// What the answer's hash covers in `content` ([`Written::hash`]).
+    hashed: Range<usize>,
     replaced: String,
     parsed: Option<FileSymbols>,
 }
@@ -163,9 +170,10 @@ impl Planned {
                 lines.position(&self.content, self.written.start),
                 lines.position(&self.content, self.written.end),
             ),
-            hash: blake3::hash(&self.content[self.written.clone()])
+            hash: blake3::hash(&self.content[self.hashed.clone()])
                 .to_hex()
                 .to_string(),
+            hashed: self.hashed,
             content: self.content,
         }
     }
@@ -326,6 +334,13 @@ pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, L
     content.extend_from_slice(&inserted);
     content.extend_from_slice(&original[at.end..]);
     let written = at.start + written.start..at.start + written.end;
+    // A replacement keeps what lies above the replaced bytes (a doc comment, the
+    // attributes): the symbol's guarded range now runs from there to the end of the
+    // new text, and that is what the next edit's `expected_hash` is checked against.
+    let hashed = match edit.action {
+        EditAction::ReplaceSymbolBody => decl.doc.min(at.start)..written.end,
+        _ => written.clone(),
+    };
 
     let mut checked = None;
     // Content that did not change cannot have a new syntax error.
@@ -350,6 +365,7 @@ pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, L
         target,
         parsed: checked,
         written,
+        hashed,
         content,
         original: original.clone(),
     })

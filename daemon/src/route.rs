@@ -618,6 +618,12 @@ pub async fn edit_symbol(d: &Daemon, req: EditRequest) -> Result<EditResponse, L
         Ok(edited) => edited,
         Err(e) => return Err(what_changed(d, &file, lang, &req, e).await),
     };
+    // The answer hands its hash out: a stale edit with it is answered with what
+    // changed since (`what_changed`), as for a read's.
+    if let Some(text) = written.content.get(written.hashed.clone()) {
+        d.reads
+            .hashed(&written.hash, String::from_utf8_lossy(text).into());
+    }
     let replaced = written.replaced.clone();
     let (project, target) = (cx.project.clone(), file.clone());
     let (reads, session) = (d.reads.clone(), req.session.clone());
