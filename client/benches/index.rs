@@ -15,18 +15,19 @@
 //! (needs Debian's `universal-ctags`). Arguments after `--` pick the parts: `rust`
 //! and any of `python typescript javascript go java kotlin` (default: all).
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::{
     path::{Path, PathBuf},
     process::{Command, Stdio},
     time::{Duration, Instant},
 };
 
-use lean_ctx_shared::{
-    hello::{ClientHello, Intent},
-    protocol::{OpenProjectRequest, OutlineRequest, StatusRequest, SymbolsOverviewRequest},
-    transport::{self, Connection},
-};
+use lean_ctx_shared::protocol::{StatusRequest, SymbolsOverviewRequest};
 use lean_ctx_testkit::TestEnv;
+
+use common::{connect, index, median, ms};
 
 const ROUNDS: usize = 5;
 const PROCESS_RUNS: usize = 100;
@@ -283,9 +284,9 @@ fn rust() {
         );
         let conn = rt.block_on(connect(&env));
         ctags_first.push(ctags_tree(&repo));
-        first.push(rt.block_on(index(&conn, &repo)));
+        first.push(rt.block_on(index(&conn, &repo, Duration::from_secs(900))));
         ctags_second.push(ctags_tree(&second));
-        second_wt.push(rt.block_on(index(&conn, &second)));
+        second_wt.push(rt.block_on(index(&conn, &second, Duration::from_secs(900))));
         let before = rt.block_on(
             conn.client
                 .status(tarpc::context::current(), StatusRequest {}),
@@ -303,7 +304,7 @@ fn rust() {
             assert!(ok.unwrap().success(), "daemon {step}");
         }
         let conn = rt.block_on(connect(&env));
-        restart.push(rt.block_on(index(&conn, &repo)));
+        restart.push(rt.block_on(index(&conn, &repo, Duration::from_secs(900))));
         println!(
             "  round {round}: lean-ctx first {:.0} ms, second worktree {:.0} ms, restart-warm {:.0} ms; ctags {:.0} ms, {:.0} ms",
             ms(first[round]),
@@ -499,56 +500,10 @@ fn rust() {
     );
 }
 
-async fn connect(env: &TestEnv) -> Connection {
-    transport::connect(
-        &env.paths.socket(),
-        &ClientHello::new(Intent::Call, "bench"),
-        Duration::from_secs(5),
-    )
-    .await
-    .unwrap()
-}
-
-/// Registers `root` and waits for its first full index.
-async fn index(conn: &Connection, root: &Path) -> Duration {
-    let t = Instant::now();
-    conn.client
-        .open_project(
-            tarpc::context::current(),
-            OpenProjectRequest {
-                root: root.to_path_buf(),
-            },
-        )
-        .await
-        .unwrap()
-        .unwrap();
-    let mut ctx = tarpc::context::current();
-    ctx.deadline = Instant::now() + Duration::from_secs(900);
-    let req = OutlineRequest {
-        root: root.to_path_buf(),
-        path: String::new(),
-        depth: 0,
-        limit: 1,
-        wait_ms: 600_000,
-    };
-    conn.client.outline(ctx, req).await.unwrap().unwrap();
-    t.elapsed()
-}
-
 fn time(mut cmd: Command) -> Duration {
     let t = Instant::now();
     assert!(cmd.status().unwrap().success());
     t.elapsed()
-}
-
-fn median(v: &[Duration]) -> Duration {
-    let mut v = v.to_vec();
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
 }
 
 fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {

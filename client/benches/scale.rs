@@ -9,6 +9,9 @@
 //! Run: `bash client/benches/fetch-scale.sh && cargo build --release --workspace --bins && cargo bench -p lean-ctx-client --bench scale`
 //! (needs Debian's `universal-ctags`).
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::{
     path::{Path, PathBuf},
     process::{Command, Stdio},
@@ -19,12 +22,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use lean_ctx_shared::{
-    hello::{ClientHello, Intent},
-    protocol::{OpenProjectRequest, OutlineRequest, StatusRequest},
-    transport::{self, Connection},
-};
+use lean_ctx_shared::protocol::StatusRequest;
 use lean_ctx_testkit::TestEnv;
+
+use common::{connect, index, median, ms};
 
 const ROUNDS: usize = 2;
 const LANGUAGES: &str = "Rust,Python,JavaScript,TypeScript,Go,Java,Kotlin";
@@ -228,7 +229,7 @@ async fn measure(env: &TestEnv, repo: &Path) -> Round {
             (times, peak)
         }
     });
-    let index = index(&indexing, repo).await;
+    let index = index(&indexing, repo, Duration::from_secs(1800)).await;
     done.store(true, Ordering::Relaxed);
     let (status, peak_rss) = sockets.await.unwrap();
     Round {
@@ -237,42 +238,6 @@ async fn measure(env: &TestEnv, repo: &Path) -> Round {
         process_status: processes.await.unwrap(),
         peak_rss,
     }
-}
-
-async fn connect(env: &TestEnv) -> Connection {
-    transport::connect(
-        &env.paths.socket(),
-        &ClientHello::new(Intent::Call, "bench"),
-        Duration::from_secs(5),
-    )
-    .await
-    .unwrap()
-}
-
-/// Registers `root` and waits for its first full index.
-async fn index(conn: &Connection, root: &Path) -> Duration {
-    let t = Instant::now();
-    conn.client
-        .open_project(
-            tarpc::context::current(),
-            OpenProjectRequest {
-                root: root.to_path_buf(),
-            },
-        )
-        .await
-        .unwrap()
-        .unwrap();
-    let mut ctx = tarpc::context::current();
-    ctx.deadline = Instant::now() + Duration::from_secs(1800);
-    let req = OutlineRequest {
-        root: root.to_path_buf(),
-        path: String::new(),
-        depth: 0,
-        limit: 1,
-        wait_ms: 1_800_000,
-    };
-    conn.client.outline(ctx, req).await.unwrap().unwrap();
-    t.elapsed()
 }
 
 /// The number and total size of the source files under `dir` (`.git` left out).
@@ -296,14 +261,4 @@ fn sources(dir: &Path) -> (usize, u64) {
         }
     }
     (files, bytes)
-}
-
-fn median(v: &[Duration]) -> Duration {
-    let mut v = v.to_vec();
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
 }
