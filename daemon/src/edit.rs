@@ -56,7 +56,7 @@ pub struct FileLocks {
 
 impl FileLocks {
     pub fn across_daemons(paths: lean_ctx_shared::Paths) -> FileLocks {
-        FileLocks::across_daemons_waiting(paths, crate::upgrade::ROOT_LOCK_WAIT)
+        FileLocks::across_daemons_waiting(paths, crate::root_lock::ROOT_LOCK_WAIT)
     }
 
     fn across_daemons_waiting(
@@ -79,14 +79,14 @@ impl FileLocks {
     fn roots<'a>(
         &self,
         files: impl IntoIterator<Item = &'a Jailed>,
-    ) -> Result<Vec<crate::upgrade::RootWriteLock>, LeanError> {
+    ) -> Result<Vec<crate::root_lock::RootWriteLock>, LeanError> {
         let Some((paths, wait)) = &self.roots else {
             return Ok(vec![]);
         };
         let roots: std::collections::BTreeSet<&Path> = files.into_iter().map(root_of).collect();
         roots
             .into_iter()
-            .map(|root| crate::upgrade::RootWriteLock::acquire(paths, root, *wait))
+            .map(|root| crate::root_lock::RootWriteLock::acquire(paths, root, *wait))
             .collect()
     }
 }
@@ -1106,7 +1106,7 @@ mod tests {
         let locks =
             FileLocks::across_daemons_waiting(paths.clone(), std::time::Duration::from_millis(50));
         let other_daemon =
-            crate::upgrade::RootWriteLock::acquire(&paths, &root, std::time::Duration::ZERO)
+            crate::root_lock::RootWriteLock::acquire(&paths, &root, std::time::Duration::ZERO)
                 .unwrap();
         let edit = [write(&root, "src/deep/a.rs", "fn b() {}\n", b"fn a() {}\n")];
         let err = apply_many(&locks, &edit).unwrap_err();

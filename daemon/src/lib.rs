@@ -32,6 +32,7 @@ pub mod logging;
 pub mod lsp;
 pub mod reads;
 pub mod registry;
+pub mod root_lock;
 pub mod route;
 pub mod server;
 pub mod service;

@@ -34,24 +34,16 @@
 //!
 //! **Writes.** Both daemons may serve one root meanwhile. Every write of ours (symbol
 //! edits, renames, reformat: `edit::apply` and `edit::apply_many`) holds the root's
-//! cross-daemon lock ([`RootWriteLock`], a flock in the runtime dir) around the
+//! cross-daemon lock (`root_lock::RootWriteLock`, a flock in the runtime dir) around the
 //! read-check-write, so the two never interleave, and each daemon's watcher sees the
 //! other's writes as external edits and reindexes, as it would for an editor's.
 
-use std::{
-    collections::HashSet,
-    fs::{File, OpenOptions},
-    os::unix::fs::{DirBuilderExt, OpenOptionsExt},
-    path::{Path, PathBuf},
-    sync::Arc,
-    time::{Duration, Instant},
-};
+use std::{collections::HashSet, path::PathBuf, sync::Arc, time::Duration};
 
 use lean_ctx_shared::{
-    ErrorCode, LeanError, Paths,
+    Paths,
     daemons::{self, Record},
 };
-use rustix::fs::{FlockOperation, flock};
 
 use crate::{idle, state::Daemon};
 
@@ -125,99 +117,5 @@ pub async fn step_down_when_superseded(daemon: Arc<Daemon>, ours: Record) {
             tracing::info!("superseded and no session left: stopping");
             daemon.shutdown();
         }
-    }
-}
-
-/// The cross-daemon write lock of one worktree root: an exclusive flock on an
-/// owner-only file in the runtime dir, held while a write reads, checks and replaces
-/// files of the root. flock conflicts between open file descriptions, so it orders
-/// two daemons as well as two writes of one daemon. Released on drop.
-#[derive(Debug)]
-pub struct RootWriteLock {
-    _file: File,
-}
-
-/// Longest a write waits for another daemon's write to the same root. Writes take
-/// milliseconds; a wait this long means the other daemon is stuck.
-pub const ROOT_LOCK_WAIT: Duration = Duration::from_secs(10);
-
-impl RootWriteLock {
-    /// Takes the lock of `root`, waiting at most `wait` ([`ROOT_LOCK_WAIT`]) for
-    /// another holder; after that a `CONFLICT`, nothing written.
-    pub fn acquire(paths: &Paths, root: &Path, wait: Duration) -> Result<RootWriteLock, LeanError> {
-        let path = paths.root_write_lock(root);
-        let failed = |e: std::io::Error| {
-            LeanError::internal(format!(
-                "cannot take the write lock of {} ({}): {e}; no file written",
-                root.display(),
-                path.display()
-            ))
-        };
-        if let Some(dir) = path.parent() {
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
-                .map_err(failed)?;
-        }
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-            .open(&path)
-            .map_err(failed)?;
-        let deadline = Instant::now() + wait;
-        loop {
-            match flock(&file, FlockOperation::NonBlockingLockExclusive) {
-                Ok(()) => return Ok(RootWriteLock { _file: file }),
-                Err(rustix::io::Errno::WOULDBLOCK) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                Err(rustix::io::Errno::WOULDBLOCK) => {
-                    return Err(LeanError::new(
-                        ErrorCode::Conflict,
-                        format!(
-                            "another lean-ctxd has been writing into {} for {wait:?}; no file written",
-                            root.display()
-                        ),
-                    ));
-                }
-                Err(e) => return Err(failed(e.into())),
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_root_write_lock_excludes_a_second_holder_until_released() {
-        let tmp = tempfile::tempdir().unwrap();
-        let paths = Paths {
-            data_dir: tmp.path().join("data"),
-            runtime_dir: tmp.path().join("run"),
-            state_dir: tmp.path().join("state"),
-            config_dir: tmp.path().join("config"),
-        };
-        paths.ensure_runtime_dir().unwrap();
-        let root = Path::new("/some/root");
-        let held = RootWriteLock::acquire(&paths, root, Duration::ZERO).unwrap();
-        let file = paths.root_write_lock(root);
-        use std::os::unix::fs::PermissionsExt;
-        assert_eq!(
-            std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
-            0o600
-        );
-        // A second description (another daemon's) cannot take it meanwhile, and
-        // another root's lock is independent.
-        let other = File::open(&file).unwrap();
-        assert!(flock(&other, FlockOperation::NonBlockingLockExclusive).is_err());
-        RootWriteLock::acquire(&paths, Path::new("/another/root"), Duration::ZERO).unwrap();
-        drop(held);
-        assert!(flock(&other, FlockOperation::NonBlockingLockExclusive).is_ok());
     }
 }

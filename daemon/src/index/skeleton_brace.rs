@@ -27,6 +27,7 @@
 //! character literals, Kotlin's raw strings, `${…}` templates, character literals
 //! and nested comments.
 
+use super::skeleton::{memchr, utf8_len};
 use std::ops::Range;
 
 use super::lang::Lang;
@@ -675,24 +676,8 @@ impl Scan<'_> {
     }
 }
 
-fn memchr(needle: u8, src: &[u8], from: usize) -> Option<usize> {
-    src[from..]
-        .iter()
-        .position(|&b| b == needle)
-        .map(|i| from + i)
-}
-
 fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
-}
-
-fn utf8_len(first: u8) -> usize {
-    match first {
-        0xF0..=0xFF => 4,
-        0xE0..=0xEF => 3,
-        0xC0..=0xDF => 2,
-        _ => 1,
-    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //! comment forms. A file it cannot read to the end (an unterminated string or
 //! comment, a stray `}`) gets no skeleton: tree-sitter parses it whole.
 
+use super::skeleton::{is_word, memchr};
 use std::ops::Range;
 
 /// The interiors of the brace blocks in `src` no symbol is read from, in order and
@@ -166,17 +167,6 @@ impl<'a> Lexer<'a> {
             }
         }
     }
-}
-
-fn is_word(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
-}
-
-fn memchr(needle: u8, src: &[u8], from: usize) -> Option<usize> {
-    src[from..]
-        .iter()
-        .position(|&b| b == needle)
-        .map(|i| from + i)
 }
 
 fn find(needle: &[u8], src: &[u8], from: usize) -> Option<usize> {

@@ -17,6 +17,7 @@
 //! string, unbalanced brackets) gets no skeleton, and the caller parses the whole
 //! file wherever the skeleton's parse has any error.
 
+use super::skeleton::is_word;
 use std::ops::Range;
 
 /// The interiors of the function bodies of `src`, in order and disjoint (each one
@@ -463,10 +464,6 @@ fn is_prefix(word: &[u8]) -> bool {
         && word
             .iter()
             .all(|b| matches!(b.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f' | b't'))
-}
-
-fn is_word(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 
 #[cfg(test)]
