@@ -27,7 +27,7 @@ use std::{
 use lean_ctx_shared::protocol::{StatusRequest, SymbolsOverviewRequest};
 use lean_ctx_testkit::TestEnv;
 
-use common::{connect, index, median, ms};
+use common::{connect, ctags_r, index, median, ms};
 
 const ROUNDS: usize = 5;
 const PROCESS_RUNS: usize = 100;
@@ -94,7 +94,6 @@ fn languages(langs: &[&(&str, &str, &str)]) {
             "no {dir} corpus: run `bash client/benches/fetch-lang-corpora.sh` first"
         );
         let ctags = || {
-            let t = Instant::now();
             // The files lean-ctx indexes: a corpus may ship other languages too
             // (Django's admin JavaScript), so with `LEAN_CTX_BENCH_CTAGS_ALL` set ctags
             // parses every language lean-ctx does.
@@ -102,18 +101,7 @@ fn languages(langs: &[&(&str, &str, &str)]) {
                 Some(_) => "Python,JavaScript,TypeScript,Go,Java,Kotlin,Rust".to_string(),
                 None => ctags_lang.to_string(),
             };
-            let ok = Command::new("ctags")
-                .arg("-R")
-                .arg(format!("--languages={languages}"))
-                .arg("-f")
-                .arg(tags.path())
-                .arg(&tree)
-                .stderr(Stdio::null())
-                .status()
-                .unwrap()
-                .success();
-            assert!(ok);
-            t.elapsed()
+            ctags_r(&languages, tags.path(), &tree)
         };
         let (mut ours, mut theirs) = (vec![], vec![]);
         let mut indexed = (0, 0);
@@ -247,19 +235,7 @@ fn rust() {
         .build()
         .unwrap();
     let tags = tempfile::NamedTempFile::new().unwrap();
-    let ctags_tree = |dir: &Path| {
-        let t = Instant::now();
-        let ok = Command::new("ctags")
-            .args(["-R", "--languages=Rust", "-f"])
-            .arg(tags.path())
-            .arg(dir.join("vendor"))
-            .stderr(Stdio::null())
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok);
-        t.elapsed()
-    };
+    let ctags_tree = |dir: &Path| ctags_r("Rust", tags.path(), &dir.join("vendor"));
 
     let (mut first, mut second_wt, mut ctags_first, mut ctags_second, mut restart) =
         (vec![], vec![], vec![], vec![], vec![]);

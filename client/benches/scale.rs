@@ -25,7 +25,7 @@ use std::{
 use lean_ctx_shared::protocol::StatusRequest;
 use lean_ctx_testkit::TestEnv;
 
-use common::{connect, index, median, ms};
+use common::{connect, ctags_r, index, median, ms};
 
 const ROUNDS: usize = 2;
 const LANGUAGES: &str = "Rust,Python,JavaScript,TypeScript,Go,Java,Kotlin";
@@ -83,17 +83,7 @@ fn main() {
                 .success()
         );
         let r = rt.block_on(measure(&env, &repo));
-        let t = Instant::now();
-        let ok = Command::new("ctags")
-            .args(["-R", &format!("--languages={LANGUAGES}"), "-f"])
-            .arg(tags.path())
-            .arg(&repo)
-            .stderr(Stdio::null())
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok);
-        ctags.push(t.elapsed());
+        ctags.push(ctags_r(LANGUAGES, tags.path(), &repo));
         println!(
             "  round {round}: lean-ctx first index {:.1} s, ctags -R {:.1} s; status worst {:.1} ms in socket ({} asks), {:.1} ms whole process ({} runs)",
             r.index.as_secs_f64(),

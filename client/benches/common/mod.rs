@@ -4,6 +4,7 @@
 
 use std::{
     path::Path,
+    process::{Command, Stdio},
     time::{Duration, Instant},
 };
 
@@ -47,6 +48,24 @@ pub async fn index(conn: &Connection, root: &Path, limit: Duration) -> Duration 
         wait_ms: limit.as_millis() as u32,
     };
     conn.client.outline(ctx, req).await.unwrap().unwrap();
+    t.elapsed()
+}
+
+/// `ctags -R --languages=LANGUAGES -f TAGS DIR`, the alternative a user would pick,
+/// timed as a whole process.
+pub fn ctags_r(languages: &str, tags: &Path, dir: &Path) -> Duration {
+    let t = Instant::now();
+    let ok = Command::new("ctags")
+        .arg("-R")
+        .arg(format!("--languages={languages}"))
+        .arg("-f")
+        .arg(tags)
+        .arg(dir)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "ctags -R failed on {}", dir.display());
     t.elapsed()
 }
 
