@@ -9,6 +9,11 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${LEAN_CTX_BENCH_CORPORA:-$(cd "$here/../.." && pwd)/target/bench-corpus-langs}"
 mkdir -p "$out"
+# Tests that need the corpora run at once (threads of one test binary, several
+# binaries): one fetch at a time, so none removes the `.tmp` another is filling; the
+# others wait here and then find `.done`.
+exec 9>"$out/.lock"
+flock 9
 tmp="$out/.tmp"
 
 # once NAME CMD...: runs CMD unless NAME was fetched already; CMD fills "$tmp", which
