@@ -111,37 +111,12 @@ fn the_python_mcp_sdk_drives_the_language_server_actions() {
 
 #[test]
 fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
-    let inspector =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/node_modules/.bin/mcp-inspector");
-    assert!(
-        inspector.exists(),
-        "the MCP Inspector is missing: `npm ci` in tests/mcp (tests/run.sh does it)"
-    );
     let env = TestEnv::with_shim(SHIM);
     let project = env.dir().join("proj");
     fs::create_dir_all(project.join("src")).unwrap();
     fs::write(project.join("Cargo.toml"), "[package]\nname = \"p\"\n").unwrap();
     fs::write(project.join("src/lib.rs"), LIB_RS).unwrap();
-    let inspect = |method_args: &[&str]| -> serde_json::Value {
-        let mut cmd = Command::new(&inspector);
-        cmd.current_dir(&project)
-            .env_clear()
-            .envs(env.envs())
-            .arg("--cli");
-        // The Inspector starts the server with a minimal environment: hand it ours.
-        for (key, value) in env.envs() {
-            cmd.arg("-e")
-                .arg(format!("{key}={}", value.to_string_lossy()));
-        }
-        let out = cmd.arg(SHIM).arg("mcp").args(method_args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "inspector {method_args:?}: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
-    };
+    let inspect = |method_args: &[&str]| env.mcp_inspector(&project, &[], method_args);
     let listed = inspect(&["--method", "tools/list"]);
     let tools = listed["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();

@@ -206,6 +206,46 @@ impl TestEnv {
     }
 
     /// `lean-ctx --json ARGS` in `cwd`, which must succeed: its answer.
+    /// The MCP Inspector's CLI (`tests/mcp`, a real MCP client) running `lean-ctx mcp`
+    /// in `cwd` with `extra_env`, and its JSON answer to `method_args`
+    /// (`--method tools/call --tool-name …`).
+    pub fn mcp_inspector(
+        &self,
+        cwd: &Path,
+        extra_env: &[(&str, &str)],
+        method_args: &[&str],
+    ) -> serde_json::Value {
+        let inspector =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp/node_modules/.bin/mcp-inspector");
+        assert!(
+            inspector.exists(),
+            "the MCP Inspector is missing: `npm ci` in tests/mcp (tests/run.sh does it)"
+        );
+        let mut cmd = Command::new(&inspector);
+        cmd.current_dir(cwd)
+            .env_clear()
+            .envs(self.envs())
+            .arg("--cli");
+        // The Inspector starts the server with a minimal environment: hand it ours.
+        let ours = self.envs();
+        let all = ours
+            .iter()
+            .map(|(k, v)| (*k, v.to_string_lossy().into_owned()))
+            .chain(extra_env.iter().map(|(k, v)| (*k, v.to_string())));
+        for (key, value) in all {
+            cmd.arg("-e").arg(format!("{key}={value}"));
+        }
+        let shim = self.shim.as_ref().expect("a TestEnv made with_shim");
+        let out = cmd.arg(shim).arg("mcp").args(method_args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "inspector {method_args:?}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
     pub fn ok(&self, cwd: &Path, args: &[&str]) -> serde_json::Value {
         let (out, v) = self.shim_json_in(cwd, args);
         assert!(

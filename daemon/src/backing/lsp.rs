@@ -10,7 +10,12 @@
 //! ([`answer`](super::answer)); apply recomputes the plan and refuses on any
 //! difference, then writes all files or none.
 
-use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Duration};
+use std::{
+    collections::BTreeMap,
+    path::PathBuf,
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use lean_ctx_shared::{
     ErrorCode, LeanError, Position, Range,
@@ -60,9 +65,26 @@ struct Target {
     file: Jailed,
     server: Arc<Server>,
     synced: Synced,
+    /// The end of the wait the caller allowed (`wait_ms`): for the server's readiness,
+    /// then for a load it reports while a request waits.
+    wait_until: Instant,
 }
 
 impl Target {
+    /// A request to the server, `INDEXING` if it is loading past the caller's wait.
+    async fn request<R: lsp_types::request::Request>(
+        &self,
+        params: R::Params,
+        timeout: Duration,
+    ) -> Result<R::Result, LeanError>
+    where
+        R::Params: Clone,
+    {
+        self.server
+            .request::<R>(params, timeout, self.wait_until)
+            .await
+    }
+
     fn enc(&self) -> Encoding {
         self.server.encoding()
     }
@@ -174,8 +196,9 @@ async fn target(cx: &Cx<'_>, file: &Jailed, wait_ms: u32) -> Result<Target, Lean
         Choice::Refused(e) => return Err(e),
     };
     let server = d.lsp.server(&project.root, spec, &project.index)?;
+    let wait_until = Instant::now() + Duration::from_millis(wait_ms.into());
     server
-        .wait_ready(Duration::from_millis(wait_ms.into()))
+        .wait_ready(wait_until.saturating_duration_since(Instant::now()))
         .await?;
     let bytes = super::read(file).await?;
     let synced = server.sync(&file.abs, &bytes).await;
@@ -184,6 +207,7 @@ async fn target(cx: &Cx<'_>, file: &Jailed, wait_ms: u32) -> Result<Target, Lean
         file: file.clone(),
         server,
         synced,
+        wait_until,
     })
 }
 
@@ -220,8 +244,7 @@ pub async fn navigate(
                     include_declaration: true,
                 },
             };
-            t.server
-                .request::<req::References>(params, QUERY_TIMEOUT)
+            t.request::<req::References>(params, QUERY_TIMEOUT)
                 .await?
                 .unwrap_or_default()
                 .into_iter()
@@ -237,20 +260,17 @@ pub async fn navigate(
             let answer = match action {
                 NavigateAction::Definition => {
                     t.require("definitionProvider", "definition")?;
-                    t.server
-                        .request::<req::GotoDefinition>(params, QUERY_TIMEOUT)
+                    t.request::<req::GotoDefinition>(params, QUERY_TIMEOUT)
                         .await?
                 }
                 NavigateAction::Implementations => {
                     t.require("implementationProvider", "implementations")?;
-                    t.server
-                        .request::<req::GotoImplementation>(params, QUERY_TIMEOUT)
+                    t.request::<req::GotoImplementation>(params, QUERY_TIMEOUT)
                         .await?
                 }
                 _ => {
                     t.require("declarationProvider", "declaration")?;
-                    t.server
-                        .request::<req::GotoDeclaration>(params, QUERY_TIMEOUT)
+                    t.request::<req::GotoDeclaration>(params, QUERY_TIMEOUT)
                         .await?
                 }
             };
@@ -309,7 +329,6 @@ pub async fn type_hierarchy(
         work_done_progress_params: WorkDoneProgressParams::default(),
     };
     let prepared = t
-        .server
         .request::<req::TypeHierarchyPrepare>(params, QUERY_TIMEOUT)
         .await?
         .unwrap_or_default();
@@ -324,28 +343,26 @@ pub async fn type_hierarchy(
     };
     let related = match req.direction {
         Direction::Supertypes => {
-            t.server
-                .request::<req::TypeHierarchySupertypes>(
-                    lsp_types::TypeHierarchySupertypesParams {
-                        item: item.clone(),
-                        work_done_progress_params: WorkDoneProgressParams::default(),
-                        partial_result_params: PartialResultParams::default(),
-                    },
-                    QUERY_TIMEOUT,
-                )
-                .await?
+            t.request::<req::TypeHierarchySupertypes>(
+                lsp_types::TypeHierarchySupertypesParams {
+                    item: item.clone(),
+                    work_done_progress_params: WorkDoneProgressParams::default(),
+                    partial_result_params: PartialResultParams::default(),
+                },
+                QUERY_TIMEOUT,
+            )
+            .await?
         }
         Direction::Subtypes => {
-            t.server
-                .request::<req::TypeHierarchySubtypes>(
-                    lsp_types::TypeHierarchySubtypesParams {
-                        item: item.clone(),
-                        work_done_progress_params: WorkDoneProgressParams::default(),
-                        partial_result_params: PartialResultParams::default(),
-                    },
-                    QUERY_TIMEOUT,
-                )
-                .await?
+            t.request::<req::TypeHierarchySubtypes>(
+                lsp_types::TypeHierarchySubtypesParams {
+                    item: item.clone(),
+                    work_done_progress_params: WorkDoneProgressParams::default(),
+                    partial_result_params: PartialResultParams::default(),
+                },
+                QUERY_TIMEOUT,
+            )
+            .await?
         }
     }
     .unwrap_or_default();
@@ -400,7 +417,6 @@ pub async fn inspections(
             partial_result_params: PartialResultParams::default(),
         };
         match t
-            .server
             .request::<req::DocumentDiagnosticRequest>(params, QUERY_TIMEOUT)
             .await?
         {
@@ -529,8 +545,7 @@ pub async fn reformat(
                 options,
                 work_done_progress_params,
             };
-            t.server
-                .request::<req::RangeFormatting>(params, REFACTOR_TIMEOUT)
+            t.request::<req::RangeFormatting>(params, REFACTOR_TIMEOUT)
                 .await?
         }
         _ => {
@@ -540,8 +555,7 @@ pub async fn reformat(
                 options,
                 work_done_progress_params,
             };
-            t.server
-                .request::<req::Formatting>(params, REFACTOR_TIMEOUT)
+            t.request::<req::Formatting>(params, REFACTOR_TIMEOUT)
                 .await?
         }
     }
@@ -645,7 +659,6 @@ pub async fn refactor(
     let position = t.position_params(&req.at)?;
     if prepare_supported(&t.server) {
         let prepared = t
-            .server
             .request::<req::PrepareRenameRequest>(position.clone(), QUERY_TIMEOUT)
             .await;
         match prepared {
@@ -737,7 +750,6 @@ async fn rename_plan(
         work_done_progress_params: WorkDoneProgressParams::default(),
     };
     let edit = t
-        .server
         .request::<req::Rename>(params, REFACTOR_TIMEOUT)
         .await
         .map_err(|e| match e.code {

@@ -3,7 +3,8 @@
 //! One writer task owns the server's stdin and one reader task its stdout. Requests
 //! wait on a oneshot in the pending map; when the stream closes every pending request
 //! fails at once with the reason (a crashed server never leaves a call hanging), and a
-//! request that times out is cancelled with `$/cancelRequest`. Requests and
+//! request that times out or that its caller drops is cancelled with
+//! `$/cancelRequest`. Requests and
 //! notifications from the server go to a [`Handler`]; its answer to a request is
 //! written back by the reader task, so the server never waits on our callers.
 
@@ -133,7 +134,16 @@ impl Connection {
             pending.waiting.insert(id, tx);
         }
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        match tokio::time::timeout(timeout, rx).await {
+        // Cancelled unless answered: past its deadline, and also when the caller drops
+        // the call (an `INDEXING` answer while the server loads), so the server does
+        // not compute an answer nobody reads, and the pending map forgets it.
+        let mut unanswered = Unanswered { conn: self, id };
+        let answer = tokio::time::timeout(timeout, rx).await;
+        if answer.is_ok() {
+            unanswered.id = NO_ID;
+        }
+        drop(unanswered);
+        match answer {
             Ok(Ok(Ok(result))) => Ok(result),
             Ok(Ok(Err(RpcError::Server { code, message, .. }))) => Err(RpcError::Server {
                 method: method.into(),
@@ -142,14 +152,10 @@ impl Connection {
             }),
             Ok(Ok(Err(e))) => Err(e),
             Ok(Err(_)) => Err(RpcError::Closed("connection dropped".into())),
-            Err(_) => {
-                self.pending.lock().unwrap().waiting.remove(&id);
-                self.notify_value("$/cancelRequest", json!({ "id": id }));
-                Err(RpcError::Timeout {
-                    method: method.into(),
-                    timeout,
-                })
-            }
+            Err(_) => Err(RpcError::Timeout {
+                method: method.into(),
+                timeout,
+            }),
         }
     }
 
@@ -170,6 +176,26 @@ impl Connection {
         // A send after the writer ended is lost on purpose: the reader reports the
         // close, and pending requests fail from there.
         let _ = self.outgoing.send(frame(&message));
+    }
+}
+
+/// Ids start at 1: this one marks a request that was answered.
+const NO_ID: i64 = 0;
+
+/// A request sent and not answered yet; dropped unanswered, it is cancelled.
+struct Unanswered<'a> {
+    conn: &'a Connection,
+    id: i64,
+}
+
+impl Drop for Unanswered<'_> {
+    fn drop(&mut self) {
+        if self.id == NO_ID {
+            return;
+        }
+        self.conn.pending.lock().unwrap().waiting.remove(&self.id);
+        self.conn
+            .notify_value("$/cancelRequest", json!({ "id": self.id }));
     }
 }
 
@@ -397,5 +423,36 @@ mod tests {
         let cancel = read_message(&mut reader).await.unwrap().unwrap();
         assert_eq!(cancel["method"], "$/cancelRequest");
         assert_eq!(cancel["params"]["id"], first["id"]);
+    }
+
+    /// Issue 16: a call its caller gave up on (an `INDEXING` answer while the server
+    /// loads) is cancelled at the server and forgotten here, not left computing.
+    #[tokio::test]
+    async fn a_request_its_caller_drops_is_cancelled_and_forgotten() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (server_read, _server_write) = tokio::io::split(server);
+        let (client_read, client_write) = tokio::io::split(client);
+        let conn = Connection::start(client_write, client_read, Arc::new(Echo));
+        let mut reader = BufReader::new(server_read);
+        {
+            let mut call =
+                Box::pin(conn.request_value("slow", Value::Null, Duration::from_secs(60)));
+            // Poll it until the request is out, then drop it unanswered.
+            let sent = tokio::select! {
+                _ = &mut call => unreachable!("nobody answers"),
+                sent = read_message(&mut reader) => sent.unwrap().unwrap(),
+            };
+            assert_eq!(sent["method"], "slow");
+            let cancel = async {
+                drop(call);
+                read_message(&mut reader).await.unwrap().unwrap()
+            };
+            let cancel = tokio::time::timeout(Duration::from_secs(10), cancel)
+                .await
+                .expect("a cancel follows the drop");
+            assert_eq!(cancel["method"], "$/cancelRequest");
+            assert_eq!(cancel["params"]["id"], sent["id"]);
+        }
+        assert!(conn.pending.lock().unwrap().waiting.is_empty());
     }
 }

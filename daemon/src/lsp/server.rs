@@ -16,11 +16,14 @@
 //! the file's project. Any other server is ready once initialised with no
 //! work-done progress running. A request that outlives its deadline while the server
 //! reports work in progress is `INDEXING` with that progress, not an error; and one
-//! that has waited [`LOADING_GRACE`] while the server reports a load in progress
-//! (tsserver's "Initializing JS/TS language features" while it loads the project a
-//! file just opened into, which holds every request until it ends) answers `INDEXING`
-//! then, not after the whole deadline. rust-analyzer is exempt: its loads are seen
-//! by readiness, and its later progress (`cargo check`) is not a load.
+//! whose caller's wait (`wait_ms`) is over while the server reports a load in
+//! progress (tsserver's "Initializing JS/TS language features" while it loads the
+//! project a file just opened into, which holds every request until it ends) answers
+//! `INDEXING` then, not after the whole deadline, and is cancelled at the server. The
+//! same wait bounds readiness and loads, so an MCP client that allows 20 s gets a
+//! complete answer from a project that loads in 10, and `--no-wait` gets `INDEXING`
+//! as soon as a load shows. rust-analyzer is exempt: its loads are seen by
+//! readiness, and its later progress (`cargo check`) is not a load.
 //!
 //! Documents: every request that names a file first syncs it from disk: `didOpen` the
 //! first time, `didChange` (full text) when its bytes changed since, nothing otherwise.
@@ -60,10 +63,6 @@ use super::{
     text::{DocText, Encoding, path_to_uri, uri_to_path},
 };
 use crate::sys::{self, unix_ms};
-
-/// How long a request waits while its server reports a load in progress before it
-/// answers `INDEXING` (module doc).
-pub const LOADING_GRACE: Duration = Duration::from_secs(2);
 
 /// How long `initialize` may take before the server counts as failed.
 const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -348,7 +347,9 @@ impl Server {
                 progress.message
             ),
         )
-        .with_remedy("retry in a moment, or pass a longer wait (wait_ms / --wait)")
+        .with_remedy(
+            "retry in a moment (the CLI waits by itself unless --no-wait; an MCP tool call waits up to LEAN_CTX_MCP_WAIT_MS)",
+        )
         .with_details(ErrorDetails::Progress(progress))
     }
 
@@ -373,6 +374,7 @@ impl Server {
         &self,
         params: R::Params,
         timeout: Duration,
+        load_wait_until: Instant,
     ) -> Result<R::Result, LeanError>
     where
         R::Params: Clone,
@@ -380,7 +382,7 @@ impl Server {
         let mut retried = false;
         loop {
             let call = self.conn.request::<R>(params.clone(), timeout);
-            match self.unless_loading(call).await? {
+            match self.unless_loading(call, load_wait_until).await? {
                 Ok(result) => return Ok(result),
                 // "Content modified" / "server cancelled": the server was mid-update
                 // (our own didChange, usually); one retry sees the new state.
@@ -396,26 +398,36 @@ impl Server {
         }
     }
 
-    /// `call`'s answer, or `INDEXING` once it has waited [`LOADING_GRACE`] while the
-    /// server reports a load in progress (the call is dropped; the server answers
-    /// into nothing, and a retry after its load is answered at once).
-    async fn unless_loading<T>(&self, call: impl Future<Output = T>) -> Result<T, LeanError> {
+    /// `call`'s answer, or `INDEXING` once the caller's wait (`wait_until`) is over
+    /// while the server reports a load in progress (the call is dropped, which
+    /// cancels it at the server; a retry after the load is answered at once).
+    async fn unless_loading<T>(
+        &self,
+        call: impl Future<Output = T>,
+        wait_until: Instant,
+    ) -> Result<T, LeanError> {
         if self.spec.rust_analyzer {
             return Ok(call.await);
         }
         tokio::pin!(call);
         let mut changed = self.shared.changed.subscribe();
-        let grace = tokio::time::sleep(LOADING_GRACE);
+        let grace = tokio::time::sleep_until(wait_until.into());
         tokio::pin!(grace);
-        let mut past_grace = false;
+        let (mut past_grace, mut noted) = (false, false);
         loop {
-            if past_grace && let Some(progress) = self.loading_now() {
-                return Err(self.loading(progress));
+            if let Some(progress) = self.loading_now() {
+                if past_grace {
+                    return Err(self.loading(progress));
+                }
+                if !noted {
+                    noted = true;
+                    tracing::info!(root = %self.root.display(), server = %self.name(), progress = %progress.message, "a request waits for the server's load");
+                }
             }
             tokio::select! {
                 answer = &mut call => return Ok(answer),
                 () = &mut grace, if !past_grace => past_grace = true,
-                seen = changed.changed(), if past_grace => {
+                seen = changed.changed() => {
                     if seen.is_err() {
                         return Ok(call.await);
                     }
