@@ -371,8 +371,13 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
         .port();
     fs::create_dir_all(&env.paths.data_dir).unwrap();
     let port_file = lean_ctx_shared::ide::port_file(&env.paths.data_dir, &root);
+    // As the plugin writes it (WIRE.md): 0600 in a temp file, then an atomic move. A
+    // file written first and tightened after could be read between the two, listed
+    // as ignored ("no" on the IDE page): this test's flake until it wrote the file
+    // the plugin's way.
+    let tmp = port_file.with_extension("tmp");
     fs::write(
-        &port_file,
+        &tmp,
         serde_json::json!({
             "port": closed_port, "token": "t", "pid": std::process::id(),
             "project_root": root, "ide_version": "IU-253 (test port file)", "started_at": 0
@@ -380,13 +385,19 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
         .to_string(),
     )
     .unwrap();
-    // As the plugin writes it: a looser one would be listed as ignored.
-    fs::set_permissions(&port_file, fs::Permissions::from_mode(0o600)).unwrap();
+    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o600)).unwrap();
+    fs::rename(&tmp, &port_file).unwrap();
+    let mut rows = Vec::new();
     assert!(
         wait_until(Duration::from_secs(5), || {
-            env.status_rows(&root, "ides").len() == 1
+            rows = env.status_rows(&root, "ides");
+            rows.len() == 1
         }),
         "the port file was not discovered"
+    );
+    assert!(
+        rows[0]["reachable"].is_null() && rows[0]["ignored"].is_null(),
+        "{rows:?}"
     );
 
     // `lean-ctx dashboard` as a user runs it: the opener (a fake `xdg-open`, first on
