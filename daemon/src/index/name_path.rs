@@ -24,6 +24,10 @@ pub struct NamePath {
     qualified: Option<Vec<String>>,
     /// The query without its anchor, for names that hold a separator themselves.
     raw: String,
+    /// The names a matching symbol may have (its last segment without a `[n]`, in
+    /// each reading): most symbols are rejected by one comparison with these, which
+    /// keeps a lookup in a file of ten thousand symbols cheap.
+    last_names: Vec<String>,
 }
 
 /// How a symbol matched.
@@ -54,11 +58,17 @@ impl NamePath {
         };
         let slash = split(&[]);
         let all = split(&["::", "."]);
+        let last_names = [&slash, &all]
+            .iter()
+            .filter_map(|segs| segs.last())
+            .map(|seg| seg[..duplicate_index(seg).unwrap_or(seg.len())].to_string())
+            .collect();
         NamePath {
             anchored,
             qualified: (all != slash).then_some(all),
             slash,
             raw: raw.to_string(),
+            last_names,
         }
     }
 
@@ -85,7 +95,13 @@ impl NamePath {
     /// How the symbol with `path` (its stored name path) and `name` matches, if it
     /// does.
     pub fn matches(&self, path: &str, name: &str) -> Option<Match> {
-        if self.slash.is_empty() {
+        // A path's last segment is its symbol's name, `[n]` added for a duplicate,
+        // unless the name holds a `/` itself; a match needs that segment equal to the
+        // query's last (`segment_eq`) or the whole name equal to the query.
+        let could = name == self.raw
+            || name.contains('/')
+            || self.last_names.iter().any(|n| n == name);
+        if self.slash.is_empty() || !could {
             return None;
         }
         let found = segments_match(&self.slash, path, self.anchored).or_else(|| {
