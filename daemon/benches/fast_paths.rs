@@ -4,7 +4,9 @@
 //! whole parse and of the fast path, and every file whose symbols differ (the
 //! first difference of each). Exits non-zero when any file differs.
 //!
-//! Run: `bash client/benches/fetch-lang-corpora.sh && cargo bench -p lean-ctx-daemon --bench fast_paths [-- python go ...]`
+//! Run: `bash client/benches/fetch-lang-corpora.sh && cargo bench -p lean-ctx-daemon --bench fast_paths [-- python go ...]`;
+//! `java=/some/dir` compares that directory as the `java` corpus (several may be
+//! given: other real code than the pinned corpus, such as the scale corpus' jars).
 
 use std::path::PathBuf;
 
@@ -21,27 +23,43 @@ const LANGS: [(&str, &[Lang]); 6] = [
 
 fn main() {
     let corpora = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-corpus-langs");
-    let picked: Vec<String> = std::env::args()
+    let picked: Vec<(String, Option<PathBuf>)> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
+        .map(|a| match a.split_once('=') {
+            Some((name, dir)) => (name.to_string(), Some(PathBuf::from(dir))),
+            None => (a, None),
+        })
         .collect();
+    let runs: Vec<(&str, &[Lang], Option<PathBuf>)> = if picked.is_empty() {
+        LANGS.iter().map(|(d, l)| (*d, *l, None)).collect()
+    } else {
+        picked
+            .iter()
+            .filter_map(|(name, dir)| {
+                let (d, l) = LANGS.iter().find(|(d, _)| d == name)?;
+                Some((*d, *l, dir.clone()))
+            })
+            .collect()
+    };
     println!(
         "| corpus | files compared | whole parse errors | symbols | MiB | whole parse | fast path | ratio | reader declined | files differing |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut differ = Vec::new();
-    for (dir, langs) in LANGS {
-        if !picked.is_empty() && !picked.iter().any(|p| p == dir) {
-            continue;
-        }
-        let root = corpora.join(dir);
+    for (dir, langs, given) in runs {
+        let root = given.clone().unwrap_or_else(|| corpora.join(dir));
         assert!(
-            root.join(".done").exists(),
+            given.is_some() || root.join(".done").exists(),
             "no {dir} corpus: run `bash client/benches/fetch-lang-corpora.sh` first"
         );
+        let label = match &given {
+            Some(g) => g.display().to_string(),
+            None => dir.to_string(),
+        };
         for (lang, t) in compare_dir(&root, langs, 1) {
             println!(
-                "| {dir} ({}) | {} | {} | {} | {:.1} | {:.0} ms | {:.0} ms | {:.2}x | {} | {} |",
+                "| {label} ({}) | {} | {} | {} | {:.1} | {:.0} ms | {:.0} ms | {:.2}x | {} | {} |",
                 lang.name(),
                 t.files,
                 t.unparsed,

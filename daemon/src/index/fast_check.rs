@@ -14,7 +14,7 @@ use std::{
 };
 
 use super::{
-    go_items,
+    go_items, java_items,
     lang::Lang,
     python_items, rust_items,
     symbols::{FileSymbols, Parse, Symbol, extract_with},
@@ -33,7 +33,7 @@ pub struct Tally {
     /// Extraction time, whole parse and fast path, over the compared files.
     pub whole: Duration,
     pub fast: Duration,
-    /// Compared files a declaration reader (Rust, Go, Python) declined: their
+    /// Compared files a declaration reader (Rust, Go, Python, Java) declined: their
     /// fast path is the skeleton parse.
     pub declined: usize,
     /// The files whose outlines differ, with the first differing line of each.
@@ -75,6 +75,7 @@ pub fn compare_dir(dir: &Path, langs: &[Lang], every: usize) -> BTreeMap<Lang, T
             Lang::Rust => rust_items::parse(body).is_none(),
             Lang::Go => go_items::parse(body).is_none(),
             Lang::Python => python_items::parse(body).is_none(),
+            Lang::Java => java_items::parse(body).is_none(),
             _ => false,
         });
         let (expected, got) = (outline(&whole), outline(&fast));
@@ -129,14 +130,18 @@ pub(crate) fn outline(parsed: &FileSymbols) -> String {
 mod tests {
     use super::*;
 
-    /// The Python and Go skeletons on every file of the conformance sample corpora
-    /// (pinned packages from PyPI and the Go module proxy, fetched once by
+    /// The Python, Go and Java fast paths on every file of the conformance sample
+    /// corpora (pinned packages from PyPI, the Go module proxy and Maven Central, fetched once by
     /// `benches/fetch-conformance.sh`): 0 differences.
     #[test]
     fn python_and_go_fast_paths_agree_with_whole_parses_on_real_code() {
         let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         let corpus = lean_ctx_testkit::fetched(&here.join("benches/fetch-conformance.sh"));
-        for (dir, lang, at_least) in [("python", Lang::Python, 20), ("go", Lang::Go, 20)] {
+        for (dir, lang, at_least) in [
+            ("python", Lang::Python, 20),
+            ("go", Lang::Go, 20),
+            ("java", Lang::Java, 20),
+        ] {
             let tallies = compare_dir(&corpus.join(dir), &[lang], 1);
             let t = &tallies[&lang];
             assert!(

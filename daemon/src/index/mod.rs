@@ -1,8 +1,8 @@
 //! The headless backing's symbol index: tree-sitter parses ([`symbols`]) per language
-//! ([`lang`]), positions converted once ([`text`]). Rust, Python and Go declarations
-//! are read off the tokens where possible (`rust_items`, `python_items`, `go_items`),
-//! and tree-sitter parses only a skeleton of the rest ([`skeleton`]): the same
-//! symbols, several times faster.
+//! ([`lang`]), positions converted once ([`text`]). Rust, Python, Go and Java
+//! declarations are read off the tokens where possible (`rust_items`, `python_items`,
+//! `go_items`, `java_items`), and tree-sitter parses only a skeleton of the rest
+//! ([`skeleton`]): the same symbols, several times faster.
 //!
 //! **Architecture Invariant:** the index knows nothing about tarpc, LSP or HTTP; it
 //! takes bytes and paths and returns symbols.
@@ -11,6 +11,7 @@ pub(crate) mod decl;
 pub mod fast_check;
 pub mod git_index;
 mod go_items;
+mod java_items;
 pub mod lang;
 pub mod name_path;
 mod python_items;

@@ -59,7 +59,7 @@ pub(super) fn scan(lang: Lang, src: &[u8]) -> Option<Vec<Range<usize>>> {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Dialect {
+pub(super) enum Dialect {
     /// TypeScript, TSX or JavaScript; `jsx` where JSX may appear (`.tsx`, `.js`,
     /// `.jsx`): the lexer does not read JSX text, so it gives up on the file there.
     Script {
@@ -69,9 +69,9 @@ enum Dialect {
     Kotlin,
 }
 
-/// One token, as far as finding bodies goes.
+/// One token, as far as finding bodies goes (and, in `java_items`, declarations).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tok {
+pub(super) enum Tok {
     /// An identifier, keyword or number: `start..end`.
     Word(usize, usize),
     /// An opening delimiter at this offset.
@@ -97,10 +97,12 @@ enum Quoted {
     Raw,
 }
 
-struct Lexer<'a> {
+pub(super) struct Lexer<'a> {
     src: &'a [u8],
     dialect: Dialect,
-    at: usize,
+    pub(super) at: usize,
+    /// Where the token just read starts.
+    pub(super) start: usize,
     /// The token before the one being read (for regular expressions and JSX).
     prev: Option<Tok>,
     /// For each open delimiter: whether the `/` after its closer starts a regular
@@ -114,22 +116,23 @@ struct Lexer<'a> {
     /// Newlines were crossed before the current token.
     newline: bool,
     /// The text could not be followed: nothing is skipped.
-    confused: bool,
+    pub(super) confused: bool,
     /// What can be skipped so far, in order: block interiors and, outside them,
     /// block comments' text (their first three and last two bytes stay, so a
     /// `/** */` stays a doc comment).
     skip: Vec<Range<usize>>,
     /// Whether comments are recorded (not while matching a block whose whole
-    /// interior is skipped anyway).
-    record: bool,
+    /// interior is skipped anyway, nor by `java_items`, which needs none).
+    pub(super) record: bool,
 }
 
 impl<'a> Lexer<'a> {
-    fn new(src: &'a [u8], dialect: Dialect) -> Lexer<'a> {
+    pub(super) fn new(src: &'a [u8], dialect: Dialect) -> Lexer<'a> {
         let mut lex = Lexer {
             src,
             dialect,
             at: 0,
+            start: 0,
             prev: None,
             opened: Vec::new(),
             quoted: Vec::new(),
@@ -150,7 +153,7 @@ impl<'a> Lexer<'a> {
         self.src.get(self.at + ahead).copied()
     }
 
-    fn word(&self, tok: Tok) -> Option<&'a [u8]> {
+    pub(super) fn word(&self, tok: Tok) -> Option<&'a [u8]> {
         match tok {
             Tok::Word(s, e) => Some(&self.src[s..e]),
             _ => None,
@@ -164,7 +167,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token; `None` at the end of the text or once confused.
-    fn next(&mut self) -> Option<Tok> {
+    pub(super) fn next(&mut self) -> Option<Tok> {
         if self.confused {
             return None;
         }
@@ -184,6 +187,7 @@ impl<'a> Lexer<'a> {
         loop {
             let b = self.peek(0)?;
             let start = self.at;
+            self.start = start;
             self.at += 1;
             return Some(match b {
                 b'\n' => {

@@ -15,7 +15,7 @@ use lean_ctx_shared::{Position, Range, protocol::SymbolInfo, protocol::SymbolKin
 use tree_sitter::Node;
 
 use super::{
-    decl, go_items,
+    decl, go_items, java_items,
     lang::Lang,
     python_items,
     rust_items::{self, Decl},
@@ -293,6 +293,7 @@ pub(crate) fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
         Lang::Rust => Some(rust_items::parse as fn(&[u8]) -> Option<Vec<Decl>>),
         Lang::Go => Some(go_items::parse as fn(&[u8]) -> Option<Vec<Decl>>),
         Lang::Python => Some(python_items::parse as fn(&[u8]) -> Option<Vec<Decl>>),
+        Lang::Java => Some(java_items::parse as fn(&[u8]) -> Option<Vec<Decl>>),
         _ => None,
     };
     if let Some(read) = reader.filter(|_| how == Parse::Declarations) {
