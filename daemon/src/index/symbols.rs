@@ -249,8 +249,8 @@ pub(crate) enum Parse {
     /// to it.
     #[cfg(test)]
     Skeleton,
-    /// Rust declarations read off the tokens ([`rust_items`]) where that reader
-    /// vouches for them, else the skeleton parse.
+    /// Declarations read off the tokens (the `*_items` readers: Rust, Python, Go,
+    /// Java) where the language's reader vouches for them, else the skeleton parse.
     Declarations,
 }
 
