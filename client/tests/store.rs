@@ -208,6 +208,47 @@ fn a_restarted_daemon_answers_from_the_store_and_parses_only_what_changed() {
     assert_eq!(mode(&store_dir(&env).join("index.key")), 0o600);
 }
 
+/// The root's row of `daemon status`: its index's symbol count.
+fn indexed_symbols(st: &Value, root: &Path) -> u64 {
+    let rows = st["projects"].as_array().unwrap();
+    let row = rows.iter().find(|p| p["root"].as_str() == root.to_str());
+    row.expect("the root's row")["index"]["symbols"]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn a_restarted_daemon_lists_a_root_without_reading_its_parses_until_they_are_asked_for() {
+    let files: Vec<(String, String)> = (0..100)
+        .map(|f| {
+            (
+                format!("src/m{f}.rs"),
+                format!("fn f{f}() {{}}\nstruct S{f};\n"),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, String)> = files.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
+    let (env, root) = project(&refs);
+    let truth = names(&env, &root);
+    let symbols = indexed_symbols(&status(&env), &root);
+    assert_eq!(symbols, 200);
+    stop(&env);
+
+    // `tree` waits for the walk and asks for no symbol: the walk lists every file
+    // from the store (its symbol count included) and reads none of their parses
+    // but the few the walk's sample check compares with fresh parses.
+    ok(&env, &root, &["tree", "."]);
+    let st = status(&env);
+    assert_eq!(symbol_counts(&st, &root), (100, 0), "{st}");
+    assert_eq!(indexed_symbols(&st, &root), symbols, "{st}");
+    let read = store_of(&st)["hits"].as_u64().unwrap();
+    assert!(read <= 32, "{read} parses read to list the root: {st}");
+    // Asked for: each read once, and the same symbols.
+    assert_eq!(names(&env, &root), truth);
+    assert_eq!(names(&env, &root), truth);
+    assert_eq!(store_of(&status(&env))["hits"], 100);
+}
+
 #[test]
 fn a_store_written_by_another_build_is_rebuilt_and_never_served() {
     let (env, root) = project(&three());

@@ -434,7 +434,7 @@ pub async fn tree(d: &Daemon, req: TreeRequest) -> Result<TreeResponse, LeanErro
     note_backing(headless::BACKING);
     // The alternative: a listing of every file under the path (`git ls-files`, one
     // path a line): what a collapsed directory stands for counts as listed.
-    let (files, _) = cx.project.index.files_under(&target.rel, usize::MAX);
+    let (files, _) = cx.project.index.langs_under(&target.rel, usize::MAX);
     let listing = files.into_iter().map(|(p, _)| p + "\n").collect();
     record(
         d,

@@ -154,13 +154,14 @@ pub async fn tree(cx: &Cx<'_>, dir: &str, req: &TreeRequest) -> Outcome<TreeResp
         0 => DEFAULT_TREE_ENTRIES,
         n => n.min(MAX_TREE_ENTRIES),
     } as usize;
-    let (files, total) = project.index.files_under(dir, usize::MAX);
+    // Paths and languages only: no parse is fetched for a tree.
+    let (files, total) = project.index.langs_under(dir, usize::MAX);
     let mut top = Node::default();
-    for (path, parsed) in &files {
+    for (path, lang) in &files {
         let below = path
             .strip_prefix(dir)
             .map_or(path.as_str(), |r| r.trim_start_matches('/'));
-        top.add(below, parsed.symbols.lang.name());
+        top.add(below, lang.name());
     }
     // As many whole levels as the limit holds (at least one), then cut in path order.
     let per_level = top.entries_per_level(req.depth as usize);
@@ -178,8 +179,8 @@ pub async fn tree(cx: &Cx<'_>, dir: &str, req: &TreeRequest) -> Outcome<TreeResp
     };
     let file_only = total == 1 && files[0].0 == dir;
     if file_only {
-        let (path, parsed) = &files[0];
-        out.push(path.clone(), 0, file(parsed.symbols.lang.name()));
+        let (path, lang) = &files[0];
+        out.push(path.clone(), 0, file(lang.name()));
     } else {
         out.dir(dir, &top, 0);
     }

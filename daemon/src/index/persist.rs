@@ -11,7 +11,12 @@
 //! `O_NOFOLLOW`, 0600. Two files: `index.key` (32 random bytes) and `index.store`, a
 //! 76-byte header (magic, format, the build's extractor tag, a keyed BLAKE3 of those)
 //! followed by append-only records `[len u32][kind u8][body][mac 16]`, each `mac` the
-//! keyed BLAKE3 (key: `index.key`) of kind and body. `lean-ctx daemon clear-cache`
+//! keyed BLAKE3 (key: `index.key`) of kind and body. A parse's body starts with its
+//! key and its figures (symbol count, resident size; the binary flag is the
+//! encoding's second byte), so the load reads only the first `SYM_HEAD` bytes of
+//! each parse: a restart reads a few MiB of a store of a hundred, and the roots list
+//! files with those figures, reading a parse only when its symbols are asked for
+//! (`store.rs`, [`Store::meta`]). `lean-ctx daemon clear-cache`
 //! removes both files; a running daemon notices on its next write or status and
 //! starts a new store.
 //!
@@ -37,13 +42,16 @@
 //!   ours, everything after it is dropped and re-learned. A parse's checksum is
 //!   verified when it is read (most of the file's bytes; hashing them twice cost a
 //!   restart tens of milliseconds); one that does not verify is never served and
-//!   discards the whole store. A header that does not verify rebuilds the store.
+//!   discards the whole store (its reader parses the file instead). Its figures are
+//!   read unverified with the framing: they are counts in `daemon status`, never
+//!   symbols, and a damaged one is gone with the store once its parse is read. A
+//!   header that does not verify rebuilds the store.
 //! - **A store that lies** (well-formed, correctly sealed, wrong symbols for a content
 //!   hash): the key lives outside the store file, owner-only, and is rotated on every
 //!   rebuild, so no store file but the one this key sealed verifies, and nothing
 //!   copied or left from an older store does. What remains is a lie we wrote
 //!   ourselves, i.e. a bug: after each full walk the root re-parses a sample of the
-//!   files whose symbols came from disk (a bottom-k sample of their content hashes,
+//!   files whose symbols the walk left on disk (reading those from the store) (a bottom-k sample of their content hashes,
 //!   so uniform and cheap) and compares; a mismatch discards the store and the
 //!   in-memory caches and walks every open root again (`Caches::verify_sample`).
 //!   Checking every entry before serving it would cost the first index we are here
@@ -101,7 +109,7 @@ const KEY: &str = "index.key";
 const MAGIC: &[u8; 8] = b"LCTXIDX\0";
 /// The on-disk layout's number: bumped with any change to header, records or codec
 /// (which also changes the extractor hash; this one says so on purpose).
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 const HEADER: usize = 76;
 const MAC: usize = 16;
 
@@ -130,9 +138,39 @@ type SymKey = (u8, Hash);
 struct Slot {
     off: u64,
     len: u32,
+    /// What a root shows of the parse without reading it (read with the framing,
+    /// unsealed: figures for `daemon status`, never symbols).
+    meta: Meta,
     /// Last use (the store's tick): what compaction keeps first.
     used: AtomicU64,
 }
+
+/// A stored parse's figures, kept in the map so a root can list a file whose parse
+/// stays on disk until someone asks for its symbols.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meta {
+    pub count: u32,
+    pub weight: u32,
+    pub binary: bool,
+}
+
+impl Meta {
+    pub fn of(s: &FileSymbols) -> Meta {
+        Meta {
+            count: s.count.min(u32::MAX as usize) as u32,
+            weight: s.weight.min(u32::MAX as usize) as u32,
+            binary: s.binary,
+        }
+    }
+}
+
+/// A symbol record's body: the key (language byte, content hash), the parse's
+/// count and weight (u32 LE each), then its encoding, whose second byte holds the
+/// binary flag: everything [`Meta`] needs is in the first [`SYM_HEAD`] bytes, which
+/// is all the load reads of a parse.
+const SYM_META: usize = 33;
+const SYM_CODE: usize = SYM_META + 8;
+const SYM_HEAD: usize = SYM_CODE + 2;
 
 /// The open store: its file and the maps read from it.
 #[derive(Debug)]
@@ -182,9 +220,32 @@ struct Shared {
     pending: AtomicUsize,
     dropped: AtomicU64,
     note: Mutex<Option<String>>,
+    /// The served store's length and entries, published by whoever changes it: a
+    /// status reads them without waiting for the writer's lock.
+    bytes: AtomicU64,
+    entries: AtomicU64,
+    /// Stores started over since the open (a discard, a removal): what memory knows
+    /// is to be written again to the new one ([`Store::generation`]).
+    generation: AtomicU64,
 }
 
 impl Shared {
+    /// Serves `disk` from now on (`None`: nothing).
+    fn set_disk(&self, disk: Option<Disk>) {
+        let mut served = self.disk.write().unwrap();
+        *served = disk;
+        self.publish(&served);
+    }
+
+    fn publish(&self, disk: &Option<Disk>) {
+        let (bytes, entries) = disk.as_ref().map_or((0, 0), |d| {
+            let n = d.symbols.len() + d.hashes.len() + d.blobs.len();
+            (d.len, n as u64)
+        });
+        self.bytes.store(bytes, Ordering::Relaxed);
+        self.entries.store(entries, Ordering::Relaxed);
+    }
+
     fn note(&self, warn: bool, what: String) {
         if warn {
             tracing::warn!(store = "index", "{what}");
@@ -253,6 +314,15 @@ impl Store {
         self.loaded()?.as_ref()?.blobs.get(oid).copied()
     }
 
+    /// The figures of the stored parse of content `hash` as `lang`, if the store
+    /// holds one: a root lists the file with them and reads the parse only when its
+    /// symbols are asked for ([`Store::symbols`]).
+    pub fn meta(&self, lang: Lang, hash: &Hash) -> Option<Meta> {
+        let guard = self.loaded()?;
+        let slot = guard.as_ref()?.symbols.get(&(lang_byte(lang), *hash))?;
+        Some(slot.meta)
+    }
+
     /// The stored parse of content `hash` as `lang`, verified against its seal.
     pub fn symbols(&self, lang: Lang, hash: &Hash) -> Option<FileSymbols> {
         let key = (lang_byte(lang), *hash);
@@ -276,7 +346,7 @@ impl Store {
             .and_then(|()| open_record(&seal, &buf));
         let symbols = match record {
             Some((K_SYMBOLS, body)) if body.get(..33) == Some(&key_bytes(&key)[..]) => {
-                FileSymbols::decode(&body[33..]).filter(|s| s.lang == lang)
+                FileSymbols::decode(&body[SYM_CODE..]).filter(|s| s.lang == lang)
             }
             _ => None,
         };
@@ -328,9 +398,18 @@ impl Store {
 
     /// Stops serving the store at once and has the writer start a new one.
     pub fn discard(&self, why: String) {
-        self.shared.disk.write().unwrap().take();
+        self.shared.set_disk(None);
+        // Counted before the reset is queued: what the caches then write again is
+        // queued after it, into the new store.
+        self.shared.generation.fetch_add(1, Ordering::Relaxed);
         self.shared.note(true, why.clone());
         self.send(Msg::Reset(why));
+    }
+
+    /// How many times the store started over since it was opened: a new one holds
+    /// nothing the old one did, so whoever knows more (the caches) says it again.
+    pub fn generation(&self) -> u64 {
+        self.shared.generation.load(Ordering::Relaxed)
     }
 
     /// Waits (up to `limit`) until everything sent so far is written.
@@ -350,13 +429,11 @@ impl Store {
         }
     }
 
+    /// What `daemon status` shows; never waits for the writer (its figures are
+    /// published, and the removal check is left to the next status or write when
+    /// the writer holds the lock).
     pub fn summary(&self) -> Summary {
         self.notice_removal();
-        let disk = self.shared.disk.read().unwrap();
-        let (bytes, entries) = disk.as_ref().map_or((0, 0), |d| {
-            let n = d.symbols.len() + d.hashes.len() + d.blobs.len();
-            (d.len, n as u64)
-        });
         let mut note = self.shared.note.lock().unwrap().clone();
         let dropped = self.shared.dropped.load(Ordering::Relaxed);
         if dropped > 0 {
@@ -367,20 +444,19 @@ impl Store {
         }
         Summary {
             path: Store::path(&self.dir),
-            bytes,
-            entries,
+            bytes: self.shared.bytes.load(Ordering::Relaxed),
+            entries: self.shared.entries.load(Ordering::Relaxed),
             cap_bytes: self.cap,
             hits: self.shared.hits.load(Ordering::Relaxed),
             misses: self.shared.misses.load(Ordering::Relaxed),
             note,
         }
     }
-
     /// A store file removed (or replaced) by name is no longer served.
     fn notice_removal(&self) {
-        let moved = {
-            let disk = self.shared.disk.read().unwrap();
-            disk.as_ref().is_some_and(|d| !still_there(d))
+        let moved = match self.shared.disk.try_read() {
+            Ok(disk) => disk.as_ref().is_some_and(|d| !still_there(d)),
+            Err(_) => false,
         };
         if moved {
             self.discard("the store file was removed: starting a new one".into());
@@ -493,7 +569,7 @@ impl Writer {
     fn run(mut self, rx: mpsc::Receiver<Msg>) {
         self.lock = self.lock_build_dir();
         let disk = self.lock.as_ref().and_then(|_| self.open());
-        *self.shared.disk.write().unwrap() = disk;
+        self.shared.set_disk(disk);
         let (done, cv) = &self.shared.loaded;
         *done.lock().unwrap() = true;
         cv.notify_all();
@@ -620,13 +696,12 @@ impl Writer {
         };
         let st = private_file(&fd).map_err(|e| Unusable::Rebuild(e.to_string()))?;
         let file = File::from(fd);
-        let mut bytes = Vec::with_capacity(st.st_size as usize);
-        (&file)
-            .read_to_end(&mut bytes)
-            .map_err(|e| Unusable::Rebuild(format!("cannot read it: {e}")))?;
-        if bytes.len() < HEADER || bytes[..HEADER] != header(&key, &self.tag)[..] {
-            let why = match bytes.get(..HEADER) {
-                Some(h) if h[..8] == MAGIC[..] && h[44..] == mac(&key, &h[..44])[..] => {
+        let size = st.st_size as u64;
+        let mut head = [0; HEADER];
+        let read = file.read_exact_at(&mut head, 0);
+        if read.is_err() || head != header(&key, &self.tag) {
+            let why = match read {
+                Ok(()) if head[..8] == MAGIC[..] && head[44..] == mac(&key, &head[..44])[..] => {
                     "written by another build"
                 }
                 _ => "its header does not verify (torn, corrupted, or sealed by another key)",
@@ -643,29 +718,41 @@ impl Writer {
             hashes: FxHashMap::default(),
             blobs: FxHashMap::default(),
         };
-        let mut at = HEADER;
-        while at < bytes.len() {
-            let Some(len) = record_len(&bytes[at..]) else {
+        // Through a small window: a parse's body (most of the file) is not read here,
+        // only its head; a restart reads a few MiB of a store of a hundred.
+        let mut window = Window::new(disk.file.clone(), size);
+        let mut at = HEADER as u64;
+        while at < size {
+            let Some(len) = window.get(at, 4).and_then(record_len_at) else {
                 break;
             };
-            let record = &bytes[at..at + len];
-            // A parse's seal is checked when it is read (most of the file, and read
-            // at most once per run); the small records are checked here.
-            let opened = match record[4] {
-                K_SYMBOLS => Some((K_SYMBOLS, &record[5..len - MAC])),
-                _ => open_record(&key, record),
-            };
-            let Some((kind, body)) = opened else {
-                break;
-            };
-            if !self.index(&mut disk, kind, body, at as u64, len as u32) {
+            if at + len as u64 > size {
                 break;
             }
-            at += len;
+            let Some(kind) = window.get(at + 4, 1).map(|k| k[0]) else {
+                break;
+            };
+            // A parse's seal is checked when it is read (most of the file, and read
+            // at most once per run); the small records are checked here.
+            let indexed = match kind {
+                K_SYMBOLS => window
+                    .get(at + 5, SYM_HEAD.min(len as usize - 5 - MAC))
+                    .map(<[u8]>::to_vec)
+                    .is_some_and(|body| self.index(&mut disk, kind, &body, at, len)),
+                _ => window
+                    .get(at, len as usize)
+                    .and_then(|record| open_record(&key, record))
+                    .map(|(kind, body)| (kind, body.to_vec()))
+                    .is_some_and(|(kind, body)| self.index(&mut disk, kind, &body, at, len)),
+            };
+            if !indexed {
+                break;
+            }
+            at += u64::from(len);
         }
-        disk.len = at as u64;
-        if at < bytes.len() {
-            let dropped = bytes.len() - at;
+        disk.len = at;
+        if at < size {
+            let dropped = size - at;
             self.shared.note(
                 true,
                 format!(
@@ -673,7 +760,7 @@ impl Writer {
                 ),
             );
             disk.file
-                .set_len(at as u64)
+                .set_len(at)
                 .and_then(|()| disk.file.sync_data())
                 .map_err(|e| Unusable::Rebuild(format!("cannot truncate it: {e}")))?;
         }
@@ -700,11 +787,17 @@ impl Writer {
                 disk.blobs
                     .insert(body[..20].try_into().unwrap(), hash(&body[20..]));
             }
-            (K_SYMBOLS, n) if n > 33 && lang_of(body[0]).is_some() => {
+            (K_SYMBOLS, n) if n >= SYM_HEAD && lang_of(body[0]).is_some() => {
                 let tick = self.shared.tick.fetch_add(1, Ordering::Relaxed);
+                let word = |at: usize| u32::from_le_bytes(body[at..at + 4].try_into().unwrap());
                 let slot = Slot {
                     off,
                     len,
+                    meta: Meta {
+                        count: word(SYM_META),
+                        weight: word(SYM_META + 4),
+                        binary: body[SYM_CODE + 1] & 1 != 0,
+                    },
                     used: AtomicU64::new(tick),
                 };
                 disk.symbols.insert((body[0], hash(&body[1..33])), slot);
@@ -737,7 +830,7 @@ impl Writer {
     /// directory opened again by name: `clear-cache` may have removed it).
     fn reset(&self, why: &str) {
         self.shared.note(true, format!("rebuilt: {why}"));
-        self.shared.disk.write().unwrap().take();
+        self.shared.set_disk(None);
         if self.lock.is_none() {
             return;
         }
@@ -751,7 +844,7 @@ impl Writer {
                 None
             }
         };
-        *self.shared.disk.write().unwrap() = disk;
+        self.shared.set_disk(disk);
     }
 
     fn append(&self, puts: Vec<Msg>) {
@@ -765,6 +858,7 @@ impl Writer {
         };
         if removed {
             // `clear-cache`, or someone else: start again.
+            self.shared.generation.fetch_add(1, Ordering::Relaxed);
             self.reset("the store file was removed");
         }
         let (file, key, start) = {
@@ -790,6 +884,9 @@ impl Writer {
                 }
                 Msg::Symbols(lang, hash, symbols) => {
                     body.extend_from_slice(&key_bytes(&(lang_byte(*lang), *hash)));
+                    let meta = Meta::of(symbols);
+                    body.extend_from_slice(&meta.count.to_le_bytes());
+                    body.extend_from_slice(&meta.weight.to_le_bytes());
                     symbols.encode(&mut body);
                     K_SYMBOLS
                 }
@@ -830,6 +927,7 @@ impl Writer {
         }
         d.len = start + buf.len() as u64;
         let over = d.len > self.cap;
+        self.shared.publish(&disk);
         drop(disk);
         if over {
             self.compact();
@@ -905,8 +1003,11 @@ impl Writer {
                 );
                 // Reload from what was written: offsets, maps and order in one place.
                 match self.load(&dir) {
-                    Ok(disk) => *self.shared.disk.write().unwrap() = Some(disk),
-                    Err(_) => self.reset("compaction's new file did not load"),
+                    Ok(disk) => self.shared.set_disk(Some(disk)),
+                    Err(_) => {
+                        self.shared.generation.fetch_add(1, Ordering::Relaxed);
+                        self.reset("compaction's new file did not load");
+                    }
                 }
             }
             Err(e) => self.shared.note(
@@ -917,11 +1018,49 @@ impl Writer {
     }
 }
 
-/// The length of the record at the start of `rest`, if it is all there.
-fn record_len(rest: &[u8]) -> Option<usize> {
-    let n = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
-    let len = 4usize.checked_add(n)?.checked_add(MAC)?;
-    (n > 0 && len <= rest.len()).then_some(len)
+/// The whole length of the record whose length field is `field`.
+fn record_len_at(field: &[u8]) -> Option<u32> {
+    let n = u32::from_le_bytes(field.try_into().ok()?);
+    (n > 0).then_some(n)?.checked_add((4 + MAC) as u32)
+}
+
+/// Reads of a file through one small buffer: what a load reads in order (small
+/// records, the heads of parses) costs one `pread` per buffer, not per record.
+struct Window {
+    file: Arc<File>,
+    size: u64,
+    buf: Vec<u8>,
+    start: u64,
+}
+
+impl Window {
+    /// Enough for a run of hash and blob records and the head of the parse after them.
+    const SPAN: usize = 4096;
+
+    fn new(file: Arc<File>, size: u64) -> Window {
+        Window {
+            file,
+            size,
+            buf: Vec::new(),
+            start: 0,
+        }
+    }
+
+    /// The `n` bytes at `off`, if the file has them.
+    fn get(&mut self, off: u64, n: usize) -> Option<&[u8]> {
+        let end = off.checked_add(n as u64)?;
+        if end > self.size {
+            return None;
+        }
+        if off < self.start || end > self.start + self.buf.len() as u64 {
+            let want = n.max(Self::SPAN).min((self.size - off) as usize);
+            self.buf.resize(want, 0);
+            self.file.read_exact_at(&mut self.buf, off).ok()?;
+            self.start = off;
+        }
+        let from = (off - self.start) as usize;
+        Some(&self.buf[from..from + n])
+    }
 }
 
 /// An exclusive flock on `path` (created 0600, never through a symlink), or `None`
@@ -1201,6 +1340,44 @@ mod tests {
 
     fn reopen(dir: &Path, cap: u64) -> Arc<Store> {
         Store::open(dir, cap)
+    }
+
+    /// `daemon status` reads the store's figures while the writer holds its maps.
+    #[test]
+    fn the_summary_does_not_wait_for_the_writer() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = reopen(tmp.path(), 1 << 30);
+        put(&store, Lang::Rust, b"fn a() {}\n");
+        assert!(store.flush(Duration::from_secs(30)));
+        let held = store.shared.disk.write().unwrap();
+        let (tx, rx) = mpsc::channel();
+        let asking = store.clone();
+        let thread = std::thread::spawn(move || {
+            let _ = tx.send(asking.summary().entries);
+        });
+        let answered = rx.recv_timeout(Duration::from_secs(10));
+        drop(held);
+        thread.join().unwrap();
+        assert_eq!(answered, Ok(1), "the parse");
+        store.close(Duration::from_secs(30));
+    }
+
+    /// A reopened store knows each parse's figures from its head alone.
+    #[test]
+    fn a_parse_s_figures_are_known_without_reading_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = reopen(tmp.path(), 1 << 30);
+        let src = b"fn a() {}\nstruct B { c: u8 }\nimpl B { fn d(&self) {} }\n";
+        let hash = put(&store, Lang::Rust, src);
+        store.close(Duration::from_secs(30));
+        let again = reopen(tmp.path(), 1 << 30);
+        assert_eq!(
+            again.meta(Lang::Rust, &hash),
+            Some(Meta::of(&extract(Lang::Rust, src)))
+        );
+        assert_eq!(again.summary().hits, 0);
+        assert_eq!(again.meta(Lang::Python, &hash), None);
+        again.close(Duration::from_secs(30));
     }
 
     #[test]

@@ -33,7 +33,7 @@ use tokio::sync::watch;
 use super::{
     git_index::GitIndex,
     lang::Lang,
-    store::{Caches, Counters, FileId, Parsed, Rewalk},
+    store::{Caches, Counters, FileId, Known, Parsed, Rewalk},
     symbols::FileSymbols,
     walk::{IgnoreFiles, Rules, Walker, hidden},
     watch::{Change, DirWatcher},
@@ -67,9 +67,91 @@ const DEBOUNCE: Duration = Duration::from_millis(20);
 #[derive(Debug)]
 struct Entry {
     id: FileId,
-    parsed: Parsed,
+    /// Its content's hash and parse figures; the parse itself is fetched from the
+    /// shared caches (or the store) when asked for.
+    known: Known,
     /// The full walk that last saw the file: entries of older walks are gone.
     walk: AtomicU64,
+}
+
+/// The root's files by root-relative path, with running totals that `daemon status`
+/// reads without taking the lock: a status must never wait behind the walk's
+/// writers (on a loaded machine a writer preempted while holding the lock held a
+/// status for hundreds of milliseconds, and summing 100,000 entries under it cost
+/// more). Every change goes through here, under the write lock, so the totals are
+/// the map's.
+#[derive(Debug, Default)]
+struct FileTable {
+    map: RwLock<FxHashMap<String, Entry>>,
+    files: AtomicU64,
+    symbols: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl FileTable {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, FxHashMap<String, Entry>> {
+        self.map.read().unwrap()
+    }
+
+    fn count(&self, entry: &Entry, add: bool) {
+        let meta = entry.known.meta;
+        for (total, n) in [
+            (&self.files, 1),
+            (&self.symbols, u64::from(meta.count)),
+            (&self.bytes, u64::from(meta.weight)),
+        ] {
+            match add {
+                true => total.fetch_add(n, Ordering::Relaxed),
+                false => total.fetch_sub(n, Ordering::Relaxed),
+            };
+        }
+    }
+
+    fn insert(&self, rel: String, entry: Entry) {
+        let mut map = self.map.write().unwrap();
+        self.count(&entry, true);
+        if let Some(old) = map.insert(rel, entry) {
+            self.count(&old, false);
+        }
+    }
+
+    /// Replaces the entry of `rel`, if there is one.
+    fn replace(&self, rel: &str, entry: Entry) {
+        let mut map = self.map.write().unwrap();
+        if let Some(old) = map.get_mut(rel) {
+            self.count(old, false);
+            self.count(&entry, true);
+            *old = entry;
+        }
+    }
+
+    fn remove(&self, rel: &str) {
+        if let Some(old) = self.map.write().unwrap().remove(rel) {
+            self.count(&old, false);
+        }
+    }
+
+    fn retain(&self, mut keep: impl FnMut(&str, &Entry) -> bool) {
+        self.map.write().unwrap().retain(|rel, entry| {
+            let kept = keep(rel, entry);
+            if !kept {
+                self.count(entry, false);
+            }
+            kept
+        });
+    }
+
+    fn clear(&self) {
+        self.retain(|_, _| false);
+    }
+
+    /// Room for `expected` files, made once rather than grown (and rehashed) file
+    /// by file.
+    fn reserve(&self, expected: usize) {
+        let mut map = self.map.write().unwrap();
+        let more = expected.saturating_sub(map.len());
+        map.reserve(more);
+    }
 }
 
 #[derive(Debug, Default)]
@@ -91,7 +173,7 @@ pub struct RootIndex {
     root: PathBuf,
     caches: Arc<Caches>,
     config: IndexConfig,
-    files: RwLock<FxHashMap<String, Entry>>,
+    files: FileTable,
     counters: Counters,
     walk: Walk,
     ready: watch::Sender<bool>,
@@ -125,7 +207,7 @@ impl RootIndex {
             root,
             caches,
             config,
-            files: RwLock::new(FxHashMap::default()),
+            files: FileTable::default(),
             counters: Counters::default(),
             walk: Walk::default(),
             ready: watch::Sender::new(false),
@@ -254,11 +336,7 @@ impl RootIndex {
         });
         self.walk.expected.store(expected as u64, Ordering::Relaxed);
         *self.git.write().unwrap() = git;
-        // Sized once for what git expects, not grown (and rehashed) file by file.
-        let mut files = self.files.write().unwrap();
-        let more = expected.saturating_sub(files.len());
-        files.reserve(more);
-        drop(files);
+        self.files.reserve(expected);
         let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
         self.walk_watch_errors.store(0, Ordering::Relaxed);
         self.walk_and_index(&self.root, true);
@@ -270,10 +348,9 @@ impl RootIndex {
         }
         self.caches.settle();
         let ms = started.elapsed().as_millis() as u64;
-        let mut files = self.files.write().unwrap();
-        files.retain(|_, e| e.walk.load(Ordering::Relaxed) == generation);
-        let count = files.len();
-        drop(files);
+        self.files
+            .retain(|_, e| e.walk.load(Ordering::Relaxed) == generation);
+        let count = self.files.files.load(Ordering::Relaxed);
         self.last_full_ms.store(ms, Ordering::Relaxed);
         self.ready.send_replace(true);
         tracing::info!(root = %self.root.display(), files = count, ms, "indexed");
@@ -287,9 +364,8 @@ impl RootIndex {
         let rel = self
             .files
             .read()
-            .unwrap()
             .iter()
-            .find(|(_, e)| e.parsed.hash == *hash && e.parsed.symbols.lang == lang)
+            .find(|(_, e)| e.known.hash == *hash && e.known.lang == lang)
             .map(|(rel, _)| rel.clone())?;
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut self.open(&rel).ok()?, &mut bytes).ok()?;
@@ -300,7 +376,7 @@ impl RootIndex {
     /// a store found lying. Callers get `INDEXING` until the walk is done.
     fn index_again(&self) {
         self.ready.send_replace(false);
-        self.files.write().unwrap().clear();
+        self.files.clear();
         self.full_index();
     }
 
@@ -397,7 +473,7 @@ impl RootIndex {
         lang: Lang,
         id: FileId,
         open: &dyn Fn() -> std::io::Result<std::fs::File>,
-    ) -> std::io::Result<Parsed> {
+    ) -> std::io::Result<Known> {
         let blob = self
             .git
             .read()
@@ -410,11 +486,11 @@ impl RootIndex {
     /// Indexes one file the watcher reported, read beneath the root
     /// ([`RootIndex::open`]); `None` if it is gone, unreadable, too large, binary or
     /// no longer a regular file inside the root.
-    fn index_file(&self, abs: &Path, rel: &str) -> Option<Parsed> {
+    fn index_file(&self, abs: &Path, rel: &str) -> Option<Known> {
         let lang = Lang::from_path(abs)?;
         let open = || self.open(rel);
         let Ok(id) = open().and_then(|f| Ok(FileId::from(&rustix::fs::fstat(&f)?))) else {
-            self.files.write().unwrap().remove(rel);
+            self.files.remove(rel);
             return None;
         };
         self.index_found_from(rel, lang, id, &open)
@@ -434,37 +510,37 @@ impl RootIndex {
         lang: Lang,
         id: FileId,
         open: &dyn Fn() -> std::io::Result<std::fs::File>,
-    ) -> Option<Parsed> {
+    ) -> Option<Known> {
         if id.size() > self.config.max_file_bytes {
             self.walk.too_large.fetch_add(1, Ordering::Relaxed);
-            self.files.write().unwrap().remove(rel);
+            self.files.remove(rel);
             return None;
         }
         let walk = self.generation.load(Ordering::Relaxed);
-        if let Some(entry) = self.files.read().unwrap().get(rel).filter(|e| e.id == id) {
+        if let Some(entry) = self.files.read().get(rel).filter(|e| e.id == id) {
             entry.walk.store(walk, Ordering::Relaxed);
-            return Some(entry.parsed.clone());
+            return Some(entry.known.clone());
         }
         match self.parse(rel, lang, id, open) {
-            Ok(parsed) if parsed.symbols.binary => {
+            Ok(known) if known.meta.binary => {
                 self.walk.binary.fetch_add(1, Ordering::Relaxed);
-                self.files.write().unwrap().remove(rel);
+                self.files.remove(rel);
                 None
             }
-            Ok(parsed) => {
-                self.files.write().unwrap().insert(
+            Ok(known) => {
+                self.files.insert(
                     rel.to_string(),
                     Entry {
                         id,
-                        parsed: parsed.clone(),
+                        known: known.clone(),
                         walk: AtomicU64::new(walk),
                     },
                 );
-                Some(parsed)
+                Some(known)
             }
             Err(_) => {
                 self.walk.unreadable.fetch_add(1, Ordering::Relaxed);
-                self.files.write().unwrap().remove(rel);
+                self.files.remove(rel);
                 None
             }
         }
@@ -490,22 +566,18 @@ impl RootIndex {
             .map_err(not_found)?;
         self.parse_allowed(rel, id.size())?;
         let open = || file.open();
-        let known = self
-            .files
-            .read()
-            .unwrap()
-            .get(rel)
-            .map(|e| (e.id, e.parsed.clone()));
-        match known {
-            Some((known_id, parsed)) if known_id == id => Ok(parsed),
+        let indexed = self.files.read().get(rel).map(|e| (e.id, e.known.clone()));
+        let known = match indexed {
+            Some((indexed_id, known)) if indexed_id == id => known,
             Some(_) => self.index_found_from(rel, lang, id, &open).ok_or_else(|| {
                 LeanError::new(
                     ErrorCode::FileNotFound,
                     format!("{rel}: cannot be indexed (binary, too large or unreadable)"),
                 )
-            }),
-            None => self.parse(rel, lang, id, &open).map_err(not_found),
-        }
+            })?,
+            None => self.parse(rel, lang, id, &open).map_err(not_found)?,
+        };
+        self.caches.symbols_of(&known, id, &open).map_err(not_found)
     }
 
     /// Refuses a file over `index.max_file_bytes` before anything parses it: the
@@ -537,24 +609,40 @@ impl RootIndex {
         let (Some(lang), Ok(id)) = (Lang::from_path(&file.abs), id) else {
             return;
         };
-        let parsed = self.caches.parse_bytes(id, lang, bytes, parsed);
-        let mut files = self.files.write().unwrap();
-        if files.contains_key(rel) {
-            files.insert(
-                rel.to_string(),
-                Entry {
-                    id,
-                    parsed,
-                    walk: AtomicU64::new(self.generation.load(Ordering::Relaxed)),
-                },
-            );
-        }
+        let known = self.caches.parse_bytes(id, lang, bytes, parsed);
+        self.files.replace(
+            rel,
+            Entry {
+                id,
+                known,
+                walk: AtomicU64::new(self.generation.load(Ordering::Relaxed)),
+            },
+        );
     }
 
     /// The first `limit` indexed files under `prefix` (a root-relative dir or file;
-    /// empty = all) by path, and how many there are.
+    /// empty = all) by path, with their parses, and how many there are.
     pub fn files_under(&self, prefix: &str, limit: usize) -> (Vec<(String, Parsed)>, usize) {
-        let files = self.files.read().unwrap();
+        let (found, total) = self.listed_under(prefix, limit);
+        let parsed = self
+            .fetched(found)
+            .into_iter()
+            .map(|(rel, _, parsed)| (rel, parsed))
+            .collect();
+        (parsed, total)
+    }
+
+    /// The first `limit` indexed files under `prefix` by path, with their languages
+    /// (no parse is fetched), and how many there are.
+    pub fn langs_under(&self, prefix: &str, limit: usize) -> (Vec<(String, Lang)>, usize) {
+        let (found, total) = self.listed_under(prefix, limit);
+        let langs = found.into_iter().map(|(rel, _, k)| (rel, k.lang)).collect();
+        (langs, total)
+    }
+
+    /// The first `limit` entries under `prefix` by path, and how many there are.
+    fn listed_under(&self, prefix: &str, limit: usize) -> (Vec<(String, FileId, Known)>, usize) {
+        let files = self.files.read();
         let mut found: Vec<(&String, &Entry)> =
             files.iter().filter(|(rel, _)| under(rel, prefix)).collect();
         let total = found.len();
@@ -565,23 +653,52 @@ impl RootIndex {
         found.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let out = found
             .into_iter()
-            .map(|(rel, e)| (rel.clone(), e.parsed.clone()))
+            .map(|(rel, e)| (rel.clone(), e.id, e.known.clone()))
             .collect();
         (out, total)
+    }
+
+    /// The parses of `listed` (in order), from the shared caches or the store, else
+    /// read again beneath the root; a file whose parse cannot be had (it went away:
+    /// the watcher drops it) is left out. Over the index's threads when there are
+    /// many: after a restart, the first question about a whole root reads every
+    /// parse from the store.
+    fn fetched(&self, listed: Vec<(String, FileId, Known)>) -> Vec<(String, FileId, Parsed)> {
+        let fetch = |part: Vec<(String, FileId, Known)>| -> Vec<(String, FileId, Parsed)> {
+            part.into_iter()
+                .filter_map(|(rel, id, known)| {
+                    let open = || self.open(&rel);
+                    let parsed = self.caches.symbols_of(&known, id, &open).ok()?;
+                    Some((rel, id, parsed))
+                })
+                .collect()
+        };
+        let threads = self.config.threads.max(1);
+        if threads == 1 || listed.len() < 256 {
+            return fetch(listed);
+        }
+        let per = listed.len().div_ceil(threads);
+        let mut parts = Vec::with_capacity(threads);
+        let mut rest = listed;
+        while rest.len() > per {
+            let tail = rest.split_off(per);
+            parts.push(rest);
+            rest = tail;
+        }
+        parts.push(rest);
+        std::thread::scope(|s| {
+            let running: Vec<_> = parts.into_iter().map(|p| s.spawn(|| fetch(p))).collect();
+            running
+                .into_iter()
+                .flat_map(|t| t.join().expect("a fetch thread panicked"))
+                .collect()
+        })
     }
 
     /// Every indexed file under `prefix` by path, with the identity it was indexed at:
     /// whoever reads one by name checks it is still that file.
     pub fn identified_under(&self, prefix: &str) -> Vec<(String, FileId, Parsed)> {
-        let files = self.files.read().unwrap();
-        let mut found: Vec<(String, FileId, Parsed)> = files
-            .iter()
-            .filter(|(rel, _)| under(rel, prefix))
-            .map(|(rel, e)| (rel.clone(), e.id, e.parsed.clone()))
-            .collect();
-        drop(files);
-        found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        found
+        self.fetched(self.listed_under(prefix, usize::MAX).0)
     }
 
     /// Files found by the walk; while it runs, at least as many as expected.
@@ -593,8 +710,9 @@ impl RootIndex {
         }
     }
 
+    /// Read without a lock (`FileTable`): never waits on the index.
     pub fn status(&self) -> IndexStatus {
-        let files = self.files.read().unwrap();
+        let total = |n: &AtomicU64| n.load(Ordering::Relaxed);
         IndexStatus {
             state: if self.is_ready() {
                 IndexState::Ready
@@ -602,12 +720,12 @@ impl RootIndex {
                 IndexState::Indexing
             },
             files_total: self.walk_total(),
-            files_indexed: files.len() as u64,
-            symbols: files.values().map(|e| e.parsed.symbols.count as u64).sum(),
+            files_indexed: total(&self.files.files),
+            symbols: total(&self.files.symbols),
             skipped_binary: self.walk.binary.load(Ordering::Relaxed),
             skipped_too_large: self.walk.too_large.load(Ordering::Relaxed),
             skipped_unreadable: self.walk.unreadable.load(Ordering::Relaxed),
-            symbol_bytes: files.values().map(|e| e.parsed.symbols.weight as u64).sum(),
+            symbol_bytes: total(&self.files.bytes),
             hash_cache: self.counters.hash(),
             symbol_cache: self.counters.symbols(),
             last_full_index_ms: self.last_full_ms.load(Ordering::Relaxed),
@@ -691,7 +809,7 @@ impl RootIndex {
                 }
             } else {
                 // Gone: a file, or a directory with everything under it.
-                self.files.write().unwrap().retain(|r, _| !under(r, &rel));
+                self.files.retain(|r, _| !under(r, &rel));
             }
         }
         if !changed.is_empty() {
@@ -871,6 +989,31 @@ mod tests {
             "{err:?}"
         );
         assert_eq!(index.status().files_total, 3);
+    }
+
+    /// `daemon status` reads the root's figures while the walk holds the file table
+    /// (a writer preempted on a loaded machine holds it for as long as it waits).
+    #[test]
+    fn status_does_not_wait_for_the_file_table() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(tmp.path().join("a.rs"), "fn a() {}\nfn b() {}\n").unwrap();
+        let index = Arc::new(RootIndex::new(
+            tmp.path().to_path_buf(),
+            Arc::new(Caches::new(1 << 20)),
+            IndexConfig::default(),
+        ));
+        index.full_index();
+        let held = index.files.map.write().unwrap();
+        let (tx, rx) = mpsc::channel();
+        let asking = index.clone();
+        let thread = std::thread::spawn(move || {
+            let st = asking.status();
+            let _ = tx.send((st.files_indexed, st.symbols));
+        });
+        let answered = rx.recv_timeout(Duration::from_secs(10));
+        drop(held);
+        thread.join().unwrap();
+        assert_eq!(answered, Ok((1, 2)));
     }
 
     #[test]

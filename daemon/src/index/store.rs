@@ -6,9 +6,13 @@
 //!
 //! Behind them, when the daemon persists its index, the store on disk
 //! (`persist.rs`): a lookup the memory misses asks it before reading or parsing, and
-//! whatever is learned from bytes is handed to its writer thread. Parses served from
-//! disk feed a small uniform sample that the roots check against fresh parses after
-//! each full walk ([`Caches::verify_sample`]).
+//! whatever is learned from bytes is handed to its writer thread. A parse the store
+//! holds is not read to index a file: the root keeps its figures ([`Known`]) and
+//! fetches it when its symbols are asked for ([`Caches::symbols_of`]), so with the
+//! store on, resident parses are bounded by the symbol cache's capacity and a miss
+//! costs one `pread` and a decode. Parses left on disk feed a small uniform sample
+//! that the roots check against fresh parses after each full walk
+//! ([`Caches::verify_sample`]).
 
 use std::{
     io::{self, Read},
@@ -24,7 +28,7 @@ use rustc_hash::FxHashMap;
 
 use super::{
     lang::Lang,
-    persist::{Store, Summary},
+    persist::{Meta, Store, Summary},
     symbols::{FileSymbols, extract},
 };
 
@@ -106,6 +110,21 @@ pub struct Parsed {
     pub symbols: Arc<FileSymbols>,
 }
 
+/// What a root keeps of a file's content: its hash and its parse's figures, and the
+/// parse itself only where nothing else could give it back. With the store on, the
+/// parse lives in the bounded symbol cache or on disk and is fetched when asked for
+/// ([`Caches::symbols_of`]): a restarted daemon lists a root without reading a single
+/// parse, and what stays resident is bounded by the symbol cache.
+#[derive(Clone, Debug)]
+pub struct Known {
+    pub hash: Hash,
+    pub lang: Lang,
+    pub meta: Meta,
+    /// Held by the root: without a store, an evicted parse would be re-parsed from
+    /// the file on every ask.
+    held: Option<Arc<FileSymbols>>,
+}
+
 /// What a git blob is known to hold: its content hash, and the parse last made of
 /// it (weak: how long parses live is the symbol cache's business).
 #[derive(Debug)]
@@ -122,6 +141,8 @@ pub struct Caches {
     /// no other lookup, and a `moka` lookup costs several times a map's (it records
     /// each read for its eviction policy). Bounded by starting over when full.
     blobs: RwLock<FxHashMap<Oid, Blob>>,
+    /// `blobs.len()`, kept under its write lock: status reads it without waiting.
+    blob_count: AtomicU64,
     blob_totals: (AtomicU64, AtomicU64),
     symbols: moka::sync::Cache<(Lang, Hash), Arc<FileSymbols>>,
     symbol_capacity: u64,
@@ -132,6 +153,8 @@ pub struct Caches {
     sample: Mutex<Vec<(u64, Lang, Hash)>>,
     /// The sample's current admission bound (its largest key while full).
     sample_bound: AtomicU64,
+    /// The store generation whose new store was told what memory knows.
+    relearned: AtomicU64,
     /// What to do when the store is found lying: each open root walks again.
     on_discard: Mutex<Vec<Rewalk>>,
 }
@@ -158,6 +181,7 @@ impl Caches {
         Caches {
             hashes: moka::sync::Cache::new(HASH_ENTRIES),
             blobs: RwLock::default(),
+            blob_count: AtomicU64::new(0),
             blob_totals: Default::default(),
             symbols: moka::sync::Cache::builder()
                 .weigher(|_, v: &Arc<FileSymbols>| v.weight.min(u32::MAX as usize) as u32)
@@ -168,6 +192,7 @@ impl Caches {
             store: OnceLock::new(),
             sample: Mutex::default(),
             sample_bound: AtomicU64::new(u64::MAX),
+            relearned: AtomicU64::new(0),
             on_discard: Mutex::default(),
         }
     }
@@ -235,7 +260,9 @@ impl Caches {
                 left.push((key, lang, hash));
                 continue;
             };
-            let Some(served) = self.symbols.get(&(lang, hash)) else {
+            // What a root would be served: the parse in memory, else the one on disk
+            // (a restart lists files without reading their parses).
+            let Some(served) = self.cached(lang, &hash) else {
                 continue;
             };
             let (mut stored, mut fresh) = (Vec::new(), Vec::new());
@@ -246,6 +273,7 @@ impl Caches {
                 return;
             }
         }
+        self.relearn();
         let mut sample = self.sample.lock().unwrap();
         sample.extend(left);
         sample.truncate(SAMPLE);
@@ -270,6 +298,7 @@ impl Caches {
         self.symbols.invalidate_all();
         self.hashes.invalidate_all();
         self.blobs.write().unwrap().clear();
+        self.blob_count.store(0, Ordering::Relaxed);
         self.sample.lock().unwrap().clear();
         self.sample_bound.store(u64::MAX, Ordering::Relaxed);
         let rewalks = std::mem::take(&mut *self.on_discard.lock().unwrap());
@@ -277,12 +306,14 @@ impl Caches {
         self.on_discard.lock().unwrap().extend(alive);
     }
 
-    /// Hash and symbols of the file `open` opens (identity `id`), reading and
+    /// Hash and parse figures of the file `open` opens (identity `id`), reading and
     /// parsing only what the caches do not already know (`open` is only called for
     /// reading: by name for the walk, beneath the jail's held directory for a
-    /// request). `blob`: the git blob the worktree's
-    /// index says the file holds, if it vouches for it. Counts into `root` and the
-    /// daemon totals (a hash known from the blob counts as a hash hit).
+    /// request). A parse the store holds is not read: the answer names it, and
+    /// [`Caches::symbols_of`] fetches it when its symbols are asked for. `blob`: the
+    /// git blob the worktree's index says the file holds, if it vouches for it.
+    /// Counts into `root` and the daemon totals (a hash known from the blob counts as
+    /// a hash hit, a parse known to the store as a symbol hit).
     pub fn parse(
         &self,
         open: &dyn Fn() -> io::Result<std::fs::File>,
@@ -290,7 +321,8 @@ impl Caches {
         lang: Lang,
         root: &Counters,
         blob: Option<Oid>,
-    ) -> io::Result<Parsed> {
+    ) -> io::Result<Known> {
+        self.relearn();
         // What git vouches for first: in a fresh worktree the identity is new anyway.
         // (Upgraded under the lock: cloning the weak pointer out first would cost two
         // more atomic operations on a line nobody else touched lately.)
@@ -313,7 +345,7 @@ impl Caches {
             Some((hash, Some(symbols))) => {
                 bump(&root.hash_hits, &self.totals.hash_hits);
                 bump(&root.symbol_hits, &self.totals.symbol_hits);
-                return Ok(Parsed { hash, symbols });
+                return Ok(self.known(hash, symbols));
             }
             Some((hash, None)) => Some(hash),
             None => None,
@@ -348,38 +380,45 @@ impl Caches {
                 (hash, unchanged)
             }
         };
+        // A parse the store holds stays there: offered to the sample the walk checks.
         let stored = || {
-            let symbols = Arc::new(self.store()?.symbols(lang, &hash)?);
-            self.symbols.insert((lang, hash), symbols.clone());
+            let meta = self.store()?.meta(lang, &hash)?;
             self.sampled(lang, hash);
-            Some(symbols)
+            Some(meta)
         };
-        let symbols = match self.symbols.get(&(lang, hash)).or_else(stored) {
+        let (known, symbols) = match self.symbols.get(&(lang, hash)) {
             Some(symbols) => {
                 bump(&root.symbol_hits, &self.totals.symbol_hits);
-                symbols
+                (self.known(hash, symbols.clone()), Some(symbols))
             }
-            None => {
-                bump(&root.symbol_misses, &self.totals.symbol_misses);
-                let bytes = match content {
-                    Some(bytes) => bytes,
-                    None => read_unchanged(open()?, id)?.0,
-                };
-                // The file may have changed since it was hashed: key by what we parse.
-                let parsed_hash = *blake3::hash(&bytes).as_bytes();
-                let symbols = Arc::new(extract(lang, &bytes));
-                self.symbols.insert((lang, parsed_hash), symbols.clone());
-                if let Some(store) = self.store() {
-                    store.put_symbols(lang, parsed_hash, symbols.clone());
+            None => match stored() {
+                Some(meta) => {
+                    bump(&root.symbol_hits, &self.totals.symbol_hits);
+                    let held = None;
+                    (
+                        Known {
+                            hash,
+                            lang,
+                            meta,
+                            held,
+                        },
+                        None,
+                    )
                 }
-                if parsed_hash != hash {
-                    return Ok(Parsed {
-                        hash: parsed_hash,
-                        symbols,
-                    });
+                None => {
+                    bump(&root.symbol_misses, &self.totals.symbol_misses);
+                    let bytes = match content {
+                        Some(bytes) => bytes,
+                        None => read_unchanged(open()?, id)?.0,
+                    };
+                    // The file may have changed since it was hashed: key by what we parse.
+                    let (parsed_hash, symbols) = self.made(lang, &bytes);
+                    if parsed_hash != hash {
+                        return Ok(self.known(parsed_hash, symbols));
+                    }
+                    (self.known(hash, symbols.clone()), Some(symbols))
                 }
-                symbols
-            }
+            },
         };
         if let Some(blob) = blob.filter(|_| faithful) {
             if let Some(store) = self.store().filter(|_| !blob_stored) {
@@ -389,15 +428,95 @@ impl Caches {
             if blobs.len() as u64 >= HASH_ENTRIES {
                 blobs.clear();
             }
-            blobs.insert(
-                blob,
-                Blob {
-                    hash,
-                    symbols: Arc::downgrade(&symbols),
-                },
-            );
+            let symbols = symbols.as_ref().map_or_else(Weak::new, Arc::downgrade);
+            blobs.insert(blob, Blob { hash, symbols });
+            self.blob_count.store(blobs.len() as u64, Ordering::Relaxed);
         }
+        Ok(known)
+    }
+
+    /// A root's record of `symbols`, the parse of content `hash`: held by the root
+    /// only if no store could give it back once the symbol cache let it go.
+    fn known(&self, hash: Hash, symbols: Arc<FileSymbols>) -> Known {
+        Known {
+            hash,
+            lang: symbols.lang,
+            meta: Meta::of(&symbols),
+            held: self.store().is_none().then_some(symbols),
+        }
+    }
+
+    /// Parses `bytes` as `lang` into the symbol cache and the store.
+    fn made(&self, lang: Lang, bytes: &[u8]) -> (Hash, Arc<FileSymbols>) {
+        let hash = *blake3::hash(bytes).as_bytes();
+        let symbols = Arc::new(extract(lang, bytes));
+        self.symbols.insert((lang, hash), symbols.clone());
+        if let Some(store) = self.store() {
+            store.put_symbols(lang, hash, symbols.clone());
+        }
+        (hash, symbols)
+    }
+
+    /// The parse of content `hash` as `lang` from memory, else from the store (then
+    /// cached; callers asking for one parse at once read it once): `None` if neither
+    /// has it.
+    fn cached(&self, lang: Lang, hash: &Hash) -> Option<Arc<FileSymbols>> {
+        let store = self.store();
+        self.symbols
+            .optionally_get_with((lang, *hash), || store?.symbols(lang, hash).map(Arc::new))
+    }
+
+    /// The symbols of what `known` names, for the file with identity `id` that
+    /// `open` opens: held, cached or stored; else (evicted before it was written,
+    /// the store discarded or cleared) parsed again from the file, whose bytes then
+    /// decide the answer's hash.
+    pub fn symbols_of(
+        &self,
+        known: &Known,
+        id: FileId,
+        open: &dyn Fn() -> io::Result<std::fs::File>,
+    ) -> io::Result<Parsed> {
+        let hash = known.hash;
+        if let Some(symbols) = known
+            .held
+            .clone()
+            .or_else(|| self.cached(known.lang, &hash))
+        {
+            return Ok(Parsed { hash, symbols });
+        }
+        self.relearn();
+        let (hash, symbols) = self.made(known.lang, &read_unchanged(open()?, id)?.0);
         Ok(Parsed { hash, symbols })
+    }
+
+    /// Once the store started over (a parse that no longer verified, a removed
+    /// file), writes what memory knows to the new one: roots keep listing files
+    /// whose parse the old store held, and learn nothing more about them by
+    /// themselves, so without this the new store would stay empty of them.
+    fn relearn(&self) {
+        let Some(store) = self.store() else { return };
+        let (now, seen) = (store.generation(), self.relearned.load(Ordering::Relaxed));
+        if now == seen
+            || self
+                .relearned
+                .compare_exchange(seen, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        for (id, hash) in self.hashes.iter() {
+            store.put_hash(*id, hash);
+        }
+        let blobs: Vec<(Oid, Hash)> = {
+            let blobs = self.blobs.read().unwrap();
+            blobs.iter().map(|(oid, b)| (*oid, b.hash)).collect()
+        };
+        for (oid, hash) in blobs {
+            store.put_blob(oid, hash);
+        }
+        for (key, symbols) in self.symbols.iter() {
+            store.put_symbols(key.0, key.1, symbols);
+        }
     }
 
     /// Caches bytes already in hand (after our own write), with their parse if the
@@ -408,7 +527,7 @@ impl Caches {
         lang: Lang,
         bytes: &[u8],
         parsed: Option<FileSymbols>,
-    ) -> Parsed {
+    ) -> Known {
         let hash = *blake3::hash(bytes).as_bytes();
         self.hashes.insert(id, hash);
         let store = self.store();
@@ -422,7 +541,7 @@ impl Caches {
             }
             symbols
         });
-        Parsed { hash, symbols }
+        self.known(hash, symbols)
     }
 
     /// Does the bookkeeping the caches deferred (recency and frequency of entries,
@@ -440,7 +559,7 @@ impl Caches {
     pub fn status(&self) -> Vec<CacheStatus> {
         let hash = self.totals.hash();
         let sym = self.totals.symbols();
-        let blobs = self.blobs.read().unwrap().len() as u64;
+        let blobs = self.blob_count.load(Ordering::Relaxed);
         vec![
             CacheStatus {
                 name: "file_hash".into(),
@@ -530,7 +649,10 @@ mod tests {
             .parse(&at(tmp.path(), "b.rs"), id, Lang::Rust, &root, Some(blob))
             .unwrap();
         assert_eq!(b.hash, a.hash);
-        assert!(Arc::ptr_eq(&a.symbols, &b.symbols));
+        assert!(Arc::ptr_eq(
+            a.held.as_ref().unwrap(),
+            b.held.as_ref().unwrap()
+        ));
         assert_eq!(counts(&root), [1, 1, 1, 1]);
         // Another language's parse of the same bytes is not taken for this one.
         let c = caches.parse(
@@ -540,7 +662,71 @@ mod tests {
             &root,
             Some(blob),
         );
-        assert_eq!(c.unwrap().symbols.lang, Lang::Go);
+        assert_eq!(c.unwrap().lang, Lang::Go);
+    }
+
+    /// With a store behind them, the caches list a file whose parse the store holds
+    /// without reading it, read it when its symbols are asked for, and parse the
+    /// file again when neither memory nor the store has it any more.
+    #[test]
+    fn a_stored_parse_stays_on_disk_until_its_symbols_are_asked_for() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("a.rs");
+        fs::write(&path, "fn alpha() {}\nstruct Apple;\n").unwrap();
+        let index_dir = tmp.path().join("index");
+        let id = FileId::stat(&path).unwrap();
+        let root = Counters::default();
+        let first = Caches::new(1 << 20);
+        first.persist(Store::open(&index_dir, 1 << 30));
+        let made = first
+            .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None)
+            .unwrap();
+        assert!(made.held.is_none(), "the store gives it back: not held");
+        first.close_store(std::time::Duration::from_secs(30));
+        drop(first);
+
+        // The next process.
+        let second = Caches::new(1 << 20);
+        let store = Store::open(&index_dir, 1 << 30);
+        second.persist(store.clone());
+        let listed = second
+            .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None)
+            .unwrap();
+        assert_eq!((listed.hash, listed.meta), (made.hash, made.meta));
+        assert_eq!(store.summary().hits, 0, "listed without reading the parse");
+        let names =
+            |p: &Parsed| -> Vec<String> { p.symbols.top().map(|s| s.name().to_string()).collect() };
+        let asked = second
+            .symbols_of(&listed, id, &at(tmp.path(), "a.rs"))
+            .unwrap();
+        assert_eq!(names(&asked), ["alpha", "Apple"]);
+        assert_eq!(store.summary().hits, 1);
+
+        // Neither memory (a new process) nor the store (discarded) has it: the file.
+        store.discard("test".into());
+        let third = Caches::new(1 << 20);
+        third.persist(store.clone());
+        let again = third
+            .symbols_of(&listed, id, &at(tmp.path(), "a.rs"))
+            .unwrap();
+        assert_eq!((again.hash, names(&again)), (made.hash, names(&asked)));
+        store.close(std::time::Duration::from_secs(30));
+    }
+
+    /// `daemon status` reads the blob count while the walk holds the blob map.
+    #[test]
+    fn status_does_not_wait_for_the_blob_map() {
+        let caches = Arc::new(Caches::new(1 << 20));
+        let held = caches.blobs.write().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let asking = caches.clone();
+        let thread = std::thread::spawn(move || {
+            let _ = tx.send(asking.status().len());
+        });
+        let answered = rx.recv_timeout(std::time::Duration::from_secs(10));
+        drop(held);
+        thread.join().unwrap();
+        assert_eq!(answered, Ok(3));
     }
 
     #[test]
@@ -573,7 +759,7 @@ mod tests {
             )
             .unwrap();
         assert_eq!(again.hash, hash);
-        assert_eq!(again.symbols.count, 1);
+        assert_eq!(again.meta.count, 1);
         assert_eq!(
             counts(&root),
             [1, 1, 0, 2],
