@@ -111,13 +111,19 @@ pub async fn outline_dir(
     } else {
         req.limit
     } as usize;
-    let (found, total) = project.index.files_under(&dir.rel, limit);
     // Files in path order until the answer is full: the rest is reported as cut off,
-    // like files past the limit.
-    let (project, reads, depth) = (project.clone(), cx.d.reads.clone(), req.depth);
-    let files = blocking(move || {
+    // like files past the limit. Listed on the blocking pool: after a restart the
+    // parses come from the store.
+    let (project, reads, depth, rel) = (
+        project.clone(),
+        cx.d.reads.clone(),
+        req.depth,
+        dir.rel.clone(),
+    );
+    let (files, total) = blocking(move || {
+        let (found, total) = project.index.files_under(&rel, limit);
         let mut budget = Budget::default();
-        Ok(found
+        let files = found
             .into_iter()
             .map(|(path, parsed)| {
                 let source = Source::of(&project, &path, &parsed.hash);
@@ -132,7 +138,8 @@ pub async fn outline_dir(
                 }
             })
             .take_while(|file| budget.take(file))
-            .collect::<Vec<_>>())
+            .collect::<Vec<_>>();
+        Ok((files, total))
     })
     .await?;
     Ok(OutlineResponse {
@@ -314,67 +321,63 @@ pub async fn search_symbol(
         .await?;
     let limit = hits_limit(req.limit);
     let focused = focused(cx);
-    let prepared = Query::new(&query);
-    let mut scored: Vec<(i64, String, Symbol<'_>)> = Vec::new();
-    let (files, _) = project.index.files_under(&prefix, usize::MAX);
-    for (path, parsed) in &files {
-        let boost = boost(&focused, &project.root.join(path));
-        for sym in parsed.symbols.all() {
-            if req.kind.is_some_and(|k| k != sym.kind()) {
-                continue;
-            }
-            if let Some(score) = score(&sym, path, &prepared) {
-                scored.push((score + boost, path.clone(), sym));
+    let (project, reads, kind) = (project.clone(), cx.d.reads.clone(), req.kind);
+    // On the blocking pool: scoring reads every symbol under the prefix, and after a
+    // restart their parses come from the store.
+    let (hits, total) = blocking(move || {
+        let prepared = Query::new(&query);
+        let mut scored: Vec<(i64, String, Symbol<'_>)> = Vec::new();
+        let (files, _) = project.index.files_under(&prefix, usize::MAX);
+        for (path, parsed) in &files {
+            let boost = boost(&focused, &project.root.join(path));
+            for sym in parsed.symbols.all() {
+                if kind.is_some_and(|k| k != sym.kind()) {
+                    continue;
+                }
+                if let Some(score) = score(&sym, path, &prepared) {
+                    scored.push((score + boost, path.clone(), sym));
+                }
             }
         }
-    }
-    scored.sort_by(|a, b| {
-        b.0.cmp(&a.0)
-            .then_with(|| a.1.cmp(&b.1))
-            .then_with(|| a.2.bytes().start.cmp(&b.2.bytes().start))
-    });
-    let total = scored.len();
-    scored.truncate(limit);
-    // The parse hash of each hit's file, in one pass over the files.
-    let hit_files: std::collections::HashSet<&str> =
-        scored.iter().map(|(_, p, _)| p.as_str()).collect();
-    let parse_hashes: std::collections::HashMap<&str, Hash> = files
-        .iter()
-        .filter(|(p, _)| hit_files.contains(p.as_str()))
-        .map(|(p, parsed)| (p.as_str(), parsed.hash))
-        .collect();
-    let mut hits: Vec<(SymbolHit, Hash)> = scored
-        .iter()
-        .map(|(_, path, s)| {
-            let parsed = parse_hashes.get(path.as_str()).copied();
-            let hit = SymbolHit {
-                name: s.name().to_string(),
-                kind: s.kind(),
-                name_path: s.name_path().to_string(),
-                range: s.range(),
-                signature: s.signature().to_string(),
-                hash: None,
-                path: path.clone(),
-            };
-            (hit, parsed.unwrap_or_default())
-        })
-        .collect();
-    let (project, reads) = (project.clone(), cx.d.reads.clone());
-    let hits = blocking(move || {
+        scored.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then_with(|| a.1.cmp(&b.1))
+                .then_with(|| a.2.bytes().start.cmp(&b.2.bytes().start))
+        });
+        let total = scored.len();
+        scored.truncate(limit);
+        // The parse hash of each hit's file, in one pass over the files.
+        let hit_files: std::collections::HashSet<&str> =
+            scored.iter().map(|(_, p, _)| p.as_str()).collect();
+        let parse_hashes: std::collections::HashMap<&str, Hash> = files
+            .iter()
+            .filter(|(p, _)| hit_files.contains(p.as_str()))
+            .map(|(p, parsed)| (p.as_str(), parsed.hash))
+            .collect();
         // Each hit's file read once, through the jail.
         let mut sources: std::collections::HashMap<String, Option<Source>> = Default::default();
         let mut budget = Budget::default();
-        for (hit, parsed) in &mut hits {
-            let source = sources
-                .entry(hit.path.clone())
-                .or_insert_with(|| Source::of(&project, &hit.path, parsed));
-            hit.hash = source.as_ref().and_then(|s| s.hash(hit.range, &reads));
-        }
-        Ok(hits
-            .into_iter()
-            .map(|(hit, _)| hit)
+        let hits = scored
+            .iter()
+            .map(|(_, path, s)| {
+                let parsed = parse_hashes.get(path.as_str()).copied().unwrap_or_default();
+                let source = sources
+                    .entry(path.clone())
+                    .or_insert_with(|| Source::of(&project, path, &parsed));
+                let range = s.range();
+                SymbolHit {
+                    name: s.name().to_string(),
+                    kind: s.kind(),
+                    name_path: s.name_path().to_string(),
+                    range,
+                    signature: s.signature().to_string(),
+                    hash: source.as_ref().and_then(|src| src.hash(range, &reads)),
+                    path: path.clone(),
+                }
+            })
             .take_while(|hit| budget.take(hit))
-            .collect::<Vec<_>>())
+            .collect::<Vec<_>>();
+        Ok((hits, total))
     })
     .await?;
     Ok(SearchSymbolResponse {
@@ -595,7 +598,8 @@ pub async fn edit_target(cx: &Cx<'_>, req: &EditRequest) -> Result<(Jailed, Lang
                 .index
                 .wait_ready(Duration::from_millis(req.wait_ms.into()))
                 .await?;
-            find_unique(project, name_path)?
+            let (project, name_path) = (project.clone(), name_path.clone());
+            blocking(move || find_unique(&project, &name_path)).await?
         }
         EditTarget::NamePath {
             path: Some(path), ..

@@ -98,9 +98,8 @@ impl NamePath {
         // A path's last segment is its symbol's name, `[n]` added for a duplicate,
         // unless the name holds a `/` itself; a match needs that segment equal to the
         // query's last (`segment_eq`) or the whole name equal to the query.
-        let could = name == self.raw
-            || name.contains('/')
-            || self.last_names.iter().any(|n| n == name);
+        let could =
+            name == self.raw || name.contains('/') || self.last_names.iter().any(|n| n == name);
         if self.slash.is_empty() || !could {
             return None;
         }
