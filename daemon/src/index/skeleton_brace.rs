@@ -59,7 +59,7 @@ pub(super) fn scan(lang: Lang, src: &[u8]) -> Option<Vec<Range<usize>>> {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Dialect {
+pub(super) enum Dialect {
     /// TypeScript, TSX or JavaScript; `jsx` where JSX may appear (`.tsx`, `.js`,
     /// `.jsx`): the lexer does not read JSX text, so it gives up on the file there.
     Script {
@@ -71,7 +71,7 @@ enum Dialect {
 
 /// One token, as far as finding bodies goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tok {
+pub(super) enum Tok {
     /// An identifier, keyword or number: `start..end`.
     Word(usize, usize),
     /// An opening delimiter at this offset.
@@ -97,10 +97,12 @@ enum Quoted {
     Raw,
 }
 
-struct Lexer<'a> {
+pub(super) struct Lexer<'a> {
     src: &'a [u8],
     dialect: Dialect,
-    at: usize,
+    pub(super) at: usize,
+    /// Where the token last read starts.
+    pub(super) start: usize,
     /// The token before the one being read (for regular expressions and JSX).
     prev: Option<Tok>,
     /// For each open delimiter: whether the `/` after its closer starts a regular
@@ -112,7 +114,7 @@ struct Lexer<'a> {
     /// Whether a `/` after the closer just read starts a regular expression.
     closed_regex_after: bool,
     /// Newlines were crossed before the current token.
-    newline: bool,
+    pub(super) newline: bool,
     /// The text could not be followed: nothing is skipped.
     confused: bool,
     /// What can be skipped so far, in order: block interiors and, outside them,
@@ -125,11 +127,12 @@ struct Lexer<'a> {
 }
 
 impl<'a> Lexer<'a> {
-    fn new(src: &'a [u8], dialect: Dialect) -> Lexer<'a> {
+    pub(super) fn new(src: &'a [u8], dialect: Dialect) -> Lexer<'a> {
         let mut lex = Lexer {
             src,
             dialect,
             at: 0,
+            start: 0,
             prev: None,
             opened: Vec::new(),
             quoted: Vec::new(),
@@ -150,11 +153,22 @@ impl<'a> Lexer<'a> {
         self.src.get(self.at + ahead).copied()
     }
 
-    fn word(&self, tok: Tok) -> Option<&'a [u8]> {
+    pub(super) fn word(&self, tok: Tok) -> Option<&'a [u8]> {
         match tok {
             Tok::Word(s, e) => Some(&self.src[s..e]),
             _ => None,
         }
+    }
+
+    /// Whether the token last read is inside a template's `${…}`.
+    pub(super) fn in_template(&self) -> bool {
+        !self.quoted.is_empty()
+    }
+
+    /// Whether the text could not be followed (`next` answered `None` before the
+    /// end).
+    pub(super) fn is_confused(&self) -> bool {
+        self.confused
     }
 
     /// Gives up on the file; `None`, so callers can `?` out.
@@ -164,7 +178,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token; `None` at the end of the text or once confused.
-    fn next(&mut self) -> Option<Tok> {
+    pub(super) fn next(&mut self) -> Option<Tok> {
         if self.confused {
             return None;
         }
@@ -184,6 +198,7 @@ impl<'a> Lexer<'a> {
         loop {
             let b = self.peek(0)?;
             let start = self.at;
+            self.start = start;
             self.at += 1;
             return Some(match b {
                 b'\n' => {
