@@ -226,6 +226,40 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Whether the `<` next opens type arguments of a call (TypeScript): a
+    /// balanced `<…>` of what a type is made of, followed by `(` or a template,
+    /// as TypeScript decides `f<A, B>(x)`.
+    fn type_arguments_next(&mut self) -> Option<bool> {
+        if !self.ts {
+            return Some(false);
+        }
+        let (mut angle, mut depth) = (0u32, 0u32);
+        for i in 0..256 {
+            let Some(t) = self.peek_at(i)? else {
+                return Some(false);
+            };
+            match t.tok {
+                Tok::Punct(b'<') => angle += 1,
+                Tok::Punct(b'>') if depth == 0 => {
+                    angle -= 1;
+                    if angle == 0 {
+                        let after = self.peek_at(i + 1)?;
+                        return Some(after.is_some_and(|a| {
+                            a.opens(b'(') || (a.tok == Tok::Literal && self.src[a.start] == b'`')
+                        }));
+                    }
+                }
+                Tok::Open(..) => depth += 1,
+                Tok::Close(_) if depth == 0 => return Some(false),
+                Tok::Close(_) => depth -= 1,
+                Tok::Word(..) | Tok::Literal | Tok::Joint(b'=') => {}
+                Tok::Punct(b'.' | b',' | b'|' | b'&' | b'?' | b':' | b';') => {}
+                _ => return Some(false),
+            }
+        }
+        Some(false)
+    }
+
     /// Whether a statement may end after `last`: an automatic semicolon is valid
     /// there. In a type (`types`), a word ends it unless it is a type operator.
     fn ends(&self, last: T, types: bool) -> bool {
@@ -274,15 +308,17 @@ impl<'a> Reader<'a> {
     }
 
     /// Whether tree-sitter's scanner inserts a semicolon before `next`: a line
-    /// break before it, and a first character that cannot continue an expression.
-    fn breaks_before(&self, next: T) -> bool {
+    /// break before it, and a first character that cannot continue an expression
+    /// (in a type, `types`, a `(` or `[` starts the next member).
+    fn breaks_before(&self, next: T, types: bool) -> bool {
         if !next.nl {
             return false;
         }
         match next.tok {
             Tok::Punct(b'!') => self.src.get(next.start + 1) != Some(&b'='),
             Tok::Punct(c) => !b",.:;*%><=?^|&/+-".contains(&c),
-            Tok::Open(b'(' | b'[', _) | Tok::Joint(_) => false,
+            Tok::Open(b'(' | b'[', _) => types,
+            Tok::Joint(_) => false,
             Tok::Word(..) => !matches!(self.word(next), Some(b"in" | b"instanceof")),
             // A template after a line break is a tagged template.
             Tok::Literal => self.src[next.start] != b'`',
@@ -311,10 +347,15 @@ impl<'a> Reader<'a> {
                 Tok::Punct(b',') if mode == Mode::Value && compared => return None,
                 Tok::Punct(b',') => mode != Mode::Statement && angle == 0,
                 Tok::Punct(b'=') => mode == Mode::Type && angle == 0,
-                _ => self.breaks_before(t) && self.ends(last, types),
+                _ => self.breaks_before(t, types) && self.ends(last, types),
             };
             if stop {
                 return Some(self.taken);
+            }
+            if mode == Mode::Value && t.is(b'<') && self.type_arguments_next()? {
+                self.angles()?;
+                last.tok = Tok::Close(0);
+                continue;
             }
             self.next()?;
             last = t;
@@ -615,7 +656,7 @@ impl<'a> Reader<'a> {
             match t.tok {
                 Tok::Open(b'{', _) if type_ends => return Some(()),
                 Tok::Close(_) | Tok::Punct(b';' | b',') if angle == 0 => return Some(()),
-                _ if type_ends && self.breaks_before(t) => return Some(()),
+                _ if type_ends && self.breaks_before(t, true) => return Some(()),
                 _ => {}
             }
             self.next()?;
@@ -892,13 +933,20 @@ impl<'a> Reader<'a> {
                     && self
                         .peek_at(1)?
                         .is_some_and(|n| n.opens(b'(') || n.is(b'<'));
-            if signature_only || self.index_signature_next()? {
-                // A call, construct or index signature: no symbol.
+            if signature_only {
+                // A call or construct signature: no symbol.
+                self.take_if(|r, t| r.is_word(Some(t), b"new"))?;
+                self.call_signature()?;
+                continue;
+            }
+            if self.index_signature_next()? {
                 let t = self.next()??;
                 self.rest(t, Mode::Type)?;
                 continue;
             }
-            if t.opens(b'[') || matches!(self.word(t), Some(b"get" | b"set")) {
+            if matches!(self.word(t), Some(b"get" | b"set"))
+                && self.peek_at(1)?.is_some_and(|n| self.word(n).is_some())
+            {
                 return None;
             }
             let name = self.property_name()?;
@@ -1080,8 +1128,15 @@ impl<'a> Reader<'a> {
             }
         }
         if t.is(b'<') {
-            // A generic arrow function or a type assertion: not told apart here.
-            return None;
+            // A generic arrow function's type parameters (`.ts`: in `.tsx` and
+            // JavaScript the lexer reads this `<` as JSX and gives up); a type
+            // assertion is left to tree-sitter.
+            self.ahead.push_front(t);
+            self.angles()?;
+            t = self.next()??;
+            if !t.opens(b'(') {
+                return None;
+            }
         }
         let function = self.is_word(Some(t), b"function");
         let mut arrow = t.opens(b'(') || (self.word(t).is_some() && !function);
@@ -1098,14 +1153,23 @@ impl<'a> Reader<'a> {
                 Tok::Close(_) | Tok::Punct(b';') => true,
                 Tok::Punct(b',') if compared => return None,
                 Tok::Punct(b',') => true,
-                _ => self.breaks_before(n) && self.ends(last, false),
+                _ => self.breaks_before(n, false) && self.ends(last, false),
             };
             if stop {
                 break;
             }
+            if n.is(b'<') && ((arrow && typed) || self.type_arguments_next()?) {
+                // A return type's `<…>`, or a generic call's type arguments.
+                self.angles()?;
+                after += 1;
+                last.tok = Tok::Close(0);
+                continue;
+            }
             self.next()?;
             after += 1;
-            if arrow {
+            // In a return type, a `=>` right after a `(…)` is a function type's.
+            let type_arrow = typed && after > 1 && last.tok == Tok::Close(b'(');
+            if arrow && !type_arrow {
                 if n.tok == Tok::Joint(b'=') {
                     let body = self.peek()??;
                     self.rest(n, Mode::Value)?;
@@ -1122,7 +1186,7 @@ impl<'a> Reader<'a> {
             last = n;
             if let Tok::Open(o, _) = n.tok {
                 self.close(n)?;
-                last.tok = Tok::Close(0);
+                last.tok = Tok::Close(o);
                 if function && o == b'{' {
                     // The function expression is the whole value only where it ends
                     // here (not `function () {}.call(this)`).
@@ -1130,7 +1194,7 @@ impl<'a> Reader<'a> {
                         None => true,
                         Some(a) => {
                             matches!(a.tok, Tok::Close(_) | Tok::Punct(b';' | b','))
-                                || self.breaks_before(a)
+                                || self.breaks_before(a, false)
                         }
                     };
                     if ends {
@@ -1191,6 +1255,8 @@ const re = /a{2}\//g, half = 4 / 2
 export const handler = async (req: Request): Promise<void> => { const inner = 1; };
 export const iife = function () { return 1; }.call(this);
 export const arrow = (a: number, b: Map<string, number>) => a
+export const generic = <A, B>(a: A, b: B): Map<A, B> => new Map<A, B>(), after = 1;
+export const tag = Context.GenericTag<A, { b: B }>("x"), tagged = 1
 export function over(a: string): void;
 export function over(a: number): void
 export function over(a: any) { return `${a}${`${a}`}`; }
@@ -1238,6 +1304,16 @@ declare module "bare";
 declare global { interface Window { app: string } }
 export namespace Outer.Inner { export const x = 1; namespace Deep { class C {} } }
 module Legacy { }
+export interface Sym {
+  readonly [TypeId]: TypeId;
+  [symbol](that: Sym): boolean;
+  <T>(u: string): T
+  new <T>(x: T): Sym;
+  get: () => void
+  toJSON(): unknown
+  [NodeInspectSymbol](): unknown
+}
+export const pretty = (s: S): (a: A) => string => (a) => s, thunk = (): () => void => f
 module.exports = { a };
 "#;
         let js = r#"'use strict';
@@ -1260,9 +1336,14 @@ let f = function named() {}
 ;(function () { var local = 1; }.call(this));
 module.exports = baseX;
 "#;
+        // In TSX a `<` starting an expression is JSX: the lexer gives up there.
+        let generic = "export const generic = <A, B>";
+        let tsx = ts
+            .replace(generic, "export const generic = ")
+            .replace("<T>(", "(");
         for (lang, src) in [
             (Lang::TypeScript, ts),
-            (Lang::Tsx, ts),
+            (Lang::Tsx, &tsx),
             (Lang::JavaScript, js),
         ] {
             assert!(parse(lang, src.as_bytes()).is_some(), "{lang:?} declined");
@@ -1289,7 +1370,7 @@ module.exports = baseX;
             (Lang::TypeScript, "class A { @Input() x = 1; }"),
             (Lang::Tsx, "const A = () => <div>{'}'}</div>;"),
             (Lang::JavaScript, "function f() { return <a/>; }"),
-            (Lang::TypeScript, "const f = <T,>(x: T) => x, g = 1;"),
+            (Lang::TypeScript, "const f = <T>x, g = 1;"),
             (Lang::TypeScript, "const a = b < c, d = e > f;"),
             (Lang::TypeScript, "function f() { return 'x\n'; }"),
             (Lang::TypeScript, "class A { m() { }"),
