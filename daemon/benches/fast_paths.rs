@@ -6,14 +6,17 @@
 //!
 //! Run: `bash client/benches/fetch-lang-corpora.sh && cargo bench -p lean-ctx-daemon --bench fast_paths [-- python go ...]`;
 //! `java=/some/dir` compares that directory as the `java` corpus (several may be
-//! given: other real code than the pinned corpus, such as the scale corpus' jars).
+//! given: other real code than the pinned corpus, such as the scale corpus' jars),
+//! every `LEAN_CTX_FAST_PATHS_EVERY`th file of it (default 1: a sample of a large
+//! tree, e.g. `typescript=… javascript=…` on the scale corpus's npm packages).
 
 use std::path::PathBuf;
 
 use lean_ctx_daemon::index::{fast_check::compare_dir, lang::Lang};
 
 const LANGS: [(&str, &[Lang]); 6] = [
-    ("python", &[Lang::Python]),
+    // The web framework's JavaScript is indexed too.
+    ("python", &[Lang::Python, Lang::JavaScript]),
     ("typescript", &[Lang::TypeScript, Lang::Tsx]),
     ("javascript", &[Lang::JavaScript]),
     ("go", &[Lang::Go]),
@@ -47,6 +50,10 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut differ = Vec::new();
+    let every: usize = std::env::var("LEAN_CTX_FAST_PATHS_EVERY")
+        .ok()
+        .and_then(|e| e.parse().ok())
+        .unwrap_or(1);
     for (dir, langs, given) in runs {
         let root = given.clone().unwrap_or_else(|| corpora.join(dir));
         assert!(
@@ -57,7 +64,8 @@ fn main() {
             Some(g) => g.display().to_string(),
             None => dir.to_string(),
         };
-        for (lang, t) in compare_dir(&root, langs, 1) {
+        let stride = if given.is_some() { every } else { 1 };
+        for (lang, t) in compare_dir(&root, langs, stride) {
             println!(
                 "| {label} ({}) | {} | {} | {} | {:.1} | {:.0} ms | {:.0} ms | {:.2}x | {} | {} |",
                 lang.name(),

@@ -18,6 +18,7 @@ use super::{
     lang::Lang,
     python_items, rust_items,
     symbols::{FileSymbols, Parse, Symbol, extract_with},
+    ts_items,
 };
 
 /// What one language's files gave.
@@ -33,7 +34,8 @@ pub struct Tally {
     /// Extraction time, whole parse and fast path, over the compared files.
     pub whole: Duration,
     pub fast: Duration,
-    /// Compared files a declaration reader (Rust, Go, Python, Java) declined: their
+    /// Compared files a declaration reader (Rust, Go, Python, Java, TypeScript, TSX,
+    /// JavaScript) declined: their
     /// fast path is the skeleton parse.
     pub declined: usize,
     /// The files whose outlines differ, with the first differing line of each.
@@ -76,7 +78,10 @@ pub fn compare_dir(dir: &Path, langs: &[Lang], every: usize) -> BTreeMap<Lang, T
             Lang::Go => go_items::parse(body).is_none(),
             Lang::Python => python_items::parse(body).is_none(),
             Lang::Java => java_items::parse(body).is_none(),
-            _ => false,
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+                ts_items::parse(lang, body).is_none()
+            }
+            Lang::Kotlin => false,
         });
         let (expected, got) = (outline(&whole), outline(&fast));
         if expected != got {
@@ -130,20 +135,23 @@ pub(crate) fn outline(parsed: &FileSymbols) -> String {
 mod tests {
     use super::*;
 
-    /// The Python, Go and Java fast paths on every file of the conformance sample
-    /// corpora (pinned packages from PyPI, the Go module proxy and Maven Central, fetched once by
-    /// `benches/fetch-conformance.sh`): 0 differences.
+    /// The Python, Go, Java and TypeScript fast paths on every file of the
+    /// conformance sample corpora (pinned packages from PyPI, the Go module proxy,
+    /// Maven Central and npm, fetched once by `benches/fetch-conformance.sh`): 0
+    /// differences.
     #[test]
-    fn python_and_go_fast_paths_agree_with_whole_parses_on_real_code() {
+    fn the_declaration_readers_agree_with_whole_parses_on_real_code() {
         let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         let corpus = lean_ctx_testkit::fetched(&here.join("benches/fetch-conformance.sh"));
         for (dir, lang, at_least) in [
             ("python", Lang::Python, 20),
             ("go", Lang::Go, 20),
             ("java", Lang::Java, 20),
+            ("typescript", Lang::TypeScript, 20),
         ] {
             let tallies = compare_dir(&corpus.join(dir), &[lang], 1);
             let t = &tallies[&lang];
+            eprintln!("{dir}: {} files, {} declined", t.files, t.declined);
             assert!(
                 t.files >= at_least && t.symbols >= 10 * at_least,
                 "only {} {dir} files ({} symbols) compared",

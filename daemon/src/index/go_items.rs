@@ -249,6 +249,7 @@ impl<'a> Reader<'a> {
             members: Vec::new(),
             impl_of: None,
             qualifier,
+            head: None,
         })
     }
 
@@ -333,6 +334,7 @@ impl<'a> Reader<'a> {
                         members: Vec::new(),
                         impl_of: None,
                         qualifier: None,
+                        head: None,
                     });
                 }
             }
@@ -412,6 +414,7 @@ impl<'a> Reader<'a> {
             members,
             impl_of: None,
             qualifier: None,
+            head: None,
         }
     }
 
@@ -492,6 +495,7 @@ impl<'a> Reader<'a> {
                     members: Vec::new(),
                     impl_of: None,
                     qualifier: None,
+                    head: None,
                 });
             }
         }

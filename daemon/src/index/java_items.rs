@@ -448,6 +448,7 @@ impl<'a> Reader<'a> {
             members,
             impl_of: None,
             qualifier: None,
+            head: None,
         })
     }
 
@@ -525,6 +526,7 @@ impl<'a> Reader<'a> {
             members: Vec::new(),
             impl_of: None,
             qualifier: None,
+            head: None,
         })
     }
 
@@ -612,6 +614,7 @@ impl<'a> Reader<'a> {
                     members: Vec::new(),
                     impl_of: None,
                     qualifier: None,
+                    head: None,
                 });
                 Some(())
             }
@@ -633,6 +636,7 @@ impl<'a> Reader<'a> {
                     members: Vec::new(),
                     impl_of: None,
                     qualifier: None,
+                    head: None,
                 });
                 Some(())
             }
@@ -718,6 +722,7 @@ impl<'a> Reader<'a> {
             members: Vec::new(),
             impl_of: None,
             qualifier: None,
+            head: None,
         });
         Some(())
     }

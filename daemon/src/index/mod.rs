@@ -22,6 +22,7 @@ mod skeleton_go;
 mod skeleton_python;
 pub mod symbols;
 pub mod text;
+mod ts_items;
 mod walk;
 pub mod watch;
 

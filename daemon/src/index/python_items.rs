@@ -122,6 +122,7 @@ impl Reader<'_> {
             members,
             impl_of: None,
             qualifier: None,
+            head: None,
         })
     }
 
@@ -175,6 +176,7 @@ fn assignments<'s>(
             members: Vec::new(),
             impl_of: None,
             qualifier: None,
+            head: None,
         })
     })
 }

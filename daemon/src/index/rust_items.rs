@@ -40,6 +40,10 @@ pub(super) struct Decl {
     /// The bytes of the name its own name path is under (Go methods: the receiver
     /// type, from `go_items`).
     pub qualifier: Option<Range<usize>>,
+    /// One of several names of a declaration (`const a = 1, b = 2` in
+    /// `ts_items`): the declaration's head (`const `), which its signature starts
+    /// with before its own bytes from the name to `sig_end`.
+    pub head: Option<Range<usize>>,
 }
 
 /// The declarations of a Rust file, or `None` where this reader cannot vouch for
@@ -757,6 +761,7 @@ impl Decl {
             members: Vec::new(),
             impl_of: None,
             qualifier: None,
+            head: None,
         }
     }
 }

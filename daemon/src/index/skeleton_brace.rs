@@ -114,7 +114,7 @@ pub(super) struct Lexer<'a> {
     /// Whether a `/` after the closer just read starts a regular expression.
     closed_regex_after: bool,
     /// Newlines were crossed before the current token.
-    newline: bool,
+    pub(super) newline: bool,
     /// The text could not be followed: nothing is skipped.
     pub(super) confused: bool,
     /// What can be skipped so far, in order: block interiors and, outside them,
@@ -158,6 +158,17 @@ impl<'a> Lexer<'a> {
             Tok::Word(s, e) => Some(&self.src[s..e]),
             _ => None,
         }
+    }
+
+    /// Whether the token last read is inside a template's `${…}`.
+    pub(super) fn in_template(&self) -> bool {
+        !self.quoted.is_empty()
+    }
+
+    /// Whether the text could not be followed (`next` answered `None` before the
+    /// end).
+    pub(super) fn is_confused(&self) -> bool {
+        self.confused
     }
 
     /// Gives up on the file; `None`, so callers can `?` out.

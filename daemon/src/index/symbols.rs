@@ -21,6 +21,7 @@ use super::{
     rust_items::{self, Decl},
     skeleton::Skeleton,
     text::LineIndex,
+    ts_items,
 };
 
 pub(crate) use codec::{lang_byte, lang_of};
@@ -294,7 +295,10 @@ pub(crate) fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
         Lang::Go => Some(go_items::parse as fn(&[u8]) -> Option<Vec<Decl>>),
         Lang::Python => Some(python_items::parse as fn(&[u8]) -> Option<Vec<Decl>>),
         Lang::Java => Some(java_items::parse as fn(&[u8]) -> Option<Vec<Decl>>),
-        _ => None,
+        Lang::TypeScript => Some((|s| ts_items::parse(Lang::TypeScript, s)) as fn(&[u8]) -> _),
+        Lang::Tsx => Some((|s| ts_items::parse(Lang::Tsx, s)) as fn(&[u8]) -> _),
+        Lang::JavaScript => Some((|s| ts_items::parse(Lang::JavaScript, s)) as fn(&[u8]) -> _),
+        Lang::Kotlin => None,
     };
     if let Some(read) = reader.filter(|_| how == Parse::Declarations) {
         if let Some(decls) = read(body) {
@@ -520,6 +524,11 @@ impl Walker<'_> {
             }
             None => (text(decl.name.clone()), None),
         };
+        // One of several names (`ts_items`): the signature as `script` builds it.
+        let shared = decl.head.map(|head| {
+            let own = decl.name.start..decl.sig_end.unwrap_or(decl.name.end);
+            signature(&[&self.src[head], &self.src[own]].concat())
+        });
         let shape = Shape {
             kind: decl.kind,
             name,
@@ -529,7 +538,7 @@ impl Walker<'_> {
             scope: impl_scope,
             qualifier: decl.qualifier.map(text),
             signature_end: decl.sig_end,
-            signature: None,
+            signature: shared,
         };
         let members = decl.members;
         self.build(shape, scope, parent, |walker, child_scope, kind| {
@@ -825,8 +834,11 @@ fn script<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
             });
             if let Some(decl) = decl {
                 let core = decl::core_start(def.node);
-                let first =
-                    child_of_kind(decl, &["variable_declarator"]).map_or(core, |d| d.start_byte());
+                // A tree recovered from a syntax error may put the first declarator
+                // before the core.
+                let first = child_of_kind(decl, &["variable_declarator"])
+                    .map_or(core, |d| d.start_byte())
+                    .max(core);
                 let end = def
                     .signature_end
                     .unwrap_or(own.end_byte())
