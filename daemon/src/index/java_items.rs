@@ -26,6 +26,7 @@ use lean_ctx_shared::protocol::SymbolKind as K;
 
 use super::{
     rust_items::Decl,
+    skeleton::Lookahead,
     skeleton_brace::{Dialect, Lexer, Tok},
 };
 
@@ -38,7 +39,7 @@ pub(super) fn parse(src: &[u8]) -> Option<Vec<Decl>> {
     let mut r = Reader {
         lex,
         src,
-        ahead: [None; 3],
+        ahead: Lookahead::new(),
         last_end: 0,
         nesting: 0,
         open: Vec::new(),
@@ -163,7 +164,7 @@ struct Reader<'a> {
     lex: Lexer<'a>,
     src: &'a [u8],
     /// Tokens looked at but not consumed yet, in order.
-    ahead: [Option<Token>; 3],
+    ahead: Lookahead<Token, 3>,
     /// End of the last consumed token.
     last_end: usize,
     /// Type bodies entered and not yet left.
@@ -172,34 +173,26 @@ struct Reader<'a> {
     open: Vec<u8>,
 }
 
-impl<'a> Reader<'a> {
-    fn lex(&mut self) -> Option<Token> {
-        let tok = self.lex.next()?;
-        Some(Token {
-            tok,
-            start: self.lex.start,
-            end: self.lex.at,
-        })
-    }
+/// The lexer's next token with where it is.
+fn lex(lexer: &mut Lexer<'_>) -> Option<Token> {
+    let tok = lexer.next()?;
+    Some(Token {
+        tok,
+        start: lexer.start,
+        end: lexer.at,
+    })
+}
 
+impl<'a> Reader<'a> {
     /// The `n`th token ahead; `None` at the end of the text or where it does not lex.
     fn peek(&mut self, n: usize) -> Option<Token> {
-        for i in 0..=n {
-            if self.ahead[i].is_none() {
-                self.ahead[i] = Some(self.lex()?);
-            }
-        }
-        self.ahead[n]
+        let lexer = &mut self.lex;
+        self.ahead.peek(n, || lex(lexer))
     }
 
     fn bump(&mut self) -> Option<Token> {
-        let t = match self.ahead[0] {
-            Some(t) => {
-                self.ahead = [self.ahead[1], self.ahead[2], None];
-                t
-            }
-            None => self.lex()?,
-        };
+        let lexer = &mut self.lex;
+        let t = self.ahead.take(|| lex(lexer))?;
         self.last_end = t.end;
         Some(t)
     }

@@ -18,7 +18,7 @@ use std::ops::Range;
 
 use lean_ctx_shared::protocol::SymbolKind as K;
 
-use super::skeleton::{RustLexer, Tok, is_keyword};
+use super::skeleton::{Lookahead, RustLexer, Tok, is_keyword};
 
 /// One declaration, in the shape the walker builds symbols from.
 #[derive(Debug)]
@@ -52,7 +52,7 @@ pub(super) fn parse(src: &[u8]) -> Option<Vec<Decl>> {
     let mut p = Parser {
         lexer: RustLexer::new(src, false),
         src,
-        ahead: [None; 2],
+        ahead: Lookahead::new(),
         last_end: 0,
         depth: 0,
     };
@@ -72,7 +72,7 @@ struct Parser<'a> {
     lexer: RustLexer<'a>,
     src: &'a [u8],
     /// Tokens looked at but not consumed yet.
-    ahead: [Option<Token>; 2],
+    ahead: Lookahead<Token, 2>,
     /// End of the last consumed token.
     last_end: usize,
     /// Item lists entered and not yet left (modules, impls, traits, foreign blocks).
@@ -83,33 +83,25 @@ struct Parser<'a> {
 /// few levels, and a file of ten thousand nested modules must not overflow a stack.
 const MAX_NESTING: u32 = 64;
 
-impl<'a> Parser<'a> {
-    fn lex(&mut self) -> Option<Token> {
-        let tok = self.lexer.next()?;
-        Some(Token {
-            tok,
-            start: self.lexer.start,
-            end: self.lexer.at,
-        })
-    }
+/// The lexer's next token with where it is.
+fn lex(lexer: &mut RustLexer<'_>) -> Option<Token> {
+    let tok = lexer.next()?;
+    Some(Token {
+        tok,
+        start: lexer.start,
+        end: lexer.at,
+    })
+}
 
+impl<'a> Parser<'a> {
     fn peek(&mut self, n: usize) -> Option<Token> {
-        for i in 0..=n {
-            if self.ahead[i].is_none() {
-                self.ahead[i] = Some(self.lex()?);
-            }
-        }
-        self.ahead[n]
+        let lexer = &mut self.lexer;
+        self.ahead.peek(n, || lex(lexer))
     }
 
     fn bump(&mut self) -> Option<Token> {
-        let t = match self.ahead[0].take() {
-            Some(t) => {
-                self.ahead = [self.ahead[1].take(), None];
-                t
-            }
-            None => self.lex()?,
-        };
+        let lexer = &mut self.lexer;
+        let t = self.ahead.take(|| lex(lexer))?;
         self.last_end = t.end;
         Some(t)
     }
