@@ -723,21 +723,7 @@ impl<'a> Reader<'a> {
             _ => None,
         };
         self.angles()?;
-        // The heritage, up to the body.
-        let mut angle = 0u32;
-        let open = loop {
-            let t = self.next()??;
-            match t.tok {
-                Tok::Open(b'{', _) if angle == 0 => break t,
-                Tok::Open(..) => {
-                    self.close(t)?;
-                }
-                Tok::Close(_) | Tok::Punct(b';') => return None,
-                Tok::Punct(b'<') => angle += 1,
-                Tok::Punct(b'>') => angle = angle.checked_sub(1)?,
-                _ => {}
-            }
-        };
+        let open = self.to_body()?;
         let (members, end) = self.class_body()?;
         if let Some(name) = name {
             out.push(decl(K::Class, name, start..end, Some(open.start), members));
@@ -892,15 +878,14 @@ impl<'a> Reader<'a> {
         )))
     }
 
-    /// After `interface`: the interface and its members.
-    fn interface(&mut self, start: usize, out: &mut Vec<Decl>) -> Option<()> {
-        let name = self.name()?;
-        self.angles()?;
+    /// Past a class's or interface's heritage (`extends …`, `implements …`, their type
+    /// arguments) to the `{` of its body.
+    fn to_body(&mut self) -> Option<T> {
         let mut angle = 0u32;
-        let open = loop {
+        loop {
             let t = self.next()??;
             match t.tok {
-                Tok::Open(b'{', _) if angle == 0 => break t,
+                Tok::Open(b'{', _) if angle == 0 => return Some(t),
                 Tok::Open(..) => {
                     self.close(t)?;
                 }
@@ -909,7 +894,14 @@ impl<'a> Reader<'a> {
                 Tok::Punct(b'>') => angle = angle.checked_sub(1)?,
                 _ => {}
             }
-        };
+        }
+    }
+
+    /// After `interface`: the interface and its members.
+    fn interface(&mut self, start: usize, out: &mut Vec<Decl>) -> Option<()> {
+        let name = self.name()?;
+        self.angles()?;
+        let open = self.to_body()?;
         let mut members = Vec::new();
         let end = loop {
             let first = self.peek()??;
