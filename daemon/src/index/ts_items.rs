@@ -723,7 +723,7 @@ impl<'a> Reader<'a> {
             _ => None,
         };
         self.angles()?;
-        let open = self.to_body()?;
+        let open = self.past_heritage()?;
         let (members, end) = self.class_body()?;
         if let Some(name) = name {
             out.push(decl(K::Class, name, start..end, Some(open.start), members));
@@ -880,7 +880,7 @@ impl<'a> Reader<'a> {
 
     /// Past a class's or interface's heritage (`extends …`, `implements …`, their type
     /// arguments) to the `{` of its body.
-    fn to_body(&mut self) -> Option<T> {
+    fn past_heritage(&mut self) -> Option<T> {
         let mut angle = 0u32;
         loop {
             let t = self.next()??;
@@ -901,7 +901,7 @@ impl<'a> Reader<'a> {
     fn interface(&mut self, start: usize, out: &mut Vec<Decl>) -> Option<()> {
         let name = self.name()?;
         self.angles()?;
-        let open = self.to_body()?;
+        let open = self.past_heritage()?;
         let mut members = Vec::new();
         let end = loop {
             let first = self.peek()??;
