@@ -114,7 +114,7 @@ pub(crate) fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
         return at;
     }
     let mut doc = at;
-    while start > 0 {
+    'up: while start > 0 {
         let above = line_start(src, start - 1);
         let line = trim(&src[above..start]);
         let take = match lang {
@@ -127,8 +127,10 @@ pub(crate) fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
             doc = past_indentation(src, above);
             continue;
         }
-        // A `/** … */` block ending on the line above: one block, then stop. The
-        // lines up are inside that comment until the one holding its `/*`.
+        // A `/** … */` block ending on the line above: one block, then stop (in
+        // Rust, where every outer doc comment above an item is its doc, `///` lines
+        // and further blocks above it too). The lines up are inside that comment
+        // until the one holding its `/*`.
         if lang != Lang::Python && lang != Lang::Go && line.ends_with(b"*/") {
             let mut first = above;
             loop {
@@ -147,6 +149,10 @@ pub(crate) fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
                         && closes == 1
                     {
                         doc = past_indentation(src, first);
+                        if lang == Lang::Rust {
+                            start = first;
+                            continue 'up;
+                        }
                     }
                     break;
                 }
@@ -243,6 +249,19 @@ mod tests {
         assert_eq!(
             at("/** Doc. */\nfn f() {}", Lang::Rust),
             "/** Doc. */\nfn f() {}"
+        );
+        // Rust: every outer doc comment above the item, lines and blocks in any order
+        // (displaydoc's tests mix them); elsewhere the one block right above.
+        for mixed in [
+            "/// line\n/**\n * block\n */\nfn f() {}",
+            "/**\n * one\n */\n/**\n * two\n */\nfn f() {}",
+            "/** a */\n/// b\n/** c */\nfn f() {}",
+        ] {
+            assert_eq!(at(&format!("// plain\n{mixed}"), Lang::Rust), mixed);
+        }
+        assert_eq!(
+            at("/** one */\n/** two */\nclass A {}", Lang::Java),
+            "/** two */\nclass A {}"
         );
         assert_eq!(at("x(); // trailing\nfunc f() {}", Lang::Go), "func f() {}");
         assert_eq!(
