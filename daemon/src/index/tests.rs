@@ -4,9 +4,10 @@
 use expect_test::{Expect, expect};
 
 use super::{
+    fast_check::outline,
     lang::Lang,
     rust_items,
-    symbols::{FileSymbols, Parse, Symbol, extract, extract_with},
+    symbols::{Parse, extract, extract_with},
 };
 
 fn check(lang: Lang, src: &str, expect: Expect) {
@@ -29,29 +30,6 @@ fn check(lang: Lang, src: &str, expect: Expect) {
             outline(&parsed),
             "declarations and whole parse differ"
         );
-    }
-}
-
-fn outline(parsed: &FileSymbols) -> String {
-    let mut out = String::new();
-    for s in parsed.top() {
-        render(s, 0, &mut out);
-    }
-    out
-}
-
-fn render(s: Symbol<'_>, depth: usize, out: &mut String) {
-    out.push_str(&format!(
-        "{}{} {} {} name@{} | {}\n",
-        "  ".repeat(depth),
-        s.kind().as_str(),
-        s.name_path(),
-        s.range(),
-        s.name_range().start,
-        s.signature()
-    ));
-    for c in s.children() {
-        render(c, depth + 1, out);
     }
 }
 
