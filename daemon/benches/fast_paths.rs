@@ -9,6 +9,8 @@
 //! given: other real code than the pinned corpus, such as the scale corpus' jars),
 //! every `LEAN_CTX_FAST_PATHS_EVERY`th file of it (default 1: a sample of a large
 //! tree, e.g. `typescript=… javascript=…` on the scale corpus's npm packages).
+//! `LEAN_CTX_FAST_PATHS_DECLINED=1` lists every file a declaration reader declined
+//! (these are where the index still pays tree-sitter).
 
 use std::path::PathBuf;
 
@@ -46,9 +48,11 @@ fn main() {
             .collect()
     };
     println!(
-        "| corpus | files compared | whole parse errors | symbols | MiB | whole parse | fast path | ratio | reader declined | files differing |"
+        "| corpus | files compared | whole parse errors | symbols | MiB | whole parse | fast path | ratio | reader declined | files differing | errored: declined, fast path | compared with variance blanked |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let list_declined = std::env::var_os("LEAN_CTX_FAST_PATHS_DECLINED").is_some();
+    let mut declined = Vec::new();
     let mut differ = Vec::new();
     let every: usize = std::env::var("LEAN_CTX_FAST_PATHS_EVERY")
         .ok()
@@ -67,7 +71,7 @@ fn main() {
         let stride = if given.is_some() { every } else { 1 };
         for (lang, t) in compare_dir(&root, langs, stride) {
             println!(
-                "| {label} ({}) | {} | {} | {} | {:.1} | {:.0} ms | {:.0} ms | {:.2}x | {} | {} |",
+                "| {label} ({}) | {} | {} | {} | {:.1} | {:.0} ms | {:.0} ms | {:.2}x | {} | {} | {}, {:.0} ms | {} |",
                 lang.name(),
                 t.files,
                 t.unparsed,
@@ -77,9 +81,23 @@ fn main() {
                 t.fast.as_secs_f64() * 1e3,
                 t.fast.as_secs_f64() / t.whole.as_secs_f64(),
                 t.declined,
-                t.differ.len()
+                t.differ.len(),
+                t.unparsed_declined,
+                t.unparsed_fast.as_secs_f64() * 1e3,
+                t.blanked,
             );
             differ.extend(t.differ);
+            declined.extend(t.declined_files);
+        }
+    }
+    if list_declined {
+        for (path, bytes, unparsed) in &declined {
+            let errored = if *unparsed {
+                " (whole parse errors)"
+            } else {
+                ""
+            };
+            println!("DECLINED {path} {bytes} B{errored}");
         }
     }
     for d in differ.iter().take(50) {

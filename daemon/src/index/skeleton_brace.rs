@@ -222,7 +222,10 @@ impl<'a> Lexer<'a> {
                     self.regex()?;
                     Tok::Literal
                 }
+                // `a<<b`: the second `<` of a shift follows an operator, but starts
+                // no JSX (minified code is full of them).
                 b'<' if matches!(self.dialect, Dialect::Script { jsx: true })
+                    && self.src[..start].last() != Some(&b'<')
                     && self.expression_starts()
                     && self
                         .peek(0)

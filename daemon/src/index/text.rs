@@ -4,11 +4,19 @@
 
 use lean_ctx_shared::Position;
 
+/// Every this many bytes of a longer line, the characters from its start so far.
+const MARK_EVERY: usize = 4096;
+
 /// Line starts of one text.
 #[derive(Clone, Debug)]
 pub struct LineIndex {
     starts: Vec<usize>,
     len: usize,
+    /// Byte offsets inside long lines with the characters from their line's start
+    /// up to them, in order: a column is counted from the nearest one. A minified
+    /// file is one line of up to megabytes with thousands of symbols on it, and
+    /// counting each column from the line's start was quadratic.
+    marks: Vec<(usize, usize)>,
 }
 
 impl LineIndex {
@@ -19,10 +27,21 @@ impl LineIndex {
         } else {
             0
         }];
-        starts.extend(memchr_newlines(text).map(|i| i + 1));
+        starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
+        let mut marks = Vec::new();
+        let ends = starts.iter().skip(1).copied().chain([text.len()]);
+        for (&start, end) in starts.iter().zip(ends) {
+            let (mut at, mut chars) = (start, 0);
+            while end.saturating_sub(at) > MARK_EVERY {
+                chars += char_count(&text[at..at + MARK_EVERY]);
+                at += MARK_EVERY;
+                marks.push((at, chars));
+            }
+        }
         LineIndex {
             starts,
             len: text.len(),
+            marks,
         }
     }
 
@@ -35,7 +54,13 @@ impl LineIndex {
     pub fn position(&self, text: &[u8], offset: usize) -> Position {
         let offset = offset.min(self.len).max(self.starts[0]);
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
-        let column = char_count(&text[self.starts[line]..offset]);
+        let start = self.starts[line];
+        let mark = self.marks.partition_point(|&(at, _)| at <= offset);
+        let (from, before) = match mark.checked_sub(1).map(|m| self.marks[m]) {
+            Some((at, chars)) if at > start => (at, chars),
+            _ => (start, 0),
+        };
+        let column = before + char_count(&text[from..offset]);
         Position::new(line as u32 + 1, column as u32)
     }
 
@@ -73,13 +98,6 @@ impl LineIndex {
         }
         (chars == pos.column as usize).then_some(end)
     }
-}
-
-fn memchr_newlines(text: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    text.iter()
-        .enumerate()
-        .filter(|(_, b)| **b == b'\n')
-        .map(|(i, _)| i)
 }
 
 fn is_continuation(b: u8) -> bool {
@@ -125,5 +143,28 @@ mod tests {
         );
         assert_eq!(ix.offset(text, Position::new(2, 99)), None);
         assert_eq!(ix.offset(text, Position::new(9, 0)), None);
+    }
+
+    #[test]
+    fn columns_on_long_lines_count_from_marks_as_from_the_line_start() {
+        // A minified file: long lines of mixed widths, some shorter ones between.
+        let long = "é日a;".repeat(3000);
+        let text = format!("short\n{long}\nmid{long}x\n{}", "b".repeat(9000));
+        let text = text.as_bytes();
+        let ix = LineIndex::new(text);
+        assert!(!ix.marks.is_empty());
+        for off in (0..text.len())
+            .step_by(97)
+            .filter(|o| !is_continuation(text[*o]))
+        {
+            let start = text[..off]
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |i| i + 1);
+            let line = text[..off].iter().filter(|b| **b == b'\n').count() as u32 + 1;
+            let expected = Position::new(line, char_count(&text[start..off]) as u32);
+            assert_eq!(ix.position(text, off), expected, "at {off}");
+            assert_eq!(ix.offset(text, expected), Some(off), "at {off}");
+        }
     }
 }

@@ -181,8 +181,14 @@ pub(super) struct Walker<'a> {
     pub file: &'a (dyn Fn(Found<'_>) + Sync),
 }
 
+/// Work still to be done: a directory to list, or files listed in one to take.
+enum Job {
+    Dir(DirJob),
+    Files(FilesJob),
+}
+
 /// A directory still to be listed.
-struct Job {
+struct DirJob {
     /// Its parent, listed already, and its name there; `None`: the walk's start.
     parent: Option<(Arc<Dir>, CString)>,
     abs: PathBuf,
@@ -191,22 +197,37 @@ struct Job {
     rules: Rules,
 }
 
+/// Files of a supported language found in one listed directory, not ignored, not
+/// yet `stat`ed or taken.
+struct FilesJob {
+    dir: Arc<Dir>,
+    /// The directory's path from the walk's root.
+    rel: Arc<str>,
+    names: Vec<(CString, Lang)>,
+}
+
+/// Files taken per job. A directory's files are split into jobs so that one big
+/// flat directory (an npm package's root: lodash has 600 files in one) spreads
+/// over every thread instead of keeping one busy while the others wait; a few
+/// files per job keep the queue's lock out of the profile.
+const FILES_PER_JOB: usize = 16;
+
 #[derive(Default)]
 struct Queue {
     jobs: Vec<Job>,
-    /// Threads listing a directory (which may add more).
+    /// Threads doing a job (a listing may add more).
     busy: usize,
     /// Threads waiting for one: only then is a wake-up worth its syscall.
     idle: usize,
 }
 
-/// Held while a thread lists a directory; dropped only if the listing panicked
-/// (a bug in whoever takes the files): the walk stops and the other threads return
-/// instead of waiting forever for a directory that is never finished, so the panic
-/// reaches the walk's caller.
-struct Listing<'q>(&'q Mutex<Queue>, &'q Condvar);
+/// Held while a thread does a job; dropped only if the job panicked (a bug in
+/// whoever takes the files): the walk stops and the other threads return instead
+/// of waiting forever for a job that is never finished, so the panic reaches the
+/// walk's caller.
+struct Doing<'q>(&'q Mutex<Queue>, &'q Condvar);
 
-impl Drop for Listing<'_> {
+impl Drop for Doing<'_> {
     fn drop(&mut self) {
         let mut q = lock(self.0);
         q.busy -= 1;
@@ -215,7 +236,7 @@ impl Drop for Listing<'_> {
     }
 }
 
-/// The queue, even after a panicking listing left it poisoned (its state is
+/// The queue, even after a panicking job left it poisoned (its state is
 /// consistent: nothing panics while holding it).
 fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
     queue.lock().unwrap_or_else(PoisonError::into_inner)
@@ -227,12 +248,12 @@ impl Walker<'_> {
     /// chose it.
     pub(super) fn run(&self, dir: &Path, rel: &str, rules: Rules) {
         let queue = (Mutex::new(Queue::default()), Condvar::new());
-        queue.0.lock().unwrap().jobs.push(Job {
+        queue.0.lock().unwrap().jobs.push(Job::Dir(DirJob {
             parent: None,
             abs: dir.to_path_buf(),
             rel: rel.to_string(),
             rules,
-        });
+        }));
         let threads = self.threads.max(1);
         if threads == 1 {
             self.work(&queue);
@@ -245,14 +266,15 @@ impl Walker<'_> {
         });
     }
 
-    /// Takes directories off the shared stack (depth first, so the descriptors of
-    /// listed parents held for their pending children stay few) until none is left
-    /// and no thread is listing one that may add more.
+    /// Takes jobs off the shared stack (depth first, so the descriptors of listed
+    /// directories held for their pending jobs stay few) until none is left and no
+    /// thread is doing one that may add more. A listing's jobs are queued before
+    /// its lister takes any of its files, so idle threads start on them at once.
     fn work(&self, (queue, wake): &(Mutex<Queue>, Condvar)) {
-        let mut children = Vec::new();
+        let mut added = Vec::new();
         let mut q = lock(queue);
         loop {
-            let Some(job) = q.jobs.pop() else {
+            let Some(mut job) = q.jobs.pop() else {
                 if q.busy == 0 {
                     if q.idle > 0 {
                         wake.notify_all();
@@ -266,21 +288,37 @@ impl Walker<'_> {
             };
             q.busy += 1;
             drop(q);
-            let listing = Listing(queue, wake);
-            self.list(job, &mut children);
-            std::mem::forget(listing);
+            let doing = Doing(queue, wake);
+            loop {
+                match job {
+                    Job::Files(files) => break self.take(files),
+                    Job::Dir(dir) => {
+                        self.list(dir, &mut added);
+                        // This thread goes on with the last job found (the first
+                        // files, if any); the rest go to whoever is idle.
+                        let Some(last) = added.pop() else { break };
+                        job = last;
+                        if !added.is_empty() {
+                            let mut q = lock(queue);
+                            q.jobs.append(&mut added);
+                            if q.idle > 0 {
+                                wake.notify_all();
+                            }
+                        }
+                    }
+                }
+            }
+            std::mem::forget(doing);
             q = lock(queue);
             q.busy -= 1;
-            let added = !children.is_empty();
-            q.jobs.append(&mut children);
-            if q.idle > 0 && (added || q.busy == 0) {
+            if q.idle > 0 && (!q.jobs.is_empty() || q.busy == 0) {
                 wake.notify_all();
             }
         }
     }
 
-    /// Lists one directory: files to `self.file`, subdirectories to `children`.
-    fn list(&self, job: Job, children: &mut Vec<Job>) {
+    /// Lists one directory: its subdirectories and then its files, in jobs, to `jobs`.
+    fn list(&self, job: DirJob, jobs: &mut Vec<Job>) {
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
         let fd = match &job.parent {
             Some((parent, name)) => parent
@@ -314,6 +352,7 @@ impl Walker<'_> {
         let rules = job.rules.inside(&job.abs, own);
         let dir = Arc::new(dir);
         let Ok(fd) = dir.fd() else { return };
+        let mut files = Vec::new();
         for (name, kind) in entries {
             let kind = match kind {
                 FileType::Unknown => match rustix::fs::statat(fd, &name, AtFlags::SYMLINK_NOFOLLOW)
@@ -329,28 +368,19 @@ impl Walker<'_> {
                 continue;
             };
             let os_name = OsStr::new(utf8);
-            let rel = || {
-                let mut rel = String::with_capacity(job.rel.len() + 1 + utf8.len());
-                if !job.rel.is_empty() {
-                    rel.push_str(&job.rel);
-                    rel.push('/');
-                }
-                rel.push_str(utf8);
-                rel
-            };
             match kind {
                 FileType::Directory => {
                     let abs = job.abs.join(os_name);
                     if rules.ignores(&abs, true) {
                         continue;
                     }
-                    let rel = rel();
-                    children.push(Job {
+                    let rel = join(&job.rel, utf8);
+                    jobs.push(Job::Dir(DirJob {
                         parent: Some((dir.clone(), name)),
                         abs,
                         rel,
                         rules: rules.clone(),
-                    });
+                    }));
                 }
                 FileType::RegularFile => {
                     let Some(lang) = Lang::from_name(name.to_bytes()) else {
@@ -360,29 +390,58 @@ impl Walker<'_> {
                     if !rules.is_empty() && rules.ignores(&job.abs.join(os_name), false) {
                         continue;
                     }
-                    self.stat_file(fd, &name, &rel(), lang);
+                    files.push((name, lang));
                 }
                 _ => {}
             }
         }
+        let rel: Arc<str> = job.rel.into();
+        while !files.is_empty() {
+            let names = files.split_off(files.len().saturating_sub(FILES_PER_JOB));
+            jobs.push(Job::Files(FilesJob {
+                dir: dir.clone(),
+                rel: rel.clone(),
+                names,
+            }));
+        }
     }
 
-    fn stat_file(&self, dir: rustix::fd::BorrowedFd<'_>, name: &CStr, rel: &str, lang: Lang) {
-        let Ok(st) = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) else {
-            return;
-        };
-        // Replaced by something else since it was listed.
-        if FileType::from_raw_mode(st.st_mode as _) != FileType::RegularFile {
-            return;
+    /// `stat`s the files of one job, in the directory they were listed in, and hands
+    /// each that is still a regular file to `self.file`.
+    fn take(&self, job: FilesJob) {
+        let Ok(dir) = job.dir.fd() else { return };
+        for (name, lang) in &job.names {
+            let Ok(st) = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) else {
+                continue;
+            };
+            // Replaced by something else since it was listed.
+            if FileType::from_raw_mode(st.st_mode as _) != FileType::RegularFile {
+                continue;
+            }
+            // Listed as UTF-8 only (`list`).
+            let Ok(utf8) = std::str::from_utf8(name.to_bytes()) else {
+                continue;
+            };
+            (self.file)(Found {
+                rel: &join(&job.rel, utf8),
+                lang: *lang,
+                id: FileId::from(&st),
+                dir,
+                name,
+            });
         }
-        (self.file)(Found {
-            rel,
-            lang,
-            id: FileId::from(&st),
-            dir,
-            name,
-        });
     }
+}
+
+/// `name` inside the directory at `rel` (`""`: the walk's root), `/`-separated.
+fn join(rel: &str, name: &str) -> String {
+    let mut joined = String::with_capacity(rel.len() + 1 + name.len());
+    if !rel.is_empty() {
+        joined.push_str(rel);
+        joined.push('/');
+    }
+    joined.push_str(name);
+    joined
 }
 
 #[cfg(test)]
