@@ -8,8 +8,9 @@
 //! Per language, one pinned real corpus each (`fetch-lang-corpora.sh`: Python,
 //! TypeScript, JavaScript, Go, Java, Kotlin): a fresh daemon's whole-process
 //! `lean-ctx outline` waiting for the first index against `ctags -R --languages=X` on
-//! the same tree, in alternating order, 3 rounds, with files, symbols and the
-//! BENCHMARKS.md rows.
+//! the same tree, in alternating order, 5 rounds; in each, a second git worktree of
+//! the corpus (made beside it once) and the restart-warm index too, whole process
+//! as well, and daemon RSS per symbol; with the BENCHMARKS.md rows.
 //!
 //! Run: `bash client/benches/fetch-corpus.sh && bash client/benches/fetch-lang-corpora.sh && cargo build --release --workspace --bins && cargo bench -p lean-ctx-client --bench index`
 //! (needs Debian's `universal-ctags`). Arguments after `--` pick the parts: `rust`
@@ -82,7 +83,8 @@ fn main() {
     }
 }
 
-/// Each language's first index against ctags, side by side.
+/// Each language's first index against ctags, side by side, and the same
+/// corpus's second worktree, restart-warm index and daemon RSS per symbol.
 fn languages(langs: &[&(&str, &str, &str)]) {
     let corpora = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-corpus-langs");
     let tags = tempfile::NamedTempFile::new().unwrap();
@@ -93,6 +95,7 @@ fn languages(langs: &[&(&str, &str, &str)]) {
             tree.join(".done").exists(),
             "no {dir} corpus: run `bash client/benches/fetch-lang-corpora.sh` first"
         );
+        let second = second_worktree(&tree);
         let ctags = || {
             // The files lean-ctx indexes: a corpus may ship other languages too
             // (Django's admin JavaScript), so with `LEAN_CTX_BENCH_CTAGS_ALL` set ctags
@@ -103,28 +106,32 @@ fn languages(langs: &[&(&str, &str, &str)]) {
             };
             ctags_r(&languages, tags.path(), &tree)
         };
-        // Untimed, once: the corpus into the page cache. Otherwise the first round
-        // of each corpus meets a cold cache (0.9–7.9 s on this machine) and, with
-        // 3 rounds, moves the median; both sides read from the cache after this.
+        // Untimed, once each: the corpus into the page cache. Otherwise the first
+        // round of each corpus meets a cold cache (0.9–7.9 s on this machine; ctags
+        // alone leaves the files of other languages lean-ctx reads cold) and moves
+        // the median; both sides read from the cache after this.
         ctags();
-        let (mut ours, mut theirs) = (vec![], vec![]);
-        let mut indexed = (0, 0);
+        lang_round(&tree, &second);
+        let (mut rounds, mut theirs) = (vec![], vec![]);
         for round in 0..LANG_ROUNDS {
             // Alternating which goes first, so neither always meets a warm page cache.
             if round % 2 == 1 {
                 theirs.push(ctags());
             }
-            let (took, files, symbols) = first_outline(&tree);
-            ours.push(took);
-            indexed = (files, symbols);
+            let r = lang_round(&tree, &second);
             if round % 2 == 0 {
                 theirs.push(ctags());
             }
             println!(
-                "  {dir} round {round}: lean-ctx {:.0} ms ({files} files, {symbols} symbols); ctags {:.0} ms",
-                ms(ours[round]),
+                "  {dir} round {round}: lean-ctx {:.0} ms ({} files, {} symbols), second worktree {:.0} ms, restart-warm {:.0} ms; ctags {:.0} ms",
+                ms(r.first),
+                r.files,
+                r.symbols,
+                ms(r.second),
+                ms(r.restart),
                 ms(theirs[round])
             );
+            rounds.push(r);
         }
         let tags_text = std::fs::read_to_string(tags.path()).unwrap_or_default();
         let ctags_symbols = tags_text.lines().filter(|l| !l.starts_with("!_")).count();
@@ -132,37 +139,84 @@ fn languages(langs: &[&(&str, &str, &str)]) {
             let (lo, hi) = (v.iter().min().unwrap(), v.iter().max().unwrap());
             format!("{:.0}–{:.0} ms", ms(*lo), ms(*hi))
         };
-        let ratio = ms(median(&ours)) / ms(median(&theirs));
+        let ours: Vec<_> = rounds.iter().map(|r| r.first).collect();
+        let pick = |f: fn(&Round) -> Duration| median(&rounds.iter().map(f).collect::<Vec<_>>());
+        let (first, second_wt, restart) = (median(&ours), pick(|r| r.second), pick(|r| r.restart));
+        let ratio = ms(first) / ms(median(&theirs));
+        let last = rounds.last().unwrap();
+        let per_symbol = |rss: u64| rss as f64 / last.symbols.max(1) as f64;
         println!(
-            "{dir}: {} files, {} symbols (ctags {ctags_symbols} tags); lean-ctx median {:.0} ms, ctags median {:.0} ms: {ratio:.2}x",
-            indexed.0,
-            indexed.1,
-            ms(median(&ours)),
-            ms(median(&theirs))
+            "{dir}: {} files, {} symbols (ctags {ctags_symbols} tags); lean-ctx median {:.0} ms, ctags median {:.0} ms: {ratio:.2}x; second worktree {:.0} ms ({:.1}%), restart-warm {:.0} ms ({:.1}%); RSS {:.0} B/symbol with both worktrees, {:.0} B after restart-warm",
+            last.files,
+            last.symbols,
+            ms(first),
+            ms(median(&theirs)),
+            ms(second_wt),
+            100.0 * ms(second_wt) / ms(first),
+            ms(restart),
+            100.0 * ms(restart) / ms(first),
+            per_symbol(last.rss_both),
+            per_symbol(last.rss_warm),
         );
         rows.push(format!(
-            "| {title} | {} | {} | {} | {} | {} | {ratio:.2}x |",
-            thousands(indexed.0),
-            thousands(indexed.1),
+            "| {title} | {} | {} | {} | {} | {} | {ratio:.2}x | {:.0} ms ({:.1}%) | {:.0} ms ({:.1}%) | {:.0} B; {:.0} B |",
+            thousands(last.files),
+            thousands(last.symbols),
             span(&ours),
             thousands(ctags_symbols as u64),
             span(&theirs),
+            ms(second_wt),
+            100.0 * ms(second_wt) / ms(first),
+            ms(restart),
+            100.0 * ms(restart) / ms(first),
+            per_symbol(last.rss_both),
+            per_symbol(last.rss_warm),
         ));
     }
-    println!("\nBENCHMARKS.md rows (median ratio of {LANG_ROUNDS} alternating rounds):");
+    println!("\nBENCHMARKS.md rows (medians of {LANG_ROUNDS} alternating rounds):");
     println!(
-        "| corpus | files | symbols | lean-ctx first index | ctags tags | universal-ctags | ratio |"
+        "| corpus | files | symbols | lean-ctx first index | ctags tags | universal-ctags | ratio | second worktree | restart-warm | RSS/symbol (both worktrees; after restart-warm) |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for row in rows {
         println!("{row}");
     }
 }
 
-/// A fresh daemon (empty caches, no size cut-off), then a whole `lean-ctx outline`
-/// process at `tree`'s root that waits for its first index: the time of that
-/// process, and the files and symbols indexed.
-fn first_outline(tree: &Path) -> (Duration, u64, u64) {
+/// A second git worktree of the corpus at `tree`, beside it (made once).
+fn second_worktree(tree: &Path) -> PathBuf {
+    let name = tree.file_name().unwrap().to_string_lossy();
+    let second = tree.with_file_name(format!("{name}-second"));
+    if !second.join(".git").exists() {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(tree)
+            .args(["worktree", "add", "-q", "--detach"])
+            .arg(&second)
+            .arg("HEAD")
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "git worktree add {}", second.display());
+    }
+    second
+}
+
+/// One round on one corpus, each step a whole `lean-ctx outline` process waiting for
+/// the index: a fresh daemon's (empty caches, no size cut-off) first index of
+/// `tree`, then of its second worktree; the daemon stopped and started again over
+/// its persisted store, `tree` again (restart-warm). With the files and symbols of
+/// `tree` and the daemon's RSS after the second worktree and after restart-warm.
+struct Round {
+    first: Duration,
+    second: Duration,
+    restart: Duration,
+    files: u64,
+    symbols: u64,
+    rss_both: u64,
+    rss_warm: u64,
+}
+
+fn lang_round(tree: &Path, second: &Path) -> Round {
     let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
     std::fs::create_dir_all(&env.paths.config_dir).unwrap();
     std::fs::write(
@@ -170,40 +224,61 @@ fn first_outline(tree: &Path) -> (Duration, u64, u64) {
         "[index]\nmax_file_bytes = 1073741824\n",
     )
     .unwrap();
-    assert!(
-        env.shim()
-            .args(["daemon", "start"])
+    let daemon = |step: &str| {
+        let ok = env
+            .shim()
+            .args(["daemon", step])
             .stdout(Stdio::null())
-            .status()
-            .unwrap()
-            .success()
-    );
-    let mut outline = env.shim();
-    outline
-        .current_dir(tree)
-        .args(["outline", "--limit", "1"])
-        .stdout(Stdio::null());
-    let took = time(outline);
+            .status();
+        assert!(ok.unwrap().success(), "daemon {step}");
+    };
+    let outline = |dir: &Path| {
+        let mut outline = env.shim();
+        outline
+            .current_dir(dir)
+            .args(["outline", "--limit", "1"])
+            .stdout(Stdio::null());
+        time(outline)
+    };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
-    let st = rt.block_on(async {
-        let conn = connect(&env).await;
-        conn.client
-            .status(tarpc::context::current(), StatusRequest {})
-            .await
-            .unwrap()
-            .unwrap()
-    });
+    let status = || {
+        rt.block_on(async {
+            let conn = connect(&env).await;
+            conn.client
+                .status(tarpc::context::current(), StatusRequest {})
+                .await
+                .unwrap()
+                .unwrap()
+        })
+    };
+    daemon("start");
+    let first = outline(tree);
+    let second = outline(second);
+    let both = status();
     let root = tree.canonicalize().unwrap();
-    let ix = st
+    let ix = both
         .projects
         .iter()
         .find(|p| p.root == root)
         .and_then(|p| p.index.as_ref())
         .expect("the outline's root is indexed");
-    (took, ix.files_indexed, ix.symbols)
+    let (files, symbols) = (ix.files_indexed, ix.symbols);
+    daemon("stop");
+    daemon("start");
+    let restart = outline(tree);
+    let warm = status();
+    Round {
+        first,
+        second,
+        restart,
+        files,
+        symbols,
+        rss_both: both.rss_bytes.unwrap_or(0),
+        rss_warm: warm.rss_bytes.unwrap_or(0),
+    }
 }
 
 fn thousands(n: u64) -> String {

@@ -209,6 +209,17 @@ impl Reads {
             .is_some_and(|s| s.entries.contains_key(key))
     }
 
+    /// Whether a text is kept under `hash` (BLAKE3 hex, whole): looking counts as a
+    /// use, so it stays kept as long as answers keep handing the hash out.
+    pub fn keeps(&self, hash: &str) -> bool {
+        let Some(short) = hash.get(..SHORT_HASH) else {
+            return false;
+        };
+        self.texts
+            .get(&short.to_ascii_lowercase())
+            .is_some_and(|(whole, _)| whole.eq_ignore_ascii_case(hash))
+    }
+
     /// Keeps `text` under its BLAKE3 hex `hash`: an answer handed that hash out.
     pub fn hashed(&self, hash: &str, text: Arc<str>) {
         if let Some(short) = hash.get(..SHORT_HASH) {
@@ -339,7 +350,13 @@ mod tests {
             }
         );
         let hash = "0123456789abcdef0123";
+        assert!(!reads.keeps(hash));
         reads.hashed(hash, "two".into());
+        assert!(reads.keeps(hash) && reads.keeps(&hash.to_ascii_uppercase()));
+        assert!(
+            !reads.keeps("0123456789abcdef9999"),
+            "another hash, same prefix"
+        );
         assert_eq!(reads.text_of(" 0123456789ABCDEF").as_deref(), Some("two"));
         assert_eq!(reads.text_of(hash).as_deref(), Some("two"));
         assert_eq!(reads.text_of("0123456789abcdef9"), None, "another hash");

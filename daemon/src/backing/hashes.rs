@@ -18,10 +18,14 @@ use crate::{
     registry::Project,
 };
 
-/// BLAKE3 hex of `text`, remembered with it.
+/// BLAKE3 hex of `text`, remembered with it. A text kept already is not copied
+/// again: an overview lists every symbol of a file, whose texts nest, and copying
+/// them on each repeat of the same answer was most of its time.
 pub fn remember(text: &[u8], reads: &Reads) -> String {
     let hash = blake3::hash(text).to_hex().to_string();
-    reads.hashed(&hash, String::from_utf8_lossy(text).into());
+    if !reads.keeps(&hash) {
+        reads.hashed(&hash, String::from_utf8_lossy(text).into());
+    }
     hash
 }
 

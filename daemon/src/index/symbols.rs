@@ -9,7 +9,7 @@
 
 mod codec;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use lean_ctx_shared::{Position, Range, protocol::SymbolInfo, protocol::SymbolKind};
 use tree_sitter::Node;
@@ -287,7 +287,7 @@ pub(crate) fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
         full: src,
         base,
         lines: &lines,
-        counts: HashMap::new(),
+        counts: FxHashMap::default(),
         depth: 0,
     };
     let reader = match lang {
@@ -415,7 +415,7 @@ struct Walker<'a> {
     base: usize,
     lines: &'a LineIndex,
     /// Name paths seen so far in this file, for `[n]` suffixes.
-    counts: HashMap<String, usize>,
+    counts: FxHashMap<String, usize>,
     /// Containers entered: symbols nested deeper than [`MAX_DEPTH`] are left out, so a
     /// pathological file cannot overflow the stack.
     depth: u32,
