@@ -92,7 +92,7 @@ use std::{
         mpsc,
     },
     thread::JoinHandle,
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -107,19 +107,6 @@ use super::{
 const STORE: &str = "index.store";
 const KEY: &str = "index.key";
 const MAGIC: &[u8; 8] = b"LCTXIDX\0";
-/// Lowers the calling thread's CPU priority (nice 19): encoding and sealing a
-/// first index's records took a core's fifth to a third from the index threads on
-/// 2 cores (the Rust first index went from 0.33x to 0.47x ctags' time when the
-/// store came). Behind them, the writer catches up once they are done; what waits
-/// meanwhile is bounded by [`MAX_PENDING`]. Linux only: there `setpriority` on
-/// the caller's own id is per thread; elsewhere it would lower the whole daemon.
-fn yield_to_the_index() {
-    #[cfg(target_os = "linux")]
-    if let Err(e) = rustix::process::setpriority_process(None, 19) {
-        tracing::debug!(%e, "cannot lower the store writer's priority");
-    }
-}
-
 /// The on-disk layout's number: bumped with any change to header, records or codec
 /// (which also changes the extractor hash; this one says so on purpose).
 const FORMAT: u32 = 2;
@@ -135,12 +122,6 @@ const K_SYMBOLS: u8 = 3;
 pub const MAX_PENDING: usize = 1 << 16;
 /// Messages taken into one batch.
 const BATCH: usize = 4096;
-/// How long a batch waits for more messages after its first. During a first index
-/// records arrive one parse at a time: written as they came, each few would cost
-/// a `fdatasync`, and on 2 cores the writer's share of a CPU (a fifth of one, seen
-/// in perf on lodash) came out of the index's. A kill loses at most this much
-/// more; a flush is written at once.
-const LINGER: Duration = Duration::from_millis(100);
 
 /// The build's tag: records of a store with another tag are never read.
 pub fn build_tag() -> [u8; 32] {
@@ -586,7 +567,6 @@ struct Writer {
 
 impl Writer {
     fn run(mut self, rx: mpsc::Receiver<Msg>) {
-        yield_to_the_index();
         self.lock = self.lock_build_dir();
         let disk = self.lock.as_ref().and_then(|_| self.open());
         self.shared.set_disk(disk);
@@ -595,9 +575,8 @@ impl Writer {
         cv.notify_all();
         while let Ok(first) = rx.recv() {
             let mut batch = vec![first];
-            let until = Instant::now() + LINGER;
-            while batch.len() < BATCH && !matches!(batch.last(), Some(Msg::Flush(_))) {
-                match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            while batch.len() < BATCH {
+                match rx.try_recv() {
                     Ok(m) => batch.push(m),
                     Err(_) => break,
                 }
