@@ -368,9 +368,7 @@ impl<'a> Reader<'a> {
                 Tok::Punct(b',') if mode == Mode::Value && compared => return None,
                 Tok::Punct(b',') => mode != Mode::Statement && angle == 0,
                 Tok::Punct(b'=') => mode == Mode::Type && angle == 0,
-                _ => {
-                    !function.body_next() && self.breaks_before(t, types) && self.ends(last, types)
-                }
+                _ => !function.params && self.breaks_before(t, types) && self.ends(last, types),
             };
             if stop {
                 return Some(self.taken);
@@ -1174,7 +1172,7 @@ impl<'a> Reader<'a> {
                 Tok::Close(_) | Tok::Punct(b';') => true,
                 Tok::Punct(b',') if compared => return None,
                 Tok::Punct(b',') => true,
-                _ => !head.body_next() && self.breaks_before(n, false) && self.ends(last, false),
+                _ => !head.params && self.breaks_before(n, false) && self.ends(last, false),
             };
             if stop {
                 break;
@@ -1235,7 +1233,7 @@ impl<'a> Reader<'a> {
 struct FunctionHead {
     /// Past the word `function` (and its name or `*`), before its parameters.
     head: bool,
-    /// The parameters' `(…)` was the token taken last.
+    /// The parameters' `(…)` was the token taken last: the body may follow.
     params: bool,
 }
 
@@ -1248,10 +1246,6 @@ impl FunctionHead {
         } else if r.is_word(Some(t), b"function") && !r.after_dot(t) {
             self.head = true;
         }
-    }
-
-    fn body_next(&self) -> bool {
-        self.params
     }
 }
 

@@ -201,9 +201,8 @@ struct DirJob {
 /// yet `stat`ed or taken.
 struct FilesJob {
     dir: Arc<Dir>,
-    /// The directory's path from the walk's root.
-    rel: Arc<str>,
-    names: Vec<(CString, Lang)>,
+    /// Each file's name in `dir`, its path from the walk's root, its language.
+    files: Vec<(CString, String, Lang)>,
 }
 
 /// Files taken per job. A directory's files are split into jobs so that one big
@@ -390,18 +389,17 @@ impl Walker<'_> {
                     if !rules.is_empty() && rules.ignores(&job.abs.join(os_name), false) {
                         continue;
                     }
-                    files.push((name, lang));
+                    let rel = join(&job.rel, utf8);
+                    files.push((name, rel, lang));
                 }
                 _ => {}
             }
         }
-        let rel: Arc<str> = job.rel.into();
         while !files.is_empty() {
-            let names = files.split_off(files.len().saturating_sub(FILES_PER_JOB));
+            let files = files.split_off(files.len().saturating_sub(FILES_PER_JOB));
             jobs.push(Job::Files(FilesJob {
                 dir: dir.clone(),
-                rel: rel.clone(),
-                names,
+                files,
             }));
         }
     }
@@ -410,7 +408,7 @@ impl Walker<'_> {
     /// each that is still a regular file to `self.file`.
     fn take(&self, job: FilesJob) {
         let Ok(dir) = job.dir.fd() else { return };
-        for (name, lang) in &job.names {
+        for (name, rel, lang) in &job.files {
             let Ok(st) = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) else {
                 continue;
             };
@@ -418,12 +416,8 @@ impl Walker<'_> {
             if FileType::from_raw_mode(st.st_mode as _) != FileType::RegularFile {
                 continue;
             }
-            // Listed as UTF-8 only (`list`).
-            let Ok(utf8) = std::str::from_utf8(name.to_bytes()) else {
-                continue;
-            };
             (self.file)(Found {
-                rel: &join(&job.rel, utf8),
+                rel,
                 lang: *lang,
                 id: FileId::from(&st),
                 dir,
