@@ -113,29 +113,82 @@ pub async fn run(cmd: DaemonCommand, paths: &Paths, out: &Output) -> Result<Exit
 
 /// Removes the store's directory: no daemon needed. A running one holds its file
 /// open, notices it gone on its next write or status, and starts a new, empty one.
+///
+/// The directory is renamed away first and removed under its new name. A running
+/// daemon's writer makes a new store by name the moment it finds its file gone, so
+/// removing in place could meet a directory refilled between the listing and the
+/// `rmdir` (`ENOTEMPTY`, seen in CI). After the rename the writer's new store goes
+/// into a new directory; what it still writes through a descriptor it opened
+/// before lands in the renamed tree, which is removed again until it is empty.
+/// Leftovers of an interrupted clear are swept with it.
 fn clear_cache(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
     let dir = paths.index_store_dir();
-    let freed: u64 = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.metadata().ok())
-        .map(|m| m.len())
-        .sum();
-    match std::fs::remove_dir_all(&dir) {
+    let cant = |what: &std::path::Path, e: std::io::Error| {
+        LeanError::internal(format!("cannot remove {}: {e}", what.display()))
+            .with_remedy(format!("remove {} by hand", what.display()))
+    };
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
+    let prefix = format!(
+        "{}.cleared-",
+        dir.file_name().unwrap_or_default().to_string_lossy()
+    );
+    let doomed = dir.with_file_name(format!("{prefix}{}-{nanos}", std::process::id()));
+    match std::fs::rename(&dir, &doomed) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => {
-            return Err(
-                LeanError::internal(format!("cannot remove {}: {e}", dir.display()))
-                    .with_remedy(format!("remove {} by hand", dir.display())),
-            );
+        Err(e) => return Err(cant(&dir, e)),
+    }
+    let parent = dir.parent().unwrap_or(std::path::Path::new("."));
+    let mut freed = 0;
+    for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(&prefix) {
+            continue;
         }
+        let path = entry.path();
+        freed += tree_bytes(&path);
+        remove_settled_tree(&path).map_err(|e| cant(&path, e))?;
     }
     out.emit(&json!({"removed": dir, "freed_bytes": freed}), || {
         format!("removed {} ({} KiB)", dir.display(), freed / 1024)
     });
     Ok(ExitCode::SUCCESS)
+}
+
+/// The bytes of the files under `path`, symlinks not followed.
+fn tree_bytes(path: &std::path::Path) -> u64 {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return 0;
+    };
+    if !meta.is_dir() {
+        return meta.len();
+    }
+    std::fs::read_dir(path)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| tree_bytes(&e.path()))
+        .sum()
+}
+
+/// `remove_dir_all`, again while a writer that still had the tree open refills it
+/// (a few times: it starts its new store by name, outside this tree, at its next
+/// write).
+fn remove_settled_tree(path: &std::path::Path) -> std::io::Result<()> {
+    let mut tries = 0;
+    loop {
+        match std::fs::remove_dir_all(path) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty && tries < 10 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 fn exec_foreground() -> Result<ExitCode, LeanError> {

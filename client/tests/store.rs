@@ -582,6 +582,16 @@ fn a_full_disk_leaves_the_store_whole_and_the_daemon_serving_from_memory() {
 fn clear_cache_removes_the_store_with_or_without_a_daemon() {
     let (env, root) = project(&three());
     let truth = names(&env, &root);
+    // The writer done with the first index (its entries no longer change), so
+    // nothing refills the store between the clear and the checks below.
+    let mut last = None;
+    let settled = wait_until(Duration::from_secs(30), || {
+        let n = store_of(&status(&env))["entries"].as_u64().unwrap();
+        let same = n > 0 && last == Some(n);
+        last = Some(n);
+        same
+    });
+    assert!(settled, "{}", status(&env));
     // With a daemon: it notices and starts a new, empty store.
     let v = ok(&env, env.dir(), &["daemon", "clear-cache"]);
     assert!(v["freed_bytes"].as_u64().unwrap() > 0, "{v}");
@@ -601,6 +611,49 @@ fn clear_cache_removes_the_store_with_or_without_a_daemon() {
     assert!(!env.paths.index_store_dir().exists());
     assert_eq!(names(&env, &root)["src/b.rs"], truth["src/b.rs"]);
     assert_eq!(store_of(&status(&env))["hits"], 0);
+}
+
+/// The writer makes a new store the moment it finds its file gone, so clears that
+/// land while it writes race it for the directory: each clear still succeeds, and
+/// the daemon ends with one store of this build that it serves from.
+#[test]
+fn clear_cache_while_the_writer_writes_succeeds() {
+    let files: Vec<(String, String)> = (0..600)
+        .map(|i| {
+            (
+                format!("src/m{i}.rs"),
+                format!("fn f{i}() {{}}\nstruct S{i};\n"),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, String)> = files.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
+    let (env, root) = project(&files);
+    std::thread::scope(|s| {
+        let index = s.spawn(|| {
+            let v = ok(&env, &root, &["outline", ".", "--limit", "1000"]);
+            v["files"].as_array().unwrap().len()
+        });
+        for _ in 0..8 {
+            ok(&env, env.dir(), &["daemon", "clear-cache"]);
+            std::thread::sleep(Duration::from_millis(15));
+        }
+        assert_eq!(index.join().unwrap(), 600);
+    });
+    // Another change makes the writer write again; it must find a store to write to.
+    fs::write(root.join("src/m0.rs"), "fn zeta() {}\n").unwrap();
+    let a = ok(&env, &root, &["outline", "src/m0.rs"]);
+    assert_eq!(a["files"][0]["symbols"][0]["name"], "zeta");
+    let new = wait_until(Duration::from_secs(30), || {
+        store_dir_if_any(&env).is_some_and(|d| d.join("index.store").exists())
+    });
+    assert!(new, "no store after the clears: {}", env.log());
+    let state = env.paths.index_store_dir().parent().unwrap().to_path_buf();
+    let left: Vec<_> = fs::read_dir(state)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".cleared-"))
+        .collect();
+    assert!(left.is_empty(), "renamed stores left behind: {left:?}");
 }
 
 #[test]

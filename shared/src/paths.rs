@@ -157,13 +157,13 @@ impl Paths {
             .join(format!("{}.lock", &hash[..32]))
     }
 
-    /// The daemon's tracing log (mode 0600).
     /// The persisted symbol index (the daemon's `index/persist.rs`): its own 0700
     /// directory in the state dir, removed whole by `lean-ctx daemon clear-cache`.
     pub fn index_store_dir(&self) -> PathBuf {
         self.state_dir.join("index")
     }
 
+    /// The daemon's tracing log (mode 0600).
     pub fn log_file(&self) -> PathBuf {
         self.state_dir.join("lean-ctxd.log")
     }

@@ -644,36 +644,52 @@ impl Writer {
 
     /// Loads the store, or starts a new one; `None` if neither is possible (said so).
     fn open(&self) -> Option<Disk> {
-        let dir = match open_private_dir(&self.path) {
-            Ok(dir) => Arc::new(dir),
-            Err(e) => {
-                self.shared.note(
-                    true,
-                    format!("not persisting the index: {}: {e}", self.path.display()),
-                );
-                return None;
-            }
-        };
-        match self.load(&dir) {
-            Ok(disk) => return Some(disk),
-            Err(Unusable::Missing) => {}
-            Err(Unusable::Rebuild(why)) => self.shared.note(false, format!("rebuilt: {why}")),
-        }
-        self.create(dir)
+        self.open_by_name(true)
     }
 
-    fn create(&self, dir: Arc<OwnedFd>) -> Option<Disk> {
-        match create(&dir, &self.tag) {
-            Ok(disk) => Some(disk),
-            Err(e) => {
-                self.shared.note(
-                    true,
-                    format!(
-                        "cannot create the index store in {}: {e}; serving from memory",
-                        self.path.display()
-                    ),
-                );
-                None
+    /// The store's directory opened by name, then the store in it loaded (when
+    /// `load`) or made new. A directory removed under either step (`clear-cache`
+    /// renames it away and removes it) is opened by name again: a clear must not
+    /// leave the daemon serving from memory until its next start.
+    fn open_by_name(&self, load: bool) -> Option<Disk> {
+        let mut tries = 0;
+        loop {
+            let dir = match open_private_dir(&self.path) {
+                Ok(dir) => Arc::new(dir),
+                Err(e) if e.kind() == io::ErrorKind::NotFound && tries < 3 => {
+                    tries += 1;
+                    continue;
+                }
+                Err(e) => {
+                    self.shared.note(
+                        true,
+                        format!("not persisting the index: {}: {e}", self.path.display()),
+                    );
+                    return None;
+                }
+            };
+            if load {
+                match self.load(&dir) {
+                    Ok(disk) => return Some(disk),
+                    Err(Unusable::Missing) => {}
+                    Err(Unusable::Rebuild(why)) => {
+                        self.shared.note(false, format!("rebuilt: {why}"))
+                    }
+                }
+            }
+            match create(&dir, &self.tag) {
+                Ok(disk) => return Some(disk),
+                Err(e) if e.kind() == io::ErrorKind::NotFound && tries < 3 => tries += 1,
+                Err(e) => {
+                    self.shared.note(
+                        true,
+                        format!(
+                            "cannot create the index store in {}: {e}; serving from memory",
+                            self.path.display()
+                        ),
+                    );
+                    return None;
+                }
             }
         }
     }
@@ -834,16 +850,7 @@ impl Writer {
         if self.lock.is_none() {
             return;
         }
-        let disk = match open_private_dir(&self.path) {
-            Ok(dir) => self.create(Arc::new(dir)),
-            Err(e) => {
-                self.shared.note(
-                    true,
-                    format!("not persisting the index: {}: {e}", self.path.display()),
-                );
-                None
-            }
-        };
+        let disk = self.open_by_name(false);
         self.shared.set_disk(disk);
     }
 
