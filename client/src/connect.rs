@@ -88,17 +88,20 @@ pub async fn connect_or_spawn(paths: &Paths, client: &str) -> Result<Connection,
 }
 
 /// One connection attempt; `Ok(None)` means "nobody is serving: spawn one". A
-/// connection dropped before the hello (a daemon dying as we connected) is tried once
-/// more a moment later, when its socket refuses connections.
+/// connection dropped before the hello (a daemon dying as we connected) is tried again
+/// a moment later, a few times, until its socket refuses connections.
 async fn try_connect(paths: &Paths, hello: &ClientHello) -> Result<Option<Connection>, LeanError> {
-    match connect_once(paths, hello).await {
-        Err(e) if e.peer_vanished() => {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            connect_once(paths, hello).await
+    let mut tries = 0;
+    let attempt = loop {
+        match connect_once(paths, hello).await {
+            Err(e) if e.peer_vanished() && tries < 5 => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            other => break other,
         }
-        other => other,
-    }
-    .or_else(|e| match e {
+    };
+    attempt.or_else(|e| match e {
         ConnectError::NotRunning(_) => Ok(None),
         ConnectError::NotAccepted(server) => Err(refused(&server)),
         e => Err(connect_failed(paths, e)),

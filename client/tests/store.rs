@@ -492,8 +492,10 @@ fn kill_9_during_a_write_loses_at_most_the_batch_in_flight() {
         let out = outline.output().unwrap();
         assert!(
             out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+            "round {round}: {}{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+            env.log()
         );
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["files"][0]["symbols"].as_array().unwrap().len(), 150);

@@ -35,12 +35,23 @@ pub enum ConnectError {
 impl ConnectError {
     /// The connection was taken and then dropped before any hello came back: the
     /// listener's owner died with us in its accept queue (a killed daemon's socket
-    /// lingers for a moment while the kernel tears the process down).
+    /// lingers for a moment while the kernel tears the process down). The connect
+    /// itself can fail so too: CI saw `ECONNRESET` from `connect` right after a
+    /// daemon was killed with `kill -9`, where a moment later it is refused.
     pub fn peer_vanished(&self) -> bool {
-        matches!(self, ConnectError::Hello(HelloError::Io(e)) if matches!(
-            e.kind(),
-            io::ErrorKind::ConnectionReset | io::ErrorKind::UnexpectedEof | io::ErrorKind::BrokenPipe
-        ))
+        let dropped = |e: &io::Error| {
+            matches!(
+                e.kind(),
+                io::ErrorKind::ConnectionReset
+                    | io::ErrorKind::UnexpectedEof
+                    | io::ErrorKind::BrokenPipe
+            )
+        };
+        match self {
+            ConnectError::Hello(HelloError::Io(e)) => dropped(e),
+            ConnectError::Io(e) => e.kind() == io::ErrorKind::ConnectionReset,
+            _ => false,
+        }
     }
 }
 

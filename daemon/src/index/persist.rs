@@ -464,6 +464,34 @@ impl Store {
     }
 }
 
+/// What a record says, as far as telling one twice goes.
+#[derive(PartialEq, Eq, Hash)]
+enum Said {
+    Hash(FileId, Hash),
+    Blob(Oid, Hash),
+    Symbols(SymKey),
+}
+
+/// Whether `put` tells the store something it does not hold and this batch has not
+/// told it already (`seen`). One content can be sent twice, when a file answered on
+/// demand is parsed by the walk at the same time; each key is written once, so the
+/// file holds no dead duplicates and a load enters every record it reads.
+fn news(d: &Disk, put: &Msg, seen: &mut FxHashSet<Said>) -> bool {
+    let said = match put {
+        Msg::Hash(id, hash) if d.hashes.get(id) != Some(hash) => Said::Hash(*id, *hash),
+        Msg::Blob(oid, hash) if d.blobs.get(oid) != Some(hash) => Said::Blob(*oid, *hash),
+        Msg::Symbols(lang, hash, _) => {
+            let key = (lang_byte(*lang), *hash);
+            if d.symbols.contains_key(&key) {
+                return false;
+            }
+            Said::Symbols(key)
+        }
+        _ => return false,
+    };
+    seen.insert(said)
+}
+
 fn still_there(d: &Disk) -> bool {
     rustix::fs::statat(d.dir.as_fd(), STORE, AtFlags::SYMLINK_NOFOLLOW)
         .is_ok_and(|st| dev_ino(&st) == d.ino)
@@ -868,11 +896,16 @@ impl Writer {
             self.shared.generation.fetch_add(1, Ordering::Relaxed);
             self.reset("the store file was removed");
         }
-        let (file, key, start) = {
+        let (file, key, start, puts) = {
             let disk = self.shared.disk.read().unwrap();
             let Some(d) = disk.as_ref() else { return };
-            (d.file.clone(), d.key, d.len)
+            let mut seen = FxHashSet::default();
+            let puts: Vec<Msg> = puts.into_iter().filter(|p| news(d, p, &mut seen)).collect();
+            (d.file.clone(), d.key, d.len, puts)
         };
+        if puts.is_empty() {
+            return;
+        }
         let mut buf = Vec::new();
         let mut body = Vec::new();
         let mut entered = Vec::with_capacity(puts.len());
