@@ -318,6 +318,7 @@ impl RootIndex {
     /// Walks the root and (re)indexes every file; unchanged files cost one `stat`.
     pub fn full_index(&self) {
         let _one_at_a_time = self.walking.lock().unwrap();
+        let store_waits = self.caches.walking();
         let started = Instant::now();
         for counter in [
             &self.walk.total,
@@ -352,6 +353,7 @@ impl RootIndex {
             .retain(|_, e| e.walk.load(Ordering::Relaxed) == generation);
         let count = self.files.files.load(Ordering::Relaxed);
         self.last_full_ms.store(ms, Ordering::Relaxed);
+        drop(store_waits);
         self.ready.send_replace(true);
         tracing::info!(root = %self.root.display(), files = count, ms, "indexed");
         self.caches

@@ -206,6 +206,11 @@ impl Caches {
         self.store.get().map(|s| &**s)
     }
 
+    /// Held by a full walk while it runs: the store's writer waits for it.
+    pub fn walking(&self) -> Option<super::persist::Walking> {
+        self.store.get().map(|s| s.walking())
+    }
+
     /// Writes what the store's writer still holds and stops it (at exit).
     pub fn close_store(&self, limit: std::time::Duration) {
         if let Some(store) = self.store() {
