@@ -208,6 +208,110 @@ fn a_restarted_daemon_answers_from_the_store_and_parses_only_what_changed() {
     assert_eq!(mode(&store_dir(&env).join("index.key")), 0o600);
 }
 
+/// Sets the mtime of every directory under `root` (and its own) to long ago: a
+/// directory changed within seconds of a walk is listed again on the next start,
+/// whatever its identity says (the racy rule), so a test that wants a restart to
+/// trust a listing makes the tree old first.
+fn age_dirs(root: &Path) {
+    let old = rustix::fs::Timespec {
+        tv_sec: 1_600_000_000,
+        tv_nsec: 0,
+    };
+    let times = rustix::fs::Timestamps {
+        last_access: old,
+        last_modification: old,
+    };
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap().flatten() {
+            if entry.file_type().unwrap().is_dir() && entry.file_name() != ".git" {
+                stack.push(entry.path());
+            }
+        }
+        rustix::fs::utimensat(
+            rustix::fs::CWD,
+            &dir,
+            &times,
+            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+        )
+        .unwrap();
+    }
+}
+
+/// How many times the daemon's log says a root was answered from its last walk's
+/// listing.
+fn warm_starts(env: &TestEnv) -> usize {
+    env.log()
+        .matches("how=\"from the last walk's listing\"")
+        .count()
+}
+
+#[test]
+fn a_restart_checks_the_last_walks_listing_and_sees_everything_that_changed_meanwhile() {
+    let rs = |name: &str| format!("fn {name}() {{}}\n");
+    let (env, root) = project(&[
+        ("src/a.rs", rs("alpha")),
+        ("src/sub/b.rs", rs("beta")),
+        ("keep/e.rs", rs("echo")),
+        ("gone/d.rs", rs("delta")),
+        ("py/c.py", "def gamma():\n    pass\n".into()),
+        ("deep/x/y/z.rs", rs("zulu")),
+        ("ignored/i.rs", rs("india")),
+        (".gitignore", "ignored/\n".into()),
+    ]);
+    let outside = env.dir().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("evil.py"), "def evil():\n    pass\n").unwrap();
+    age_dirs(&root);
+    names(&env, &root);
+    stop(&env);
+    // Unchanged: a daemon answers from the listing, and answers the same.
+    let truth = names(&env, &root);
+    assert_eq!(warm_starts(&env), 1, "{}", env.log());
+    assert_eq!(truth["deep/x/y/z.rs"], ["zulu"]);
+    assert!(!truth.contains_key("ignored/i.rs"));
+    stop(&env);
+    age_dirs(&root);
+
+    // Changed while no daemon ran: a file added to a known directory, one removed,
+    // one rewritten in place, a directory removed, a new subtree, a directory
+    // swapped for a symlink leading outside, a nested repository made of one.
+    fs::write(root.join("src/new.rs"), rs("november")).unwrap();
+    fs::remove_file(root.join("keep/e.rs")).unwrap();
+    fs::write(root.join("src/sub/b.rs"), rs("bravo")).unwrap();
+    fs::remove_dir_all(root.join("gone")).unwrap();
+    fs::create_dir_all(root.join("fresh/one")).unwrap();
+    fs::write(root.join("fresh/one/f.rs"), rs("foxtrot")).unwrap();
+    fs::remove_dir_all(root.join("py")).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("py")).unwrap();
+    git(&root.join("deep/x"), &["init", "-q"]);
+    let again = names(&env, &root);
+    assert_eq!(warm_starts(&env), 2, "{}", env.log());
+    let mut expected = truth.clone();
+    expected.insert("src/new.rs".into(), vec!["november".into()]);
+    expected.remove("keep/e.rs");
+    expected.insert("src/sub/b.rs".into(), vec!["bravo".into()]);
+    expected.remove("gone/d.rs");
+    expected.insert("fresh/one/f.rs".into(), vec!["foxtrot".into()]);
+    expected.remove("py/c.py");
+    expected.remove("deep/x/y/z.rs");
+    assert_eq!(again, expected);
+    stop(&env);
+    // What a daemon with no store finds.
+    ok(&env, env.dir(), &["daemon", "clear-cache"]);
+    assert_eq!(names(&env, &root), expected);
+    stop(&env);
+
+    // An ignore file that changed: the rules may differ anywhere, so the root is
+    // walked in full before the answer.
+    let before = warm_starts(&env);
+    fs::write(root.join(".gitignore"), "src/sub/\n").unwrap();
+    let ignored = names(&env, &root);
+    assert_eq!(warm_starts(&env), before, "{}", env.log());
+    assert!(!ignored.contains_key("src/sub/b.rs"));
+    assert_eq!(ignored["ignored/i.rs"], ["india"]);
+}
+
 /// The root's row of `daemon status`: its index's symbol count.
 fn indexed_symbols(st: &Value, root: &Path) -> u64 {
     let rows = st["projects"].as_array().unwrap();

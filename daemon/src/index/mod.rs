@@ -13,6 +13,7 @@ pub mod git_index;
 mod go_items;
 mod java_items;
 pub mod lang;
+mod listing;
 pub mod name_path;
 mod python_items;
 mod rust_items;

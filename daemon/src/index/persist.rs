@@ -419,6 +419,50 @@ impl Store {
         self.send(Msg::Symbols(lang, hash, symbols));
     }
 
+    /// Keeps `listing` (`listing.rs`) for the root at `root`, sealed with the store's
+    /// key and the root's path, replacing the one kept before; the oldest are
+    /// removed beyond [`MAX_LISTINGS`]. Best effort: a listing that cannot be kept
+    /// costs the next start a walk, nothing else.
+    pub fn save_listing(&self, root: &Path, listing: &[u8]) {
+        let Some((dir, key)) = self.dir_and_key() else {
+            return;
+        };
+        let mut sealed = listing.to_vec();
+        sealed.extend_from_slice(&listing_mac(&key, root, listing));
+        let name = listing_name(root);
+        if let Err(e) = write_replacing(&dir, &name, &sealed) {
+            tracing::debug!(root = %root.display(), error = %e, "cannot keep the root's listing");
+            return;
+        }
+        evict_listings(&dir, &name);
+    }
+
+    /// The listing kept for `root`, if there is one and its seal verifies.
+    pub fn load_listing(&self, root: &Path) -> Option<Vec<u8>> {
+        let (dir, key) = self.dir_and_key()?;
+        let fd = rustix::fs::openat(
+            dir.as_fd(),
+            listing_name(root).as_str(),
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .ok()?;
+        private_file(&fd).ok()?;
+        let mut bytes = Vec::new();
+        File::from(fd).read_to_end(&mut bytes).ok()?;
+        let body = bytes.len().checked_sub(32)?;
+        (listing_mac(&key, root, &bytes[..body])[..] == bytes[body..]).then(|| {
+            bytes.truncate(body);
+            bytes
+        })
+    }
+
+    fn dir_and_key(&self) -> Option<(Arc<OwnedFd>, [u8; 32])> {
+        let guard = self.loaded()?;
+        let d = guard.as_ref()?;
+        Some((d.dir.clone(), d.key))
+    }
+
     /// Stops serving the store at once and has the writer start a new one.
     pub fn discard(&self, why: String) {
         self.shared.set_disk(None);
@@ -582,7 +626,7 @@ fn header(key: &[u8; 32], tag: &[u8; 32]) -> [u8; HEADER] {
     h
 }
 
-fn file_id_bytes(id: &FileId) -> [u8; 56] {
+pub(super) fn file_id_bytes(id: &FileId) -> [u8; 56] {
     let mut b = [0; 56];
     let fields = [
         id.dev,
@@ -599,7 +643,7 @@ fn file_id_bytes(id: &FileId) -> [u8; 56] {
     b
 }
 
-fn file_id_of(b: &[u8]) -> FileId {
+pub(super) fn file_id_of(b: &[u8]) -> FileId {
     let f = |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap());
     FileId {
         dev: f(0),
@@ -1331,6 +1375,53 @@ fn write_replacing(dir: &OwnedFd, name: &str, bytes: &[u8]) -> io::Result<OwnedF
     Ok(OwnedFd::from(file))
 }
 
+/// Roots whose listings are kept: beyond it the least recently written go.
+const MAX_LISTINGS: usize = 64;
+const LISTING_PREFIX: &str = "listing-";
+
+/// A root's listing file: named by a hash of its path, so any path fits.
+fn listing_name(root: &Path) -> String {
+    let hash = blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex();
+    format!("{LISTING_PREFIX}{}", &hash[..32])
+}
+
+/// A listing's seal: under the store's key (a new store's key voids every listing
+/// of the old one), over the root's path (a listing is only its root's).
+fn listing_mac(key: &[u8; 32], root: &Path, listing: &[u8]) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new_keyed(key);
+    let path = root.as_os_str().as_encoded_bytes();
+    hasher.update(b"listing\0");
+    hasher.update(&(path.len() as u64).to_le_bytes());
+    hasher.update(path);
+    hasher.update(listing);
+    *hasher.finalize().as_bytes()
+}
+
+/// Removes the least recently written listings beyond [`MAX_LISTINGS`], never
+/// `written` (mtimes written within one clock tick tie).
+fn evict_listings(dir: &OwnedFd, written: &str) {
+    let Ok(mut listed) = rustix::fs::Dir::read_from(dir) else {
+        return;
+    };
+    let mut kept = Vec::new();
+    while let Some(Ok(entry)) = listed.read() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with(LISTING_PREFIX) || name.ends_with(".tmp") || name == written {
+            continue;
+        }
+        if let Ok(st) = rustix::fs::statat(dir, name.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
+            kept.push((FileId::from(&st).mtime, name));
+        }
+    }
+    if kept.len() < MAX_LISTINGS {
+        return;
+    }
+    kept.sort_unstable();
+    for (_, name) in &kept[..=kept.len() - MAX_LISTINGS] {
+        let _ = rustix::fs::unlinkat(dir, name.as_str(), AtFlags::empty());
+    }
+}
+
 fn replace_store(dir: &OwnedFd, bytes: &[u8]) -> io::Result<OwnedFd> {
     write_replacing(dir, STORE, bytes)
 }
@@ -1486,6 +1577,49 @@ mod tests {
         drop(held);
         thread.join().unwrap();
         assert_eq!(answered, Ok(1), "the parse");
+        store.close(Duration::from_secs(30));
+    }
+
+    /// A listing is served only to its root, only under the key it was sealed
+    /// with, never altered; beyond [`MAX_LISTINGS`] the oldest go.
+    #[test]
+    fn a_listing_is_its_roots_alone_sealed_and_bounded() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = reopen(tmp.path(), 1 << 30);
+        let (a, b) = (Path::new("/r/a"), Path::new("/r/b"));
+        store.save_listing(a, b"what a's walk found");
+        assert_eq!(
+            store.load_listing(a).as_deref(),
+            Some(&b"what a's walk found"[..])
+        );
+        assert_eq!(store.load_listing(b), None, "another root's");
+        // Copied over another root's name, or altered: not served.
+        let dir = tmp.path().join(build_dir_name());
+        fs::copy(dir.join(listing_name(a)), dir.join(listing_name(b))).unwrap();
+        assert_eq!(store.load_listing(b), None, "a's listing under b's name");
+        let path = dir.join(listing_name(a));
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[3] ^= 1;
+        fs::write(&path, &bytes).unwrap();
+        assert_eq!(store.load_listing(a), None, "a flipped bit");
+        for i in 0..MAX_LISTINGS + 6 {
+            store.save_listing(Path::new(&format!("/many/{i}")), b"x");
+        }
+        let kept = fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(LISTING_PREFIX))
+            .count();
+        assert_eq!(kept, MAX_LISTINGS);
+        let last = format!("/many/{}", MAX_LISTINGS + 5);
+        assert_eq!(
+            store.load_listing(Path::new(&last)).as_deref(),
+            Some(&b"x"[..])
+        );
+        // A new store (a new key) voids every listing of the old one.
+        store.discard("test".into());
+        assert!(store.flush(Duration::from_secs(30)));
+        assert_eq!(store.load_listing(Path::new(&last)), None);
         store.close(Duration::from_secs(30));
     }
 

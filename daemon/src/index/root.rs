@@ -30,12 +30,15 @@ use lean_ctx_shared::{
 use rustc_hash::FxHashMap;
 use tokio::sync::watch;
 
+use rustix::fs::{AtFlags, FileType};
+
 use super::{
     git_index::GitIndex,
     lang::Lang,
+    listing::{self, Listing},
     store::{Caches, Counters, FileId, Known, Parsed, Rewalk},
     symbols::FileSymbols,
-    walk::{IgnoreFiles, Rules, Walker, hidden},
+    walk::{IgnoreFiles, Listed, Rules, Walker, hidden, inputs_above, join},
     watch::{Change, DirWatcher},
 };
 use crate::jail::{self, Jailed};
@@ -254,6 +257,10 @@ impl RootIndex {
         std::thread::Builder::new()
             .name("lean-ctx-index".into())
             .spawn(move || {
+                // Answered from the last walk's listing, the full walk still follows
+                // (behind the answer): it watches every directory before listing it,
+                // finds what changed since the check, and keeps a new listing.
+                me.warm_start();
                 me.full_index();
                 let (index, every) = (Arc::downgrade(&me), me.config.rescan_interval);
                 // Held no longer: an evicted project's index must be dropped.
@@ -320,6 +327,45 @@ impl RootIndex {
         let _one_at_a_time = self.walking.lock().unwrap();
         let store_waits = self.caches.walking();
         let started = Instant::now();
+        let generation = self.begin_walk();
+        self.walk_watch_errors.store(0, Ordering::Relaxed);
+        let mut listing = Listing {
+            started: listing::now(),
+            ..Listing::default()
+        };
+        let dirs = Mutex::new(Vec::new());
+        self.walk_and_index(
+            &self.root,
+            Some(&|l: Listed<'_>| {
+                dirs.lock().unwrap().push(listing::Dir {
+                    rel: l.rel.to_string(),
+                    id: l.id,
+                    ignores: l.ignores,
+                    files: l
+                        .files
+                        .iter()
+                        .map(|&(n, lang)| (n.to_string(), lang))
+                        .collect(),
+                });
+            }),
+        );
+        listing.dirs = dirs.into_inner().unwrap();
+        if self.watcher.get().is_some() && self.walk_watch_errors.load(Ordering::Relaxed) == 0 {
+            // Every directory is watched (again): events keep the root fresh.
+            if self.unwatched.lock().unwrap().take().is_some() {
+                tracing::info!(root = %self.root.display(), "watching again");
+            }
+        }
+        drop(store_waits);
+        self.end_walk(generation, started, "walked");
+        self.keep_listing(listing);
+        self.caches
+            .verify_sample(&|lang, hash| self.content_of(lang, hash));
+    }
+
+    /// Resets the walk's counters and takes the git index for a walk of the whole
+    /// root; the walk's generation.
+    fn begin_walk(&self) -> u64 {
         for counter in [
             &self.walk.total,
             &self.walk.done,
@@ -338,26 +384,178 @@ impl RootIndex {
         self.walk.expected.store(expected as u64, Ordering::Relaxed);
         *self.git.write().unwrap() = git;
         self.files.reserve(expected);
-        let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
-        self.walk_watch_errors.store(0, Ordering::Relaxed);
-        self.walk_and_index(&self.root, true);
-        if self.watcher.get().is_some() && self.walk_watch_errors.load(Ordering::Relaxed) == 0 {
-            // Every directory is watched (again): events keep the root fresh.
-            if self.unwatched.lock().unwrap().take().is_some() {
-                tracing::info!(root = %self.root.display(), "watching again");
-            }
-        }
+        self.generation.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Ends a walk of the whole root: drops what it did not see, and answers.
+    fn end_walk(&self, generation: u64, started: Instant, how: &str) {
         self.caches.settle();
         let ms = started.elapsed().as_millis() as u64;
         self.files
             .retain(|_, e| e.walk.load(Ordering::Relaxed) == generation);
         let count = self.files.files.load(Ordering::Relaxed);
         self.last_full_ms.store(ms, Ordering::Relaxed);
-        drop(store_waits);
         self.ready.send_replace(true);
-        tracing::info!(root = %self.root.display(), files = count, ms, "indexed");
-        self.caches
-            .verify_sample(&|lang, hash| self.content_of(lang, hash));
+        tracing::info!(root = %self.root.display(), files = count, ms, how, "indexed");
+    }
+
+    /// Keeps what a full walk listed in the store, with the identity of every ignore
+    /// file its rules came from, for the next start ([`RootIndex::warm_start`]).
+    fn keep_listing(&self, mut listing: Listing) {
+        let Some(store) = self.caches.store() else {
+            return;
+        };
+        let home = lean_ctx_shared::paths::canonical_home();
+        let mut inputs = inputs_above(&self.root, home.as_deref());
+        for dir in &listing.dirs {
+            let abs = self.root.join(&dir.rel);
+            inputs.extend(dir.ignores.names().map(|name| abs.join(name)));
+        }
+        listing.inputs = inputs
+            .into_iter()
+            .map(|path| {
+                let id = FileId::stat(&path).ok();
+                (path, id)
+            })
+            .collect();
+        listing.sort();
+        store.save_listing(&self.root, &listing.encode());
+    }
+
+    /// Answers from the listing the last full walk of this root kept (`listing.rs`):
+    /// each directory's identity is checked with one `stat`, each file of an
+    /// unchanged directory `stat`ed and looked up, a changed directory listed again
+    /// (and whatever is new under it walked). Nothing is served (`false`) without a
+    /// usable listing, or if any ignore file changed: the caller walks in full.
+    ///
+    /// No watch is added here: the full walk that follows the answer watches every
+    /// directory before listing it, and finds whatever changed between this check
+    /// and that watch. Files are `stat`ed by their path beneath the root's
+    /// descriptor; one is read only through [`RootIndex::open`], which follows no
+    /// symlink, so a directory swapped for one since its check leads nowhere.
+    fn warm_start(&self) -> bool {
+        let Some(listing) = self
+            .caches
+            .store()
+            .and_then(|store| store.load_listing(&self.root))
+            .and_then(|bytes| Listing::decode(&bytes))
+        else {
+            return false;
+        };
+        let _one_at_a_time = self.walking.lock().unwrap();
+        let started = Instant::now();
+        if listing
+            .inputs
+            .iter()
+            .any(|(path, id)| FileId::stat(path).ok() != *id)
+        {
+            return false;
+        }
+        let Ok(root_fd) = jail::open_root(&self.root) else {
+            return false;
+        };
+        let generation = self.begin_walk();
+        let checks = self.check_dirs(&listing, root_fd.as_fd());
+        let known: rustc_hash::FxHashSet<&str> =
+            listing.dirs.iter().map(|d| d.rel.as_str()).collect();
+        let ignores_moved = AtomicBool::new(false);
+        let index = |rel: &str,
+                     lang: Lang,
+                     id: FileId,
+                     open: &dyn Fn() -> std::io::Result<std::fs::File>| {
+            self.walk.total.fetch_add(1, Ordering::Relaxed);
+            self.index_found_from(rel, lang, id, open);
+            self.walk.done.fetch_add(1, Ordering::Relaxed);
+        };
+        par_each(listing.dirs.len(), self.config.threads, |i| {
+            let dir = &listing.dirs[i];
+            match checks[i] {
+                Check::Skip => {}
+                Check::Same => {
+                    for (name, lang) in &dir.files {
+                        let rel = join(&dir.rel, name);
+                        let Ok(st) =
+                            rustix::fs::statat(&root_fd, rel.as_str(), AtFlags::SYMLINK_NOFOLLOW)
+                        else {
+                            continue;
+                        };
+                        if FileType::from_raw_mode(st.st_mode as _) == FileType::RegularFile {
+                            index(&rel, *lang, FileId::from(&st), &|| self.open(&rel));
+                        }
+                    }
+                }
+                Check::Changed => {
+                    let abs = self.root.join(&dir.rel);
+                    Walker {
+                        threads: 1,
+                        enter: &|_| {},
+                        file: &|found| {
+                            index(found.rel, found.lang, found.id, &|| found.open());
+                        },
+                        // Its ignore files came or went: the rules of everything
+                        // under it may differ.
+                        listed: Some(&|l: Listed<'_>| {
+                            if l.rel == dir.rel && l.ignores != dir.ignores {
+                                ignores_moved.store(true, Ordering::Relaxed);
+                            }
+                        }),
+                        // Known subdirectories are checked on their own.
+                        descend: Some(&|rel| !known.contains(rel)),
+                    }
+                    .run(&abs, &dir.rel, self.rules_above(&abs));
+                }
+            }
+        });
+        if ignores_moved.load(Ordering::Relaxed) {
+            return false;
+        }
+        self.end_walk(generation, started, "from the last walk's listing");
+        true
+    }
+
+    /// Each listed directory's check: unchanged, changed (to be listed again), or
+    /// skipped with everything under it (gone, no longer a directory, or now a
+    /// nested repository).
+    fn check_dirs(&self, listing: &Listing, root: rustix::fd::BorrowedFd<'_>) -> Vec<Check> {
+        let checks: Vec<std::sync::atomic::AtomicU8> =
+            listing.dirs.iter().map(|_| Default::default()).collect();
+        par_each(listing.dirs.len(), self.config.threads, |i| {
+            let dir = &listing.dirs[i];
+            let st = match dir.rel.as_str() {
+                "" => rustix::fs::fstat(root),
+                rel => rustix::fs::statat(root, rel, AtFlags::SYMLINK_NOFOLLOW),
+            };
+            let check = match st {
+                Ok(st) if FileType::from_raw_mode(st.st_mode as _) == FileType::Directory => {
+                    let nested = || {
+                        let git = format!("{}/.git", dir.rel);
+                        rustix::fs::statat(root, git.as_str(), AtFlags::SYMLINK_NOFOLLOW).is_ok()
+                    };
+                    if listing.unchanged(&dir.id, &FileId::from(&st)) {
+                        Check::Same
+                    } else if !dir.rel.is_empty() && nested() {
+                        Check::Skip
+                    } else {
+                        Check::Changed
+                    }
+                }
+                _ => Check::Skip,
+            };
+            checks[i].store(check as u8, Ordering::Relaxed);
+        });
+        // A skipped directory takes its subtree along (contiguous after it).
+        let mut out = Vec::with_capacity(checks.len());
+        let mut skipped: Option<&str> = None;
+        for (dir, check) in listing.dirs.iter().zip(checks) {
+            if skipped.is_some_and(|s| under(&dir.rel, s)) {
+                out.push(Check::Skip);
+                continue;
+            }
+            let check = Check::from_u8(check.into_inner());
+            skipped = (check == Check::Skip).then_some(dir.rel.as_str());
+            out.push(check);
+        }
+        out
     }
 
     /// The bytes of an indexed file whose content has `hash` (parsed as `lang`),
@@ -386,14 +584,17 @@ impl RootIndex {
     /// supported language as it is found (stamped with the current walk), leaving
     /// out what [`walk`](super::walk) leaves out. Every directory is watched when
     /// it is opened, before it is listed, so a file created meanwhile is either
-    /// listed or reported: one walk, no window. `progress`: count into the full
-    /// walk's progress (a subtree re-walk after a watcher event must not push it past
-    /// 100%).
-    fn walk_and_index(&self, dir: &Path, progress: bool) {
+    /// listed or reported: one walk, no window. `listed`: the root's full walk,
+    /// which keeps each directory's listing and counts into the walk's progress (a
+    /// subtree re-walk after a watcher event must not push it past 100%).
+    fn walk_and_index(&self, dir: &Path, listed: Option<&(dyn Fn(Listed<'_>) + Sync)>) {
+        let progress = listed.is_some();
         let rel = self.relative(dir).unwrap_or_default();
         let rules = self.rules_above(dir);
         Walker {
             threads: self.config.threads,
+            listed,
+            descend: None,
             enter: &|dir| self.watch_dir(dir),
             file: &|found| {
                 if progress {
@@ -804,7 +1005,7 @@ impl RootIndex {
             changed.push(path.clone());
             if path.is_dir() {
                 // Created or moved in: walk it (which watches it).
-                self.walk_and_index(&path, false);
+                self.walk_and_index(&path, None);
             } else if path.is_file() {
                 if Lang::from_path(&path).is_some() {
                     self.index_file(&path, &rel);
@@ -822,6 +1023,49 @@ impl RootIndex {
             self.full_index();
         }
     }
+}
+
+/// What a restart makes of one listed directory ([`RootIndex::warm_start`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Check {
+    /// Gone, no longer a directory, a nested repository now, or under one of those.
+    Skip,
+    /// Its identity vouches for its listing: its files are `stat`ed.
+    Same,
+    /// Listed again.
+    Changed,
+}
+
+impl Check {
+    fn from_u8(n: u8) -> Check {
+        match n {
+            1 => Check::Same,
+            2 => Check::Changed,
+            _ => Check::Skip,
+        }
+    }
+}
+
+/// Runs `each(i)` for every `i` below `n`, over `threads` threads taking the next
+/// index as they go (listed directories differ widely in their files).
+fn par_each(n: usize, threads: usize, each: impl Fn(usize) + Sync) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= n {
+                return;
+            }
+            each(i);
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 1..threads.max(1) {
+            s.spawn(work);
+        }
+        work();
+    });
 }
 
 fn under(rel: &str, prefix: &str) -> bool {

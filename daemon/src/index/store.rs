@@ -202,7 +202,7 @@ impl Caches {
         let _ = self.store.set(store);
     }
 
-    fn store(&self) -> Option<&Store> {
+    pub(super) fn store(&self) -> Option<&Store> {
         self.store.get().map(|s| &**s)
     }
 

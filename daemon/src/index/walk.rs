@@ -49,13 +49,31 @@ struct Level {
 }
 
 /// Which ignore files a directory holds.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct IgnoreFiles {
     gitignore: bool,
     ignore: bool,
 }
 
 impl IgnoreFiles {
+    /// The names of the files present.
+    pub(super) fn names(self) -> impl Iterator<Item = &'static str> {
+        [(self.gitignore, ".gitignore"), (self.ignore, ".ignore")]
+            .into_iter()
+            .filter_map(|(present, name)| present.then_some(name))
+    }
+
+    pub(super) fn bits(self) -> u8 {
+        u8::from(self.gitignore) | u8::from(self.ignore) << 1
+    }
+
+    pub(super) fn from_bits(bits: u8) -> IgnoreFiles {
+        IgnoreFiles {
+            gitignore: bits & 1 != 0,
+            ignore: bits & 2 != 0,
+        }
+    }
+
     pub(super) fn on_disk(dir: &Path) -> IgnoreFiles {
         let regular = |name| std::fs::symlink_metadata(dir.join(name)).is_ok_and(|m| m.is_file());
         IgnoreFiles {
@@ -77,25 +95,17 @@ impl Rules {
     /// `home` itself (dotfiles in git, whose `.gitignore` often ignores everything)
     /// counts only for a root at `home`, as the shim's root rule has it.
     pub(super) fn above(root: &Path, home: Option<&Path>) -> Rules {
-        let Some(top) = root
-            .ancestors()
-            .find(|d| lean_ctx_shared::paths::counts_as_worktree(d, root, home))
-        else {
+        let Some(above) = Above::of(root, home) else {
             return Rules::default();
         };
-        let (global, _) = GitignoreBuilder::new(top).build_global();
+        let (global, _) = GitignoreBuilder::new(&above.top).build_global();
         let mut rules = Rules::default().with(global);
-        if let Some(git_dir) = crate::worktree::git_dir(top) {
-            let common = crate::worktree::common_dir(&git_dir);
-            let mut exclude = GitignoreBuilder::new(top);
-            let _ = exclude.add(common.join("info/exclude"));
+        if let Some(exclude_file) = &above.info_exclude {
+            let mut exclude = GitignoreBuilder::new(&above.top);
+            let _ = exclude.add(exclude_file);
             rules = rules.with(exclude.build().unwrap_or_else(|_| Gitignore::empty()));
         }
-        let mut between: Vec<&Path> = root.ancestors().skip(1).take_while(|d| *d != top).collect();
-        if root != top {
-            between.push(top);
-        }
-        for dir in between.into_iter().rev() {
+        for dir in &above.dirs {
             rules = rules.inside(dir, IgnoreFiles::on_disk(dir));
         }
         rules
@@ -146,6 +156,64 @@ impl Rules {
     }
 }
 
+/// Where the rules in force just above a root come from ([`Rules::above`]).
+struct Above {
+    /// The repository's top.
+    top: PathBuf,
+    info_exclude: Option<PathBuf>,
+    /// From the top down to the root's parent.
+    dirs: Vec<PathBuf>,
+}
+
+impl Above {
+    fn of(root: &Path, home: Option<&Path>) -> Option<Above> {
+        let top = root
+            .ancestors()
+            .find(|d| lean_ctx_shared::paths::counts_as_worktree(d, root, home))?;
+        let info_exclude = crate::worktree::git_dir(top)
+            .map(|git_dir| crate::worktree::common_dir(&git_dir).join("info/exclude"));
+        let mut dirs: Vec<PathBuf> = root
+            .ancestors()
+            .skip(1)
+            .take_while(|d| *d != top)
+            .map(Path::to_path_buf)
+            .collect();
+        if root != top {
+            dirs.push(top.to_path_buf());
+        }
+        dirs.reverse();
+        Some(Above {
+            top: top.to_path_buf(),
+            info_exclude,
+            dirs,
+        })
+    }
+}
+
+/// Every file outside `root` that the rules in force just above it may be read from
+/// ([`Rules::above`]), present or not: the git config files that can name a global
+/// excludes file, that file, `info/exclude`, and the ignore files of the directories
+/// above the root. If none of them changed, neither did those rules.
+pub(super) fn inputs_above(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let Some(above) = Above::of(root, home) else {
+        return Vec::new();
+    };
+    let config_home = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")));
+    let mut inputs: Vec<PathBuf> = config_home
+        .map(|c| c.join("git/config"))
+        .into_iter()
+        .chain(std::env::var_os("HOME").map(|h| Path::new(&h).join(".gitconfig")))
+        .chain(ignore::gitignore::gitconfig_excludes_path())
+        .chain(above.info_exclude)
+        .collect();
+    for dir in &above.dirs {
+        inputs.extend([".gitignore", ".ignore"].map(|name| dir.join(name)));
+    }
+    inputs
+}
+
 /// Dot files and directories are left out (`.git`, `.idea`, `.venv`, ...).
 pub(super) fn hidden(name: &OsStr) -> bool {
     name.as_bytes().first() == Some(&b'.')
@@ -172,13 +240,29 @@ impl Found<'_> {
     }
 }
 
+/// A directory the walk listed, for whoever keeps listings (`listing.rs`).
+pub(super) struct Listed<'a> {
+    /// Relative to the walk's root (`""`: the root).
+    pub rel: &'a str,
+    /// The directory's identity, taken before it was read: as long as it is
+    /// unchanged, so is what the listing found.
+    pub id: FileId,
+    pub ignores: IgnoreFiles,
+    /// The files found (not yet `stat`ed): name, language.
+    pub files: Vec<(&'a str, Lang)>,
+}
+
 /// One walk: `enter` is called for each directory before it is listed (so a watch
 /// added there misses nothing the listing does not show), `file` for each file
-/// found, from `threads` threads.
+/// found, from `threads` threads; `listed` (if any) for each directory listed, and
+/// `descend` (if any) decides which subdirectories (by path from the root) are
+/// walked at all.
 pub(super) struct Walker<'a> {
     pub threads: usize,
     pub enter: &'a (dyn Fn(&Path) + Sync),
     pub file: &'a (dyn Fn(Found<'_>) + Sync),
+    pub listed: Option<&'a (dyn Fn(Listed<'_>) + Sync)>,
+    pub descend: Option<&'a (dyn Fn(&str) -> bool + Sync)>,
 }
 
 /// Work still to be done: a directory to list, or files listed in one to take.
@@ -328,6 +412,14 @@ impl Walker<'_> {
         // Unreadable directories are left out, as any walker would.
         let Ok(fd) = fd else { return };
         (self.enter)(&job.abs);
+        // Taken before the listing is read: a change after it changes the identity.
+        let id = match self.listed {
+            Some(_) => match rustix::fs::fstat(&fd) {
+                Ok(st) => Some(FileId::from(&st)),
+                Err(_) => return,
+            },
+            None => None,
+        };
         let Ok(mut dir) = Dir::new(fd) else { return };
         let mut entries = Vec::new();
         let mut own = IgnoreFiles::default();
@@ -374,6 +466,9 @@ impl Walker<'_> {
                         continue;
                     }
                     let rel = join(&job.rel, utf8);
+                    if self.descend.is_some_and(|descend| !descend(&rel)) {
+                        continue;
+                    }
                     jobs.push(Job::Dir(DirJob {
                         parent: Some((dir.clone(), name)),
                         abs,
@@ -394,6 +489,22 @@ impl Walker<'_> {
                 }
                 _ => {}
             }
+        }
+        if let (Some(listed), Some(id)) = (self.listed, id) {
+            let skip = if job.rel.is_empty() {
+                0
+            } else {
+                job.rel.len() + 1
+            };
+            listed(Listed {
+                rel: &job.rel,
+                id,
+                ignores: own,
+                files: files
+                    .iter()
+                    .map(|(_, rel, lang)| (&rel[skip..], *lang))
+                    .collect(),
+            });
         }
         while !files.is_empty() {
             let files = files.split_off(files.len().saturating_sub(FILES_PER_JOB));
@@ -428,7 +539,7 @@ impl Walker<'_> {
 }
 
 /// `name` inside the directory at `rel` (`""`: the walk's root), `/`-separated.
-fn join(rel: &str, name: &str) -> String {
+pub(super) fn join(rel: &str, name: &str) -> String {
     let mut joined = String::with_capacity(rel.len() + 1 + name.len());
     if !rel.is_empty() {
         joined.push_str(rel);
@@ -457,6 +568,8 @@ mod tests {
                 assert_eq!(f.id, FileId::stat(&root.join(f.rel)).unwrap());
                 assert!(found.lock().unwrap().insert(f.rel.to_string()), "{}", f.rel);
             },
+            listed: None,
+            descend: None,
         }
         .run(root, "", Rules::above(root, None));
         let entered = entered.into_inner().unwrap();
@@ -571,6 +684,8 @@ mod tests {
                     // One file only: the other thread walks on, then must not wait
                     // for the directory the panicking one never finishes.
                     file: &|f| assert_ne!(f.rel, "d7/e/f.rs"),
+                    listed: None,
+                    descend: None,
                 }
                 .run(&root, "", Rules::default())
             });
