@@ -301,7 +301,7 @@ fn lang_round(tree: &Path, second: &Path) -> Round {
         log.lines()
             .find(|l| l.contains(&root) && l.contains(&format!("how=\"{how}\"")))
             .and_then(|l| l.split(" ms=").nth(1)?.split(' ').next()?.parse().ok())
-            .map(Duration::from_millis)
+            .map(|ms: f64| Duration::from_secs_f64(ms / 1000.0))
     };
     Round {
         first,
