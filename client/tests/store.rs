@@ -39,6 +39,20 @@ fn project(files: &[(&str, String)]) -> (TestEnv, PathBuf) {
     (env, fs::canonicalize(root).unwrap())
 }
 
+/// `n` files `src/m{i}.rs`, each with a function `f{i}` and a struct `S{i}`.
+fn small_files(n: usize) -> (TestEnv, PathBuf) {
+    let files: Vec<(String, String)> = (0..n)
+        .map(|i| {
+            (
+                format!("src/m{i}.rs"),
+                format!("fn f{i}() {{}}\nstruct S{i};\n"),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, String)> = files.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
+    project(&refs)
+}
+
 fn three() -> Vec<(&'static str, String)> {
     vec![
         ("src/a.rs", "fn alpha() {}\nstruct Apple;\n".into()),
@@ -323,16 +337,7 @@ fn indexed_symbols(st: &Value, root: &Path) -> u64 {
 
 #[test]
 fn a_restarted_daemon_lists_a_root_without_reading_its_parses_until_they_are_asked_for() {
-    let files: Vec<(String, String)> = (0..100)
-        .map(|f| {
-            (
-                format!("src/m{f}.rs"),
-                format!("fn f{f}() {{}}\nstruct S{f};\n"),
-            )
-        })
-        .collect();
-    let refs: Vec<(&str, String)> = files.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
-    let (env, root) = project(&refs);
+    let (env, root) = small_files(100);
     let truth = names(&env, &root);
     let symbols = indexed_symbols(&status(&env), &root);
     assert_eq!(symbols, 200);
@@ -724,16 +729,7 @@ fn clear_cache_removes_the_store_with_or_without_a_daemon() {
 /// the daemon ends with one store of this build that it serves from.
 #[test]
 fn clear_cache_while_the_writer_writes_succeeds() {
-    let files: Vec<(String, String)> = (0..600)
-        .map(|i| {
-            (
-                format!("src/m{i}.rs"),
-                format!("fn f{i}() {{}}\nstruct S{i};\n"),
-            )
-        })
-        .collect();
-    let files: Vec<(&str, String)> = files.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
-    let (env, root) = project(&files);
+    let (env, root) = small_files(600);
     std::thread::scope(|s| {
         let index = s.spawn(|| {
             let v = ok(&env, &root, &["outline", ".", "--limit", "1000"]);
