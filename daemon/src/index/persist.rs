@@ -126,6 +126,12 @@ pub const MAX_PENDING: usize = 1 << 16;
 const BATCH: usize = 4096;
 /// The longest the writer holds records back for a running walk.
 const WALK_WAIT: Duration = Duration::from_secs(5);
+/// The most the writer holds back for a running walk, in the parses' resident
+/// bytes: what it holds outlives the symbol cache's evictions, so on a root larger
+/// than the cache (the 100k-file composite) up to this much is memory beyond the
+/// cache's cap. Half the default cap: the Rust bench corpus' parses (about 150 MiB)
+/// are held for most of its walk, where writing them competed with it.
+const HOLD_BYTES: usize = 128 << 20;
 /// A batch's records are written and synced in runs of at most this many bytes: a
 /// full disk keeps the runs that fitted (a batch held back through a walk is
 /// large), and a kill tears at most the run in flight.
@@ -214,6 +220,17 @@ enum Msg {
     Flush(mpsc::Sender<()>),
 }
 
+impl Msg {
+    /// About what it holds in memory until it is written: a parse's resident bytes;
+    /// a small record's fixed size.
+    fn held(&self) -> usize {
+        match self {
+            Msg::Symbols(_, _, symbols) => symbols.weight.max(64),
+            _ => 64,
+        }
+    }
+}
+
 /// What `daemon status` shows of the store.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
@@ -236,6 +253,8 @@ struct Shared {
     hits: AtomicU64,
     misses: AtomicU64,
     pending: AtomicUsize,
+    /// What the queued messages hold ([`Msg::held`]).
+    pending_bytes: AtomicUsize,
     dropped: AtomicU64,
     note: Mutex<Option<String>>,
     /// The served store's length and entries, published by whoever changes it: a
@@ -398,11 +417,14 @@ impl Store {
     /// Queues `msg` for the writer, counted in `pending` (which the writer takes off
     /// per message it receives); `false` once the writer is gone.
     fn enqueue(&self, msg: Msg) -> bool {
+        let held = msg.held();
         self.shared.pending.fetch_add(1, Ordering::Relaxed);
+        self.shared.pending_bytes.fetch_add(held, Ordering::Relaxed);
         let sent = self.tx.lock().unwrap().as_ref().map(|tx| tx.send(msg));
         let sent = matches!(sent, Some(Ok(())));
         if !sent {
             self.shared.pending.fetch_sub(1, Ordering::Relaxed);
+            self.shared.pending_bytes.fetch_sub(held, Ordering::Relaxed);
         }
         sent
     }
@@ -487,7 +509,8 @@ impl Store {
     }
 
     /// Held by a full walk while it runs: the writer holds its records back until no
-    /// walk runs (at most [`WALK_WAIT`], and no longer than [`MAX_PENDING`] / 2 wait).
+    /// walk runs (at most [`WALK_WAIT`], and no longer than [`MAX_PENDING`] / 2
+    /// messages or [`HOLD_BYTES`] wait).
     /// On 2 cores, encoding, sealing and syncing a first index's records as they
     /// came took a fifth of a core from the walk (the Rust bench corpus' first index:
     /// 0.49x ctags' time with the writer competing, 0.40x with it behind). Only this
@@ -695,6 +718,8 @@ impl Writer {
             self.shared
                 .pending
                 .fetch_sub(batch.len(), Ordering::Relaxed);
+            let held = batch.iter().map(Msg::held).sum();
+            self.shared.pending_bytes.fetch_sub(held, Ordering::Relaxed);
             self.apply(batch);
         }
     }
@@ -707,6 +732,7 @@ impl Writer {
         while shared.walking.load(Ordering::Relaxed) > 0
             && !shared.flushing.load(Ordering::Relaxed)
             && shared.pending.load(Ordering::Relaxed) < MAX_PENDING / 2
+            && shared.pending_bytes.load(Ordering::Relaxed) < HOLD_BYTES
             && std::time::Instant::now() < until
         {
             std::thread::sleep(Duration::from_millis(20));
@@ -989,10 +1015,7 @@ impl Writer {
         let mut run = Vec::new();
         let mut bytes = 0;
         for put in puts {
-            bytes += match &put {
-                Msg::Symbols(_, _, symbols) => symbols.weight.max(64),
-                _ => 64,
-            };
+            bytes += put.held();
             run.push(put);
             if bytes >= RUN_BYTES {
                 if !self.append_run(std::mem::take(&mut run)) {
