@@ -252,6 +252,20 @@ fn age_dirs(root: &Path) {
     }
 }
 
+/// Waits until the store holds a listing of a root: the walk keeps it after its
+/// answer, so a daemon stopped at once may not have written it yet.
+fn wait_for_listing(env: &TestEnv) {
+    let kept = wait_until(Duration::from_secs(30), || {
+        store_dir_if_any(env).is_some_and(|d| {
+            fs::read_dir(d).unwrap().flatten().any(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.starts_with("listing-") && !name.ends_with(".tmp")
+            })
+        })
+    });
+    assert!(kept, "no listing kept: {}", env.log());
+}
+
 /// How many times the daemon's log says a root was answered from its last walk's
 /// listing.
 fn warm_starts(env: &TestEnv) -> usize {
@@ -278,6 +292,7 @@ fn a_restart_checks_the_last_walks_listing_and_sees_everything_that_changed_mean
     fs::write(outside.join("evil.py"), "def evil():\n    pass\n").unwrap();
     age_dirs(&root);
     names(&env, &root);
+    wait_for_listing(&env);
     stop(&env);
     // Unchanged: a daemon answers from the listing, and answers the same.
     let truth = names(&env, &root);

@@ -334,21 +334,21 @@ impl RootIndex {
             ..Listing::default()
         };
         let dirs = Mutex::new(Vec::new());
-        self.walk_and_index(
-            &self.root,
-            Some(&|l: Listed<'_>| {
-                dirs.lock().unwrap().push(listing::Dir {
-                    rel: l.rel.to_string(),
-                    id: l.id,
-                    ignores: l.ignores,
-                    files: l
-                        .files
-                        .iter()
-                        .map(|&(n, lang)| (n.to_string(), lang))
-                        .collect(),
-                });
-            }),
-        );
+        let record = |l: Listed<'_>| {
+            dirs.lock().unwrap().push(listing::Dir {
+                rel: l.rel.to_string(),
+                id: l.id,
+                ignores: l.ignores,
+                files: l
+                    .files
+                    .iter()
+                    .map(|&(n, lang)| (n.to_string(), lang))
+                    .collect(),
+            });
+        };
+        // Without a store nothing keeps the listing: not recorded.
+        let keep = self.caches.store().is_some();
+        self.walk_and_index(&self.root, true, keep.then_some(&record));
         listing.dirs = dirs.into_inner().unwrap();
         if self.watcher.get().is_some() && self.walk_watch_errors.load(Ordering::Relaxed) == 0 {
             // Every directory is watched (again): events keep the root fresh.
@@ -358,7 +358,9 @@ impl RootIndex {
         }
         drop(store_waits);
         self.end_walk(generation, started, "walked");
-        self.keep_listing(listing);
+        if keep {
+            self.keep_listing(listing);
+        }
         self.caches
             .verify_sample(&|lang, hash| self.content_of(lang, hash));
     }
@@ -595,11 +597,15 @@ impl RootIndex {
     /// supported language as it is found (stamped with the current walk), leaving
     /// out what [`walk`](super::walk) leaves out. Every directory is watched when
     /// it is opened, before it is listed, so a file created meanwhile is either
-    /// listed or reported: one walk, no window. `listed`: the root's full walk,
-    /// which keeps each directory's listing and counts into the walk's progress (a
-    /// subtree re-walk after a watcher event must not push it past 100%).
-    fn walk_and_index(&self, dir: &Path, listed: Option<&(dyn Fn(Listed<'_>) + Sync)>) {
-        let progress = listed.is_some();
+    /// listed or reported: one walk, no window. `progress`: count into the full
+    /// walk's progress (a subtree re-walk after a watcher event must not push it past
+    /// 100%); `listed`: each directory listed, for the root's listing.
+    fn walk_and_index(
+        &self,
+        dir: &Path,
+        progress: bool,
+        listed: Option<&(dyn Fn(Listed<'_>) + Sync)>,
+    ) {
         let rel = self.relative(dir).unwrap_or_default();
         let rules = self.rules_above(dir);
         Walker {
@@ -1016,7 +1022,7 @@ impl RootIndex {
             changed.push(path.clone());
             if path.is_dir() {
                 // Created or moved in: walk it (which watches it).
-                self.walk_and_index(&path, None);
+                self.walk_and_index(&path, false, None);
             } else if path.is_file() {
                 if Lang::from_path(&path).is_some() {
                     self.index_file(&path, &rel);
