@@ -493,7 +493,9 @@ impl RootIndex {
                             continue;
                         };
                         if FileType::from_raw_mode(st.st_mode as _) == FileType::RegularFile {
-                            index(&rel, *lang, FileId::from(&st), &|| self.open(&rel));
+                            // Beneath the descriptor held, not the root opened again.
+                            let open = || jail::open_beneath(root_fd.as_fd(), &rel);
+                            index(&rel, *lang, FileId::from(&st), &open);
                         }
                     }
                 }
@@ -530,8 +532,7 @@ impl RootIndex {
     /// skipped with everything under it (gone, no longer a directory, or now a
     /// nested repository).
     fn check_dirs(&self, listing: &Listing, root: rustix::fd::BorrowedFd<'_>) -> Vec<Check> {
-        let checks: Vec<std::sync::atomic::AtomicU8> =
-            listing.dirs.iter().map(|_| Default::default()).collect();
+        let checks: Vec<OnceLock<Check>> = listing.dirs.iter().map(|_| OnceLock::new()).collect();
         par_each(listing.dirs.len(), self.config.threads, |i| {
             let dir = &listing.dirs[i];
             let st = match dir.rel.as_str() {
@@ -554,7 +555,7 @@ impl RootIndex {
                 }
                 _ => Check::Skip,
             };
-            checks[i].store(check as u8, Ordering::Relaxed);
+            let _ = checks[i].set(check);
         });
         // A skipped directory takes its subtree along (contiguous after it).
         let mut out = Vec::with_capacity(checks.len());
@@ -564,7 +565,7 @@ impl RootIndex {
                 out.push(Check::Skip);
                 continue;
             }
-            let check = Check::from_u8(check.into_inner());
+            let check = check.into_inner().unwrap_or(Check::Skip);
             skipped = (check == Check::Skip).then_some(dir.rel.as_str());
             out.push(check);
         }
@@ -1044,7 +1045,6 @@ impl RootIndex {
 
 /// What a restart makes of one listed directory ([`RootIndex::warm_start`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
 enum Check {
     /// Gone, no longer a directory, a nested repository now, or under one of those.
     Skip,
@@ -1052,16 +1052,6 @@ enum Check {
     Same,
     /// Listed again.
     Changed,
-}
-
-impl Check {
-    fn from_u8(n: u8) -> Check {
-        match n {
-            1 => Check::Same,
-            2 => Check::Changed,
-            _ => Check::Skip,
-        }
-    }
 }
 
 /// Runs `each(i)` for every `i` below `n`, over `threads` threads taking the next
