@@ -100,13 +100,18 @@ fn store_of(st: &Value) -> &Value {
 
 /// The root's own cache counters: (symbols cached, symbols parsed).
 fn symbol_counts(st: &Value, root: &Path) -> (u64, u64) {
+    cache_counts(st, root, "symbol_cache")
+}
+
+/// The root's own counters of cache `cache`: (hits, misses).
+fn cache_counts(st: &Value, root: &Path, cache: &str) -> (u64, u64) {
     let p = st["projects"]
         .as_array()
         .unwrap()
         .iter()
         .find(|p| p["root"].as_str() == root.to_str())
         .expect("the root's row");
-    let c = &p["index"]["symbol_cache"];
+    let c = &p["index"][cache];
     (c["hits"].as_u64().unwrap(), c["misses"].as_u64().unwrap())
 }
 
@@ -222,11 +227,14 @@ fn a_restarted_daemon_answers_from_the_store_and_parses_only_what_changed() {
     assert_eq!(mode(&store_dir(&env).join("index.key")), 0o600);
 }
 
-/// Sets the mtime of every directory under `root` (and its own) to long ago: a
-/// directory changed within seconds of a walk is listed again on the next start,
-/// whatever its identity says (the racy rule), so a test that wants a restart to
-/// trust a listing makes the tree old first.
-fn age_dirs(root: &Path) {
+/// Sets the mtime of every directory under `root` (and its own, `.git` left alone)
+/// to long ago, and with `files` every file's too: a directory changed within
+/// seconds of a walk is listed again on the next start, whatever its identity
+/// says, and git vouches for no file changed as late as its index (both racy
+/// rules), so a test that wants a restart to trust a listing, or a walk to trust
+/// git, makes the tree old first. (Aging a file changes its ctime: an aged ignore
+/// file is a changed one.)
+fn age_tree(root: &Path, files: bool) {
     let old = rustix::fs::Timespec {
         tv_sec: 1_600_000_000,
         tv_nsec: 0,
@@ -238,32 +246,37 @@ fn age_dirs(root: &Path) {
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in fs::read_dir(&dir).unwrap().flatten() {
-            if entry.file_type().unwrap().is_dir() && entry.file_name() != ".git" {
+            if entry.file_name() == ".git" {
+                continue;
+            }
+            if entry.file_type().unwrap().is_dir() {
                 stack.push(entry.path());
+            } else if files {
+                age(&entry.path(), &times);
             }
         }
-        rustix::fs::utimensat(
-            rustix::fs::CWD,
-            &dir,
-            &times,
-            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
-        )
-        .unwrap();
+        age(&dir, &times);
     }
 }
 
-/// Waits until the store holds a listing of a root: the walk keeps it after its
-/// answer, so a daemon stopped at once may not have written it yet.
-fn wait_for_listing(env: &TestEnv) {
+fn age(path: &Path, times: &rustix::fs::Timestamps) {
+    let nofollow = rustix::fs::AtFlags::SYMLINK_NOFOLLOW;
+    rustix::fs::utimensat(rustix::fs::CWD, path, times, nofollow).unwrap();
+}
+
+/// Waits until the store holds listings of `roots` roots: a walk keeps its
+/// listing after its answer, so a daemon stopped at once may not have written it yet.
+fn wait_for_listings(env: &TestEnv, roots: usize) {
     let kept = wait_until(Duration::from_secs(30), || {
         store_dir_if_any(env).is_some_and(|d| {
-            fs::read_dir(d).unwrap().flatten().any(|e| {
+            let listings = fs::read_dir(d).unwrap().flatten().filter(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
                 name.starts_with("listing-") && !name.ends_with(".tmp")
-            })
+            });
+            listings.count() >= roots
         })
     });
-    assert!(kept, "no listing kept: {}", env.log());
+    assert!(kept, "fewer than {roots} listings kept: {}", env.log());
 }
 
 /// How many times the daemon's log says a root was answered from its last walk's
@@ -290,9 +303,9 @@ fn a_restart_checks_the_last_walks_listing_and_sees_everything_that_changed_mean
     let outside = env.dir().join("outside");
     fs::create_dir_all(&outside).unwrap();
     fs::write(outside.join("evil.py"), "def evil():\n    pass\n").unwrap();
-    age_dirs(&root);
+    age_tree(&root, false);
     names(&env, &root);
-    wait_for_listing(&env);
+    wait_for_listings(&env, 1);
     stop(&env);
     // Unchanged: a daemon answers from the listing, and answers the same.
     let truth = names(&env, &root);
@@ -300,7 +313,7 @@ fn a_restart_checks_the_last_walks_listing_and_sees_everything_that_changed_mean
     assert_eq!(truth["deep/x/y/z.rs"], ["zulu"]);
     assert!(!truth.contains_key("ignored/i.rs"));
     stop(&env);
-    age_dirs(&root);
+    age_tree(&root, false);
 
     // Changed while no daemon ran: a file added to a known directory, one removed,
     // one rewritten in place, a directory removed, a new subtree, a directory
@@ -339,6 +352,47 @@ fn a_restart_checks_the_last_walks_listing_and_sees_everything_that_changed_mean
     assert_eq!(warm_starts(&env), before, "{}", env.log());
     assert!(!ignored.contains_key("src/sub/b.rs"));
     assert_eq!(ignored["ignored/i.rs"], ["india"]);
+}
+
+#[test]
+fn a_restart_reads_no_file_that_git_vouched_for_in_a_second_worktree_or_as_a_copy() {
+    let twin = "fn same() {}\nstruct Twin;\n".to_string();
+    let (env, root) = project(&[
+        ("src/a.rs", twin.clone()),
+        ("src/copy.rs", twin),
+        ("src/b.rs", "fn beta() {}\n".into()),
+    ]);
+    let second = env.dir().join("second");
+    git(&root, &["worktree", "add", "-q", second.to_str().unwrap()]);
+    let second = fs::canonicalize(second).unwrap();
+    // Old files, and indexes written after them: git vouches for every file.
+    for tree in [&root, &second] {
+        age_tree(tree, true);
+        git(tree, &["update-index", "-q", "--refresh"]);
+    }
+    let truth = [names(&env, &root), names(&env, &second)];
+    let st = status(&env);
+    assert_eq!(
+        cache_counts(&st, &second, "hash_cache"),
+        (3, 0),
+        "the second worktree's contents are known from git: {st}"
+    );
+    wait_for_listings(&env, 2);
+    stop(&env);
+
+    // A restart reads no git index: it knows each file by its identity, the copy
+    // and the second worktree's files (whose contents git vouched for) included.
+    assert_eq!([names(&env, &root), names(&env, &second)], truth);
+    assert_eq!(warm_starts(&env), 2, "{}", env.log());
+    let st = status(&env);
+    for tree in [&root, &second] {
+        assert_eq!(
+            cache_counts(&st, tree, "hash_cache"),
+            (3, 0),
+            "{} read again at the restart: {st}",
+            tree.display()
+        );
+    }
 }
 
 /// The root's row of `daemon status`: its index's symbol count.

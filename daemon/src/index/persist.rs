@@ -365,6 +365,28 @@ impl Store {
         Some(slot.meta)
     }
 
+    /// For each file identity of `files` (with the grammar it is parsed as): the
+    /// content hash the store knows it by and the figures of that content's parse,
+    /// when it holds both. One look under one lock for the whole batch: a restart
+    /// asks for every file of a root at once ([`Store::hash_of`] and
+    /// [`Store::meta`] take the lock twice a file).
+    pub fn known_many(&self, files: &[(FileId, Lang)]) -> Vec<Option<(Hash, Meta)>> {
+        let Some(guard) = self.loaded() else {
+            return vec![None; files.len()];
+        };
+        let Some(disk) = guard.as_ref() else {
+            return vec![None; files.len()];
+        };
+        files
+            .iter()
+            .map(|(id, lang)| {
+                let hash = *disk.hashes.get(id)?;
+                let slot = disk.symbols.get(&(lang_byte(*lang), hash))?;
+                Some((hash, slot.meta))
+            })
+            .collect()
+    }
+
     /// The stored parse of content `hash` as `lang`, verified against its seal.
     pub fn symbols(&self, lang: Lang, hash: &Hash) -> Option<FileSymbols> {
         let key = (lang_byte(lang), *hash);

@@ -64,6 +64,9 @@ impl Default for IndexConfig {
     }
 }
 
+/// Opens a file found by a walk, beneath the root (`jail::open_beneath`).
+type Opener<'a> = dyn Fn() -> std::io::Result<std::fs::File> + 'a;
+
 /// Quiet time that ends a burst of file events.
 const DEBOUNCE: Duration = Duration::from_millis(20);
 
@@ -111,10 +114,18 @@ impl FileTable {
     }
 
     fn insert(&self, rel: String, entry: Entry) {
+        self.extend([(rel, entry)]);
+    }
+
+    /// Inserts many under one take of the lock (a restart enters a root's
+    /// unchanged files at once).
+    fn extend(&self, entries: impl IntoIterator<Item = (String, Entry)>) {
         let mut map = self.map.write().unwrap();
-        self.count(&entry, true);
-        if let Some(old) = map.insert(rel, entry) {
-            self.count(&old, false);
+        for (rel, entry) in entries {
+            self.count(&entry, true);
+            if let Some(old) = map.insert(rel, entry) {
+                self.count(&old, false);
+            }
         }
     }
 
@@ -475,57 +486,111 @@ impl RootIndex {
         let index = |rel: &str,
                      lang: Lang,
                      id: FileId,
-                     open: &dyn Fn() -> std::io::Result<std::fs::File>| {
+                     open: &Opener<'_>| {
             self.walk.total.fetch_add(1, Ordering::Relaxed);
             self.index_found_from(rel, lang, id, open);
             self.walk.done.fetch_add(1, Ordering::Relaxed);
         };
-        par_each(listing.dirs.len(), self.config.threads, |i| {
-            let dir = &listing.dirs[i];
-            match checks[i] {
-                Check::Skip => {}
-                Check::Same => {
-                    for (name, lang) in &dir.files {
-                        let rel = join(&dir.rel, name);
-                        let Ok(st) =
-                            rustix::fs::statat(&root_fd, rel.as_str(), AtFlags::SYMLINK_NOFOLLOW)
-                        else {
-                            continue;
-                        };
-                        if FileType::from_raw_mode(st.st_mode as _) == FileType::RegularFile {
-                            // Beneath the descriptor held, not the root opened again.
-                            let open = || jail::open_beneath(root_fd.as_fd(), &rel);
-                            index(&rel, *lang, FileId::from(&st), &open);
-                        }
-                    }
-                }
-                Check::Changed => {
-                    let abs = self.root.join(&dir.rel);
-                    Walker {
-                        threads: 1,
-                        enter: &|_| {},
-                        file: &|found| {
-                            index(found.rel, found.lang, found.id, &|| found.open());
-                        },
-                        // Its ignore files came or went: the rules of everything
-                        // under it may differ.
-                        listed: Some(&|l: Listed<'_>| {
-                            if l.rel == dir.rel && l.ignores != dir.ignores {
-                                ignores_moved.store(true, Ordering::Relaxed);
-                            }
-                        }),
-                        // Known subdirectories are checked on their own.
-                        descend: Some(&|rel| !known.contains(rel)),
-                    }
-                    .run(&abs, &dir.rel, self.rules_above(&abs));
-                }
+        // Changed directories are listed again (and their files indexed) right away;
+        // the files of unchanged ones are `stat`ed in runs of at most
+        // `STAT_RUN` (a flat directory of hundreds, like an npm package's root,
+        // spread over every thread) and looked up together below.
+        const STAT_RUN: usize = 64;
+        let jobs: Vec<(usize, std::ops::Range<usize>)> = listing
+            .dirs
+            .iter()
+            .enumerate()
+            .flat_map(|(i, dir)| {
+                let runs = match checks[i] {
+                    Check::Skip => 0,
+                    Check::Same => dir.files.len().div_ceil(STAT_RUN),
+                    Check::Changed => 1,
+                };
+                (0..runs).map(move |r| (i, r * STAT_RUN..((r + 1) * STAT_RUN)))
+            })
+            .collect();
+        let same: Vec<OnceLock<Vec<(String, Lang, FileId)>>> =
+            jobs.iter().map(|_| OnceLock::new()).collect();
+        par_each(jobs.len(), self.config.threads, |j| {
+            let (i, run) = &jobs[j];
+            let dir = &listing.dirs[*i];
+            if checks[*i] == Check::Same {
+                let run = &dir.files[run.start..run.end.min(dir.files.len())];
+                let found = run.iter().filter_map(|(name, lang)| {
+                    let rel = join(&dir.rel, name);
+                    let st = rustix::fs::statat(&root_fd, rel.as_str(), AtFlags::SYMLINK_NOFOLLOW)
+                        .ok()?;
+                    (FileType::from_raw_mode(st.st_mode as _) == FileType::RegularFile)
+                        .then(|| (rel, *lang, FileId::from(&st)))
+                });
+                let _ = same[j].set(found.collect());
+                return;
             }
+            let abs = self.root.join(&dir.rel);
+            Walker {
+                threads: 1,
+                enter: &|_| {},
+                file: &|found| {
+                    index(found.rel, found.lang, found.id, &|| found.open());
+                },
+                // Its ignore files came or went: the rules of everything under it
+                // may differ.
+                listed: Some(&|l: Listed<'_>| {
+                    if l.rel == dir.rel && l.ignores != dir.ignores {
+                        ignores_moved.store(true, Ordering::Relaxed);
+                    }
+                }),
+                // Known subdirectories are checked on their own.
+                descend: Some(&|rel| !known.contains(rel)),
+            }
+            .run(&abs, &dir.rel, self.rules_above(&abs));
         });
         if ignores_moved.load(Ordering::Relaxed) {
             return false;
         }
+        let same = same
+            .into_iter()
+            .flat_map(|s| s.into_inner().unwrap_or_default());
+        self.enter_unchanged(root_fd.as_fd(), same, &index);
         self.end_walk(generation, started, "from the last walk's listing");
         true
+    }
+
+    /// Enters the files of a restart's unchanged directories: those whose identity
+    /// the store knows, with a parse it holds, at once (no file opened, one lookup
+    /// and one take of the table's lock for all); the rest (changed since, too
+    /// large, binary, or not in the store) through `index`, over the threads.
+    fn enter_unchanged(
+        &self,
+        root_fd: rustix::fd::BorrowedFd<'_>,
+        found: impl Iterator<Item = (String, Lang, FileId)>,
+        index: &(dyn Fn(&str, Lang, FileId, &Opener<'_>) + Sync),
+    ) {
+        let found: Vec<(String, Lang, FileId)> = found.collect();
+        let keys: Vec<(FileId, Lang)> = found.iter().map(|(_, lang, id)| (*id, *lang)).collect();
+        let stored = self.caches.stored_many(&keys, &self.counters);
+        let walk = self.generation.load(Ordering::Relaxed);
+        let mut rest = Vec::new();
+        let mut entries = Vec::with_capacity(found.len());
+        for ((rel, lang, id), known) in found.into_iter().zip(stored) {
+            match known {
+                Some(known) if id.size() <= self.config.max_file_bytes && !known.meta.binary => {
+                    let walk = AtomicU64::new(walk);
+                    entries.push((rel, Entry { id, known, walk }));
+                }
+                _ => rest.push((rel, lang, id)),
+            }
+        }
+        let entered = entries.len() as u64;
+        self.walk.total.fetch_add(entered, Ordering::Relaxed);
+        self.files.extend(entries);
+        self.walk.done.fetch_add(entered, Ordering::Relaxed);
+        par_each(rest.len(), self.config.threads, |i| {
+            let (rel, lang, id) = &rest[i];
+            // Beneath the descriptor held, not the root opened again.
+            let open = || jail::open_beneath(root_fd, rel);
+            index(rel, *lang, *id, &open);
+        });
     }
 
     /// Each listed directory's check: unchanged, changed (to be listed again), or

@@ -346,6 +346,13 @@ impl Caches {
             counter.fetch_add(1, Ordering::Relaxed);
             known
         });
+        // What git vouched for is this identity's content too: the store learns it,
+        // so a restart (which reads no git index) knows the file by identity alone
+        // instead of reading it (a second worktree's files, and every copy of one
+        // content, would otherwise be read again at each restart).
+        if let (Some((hash, _)), Some(store)) = (&from_blob, self.store()) {
+            store.put_hash(id, *hash);
+        }
         let from_blob = match from_blob {
             Some((hash, Some(symbols))) => {
                 bump(&root.hash_hits, &self.totals.hash_hits);
@@ -522,6 +529,46 @@ impl Caches {
         for (key, symbols) in self.symbols.iter() {
             store.put_symbols(key.0, key.1, symbols);
         }
+    }
+
+    /// The records of files the store knows by identity alone, for a restart's
+    /// check of a root: `Some` for each whose content hash and parse figures the
+    /// store holds, `None` for the rest (the caller reads those through
+    /// [`Caches::parse`]). No file is opened, and nothing is copied into the memory
+    /// caches: the store holds it, and [`Caches::parse`] finds it there too. Counts
+    /// like [`Caches::parse`]'s store hits.
+    pub fn stored_many(&self, files: &[(FileId, Lang)], root: &Counters) -> Vec<Option<Known>> {
+        self.relearn();
+        let Some(store) = self.store() else {
+            return vec![None; files.len()];
+        };
+        let mut hits = 0;
+        let known = store
+            .known_many(files)
+            .into_iter()
+            .zip(files)
+            .map(|(found, &(_, lang))| {
+                let (hash, meta) = found?;
+                // Offered to the sample the walk checks, as a parse left on disk.
+                self.sampled(lang, hash);
+                hits += 1;
+                let held = None;
+                Some(Known {
+                    hash,
+                    lang,
+                    meta,
+                    held,
+                })
+            })
+            .collect();
+        for (root, total) in [
+            (&root.hash_hits, &self.totals.hash_hits),
+            (&root.symbol_hits, &self.totals.symbol_hits),
+        ] {
+            root.fetch_add(hits, Ordering::Relaxed);
+            total.fetch_add(hits, Ordering::Relaxed);
+        }
+        known
     }
 
     /// Caches bytes already in hand (after our own write), with their parse if the
