@@ -483,10 +483,7 @@ impl RootIndex {
         let known: rustc_hash::FxHashSet<&str> =
             listing.dirs.iter().map(|d| d.rel.as_str()).collect();
         let ignores_moved = AtomicBool::new(false);
-        let index = |rel: &str,
-                     lang: Lang,
-                     id: FileId,
-                     open: &Opener<'_>| {
+        let index = |rel: &str, lang: Lang, id: FileId, open: &Opener<'_>| {
             self.walk.total.fetch_add(1, Ordering::Relaxed);
             self.index_found_from(rel, lang, id, open);
             self.walk.done.fetch_add(1, Ordering::Relaxed);
@@ -1119,8 +1116,10 @@ enum Check {
     Changed,
 }
 
-/// Runs `each(i)` for every `i` below `n`, over `threads` threads taking the next
-/// index as they go (listed directories differ widely in their files).
+/// Runs `each(i)` for every `i` below `n`, over at most `threads` threads (no more
+/// than there are items: a thread costs a `clone` and its stack, and a start's
+/// unchanged root often has nothing left to parse) taking the next index as they
+/// go (listed directories differ widely in their files).
 fn par_each(n: usize, threads: usize, each: impl Fn(usize) + Sync) {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let work = || {
@@ -1133,7 +1132,7 @@ fn par_each(n: usize, threads: usize, each: impl Fn(usize) + Sync) {
         }
     };
     std::thread::scope(|s| {
-        for _ in 1..threads.max(1) {
+        for _ in 1..threads.min(n) {
             s.spawn(work);
         }
         work();
