@@ -419,12 +419,26 @@ fn judge(
 /// is missing (kernels before 5.6, seccomp filters), one `O_NOFOLLOW` name at a time.
 pub fn open_beneath(root: BorrowedFd<'_>, rel: &str) -> io::Result<File> {
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    regular(beneath(root, rel, flags)?)
+}
+
+/// A directory `rel` beneath `root` as [`open_beneath`] reaches a file (no symlink
+/// or `..` on the way), opened `O_PATH`: for `stat`s of its entries by name alone
+/// (a restart's check of a directory's files), which then cannot be led outside the
+/// root by a directory on the way swapped for a symlink.
+pub fn open_dir_beneath(root: BorrowedFd<'_>, rel: &str) -> io::Result<OwnedFd> {
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    beneath(root, rel, flags)
+}
+
+/// `rel` opened with `flags` beneath `root`, following no symlink and no `..`.
+fn beneath(root: BorrowedFd<'_>, rel: &str, flags: OFlags) -> io::Result<OwnedFd> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         use rustix::fs::ResolveFlags;
         let how = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
         match rustix::fs::openat2(root, rel, flags, Mode::empty(), how) {
-            Ok(fd) => return regular(fd),
+            Ok(fd) => return Ok(fd),
             Err(Errno::NOSYS | Errno::PERM) => {}
             Err(e) => return Err(e.into()),
         }
@@ -446,7 +460,7 @@ pub fn open_beneath(root: BorrowedFd<'_>, rel: &str) -> io::Result<File> {
         return Err(Errno::XDEV.into());
     }
     let at = dir.as_ref().map_or(root, |d| d.as_fd());
-    regular(rustix::fs::openat(at, last, flags, Mode::empty())?)
+    Ok(rustix::fs::openat(at, last, flags, Mode::empty())?)
 }
 
 /// `fd` as a file if it is a regular one (not a FIFO that would block a read, not a
@@ -638,5 +652,32 @@ mod tests {
         symlink(base.join("outside/dir"), root.join("src/deep")).unwrap();
         fs::write(base.join("outside/dir/b.rs"), "fn outside() {}\n").unwrap();
         assert_eq!(d.read().unwrap(), b"fn b() {}\n");
+    }
+
+    /// A restart `stat`s a directory's files by name in it: the directory is reached
+    /// beneath the root without a symlink anywhere on the way, where a `stat` by path
+    /// from the root would follow one swapped in for a directory on the way.
+    #[test]
+    fn a_directory_beneath_is_reached_without_following_a_symlink_on_the_way() {
+        let (_tmp, base, root, _group) = world();
+        let root_fd = open_root(&root).unwrap();
+        let dir = open_dir_beneath(root_fd.as_fd(), "src/deep").unwrap();
+        let nofollow = AtFlags::SYMLINK_NOFOLLOW;
+        assert!(rustix::fs::statat(&dir, "b.rs", nofollow).is_ok());
+        assert!(open_dir_beneath(root_fd.as_fd(), "../proj/src/deep").is_err());
+        // `src` swapped for a symlink to a tree outside with the same shape.
+        fs::create_dir_all(base.join("outside/src/deep")).unwrap();
+        fs::write(base.join("outside/src/deep/b.rs"), "fn outside() {}\n").unwrap();
+        fs::rename(root.join("src"), root.join("src.old")).unwrap();
+        symlink(base.join("outside/src"), root.join("src")).unwrap();
+        assert!(
+            rustix::fs::statat(&root_fd, "src/deep/b.rs", nofollow).is_ok(),
+            "a stat by path follows the symlink on the way"
+        );
+        assert!(open_dir_beneath(root_fd.as_fd(), "src/deep").is_err());
+        assert!(open_dir_beneath(root_fd.as_fd(), "src").is_err());
+        // The descriptor opened before the swap still names the directory it was.
+        let st = rustix::fs::statat(&dir, "b.rs", nofollow).unwrap();
+        assert_eq!(st.st_size as usize, "fn b() {}\n".len());
     }
 }

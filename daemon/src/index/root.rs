@@ -415,10 +415,12 @@ impl RootIndex {
         let count = self.files.files.load(Ordering::Relaxed);
         self.last_full_ms
             .store(elapsed.as_millis() as u64, Ordering::Relaxed);
-        self.ready.send_replace(true);
-        // To a tenth of a millisecond: a start from a listing takes a few.
+        // To a tenth of a millisecond: a start from a listing takes a few. Logged
+        // before the waiting answers are let go, so whoever has one finds the line
+        // (the tests count starts from a listing by it; one read the log first).
         let ms = (elapsed.as_micros() / 100) as f64 / 10.0;
         tracing::info!(root = %self.root.display(), files = count, ms, how, "indexed");
+        self.ready.send_replace(true);
     }
 
     /// Keeps what a full walk listed in the store, with the identity of every ignore
@@ -452,9 +454,10 @@ impl RootIndex {
     ///
     /// No watch is added here: the full walk that follows the answer watches every
     /// directory before listing it, and finds whatever changed between this check
-    /// and that watch. Files are `stat`ed by their path beneath the root's
-    /// descriptor; one is read only through [`RootIndex::open`], which follows no
-    /// symlink, so a directory swapped for one since its check leads nowhere.
+    /// and that watch. Files are `stat`ed by name in their directory, opened beneath
+    /// the root's descriptor without following a symlink, and read only beneath it
+    /// the same way, so a directory swapped for a symlink since its check leads
+    /// nowhere.
     fn warm_start(&self) -> bool {
         let Some(listing) = self
             .caches
@@ -512,13 +515,26 @@ impl RootIndex {
             let (i, run) = &jobs[j];
             let dir = &listing.dirs[*i];
             if checks[*i] == Check::Same {
+                // Each file `stat`ed by name in its directory, opened beneath the
+                // root without following a symlink: one swapped in on the way since
+                // the check leads nowhere (a `stat` by path from the root would
+                // follow it), and the path is looked up once a run, not once a file.
+                let at = match dir.rel.as_str() {
+                    "" => None,
+                    rel => match jail::open_dir_beneath(root_fd.as_fd(), rel) {
+                        Ok(fd) => Some(fd),
+                        // Gone or swapped since the check: the full walk that
+                        // follows the answer sees what it is now.
+                        Err(_) => return,
+                    },
+                };
+                let at = at.as_ref().map_or(root_fd.as_fd(), |fd| fd.as_fd());
                 let run = &dir.files[run.start..run.end.min(dir.files.len())];
                 let found = run.iter().filter_map(|(name, lang)| {
-                    let rel = join(&dir.rel, name);
-                    let st = rustix::fs::statat(&root_fd, rel.as_str(), AtFlags::SYMLINK_NOFOLLOW)
-                        .ok()?;
+                    let st =
+                        rustix::fs::statat(at, name.as_str(), AtFlags::SYMLINK_NOFOLLOW).ok()?;
                     (FileType::from_raw_mode(st.st_mode as _) == FileType::RegularFile)
-                        .then(|| (rel, *lang, FileId::from(&st)))
+                        .then(|| (join(&dir.rel, name), *lang, FileId::from(&st)))
                 });
                 let _ = same[j].set(found.collect());
                 return;
