@@ -1386,6 +1386,71 @@ fn a_directory_swapped_for_a_symlink_out_never_lets_an_edit_escape_and_every_ans
     );
 }
 
+/// A directory moved out of the root keeps its watch until the watcher drops it, so
+/// a directory made in it afterwards is reported under its old name inside the
+/// root, where a symlink to it now stands. The walk of that name starts beneath the
+/// root without following a symlink: nothing outside is indexed.
+#[test]
+fn a_directory_moved_out_and_linked_back_is_never_walked_through_the_link() {
+    let (env, root) = project(&[("src/lib.rs", LIB_RS), ("x/keep.rs", "fn keep() {}\n")]);
+    let paths = || -> Vec<String> {
+        let v = ok(&env, &root, &["outline", "."]);
+        let files = v["files"].as_array().unwrap().iter();
+        files
+            .map(|f| f["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(paths().contains(&"x/keep.rs".to_string()));
+    let outside = env.dir().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::rename(root.join("x"), outside.join("x")).unwrap();
+    std::os::unix::fs::symlink(outside.join("x"), root.join("x")).unwrap();
+    fs::create_dir(outside.join("x/y")).unwrap();
+    fs::write(outside.join("x/y/evil.rs"), "fn evil() {}\n").unwrap();
+    // The watcher has seen the move once `x/keep.rs` is gone; then a while longer
+    // for the event from the moved directory's watch.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while paths().contains(&"x/keep.rs".to_string()) {
+        assert!(Instant::now() < deadline, "the move was never seen");
+        thread::sleep(Duration::from_millis(50));
+    }
+    thread::sleep(Duration::from_millis(500));
+    let found = paths();
+    assert!(
+        found.iter().all(|p| !p.starts_with("x/")),
+        "walked through the symlink: {found:?}\n{}",
+        env.log()
+    );
+}
+
+/// A directory moved aside and another made under its name: the index drops what
+/// the old one held under that name (it used to keep it until the next full walk).
+#[test]
+fn a_directory_replaced_under_its_name_leaves_nothing_of_the_old_one_behind() {
+    let (env, root) = project(&[("src/lib.rs", LIB_RS), ("x/keep.rs", "fn keep() {}\n")]);
+    let paths = || -> Vec<String> {
+        let v = ok(&env, &root, &["outline", "."]);
+        let files = v["files"].as_array().unwrap().iter();
+        files
+            .map(|f| f["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(paths().contains(&"x/keep.rs".to_string()));
+    fs::rename(root.join("x"), root.join("x.old")).unwrap();
+    write_files(&root, &[("x/new.rs", "fn new() {}\n")]);
+    let want = ["src/lib.rs", "x.old/keep.rs", "x/new.rs"].map(String::from);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut found = paths();
+        found.sort();
+        if found == want {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{found:?}\n{}", env.log());
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn a_file_swapped_for_a_symlink_to_a_secret_never_copies_the_secret_in() {
     let (env, root) = project(&[("src/lib.rs", LIB_RS), ("src/t.rs", "fn keep() {}\n")]);

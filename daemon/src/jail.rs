@@ -422,13 +422,16 @@ pub fn open_beneath(root: BorrowedFd<'_>, rel: &str) -> io::Result<File> {
     regular(beneath(root, rel, flags)?)
 }
 
-/// A directory `rel` beneath `root` as [`open_beneath`] reaches a file (no symlink
-/// or `..` on the way), opened `O_PATH`: for `stat`s of its entries by name alone
-/// (a restart's check of a directory's files), which then cannot be led outside the
-/// root by a directory on the way swapped for a symlink.
+/// A directory `rel` beneath `root` (`""`: the root itself) as [`open_beneath`]
+/// reaches a file, no symlink or `..` on the way: to list it or `stat` its entries
+/// by name (the index's walks, a restart's check of a directory's files), which a
+/// directory on the way swapped for a symlink then cannot lead outside the root.
 pub fn open_dir_beneath(root: BorrowedFd<'_>, rel: &str) -> io::Result<OwnedFd> {
-    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    beneath(root, rel, flags)
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    match rel {
+        "" => Ok(rustix::fs::openat(root, ".", flags, Mode::empty())?),
+        rel => beneath(root, rel, flags),
+    }
 }
 
 /// `rel` opened with `flags` beneath `root`, following no symlink and no `..`.

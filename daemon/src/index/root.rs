@@ -539,6 +539,9 @@ impl RootIndex {
                 let _ = same[j].set(found.collect());
                 return;
             }
+            let Ok(start) = jail::open_dir_beneath(root_fd.as_fd(), &dir.rel) else {
+                return;
+            };
             let abs = self.root.join(&dir.rel);
             Walker {
                 threads: 1,
@@ -556,7 +559,7 @@ impl RootIndex {
                 // Known subdirectories are checked on their own.
                 descend: Some(&|rel| !known.contains(rel)),
             }
-            .run(&abs, &dir.rel, self.rules_above(&abs));
+            .run(start, &abs, &dir.rel, self.rules_above(&abs));
         });
         if ignores_moved.load(Ordering::Relaxed) {
             return false;
@@ -686,6 +689,13 @@ impl RootIndex {
         listed: Option<&(dyn Fn(Listed<'_>) + Sync)>,
     ) {
         let rel = self.relative(dir).unwrap_or_default();
+        // Beneath the root, no symlink on the way: a directory the watcher named,
+        // swapped for a symlink since, is not walked through.
+        let start =
+            jail::open_root(&self.root).and_then(|r| jail::open_dir_beneath(r.as_fd(), &rel));
+        // Unreadable or gone: left out, as the walk leaves out any directory it
+        // cannot open.
+        let Ok(start) = start else { return };
         let rules = self.rules_above(dir);
         Walker {
             threads: self.config.threads,
@@ -702,7 +712,7 @@ impl RootIndex {
                 }
             },
         }
-        .run(dir, &rel, rules);
+        .run(start, dir, &rel, rules);
     }
 
     /// Whether the walk would leave `path` out: hidden, not UTF-8, inside a nested
@@ -1099,16 +1109,26 @@ impl RootIndex {
                 continue;
             }
             changed.push(path.clone());
-            if path.is_dir() {
-                // Created or moved in: walk it (which watches it).
-                self.walk_and_index(&path, false, None);
-            } else if path.is_file() {
+            // Not following a symlink: one that replaced a directory is no directory
+            // of the root's (the walk never enters one).
+            let kind = std::fs::symlink_metadata(&path).map(|m| m.file_type());
+            if kind.as_ref().is_ok_and(|k| k.is_file()) {
                 if Lang::from_path(&path).is_some() {
                     self.index_file(&path, &rel);
                 }
-            } else {
-                // Gone: a file, or a directory with everything under it.
-                self.files.retain(|r, _| !under(r, &rel));
+                continue;
+            }
+            // The root itself: walked in full, which drops what it no longer finds.
+            if rel.is_empty() {
+                rescan = true;
+                continue;
+            }
+            // Gone, replaced, or (a directory) created or moved in: what was under
+            // the name is not there any more (a directory moved away or replaced took
+            // its files along), and a directory is walked again (which watches it).
+            self.files.retain(|r, _| !under(r, &rel));
+            if kind.is_ok_and(|k| k.is_dir()) {
+                self.walk_and_index(&path, false, None);
             }
         }
         if !changed.is_empty() {

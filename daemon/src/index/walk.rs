@@ -273,12 +273,19 @@ enum Job {
 
 /// A directory still to be listed.
 struct DirJob {
-    /// Its parent, listed already, and its name there; `None`: the walk's start.
-    parent: Option<(Arc<Dir>, CString)>,
+    at: At,
     abs: PathBuf,
     rel: String,
     /// The rules in force in its parent.
     rules: Rules,
+}
+
+/// Where a directory to list is opened from.
+enum At {
+    /// The walk's start, opened by its caller beneath the root.
+    Start(rustix::fd::OwnedFd),
+    /// Its name in its parent, listed already.
+    In(Arc<Dir>, CString),
 }
 
 /// Files of a supported language found in one listed directory, not ignored, not
@@ -326,13 +333,16 @@ fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
 }
 
 impl Walker<'_> {
-    /// Walks `dir` (`rel` from the root), whose parent's rules are `rules`. The start
-    /// is not checked for being hidden, ignored or a nested repository: the caller
-    /// chose it.
-    pub(super) fn run(&self, dir: &Path, rel: &str, rules: Rules) {
+    /// Walks `dir` (`rel` from the root), whose parent's rules are `rules`, listing
+    /// `start`: `dir` opened by the caller beneath the root without following a
+    /// symlink (`jail::open_dir_beneath`), so a directory on the way to it swapped
+    /// for one cannot lead the walk outside; below it, each directory is opened by
+    /// name in its listed parent, `O_NOFOLLOW`. The start is not checked for being
+    /// hidden, ignored or a nested repository: the caller chose it.
+    pub(super) fn run(&self, start: rustix::fd::OwnedFd, dir: &Path, rel: &str, rules: Rules) {
         let queue = (Mutex::new(Queue::default()), Condvar::new());
         queue.0.lock().unwrap().jobs.push(Job::Dir(DirJob {
-            parent: None,
+            at: At::Start(start),
             abs: dir.to_path_buf(),
             rel: rel.to_string(),
             rules,
@@ -403,15 +413,22 @@ impl Walker<'_> {
     /// Lists one directory: its subdirectories and then its files, in jobs, to `jobs`.
     fn list(&self, job: DirJob, jobs: &mut Vec<Job>) {
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
-        let fd = match &job.parent {
-            Some((parent, name)) => parent
+        let DirJob {
+            at,
+            abs,
+            rel,
+            rules,
+        } = job;
+        let start = matches!(at, At::Start(_));
+        let fd = match at {
+            At::In(parent, name) => parent
                 .fd()
                 .and_then(|p| rustix::fs::openat(p, name.as_c_str(), flags, Mode::empty())),
-            None => rustix::fs::open(&job.abs, flags, Mode::empty()),
+            At::Start(fd) => Ok(fd),
         };
         // Unreadable directories are left out, as any walker would.
         let Ok(fd) = fd else { return };
-        (self.enter)(&job.abs);
+        (self.enter)(&abs);
         // Taken before the listing is read: a change after it changes the identity.
         let id = match self.listed {
             Some(_) => match rustix::fs::fstat(&fd) {
@@ -429,7 +446,7 @@ impl Walker<'_> {
                 // A nested repository or worktree: another project. Found by listing
                 // rather than a `stat` of every directory; its own watch stays (the
                 // watcher drops events under it, `is_ignored`), its contents unseen.
-                b".git" if job.parent.is_some() => return,
+                b".git" if !start => return,
                 // A symlinked ignore file counts as absent, as git (2.32 on) treats
                 // one in the working tree: it must not pull another file's lines in.
                 b".gitignore" => own.gitignore = ignore_file(entry.file_type()),
@@ -440,7 +457,7 @@ impl Walker<'_> {
                 entries.push((name.to_owned(), entry.file_type()));
             }
         }
-        let rules = job.rules.inside(&job.abs, own);
+        let rules = rules.inside(&abs, own);
         let dir = Arc::new(dir);
         let Ok(fd) = dir.fd() else { return };
         let mut files = Vec::new();
@@ -461,16 +478,16 @@ impl Walker<'_> {
             let os_name = OsStr::new(utf8);
             match kind {
                 FileType::Directory => {
-                    let abs = job.abs.join(os_name);
+                    let abs = abs.join(os_name);
                     if rules.ignores(&abs, true) {
                         continue;
                     }
-                    let rel = join(&job.rel, utf8);
+                    let rel = join(&rel, utf8);
                     if self.descend.is_some_and(|descend| !descend(&rel)) {
                         continue;
                     }
                     jobs.push(Job::Dir(DirJob {
-                        parent: Some((dir.clone(), name)),
+                        at: At::In(dir.clone(), name),
                         abs,
                         rel,
                         rules: rules.clone(),
@@ -481,23 +498,19 @@ impl Walker<'_> {
                         continue;
                     };
                     // Most directories have no rules in force: no path to build.
-                    if !rules.is_empty() && rules.ignores(&job.abs.join(os_name), false) {
+                    if !rules.is_empty() && rules.ignores(&abs.join(os_name), false) {
                         continue;
                     }
-                    let rel = join(&job.rel, utf8);
+                    let rel = join(&rel, utf8);
                     files.push((name, rel, lang));
                 }
                 _ => {}
             }
         }
         if let (Some(listed), Some(id)) = (self.listed, id) {
-            let skip = if job.rel.is_empty() {
-                0
-            } else {
-                job.rel.len() + 1
-            };
+            let skip = if rel.is_empty() { 0 } else { rel.len() + 1 };
             listed(Listed {
-                rel: &job.rel,
+                rel: &rel,
                 id,
                 ignores: own,
                 files: files
@@ -557,6 +570,11 @@ mod tests {
 
     use super::*;
 
+    fn open_dir(dir: &Path) -> rustix::fd::OwnedFd {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        rustix::fs::open(dir, flags, Mode::empty()).unwrap()
+    }
+
     /// The files this walk finds under `root`, from `threads` threads.
     fn walk(root: &Path, threads: usize) -> BTreeSet<String> {
         let found = Mutex::new(BTreeSet::new());
@@ -571,7 +589,7 @@ mod tests {
             listed: None,
             descend: None,
         }
-        .run(root, "", Rules::above(root, None));
+        .run(open_dir(root), root, "", Rules::above(root, None));
         let entered = entered.into_inner().unwrap();
         assert!(entered.contains(&root.to_path_buf()));
         found.into_inner().unwrap()
@@ -687,7 +705,7 @@ mod tests {
                     listed: None,
                     descend: None,
                 }
-                .run(&root, "", Rules::default())
+                .run(open_dir(&root), &root, "", Rules::default())
             });
             tx.send(outcome.is_err()).unwrap();
         });
