@@ -1386,21 +1386,30 @@ fn a_directory_swapped_for_a_symlink_out_never_lets_an_edit_escape_and_every_ans
     );
 }
 
+/// A project with a directory `x` holding `x/keep.rs`, indexed (so `x` is watched).
+fn indexed_with_x() -> (TestEnv, PathBuf) {
+    let (env, root) = project(&[("src/lib.rs", LIB_RS), ("x/keep.rs", "fn keep() {}\n")]);
+    assert!(outlined_paths(&env, &root).contains(&"x/keep.rs".to_string()));
+    (env, root)
+}
+
+/// The files `outline` of the whole root lists, in its order.
+fn outlined_paths(env: &TestEnv, root: &Path) -> Vec<String> {
+    let v = ok(env, root, &["outline", "."]);
+    let files = v["files"].as_array().unwrap().iter();
+    files
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// A directory moved out of the root keeps its watch until the watcher drops it, so
 /// a directory made in it afterwards is reported under its old name inside the
 /// root, where a symlink to it now stands. The walk of that name starts beneath the
 /// root without following a symlink: nothing outside is indexed.
 #[test]
 fn a_directory_moved_out_and_linked_back_is_never_walked_through_the_link() {
-    let (env, root) = project(&[("src/lib.rs", LIB_RS), ("x/keep.rs", "fn keep() {}\n")]);
-    let paths = || -> Vec<String> {
-        let v = ok(&env, &root, &["outline", "."]);
-        let files = v["files"].as_array().unwrap().iter();
-        files
-            .map(|f| f["path"].as_str().unwrap().to_string())
-            .collect()
-    };
-    assert!(paths().contains(&"x/keep.rs".to_string()));
+    let (env, root) = indexed_with_x();
+    let paths = || outlined_paths(&env, &root);
     let outside = env.dir().join("outside");
     fs::create_dir_all(&outside).unwrap();
     fs::rename(root.join("x"), outside.join("x")).unwrap();
@@ -1427,15 +1436,8 @@ fn a_directory_moved_out_and_linked_back_is_never_walked_through_the_link() {
 /// the old one held under that name (it used to keep it until the next full walk).
 #[test]
 fn a_directory_replaced_under_its_name_leaves_nothing_of_the_old_one_behind() {
-    let (env, root) = project(&[("src/lib.rs", LIB_RS), ("x/keep.rs", "fn keep() {}\n")]);
-    let paths = || -> Vec<String> {
-        let v = ok(&env, &root, &["outline", "."]);
-        let files = v["files"].as_array().unwrap().iter();
-        files
-            .map(|f| f["path"].as_str().unwrap().to_string())
-            .collect()
-    };
-    assert!(paths().contains(&"x/keep.rs".to_string()));
+    let (env, root) = indexed_with_x();
+    let paths = || outlined_paths(&env, &root);
     fs::rename(root.join("x"), root.join("x.old")).unwrap();
     write_files(&root, &[("x/new.rs", "fn new() {}\n")]);
     let want = ["src/lib.rs", "x.old/keep.rs", "x/new.rs"].map(String::from);
