@@ -6,6 +6,28 @@ pub fn rss_bytes() -> Option<u64> {
     rss_bytes_of("self")
 }
 
+/// Hands back to the system the memory the allocator keeps after a burst of
+/// allocations is freed: glibc's malloc keeps free pages in each thread's arena, and
+/// after a full walk of a 105,000-file root that was about 190 MiB of a 698 MiB RSS
+/// (measured with `malloc_trim(0)` called from gdb: 698 → 506 MiB). Called after a
+/// full walk, on the index thread, never on the request path. A no-op where the
+/// allocator is not glibc's.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+pub fn release_free_memory() {
+    unsafe extern "C" {
+        fn malloc_trim(pad: usize) -> std::ffi::c_int;
+    }
+    // SAFETY: malloc_trim(3) takes no pointers and only walks and shrinks glibc's own
+    // heaps under its arena locks; it may be called from any thread at any time.
+    unsafe {
+        malloc_trim(0);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn release_free_memory() {}
+
 /// Resident set size of process `pid` (a number or `self`).
 pub fn rss_bytes_of(pid: &str) -> Option<u64> {
     let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;

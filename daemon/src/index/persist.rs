@@ -126,6 +126,9 @@ pub const MAX_PENDING: usize = 1 << 16;
 const BATCH: usize = 4096;
 /// The longest the writer holds records back for a running walk.
 const WALK_WAIT: Duration = Duration::from_secs(5);
+/// Parse bytes the writer writes and drops before it asks the allocator to give
+/// free memory back ([`crate::sys::release_free_memory`]), once it has caught up.
+const TRIM_AFTER: usize = 64 << 20;
 /// The most the writer holds back for a running walk, in the parses' resident
 /// bytes: what it holds outlives the symbol cache's evictions, so on a root larger
 /// than the cache (the 100k-file composite) up to this much is memory beyond the
@@ -726,6 +729,9 @@ impl Writer {
         let (done, cv) = &self.shared.loaded;
         *done.lock().unwrap() = true;
         cv.notify_all();
+        // Bytes of parses written and dropped since the allocator was last asked to
+        // give free memory back.
+        let mut dropped = 0;
         while let Ok(first) = rx.recv() {
             if !matches!(first, Msg::Reset(_) | Msg::Flush(_)) {
                 self.wait_for_walks();
@@ -743,6 +749,20 @@ impl Writer {
             let held = batch.iter().map(Msg::held).sum();
             self.shared.pending_bytes.fetch_sub(held, Ordering::Relaxed);
             self.apply(batch);
+            dropped += held;
+            // Caught up after a walk's worth of parses: the memory they (and the
+            // walk) freed goes back to the system instead of staying in the
+            // allocator's arenas (about 190 MiB after a first index of 105,000 files).
+            if dropped >= TRIM_AFTER && self.shared.pending.load(Ordering::Relaxed) == 0 {
+                let trim = std::time::Instant::now();
+                crate::sys::release_free_memory();
+                tracing::debug!(
+                    ms = trim.elapsed().as_millis() as u64,
+                    dropped,
+                    "gave free memory back"
+                );
+                dropped = 0;
+            }
         }
     }
 
