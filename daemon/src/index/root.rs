@@ -514,34 +514,26 @@ impl RootIndex {
         par_each(jobs.len(), self.config.threads, |j| {
             let (i, run) = &jobs[j];
             let dir = &listing.dirs[*i];
+            // Opened beneath the root without following a symlink: one swapped in on
+            // the way since the check leads nowhere (a `stat` or walk by path from
+            // the root would follow it). Gone or swapped since the check: the full
+            // walk that follows the answer sees what it is now.
+            let Ok(at) = jail::open_dir_beneath(root_fd.as_fd(), &dir.rel) else {
+                return;
+            };
             if checks[*i] == Check::Same {
-                // Each file `stat`ed by name in its directory, opened beneath the
-                // root without following a symlink: one swapped in on the way since
-                // the check leads nowhere (a `stat` by path from the root would
-                // follow it), and the path is looked up once a run, not once a file.
-                let at = match dir.rel.as_str() {
-                    "" => None,
-                    rel => match jail::open_dir_beneath(root_fd.as_fd(), rel) {
-                        Ok(fd) => Some(fd),
-                        // Gone or swapped since the check: the full walk that
-                        // follows the answer sees what it is now.
-                        Err(_) => return,
-                    },
-                };
-                let at = at.as_ref().map_or(root_fd.as_fd(), |fd| fd.as_fd());
+                // Each file `stat`ed by name in its directory: the path is looked up
+                // once a run, not once a file.
                 let run = &dir.files[run.start..run.end.min(dir.files.len())];
                 let found = run.iter().filter_map(|(name, lang)| {
                     let st =
-                        rustix::fs::statat(at, name.as_str(), AtFlags::SYMLINK_NOFOLLOW).ok()?;
+                        rustix::fs::statat(&at, name.as_str(), AtFlags::SYMLINK_NOFOLLOW).ok()?;
                     (FileType::from_raw_mode(st.st_mode as _) == FileType::RegularFile)
                         .then(|| (join(&dir.rel, name), *lang, FileId::from(&st)))
                 });
                 let _ = same[j].set(found.collect());
                 return;
             }
-            let Ok(start) = jail::open_dir_beneath(root_fd.as_fd(), &dir.rel) else {
-                return;
-            };
             let abs = self.root.join(&dir.rel);
             Walker {
                 threads: 1,
@@ -559,7 +551,7 @@ impl RootIndex {
                 // Known subdirectories are checked on their own.
                 descend: Some(&|rel| !known.contains(rel)),
             }
-            .run(start, &abs, &dir.rel, self.rules_above(&abs));
+            .run(at, &abs, &dir.rel, self.rules_above(&abs));
         });
         if ignores_moved.load(Ordering::Relaxed) {
             return false;

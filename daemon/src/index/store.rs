@@ -561,13 +561,8 @@ impl Caches {
                 })
             })
             .collect();
-        for (root, total) in [
-            (&root.hash_hits, &self.totals.hash_hits),
-            (&root.symbol_hits, &self.totals.symbol_hits),
-        ] {
-            root.fetch_add(hits, Ordering::Relaxed);
-            total.fetch_add(hits, Ordering::Relaxed);
-        }
+        bump_by(&root.hash_hits, &self.totals.hash_hits, hits);
+        bump_by(&root.symbol_hits, &self.totals.symbol_hits, hits);
         known
     }
 
@@ -653,8 +648,12 @@ fn read_unchanged(file: std::fs::File, id: FileId) -> io::Result<(Vec<u8>, bool)
 }
 
 fn bump(root: &AtomicU64, total: &AtomicU64) {
-    root.fetch_add(1, Ordering::Relaxed);
-    total.fetch_add(1, Ordering::Relaxed);
+    bump_by(root, total, 1);
+}
+
+fn bump_by(root: &AtomicU64, total: &AtomicU64, n: u64) {
+    root.fetch_add(n, Ordering::Relaxed);
+    total.fetch_add(n, Ordering::Relaxed);
 }
 
 #[cfg(test)]
