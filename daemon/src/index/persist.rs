@@ -325,6 +325,7 @@ impl Store {
             tag: build_tag(),
             shared: shared.clone(),
             lock: None,
+            lost: std::cell::Cell::new(false),
         };
         let handle = std::thread::Builder::new()
             .name("lean-ctx-store".into())
@@ -374,10 +375,8 @@ impl Store {
     /// asks for every file of a root at once ([`Store::hash_of`] and
     /// [`Store::meta`] take the lock twice a file).
     pub fn known_many(&self, files: &[(FileId, Lang)]) -> Vec<Option<(Hash, Meta)>> {
-        let Some(guard) = self.loaded() else {
-            return vec![None; files.len()];
-        };
-        let Some(disk) = guard.as_ref() else {
+        let guard = self.loaded();
+        let Some(disk) = guard.as_ref().and_then(|g| g.as_ref()) else {
             return vec![None; files.len()];
         };
         files
@@ -719,6 +718,10 @@ struct Writer {
     shared: Arc<Shared>,
     /// The flock on `<index dir>/<build>.lock`, held for as long as the writer runs.
     lock: Option<File>,
+    /// The store's directory kept vanishing while it was opened again (clears in a
+    /// burst): the next write tries again instead of serving from memory until the
+    /// next start.
+    lost: std::cell::Cell<bool>,
 }
 
 impl Writer {
@@ -846,6 +849,7 @@ impl Writer {
     /// leave the daemon serving from memory until its next start.
     fn open_by_name(&self, load: bool) -> Option<Disk> {
         let mut tries = 0;
+        self.lost.set(false);
         loop {
             let dir = match open_private_dir(&self.path) {
                 Ok(dir) => Arc::new(dir),
@@ -854,6 +858,7 @@ impl Writer {
                     continue;
                 }
                 Err(e) => {
+                    self.lost.set(e.kind() == io::ErrorKind::NotFound);
                     self.shared.note(
                         true,
                         format!("not persisting the index: {}: {e}", self.path.display()),
@@ -874,6 +879,7 @@ impl Writer {
                 Ok(disk) => return Some(disk),
                 Err(e) if e.kind() == io::ErrorKind::NotFound && tries < 3 => tries += 1,
                 Err(e) => {
+                    self.lost.set(e.kind() == io::ErrorKind::NotFound);
                     self.shared.note(
                         true,
                         format!(
@@ -1079,8 +1085,12 @@ impl Writer {
         }
         let removed = {
             let disk = self.shared.disk.read().unwrap();
-            // None: never opened (said so once), or discarded (a reset is queued).
-            disk.as_ref().is_some_and(|d| !still_there(d))
+            // None: never opened (said so once), discarded (a reset is queued), or
+            // lost to clears in a burst (tried again).
+            match disk.as_ref() {
+                Some(d) => !still_there(d),
+                None => self.lost.get(),
+            }
         };
         if removed {
             // `clear-cache`, or someone else: start again.
