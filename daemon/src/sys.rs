@@ -9,9 +9,9 @@ pub fn rss_bytes() -> Option<u64> {
 /// Hands back to the system the memory the allocator keeps after a burst of
 /// allocations is freed: glibc's malloc keeps free pages in each thread's arena, and
 /// after a full walk of a 105,000-file root that was about 190 MiB of a 698 MiB RSS
-/// (measured with `malloc_trim(0)` called from gdb: 698 → 506 MiB). Called after a
-/// full walk, on the index thread, never on the request path. A no-op where the
-/// allocator is not glibc's.
+/// (measured with `malloc_trim(0)` called from gdb: 698 → 506 MiB). Called by the
+/// store's writer once it has caught up after writing a walk's parses, never on the
+/// request path (`tests/trim.rs`). A no-op where the allocator is not glibc's.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
 pub fn release_free_memory() {

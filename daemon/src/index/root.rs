@@ -492,9 +492,9 @@ impl RootIndex {
             self.walk.done.fetch_add(1, Ordering::Relaxed);
         };
         // Changed directories are listed again (and their files indexed) right away;
-        // the files of unchanged ones are `stat`ed in runs of at most
-        // `STAT_RUN` (a flat directory of hundreds, like an npm package's root,
-        // spread over every thread) and looked up together below.
+        // the files of unchanged ones are `stat`ed in runs of at most `STAT_RUN` (a
+        // flat directory of hundreds, like an npm package's root, spread over every
+        // thread), each run looked up and entered by the thread that `stat`ed it.
         const STAT_RUN: usize = 64;
         let jobs: Vec<(usize, std::ops::Range<usize>)> = listing
             .dirs
@@ -509,8 +509,6 @@ impl RootIndex {
                 (0..runs).map(move |r| (i, r * STAT_RUN..((r + 1) * STAT_RUN)))
             })
             .collect();
-        let same: Vec<OnceLock<Vec<(String, Lang, FileId)>>> =
-            jobs.iter().map(|_| OnceLock::new()).collect();
         par_each(jobs.len(), self.config.threads, |j| {
             let (i, run) = &jobs[j];
             let dir = &listing.dirs[*i];
@@ -529,9 +527,9 @@ impl RootIndex {
                     let st =
                         rustix::fs::statat(&at, name.as_str(), AtFlags::SYMLINK_NOFOLLOW).ok()?;
                     (FileType::from_raw_mode(st.st_mode as _) == FileType::RegularFile)
-                        .then(|| (join(&dir.rel, name), *lang, FileId::from(&st)))
+                        .then(|| (name.as_str(), *lang, FileId::from(&st)))
                 });
-                let _ = same[j].set(found.collect());
+                self.enter_unchanged(at.as_fd(), &dir.rel, found.collect(), &index);
                 return;
             }
             let abs = self.root.join(&dir.rel);
@@ -553,52 +551,49 @@ impl RootIndex {
             }
             .run(at, &abs, &dir.rel, self.rules_above(&abs));
         });
+        // What was entered meanwhile is harmless: the full walk that follows keeps
+        // only what it sees.
         if ignores_moved.load(Ordering::Relaxed) {
             return false;
         }
-        let same = same
-            .into_iter()
-            .flat_map(|s| s.into_inner().unwrap_or_default());
-        self.enter_unchanged(root_fd.as_fd(), same, &index);
         self.end_walk(generation, started, "from the last walk's listing");
         true
     }
 
-    /// Enters the files of a restart's unchanged directories: those whose identity
-    /// the store knows, with a parse it holds, at once (no file opened, one lookup
-    /// and one take of the table's lock for all); the rest (changed since, too
-    /// large, binary, or not in the store) through `index`, over the threads.
+    /// Enters a run of files `found` (by name) in a restart's unchanged directory
+    /// `rel`, held open as `dir`: those whose identity the store knows, with a parse
+    /// it holds, at once (no file opened, one lookup and one take of the table's lock
+    /// for the run); the rest (changed since, too large, binary, or not in the store)
+    /// through `index`, opened by name beneath `dir`.
     fn enter_unchanged(
         &self,
-        root_fd: rustix::fd::BorrowedFd<'_>,
-        found: impl Iterator<Item = (String, Lang, FileId)>,
+        dir: rustix::fd::BorrowedFd<'_>,
+        rel: &str,
+        found: Vec<(&str, Lang, FileId)>,
         index: &(dyn Fn(&str, Lang, FileId, &Opener<'_>) + Sync),
     ) {
-        let found: Vec<(String, Lang, FileId)> = found.collect();
         let keys: Vec<(FileId, Lang)> = found.iter().map(|(_, lang, id)| (*id, *lang)).collect();
         let stored = self.caches.stored_many(&keys, &self.counters);
         let walk = self.generation.load(Ordering::Relaxed);
         let mut rest = Vec::new();
         let mut entries = Vec::with_capacity(found.len());
-        for ((rel, lang, id), known) in found.into_iter().zip(stored) {
+        for ((name, lang, id), known) in found.into_iter().zip(stored) {
             match known {
                 Some(known) if id.size() <= self.config.max_file_bytes && !known.meta.binary => {
                     let walk = AtomicU64::new(walk);
-                    entries.push((rel, Entry { id, known, walk }));
+                    entries.push((join(rel, name), Entry { id, known, walk }));
                 }
-                _ => rest.push((rel, lang, id)),
+                _ => rest.push((name, lang, id)),
             }
         }
         let entered = entries.len() as u64;
         self.walk.total.fetch_add(entered, Ordering::Relaxed);
         self.files.extend(entries);
         self.walk.done.fetch_add(entered, Ordering::Relaxed);
-        par_each(rest.len(), self.config.threads, |i| {
-            let (rel, lang, id) = &rest[i];
-            // Beneath the descriptor held, not the root opened again.
-            let open = || jail::open_beneath(root_fd, rel);
-            index(rel, *lang, *id, &open);
-        });
+        for (name, lang, id) in rest {
+            let open = || jail::open_beneath(dir, name);
+            index(&join(rel, name), lang, id, &open);
+        }
     }
 
     /// Each listed directory's check: unchanged, changed (to be listed again), or
