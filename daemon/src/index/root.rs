@@ -1077,6 +1077,7 @@ impl RootIndex {
             }
         }
         let mut changed = Vec::new();
+        let (mut gone, mut walks) = (Vec::new(), Vec::new());
         for path in paths {
             if rescan {
                 break;
@@ -1113,8 +1114,25 @@ impl RootIndex {
             // Gone, replaced, or (a directory) created or moved in: what was under
             // the name is not there any more (a directory moved away or replaced took
             // its files along), and a directory is walked again (which watches it).
-            self.files.retain(|r, _| !under(r, &rel));
             if kind.is_ok_and(|k| k.is_dir()) {
+                walks.push(path);
+            }
+            gone.push(rel);
+        }
+        // A full walk drops what it does not find and walks everything anyway.
+        if !rescan {
+            // One pass over the table for the whole batch, before the walks that
+            // enter what is there now: a burst (a branch switched, a tree unpacked
+            // or removed) is not a pass over every file per directory.
+            let gone: rustc_hash::FxHashSet<&str> = gone.iter().map(String::as_str).collect();
+            if !gone.is_empty() {
+                self.files.retain(|rel, _| {
+                    let mut names =
+                        std::iter::once(rel).chain(rel.match_indices('/').map(|(i, _)| &rel[..i]));
+                    !names.any(|name| gone.contains(name))
+                });
+            }
+            for path in walks {
                 self.walk_and_index(&path, false, None);
             }
         }
