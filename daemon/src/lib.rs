@@ -40,6 +40,7 @@ pub mod service_manager;
 pub mod state;
 pub mod status;
 pub mod sys;
+pub mod tokens;
 pub mod trust;
 pub mod upgrade;
 pub mod worktree;

@@ -1,0 +1,276 @@
+//! Token counts under OpenAI's `o200k_base`, for gain accounting (`gain.rs`): the
+//! number of tokens tiktoken's `encode_ordinary` gives a text, nothing else (no token
+//! ids, no decoding, no special tokens).
+//!
+//! The tables are compiled in by `build.rs` from tiktoken-rs (every token's bytes in
+//! rank order, and the pre-tokenizing pattern), so loading is one pass that indexes
+//! them by bytes: about 12 ms and 7 MiB, where tiktoken-rs's `o200k_base()` decodes
+//! base64 text into a map, a decoder and a sorted copy and clones its regex 128 times
+//! (130-400 ms of CPU and about 46 MiB). The merge is tiktoken's: a pre-tokenized
+//! piece that is not a token itself is split into bytes, and the adjacent pair that
+//! forms the token of lowest rank (the leftmost of equals) is merged until no pair
+//! forms a token. Tests hold the counts to tiktoken-rs's on real sources.
+
+use std::{cmp::Reverse, collections::BinaryHeap};
+
+use rustc_hash::FxHashMap;
+
+static BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.bytes"));
+static LENS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.lens"));
+const PATTERN: &str = include_str!(concat!(env!("OUT_DIR"), "/o200k.pattern"));
+
+/// No such token (also: the pair is gone).
+const NONE: u32 = u32::MAX;
+
+/// Pieces at least this long are merged with a heap: the list scan is quadratic, and
+/// a megabyte of base64 or of one repeated character is one piece.
+const LONG_PIECE: usize = 100;
+
+pub struct O200k {
+    ranks: FxHashMap<&'static [u8], u32>,
+    pattern: fancy_regex::Regex,
+}
+
+impl std::fmt::Debug for O200k {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("O200k")
+    }
+}
+
+impl O200k {
+    pub fn load() -> O200k {
+        let mut ranks = FxHashMap::default();
+        ranks.reserve(LENS.len());
+        let mut at = 0;
+        for (rank, &len) in LENS.iter().enumerate() {
+            let end = at + usize::from(len);
+            ranks.insert(&BYTES[at..end], rank as u32);
+            at = end;
+        }
+        let pattern = fancy_regex::Regex::new(PATTERN).expect("o200k_base's pattern compiles");
+        O200k { ranks, pattern }
+    }
+
+    /// The number of tokens of `text`.
+    pub fn count(&self, text: &str) -> u64 {
+        let mut tokens = 0;
+        let mut counted = 0;
+        for found in self.pattern.find_iter(text) {
+            let Ok(found) = found else {
+                // The pattern's one look-ahead (`\s+(?!\S)`) backtracks a step at most,
+                // so its backtracking limit is never met; were it met, the rest counts
+                // a token a byte (tiktoken-rs would panic).
+                return tokens + (text.len() - counted) as u64;
+            };
+            let piece = found.as_str().as_bytes();
+            counted = found.end();
+            tokens += match piece.len() {
+                _ if self.ranks.contains_key(piece) => 1,
+                n if n < LONG_PIECE => self.merge_short(piece),
+                _ => self.merge_long(piece),
+            } as u64;
+        }
+        tokens
+    }
+
+    fn rank(&self, bytes: &[u8]) -> u32 {
+        self.ranks.get(bytes).copied().unwrap_or(NONE)
+    }
+
+    /// The tokens `piece` merges into, by scanning a list of parts for the best pair
+    /// after every merge: the cheapest way for the short pieces that are nearly all.
+    fn merge_short(&self, piece: &[u8]) -> usize {
+        // Each part's start and the rank of it merged with the next part; the last
+        // entry only marks the end.
+        let mut parts: Vec<(usize, u32)> = (0..=piece.len()).map(|i| (i, NONE)).collect();
+        let pair = |parts: &[(usize, u32)], i: usize| match parts.get(i + 2) {
+            Some(&(end, _)) => self.rank(&piece[parts[i].0..end]),
+            None => NONE,
+        };
+        for i in 0..piece.len() {
+            parts[i].1 = pair(&parts, i);
+        }
+        while let Some(i) = parts
+            .iter()
+            .enumerate()
+            .filter(|(_, part)| part.1 != NONE)
+            .min_by_key(|&(i, part)| (part.1, i))
+            .map(|(i, _)| i)
+        {
+            parts.remove(i + 1);
+            parts[i].1 = pair(&parts, i);
+            if i > 0 {
+                parts[i - 1].1 = pair(&parts, i - 1);
+            }
+        }
+        parts.len() - 1
+    }
+
+    /// The same merges in the same order, the best pair kept in a heap: a merge
+    /// changes the pairs of the merged part and of the part before it, which are
+    /// pushed again; an entry whose rank is no longer its part's is stale. (A part's
+    /// pair after a merge is longer, so never the same token: equal ranks mean the
+    /// same pair.)
+    fn merge_long(&self, piece: &[u8]) -> usize {
+        let n = piece.len();
+        // By each part's start: where it ends, where the part before it starts, and
+        // the rank of it merged with the next part.
+        let mut end: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+        let pair = |end: &[usize], start: usize| match end[start] {
+            next if next < n => self.rank(&piece[start..end[next]]),
+            _ => NONE,
+        };
+        let mut rank: Vec<u32> = (0..n).map(|start| pair(&end, start)).collect();
+        let mut heap: BinaryHeap<_> = (0..n)
+            .filter(|&start| rank[start] != NONE)
+            .map(|start| Reverse((rank[start], start)))
+            .collect();
+        let mut parts = n;
+        while let Some(Reverse((best, start))) = heap.pop() {
+            if rank[start] != best {
+                continue;
+            }
+            let gone = end[start];
+            end[start] = end[gone];
+            rank[gone] = NONE;
+            parts -= 1;
+            if end[start] < n {
+                prev[end[start]] = start;
+            }
+            for part in [Some(start), (start > 0).then(|| prev[start])]
+                .into_iter()
+                .flatten()
+            {
+                rank[part] = pair(&end, part);
+                if rank[part] != NONE {
+                    heap.push(Reverse((rank[part], part)));
+                }
+            }
+        }
+        parts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+
+    /// Text files under `dir` (sorted, at most `cap` bytes each).
+    fn texts(dir: &Path, cap: u64, out: &mut Vec<(PathBuf, String)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                texts(&path, cap, out);
+            } else if path.metadata().is_ok_and(|m| m.len() <= cap)
+                && let Ok(text) = std::fs::read_to_string(&path)
+            {
+                out.push((path, text));
+            }
+        }
+    }
+
+    /// The crates' sources this build compiled, from cargo's registry: real text
+    /// in many languages (Rust, C, Markdown, Unicode tables) nobody here wrote,
+    /// pinned by `Cargo.lock`, so the same on every machine.
+    fn registry_sources() -> Vec<(PathBuf, String)> {
+        let mut out = Vec::new();
+        for krate in [
+            "regex-syntax-0.8.",
+            "unicode-ident-",
+            "similar-2.",
+            "tree-sitter-python-0.25.",
+            "fancy-regex-0.19.",
+        ] {
+            texts(&lean_ctx_testkit::registry_crate(krate), 1 << 20, &mut out);
+        }
+        out
+    }
+
+    /// Text a tokenizer finds hard: every script the pattern's classes name, marks,
+    /// emoji, digits, CRLF, and long runs (the heap path).
+    fn generated() -> Vec<String> {
+        let alphabet: Vec<char> = "aZ0 \t\r\n'sT,.;=+-_/\\\"`~éßİıǅ中文日本語한국어ไทยالعربيةहिन्दी\u{301}\u{200d}😀👍🏽\u{feff}"
+            .chars()
+            .collect();
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut out: Vec<String> = (0..300)
+            .map(|_| {
+                let len = (next() % 400) as usize;
+                (0..len)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect()
+            })
+            .collect();
+        for run in ["a", "ab", "x9", " ", "\n", "=", "-=", "é", "😀", "QmFzZTY0"] {
+            out.push(run.repeat(5_000));
+        }
+        let base64: String = (0..20_000)
+            .map(|_| {
+                let c = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+                c[(next() % 64) as usize] as char
+            })
+            .collect();
+        out.push(base64);
+        out
+    }
+
+    #[test]
+    fn counts_are_tiktokens_on_real_and_hard_text() {
+        let theirs = tiktoken_rs::o200k_base().unwrap();
+        let ours = O200k::load();
+        let mut texts_checked = 0;
+        let mut tokens = 0;
+        let mut sources = registry_sources();
+        texts(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            1 << 20,
+            &mut sources,
+        );
+        let generated = generated()
+            .into_iter()
+            .map(|t| (PathBuf::from("generated"), t));
+        for (path, text) in sources.into_iter().chain(generated) {
+            let want = theirs.encode_ordinary(&text).len() as u64;
+            assert_eq!(
+                ours.count(&text),
+                want,
+                "{}: {:?}",
+                path.display(),
+                &text[..text.len().min(80)]
+            );
+            texts_checked += 1;
+            tokens += want;
+        }
+        assert!(
+            texts_checked > 500 && tokens > 1_000_000,
+            "{texts_checked} texts, {tokens} tokens"
+        );
+    }
+
+    #[test]
+    fn both_merges_agree_on_every_piece_length() {
+        let ours = O200k::load();
+        for text in generated() {
+            for piece in ours.pattern.find_iter(&text).map(|m| m.unwrap().as_str()) {
+                let piece = piece.as_bytes();
+                if piece.len() > 1 {
+                    assert_eq!(ours.merge_short(piece), ours.merge_long(piece), "{piece:?}");
+                }
+            }
+        }
+    }
+}
