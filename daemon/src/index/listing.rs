@@ -22,23 +22,18 @@
 
 use std::{
     path::PathBuf,
-    time::{Duration, SystemTime, UNIX_EPOCH},
+    time::{SystemTime, UNIX_EPOCH},
 };
 
 use super::{
     lang::Lang,
     persist::{file_id_bytes, file_id_of},
-    store::FileId,
+    store::{FileId, RACY},
     symbols::{lang_byte, lang_of},
     walk::IgnoreFiles,
 };
 
 const MAGIC: &[u8; 8] = b"LCTXLST1";
-
-/// A directory changed this close before the walk started may have changed in the
-/// same timestamp tick as its listing (coarse clocks, filesystems with second
-/// granularity): it is listed again rather than trusted.
-const RACY: Duration = Duration::from_secs(2);
 
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct Listing {
@@ -77,7 +72,9 @@ impl Listing {
             .sort_unstable_by(|a, b| a.rel.split('/').cmp(b.rel.split('/')));
     }
 
-    /// Whether `id`, a directory's identity now, still vouches for its listing.
+    /// Whether `id`, a directory's identity now, still vouches for its listing: a
+    /// directory changed within [`RACY`] before the walk started may have changed
+    /// again in the same timestamp tick, after it was listed.
     pub fn unchanged(&self, listed: &FileId, now: &FileId) -> bool {
         let racy_from = (self.started.0 - RACY.as_secs() as i64, self.started.1);
         listed == now && now.mtime < racy_from

@@ -905,7 +905,7 @@ impl RootIndex {
         let (Some(lang), Ok(id)) = (Lang::from_path(&file.abs), id) else {
             return;
         };
-        let known = self.caches.parse_bytes(id, lang, bytes, parsed);
+        let known = self.caches.parse_bytes(lang, bytes, parsed);
         self.files.replace(
             rel,
             Entry {

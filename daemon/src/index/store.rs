@@ -52,7 +52,23 @@ pub struct FileId {
     pub(super) ctime: (i64, i64),
 }
 
+/// How long after a file's last change its identity is trusted to stand for its
+/// bytes. A change in the same timestamp tick as the change before leaves the
+/// identity as it was (a coarse clock ticks every few milliseconds; some filesystems
+/// keep whole or even two seconds), so an identity taken sooner may already name
+/// other bytes: git's "racily clean" entries. Such an identity is not remembered
+/// (not cached, not persisted): the next look at the file reads it again, and its
+/// parse is still found by content. Directories in a listing follow the same rule.
+pub(super) const RACY: std::time::Duration = std::time::Duration::from_secs(2);
+
 impl FileId {
+    /// Whether this identity, taken at `seen` (seconds and nanoseconds since the
+    /// epoch), stands for the bytes read then for as long as it lasts: the file's
+    /// last change was at least [`RACY`] before.
+    pub(super) fn settled(&self, seen: (i64, i64)) -> bool {
+        self.ctime < (seen.0 - RACY.as_secs() as i64, seen.1)
+    }
+
     /// The identity of the file at `path` (symlinks followed).
     pub fn stat(path: &Path) -> io::Result<FileId> {
         Ok(FileId::from(&rustix::fs::stat(path)?))
@@ -382,7 +398,10 @@ impl Caches {
                 bump(&root.hash_misses, &self.totals.hash_misses);
                 let (bytes, unchanged) = read_unchanged(open()?, id)?;
                 let hash = *blake3::hash(&bytes).as_bytes();
-                if unchanged {
+                // Remembered by identity only if that cannot name other bytes by
+                // now: settled, or vouched for by git's index (whose own racy rule
+                // compared the entry with when the index was written).
+                if unchanged && (blob.is_some() || id.settled(super::listing::now())) {
                     self.hashes.insert(id, hash);
                     if let Some(store) = self.store() {
                         store.put_hash(id, hash);
@@ -568,19 +587,11 @@ impl Caches {
 
     /// Caches bytes already in hand (after our own write), with their parse if the
     /// caller already made it.
-    pub fn parse_bytes(
-        &self,
-        id: FileId,
-        lang: Lang,
-        bytes: &[u8],
-        parsed: Option<FileSymbols>,
-    ) -> Known {
+    pub fn parse_bytes(&self, lang: Lang, bytes: &[u8], parsed: Option<FileSymbols>) -> Known {
+        // The identity is not remembered: the write just made it, so it is never
+        // settled yet (`RACY`); the root's table holds it for the next answer.
         let hash = *blake3::hash(bytes).as_bytes();
-        self.hashes.insert(id, hash);
         let store = self.store();
-        if let Some(store) = store {
-            store.put_hash(id, hash);
-        }
         let symbols = self.symbols.get_with((lang, hash), || {
             let symbols = Arc::new(parsed.unwrap_or_else(|| extract(lang, bytes)));
             if let Some(store) = store {
@@ -658,7 +669,7 @@ fn bump_by(root: &AtomicU64, total: &AtomicU64, n: u64) {
 
 #[cfg(test)]
 mod tests {
-    use std::fs;
+    use std::{fs, time::Duration};
 
     use super::*;
 
@@ -733,7 +744,7 @@ mod tests {
             .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None)
             .unwrap();
         assert!(made.held.is_none(), "the store gives it back: not held");
-        first.close_store(std::time::Duration::from_secs(30));
+        first.close_store(Duration::from_secs(30));
         drop(first);
 
         // The next process.
@@ -761,7 +772,7 @@ mod tests {
             .symbols_of(&listed, id, &at(tmp.path(), "a.rs"))
             .unwrap();
         assert_eq!((again.hash, names(&again)), (made.hash, names(&asked)));
-        store.close(std::time::Duration::from_secs(30));
+        store.close(Duration::from_secs(30));
     }
 
     /// `daemon status` reads the blob count while the walk holds the blob map.
@@ -774,7 +785,7 @@ mod tests {
         let thread = std::thread::spawn(move || {
             let _ = tx.send(asking.status().len());
         });
-        let answered = rx.recv_timeout(std::time::Duration::from_secs(10));
+        let answered = rx.recv_timeout(Duration::from_secs(10));
         drop(held);
         thread.join().unwrap();
         assert_eq!(answered, Ok(3));
@@ -857,5 +868,46 @@ mod tests {
             .parse(&at(tmp.path(), "a.rs"), stale, Lang::Rust, &root, None)
             .unwrap();
         assert_eq!(counts(&root)[1], 2, "the stale identity is read again");
+    }
+
+    #[test]
+    fn a_file_read_within_a_tick_of_its_change_is_remembered_by_identity_only_once_settled() {
+        let ctime = |secs| FileId {
+            dev: 1,
+            ino: 2,
+            size: 3,
+            mtime: (0, 0),
+            ctime: (secs, 500),
+        };
+        let seen = (1_000, 500);
+        assert!(ctime(1_000 - 3).settled(seen));
+        assert!(!ctime(1_000 - 2).settled(seen), "exactly RACY before");
+        assert!(!ctime(1_000 - 1).settled(seen));
+        assert!(!ctime(1_001).settled(seen), "a ctime in the future");
+
+        // Written just now: a second write in the same timestamp tick, of the same
+        // size, would leave this identity as it is, so it stands for nothing yet.
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("a.rs");
+        fs::write(&path, "fn fresh() {}\n").unwrap();
+        let id = FileId::stat(&path).unwrap();
+        let caches = Caches::new(1 << 20);
+        let root = Counters::default();
+        for _ in 0..2 {
+            caches
+                .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None)
+                .unwrap();
+        }
+        assert_eq!(counts(&root)[..2], [0, 2], "read both times");
+        assert_eq!(caches.hashes.get(&id), None);
+
+        // Settled, the identity is remembered by the read that follows.
+        std::thread::sleep(RACY + Duration::from_millis(100));
+        for _ in 0..2 {
+            caches
+                .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None)
+                .unwrap();
+        }
+        assert_eq!(counts(&root)[..2], [1, 3], "read once more, then known");
     }
 }
