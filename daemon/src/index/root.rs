@@ -73,11 +73,33 @@ const DEBOUNCE: Duration = Duration::from_millis(20);
 #[derive(Debug)]
 struct Entry {
     id: FileId,
+    /// Whether `id` stands for the bytes `known` was made from for as long as it
+    /// lasts: settled when they were read (`FileId::settled`), or known to the
+    /// store by it. Otherwise a write in the same timestamp tick may have kept the
+    /// identity, and the next look at the file reads it again.
+    settled: bool,
     /// Its content's hash and parse figures; the parse itself is fetched from the
     /// shared caches (or the store) when asked for.
     known: Known,
     /// The full walk that last saw the file: entries of older walks are gone.
     walk: AtomicU64,
+}
+
+impl Entry {
+    /// The entry of bytes read just now as those of identity `id`.
+    fn read(id: FileId, known: Known, walk: u64) -> Entry {
+        Entry {
+            id,
+            settled: id.settled(listing::now()),
+            known,
+            walk: AtomicU64::new(walk),
+        }
+    }
+
+    /// Whether the file, now of identity `id`, still holds this entry's bytes.
+    fn holds(&self, id: &FileId) -> bool {
+        self.settled && self.id == *id
+    }
 }
 
 /// The root's files by root-relative path, with running totals that `daemon status`
@@ -581,7 +603,15 @@ impl RootIndex {
             match known {
                 Some(known) if id.size() <= self.config.max_file_bytes && !known.meta.binary => {
                     let walk = AtomicU64::new(walk);
-                    entries.push((join(rel, name), Entry { id, known, walk }));
+                    // The store holds only identities that stood for their bytes.
+                    let settled = true;
+                    let entry = Entry {
+                        id,
+                        settled,
+                        known,
+                        walk,
+                    };
+                    entries.push((join(rel, name), entry));
                 }
                 _ => rest.push((name, lang, id)),
             }
@@ -813,7 +843,7 @@ impl RootIndex {
             return None;
         }
         let walk = self.generation.load(Ordering::Relaxed);
-        if let Some(entry) = self.files.read().get(rel).filter(|e| e.id == id) {
+        if let Some(entry) = self.files.read().get(rel).filter(|e| e.holds(&id)) {
             entry.walk.store(walk, Ordering::Relaxed);
             return Some(entry.known.clone());
         }
@@ -824,14 +854,8 @@ impl RootIndex {
                 None
             }
             Ok(known) => {
-                self.files.insert(
-                    rel.to_string(),
-                    Entry {
-                        id,
-                        known: known.clone(),
-                        walk: AtomicU64::new(walk),
-                    },
-                );
+                let entry = Entry::read(id, known.clone(), walk);
+                self.files.insert(rel.to_string(), entry);
                 Some(known)
             }
             Err(_) => {
@@ -862,9 +886,13 @@ impl RootIndex {
             .map_err(not_found)?;
         self.parse_allowed(rel, id.size())?;
         let open = || file.open();
-        let indexed = self.files.read().get(rel).map(|e| (e.id, e.known.clone()));
+        let indexed = self
+            .files
+            .read()
+            .get(rel)
+            .map(|e| (e.holds(&id), e.known.clone()));
         let known = match indexed {
-            Some((indexed_id, known)) if indexed_id == id => known,
+            Some((true, known)) => known,
             Some(_) => self.index_found_from(rel, lang, id, &open).ok_or_else(|| {
                 LeanError::new(
                     ErrorCode::FileNotFound,
@@ -896,7 +924,8 @@ impl RootIndex {
         ))
     }
 
-    /// Records our own write of `bytes` to `file`, so the next answer needs no re-read.
+    /// Records our own write of `bytes` to `file`, so the next answer needs no
+    /// re-parse (a read and a hash while the new identity is not yet settled).
     pub fn wrote(&self, file: &Jailed, bytes: &[u8], parsed: Option<FileSymbols>) {
         let rel = file.rel.as_str();
         let id = file
@@ -906,14 +935,8 @@ impl RootIndex {
             return;
         };
         let known = self.caches.parse_bytes(lang, bytes, parsed);
-        self.files.replace(
-            rel,
-            Entry {
-                id,
-                known,
-                walk: AtomicU64::new(self.generation.load(Ordering::Relaxed)),
-            },
-        );
+        let walk = self.generation.load(Ordering::Relaxed);
+        self.files.replace(rel, Entry::read(id, known, walk));
     }
 
     /// The first `limit` indexed files under `prefix` (a root-relative dir or file;
@@ -1306,6 +1329,32 @@ mod tests {
             ),
             (IndexState::Ready, 1, 1, 1)
         );
+    }
+
+    #[test]
+    fn a_file_changed_within_a_tick_of_its_read_is_read_again_until_settled() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        fs::write(root.join("a.rs"), "fn a() {}\n").unwrap();
+        let index = RootIndex::new(
+            root.clone(),
+            Arc::new(Caches::new(1 << 20)),
+            IndexConfig::default(),
+        );
+        index.full_index();
+        let file = jail::resolve(&root, &root, "a.rs", jail::Want::File).unwrap();
+        let reads = || index.counters.hash().misses;
+        assert_eq!(reads(), 1);
+        // Just written: a same-size write in the same timestamp tick would have
+        // kept its identity, so each answer reads it again.
+        index.file(&file).unwrap();
+        index.file(&file).unwrap();
+        assert_eq!(reads(), 3);
+        // Settled, one more read, and then the identity stands for the bytes.
+        std::thread::sleep(super::super::store::RACY + Duration::from_millis(100));
+        index.file(&file).unwrap();
+        index.file(&file).unwrap();
+        assert_eq!(reads(), 4);
     }
 
     #[tokio::test]
