@@ -74,9 +74,9 @@ const DEBOUNCE: Duration = Duration::from_millis(20);
 struct Entry {
     id: FileId,
     /// Whether `id` stands for the bytes `known` was made from for as long as it
-    /// lasts: settled when they were read (`FileId::settled`), or known to the
-    /// store by it. Otherwise a write in the same timestamp tick may have kept the
-    /// identity, and the next look at the file reads it again.
+    /// lasts: settled when they were read (`FileId::settled`), vouched for by git,
+    /// or known to the store by it. Otherwise a write in the same timestamp tick may
+    /// have kept the identity, and the next look at the file reads it again.
     settled: bool,
     /// Its content's hash and parse figures; the parse itself is fetched from the
     /// shared caches (or the store) when asked for.
@@ -86,13 +86,13 @@ struct Entry {
 }
 
 impl Entry {
-    /// The entry of bytes read just now as those of identity `id`.
-    fn read(id: FileId, known: Known, walk: u64) -> Entry {
+    fn new(id: FileId, settled: bool, known: Known, walk: u64) -> Entry {
+        let walk = AtomicU64::new(walk);
         Entry {
             id,
-            settled: id.settled(listing::now()),
+            settled,
             known,
-            walk: AtomicU64::new(walk),
+            walk,
         }
     }
 
@@ -602,16 +602,8 @@ impl RootIndex {
         for ((name, lang, id), known) in found.into_iter().zip(stored) {
             match known {
                 Some(known) if id.size() <= self.config.max_file_bytes && !known.meta.binary => {
-                    let walk = AtomicU64::new(walk);
                     // The store holds only identities that stood for their bytes.
-                    let settled = true;
-                    let entry = Entry {
-                        id,
-                        settled,
-                        known,
-                        walk,
-                    };
-                    entries.push((join(rel, name), entry));
+                    entries.push((join(rel, name), Entry::new(id, true, known, walk)));
                 }
                 _ => rest.push((name, lang, id)),
             }
@@ -793,20 +785,25 @@ impl RootIndex {
     /// Hash and symbols of `rel` (identity `id`, read through `open` if at all) from
     /// the shared caches, with the blob the git index says it holds if it vouches
     /// for it.
+    /// The file's parse, and whether `id` stands for its bytes for as long as it
+    /// lasts: git vouched for it, it was settled (`FileId::settled`) by now, or the
+    /// caches knew it (they remember only identities that stood for their bytes).
     fn parse(
         &self,
         rel: &str,
         lang: Lang,
         id: FileId,
         open: &dyn Fn() -> std::io::Result<std::fs::File>,
-    ) -> std::io::Result<Known> {
+    ) -> std::io::Result<(Known, bool)> {
         let blob = self
             .git
             .read()
             .unwrap()
             .as_ref()
             .and_then(|g| g.clean_blob(rel, &id));
-        self.caches.parse(open, id, lang, &self.counters, blob)
+        let known = self.caches.parse(open, id, lang, &self.counters, blob)?;
+        let settled = blob.is_some() || id.settled(listing::now()) || self.caches.knows(&id);
+        Ok((known, settled))
     }
 
     /// Indexes one file the watcher reported, read beneath the root
@@ -848,13 +845,13 @@ impl RootIndex {
             return Some(entry.known.clone());
         }
         match self.parse(rel, lang, id, open) {
-            Ok(known) if known.meta.binary => {
+            Ok((known, _)) if known.meta.binary => {
                 self.walk.binary.fetch_add(1, Ordering::Relaxed);
                 self.files.remove(rel);
                 None
             }
-            Ok(known) => {
-                let entry = Entry::read(id, known.clone(), walk);
+            Ok((known, settled)) => {
+                let entry = Entry::new(id, settled, known.clone(), walk);
                 self.files.insert(rel.to_string(), entry);
                 Some(known)
             }
@@ -899,7 +896,7 @@ impl RootIndex {
                     format!("{rel}: cannot be indexed (binary, too large or unreadable)"),
                 )
             })?,
-            None => self.parse(rel, lang, id, &open).map_err(not_found)?,
+            None => self.parse(rel, lang, id, &open).map_err(not_found)?.0,
         };
         self.caches.symbols_of(&known, id, &open).map_err(not_found)
     }
@@ -935,8 +932,9 @@ impl RootIndex {
             return;
         };
         let known = self.caches.parse_bytes(lang, bytes, parsed);
+        // Just written: not settled (`FileId::settled`).
         let walk = self.generation.load(Ordering::Relaxed);
-        self.files.replace(rel, Entry::read(id, known, walk));
+        self.files.replace(rel, Entry::new(id, false, known, walk));
     }
 
     /// The first `limit` indexed files under `prefix` (a root-relative dir or file;

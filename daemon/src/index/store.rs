@@ -585,6 +585,12 @@ impl Caches {
         known
     }
 
+    /// Whether the caches (or the store) know a content for identity `id`: only
+    /// identities that stood for their bytes are remembered (`FileId::settled`).
+    pub fn knows(&self, id: &FileId) -> bool {
+        self.hashes.contains_key(id) || self.store().is_some_and(|s| s.hash_of(id).is_some())
+    }
+
     /// Caches bytes already in hand (after our own write), with their parse if the
     /// caller already made it.
     pub fn parse_bytes(&self, lang: Lang, bytes: &[u8], parsed: Option<FileSymbols>) -> Known {
