@@ -83,7 +83,7 @@ pub struct Gain {
 const WRITE_EVERY: Duration = Duration::from_secs(1);
 
 /// The tokenizer's tables take about 7 MiB: loaded on the first record of a burst
-/// (about 12 ms) and dropped after this long without one, so an idle daemon stays
+/// (about 11 ms) and dropped after this long without one, so an idle daemon stays
 /// small.
 const TOKENIZER_IDLE: Duration = Duration::from_secs(60);
 
