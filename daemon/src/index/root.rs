@@ -784,10 +784,9 @@ impl RootIndex {
 
     /// Hash and symbols of `rel` (identity `id`, read through `open` if at all) from
     /// the shared caches, with the blob the git index says it holds if it vouches
-    /// for it.
-    /// The file's parse, and whether `id` stands for its bytes for as long as it
-    /// lasts: git vouched for it, it was settled (`FileId::settled`) by now, or the
-    /// caches knew it (they remember only identities that stood for their bytes).
+    /// for it; and whether `id` stands for those bytes for as long as it lasts: git
+    /// vouched for it, it was settled (`FileId::settled`) by now, or the caches knew
+    /// it (they remember only identities that stood for their bytes).
     fn parse(
         &self,
         rel: &str,
