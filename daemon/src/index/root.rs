@@ -298,6 +298,10 @@ impl RootIndex {
                 let (index, every) = (Arc::downgrade(&me), me.config.rescan_interval);
                 // Held no longer: an evicted project's index must be dropped.
                 drop(me);
+                std::thread::sleep(super::store::RACY);
+                if let Some(index) = index.upgrade() {
+                    index.settle();
+                }
                 keep_fresh(index, every);
             })
             .expect("spawn index thread");
@@ -803,6 +807,25 @@ impl RootIndex {
         let known = self.caches.parse(open, id, lang, &self.counters, blob)?;
         let settled = blob.is_some() || id.settled(listing::now()) || self.caches.knows(&id);
         Ok((known, settled))
+    }
+
+    /// Reads again the files whose identities were not settled when they were read
+    /// (changed within `store::RACY` before: a fresh clone or checkout), now that
+    /// they may be: so that the store learns them, and the next restart knows those
+    /// files by identity instead of reading every one of them again. Called once,
+    /// `RACY` after the first full walk; a file still settling then is read at its
+    /// next look.
+    fn settle(&self) {
+        let unsettled: Vec<String> = self
+            .files
+            .read()
+            .iter()
+            .filter(|(_, e)| !e.settled)
+            .map(|(rel, _)| rel.clone())
+            .collect();
+        for rel in unsettled {
+            self.index_file(&self.root.join(&rel), &rel);
+        }
     }
 
     /// Indexes one file the watcher reported, read beneath the root
@@ -1352,6 +1375,31 @@ mod tests {
         index.file(&file).unwrap();
         index.file(&file).unwrap();
         assert_eq!(reads(), 4);
+    }
+
+    #[test]
+    fn files_read_before_they_settled_are_read_once_more_after() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        for name in ["a.rs", "b.rs"] {
+            fs::write(root.join(name), format!("fn {}() {{}}\n", &name[..1])).unwrap();
+        }
+        let index = RootIndex::new(
+            root.clone(),
+            Arc::new(Caches::new(1 << 20)),
+            IndexConfig::default(),
+        );
+        index.full_index();
+        let ids: Vec<FileId> = ["a.rs", "b.rs"]
+            .map(|n| FileId::stat(&root.join(n)).unwrap())
+            .into();
+        assert!(ids.iter().all(|id| !index.caches.knows(id)));
+        std::thread::sleep(super::super::store::RACY + Duration::from_millis(100));
+        index.settle();
+        assert!(ids.iter().all(|id| index.caches.knows(id)));
+        assert_eq!(index.counters.hash().misses, 4, "each read once more");
+        index.settle();
+        assert_eq!(index.counters.hash().misses, 4, "and then known");
     }
 
     #[tokio::test]
