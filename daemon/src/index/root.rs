@@ -788,9 +788,8 @@ impl RootIndex {
 
     /// Hash and symbols of `rel` (identity `id`, read through `open` if at all) from
     /// the shared caches, with the blob the git index says it holds if it vouches
-    /// for it; and whether `id` stands for those bytes for as long as it lasts: git
-    /// vouched for it, it was settled (`FileId::settled`) by now, or the caches knew
-    /// it (they remember only identities that stood for their bytes).
+    /// for it; and whether `id` stands for those bytes for as long as it lasts
+    /// ([`Caches::parse`]).
     fn parse(
         &self,
         rel: &str,
@@ -804,9 +803,7 @@ impl RootIndex {
             .unwrap()
             .as_ref()
             .and_then(|g| g.clean_blob(rel, &id));
-        let known = self.caches.parse(open, id, lang, &self.counters, blob)?;
-        let settled = blob.is_some() || id.settled(listing::now()) || self.caches.knows(&id);
-        Ok((known, settled))
+        self.caches.parse(open, id, lang, &self.counters, blob)
     }
 
     /// Reads again the files whose identities were not settled when they were read
@@ -1261,6 +1258,11 @@ mod tests {
 
     use super::*;
 
+    /// A root's index with the default configuration and caches of its own.
+    pub(super) fn index_of(root: PathBuf) -> RootIndex {
+        RootIndex::new(root, Arc::new(Caches::new(1 << 20)), IndexConfig::default())
+    }
+
     /// Whether any indexed file holds a symbol named `name`.
     fn holds(index: &RootIndex, name: &str) -> bool {
         let (files, _) = index.files_under("", usize::MAX);
@@ -1278,11 +1280,7 @@ mod tests {
         fs::create_dir_all(&outside).unwrap();
         fs::write(root.join("src/sub/t.py"), "def inside():\n    pass\n").unwrap();
         fs::write(outside.join("t.py"), "def secret_outside():\n    pass\n").unwrap();
-        let index = RootIndex::new(
-            root.clone(),
-            Arc::new(Caches::new(1 << 20)),
-            IndexConfig::default(),
-        );
+        let index = index_of(root.clone());
         index.full_index();
         assert!(holds(&index, "inside"), "indexed first");
         let (sub, aside) = (root.join("src/sub"), root.join("src/sub.aside"));
@@ -1322,11 +1320,7 @@ mod tests {
     async fn before_the_first_walk_finishes_the_answer_is_indexing_with_progress() {
         let tmp = tempfile::tempdir().unwrap();
         fs::write(tmp.path().join("a.rs"), "fn a() {}").unwrap();
-        let index = Arc::new(RootIndex::new(
-            tmp.path().to_path_buf(),
-            Arc::new(Caches::new(1 << 20)),
-            IndexConfig::default(),
-        ));
+        let index = Arc::new(index_of(tmp.path().to_path_buf()));
         let err = index.wait_ready(Duration::ZERO).await.unwrap_err();
         assert_eq!(err.code, ErrorCode::Indexing);
         assert!(
@@ -1356,11 +1350,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let root = fs::canonicalize(tmp.path()).unwrap();
         fs::write(root.join("a.rs"), "fn a() {}\n").unwrap();
-        let index = RootIndex::new(
-            root.clone(),
-            Arc::new(Caches::new(1 << 20)),
-            IndexConfig::default(),
-        );
+        let index = index_of(root.clone());
         index.full_index();
         let file = jail::resolve(&root, &root, "a.rs", jail::Want::File).unwrap();
         let reads = || index.counters.hash().misses;
@@ -1384,11 +1374,7 @@ mod tests {
         for name in ["a.rs", "b.rs"] {
             fs::write(root.join(name), format!("fn {}() {{}}\n", &name[..1])).unwrap();
         }
-        let index = RootIndex::new(
-            root.clone(),
-            Arc::new(Caches::new(1 << 20)),
-            IndexConfig::default(),
-        );
+        let index = index_of(root.clone());
         index.full_index();
         let ids: Vec<FileId> = ["a.rs", "b.rs"]
             .map(|n| FileId::stat(&root.join(n)).unwrap())
@@ -1416,11 +1402,7 @@ mod tests {
         }
         lean_ctx_testkit::git(&root, &["init", "-q"]);
         lean_ctx_testkit::git(&root, &["add", "."]);
-        let index = RootIndex::new(
-            root.clone(),
-            Arc::new(Caches::new(1 << 20)),
-            IndexConfig::default(),
-        );
+        let index = index_of(root.clone());
         index.full_index();
         assert_eq!(index.walk.expected.load(Ordering::Relaxed), 3);
         // As if a walk were running and had found one file so far.
@@ -1449,11 +1431,7 @@ mod tests {
     fn status_does_not_wait_for_the_file_table() {
         let tmp = tempfile::tempdir().unwrap();
         fs::write(tmp.path().join("a.rs"), "fn a() {}\nfn b() {}\n").unwrap();
-        let index = Arc::new(RootIndex::new(
-            tmp.path().to_path_buf(),
-            Arc::new(Caches::new(1 << 20)),
-            IndexConfig::default(),
-        ));
+        let index = Arc::new(index_of(tmp.path().to_path_buf()));
         index.full_index();
         let held = index.files.map.write().unwrap();
         let (tx, rx) = mpsc::channel();
@@ -1483,7 +1461,7 @@ mod tests {
 mod ignore_tests {
     use std::fs;
 
-    use super::*;
+    use super::{tests::index_of, *};
 
     #[test]
     fn events_are_judged_by_the_walks_rules() {
@@ -1494,11 +1472,7 @@ mod ignore_tests {
         }
         fs::write(root.join(".gitignore"), "target/\n*.tmp.rs\n").unwrap();
         fs::write(root.join("sub/.gitignore"), "local.rs\n").unwrap();
-        let index = RootIndex::new(
-            root.clone(),
-            Arc::new(Caches::new(1 << 20)),
-            IndexConfig::default(),
-        );
+        let index = index_of(root.clone());
         for (path, ignored) in [
             ("src/a.rs", false),
             ("src/gen", false),
@@ -1553,11 +1527,7 @@ mod ignore_tests {
         let latin1 = root
             .join(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"latin1-\xe9.rs"));
         fs::write(&latin1, "fn f() {}\n").unwrap();
-        let index = RootIndex::new(
-            root.clone(),
-            Arc::new(Caches::new(1 << 20)),
-            IndexConfig::default(),
-        );
+        let index = index_of(root.clone());
         index.full_index();
         let (indexed, _) = index.files_under("", usize::MAX);
         let indexed: HashSet<String> = indexed.into_iter().map(|(rel, _)| rel).collect();

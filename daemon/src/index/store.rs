@@ -334,7 +334,10 @@ impl Caches {
     /// [`Caches::symbols_of`] fetches it when its symbols are asked for. `blob`: the
     /// git blob the worktree's index says the file holds, if it vouches for it.
     /// Counts into `root` and the daemon totals (a hash known from the blob counts as
-    /// a hash hit, a parse known to the store as a symbol hit).
+    /// a hash hit, a parse known to the store as a symbol hit). With the parse:
+    /// whether `id` stands for those bytes for as long as it lasts, and so is
+    /// remembered (known already, vouched for by git, or settled when read:
+    /// [`FileId::settled`]).
     pub fn parse(
         &self,
         open: &dyn Fn() -> io::Result<std::fs::File>,
@@ -342,7 +345,7 @@ impl Caches {
         lang: Lang,
         root: &Counters,
         blob: Option<Oid>,
-    ) -> io::Result<Known> {
+    ) -> io::Result<(Known, bool)> {
         self.relearn();
         // What git vouches for first: in a fresh worktree the identity is new anyway.
         // (Upgraded under the lock: cloning the weak pointer out first would cost two
@@ -373,7 +376,7 @@ impl Caches {
             Some((hash, Some(symbols))) => {
                 bump(&root.hash_hits, &self.totals.hash_hits);
                 bump(&root.symbol_hits, &self.totals.symbol_hits);
-                return Ok(self.known(hash, symbols));
+                return Ok((self.known(hash, symbols), true));
             }
             Some((hash, None)) => Some(hash),
             None => None,
@@ -389,10 +392,10 @@ impl Caches {
         let known = from_blob
             .or_else(|| self.hashes.get(&id))
             .or_else(from_store);
-        let (hash, faithful) = match known {
+        let (hash, faithful, settled) = match known {
             Some(hash) => {
                 bump(&root.hash_hits, &self.totals.hash_hits);
-                (hash, true)
+                (hash, true, true)
             }
             None => {
                 bump(&root.hash_misses, &self.totals.hash_misses);
@@ -401,14 +404,15 @@ impl Caches {
                 // Remembered by identity only if that cannot name other bytes by
                 // now: settled, or vouched for by git's index (whose own racy rule
                 // compared the entry with when the index was written).
-                if unchanged && (blob.is_some() || id.settled(super::listing::now())) {
+                let settled = unchanged && (blob.is_some() || id.settled(super::listing::now()));
+                if settled {
                     self.hashes.insert(id, hash);
                     if let Some(store) = self.store() {
                         store.put_hash(id, hash);
                     }
                 }
                 content = Some(bytes);
-                (hash, unchanged)
+                (hash, unchanged, settled)
             }
         };
         // A parse the store holds stays there: offered to the sample the walk checks.
@@ -445,7 +449,7 @@ impl Caches {
                     // The file may have changed since it was hashed: key by what we parse.
                     let (parsed_hash, symbols) = self.made(lang, &bytes);
                     if parsed_hash != hash {
-                        return Ok(self.known(parsed_hash, symbols));
+                        return Ok((self.known(parsed_hash, symbols), false));
                     }
                     (self.known(hash, symbols.clone()), Some(symbols))
                 }
@@ -463,7 +467,7 @@ impl Caches {
             blobs.insert(blob, Blob { hash, symbols });
             self.blob_count.store(blobs.len() as u64, Ordering::Relaxed);
         }
-        Ok(known)
+        Ok((known, settled))
     }
 
     /// A root's record of `symbols`, the parse of content `hash`: held by the root
@@ -585,9 +589,9 @@ impl Caches {
         known
     }
 
-    /// Whether the caches (or the store) know a content for identity `id`: only
-    /// identities that stood for their bytes are remembered (`FileId::settled`).
-    pub fn knows(&self, id: &FileId) -> bool {
+    /// Whether the caches (or the store) know a content for identity `id`.
+    #[cfg(test)]
+    pub(super) fn knows(&self, id: &FileId) -> bool {
         self.hashes.contains_key(id) || self.store().is_some_and(|s| s.hash_of(id).is_some())
     }
 
@@ -707,7 +711,8 @@ mod tests {
                 &root,
                 Some(blob),
             )
-            .unwrap();
+            .unwrap()
+            .0;
         assert_eq!(counts(&root), [0, 1, 0, 1]);
         // A second worktree's copy: its identity is new, its blob is not. It is
         // never read (gone by now), and its parse is the first one's.
@@ -715,7 +720,8 @@ mod tests {
         fs::remove_file(&second).unwrap();
         let b = caches
             .parse(&at(tmp.path(), "b.rs"), id, Lang::Rust, &root, Some(blob))
-            .unwrap();
+            .unwrap()
+            .0;
         assert_eq!(b.hash, a.hash);
         assert!(Arc::ptr_eq(
             a.held.as_ref().unwrap(),
@@ -730,7 +736,7 @@ mod tests {
             &root,
             Some(blob),
         );
-        assert_eq!(c.unwrap().lang, Lang::Go);
+        assert_eq!(c.unwrap().0.lang, Lang::Go);
     }
 
     /// With a store behind them, the caches list a file whose parse the store holds
@@ -748,7 +754,8 @@ mod tests {
         first.persist(Store::open(&index_dir, 1 << 30));
         let made = first
             .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None)
-            .unwrap();
+            .unwrap()
+            .0;
         assert!(made.held.is_none(), "the store gives it back: not held");
         first.close_store(Duration::from_secs(30));
         drop(first);
@@ -759,7 +766,8 @@ mod tests {
         second.persist(store.clone());
         let listed = second
             .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None)
-            .unwrap();
+            .unwrap()
+            .0;
         assert_eq!((listed.hash, listed.meta), (made.hash, made.meta));
         assert_eq!(store.summary().hits, 0, "listed without reading the parse");
         let names =
@@ -815,6 +823,7 @@ mod tests {
                 Some([1; 20]),
             )
             .unwrap()
+            .0
             .hash;
         caches.settle();
         let again = caches
@@ -825,7 +834,8 @@ mod tests {
                 &root,
                 Some([1; 20]),
             )
-            .unwrap();
+            .unwrap()
+            .0;
         assert_eq!(again.hash, hash);
         assert_eq!(again.meta.count, 1);
         assert_eq!(
@@ -867,7 +877,8 @@ mod tests {
                 &root,
                 Some([2; 20]),
             )
-            .unwrap();
+            .unwrap()
+            .0;
         assert_eq!(parsed.hash, *blake3::hash(b"fn newer() {}\n").as_bytes());
         assert!(caches.blobs.read().unwrap().is_empty());
         caches
