@@ -2,7 +2,8 @@
 //! from the store and re-parses only what changed; a store of another build, a torn
 //! or bit-flipped one and one that lies are never served; a kill -9 during a write
 //! loses at most the batch in flight; a full disk leaves the store whole and the
-//! daemon serving; `daemon clear-cache` removes it with or without a daemon.
+//! daemon serving; `daemon clear-cache` removes it with or without a daemon; a
+//! starting daemon prewarms the roots last called for.
 //!
 //! The tests read the store file themselves (the layout in `daemon/src/index/persist.rs`:
 //! a 76-byte header, then `[len u32][kind u8][body][mac 16]` records sealed with the
@@ -428,6 +429,150 @@ fn a_restarted_daemon_lists_a_root_without_reading_its_parses_until_they_are_ask
     assert_eq!(names(&env, &root), truth);
     assert_eq!(names(&env, &root), truth);
     assert_eq!(store_of(&status(&env))["hits"], 100);
+}
+
+/// The roots in the index dir's `recent-roots` (`daemon/src/index/recent.rs`: a
+/// magic, then per root its last call in unix ms (u64), its path's length (u32) and
+/// the path, most recent first, then a BLAKE3 of all that), or `None` if the file is
+/// missing or does not check.
+fn recent_roots(env: &TestEnv) -> Option<Vec<PathBuf>> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = fs::read(env.paths.index_store_dir().join("recent-roots")).ok()?;
+    let (body, sum) = bytes.split_at(bytes.len().checked_sub(32)?);
+    if blake3::hash(body).as_bytes() != sum {
+        return None;
+    }
+    let mut rest = body.strip_prefix(b"LCTXRCT1")?;
+    let mut roots = Vec::new();
+    while !rest.is_empty() {
+        let len = u32::from_le_bytes(rest[8..12].try_into().unwrap()) as usize;
+        roots.push(PathBuf::from(std::ffi::OsStr::from_bytes(
+            &rest[12..12 + len],
+        )));
+        rest = &rest[12 + len..];
+    }
+    Some(roots)
+}
+
+fn start(env: &TestEnv) {
+    let out = env.shim().args(["daemon", "start"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn set_prewarm(env: &TestEnv, roots: usize) {
+    fs::create_dir_all(&env.paths.config_dir).unwrap();
+    fs::write(
+        env.paths.config_file(),
+        format!("[index]\nprewarm_roots = {roots}\n"),
+    )
+    .unwrap();
+}
+
+/// The roots the daemon has registered, each with whether its index is ready and
+/// how many calls it got.
+fn projects(env: &TestEnv) -> Vec<(PathBuf, bool, u64)> {
+    let st = status(env);
+    st["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                PathBuf::from(p["root"].as_str().unwrap()),
+                p["backings"][0]["state"] == "ready",
+                p["calls"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_starting_daemon_prewarms_the_roots_last_called_for_most_recent_first() {
+    let (env, a) = project(&three());
+    let other = |name: &str| {
+        let root = env.dir().join(name);
+        fs::create_dir_all(root.join("src")).unwrap();
+        fs::write(root.join("src/lib.rs"), format!("fn in_{name}() {{}}\n")).unwrap();
+        fs::canonicalize(root).unwrap()
+    };
+    let (b, c) = (other("b"), other("c"));
+    set_prewarm(&env, 2);
+    for root in [&a, &b, &c] {
+        names(&env, root);
+    }
+    // Stopping drains the store's writer: the file names all three.
+    stop(&env);
+    assert_eq!(
+        recent_roots(&env),
+        Some(vec![c.clone(), b.clone(), a.clone()])
+    );
+    // Gone since: skipped, and the next one prewarmed in its place.
+    fs::remove_dir_all(&c).unwrap();
+    // Changed while no daemon ran: the prewarm's check finds it.
+    fs::write(b.join("src/lib.rs"), "fn changed() {}\n").unwrap();
+
+    start(&env);
+    let warmed = wait_until(Duration::from_secs(30), || {
+        let rows = projects(&env);
+        rows.len() == 2 && rows.iter().all(|(_, ready, _)| *ready)
+    });
+    assert!(warmed, "{:?}\n{}", projects(&env), env.log());
+    let rows = projects(&env);
+    let roots: Vec<&PathBuf> = rows.iter().map(|(r, ..)| r).collect();
+    assert_eq!(roots, [&b, &a], "sorted by root");
+    assert!(rows.iter().all(|(.., calls)| *calls == 0), "{rows:?}");
+    let log = env.log();
+    let at = |root: &Path| log.find(&format!("prewarming root={} ", root.display()));
+    assert!(
+        at(&b).unwrap() < at(&a).unwrap(),
+        "most recent first: {log}"
+    );
+    assert_eq!(
+        log.matches("how=\"from the last walk's listing\"").count(),
+        2,
+        "both checked against their listings: {log}"
+    );
+    assert_eq!(names(&env, &b)["src/lib.rs"], ["changed"]);
+    stop(&env);
+}
+
+#[test]
+fn no_root_is_prewarmed_when_turned_off_or_when_the_recent_roots_are_damaged() {
+    let (env, root) = project(&three());
+    names(&env, &root);
+    stop(&env);
+    assert_eq!(recent_roots(&env), Some(vec![root.clone()]));
+    let file = env.paths.index_store_dir().join("recent-roots");
+    let mut bytes = fs::read(&file).unwrap();
+    bytes[12] ^= 0x01;
+    fs::write(&file, &bytes).unwrap();
+    // What a prewarm would have done by now: the control below shows it.
+    let idle_a_while = |env: &TestEnv| {
+        start(env);
+        std::thread::sleep(Duration::from_millis(1500));
+        let rows = projects(env);
+        stop(env);
+        rows
+    };
+    assert_eq!(idle_a_while(&env), [], "a damaged file: {}", env.log());
+    // The next call writes it whole again.
+    names(&env, &root);
+    stop(&env);
+    assert_eq!(recent_roots(&env), Some(vec![root.clone()]));
+    set_prewarm(&env, 0);
+    assert_eq!(idle_a_while(&env), [], "turned off");
+    // The control: on again, the same start prewarms the root.
+    set_prewarm(&env, 4);
+    start(&env);
+    let warmed = wait_until(Duration::from_secs(30), || {
+        projects(&env) == [(root.clone(), true, 0)]
+    });
+    assert!(warmed, "{:?}\n{}", projects(&env), env.log());
+    stop(&env);
 }
 
 #[test]

@@ -163,6 +163,11 @@ pub struct IndexSection {
     /// recently used parses are dropped beyond it. 0: nothing is persisted.
     #[serde(default = "default_store_max_bytes")]
     pub store_max_bytes: u64,
+    /// How many of the roots last called for (within a week) a starting daemon
+    /// checks against their last walk's listing before any call, most recent
+    /// first; 0: none. Needs the persisted index.
+    #[serde(default = "default_prewarm_roots")]
+    pub prewarm_roots: usize,
 }
 
 impl Default for IndexSection {
@@ -177,6 +182,10 @@ fn default_rescan_interval() -> Duration {
 
 fn default_max_file_bytes() -> u64 {
     1024 * 1024
+}
+
+fn default_prewarm_roots() -> usize {
+    4
 }
 
 fn default_store_max_bytes() -> u64 {

@@ -159,6 +159,13 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
                 config.index.store_max_bytes,
             ));
         }
+        // Before the shim is told we are ready: the most recent root's check runs
+        // while it connects.
+        tokio::spawn(
+            daemon
+                .clone()
+                .prewarm(config.index.prewarm_roots, daemon.shutdown_token().clone()),
+        );
         spawn_stop_triggers(&daemon);
         tokio::spawn(daemon.lsp.clone().run_lifecycle(daemon.shutdown_token().clone()));
         tokio::spawn(daemon.clone().run_project_eviction(daemon.shutdown_token().clone()));

@@ -35,8 +35,15 @@ pub struct Project {
     pub index: Arc<RootIndex>,
     registered_at_unix_ms: u64,
     last_used_unix_ms: AtomicU64,
+    /// When a call was last noted in the store's recent roots (0: not yet).
+    noted_unix_ms: AtomicU64,
     calls: AtomicU64,
 }
+
+/// How often a root in use is noted again in the recent roots: their order only
+/// has to hold across days (what a start prewarms), so once an hour is plenty and
+/// keeps the write off nearly every call.
+const NOTE_EVERY_MS: u64 = 3_600_000;
 
 impl Project {
     /// `path` (root-relative, or absolute inside the root) jailed to this worktree.
@@ -44,11 +51,18 @@ impl Project {
         jail::resolve(&self.root, &self.worktree.group, path, want)
     }
 
-    /// Records a call made for this project.
-    pub fn touch(&self) {
-        self.last_used_unix_ms
-            .store(unix_ms(SystemTime::now()), Ordering::Relaxed);
+    /// Records a call made for this project; `true` when it is due to be noted in
+    /// the recent roots (its first call here, then once per [`NOTE_EVERY_MS`]).
+    pub fn touch(&self) -> bool {
+        let now = unix_ms(SystemTime::now());
+        self.last_used_unix_ms.store(now, Ordering::Relaxed);
         self.calls.fetch_add(1, Ordering::Relaxed);
+        let noted = self.noted_unix_ms.load(Ordering::Relaxed);
+        (noted == 0 || now.saturating_sub(noted) >= NOTE_EVERY_MS)
+            && self
+                .noted_unix_ms
+                .compare_exchange(noted, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
     }
 
     pub fn status(&self) -> ProjectStatus {
@@ -129,10 +143,22 @@ impl ProjectRegistry {
                     index,
                     registered_at_unix_ms: now,
                     last_used_unix_ms: AtomicU64::new(now),
+                    noted_unix_ms: AtomicU64::new(0),
                     calls: AtomicU64::new(0),
                 })
             })
             .clone();
+        Ok(project)
+    }
+
+    /// A call's project: opened (registered on first sight), the call counted, the
+    /// root noted for the next start's prewarm when due, its index started.
+    pub fn enter(&self, root: &Path) -> Result<Arc<Project>, LeanError> {
+        let project = self.open(root)?;
+        if project.touch() {
+            self.caches.used(&project.root);
+        }
+        project.index.start();
         Ok(project)
     }
 
@@ -191,11 +217,12 @@ mod tests {
         let a = reg.open(tmp.path()).unwrap();
         let b = reg.open(&tmp.path().join(".")).unwrap();
         assert!(Arc::ptr_eq(&a, &b));
-        a.touch();
+        assert!(a.touch(), "a first call is noted");
+        assert!(!a.touch(), "the next within the hour is not");
         let rows = reg.list();
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].root, std::fs::canonicalize(tmp.path()).unwrap());
-        assert_eq!(rows[0].calls, 1);
+        assert_eq!(rows[0].calls, 2);
     }
 
     #[test]

@@ -183,9 +183,7 @@ fn cannot(code: ErrorCode) -> bool {
 /// The call's project (looked up once), its index started, noted for the call log.
 fn cx<'a>(d: &'a Daemon, root: &Path) -> Result<Cx<'a>, LeanError> {
     note_root(root);
-    let project = d.registry.open(root)?;
-    project.touch();
-    project.index.start();
+    let project = d.registry.enter(root)?;
     Ok(Cx { d, project })
 }
 

@@ -84,10 +84,7 @@ impl LeanCtx for Handler {
         let d = &self.daemon;
         d.call("open_project", async {
             note_root(&req.root);
-            let project = d.registry.open(&req.root)?;
-            project.touch();
-            project.index.start();
-            Ok(project.status())
+            Ok(d.registry.enter(&req.root)?.status())
         })
         .await
     }

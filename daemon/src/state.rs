@@ -28,8 +28,18 @@ use crate::{
     index::{root::IndexConfig, store::Caches},
     lsp::pool::Pool,
     registry::ProjectRegistry,
+    sys::unix_ms,
     trust::Trust,
 };
+
+/// How long ago a root's last call may have been for a starting daemon to prewarm
+/// it: a week covers a weekend and a holiday's first days, and no more, since a
+/// prewarmed root costs a walk and its resident index until it is evicted idle.
+const PREWARM_WITHIN: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// How long a prewarm waits for one root before it goes on to the next (a root of
+/// a million files); the walk itself goes on.
+const PREWARM_WAIT: Duration = Duration::from_secs(600);
 
 /// How this daemon runs; fixed at start.
 #[derive(Clone, Debug)]
@@ -213,7 +223,7 @@ impl Daemon {
         let latency = started.elapsed();
         self.calls.record(CallRecord {
             seq,
-            at_unix_ms: crate::sys::unix_ms(SystemTime::now()),
+            at_unix_ms: unix_ms(SystemTime::now()),
             action: op,
             root: note.root,
             backing: note.backing.filter(|_| result.is_ok()),
@@ -248,6 +258,47 @@ impl Daemon {
             }
             self.registry
                 .evict_idle(idle, |root| !self.lsp.servers_of(root).is_empty());
+        }
+    }
+
+    /// Indexes the `roots` roots calls were last made for (within
+    /// [`PREWARM_WITHIN`]) as this daemon starts, one after another, most recent
+    /// first, until `stop` fires: each is checked against its last walk's listing
+    /// (`RootIndex::warm_start`), so the first call after a reboot, an upgrade or
+    /// the idle exit finds it indexed, and a call that comes sooner waits for the
+    /// walk already running instead of starting its own. A root that is gone is
+    /// skipped. A prewarmed root is an ordinary project: no call counted, evicted
+    /// when idle like any other.
+    pub async fn prewarm(self: Arc<Self>, roots: usize, stop: CancellationToken) {
+        if roots == 0 {
+            return;
+        }
+        let caches = self.caches.clone();
+        // Waits for the store's load, as the first call would.
+        let Ok(recent) = tokio::task::spawn_blocking(move || caches.recent_roots()).await else {
+            return;
+        };
+        let since = unix_ms(SystemTime::now()).saturating_sub(PREWARM_WITHIN.as_millis() as u64);
+        let mut warmed = 0;
+        for (root, at) in recent.into_iter().filter(|(_, at)| *at >= since) {
+            if warmed == roots || stop.is_cancelled() {
+                return;
+            }
+            let Ok(project) = self.registry.open(&root) else {
+                tracing::debug!(root = %root.display(), "not prewarming a root that is gone");
+                continue;
+            };
+            tracing::info!(
+                root = %project.root.display(),
+                last_call_s_ago = unix_ms(SystemTime::now()).saturating_sub(at) / 1000,
+                "prewarming"
+            );
+            project.index.start();
+            warmed += 1;
+            tokio::select! {
+                () = stop.cancelled() => return,
+                _ = project.index.wait_ready(PREWARM_WAIT) => {}
+            }
         }
     }
 

@@ -16,6 +16,7 @@ pub mod lang;
 mod listing;
 pub mod name_path;
 mod python_items;
+mod recent;
 mod rust_items;
 mod skeleton;
 mod skeleton_brace;

@@ -102,6 +102,7 @@ use rustix::fs::{AtFlags, Mode, OFlags};
 
 use super::{
     lang::Lang,
+    recent::{self, Recent},
     store::{FileId, Hash, Oid},
     symbols::{FileSymbols, lang_byte, lang_of},
 };
@@ -221,6 +222,8 @@ enum Msg {
     Reset(String),
     /// Write what is queued, then answer.
     Flush(mpsc::Sender<()>),
+    /// A call for this root at this time (unix ms): kept in `recent-roots`.
+    Used(PathBuf, u64),
 }
 
 impl Msg {
@@ -481,6 +484,24 @@ impl Store {
             return;
         }
         evict_listings(&dir, &name);
+    }
+
+    /// Notes a call for `root` now in the index directory's `recent-roots`
+    /// (`recent.rs`), on the writer thread.
+    pub fn used(&self, root: &Path) {
+        self.send(Msg::Used(
+            root.to_path_buf(),
+            crate::sys::unix_ms(std::time::SystemTime::now()),
+        ));
+    }
+
+    /// The roots calls were last made for, most recent first (none if the file is
+    /// missing, not ours alone, or damaged).
+    pub fn recent_roots(&self) -> Vec<(PathBuf, u64)> {
+        let Some(index_dir) = self.dir.parent() else {
+            return Vec::new();
+        };
+        read_recent(index_dir).unwrap_or_default().0
     }
 
     /// The listing kept for `root`, if there is one and its seal verifies.
@@ -1036,12 +1057,29 @@ impl Writer {
                     puts.clear();
                     self.reset(&why);
                 }
+                Msg::Used(root, at) => self.used(&root, at),
                 put => puts.push(put),
             }
         }
         self.append(puts);
         for ack in acks {
             let _ = ack.send(());
+        }
+    }
+
+    /// Moves `root` to the front of `recent-roots`. Only while this daemon holds
+    /// its build's directory (the one that persists); best effort: a root missing
+    /// from the file costs the next start its prewarm, nothing else.
+    fn used(&self, root: &Path, at: u64) {
+        let Some(index_dir) = self.path.parent().filter(|_| self.lock.is_some()) else {
+            return;
+        };
+        let mut recent = read_recent(index_dir).unwrap_or_default();
+        recent.used(root, at);
+        let written = open_private_dir(index_dir)
+            .and_then(|dir| write_replacing(&dir, recent::FILE, &recent.encode()));
+        if let Err(e) = written {
+            tracing::debug!(error = %e, "cannot keep the recent roots");
         }
     }
 
@@ -1133,7 +1171,7 @@ impl Writer {
                     symbols.encode(&mut body);
                     K_SYMBOLS
                 }
-                Msg::Reset(_) | Msg::Flush(_) => continue,
+                Msg::Reset(_) | Msg::Flush(_) | Msg::Used(..) => continue,
             };
             let off = start + buf.len() as u64;
             seal(&key, kind, &body, &mut buf);
@@ -1448,6 +1486,22 @@ fn write_replacing(dir: &OwnedFd, name: &str, bytes: &[u8]) -> io::Result<OwnedF
     }
     rustix::fs::fsync(dir)?;
     Ok(OwnedFd::from(file))
+}
+
+/// `recent-roots` in `index_dir`, if it is there, ours alone and whole.
+fn read_recent(index_dir: &Path) -> Option<Recent> {
+    let dir = open_private_dir(index_dir).ok()?;
+    let fd = rustix::fs::openat(
+        dir.as_fd(),
+        recent::FILE,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()?;
+    private_file(&fd).ok()?;
+    let mut bytes = Vec::new();
+    File::from(fd).read_to_end(&mut bytes).ok()?;
+    Recent::decode(&bytes)
 }
 
 /// Roots whose listings are kept: beyond it the least recently written go.

@@ -243,6 +243,19 @@ impl Caches {
         self.store().map(Store::summary)
     }
 
+    /// Notes a call for `root`, for the next start's prewarm (`recent.rs`).
+    pub fn used(&self, root: &Path) {
+        if let Some(store) = self.store() {
+            store.used(root);
+        }
+    }
+
+    /// The roots calls were last made for, most recent first, with the unix ms of
+    /// the last call each got (none without a store).
+    pub fn recent_roots(&self) -> Vec<(std::path::PathBuf, u64)> {
+        self.store().map(Store::recent_roots).unwrap_or_default()
+    }
+
     /// Registers what a root does when the store was found lying.
     pub fn on_discard(&self, rewalk: Rewalk) {
         self.on_discard.lock().unwrap().push(rewalk);
