@@ -10,8 +10,9 @@
 //! `lean-ctx outline` waiting for the first index against `ctags -R --languages=X` on
 //! the same tree, in alternating order, 5 rounds; in each, a second git worktree of
 //! the corpus (made beside it once) and the restart-warm index too (after `daemon
-//! start`, and auto-spawned by the outline itself), whole process as well, and
-//! daemon RSS per symbol; with the BENCHMARKS.md rows.
+//! start`, auto-spawned by the outline itself, and a second after `daemon start`,
+//! prewarmed), whole process as well, and daemon RSS per symbol; with the
+//! BENCHMARKS.md rows.
 //!
 //! Run: `bash client/benches/fetch-corpus.sh && bash client/benches/fetch-lang-corpora.sh && cargo build --release --workspace --bins && cargo bench -p lean-ctx-client --bench index`
 //! (needs Debian's `universal-ctags`). Arguments after `--` pick the parts: `rust`
@@ -124,13 +125,14 @@ fn languages(langs: &[&(&str, &str, &str)]) {
                 theirs.push(ctags());
             }
             println!(
-                "  {dir} round {round}: lean-ctx {:.0} ms ({} files, {} symbols), second worktree {:.0} ms, restart-warm {:.0} ms (auto-spawned {:.0} ms); in the daemon: first walk {:.0} ms, restart {}; ctags {:.0} ms",
+                "  {dir} round {round}: lean-ctx {:.0} ms ({} files, {} symbols), second worktree {:.0} ms, restart-warm {:.0} ms (auto-spawned {:.0} ms, prewarmed {:.1} ms); in the daemon: first walk {:.0} ms, restart {}; ctags {:.0} ms",
                 ms(r.first),
                 r.files,
                 r.symbols,
                 ms(r.second),
                 ms(r.restart),
                 ms(r.restart_auto),
+                ms(r.prewarmed),
                 ms(r.first_in),
                 r.restart_in
                     .map_or("walked (no listing used)".into(), |d| format!(
@@ -150,7 +152,7 @@ fn languages(langs: &[&(&str, &str, &str)]) {
         let ours: Vec<_> = rounds.iter().map(|r| r.first).collect();
         let pick = |f: fn(&Round) -> Duration| median(&rounds.iter().map(f).collect::<Vec<_>>());
         let (first, second_wt, restart) = (median(&ours), pick(|r| r.second), pick(|r| r.restart));
-        let restart_auto = pick(|r| r.restart_auto);
+        let (restart_auto, prewarmed) = (pick(|r| r.restart_auto), pick(|r| r.prewarmed));
         let ratio = ms(first) / ms(median(&theirs));
         let last = rounds.last().unwrap();
         let per_symbol = |rss: u64| rss as f64 / last.symbols.max(1) as f64;
@@ -172,13 +174,15 @@ fn languages(langs: &[&(&str, &str, &str)]) {
             ),
         };
         let warm = format!(
-            "{:.0} ms ({:.1}%) | {:.0} ms ({:.1}%) | {:.0} ms ({:.1}%) | {in_daemon} | {:.0} B; {:.0} B",
+            "{:.0} ms ({:.1}%) | {:.0} ms ({:.1}%) | {:.0} ms ({:.1}%) | {:.1} ms ({:.1}%) | {in_daemon} | {:.0} B; {:.0} B",
             ms(second_wt),
             100.0 * ms(second_wt) / ms(first),
             ms(restart),
             100.0 * ms(restart) / ms(first),
             ms(restart_auto),
             100.0 * ms(restart_auto) / ms(first),
+            ms(prewarmed),
+            100.0 * ms(prewarmed) / ms(first),
             per_symbol(last.rss_both),
             per_symbol(last.rss_warm),
         );
@@ -200,9 +204,9 @@ fn languages(langs: &[&(&str, &str, &str)]) {
     }
     println!("\nBENCHMARKS.md rows (medians of {LANG_ROUNDS} alternating rounds):");
     println!(
-        "| corpus | files | symbols | lean-ctx first index | ctags tags | universal-ctags | ratio | second worktree | restart-warm | restart-warm, auto-spawned | restart-warm in the daemon (of its first walk) | RSS/symbol (both worktrees; after restart-warm) |"
+        "| corpus | files | symbols | lean-ctx first index | ctags tags | universal-ctags | ratio | second worktree | restart-warm | restart-warm, auto-spawned | restart-warm, prewarmed | restart-warm in the daemon (of its first walk) | RSS/symbol (both worktrees; after restart-warm) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for row in rows {
         println!("{row}");
     }
@@ -231,14 +235,16 @@ fn second_worktree(tree: &Path) -> PathBuf {
 /// `tree`, then of its second worktree; the daemon stopped and started again over
 /// its persisted store, `tree` again (restart-warm: `daemon start`, then the
 /// outline, so the daemon's prewarm of its last root may run first), then stopped
-/// and `tree` again with no daemon running (the outline spawns it: prewarm and
-/// call start together). With the files and symbols of `tree` and the daemon's RSS
-/// after the second worktree and after restart-warm.
+/// and `tree` again with no daemon running (the outline spawns it), then stopped,
+/// started and `tree` asked a second later (prewarmed: the daemon checked its
+/// recent roots in that pause). With the files and symbols of `tree` and the
+/// daemon's RSS after the second worktree and after restart-warm.
 struct Round {
     first: Duration,
     second: Duration,
     restart: Duration,
     restart_auto: Duration,
+    prewarmed: Duration,
     /// The daemon's own figures (its log's `indexed` lines): the first walk of
     /// `tree`, and the restart's answer from that walk's listing (`None`: the
     /// restart walked instead). Process start and the shim are not in them.
@@ -306,6 +312,10 @@ fn lang_round(tree: &Path, second: &Path) -> Round {
     let warm = status();
     daemon("stop");
     let restart_auto = outline(tree);
+    daemon("stop");
+    daemon("start");
+    std::thread::sleep(Duration::from_secs(1));
+    let prewarmed = outline(tree);
     let log = env.log();
     let indexed = |how: &str| {
         let root = format!("root={} ", root.display());
@@ -319,6 +329,7 @@ fn lang_round(tree: &Path, second: &Path) -> Round {
         second,
         restart,
         restart_auto,
+        prewarmed,
         first_in: indexed("walked").expect("the first walk's log line"),
         restart_in: indexed("from the last walk's listing"),
         files,

@@ -91,6 +91,8 @@ pub struct ProjectRegistry {
     projects: DashMap<PathBuf, Arc<Project>>,
     caches: Arc<Caches>,
     index_config: IndexConfig,
+    /// When a call last entered a project (unix ms; 0: none yet).
+    last_entered_unix_ms: AtomicU64,
 }
 
 impl ProjectRegistry {
@@ -99,6 +101,7 @@ impl ProjectRegistry {
             projects: DashMap::new(),
             caches,
             index_config,
+            last_entered_unix_ms: AtomicU64::new(0),
         }
     }
 
@@ -155,11 +158,19 @@ impl ProjectRegistry {
     /// root noted for the next start's prewarm when due, its index started.
     pub fn enter(&self, root: &Path) -> Result<Arc<Project>, LeanError> {
         let project = self.open(root)?;
+        self.last_entered_unix_ms
+            .store(unix_ms(SystemTime::now()), Ordering::Relaxed);
         if project.touch() {
             self.caches.used(&project.root);
         }
         project.index.start();
         Ok(project)
+    }
+
+    /// How long since a call last entered a project (`None`: none has).
+    pub fn since_last_entered(&self) -> Option<Duration> {
+        let at = self.last_entered_unix_ms.load(Ordering::Relaxed);
+        (at != 0).then(|| Duration::from_millis(unix_ms(SystemTime::now()).saturating_sub(at)))
     }
 
     /// The project of an already registered (canonical) root.

@@ -37,6 +37,11 @@ use crate::{
 /// prewarmed root costs a walk and its resident index until it is evicted idle.
 const PREWARM_WITHIN: Duration = Duration::from_secs(7 * 24 * 3600);
 
+/// The pause in calls a prewarm waits for before each root: longer than the CLI's
+/// 250 ms polling while a first index runs, so a prewarm never joins one, and short
+/// against the seconds an agent thinks between calls.
+const PREWARM_LULL: Duration = Duration::from_millis(300);
+
 /// How long a prewarm waits for one root before it goes on to the next (a root of
 /// a million files); the walk itself goes on.
 const PREWARM_WAIT: Duration = Duration::from_secs(600);
@@ -262,13 +267,15 @@ impl Daemon {
     }
 
     /// Indexes the `roots` roots calls were last made for (within
-    /// [`PREWARM_WITHIN`]) as this daemon starts, one after another, most recent
-    /// first, until `stop` fires: each is checked against its last walk's listing
-    /// (`RootIndex::warm_start`), so the first call after a reboot, an upgrade or
-    /// the idle exit finds it indexed, and a call that comes sooner waits for the
-    /// walk already running instead of starting its own. A root that is gone is
-    /// skipped. A prewarmed root is an ordinary project: no call counted, evicted
-    /// when idle like any other.
+    /// [`PREWARM_WITHIN`]) in the calls' pauses after this daemon starts, one after
+    /// another, most recent first, until `stop` fires: each is checked against its
+    /// last walk's listing (`RootIndex::warm_start`), so the first call after a
+    /// reboot or an upgrade of a service-run daemon, or any call after the first
+    /// pause, finds its root indexed. A root starts only after a pause in calls
+    /// ([`Daemon::lull`]): the shim that spawned this daemon is about to ask about
+    /// its own root, and another root's walk would take the cores from that one's.
+    /// A root a call registered first counts as warmed; one that is gone is skipped.
+    /// A prewarmed root is an ordinary project: no call counted, evicted when idle.
     pub async fn prewarm(self: Arc<Self>, roots: usize, stop: CancellationToken) {
         if roots == 0 {
             return;
@@ -281,23 +288,46 @@ impl Daemon {
         let since = unix_ms(SystemTime::now()).saturating_sub(PREWARM_WITHIN.as_millis() as u64);
         let mut warmed = 0;
         for (root, at) in recent.into_iter().filter(|(_, at)| *at >= since) {
-            if warmed == roots || stop.is_cancelled() {
+            if warmed == roots || !self.lull(&stop).await {
                 return;
+            }
+            if self.registry.get(&root).is_some() {
+                warmed += 1;
+                continue;
             }
             let Ok(project) = self.registry.open(&root) else {
                 tracing::debug!(root = %root.display(), "not prewarming a root that is gone");
                 continue;
             };
+            warmed += 1;
             tracing::info!(
                 root = %project.root.display(),
                 last_call_s_ago = unix_ms(SystemTime::now()).saturating_sub(at) / 1000,
                 "prewarming"
             );
             project.index.start();
-            warmed += 1;
             tokio::select! {
                 () = stop.cancelled() => return,
                 _ = project.index.wait_ready(PREWARM_WAIT) => {}
+            }
+        }
+    }
+
+    /// Waits for a pause in calls: none in flight and none entering a project for
+    /// [`PREWARM_LULL`]; `false` if `stop` fired first. Calls that touch no project
+    /// (`daemon status`, a dashboard's polling) do not end a pause.
+    async fn lull(&self, stop: &CancellationToken) -> bool {
+        loop {
+            let quiet = self
+                .registry
+                .since_last_entered()
+                .is_none_or(|d| d >= PREWARM_LULL);
+            if quiet && self.in_flight() == 0 && self.uptime() >= PREWARM_LULL {
+                return true;
+            }
+            tokio::select! {
+                () = stop.cancelled() => return false,
+                () = tokio::time::sleep(PREWARM_LULL / 6) => {}
             }
         }
     }
@@ -360,6 +390,36 @@ pub(crate) mod tests {
             ide: IdeSection::default(),
             limits: Limits::default(),
         })
+    }
+
+    #[tokio::test]
+    async fn a_prewarm_waits_for_a_pause_in_calls_that_enter_a_project() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = daemon_in(tmp.path());
+        let root = tmp.path().join("proj");
+        std::fs::create_dir(&root).unwrap();
+        let stop = CancellationToken::new();
+        d.registry.enter(&root).unwrap();
+        let entered = Instant::now();
+        assert!(d.lull(&stop).await);
+        assert!(entered.elapsed() >= PREWARM_LULL, "{:?}", entered.elapsed());
+        // A call in flight holds it off, however long ago a project was entered.
+        let slow = d.call("slow", async {
+            tokio::time::sleep(Duration::from_millis(600)).await;
+            Ok(())
+        });
+        let waited = async {
+            let t = Instant::now();
+            assert!(d.lull(&stop).await);
+            t.elapsed()
+        };
+        let (done, waited) = tokio::join!(slow, waited);
+        assert_eq!(done, Ok(()));
+        assert!(waited >= Duration::from_millis(600), "{waited:?}");
+        // A stop ends the wait.
+        d.registry.enter(&root).unwrap();
+        stop.cancel();
+        assert!(!d.lull(&stop).await);
     }
 
     #[tokio::test]
