@@ -117,7 +117,16 @@ fn cache_counts(st: &Value, root: &Path, cache: &str) -> (u64, u64) {
 }
 
 fn stop(env: &TestEnv) {
-    let out = env.shim().args(["daemon", "stop"]).output().unwrap();
+    daemon(env, "stop");
+}
+
+fn start(env: &TestEnv) {
+    daemon(env, "start");
+}
+
+/// `lean-ctx daemon <step>`, which must succeed.
+fn daemon(env: &TestEnv, step: &str) {
+    let out = env.shim().args(["daemon", step]).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -452,15 +461,6 @@ fn recent_roots(env: &TestEnv) -> Option<Vec<PathBuf>> {
         rest = &rest[12 + len..];
     }
     Some(roots)
-}
-
-fn start(env: &TestEnv) {
-    let out = env.shim().args(["daemon", "start"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn set_prewarm(env: &TestEnv, roots: usize) {

@@ -507,16 +507,7 @@ impl Store {
     /// The listing kept for `root`, if there is one and its seal verifies.
     pub fn load_listing(&self, root: &Path) -> Option<Vec<u8>> {
         let (dir, key) = self.dir_and_key()?;
-        let fd = rustix::fs::openat(
-            dir.as_fd(),
-            listing_name(root).as_str(),
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .ok()?;
-        private_file(&fd).ok()?;
-        let mut bytes = Vec::new();
-        File::from(fd).read_to_end(&mut bytes).ok()?;
+        let mut bytes = read_private(&dir, &listing_name(root))?;
         let body = bytes.len().checked_sub(32)?;
         (listing_mac(&key, root, &bytes[..body])[..] == bytes[body..]).then(|| {
             bytes.truncate(body);
@@ -1491,9 +1482,15 @@ fn write_replacing(dir: &OwnedFd, name: &str, bytes: &[u8]) -> io::Result<OwnedF
 /// `recent-roots` in `index_dir`, if it is there, ours alone and whole.
 fn read_recent(index_dir: &Path) -> Option<Recent> {
     let dir = open_private_dir(index_dir).ok()?;
+    Recent::decode(&read_private(&dir, recent::FILE)?)
+}
+
+/// The whole of file `name` in `dir`, if it is a regular file of ours that others
+/// cannot write (never through a symlink).
+fn read_private(dir: &OwnedFd, name: &str) -> Option<Vec<u8>> {
     let fd = rustix::fs::openat(
         dir.as_fd(),
-        recent::FILE,
+        name,
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::empty(),
     )
@@ -1501,7 +1498,7 @@ fn read_recent(index_dir: &Path) -> Option<Recent> {
     private_file(&fd).ok()?;
     let mut bytes = Vec::new();
     File::from(fd).read_to_end(&mut bytes).ok()?;
-    Recent::decode(&bytes)
+    Some(bytes)
 }
 
 /// Roots whose listings are kept: beyond it the least recently written go.
