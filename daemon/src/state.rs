@@ -295,7 +295,14 @@ impl Daemon {
                 warmed += 1;
                 continue;
             }
-            let Ok(project) = self.registry.open(&root) else {
+            // On the blocking pool: a root on a mount that hangs (a network file
+            // system gone away since) must not hold a runtime thread; a call that
+            // names it would, but that is the caller's choice, this is ours.
+            let open = {
+                let (me, root) = (self.clone(), root.clone());
+                tokio::task::spawn_blocking(move || me.registry.open(&root))
+            };
+            let Ok(Ok(project)) = open.await else {
                 tracing::debug!(root = %root.display(), "not prewarming a root that is gone");
                 continue;
             };
