@@ -159,8 +159,8 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
                 config.index.store_max_bytes,
             ));
         }
-        // Before the shim is told we are ready: the most recent root's check runs
-        // while it connects.
+        // It waits for a pause in calls before each root (`Daemon::lull`): the shim
+        // that spawned us is about to ask about a root of its own.
         tokio::spawn(
             daemon
                 .clone()

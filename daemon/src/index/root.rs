@@ -494,9 +494,9 @@ impl RootIndex {
             return false;
         };
         let _one_at_a_time = self.walking.lock().unwrap();
-        // The store's writer waits for the check as for a walk: its fsyncs (the
-        // recent roots a first call notes, the parses of changed files) cost a
-        // lodash restart 1.7 -> 3.0 ms on this machine's disk.
+        // The store's writer waits for the check as for a walk: its fsyncs beside
+        // the check (the recent roots a first call notes, the parses of changed
+        // files) made Django's check 10.6 -> 12.8 ms on this machine's disk.
         let _store_waits = self.caches.walking();
         let started = Instant::now();
         if listing
