@@ -510,8 +510,13 @@ fn a_starting_daemon_prewarms_the_roots_last_called_for_most_recent_first() {
         recent_roots(&env),
         Some(vec![c.clone(), b.clone(), a.clone()])
     );
-    // Gone since: skipped, and the next one prewarmed in its place.
+    // Now a symlink to a directory nobody called for: skipped (not followed), and
+    // the next one prewarmed in its place.
     fs::remove_dir_all(&c).unwrap();
+    let elsewhere = env.dir().join("elsewhere");
+    fs::create_dir_all(elsewhere.join("src")).unwrap();
+    fs::write(elsewhere.join("src/lib.rs"), "fn elsewhere() {}\n").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &c).unwrap();
     // Changed while no daemon ran: the prewarm's check finds it.
     fs::write(b.join("src/lib.rs"), "fn changed() {}\n").unwrap();
 
@@ -563,6 +568,13 @@ fn no_root_is_prewarmed_when_turned_off_or_when_the_recent_roots_are_damaged() {
     names(&env, &root);
     stop(&env);
     assert_eq!(recent_roots(&env), Some(vec![root.clone()]));
+    // A whole file behind a symlink is not read either.
+    let aside = env.dir().join("recent-roots-aside");
+    fs::rename(&file, &aside).unwrap();
+    std::os::unix::fs::symlink(&aside, &file).unwrap();
+    assert_eq!(idle_a_while(&env), [], "through a symlink: {}", env.log());
+    fs::remove_file(&file).unwrap();
+    fs::rename(&aside, &file).unwrap();
     set_prewarm(&env, 0);
     assert_eq!(idle_a_while(&env), [], "turned off");
     // The control: on again, the same start prewarms the root.

@@ -297,13 +297,18 @@ impl Daemon {
             }
             // On the blocking pool: a root on a mount that hangs (a network file
             // system gone away since) must not hold a runtime thread; a call that
-            // names it would, but that is the caller's choice, this is ours.
+            // names it would, but that is the caller's choice, this is ours. Only
+            // the directory that was called for: a root that is now a symlink
+            // (or under one) leads somewhere nobody asked about.
             let open = {
                 let (me, root) = (self.clone(), root.clone());
-                tokio::task::spawn_blocking(move || me.registry.open(&root))
+                tokio::task::spawn_blocking(move || {
+                    let same = std::fs::canonicalize(&root).is_ok_and(|c| c == root);
+                    same.then(|| me.registry.open(&root).ok()).flatten()
+                })
             };
-            let Ok(Ok(project)) = open.await else {
-                tracing::debug!(root = %root.display(), "not prewarming a root that is gone");
+            let Ok(Some(project)) = open.await else {
+                tracing::debug!(root = %root.display(), "not prewarming a root that is gone or moved");
                 continue;
             };
             warmed += 1;
