@@ -546,7 +546,7 @@ fn a_starting_daemon_prewarms_the_roots_last_called_for_most_recent_first() {
 }
 
 #[test]
-fn no_root_is_prewarmed_when_turned_off_or_when_the_recent_roots_are_damaged() {
+fn no_root_is_prewarmed_when_turned_off_unlisted_or_when_the_recent_roots_are_damaged() {
     let (env, root) = project(&three());
     names(&env, &root);
     stop(&env);
@@ -577,8 +577,25 @@ fn no_root_is_prewarmed_when_turned_off_or_when_the_recent_roots_are_damaged() {
     fs::rename(&aside, &file).unwrap();
     set_prewarm(&env, 0);
     assert_eq!(idle_a_while(&env), [], "turned off");
-    // The control: on again, the same start prewarms the root.
     set_prewarm(&env, 4);
+    // No listing of the root's last walk (a new build's store, a clear): a prewarm
+    // would be a whole first index, left to the first call.
+    let listings: Vec<PathBuf> = fs::read_dir(store_dir(&env))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("listing-"))
+        .map(|e| e.path())
+        .collect();
+    assert!(!listings.is_empty());
+    let kept: Vec<Vec<u8>> = listings.iter().map(|p| fs::read(p).unwrap()).collect();
+    for path in &listings {
+        fs::remove_file(path).unwrap();
+    }
+    assert_eq!(idle_a_while(&env), [], "no listing: {}", env.log());
+    for (path, bytes) in listings.iter().zip(&kept) {
+        fs::write(path, bytes).unwrap();
+    }
+    // The control: the listing back, the same start prewarms the root.
     start(&env);
     let warmed = wait_until(Duration::from_secs(30), || {
         projects(&env) == [(root.clone(), true, 0)]

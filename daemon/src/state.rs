@@ -299,16 +299,20 @@ impl Daemon {
             // system gone away since) must not hold a runtime thread; a call that
             // names it would, but that is the caller's choice, this is ours. Only
             // the directory that was called for: a root that is now a symlink
-            // (or under one) leads somewhere nobody asked about.
+            // (or under one) leads somewhere nobody asked about. And only one with
+            // a listing: without one (a new build's store, a clear) a prewarm is a
+            // whole first index, seconds of CPU for a root nobody may ask about
+            // today, so that is left to the first call.
             let open = {
                 let (me, root) = (self.clone(), root.clone());
                 tokio::task::spawn_blocking(move || {
                     let same = std::fs::canonicalize(&root).is_ok_and(|c| c == root);
-                    same.then(|| me.registry.open(&root).ok()).flatten()
+                    let cheap = same && me.caches.has_listing(&root);
+                    cheap.then(|| me.registry.open(&root).ok()).flatten()
                 })
             };
             let Ok(Some(project)) = open.await else {
-                tracing::debug!(root = %root.display(), "not prewarming a root that is gone or moved");
+                tracing::debug!(root = %root.display(), "not prewarming: gone, moved, or no listing");
                 continue;
             };
             warmed += 1;

@@ -504,6 +504,14 @@ impl Store {
         read_recent(index_dir).unwrap_or_default().0
     }
 
+    /// Whether a listing is kept for `root` (not read: whether it verifies is the
+    /// start's to find out).
+    pub fn has_listing(&self, root: &Path) -> bool {
+        self.dir_and_key().is_some_and(|(dir, _)| {
+            rustix::fs::statat(&dir, listing_name(root).as_str(), AtFlags::SYMLINK_NOFOLLOW).is_ok()
+        })
+    }
+
     /// The listing kept for `root`, if there is one and its seal verifies.
     pub fn load_listing(&self, root: &Path) -> Option<Vec<u8>> {
         let (dir, key) = self.dir_and_key()?;

@@ -250,6 +250,11 @@ impl Caches {
         }
     }
 
+    /// Whether the store keeps a listing of `root`'s last walk.
+    pub fn has_listing(&self, root: &Path) -> bool {
+        self.store().is_some_and(|s| s.has_listing(root))
+    }
+
     /// The roots calls were last made for, most recent first, with the unix ms of
     /// the last call each got (none without a store).
     pub fn recent_roots(&self) -> Vec<(std::path::PathBuf, u64)> {
