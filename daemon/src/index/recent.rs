@@ -4,9 +4,10 @@
 //! (`Daemon::prewarm`).
 //!
 //! One small file, `<state dir>/index/recent-roots`, beside the builds' store
-//! directories rather than in one: an upgrade starts a new store (a new build's
-//! directory), and the roots an agent worked in are what the new build should
-//! index first. `lean-ctx daemon clear-cache` removes it with the rest.
+//! directories rather than in one: which roots an agent worked in does not depend
+//! on the build, so an upgrade keeps the order (a new build's store has no listings
+//! yet, and a root without one is not prewarmed: its first call indexes it).
+//! `lean-ctx daemon clear-cache` removes it with the rest.
 //!
 //! The format is this module's own: a magic, then each root as (last call in unix
 //! ms, path length, path bytes), most recent first, then an unkeyed BLAKE3 of all of
