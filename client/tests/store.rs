@@ -575,6 +575,18 @@ fn no_root_is_prewarmed_when_turned_off_unlisted_or_when_the_recent_roots_are_da
     assert_eq!(idle_a_while(&env), [], "through a symlink: {}", env.log());
     fs::remove_file(&file).unwrap();
     fs::rename(&aside, &file).unwrap();
+    // Whole, but writable by others, or another user's: not ours alone.
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o666)).unwrap();
+    assert_eq!(idle_a_while(&env), [], "writable by others: {}", env.log());
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
+    // Only root may give a file away (CI runs as root here).
+    if rustix::process::geteuid().is_root() {
+        let nobody = rustix::process::Uid::from_raw(65534);
+        rustix::fs::chown(&file, Some(nobody), None).unwrap();
+        assert_eq!(idle_a_while(&env), [], "another user's: {}", env.log());
+        rustix::fs::chown(&file, Some(rustix::process::geteuid()), None).unwrap();
+    }
     set_prewarm(&env, 0);
     assert_eq!(idle_a_while(&env), [], "turned off");
     set_prewarm(&env, 4);
