@@ -498,10 +498,9 @@ impl Store {
     /// The roots calls were last made for, most recent first (none if the file is
     /// missing, not ours alone, or damaged).
     pub fn recent_roots(&self) -> Vec<(PathBuf, u64)> {
-        let Some(index_dir) = self.dir.parent() else {
-            return Vec::new();
-        };
-        read_recent(index_dir).unwrap_or_default().0
+        let dir = self.dir.parent().map(open_private_dir);
+        let recent = dir.and_then(Result::ok).and_then(|dir| read_recent(&dir));
+        recent.unwrap_or_default().0
     }
 
     /// Whether a listing is kept for `root` (not read: whether it verifies is the
@@ -1073,10 +1072,12 @@ impl Writer {
         let Some(index_dir) = self.path.parent().filter(|_| self.lock.is_some()) else {
             return;
         };
-        let mut recent = read_recent(index_dir).unwrap_or_default();
-        recent.used(root, at);
-        let written = open_private_dir(index_dir)
-            .and_then(|dir| write_replacing(&dir, recent::FILE, &recent.encode()));
+        // One descriptor for the read and the write.
+        let written = open_private_dir(index_dir).and_then(|dir| {
+            let mut recent = read_recent(&dir).unwrap_or_default();
+            recent.used(root, at);
+            write_replacing(&dir, recent::FILE, &recent.encode())
+        });
         if let Err(e) = written {
             tracing::debug!(error = %e, "cannot keep the recent roots");
         }
@@ -1487,10 +1488,10 @@ fn write_replacing(dir: &OwnedFd, name: &str, bytes: &[u8]) -> io::Result<OwnedF
     Ok(OwnedFd::from(file))
 }
 
-/// `recent-roots` in `index_dir`, if it is there, ours alone and whole.
-fn read_recent(index_dir: &Path) -> Option<Recent> {
-    let dir = open_private_dir(index_dir).ok()?;
-    Recent::decode(&read_private(&dir, recent::FILE)?)
+/// `recent-roots` in the index directory `dir`, if it is there, ours alone and
+/// whole.
+fn read_recent(dir: &OwnedFd) -> Option<Recent> {
+    Recent::decode(&read_private(dir, recent::FILE)?)
 }
 
 /// The whole of file `name` in `dir`, if it is a regular file of ours that others
