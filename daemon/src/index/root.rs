@@ -539,7 +539,8 @@ impl RootIndex {
                 (0..runs).map(move |r| (i, r * STAT_RUN..((r + 1) * STAT_RUN)))
             })
             .collect();
-        par_each(jobs.len(), self.config.threads, |j| {
+        // Two runs (up to 128 `stat`s and lookups) are worth a thread.
+        par_each(jobs.len(), self.config.threads, 2, |j| {
             let (i, run) = &jobs[j];
             let dir = &listing.dirs[*i];
             // Opened beneath the root without following a symlink: one swapped in on
@@ -631,7 +632,10 @@ impl RootIndex {
     /// nested repository).
     fn check_dirs(&self, listing: &Listing, root: rustix::fd::BorrowedFd<'_>) -> Vec<Check> {
         let checks: Vec<OnceLock<Check>> = listing.dirs.iter().map(|_| OnceLock::new()).collect();
-        par_each(listing.dirs.len(), self.config.threads, |i| {
+        // A directory's `stat` is a microsecond or two: a thread is worth its start
+        // (a tenth of a millisecond, more in a daemon just started) from a few
+        // hundred on.
+        par_each(listing.dirs.len(), self.config.threads, 256, |i| {
             let dir = &listing.dirs[i];
             let st = match dir.rel.as_str() {
                 "" => rustix::fs::fstat(root),
@@ -1201,11 +1205,11 @@ enum Check {
     Changed,
 }
 
-/// Runs `each(i)` for every `i` below `n`, over at most `threads` threads (no more
-/// than there are items: a thread costs a `clone` and its stack, and a start's
-/// unchanged root often has nothing left to parse) taking the next index as they
-/// go (listed directories differ widely in their files).
-fn par_each(n: usize, threads: usize, each: impl Fn(usize) + Sync) {
+/// Runs `each(i)` for every `i` below `n`, over at most `threads` threads taking the
+/// next index as they go (listed directories differ widely in their files); one
+/// thread per `grain` items at most, as a thread costs a `clone` and its stack, and
+/// a start's unchanged root often has little to do.
+fn par_each(n: usize, threads: usize, grain: usize, each: impl Fn(usize) + Sync) {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let work = || {
         loop {
@@ -1217,7 +1221,7 @@ fn par_each(n: usize, threads: usize, each: impl Fn(usize) + Sync) {
         }
     };
     std::thread::scope(|s| {
-        for _ in 1..threads.min(n) {
+        for _ in 1..threads.min(n.div_ceil(grain)) {
             s.spawn(work);
         }
         work();
