@@ -3,21 +3,22 @@
 //! ids, no decoding, no special tokens).
 //!
 //! The tables are compiled in by `build.rs` from tiktoken-rs (every token's bytes in
-//! rank order, and the pre-tokenizing pattern), so loading is one pass that indexes
-//! them by bytes ([`Ranks`]), where tiktoken-rs's `o200k_base()` decodes base64 text
-//! into a map, a decoder and a sorted copy and clones its regex 128 times (figures in
-//! BENCHMARKS.md, `--bench tokens`). The merge is tiktoken's: a pre-tokenized
+//! rank order, a lookup table by bytes laid out in `o200k_slots.rs`, and the
+//! pre-tokenizing pattern), so loading is the pattern's compile, where tiktoken-rs's
+//! `o200k_base()` decodes base64 text into a map, a decoder and a sorted copy and
+//! clones its regex 128 times (figures in BENCHMARKS.md, `--bench tokens`). The merge is tiktoken's: a pre-tokenized
 //! piece that is not a token itself is split into bytes, and the adjacent pair that
 //! forms the token of lowest rank (the leftmost of equals) is merged until no pair
 //! forms a token. Tests hold the counts to tiktoken-rs's on real sources.
 
-use std::{cmp::Reverse, collections::BinaryHeap, hash::Hasher};
-
-use rustc_hash::FxHasher;
+use std::{cmp::Reverse, collections::BinaryHeap};
 
 static BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.bytes"));
-static LENS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.lens"));
+static STARTS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.starts"));
+static SLOTS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.slots"));
 const PATTERN: &str = include_str!(concat!(env!("OUT_DIR"), "/o200k.pattern"));
+
+include!("o200k_slots.rs");
 
 /// No such token (also: the pair is gone).
 const NONE: u32 = u32::MAX;
@@ -26,82 +27,35 @@ const NONE: u32 = u32::MAX;
 /// a megabyte of base64 or of one repeated character is one piece.
 const LONG_PIECE: usize = 100;
 
+/// The tokenizer: the pattern, compiled at load; the tables are static, in the
+/// binary's read-only pages, shared and paged in as lookups touch them.
 pub struct O200k {
-    ranks: Ranks,
     pattern: fancy_regex::Regex,
 }
 
-/// Token bytes → rank, without a copy of the bytes: open addressing over `BYTES`,
-/// 4 bytes a slot and 4 a token (with a map of slices, 24 bytes a slot, a load took
-/// 21 ms and 10.4 MiB; with this, 11 ms and 6.9 MiB). A slot holds rank + 1 in its low [`RANK_BITS`] (0: empty) and
-/// bits of the key's hash above them, so a probe reads the bytes only on a likely
-/// match: most lookups are a merge's pairs that are no token.
-struct Ranks {
-    /// Where each rank's bytes start in `BYTES`, and one more: where the last ends.
-    starts: Vec<u32>,
-    slots: Vec<u32>,
+/// The `i`th little-endian `u32` of `table`.
+fn word(table: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(table[i * 4..i * 4 + 4].try_into().unwrap())
 }
 
-const RANK_BITS: u32 = 18;
-const RANK_MASK: u32 = (1 << RANK_BITS) - 1;
-
-impl Ranks {
-    fn build() -> Ranks {
-        assert!(
-            LENS.len() < RANK_MASK as usize,
-            "o200k_base's ranks fit a slot"
-        );
-        let mut starts = Vec::with_capacity(LENS.len() + 1);
-        let mut at = 0;
-        for &len in LENS {
-            starts.push(at);
-            at += u32::from(len);
-        }
-        starts.push(at);
-        // Three quarters full at most: probes stay short, and most read one line.
-        let mask = (LENS.len() * 4 / 3).next_power_of_two() - 1;
-        let mut ranks = Ranks {
-            starts,
-            slots: vec![0; mask + 1],
-        };
-        for rank in 0..LENS.len() as u32 {
-            let (mut i, tag) = home(ranks.bytes(rank), mask);
-            while ranks.slots[i] != 0 {
-                i = (i + 1) & mask;
-            }
-            ranks.slots[i] = tag | (rank + 1);
-        }
-        ranks
-    }
-
-    fn bytes(&self, rank: u32) -> &'static [u8] {
-        let rank = rank as usize;
-        &BYTES[self.starts[rank] as usize..self.starts[rank + 1] as usize]
-    }
-
-    /// The rank of the token `key`, or [`NONE`].
-    fn get(&self, key: &[u8]) -> u32 {
-        let mask = self.slots.len() - 1;
-        let (mut i, tag) = home(key, mask);
-        loop {
-            match self.slots[i] {
-                0 => return NONE,
-                slot if slot & !RANK_MASK == tag && self.bytes((slot & RANK_MASK) - 1) == key => {
-                    return (slot & RANK_MASK) - 1;
-                }
-                _ => i = (i + 1) & mask,
-            }
-        }
-    }
+fn bytes_of(rank: u32) -> &'static [u8] {
+    let rank = rank as usize;
+    &BYTES[word(STARTS, rank) as usize..word(STARTS, rank + 1) as usize]
 }
 
-/// The first slot (of `mask + 1`) to look in for `key`, and the hash bits a slot
-/// keeps of it.
-fn home(key: &[u8], mask: usize) -> (usize, u32) {
-    let mut hasher = FxHasher::default();
-    hasher.write(key);
-    let hash = hasher.finish();
-    ((hash as usize) & mask, (hash >> 32) as u32 & !RANK_MASK)
+/// The rank of the token `key`, or [`NONE`].
+fn rank_of(key: &[u8]) -> u32 {
+    let mask = SLOTS.len() / 4 - 1;
+    let (mut i, tag) = home(key, mask);
+    loop {
+        match word(SLOTS, i) {
+            0 => return NONE,
+            slot if slot & !RANK_MASK == tag && bytes_of((slot & RANK_MASK) - 1) == key => {
+                return (slot & RANK_MASK) - 1;
+            }
+            _ => i = (i + 1) & mask,
+        }
+    }
 }
 
 impl std::fmt::Debug for O200k {
@@ -112,10 +66,8 @@ impl std::fmt::Debug for O200k {
 
 impl O200k {
     pub fn load() -> O200k {
-        let pattern = fancy_regex::Regex::new(PATTERN).expect("o200k_base's pattern compiles");
         O200k {
-            ranks: Ranks::build(),
-            pattern,
+            pattern: fancy_regex::Regex::new(PATTERN).expect("o200k_base's pattern compiles"),
         }
     }
 
@@ -133,7 +85,7 @@ impl O200k {
             let piece = found.as_str().as_bytes();
             counted = found.end();
             tokens += match piece.len() {
-                _ if self.ranks.get(piece) != NONE => 1,
+                _ if rank_of(piece) != NONE => 1,
                 n if n < LONG_PIECE => self.merge_short(piece),
                 _ => self.merge_long(piece),
             } as u64;
@@ -148,7 +100,7 @@ impl O200k {
         // entry only marks the end.
         let mut parts: Vec<(usize, u32)> = (0..=piece.len()).map(|i| (i, NONE)).collect();
         let pair = |parts: &[(usize, u32)], i: usize| match parts.get(i + 2) {
-            Some(&(end, _)) => self.ranks.get(&piece[parts[i].0..end]),
+            Some(&(end, _)) => rank_of(&piece[parts[i].0..end]),
             None => NONE,
         };
         for i in 0..piece.len() {
@@ -182,7 +134,7 @@ impl O200k {
         let mut end: Vec<usize> = (1..=n).collect();
         let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
         let pair = |end: &[usize], start: usize| match end[start] {
-            next if next < n => self.ranks.get(&piece[start..end[next]]),
+            next if next < n => rank_of(&piece[start..end[next]]),
             _ => NONE,
         };
         let mut rank: Vec<u32> = (0..n).map(|start| pair(&end, start)).collect();
