@@ -367,6 +367,63 @@ fn a_restart_checks_the_last_walks_listing_and_sees_everything_that_changed_mean
     assert_eq!(ignored["ignored/i.rs"], ["india"]);
 }
 
+/// The nice values of daemon `pid`'s threads named `name` (`/proc/PID/task/*/stat`:
+/// the 19th field; the name may hold spaces, so fields are counted after its `)`).
+fn nice_of_threads(pid: u64, name: &str) -> Vec<i64> {
+    let mut nice = Vec::new();
+    for task in fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+        let comm = fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        let stat = fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+        let field = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(16));
+        if let (true, Some(n)) = (comm.trim_end() == name, field) {
+            nice.push(n.parse().unwrap());
+        }
+    }
+    nice
+}
+
+/// Work that follows an answer runs at a lower priority than the calls: the walk
+/// behind a restart's answer (and its rescans after it) and gain accounting. A first
+/// index, which its caller waits for, does not.
+#[test]
+fn the_walk_behind_a_restarts_answer_and_gain_accounting_yield_to_calls() {
+    let (env, root) = project(&three());
+    age_tree(&root, false);
+    names(&env, &root);
+    wait_for_listings(&env, 1);
+    let pid = status(&env)["pid"].as_u64().unwrap();
+    let base = nice_of_threads(pid, "lean-ctxd")[0];
+    assert_eq!(
+        nice_of_threads(pid, "lean-ctx-index"),
+        [base],
+        "the first index's thread, niced: {}",
+        env.log()
+    );
+    let niced = |pid: u64, name: &str| {
+        wait_until(Duration::from_secs(10), || {
+            let nice = nice_of_threads(pid, name);
+            !nice.is_empty() && nice.iter().all(|&n| n >= 10.max(base))
+        })
+    };
+    assert!(
+        niced(pid, "lean-ctx-gain"),
+        "{:?}",
+        nice_of_threads(pid, "lean-ctx-gain")
+    );
+    stop(&env);
+
+    names(&env, &root);
+    assert_eq!(warm_starts(&env), 1, "{}", env.log());
+    let pid = status(&env)["pid"].as_u64().unwrap();
+    assert!(
+        niced(pid, "lean-ctx-index"),
+        "{:?}",
+        nice_of_threads(pid, "lean-ctx-index")
+    );
+}
+
 #[test]
 fn a_restart_reads_no_file_that_git_vouched_for_in_a_second_worktree_or_as_a_copy() {
     let twin = "fn same() {}\nstruct Twin;\n".to_string();

@@ -78,7 +78,12 @@ pub struct Gain {
     /// A trailing write of `stats.json` is scheduled.
     trailing: std::sync::atomic::AtomicBool,
     tokenizer: Tokenizer,
+    /// The accounting thread's queue ([`Gain::on_accountant`]); the thread ends when
+    /// this is dropped.
+    accountant: std::sync::OnceLock<std::sync::mpsc::Sender<Job>>,
 }
+
+type Job = Box<dyn FnOnce() + Send>;
 
 const WRITE_EVERY: Duration = Duration::from_secs(1);
 
@@ -149,6 +154,7 @@ impl Gain {
             pending: std::sync::atomic::AtomicUsize::new(0),
             trailing: std::sync::atomic::AtomicBool::new(false),
             tokenizer: Tokenizer::default(),
+            accountant: std::sync::OnceLock::new(),
         }
     }
 
@@ -177,11 +183,12 @@ impl Gain {
         // Whether this record needs a trailing write is decided right after it is
         // counted, not when the async side gets round to it: a late decision could
         // schedule a write for a record the pending one already covered.
-        let counted = tokio::task::spawn_blocking(move || {
+        let (done, counted) = tokio::sync::oneshot::channel();
+        self.on_accountant(Box::new(move || {
             let wrote = me.account(call, error);
             me.pending.fetch_sub(1, Ordering::SeqCst);
-            !wrote && !me.trailing.swap(true, Ordering::SeqCst)
-        });
+            let _ = done.send(!wrote && !me.trailing.swap(true, Ordering::SeqCst));
+        }));
         let me = self.clone();
         tokio::spawn(async move {
             if counted.await.unwrap_or(false) {
@@ -208,6 +215,32 @@ impl Gain {
                 // tables until the next record schedules a timer again.
                 me.releasing.store(false, Ordering::SeqCst);
             });
+        }
+    }
+
+    /// Runs `job` on the accounting thread, started by the first record, in order and
+    /// at [`crate::sys::lower_priority`]: counting is bookkeeping, and on the blocking
+    /// pool the first record's count (the tokenizer's load with it) took a core from
+    /// the shim it had just answered. On the blocking pool only if that thread cannot
+    /// be started.
+    fn on_accountant(&self, job: Job) {
+        let queue = self.accountant.get_or_init(|| {
+            let (queue, jobs) = std::sync::mpsc::channel::<Job>();
+            let started = std::thread::Builder::new()
+                .name("lean-ctx-gain".into())
+                .spawn(move || {
+                    crate::sys::lower_priority();
+                    for job in jobs {
+                        job();
+                    }
+                });
+            if let Err(e) = started {
+                tracing::warn!(error = %e, "cannot start the accounting thread; counting on the blocking pool");
+            }
+            queue
+        });
+        if let Err(std::sync::mpsc::SendError(job)) = queue.send(job) {
+            tokio::task::spawn_blocking(job);
         }
     }
 

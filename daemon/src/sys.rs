@@ -63,6 +63,30 @@ pub fn rss_of_group(pgid: u32) -> Option<u64> {
     total
 }
 
+/// The nice value of work that follows an answer ([`lower_priority`]).
+pub const BACKGROUND_NICE: i32 = 10;
+
+/// Lowers the calling thread's scheduling priority to [`BACKGROUND_NICE`] for the rest
+/// of its life, and of the threads it spawns (Linux threads inherit it). Work that
+/// follows an answer ran at the priority of the process it had answered: after an
+/// auto-spawned restart the shim, still writing its answer and exiting, waited up to
+/// 4-7 ms for a core held by the walk behind the answer and gain accounting's count
+/// (perf sched: both cores theirs for one time slice). Unprivileged, a thread cannot
+/// raise its priority again, so only threads whose remaining work is all background
+/// call this; a thread already at a lower priority keeps it. Linux only: elsewhere
+/// `setpriority(PRIO_PROCESS, 0)` names the whole process.
+#[cfg(target_os = "linux")]
+pub fn lower_priority() {
+    use rustix::process::{getpriority_process, setpriority_process};
+    if getpriority_process(None).is_ok_and(|nice| nice < BACKGROUND_NICE) {
+        // Failure leaves the thread as it was: slower callers, nothing wrong.
+        let _ = setpriority_process(None, BACKGROUND_NICE);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn lower_priority() {}
+
 /// Milliseconds since the Unix epoch.
 pub fn unix_ms(t: std::time::SystemTime) -> u64 {
     t.duration_since(std::time::UNIX_EPOCH)

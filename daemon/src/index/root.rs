@@ -292,8 +292,14 @@ impl RootIndex {
             .spawn(move || {
                 // Answered from the last walk's listing, the full walk still follows
                 // (behind the answer): it watches every directory before listing it,
-                // finds what changed since the check, and keeps a new listing.
-                me.warm_start();
+                // finds what changed since the check, and keeps a new listing. Nobody
+                // waits for it, nor for what this thread does after it (settling,
+                // rescans), so it leaves the cores to the caller first. A rewalk it
+                // starts (a store found lying) inherits the priority: slower under
+                // load, never wrong.
+                if me.warm_start() {
+                    crate::sys::lower_priority();
+                }
                 me.full_index();
                 let (index, every) = (Arc::downgrade(&me), me.config.rescan_interval);
                 // Held no longer: an evicted project's index must be dropped.
