@@ -17,7 +17,10 @@
 use std::{
     fs::{self, OpenOptions},
     io,
-    os::unix::fs::{FileTypeExt, OpenOptionsExt},
+    os::unix::{
+        ffi::OsStrExt,
+        fs::{FileTypeExt, OpenOptionsExt},
+    },
     path::{Path, PathBuf},
     process::Stdio,
     time::{Duration, Instant},
@@ -31,7 +34,7 @@ use lean_ctx_shared::{
     transport::{self, ConnectError, Connection},
 };
 use rustix::fs::{FlockOperation, flock};
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// Longest wait for a spawned daemon's readiness line.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -64,7 +67,14 @@ pub async fn connect_running(paths: &Paths, client: &str) -> Result<Option<Conne
 /// so a daemon of another schema found there was put there on purpose (a service unit
 /// or an activation socket pointing at another build); replacing it would fight
 /// whatever started it, so it is reported instead (`refused`).
-pub async fn connect_or_spawn(paths: &Paths, client: &str) -> Result<Connection, LeanError> {
+///
+/// `root` is the root the caller is about to ask about, if it knows: a daemon spawned
+/// here is told it on stdin and checks it while this shim connects.
+pub async fn connect_or_spawn(
+    paths: &Paths,
+    client: &str,
+    root: Option<&Path>,
+) -> Result<Connection, LeanError> {
     let hello = ClientHello::new(Intent::Call, client);
     if let Some(conn) = try_connect(paths, &hello).await? {
         return Ok(conn);
@@ -76,7 +86,7 @@ pub async fn connect_or_spawn(paths: &Paths, client: &str) -> Result<Connection,
         return Ok(conn);
     }
     remove_dead_socket(&paths.socket())?;
-    spawn_daemon(paths).await?;
+    spawn_daemon(paths, root).await?;
     match try_connect(paths, &hello).await? {
         Some(conn) => Ok(conn),
         None => Err(LeanError::internal(format!(
@@ -269,8 +279,11 @@ fn remove_dead_socket(socket: &Path) -> Result<(), LeanError> {
     }
 }
 
-/// Spawns `lean-ctxd --auto-spawned` and waits for `READY <pid>` on its stdout.
-async fn spawn_daemon(paths: &Paths) -> Result<(), LeanError> {
+/// Spawns `lean-ctxd --auto-spawned`, writes `root` (if any) on its stdin and closes
+/// it, and waits for `READY <pid>` on its stdout. On stdin, not as an argument: a
+/// daemon of an older build ignores its stdin, where it would refuse an argument it
+/// does not know.
+async fn spawn_daemon(paths: &Paths, root: Option<&Path>) -> Result<(), LeanError> {
     let bin = daemon_binary()?;
     Paths::ensure_dir(&paths.state_dir).map_err(paths_error)?;
     let out_path = paths.spawn_output();
@@ -282,7 +295,11 @@ async fn spawn_daemon(paths: &Paths) -> Result<(), LeanError> {
         .map_err(|e| io_error(&out_path, e))?;
     let mut child = tokio::process::Command::new(&bin)
         .arg("--auto-spawned")
-        .stdin(Stdio::null())
+        .stdin(if root.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(out)
         .spawn()
@@ -291,6 +308,10 @@ async fn spawn_daemon(paths: &Paths) -> Result<(), LeanError> {
                 "install lean-ctxd next to lean-ctx or on PATH, or set LEAN_CTX_DAEMON_BIN",
             )
         })?;
+    if let (Some(mut stdin), Some(root)) = (child.stdin.take(), root) {
+        // A daemon that exited already is reported below, by its stdout.
+        let _ = stdin.write_all(root.as_os_str().as_bytes()).await;
+    }
     let stdout = child.stdout.take().expect("stdout is piped");
     let mut line = String::new();
     let read =

@@ -210,7 +210,7 @@ async fn start(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
         .ok()
         .flatten()
         .is_some();
-    let conn = connect::connect_or_spawn(paths, "lean-ctx daemon start").await?;
+    let conn = connect::connect_or_spawn(paths, "lean-ctx daemon start", None).await?;
     let pid = conn.server.pid;
     out.emit(
         &json!({"pid": pid, "started": !was_running, "socket": paths.socket()}),
@@ -455,7 +455,7 @@ async fn ping(
     count: u32,
     delay_ms: u32,
 ) -> Result<ExitCode, LeanError> {
-    let conn = connect::connect_or_spawn(paths, "lean-ctx daemon ping").await?;
+    let conn = connect::connect_or_spawn(paths, "lean-ctx daemon ping", None).await?;
     let mut micros = Vec::with_capacity(count as usize);
     let mut pid = conn.server.pid;
     for _ in 0..count.max(1) {

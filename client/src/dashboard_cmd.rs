@@ -28,7 +28,7 @@ pub struct DashboardArgs {
 }
 
 pub async fn run(args: DashboardArgs, paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
-    let conn = connect::connect_or_spawn(paths, "lean-ctx dashboard").await?;
+    let conn = connect::connect_or_spawn(paths, "lean-ctx dashboard", None).await?;
     let handover = if args.no_open {
         Handover::Link
     } else {

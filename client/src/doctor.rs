@@ -227,7 +227,7 @@ fn index_store(paths: &Paths, st: Option<&StatusResponse>) -> Finding {
 
 async fn daemon(paths: &Paths) -> (Finding, Option<StatusResponse>) {
     let reach = async {
-        let conn = connect::connect_or_spawn(paths, "lean-ctx doctor").await?;
+        let conn = connect::connect_or_spawn(paths, "lean-ctx doctor", None).await?;
         let st = conn
             .client
             .status(tarpc::context::current(), StatusRequest {})

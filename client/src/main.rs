@@ -157,7 +157,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
         Command::Trust(args) => return trust_cmd::run(args, &root, &paths, out),
         _ => {}
     }
-    let conn = connect::connect_or_spawn(&paths, "lean-ctx cli").await?;
+    let conn = connect::connect_or_spawn(&paths, "lean-ctx cli", Some(&root)).await?;
     match command {
         Command::Daemon(_)
         | Command::Mcp

@@ -111,7 +111,8 @@ impl State {
         if let Some(c) = conn.as_ref() {
             return Ok(c.client.clone());
         }
-        let fresh = connect::connect_or_spawn(&self.paths, "lean-ctx mcp").await?;
+        let root = self.root().await;
+        let fresh = connect::connect_or_spawn(&self.paths, "lean-ctx mcp", Some(&root)).await?;
         let client = fresh.client.clone();
         *conn = Some(fresh);
         Ok(client)

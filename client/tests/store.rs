@@ -549,6 +549,46 @@ fn projects(env: &TestEnv) -> Vec<(PathBuf, bool, u64)> {
         .collect()
 }
 
+/// How many times the daemon's log says it started the root its spawning shim
+/// named before that shim's call.
+fn early_starts(env: &TestEnv) -> usize {
+    env.log()
+        .matches("starting the spawning shim's root")
+        .count()
+}
+
+/// An auto-spawned daemon starts the root its shim is about to call for (written on
+/// the daemon's stdin) as soon as the store is loaded, so the check runs while the
+/// shim connects; only a root with a listing, as a prewarm (off here).
+#[test]
+fn an_auto_spawned_daemon_starts_its_shims_root_before_the_call() {
+    let (env, root) = project(&three());
+    set_prewarm(&env, 0);
+    age_tree(&root, false);
+    // No listing yet: a first index is left to the call.
+    let truth = names(&env, &root);
+    assert_eq!(early_starts(&env), 0, "{}", env.log());
+    wait_for_listings(&env, 1);
+    stop(&env);
+    assert_eq!(names(&env, &root), truth);
+    assert_eq!(
+        (early_starts(&env), warm_starts(&env)),
+        (1, 1),
+        "{}",
+        env.log()
+    );
+    stop(&env);
+    // `daemon start` names no root; a call from a directory without a listing
+    // starts nothing before it.
+    start(&env);
+    stop(&env);
+    let elsewhere = env.dir().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    fs::write(elsewhere.join("e.rs"), "fn e() {}\n").unwrap();
+    names(&env, &fs::canonicalize(&elsewhere).unwrap());
+    assert_eq!(early_starts(&env), 1, "{}", env.log());
+}
+
 #[test]
 fn a_starting_daemon_prewarms_the_roots_last_called_for_most_recent_first() {
     let (env, a) = project(&three());

@@ -1,7 +1,7 @@
 //! `lean-ctxd`: parse arguments, take the single-instance lock, bind the socket, log,
 //! serve until told to stop. Everything else lives in the library.
 
-use std::{io::Write, process::ExitCode, sync::Arc, time::Duration};
+use std::{io::Write, path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
 
 use anyhow::Context as _;
 use clap::Parser;
@@ -33,6 +33,27 @@ struct Args {
     /// an auto-spawned daemon, or to a foreground one when given explicitly.
     #[arg(long, env = "LEAN_CTX_IDLE_TIMEOUT", value_parser = humantime::parse_duration)]
     idle_timeout: Option<Duration>,
+}
+
+/// The root the spawning shim is about to call for: the bytes on our stdin, which
+/// the shim writes and closes right after the spawn (`client/src/connect.rs`).
+/// Nothing, as from an older shim (stdin `/dev/null`, not a pipe), a terminal, or a
+/// pipe not closed within a second, means no root; so does anything over 4 KiB.
+async fn first_root_from_stdin() -> Option<PathBuf> {
+    use std::os::{fd::AsFd, unix::ffi::OsStringExt};
+    use tokio::io::AsyncReadExt;
+    let stdin = std::fs::File::from(std::io::stdin().as_fd().try_clone_to_owned().ok()?);
+    let mut pipe = tokio::net::unix::pipe::Receiver::from_file(stdin)
+        .ok()?
+        .take(4097);
+    let mut bytes = Vec::new();
+    let read = pipe.read_to_end(&mut bytes);
+    tokio::time::timeout(Duration::from_secs(1), read)
+        .await
+        .ok()?
+        .ok()?;
+    (!bytes.is_empty() && bytes.len() <= 4096)
+        .then(|| PathBuf::from(std::ffi::OsString::from_vec(bytes)))
 }
 
 /// Exit code when another daemon holds the lock: the spawning shim just connects.
@@ -158,6 +179,14 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
                 &paths.index_store_dir(),
                 config.index.store_max_bytes,
             ));
+        }
+        if args.auto_spawned {
+            let daemon = daemon.clone();
+            tokio::spawn(async move {
+                if let Some(root) = first_root_from_stdin().await {
+                    daemon.start_first_root(root).await;
+                }
+            });
         }
         // It waits for a pause in calls before each root (`Daemon::lull`): the shim
         // that spawned us is about to ask about a root of its own.

@@ -5,6 +5,7 @@
 use std::{
     future::Future,
     panic::AssertUnwindSafe,
+    path::PathBuf,
     pin::pin,
     sync::{
         Arc,
@@ -27,7 +28,7 @@ use crate::{
     ide::discovery::Discovery,
     index::{root::IndexConfig, store::Caches},
     lsp::pool::Pool,
-    registry::ProjectRegistry,
+    registry::{Project, ProjectRegistry},
     sys::unix_ms,
     trust::Trust,
 };
@@ -51,7 +52,7 @@ const PREWARM_WAIT: Duration = Duration::from_secs(600);
 pub struct DaemonConfig {
     pub paths: Paths,
     /// The socket actually served (bound, or passed by systemd).
-    pub socket: std::path::PathBuf,
+    pub socket: PathBuf,
     pub start_mode: StartMode,
     /// Exit after this long without connections; `None`: never.
     pub idle_timeout: Option<Duration>,
@@ -128,9 +129,7 @@ impl Daemon {
                 config.lsp.clone(),
                 Trust::new(
                     &config.paths.config_file(),
-                    std::env::var_os("HOME")
-                        .map(std::path::PathBuf::from)
-                        .as_deref(),
+                    std::env::var_os("HOME").map(PathBuf::from).as_deref(),
                 ),
             )),
             ides: Discovery::start(&config.paths, &config.ide),
@@ -295,23 +294,7 @@ impl Daemon {
                 warmed += 1;
                 continue;
             }
-            // On the blocking pool: a root on a mount that hangs (a network file
-            // system gone away since) must not hold a runtime thread; a call that
-            // names it would, but that is the caller's choice, this is ours. Only
-            // the directory that was called for: a root that is now a symlink
-            // (or under one) leads somewhere nobody asked about. And only one with
-            // a listing: without one (a new build's store, a clear) a prewarm is a
-            // whole first index, seconds of CPU for a root nobody may ask about
-            // today, so that is left to the first call.
-            let open = {
-                let (me, root) = (self.clone(), root.clone());
-                tokio::task::spawn_blocking(move || {
-                    let same = std::fs::canonicalize(&root).is_ok_and(|c| c == root);
-                    let cheap = same && me.caches.has_listing(&root);
-                    cheap.then(|| me.registry.open(&root).ok()).flatten()
-                })
-            };
-            let Ok(Some(project)) = open.await else {
+            let Some(project) = self.clone().open_listed(root.clone()).await else {
                 tracing::debug!(root = %root.display(), "not prewarming: gone, moved, or no listing");
                 continue;
             };
@@ -326,6 +309,35 @@ impl Daemon {
                 () = stop.cancelled() => return,
                 _ = project.index.wait_ready(PREWARM_WAIT) => {}
             }
+        }
+    }
+
+    /// The project of `root` if it may be started before anyone calls for it. On the
+    /// blocking pool: a root on a mount that hangs (a network file system gone away
+    /// since) must not hold a runtime thread; a call that names it would, but that is
+    /// the caller's choice, this is ours. Only the directory itself: a root that is now
+    /// a symlink (or under one) leads somewhere nobody asked about. And only one with
+    /// a listing: without one (a new build's store, a clear) a start is a whole first
+    /// index, seconds of CPU for a root nobody may ask about today, so that is left to
+    /// the first call. Waits for the store's load, as the first call would.
+    async fn open_listed(self: Arc<Self>, root: PathBuf) -> Option<Arc<Project>> {
+        tokio::task::spawn_blocking(move || {
+            let same = std::fs::canonicalize(&root).is_ok_and(|c| c == root);
+            let cheap = same && self.caches.has_listing(&root);
+            cheap.then(|| self.registry.open(&root).ok()).flatten()
+        })
+        .await
+        .ok()
+        .flatten()
+    }
+
+    /// Starts `root`, the root the shim that spawned this daemon is about to call for,
+    /// as soon as the store is loaded (if it has a listing): its check then runs while
+    /// the shim connects and says hello, not after.
+    pub async fn start_first_root(self: Arc<Self>, root: PathBuf) {
+        if let Some(project) = self.open_listed(root).await {
+            tracing::info!(root = %project.root.display(), "starting the spawning shim's root");
+            project.index.start();
         }
     }
 
