@@ -838,7 +838,14 @@ fn a_store_that_lies_is_found_out_by_a_fresh_parse_and_discarded() {
             .contains("contradicts"),
         "{st}"
     );
-    assert_ne!(self::key(&env), key, "the discarded store's key is gone");
+    // The writer starts the new store once the walks it waits for are done (at most
+    // 5 s each).
+    let rekeyed = wait_until(Duration::from_secs(30), || {
+        store_dir_if_any(&env)
+            .and_then(|d| fs::read(d.join("index.key")).ok())
+            .is_some_and(|now| now != key)
+    });
+    assert!(rekeyed, "the discarded store's key is gone: {}", env.log());
     // What the new store learned is the truth: a restart serves it.
     stop(&env);
     assert_eq!(names(&env, &root), truth);

@@ -277,14 +277,27 @@ impl RootIndex {
         // Watch before walking, so nothing written during the walk is missed.
         self.start_watcher();
         let weak = Arc::downgrade(self);
+        // A rewalk is spawned from a runtime thread where there is one: spawned from
+        // the thread that found the store lying, often the walk behind an answer (nice
+        // 10), it would inherit that priority, and callers wait for a rewalk.
+        let runtime = tokio::runtime::Handle::try_current().ok();
         self.caches.on_discard(Rewalk(Box::new(move || {
             let Some(me) = weak.upgrade() else {
                 return false;
             };
-            std::thread::Builder::new()
-                .name("lean-ctx-index".into())
-                .spawn(move || me.index_again())
-                .is_ok()
+            let spawn = move || {
+                std::thread::Builder::new()
+                    .name("lean-ctx-index".into())
+                    .spawn(move || me.index_again())
+                    .is_ok()
+            };
+            match &runtime {
+                Some(runtime) => {
+                    runtime.spawn(async move { spawn() });
+                    true
+                }
+                None => spawn(),
+            }
         })));
         let me = self.clone();
         std::thread::Builder::new()
@@ -294,9 +307,7 @@ impl RootIndex {
                 // (behind the answer): it watches every directory before listing it,
                 // finds what changed since the check, and keeps a new listing. Nobody
                 // waits for it, nor for what this thread does after it (settling,
-                // rescans), so it leaves the cores to the caller first. A rewalk it
-                // starts (a store found lying) inherits the priority: slower under
-                // load, never wrong.
+                // rescans), so it leaves the cores to the caller first.
                 if me.warm_start() {
                     crate::sys::lower_priority();
                 }
