@@ -63,10 +63,7 @@ pub fn rss_of_group(pgid: u32) -> Option<u64> {
     total
 }
 
-/// The nice value of work that follows an answer ([`lower_priority`]).
-pub const BACKGROUND_NICE: i32 = 10;
-
-/// Lowers the calling thread's scheduling priority to [`BACKGROUND_NICE`] for the rest
+/// Lowers the calling thread's scheduling priority to nice 10 for the rest
 /// of its life, and of the threads it spawns (Linux threads inherit it). Work that
 /// follows an answer ran at the priority of the process it had answered: after an
 /// auto-spawned restart the shim, still writing its answer and exiting, waited up to
@@ -78,6 +75,7 @@ pub const BACKGROUND_NICE: i32 = 10;
 #[cfg(target_os = "linux")]
 pub fn lower_priority() {
     use rustix::process::{getpriority_process, setpriority_process};
+    const BACKGROUND_NICE: i32 = 10;
     if getpriority_process(None).is_ok_and(|nice| nice < BACKGROUND_NICE) {
         // Failure leaves the thread as it was: slower callers, nothing wrong.
         let _ = setpriority_process(None, BACKGROUND_NICE);
