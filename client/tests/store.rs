@@ -12,6 +12,7 @@
 use std::{
     collections::BTreeMap,
     fs,
+    os::unix::ffi::OsStrExt,
     path::{Path, PathBuf},
     process::{Command, Stdio},
     time::Duration,
@@ -587,6 +588,46 @@ fn an_auto_spawned_daemon_starts_its_shims_root_before_the_call() {
     fs::write(elsewhere.join("e.rs"), "fn e() {}\n").unwrap();
     names(&env, &fs::canonicalize(&elsewhere).unwrap());
     assert_eq!(early_starts(&env), 1, "{}", env.log());
+    stop(&env);
+
+    // Whatever a spawner writes there: the listed root itself is started with no
+    // call at all; once swapped for a symlink (to where it moved), it is not.
+    let mut daemon = spawn_naming(&env, root.as_os_str().as_bytes());
+    let started = wait_until(Duration::from_secs(10), || {
+        projects(&env).iter().any(|(r, _, _)| *r == root)
+    });
+    assert!(started, "{:?} {}", projects(&env), env.log());
+    stop(&env);
+    daemon.wait().unwrap();
+    let moved = env.dir().join("moved");
+    fs::rename(&root, &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, &root).unwrap();
+    let mut daemon = spawn_naming(&env, root.as_os_str().as_bytes());
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(projects(&env), [], "{}", env.log());
+    assert_eq!(early_starts(&env), 2, "{}", env.log());
+    stop(&env);
+    daemon.wait().unwrap();
+}
+
+/// Starts `lean-ctxd --auto-spawned` as a shim would, with `root` on its stdin, and
+/// waits for its `READY`; the caller waits for it after stopping it.
+fn spawn_naming(env: &TestEnv, root: &[u8]) -> std::process::Child {
+    use std::io::{BufRead, Write};
+    let mut daemon = env
+        .daemon()
+        .arg("--auto-spawned")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    daemon.stdin.take().unwrap().write_all(root).unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(daemon.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("READY "), "{line}");
+    daemon
 }
 
 #[test]
