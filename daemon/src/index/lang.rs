@@ -52,6 +52,14 @@ impl Lang {
         }
     }
 
+    /// The LSP `languageId` of its documents.
+    pub fn lsp_language_id(self) -> &'static str {
+        match self {
+            Lang::Tsx => "typescriptreact",
+            other => other.name(),
+        }
+    }
+
     fn grammar(self) -> tree_sitter::Language {
         match self {
             Lang::Rust => tree_sitter_rust::LANGUAGE.into(),

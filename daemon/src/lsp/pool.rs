@@ -105,29 +105,21 @@ impl Pool {
     /// The configured (or default) server of `lang`.
     pub fn choice(&self, lang: Lang) -> Choice {
         let c = &self.config;
-        let (setting, default, language_id): (Option<&ServerSetting>, Option<&str>, &str) =
-            match lang {
-                Lang::Rust => (c.rust.as_ref(), Some("rust-analyzer"), "rust"),
-                Lang::Python => (c.python.as_ref(), Some("pylsp"), "python"),
-                Lang::TypeScript => (
-                    c.typescript.as_ref(),
-                    Some("typescript-language-server --stdio"),
-                    "typescript",
-                ),
-                Lang::Tsx => (
-                    c.typescript.as_ref(),
-                    Some("typescript-language-server --stdio"),
-                    "typescriptreact",
-                ),
-                Lang::JavaScript => (
-                    c.javascript.as_ref().or(c.typescript.as_ref()),
-                    Some("typescript-language-server --stdio"),
-                    "javascript",
-                ),
-                Lang::Go => (c.go.as_ref(), Some("gopls"), "go"),
-                Lang::Java => (c.java.as_ref(), Some("jdtls"), "java"),
-                Lang::Kotlin => (c.kotlin.as_ref(), Some("kotlin-language-server"), "kotlin"),
-            };
+        let (setting, default): (Option<&ServerSetting>, Option<&str>) = match lang {
+            Lang::Rust => (c.rust.as_ref(), Some("rust-analyzer")),
+            Lang::Python => (c.python.as_ref(), Some("pylsp")),
+            Lang::TypeScript | Lang::Tsx => (
+                c.typescript.as_ref(),
+                Some("typescript-language-server --stdio"),
+            ),
+            Lang::JavaScript => (
+                c.javascript.as_ref().or(c.typescript.as_ref()),
+                Some("typescript-language-server --stdio"),
+            ),
+            Lang::Go => (c.go.as_ref(), Some("gopls")),
+            Lang::Java => (c.java.as_ref(), Some("jdtls")),
+            Lang::Kotlin => (c.kotlin.as_ref(), Some("kotlin-language-server")),
+        };
         let command: Vec<String> = match setting {
             Some(ServerSetting::Line(line)) if line.trim() == "jetbrains" => {
                 return Choice::JetBrainsOnly;
@@ -174,7 +166,7 @@ impl Pool {
         };
         Choice::Server(ServerSpec {
             language,
-            language_id,
+            language_id: lang.lsp_language_id(),
             command,
             rust_analyzer,
             settings: settings.to_string(),
@@ -436,10 +428,11 @@ impl Pool {
     }
 
     /// Our own writes: every server of `root` hears of them before the call answers,
-    /// so the next answer never reads the old text.
+    /// its own language's files as open documents, so the next answer never reads
+    /// the old text.
     pub async fn wrote(&self, root: &Path, paths: &[PathBuf]) {
         for server in self.servers_of(root) {
-            server.files_changed(paths).await;
+            server.files_changed(paths, true).await;
         }
     }
 }
@@ -462,7 +455,7 @@ async fn follow_files(
         if server.is_dead() {
             return;
         }
-        server.files_changed(&paths).await;
+        server.files_changed(&paths, false).await;
     }
 }
 

@@ -28,8 +28,10 @@
 //! Documents: every request that names a file first syncs it from disk: `didOpen` the
 //! first time, `didChange` (full text) when its bytes changed since, nothing otherwise.
 //! Files changed on disk while open are re-synced when the watcher reports them, and
-//! `didChangeWatchedFiles` goes out for the patterns the server registered. So no
-//! answer is computed from text older than the disk at the time of the call.
+//! `didChangeWatchedFiles` goes out for the patterns the server registered. Files we
+//! wrote ourselves are synced as open documents before the call answers, so their
+//! text is in-band. So no answer is computed from text older than the disk at the
+//! time of the call.
 
 use std::{
     collections::{HashMap, VecDeque},
@@ -62,7 +64,10 @@ use super::{
     rpc::{Connection, Handler, METHOD_NOT_FOUND, RpcError},
     text::{DocText, Encoding, path_to_uri, uri_to_path},
 };
-use crate::sys::{self, unix_ms};
+use crate::{
+    index::lang::Lang,
+    sys::{self, unix_ms},
+};
 
 /// How long `initialize` may take before the server counts as failed.
 const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -545,14 +550,20 @@ impl Server {
         Synced { text, hash, seq }
     }
 
-    /// Files under the root changed on disk (by anyone): open documents are re-synced
-    /// (closed if gone) and the server hears of the changes it registered for.
-    pub async fn files_changed(&self, paths: &[PathBuf]) {
+    /// Files under the root changed on disk: open documents are re-synced (closed if
+    /// gone) and the server hears of the changes it registered for. With `ours` (we
+    /// wrote them) a file of the server's language is synced as an open document even
+    /// if it was not one: its text then reaches the server in-band, ahead of the next
+    /// request. Told only through `didChangeWatchedFiles`, rust-analyzer loads a file
+    /// it has not opened on its VFS thread, and a request right after can still see
+    /// the old text (CI once: 2 of 5 references right after a rename across two
+    /// files).
+    pub async fn files_changed(&self, paths: &[PathBuf], ours: bool) {
         let mut events = Vec::new();
         {
             let mut docs = self.docs.lock().await;
             for path in paths {
-                let open = docs.contains_key(path);
+                let open = docs.contains_key(path) || (ours && self.owns(path));
                 let watched = self.shared.watches(path);
                 if !open && !watched {
                     continue;
@@ -565,12 +576,15 @@ impl Server {
                             FileChangeType::CHANGED
                         }
                         Err(_) => {
-                            docs.remove(path);
-                            self.conn.notify::<note::DidCloseTextDocument>(
-                                DidCloseTextDocumentParams {
-                                    text_document: TextDocumentIdentifier::new(path_to_uri(path)),
-                                },
-                            );
+                            if docs.remove(path).is_some() {
+                                self.conn.notify::<note::DidCloseTextDocument>(
+                                    DidCloseTextDocumentParams {
+                                        text_document: TextDocumentIdentifier::new(path_to_uri(
+                                            path,
+                                        )),
+                                    },
+                                );
+                            }
                             FileChangeType::DELETED
                         }
                     }
@@ -592,6 +606,11 @@ impl Server {
                     changes: events,
                 });
         }
+    }
+
+    /// A file whose documents this server takes (its language's `languageId`).
+    fn owns(&self, path: &Path) -> bool {
+        Lang::from_path(path).is_some_and(|l| l.lsp_language_id() == self.spec.language_id)
     }
 
     /// The diagnostics the server published for `abs` after the text `synced` was
