@@ -11,8 +11,9 @@
 //! the same tree, in alternating order, 5 rounds; in each, a second git worktree of
 //! the corpus (made beside it once) and the restart-warm index too (after `daemon
 //! start`, auto-spawned by the outline itself, and a second after `daemon start`,
-//! prewarmed), whole process as well, and daemon RSS per symbol; with the
-//! BENCHMARKS.md rows.
+//! prewarmed), whole process as well, a warm call of the same outline (the floor
+//! no restart can go under: the process start and the shim alone), and daemon RSS
+//! per symbol; with the BENCHMARKS.md rows.
 //!
 //! Run: `bash client/benches/fetch-corpus.sh && bash client/benches/fetch-lang-corpora.sh && cargo build --release --workspace --bins && cargo bench -p lean-ctx-client --bench index`
 //! (needs Debian's `universal-ctags`). Arguments after `--` pick the parts: `rust`
@@ -61,6 +62,8 @@ const LANGS: [(&str, &str, &str); 6] = [
     ),
 ];
 const LANG_ROUNDS: usize = 5;
+/// Warm whole-process outlines per round (their median is the round's floor).
+const WARM_CALLS: usize = 3;
 
 fn main() {
     assert!(
@@ -125,7 +128,7 @@ fn languages(langs: &[&(&str, &str, &str)]) {
                 theirs.push(ctags());
             }
             println!(
-                "  {dir} round {round}: lean-ctx {:.0} ms ({} files, {} symbols), second worktree {:.0} ms, restart-warm {:.0} ms (auto-spawned {:.0} ms, prewarmed {:.1} ms); in the daemon: first walk {:.0} ms, restart {}; ctags {:.0} ms",
+                "  {dir} round {round}: lean-ctx {:.0} ms ({} files, {} symbols), second worktree {:.0} ms, restart-warm {:.0} ms (auto-spawned {:.0} ms, prewarmed {:.1} ms, a warm call {:.1} ms); in the daemon: first walk {:.0} ms, restart {}; ctags {:.0} ms",
                 ms(r.first),
                 r.files,
                 r.symbols,
@@ -133,6 +136,7 @@ fn languages(langs: &[&(&str, &str, &str)]) {
                 ms(r.restart),
                 ms(r.restart_auto),
                 ms(r.prewarmed),
+                ms(r.warm_call),
                 ms(r.first_in),
                 r.restart_in
                     .map_or("walked (no listing used)".into(), |d| format!(
@@ -153,6 +157,7 @@ fn languages(langs: &[&(&str, &str, &str)]) {
         let pick = |f: fn(&Round) -> Duration| median(&rounds.iter().map(f).collect::<Vec<_>>());
         let (first, second_wt, restart) = (median(&ours), pick(|r| r.second), pick(|r| r.restart));
         let (restart_auto, prewarmed) = (pick(|r| r.restart_auto), pick(|r| r.prewarmed));
+        let warm_call = pick(|r| r.warm_call);
         let ratio = ms(first) / ms(median(&theirs));
         let last = rounds.last().unwrap();
         let per_symbol = |rss: u64| rss as f64 / last.symbols.max(1) as f64;
@@ -174,7 +179,7 @@ fn languages(langs: &[&(&str, &str, &str)]) {
             ),
         };
         let warm = format!(
-            "{:.0} ms ({:.1}%) | {:.0} ms ({:.1}%) | {:.0} ms ({:.1}%) | {:.1} ms ({:.1}%) | {in_daemon} | {:.0} B; {:.0} B",
+            "{:.0} ms ({:.1}%) | {:.0} ms ({:.1}%) | {:.0} ms ({:.1}%) | {:.1} ms ({:.1}%) | {:.1} ms ({:.1}%) | {in_daemon} | {:.0} B; {:.0} B",
             ms(second_wt),
             100.0 * ms(second_wt) / ms(first),
             ms(restart),
@@ -183,6 +188,8 @@ fn languages(langs: &[&(&str, &str, &str)]) {
             100.0 * ms(restart_auto) / ms(first),
             ms(prewarmed),
             100.0 * ms(prewarmed) / ms(first),
+            ms(warm_call),
+            100.0 * ms(warm_call) / ms(first),
             per_symbol(last.rss_both),
             per_symbol(last.rss_warm),
         );
@@ -204,9 +211,9 @@ fn languages(langs: &[&(&str, &str, &str)]) {
     }
     println!("\nBENCHMARKS.md rows (medians of {LANG_ROUNDS} alternating rounds):");
     println!(
-        "| corpus | files | symbols | lean-ctx first index | ctags tags | universal-ctags | ratio | second worktree | restart-warm | restart-warm, auto-spawned | restart-warm, prewarmed | restart-warm in the daemon (of its first walk) | RSS/symbol (both worktrees; after restart-warm) |"
+        "| corpus | files | symbols | lean-ctx first index | ctags tags | universal-ctags | ratio | second worktree | restart-warm | restart-warm, auto-spawned | restart-warm, prewarmed | a warm call (the floor) | restart-warm in the daemon (of its first walk) | RSS/symbol (both worktrees; after restart-warm) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for row in rows {
         println!("{row}");
     }
@@ -237,14 +244,18 @@ fn second_worktree(tree: &Path) -> PathBuf {
 /// outline, so the daemon's prewarm of its last root may run first), then stopped
 /// and `tree` again with no daemon running (the outline spawns it), then stopped,
 /// started and `tree` asked a second later (prewarmed: the daemon checked its
-/// recent roots in that pause). With the files and symbols of `tree` and the
-/// daemon's RSS after the second worktree and after restart-warm.
+/// recent roots in that pause), then the same outline again, warm, a few times, each
+/// after the same pause (the floor of any restart: a call to a daemon that holds
+/// everything already). With
+/// the files and symbols of `tree` and the daemon's RSS after the second worktree
+/// and after restart-warm.
 struct Round {
     first: Duration,
     second: Duration,
     restart: Duration,
     restart_auto: Duration,
     prewarmed: Duration,
+    warm_call: Duration,
     /// The daemon's own figures (its log's `indexed` lines): the first walk of
     /// `tree`, and the restart's answer from that walk's listing (`None`: the
     /// restart walked instead). Process start and the shim are not in them.
@@ -316,6 +327,17 @@ fn lang_round(tree: &Path, second: &Path) -> Round {
     daemon("start");
     std::thread::sleep(Duration::from_secs(1));
     let prewarmed = outline(tree);
+    // Each after the same pause as the prewarmed call's: on this machine any call
+    // after a second of idleness costs about a millisecond more than one right
+    // after another (a warm daemon too), so back-to-back calls would flatter the floor.
+    let warm_call = median(
+        &(0..WARM_CALLS)
+            .map(|_| {
+                std::thread::sleep(Duration::from_secs(1));
+                outline(tree)
+            })
+            .collect::<Vec<_>>(),
+    );
     let log = env.log();
     let indexed = |how: &str| {
         let root = format!("root={} ", root.display());
@@ -330,6 +352,7 @@ fn lang_round(tree: &Path, second: &Path) -> Round {
         restart,
         restart_auto,
         prewarmed,
+        warm_call,
         first_in: indexed("walked").expect("the first walk's log line"),
         restart_in: indexed("from the last walk's listing"),
         files,
