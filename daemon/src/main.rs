@@ -77,6 +77,8 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> anyhow::Result<ExitCode> {
+    // Before any thread starts.
+    sys::tune_allocator();
     if args.auto_spawned {
         // Our own session: no controlling terminal, no signals meant for the shim's
         // process group. Fails only if we already lead a group, which a fresh child
