@@ -246,9 +246,8 @@ fn second_worktree(tree: &Path) -> PathBuf {
 /// started and `tree` asked a second later (prewarmed: the daemon checked its
 /// recent roots in that pause), then the same outline again, warm, a few times, each
 /// after the same pause (the floor of any restart: a call to a daemon that holds
-/// everything already). With
-/// the files and symbols of `tree` and the daemon's RSS after the second worktree
-/// and after restart-warm.
+/// everything already). With the files and symbols of `tree` and the daemon's RSS
+/// after the second worktree and after restart-warm.
 struct Round {
     first: Duration,
     second: Duration,

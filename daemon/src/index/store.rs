@@ -460,8 +460,9 @@ impl Caches {
                 }
                 None => {
                     bump(&root.symbol_misses, &self.totals.symbol_misses);
-                    // Read now, the file may have changed since it was hashed: key by
-                    // what we parse. The bytes read above are the ones hashed.
+                    // Bytes read above are the ones hashed; bytes read only now may
+                    // differ from what the hash was learnt from (the file changed
+                    // since), so those are keyed by what is parsed.
                     let (bytes, hashed) = match content {
                         Some(bytes) => (bytes, Some(hash)),
                         None => (read_unchanged(open()?, id)?.0, None),
