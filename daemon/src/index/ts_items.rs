@@ -226,9 +226,10 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Whether the `<` next opens type arguments of a call (TypeScript): a
-    /// balanced `<…>` of what a type is made of, followed by `(` or a template,
-    /// as TypeScript decides `f<A, B>(x)`.
+    /// Whether the `<` next opens type arguments (TypeScript): a balanced `<…>` of
+    /// what a type is made of, followed by `(` or a template (a call, as TypeScript
+    /// decides `f<A, B>(x)`) or by a line break and what cannot continue an
+    /// expression (an instantiation expression).
     fn type_arguments_next(&mut self) -> Option<bool> {
         if !self.ts {
             return Some(false);
@@ -248,11 +249,16 @@ impl<'a> Reader<'a> {
                     if angle == 0 {
                         let after = self.peek_at(i + 1)?;
                         // `>` then `=>` is no comparison: the return type of an
-                        // arrow function (`(x): x is A<B, C> => …`).
+                        // arrow function (`(x): x is A<B, C> => …`). Nor is `>` at a
+                        // line's end before what cannot continue an expression: an
+                        // instantiation expression (`f<S>`, TypeScript 4.7) that a
+                        // semicolon ends there, as in effect's
+                        // `… as Uppercase<S>\n\nexport const …`.
                         return Some(after.is_some_and(|a| {
                             a.opens(b'(')
                                 || a.tok == Tok::Joint(b'=')
                                 || (a.tok == Tok::Literal && self.src[a.start] == b'`')
+                                || self.breaks_before(a, false)
                         }));
                     }
                 }
@@ -1299,6 +1305,12 @@ export const iife = function () { return 1; }.call(this);
 export const arrow = (a: number, b: Map<string, number>) => a
 export const generic = <A, B>(a: A, b: B): Map<A, B> => new Map<A, B>(), after = 1;
 export const tag = Context.GenericTag<A, { b: B }>("x"), tagged = 1
+export const upper = <S extends string>(self: S): Uppercase<S> => self as Uppercase<S>
+
+export const instantiated = make<S>
+const lower = f<S>
+(x)
+const compared = d < e > f
 export function over(a: string): void;
 export function over(a: number): void
 export function over(a: any) { return `${a}${`${a}`}`; }
@@ -1407,6 +1419,7 @@ module.exports = baseX;
         let curried = &ts[ts.find("export const dual2").unwrap()..ts.find("const guard").unwrap()];
         let tsx = ts
             .replace(generic, "export const generic = ")
+            .replace("<S extends string>(self: S)", "(self: S)")
             .replace(curried, "")
             .replace(r#"<T extends AST["_tag"]>(tag"#, "(tag")
             .replace("asSome: <A, E>(self", "asSome: (self")
