@@ -48,9 +48,9 @@ fn main() {
             .collect()
     };
     println!(
-        "| corpus | files compared | whole parse errors | symbols | MiB | whole parse | fast path | ratio | reader declined | files differing | errored: declined, fast path | compared with variance blanked |"
+        "| corpus | files compared | whole parse errors | symbols | MiB | whole parse | fast path | ratio | reader declined | files differing | errored: declined, fast path | compared with variance blanked | errored: symbols compared outside failing statements, left out |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let list_declined = std::env::var_os("LEAN_CTX_FAST_PATHS_DECLINED").is_some();
     let mut declined = Vec::new();
     let mut differ = Vec::new();
@@ -71,7 +71,7 @@ fn main() {
         let stride = if given.is_some() { every } else { 1 };
         for (lang, t) in compare_dir(&root, langs, stride) {
             println!(
-                "| {label} ({}) | {} | {} | {} | {:.1} | {:.0} ms | {:.0} ms | {:.2}x | {} | {} | {}, {:.0} ms | {} |",
+                "| {label} ({}) | {} | {} | {} | {:.1} | {:.0} ms | {:.0} ms | {:.2}x | {} | {} | {}, {:.0} ms | {} | {}, {} |",
                 lang.name(),
                 t.files,
                 t.unparsed,
@@ -85,6 +85,8 @@ fn main() {
                 t.unparsed_declined,
                 t.unparsed_fast.as_secs_f64() * 1e3,
                 t.blanked,
+                t.errored_symbols,
+                t.errored_left_out,
             );
             differ.extend(t.differ);
             declined.extend(t.declined_files);

@@ -474,6 +474,10 @@ impl Walker<'_> {
             let attrs = attrs.take();
             for visit in classify(self.lang, child, self.src, parent) {
                 match visit {
+                    // A name the grammar's error recovery made up (a missing node,
+                    // nothing) names nothing in the file: such a symbol would list
+                    // as `function ` (Kotlin's `fun A.f(` in a file it fails on).
+                    Visit::Symbol(def) if def.name.is_empty() || def.name_node.is_missing() => {}
                     Visit::Symbol(mut def) => {
                         def.start = attrs;
                         out.push(self.symbol(*def, scope, parent))
