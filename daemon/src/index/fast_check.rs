@@ -142,16 +142,13 @@ pub fn compare_dir(dir: &Path, langs: &[Lang], every: usize) -> BTreeMap<Lang, T
                 fast = extract_with(lang, text, Parse::Declarations);
             }
             let text = text.as_deref().unwrap_or(&src);
-            let Some((blanked, spans)) = blank_errors(lang, text) else {
+            let Some(outside) = outside_failures(lang, text, &fast) else {
                 tally.errored_left_out += fast.count;
                 continue;
             };
-            let oracle = extract_with(lang, &blanked, Parse::Whole);
-            let (expected, _) = outline_outside(&oracle, &spans);
-            let (got, compared) = outline_outside(&fast, &spans);
-            tally.errored_symbols += compared;
-            tally.errored_left_out += fast.count - compared;
-            if let Some(first) = first_difference(&expected, &got) {
+            tally.errored_symbols += outside.compared;
+            tally.errored_left_out += fast.count - outside.compared;
+            if let Some(first) = outside.difference {
                 tally.differ.push(format!(
                     "{} (outside failing statements): {first}",
                     path.strip_prefix(dir).unwrap_or(path).display()
@@ -249,6 +246,30 @@ fn first_difference(expected: &str, got: &str) -> Option<String> {
     Some(first)
 }
 
+/// How a fast path's symbols of a file the grammar fails on compare with the
+/// oracle outside the failing statements ([`blank_errors`]).
+pub(crate) struct Outside {
+    /// The fast path's symbols compared (top-level ones touching no blanked line,
+    /// with their children).
+    pub compared: usize,
+    /// The first differing line, `expected ≠ got`.
+    pub difference: Option<String>,
+}
+
+/// `fast` (symbols of `text`, which the grammar fails on) against a whole parse of
+/// `text` with its failing statements blanked, outside them; `None` where no clean
+/// text is reached.
+pub(crate) fn outside_failures(lang: Lang, text: &[u8], fast: &FileSymbols) -> Option<Outside> {
+    let (blanked, spans) = blank_errors(lang, text)?;
+    let oracle = extract_with(lang, &blanked, Parse::Whole);
+    let (expected, _) = outline_outside(&oracle, &spans);
+    let (got, compared) = outline_outside(fast, &spans);
+    Some(Outside {
+        compared,
+        difference: first_difference(&expected, &got),
+    })
+}
+
 /// `src` with the lines of the top-level statements a whole parse finds errors in
 /// blanked (spaces, line breaks kept), again until the rest parses clean, and the
 /// blanked byte spans; `None` if it does not within a few rounds. A statement is blanked
@@ -276,7 +297,19 @@ fn blank_errors(lang: Lang, src: &[u8]) -> Option<(Vec<u8>, Vec<std::ops::Range<
             .map(|c| {
                 // Whole lines: an error node can end inside a line whose rest (a
                 // string's closing quote, say) would read on as something else.
-                let (start, end) = (base + c.start_byte(), base + c.end_byte());
+                // With the attributes before it: they are its siblings (Rust's outer
+                // attributes), and left alone they would go to the next item.
+                let mut first = c;
+                let mut prev = c.prev_sibling();
+                while let Some(p) = prev {
+                    match p.kind() {
+                        "attribute_item" => first = p,
+                        "line_comment" | "block_comment" => {}
+                        _ => break,
+                    }
+                    prev = p.prev_sibling();
+                }
+                let (start, end) = (base + first.start_byte(), base + c.end_byte());
                 let start = text[..start]
                     .iter()
                     .rposition(|b| *b == b'\n')
