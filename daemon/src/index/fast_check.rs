@@ -120,9 +120,6 @@ pub fn compare_dir(dir: &Path, langs: &[Lang], every: usize) -> BTreeMap<Lang, T
             tally.unparsed += 1;
             tally.unparsed_declined += usize::from(declined);
             tally.unparsed_fast += fast_took;
-            // The whole parse of the text with its failing statements blanked is
-            // the oracle for everything else: the fast path's symbols of the real
-            // text that touch no blanked statement must be its symbols.
             // Kotlin has no declaration reader (its fast path is tree-sitter on a
             // skeleton), and its grammar's error recovery ends error nodes inside
             // what a clean parse reads as a comment (`Regex.kt`), so a blanked
@@ -142,6 +139,9 @@ pub fn compare_dir(dir: &Path, langs: &[Lang], every: usize) -> BTreeMap<Lang, T
                 fast = extract_with(lang, text, Parse::Declarations);
             }
             let text = text.as_deref().unwrap_or(&src);
+            // The whole parse of the text with its failing statements blanked is
+            // the oracle for everything else: the fast path's symbols of the real
+            // text that touch no blanked statement must be its symbols.
             let Some(outside) = outside_failures(lang, text, &fast) else {
                 tally.errored_left_out += fast.count;
                 continue;
