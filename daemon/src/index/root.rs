@@ -35,7 +35,7 @@ use rustix::fs::{AtFlags, FileType};
 use super::{
     git_index::GitIndex,
     lang::Lang,
-    listing::{self, Listing},
+    listing::{self, Dir, Listing},
     store::{Caches, Counters, FileId, Known, Parsed, Rewalk},
     symbols::FileSymbols,
     walk::{IgnoreFiles, Listed, Rules, Walker, hidden, inputs_above, join},
@@ -389,7 +389,7 @@ impl RootIndex {
         };
         let dirs = Mutex::new(Vec::new());
         let record = |l: Listed<'_>| {
-            dirs.lock().unwrap().push(listing::Dir {
+            dirs.lock().unwrap().push(Dir {
                 rel: l.rel.to_string(),
                 id: l.id,
                 ignores: l.ignores,
@@ -529,57 +529,101 @@ impl RootIndex {
         let generation = self.begin_walk(false);
         self.files
             .reserve(listing.dirs.iter().map(|d| d.files.len()).sum());
-        let checks = self.check_dirs(&listing, root_fd.as_fd());
-        let known: rustc_hash::FxHashSet<&str> =
-            listing.dirs.iter().map(|d| d.rel.as_str()).collect();
+        let dirs = &listing.dirs;
+        let known: rustc_hash::FxHashSet<&str> = dirs.iter().map(|d| d.rel.as_str()).collect();
         let ignores_moved = AtomicBool::new(false);
         let index = |rel: &str, lang: Lang, id: FileId, open: &Opener<'_>| {
             self.walk.total.fetch_add(1, Ordering::Relaxed);
             self.index_found_from(rel, lang, id, open);
             self.walk.done.fetch_add(1, Ordering::Relaxed);
         };
-        // Changed directories are listed again (and their files indexed) right away;
-        // the files of unchanged ones are `stat`ed in runs of at most `STAT_RUN` (a
-        // flat directory of hundreds, like an npm package's root, spread over every
-        // thread), each run looked up and entered by the thread that `stat`ed it.
+        // First every directory is checked where it stands and, if unchanged, its
+        // files are `stat`ed and entered by the same job, with one handle on it
+        // (its own `stat` by path and then an open cost a third more, the larger
+        // part of a restart of a tree of small directories such as x/tools').
+        // Files go in runs of at most `STAT_RUN` (a flat directory of hundreds,
+        // like an npm package's root, spread over every thread), each run looked up
+        // and entered by the thread that `stat`ed it. A directory without files is
+        // only `stat`ed by path: nothing beneath it is opened.
         const STAT_RUN: usize = 64;
-        let jobs: Vec<(usize, std::ops::Range<usize>)> = listing
-            .dirs
+        let jobs: Vec<(usize, std::ops::Range<usize>)> = dirs
             .iter()
             .enumerate()
             .flat_map(|(i, dir)| {
-                let runs = match checks[i] {
-                    Check::Skip => 0,
-                    Check::Same => dir.files.len().div_ceil(STAT_RUN),
-                    Check::Changed => 1,
-                };
+                let runs = dir.files.len().div_ceil(STAT_RUN).max(1);
                 (0..runs).map(move |r| (i, r * STAT_RUN..((r + 1) * STAT_RUN)))
             })
             .collect();
+        let same: Vec<AtomicBool> = dirs.iter().map(|_| AtomicBool::new(false)).collect();
+        let unchanged = |dir: &Dir, st: rustix::io::Result<rustix::fs::Stat>| {
+            st.is_ok_and(|st| {
+                FileType::from_raw_mode(st.st_mode as _) == FileType::Directory
+                    && listing.unchanged(&dir.id, &FileId::from(&st))
+            })
+        };
         // Two runs (up to 128 `stat`s and lookups) are worth a thread.
         par_each(jobs.len(), self.config.threads, 2, |j| {
             let (i, run) = &jobs[j];
-            let dir = &listing.dirs[*i];
-            // Opened beneath the root without following a symlink: one swapped in on
-            // the way since the check leads nowhere (a `stat` or walk by path from
-            // the root would follow it). Gone or swapped since the check: the full
-            // walk that follows the answer sees what it is now.
+            let dir = &dirs[*i];
+            if dir.files.is_empty() {
+                let st = match dir.rel.as_str() {
+                    "" => rustix::fs::fstat(&root_fd),
+                    rel => rustix::fs::statat(&root_fd, rel, AtFlags::SYMLINK_NOFOLLOW),
+                };
+                same[*i].store(unchanged(dir, st), Ordering::Relaxed);
+                return;
+            }
+            // Reached beneath the root without following a symlink: one swapped in
+            // on the way since the last walk leads nowhere (a `stat` by path from
+            // the root would follow it), and the directory is judged below.
+            let Ok(at) = jail::dir_handle_beneath(root_fd.as_fd(), &dir.rel) else {
+                return;
+            };
+            if !unchanged(dir, rustix::fs::fstat(&at)) {
+                return;
+            }
+            // The first run speaks for the directory: one that changed between two
+            // runs' checks is listed again below, which enters its files anew.
+            if run.start == 0 {
+                same[*i].store(true, Ordering::Relaxed);
+            }
+            // Each file `stat`ed by name in its directory: the path is looked up once
+            // a run, not once a file.
+            let run = &dir.files[run.start..run.end.min(dir.files.len())];
+            let found = run.iter().filter_map(|(name, lang)| {
+                let st = rustix::fs::statat(&at, name.as_str(), AtFlags::SYMLINK_NOFOLLOW).ok()?;
+                (FileType::from_raw_mode(st.st_mode as _) == FileType::RegularFile)
+                    .then(|| (name.as_str(), *lang, FileId::from(&st)))
+            });
+            self.enter_unchanged(at.as_fd(), &dir.rel, found.collect(), &index);
+        });
+        let checks = self.check_dirs(&listing, root_fd.as_fd(), &same);
+        // A directory that is a nested repository now (or gone, or under one) takes
+        // its subtree along, whose unchanged directories' files were entered above.
+        let skipped: Vec<&str> = dirs
+            .iter()
+            .zip(&checks)
+            .filter(|(_, check)| **check == Check::Skip)
+            .map(|(dir, _)| dir.rel.as_str())
+            .collect();
+        if !skipped.is_empty() {
+            self.files
+                .retain(|rel, _| !skipped.iter().any(|dir| under(rel, dir)));
+        }
+        // Changed directories are listed again and their files indexed.
+        let changed: Vec<&Dir> = dirs
+            .iter()
+            .zip(&checks)
+            .filter(|(_, check)| **check == Check::Changed)
+            .map(|(dir, _)| dir)
+            .collect();
+        par_each(changed.len(), self.config.threads, 1, |c| {
+            let dir = changed[c];
+            // Gone or swapped since the check: the full walk that follows the answer
+            // sees what it is now.
             let Ok(at) = jail::open_dir_beneath(root_fd.as_fd(), &dir.rel) else {
                 return;
             };
-            if checks[*i] == Check::Same {
-                // Each file `stat`ed by name in its directory: the path is looked up
-                // once a run, not once a file.
-                let run = &dir.files[run.start..run.end.min(dir.files.len())];
-                let found = run.iter().filter_map(|(name, lang)| {
-                    let st =
-                        rustix::fs::statat(&at, name.as_str(), AtFlags::SYMLINK_NOFOLLOW).ok()?;
-                    (FileType::from_raw_mode(st.st_mode as _) == FileType::RegularFile)
-                        .then(|| (name.as_str(), *lang, FileId::from(&st)))
-                });
-                self.enter_unchanged(at.as_fd(), &dir.rel, found.collect(), &index);
-                return;
-            }
             let abs = self.root.join(&dir.rel);
             Walker {
                 threads: 1,
@@ -644,15 +688,30 @@ impl RootIndex {
         }
     }
 
-    /// Each listed directory's check: unchanged, changed (to be listed again), or
-    /// skipped with everything under it (gone, no longer a directory, or now a
-    /// nested repository).
-    fn check_dirs(&self, listing: &Listing, root: rustix::fd::BorrowedFd<'_>) -> Vec<Check> {
+    /// Each listed directory's check: unchanged (`same`, found so where it was
+    /// entered), changed (to be listed again), or skipped with everything under it
+    /// (gone, no longer a directory, or now a nested repository).
+    fn check_dirs(
+        &self,
+        listing: &Listing,
+        root: rustix::fd::BorrowedFd<'_>,
+        same: &[AtomicBool],
+    ) -> Vec<Check> {
         let checks: Vec<OnceLock<Check>> = listing.dirs.iter().map(|_| OnceLock::new()).collect();
+        let rest: Vec<usize> = (0..listing.dirs.len())
+            .filter(|&i| {
+                let unchanged = same[i].load(Ordering::Relaxed);
+                if unchanged {
+                    let _ = checks[i].set(Check::Same);
+                }
+                !unchanged
+            })
+            .collect();
         // A directory's `stat` is a microsecond or two: a thread is worth its start
         // (a tenth of a millisecond, more in a daemon just started) from a few
         // hundred on.
-        par_each(listing.dirs.len(), self.config.threads, 256, |i| {
+        par_each(rest.len(), self.config.threads, 256, |r| {
+            let i = rest[r];
             let dir = &listing.dirs[i];
             let st = match dir.rel.as_str() {
                 "" => rustix::fs::fstat(root),
