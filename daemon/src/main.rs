@@ -124,6 +124,11 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     logging::init(&paths.log_file(), args.foreground)
         .with_context(|| format!("cannot open log {}", paths.log_file().display()))?;
+    // The store loads on its own thread from here, while the runtime starts and the
+    // socket is bound: the first call of an auto-spawned daemon waits for that load.
+    // Only after the instance lock: one daemon of a build owns its store.
+    let store = (config.index.store_max_bytes > 0)
+        .then(|| Store::open(&paths.index_store_dir(), config.index.store_max_bytes));
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -176,11 +181,8 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             .inspect_err(|e| tracing::warn!(error = %e, "cannot record this daemon in the runtime dir"))
             .ok();
         tokio::spawn(upgrade::step_down_when_superseded(daemon.clone(), record));
-        if config.index.store_max_bytes > 0 {
-            daemon.caches.persist(Store::open(
-                &paths.index_store_dir(),
-                config.index.store_max_bytes,
-            ));
+        if let Some(store) = store {
+            daemon.caches.persist(store);
         }
         if args.auto_spawned {
             let daemon = daemon.clone();
