@@ -41,8 +41,6 @@ use crate::{
     jail::Jailed,
 };
 
-const BOM: &[u8] = b"\xEF\xBB\xBF";
-
 /// One lock per file, daemon-wide; and, when built [`FileLocks::across_daemons`], the
 /// root's write lock every daemon of every build takes too (`upgrade.rs`: two builds
 /// may serve one root during an upgrade).
@@ -657,8 +655,8 @@ fn line_start(src: &[u8], at: usize) -> usize {
         .rposition(|b| *b == b'\n')
         .map_or(0, |i| i + 1);
     // Never split a BOM off the file.
-    if start == 0 && src.starts_with(BOM) {
-        BOM.len()
+    if start == 0 {
+        crate::bom::len(src)
     } else {
         start
     }

@@ -16,6 +16,7 @@
 //! [`sys`] are plumbing.
 
 pub mod backing;
+pub mod bom;
 pub mod budget;
 pub mod call_log;
 pub mod config;

@@ -234,9 +234,9 @@ impl<'a> Collect<'a> {
         let mut line = m.bytes();
         let mut offset = m.absolute_byte_offset() as usize;
         // A byte order mark is no character (DESIGN invariant 4).
-        if offset == 0 && line.starts_with(b"\xEF\xBB\xBF") {
-            line = &line[3..];
-            offset = 3;
+        if offset == 0 {
+            offset = crate::bom::len(line);
+            line = &line[offset..];
         }
         let line = line
             .strip_suffix(b"\n")

@@ -65,11 +65,7 @@ impl Source {
         let start = self.lines.offset(&self.bytes, range.start)?;
         let end = self.lines.offset(&self.bytes, range.end)?;
         // Offsets in the parsed text, after a byte order mark (as the parse's).
-        let bom = if self.bytes.starts_with(b"\xEF\xBB\xBF") {
-            3
-        } else {
-            0
-        };
+        let bom = crate::bom::len(&self.bytes);
         let start = match self.lang {
             Some(lang) if bom <= start && start <= end && end <= self.bytes.len() => {
                 bom + doc_start(lang, &self.bytes[bom..], start - bom)

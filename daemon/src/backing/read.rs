@@ -171,7 +171,7 @@ fn hex(bytes: &[u8]) -> String {
 
 /// `bytes[range]` as lines without their endings (lossy UTF-8, a BOM dropped).
 fn lines_of(bytes: &[u8]) -> Vec<String> {
-    let text = String::from_utf8_lossy(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes));
+    let text = String::from_utf8_lossy(crate::bom::strip(bytes));
     text.split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
         .collect()

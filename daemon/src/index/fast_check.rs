@@ -99,7 +99,7 @@ pub fn compare_dir(dir: &Path, langs: &[Lang], every: usize) -> BTreeMap<Lang, T
                 }
             }
         }
-        let body = src.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&src);
+        let body = crate::bom::strip(&src);
         let declined = match lang {
             Lang::Rust => rust_items::parse(body).is_none(),
             Lang::Go => go_items::parse(body).is_none(),
@@ -277,11 +277,7 @@ pub(crate) fn outside_failures(lang: Lang, text: &[u8], fast: &FileSymbols) -> O
 /// `<A>(a: A) => …` far below it as a type assertion, which the same file without
 /// the failing statement reads as the generic arrow function it is.
 fn blank_errors(lang: Lang, src: &[u8]) -> Option<(Vec<u8>, Vec<std::ops::Range<usize>>)> {
-    let base = if src.starts_with(b"\xEF\xBB\xBF") {
-        3
-    } else {
-        0
-    };
+    let base = crate::bom::len(src);
     let mut text = src.to_vec();
     let mut spans = Vec::new();
     for _ in 0..8 {

@@ -274,11 +274,7 @@ pub(crate) fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
         return FileSymbols::empty(lang, binary);
     }
     // Grammars do not expect a byte order mark: parse after it, keep offsets absolute.
-    let base = if src.starts_with(b"\xEF\xBB\xBF") {
-        3
-    } else {
-        0
-    };
+    let base = crate::bom::len(src);
     let body = &src[base..];
     let lines = LineIndex::new(src);
     let mut walker = Walker {

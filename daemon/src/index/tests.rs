@@ -475,7 +475,7 @@ fn skeleton_and_declarations_agree_with_whole_parses_on_vendored_crates() {
                 differ.push(format!("{how:?}: {}", path.display()));
             }
         }
-        let body = src.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&src);
+        let body = crate::bom::strip(&src);
         vouched += usize::from(rust_items::parse(body).is_some());
     }
     assert!(compared >= 500, "only {compared} files compared");
@@ -633,7 +633,7 @@ fn brace_skeletons_agree_with_whole_parses_on_real_code() {
             }
             let (compared, skeletons) = per_lang.entry(lang).or_default();
             *compared += 1;
-            let body = src.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&src);
+            let body = crate::bom::strip(&src);
             let followed = super::skeleton_brace::scan(lang, body).is_some();
             *skeletons += usize::from(followed);
             if !followed {

@@ -22,11 +22,7 @@ pub struct LineIndex {
 impl LineIndex {
     pub fn new(text: &[u8]) -> LineIndex {
         // A byte order mark is not a character anyone sees: line 1 starts after it.
-        let mut starts = vec![if text.starts_with(b"\xEF\xBB\xBF") {
-            3
-        } else {
-            0
-        }];
+        let mut starts = vec![crate::bom::len(text)];
         starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
         let mut marks = Vec::new();
         let ends = starts.iter().skip(1).copied().chain([text.len()]);
