@@ -582,8 +582,11 @@ impl RootIndex {
             if !unchanged(dir, rustix::fs::fstat(&at)) {
                 return;
             }
-            // The first run speaks for the directory: one that changed between two
-            // runs' checks is listed again below, which enters its files anew.
+            // The first run speaks for the directory. One that changes while its runs
+            // are checked is as in any restart: if the first run found it unchanged,
+            // a later run that does not enters nothing, and the full walk that
+            // follows the answer sees it; if the first run found it changed, it is
+            // listed again below, which enters every file anew.
             if run.start == 0 {
                 same[*i].store(true, Ordering::Relaxed);
             }
@@ -598,14 +601,16 @@ impl RootIndex {
             self.enter_unchanged(at.as_fd(), &dir.rel, found.collect(), &index);
         });
         let checks = self.check_dirs(&listing, root_fd.as_fd(), &same);
-        // A directory that is a nested repository now (or gone, or under one) takes
-        // its subtree along, whose unchanged directories' files were entered above.
-        let skipped: Vec<&str> = dirs
-            .iter()
-            .zip(&checks)
-            .filter(|(_, check)| **check == Check::Skip)
-            .map(|(dir, _)| dir.rel.as_str())
-            .collect();
+        // A directory that is a nested repository now (or gone) takes its subtree
+        // along, whose unchanged directories' files were entered above. Only the
+        // top of each skipped subtree is kept (subtrees are contiguous), so the
+        // table is filtered against a few prefixes, not one per directory.
+        let mut skipped: Vec<&str> = Vec::new();
+        for (dir, check) in dirs.iter().zip(&checks) {
+            if *check == Check::Skip && !skipped.last().is_some_and(|top| under(&dir.rel, top)) {
+                skipped.push(&dir.rel);
+            }
+        }
         if !skipped.is_empty() {
             self.files
                 .retain(|rel, _| !skipped.iter().any(|dir| under(rel, dir)));
