@@ -48,8 +48,20 @@ impl LineIndex {
 
     /// The agent position of byte `offset` (clamped to the text).
     pub fn position(&self, text: &[u8], offset: usize) -> Position {
+        self.position_near(text, offset, &mut 0)
+    }
+
+    /// `position`, for a caller asking of many offsets near each other (a symbol's
+    /// range and name, then its neighbour's): `line` is the 0-based line of the last
+    /// answer, tried before a search, and set to this one's.
+    pub fn position_near(&self, text: &[u8], offset: usize, line: &mut usize) -> Position {
         let offset = offset.min(self.len).max(self.starts[0]);
-        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let starts = &self.starts;
+        let on = |l: usize| starts[l] <= offset && starts.get(l + 1).is_none_or(|&n| offset < n);
+        if !(*line < starts.len() && on(*line)) {
+            *line = starts.partition_point(|&s| s <= offset) - 1;
+        }
+        let line = *line;
         let start = self.starts[line];
         let mark = self.marks.partition_point(|&(at, _)| at <= offset);
         let (from, before) = match mark.checked_sub(1).map(|m| self.marks[m]) {
@@ -161,6 +173,24 @@ mod tests {
             let expected = Position::new(line, char_count(&text[start..off]) as u32);
             assert_eq!(ix.position(text, off), expected, "at {off}");
             assert_eq!(ix.offset(text, expected), Some(off), "at {off}");
+        }
+    }
+
+    #[test]
+    fn a_line_remembered_from_another_offset_gives_the_same_positions() {
+        let text = "\u{feff}a\n\nbc\r\nd日\n\nlast line\n".as_bytes();
+        let ix = LineIndex::new(text);
+        // Every remembered line (the right one, a wrong one before or after, past the
+        // last) against every offset, past the end too.
+        for off in 0..text.len() + 2 {
+            for hint in 0..ix.lines() as usize + 2 {
+                let mut line = hint;
+                let pos = ix.position_near(text, off, &mut line);
+                let lines_before = text[..off.min(text.len())].iter().filter(|b| **b == b'\n');
+                assert_eq!(pos.line, lines_before.count() as u32 + 1, "offset {off}");
+                assert_eq!(pos, ix.position(text, off), "offset {off} from line {hint}");
+                assert_eq!(line as u32 + 1, pos.line, "offset {off} from line {hint}");
+            }
         }
     }
 }
