@@ -48,7 +48,7 @@ fn main() {
             .collect()
     };
     println!(
-        "| corpus | files compared | whole parse errors | symbols | MiB | whole parse | fast path | ratio | reader declined | files differing | errored: declined, fast path | compared with variance blanked | errored: symbols compared outside failing statements, left out |"
+        "| corpus | files compared | whole parse errors | symbols | MiB | whole parse | fast path | ratio | reader declined | files differing | errored: declined, fast path | compared with variance blanked | errored: symbols compared (outside failing statements; Kotlin: those its whole parse recovers), left out |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let list_declined = std::env::var_os("LEAN_CTX_FAST_PATHS_DECLINED").is_some();
