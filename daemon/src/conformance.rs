@@ -250,13 +250,13 @@ struct Row {
 /// builds it (hashes from the file's bytes), rendered as the agent sees it, and read
 /// back row by row in document order.
 fn overview(source: &Source, rel: &str, src: &[u8], reads: &Reads) -> Vec<Row> {
-    let hashed = hashes::Source::new(rel, src.to_vec());
+    let hashed = hashes::Source::new(src.to_vec());
     let mut symbols: Vec<SymbolInfo> = source
         .parsed()
         .top()
         .map(|s| {
             let mut info = s.info(u32::MAX);
-            hashed.fill(&mut info, reads);
+            hashed.fill(s, &mut info, reads);
             info
         })
         .collect();

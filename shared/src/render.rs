@@ -3,6 +3,8 @@
 //! returned (gain accounting). One line per symbol or hit, root-relative paths,
 //! `line:col`, totals and truncation said plainly: tokens are the agent's budget.
 
+use std::fmt::Write as _;
+
 use crate::{
     ErrorDetails, LeanError,
     protocol::{
@@ -42,15 +44,19 @@ fn tree(symbols: &[SymbolInfo], depth: usize, s: &mut String) {
             .max()
             .unwrap_or(0)
     }
+    // Written straight into `s`: a row's pieces each made a string of their own,
+    // and the daemon renders every answer it accounts for.
     fn rows(symbols: &[SymbolInfo], depth: usize, width: usize, s: &mut String) {
         for sym in symbols {
-            s.push_str(&format!(
-                "{}{:>width$}  {}{}\n",
-                "  ".repeat(depth),
-                sym.range.start.line,
-                sym.signature,
-                hashed(&sym.hash)
-            ));
+            for _ in 0..depth {
+                s.push_str("  ");
+            }
+            let _ = write!(s, "{:>width$}  {}", sym.range.start.line, sym.signature);
+            if let Some(hash) = &sym.hash {
+                s.push_str("  ");
+                s.push_str(short_hash(hash));
+            }
+            s.push('\n');
             rows(&sym.children, depth + 1, width, s);
         }
     }
@@ -121,7 +127,8 @@ pub fn symbols_overview(resp: &SymbolsOverviewResponse) -> String {
         resp.path, resp.language, resp.total
     );
     tree(&resp.symbols, 1, &mut s);
-    s.trim_end().to_string()
+    s.truncate(s.trim_end().len());
+    s
 }
 
 pub fn search(resp: &SearchSymbolResponse, query: &str) -> String {

@@ -9,10 +9,10 @@
 //! they hold exactly the bytes the parse was made of: a symbol whose file changed
 //! since its parse gets no hash rather than the hash of other bytes.
 
-use lean_ctx_shared::{Range, protocol::SymbolInfo};
+use lean_ctx_shared::protocol::SymbolInfo;
 
 use crate::{
-    index::{decl::doc_start, lang::Lang, store::Hash, text::LineIndex},
+    index::{store::Hash, symbols::Symbol},
     jail::{Jailed, Want},
     reads::Reads,
     registry::Project,
@@ -33,26 +33,18 @@ pub fn remember(text: &[u8], reads: &Reads) -> String {
 #[derive(Debug)]
 pub struct Source {
     bytes: Vec<u8>,
-    lines: LineIndex,
-    /// The file's language, by its name as the index chose it: where doc comments
-    /// are.
-    lang: Option<Lang>,
 }
 
 impl Source {
     /// `file`'s bytes now, if they are still the parsed ones (`parsed`: their BLAKE3).
     pub fn read(file: &Jailed, parsed: &Hash) -> Option<Source> {
         let bytes = file.read().ok()?;
-        (blake3::hash(&bytes).as_bytes() == parsed).then(|| Source::new(&file.rel, bytes))
+        (blake3::hash(&bytes).as_bytes() == parsed).then(|| Source::new(bytes))
     }
 
-    /// The bytes of the file `rel` (root-relative: its name gives its language).
-    pub fn new(rel: &str, bytes: Vec<u8>) -> Source {
-        Source {
-            lines: LineIndex::new(&bytes),
-            lang: Lang::from_path(std::path::Path::new(rel)),
-            bytes,
-        }
+    /// Bytes the caller knows a parse was made of.
+    pub fn new(bytes: Vec<u8>) -> Source {
+        Source { bytes }
     }
 
     /// The indexed file `rel` of `project`, jailed, as [`Source::read`].
@@ -60,26 +52,19 @@ impl Source {
         Source::read(&project.resolve(rel, Want::File).ok()?, parsed)
     }
 
-    /// The hash of the symbol reported at `range`: its bytes from its doc comment.
-    pub fn hash(&self, range: Range, reads: &Reads) -> Option<String> {
-        let start = self.lines.offset(&self.bytes, range.start)?;
-        let end = self.lines.offset(&self.bytes, range.end)?;
-        // Offsets in the parsed text, after a byte order mark (as the parse's).
-        let bom = crate::bom::len(&self.bytes);
-        let start = match self.lang {
-            Some(lang) if bom <= start && start <= end && end <= self.bytes.len() => {
-                bom + doc_start(lang, &self.bytes[bom..], start - bom)
-            }
-            _ => start,
-        };
-        Some(remember(self.bytes.get(start..end)?, reads))
+    /// The hash of `sym`, of the parse of these bytes: the range an edit guards
+    /// ([`crate::edit::guarded`]), by the parse's own offsets. Not by the answer's
+    /// lines and columns: mapping those back took a line index of the whole file
+    /// and a scan of each line, a tenth of an overview's time.
+    pub fn hash(&self, sym: Symbol<'_>, reads: &Reads) -> Option<String> {
+        Some(remember(self.bytes.get(crate::edit::guarded(sym))?, reads))
     }
 
-    /// Hashes `info` and its children.
-    pub fn fill(&self, info: &mut SymbolInfo, reads: &Reads) {
-        info.hash = self.hash(info.range, reads);
-        for child in &mut info.children {
-            self.fill(child, reads);
+    /// Hashes `info` (`sym`'s, from [`Symbol::info`]) and its children.
+    pub fn fill(&self, sym: Symbol<'_>, info: &mut SymbolInfo, reads: &Reads) {
+        info.hash = self.hash(sym, reads);
+        for (child, info) in sym.children().zip(&mut info.children) {
+            self.fill(child, info, reads);
         }
     }
 }

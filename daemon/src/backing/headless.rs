@@ -71,7 +71,7 @@ pub async fn symbols_overview(
         for sym in parsed.symbols.top() {
             let mut info = sym.info(depth);
             if let Some(source) = &source {
-                source.fill(&mut info, &reads);
+                source.fill(sym, &mut info, &reads);
             }
             if !budget.take(&info) {
                 return Err(budget::too_large(
@@ -127,10 +127,14 @@ pub async fn outline_dir(
             .into_iter()
             .map(|(path, parsed)| {
                 let source = Source::of(&project, &path, &parsed.hash);
-                let mut symbols: Vec<_> = parsed.symbols.top().map(|s| s.info(depth)).collect();
-                if let Some(source) = &source {
-                    symbols.iter_mut().for_each(|s| source.fill(s, &reads));
-                }
+                let symbols = parsed.symbols.top().map(|s| {
+                    let mut info = s.info(depth);
+                    if let Some(source) = &source {
+                        source.fill(s, &mut info, &reads);
+                    }
+                    info
+                });
+                let symbols = symbols.collect();
                 FileOutline {
                     path,
                     language: language(&parsed),
@@ -371,7 +375,7 @@ pub async fn search_symbol(
                     name_path: s.name_path().to_string(),
                     range,
                     signature: s.signature().to_string(),
-                    hash: source.as_ref().and_then(|src| src.hash(range, &reads)),
+                    hash: source.as_ref().and_then(|src| src.hash(*s, &reads)),
                     path: path.clone(),
                 }
             })
