@@ -566,10 +566,7 @@ impl RootIndex {
             let (i, run) = &jobs[j];
             let dir = &dirs[*i];
             if dir.files.is_empty() {
-                let st = match dir.rel.as_str() {
-                    "" => rustix::fs::fstat(&root_fd),
-                    rel => rustix::fs::statat(&root_fd, rel, AtFlags::SYMLINK_NOFOLLOW),
-                };
+                let st = stat_listed(root_fd.as_fd(), &dir.rel);
                 same[*i].store(unchanged(dir, st), Ordering::Relaxed);
                 return;
             }
@@ -718,11 +715,7 @@ impl RootIndex {
         par_each(rest.len(), self.config.threads, 256, |r| {
             let i = rest[r];
             let dir = &listing.dirs[i];
-            let st = match dir.rel.as_str() {
-                "" => rustix::fs::fstat(root),
-                rel => rustix::fs::statat(root, rel, AtFlags::SYMLINK_NOFOLLOW),
-            };
-            let check = match st {
+            let check = match stat_listed(root, &dir.rel) {
                 Ok(st) if FileType::from_raw_mode(st.st_mode as _) == FileType::Directory => {
                     let nested = || {
                         let git = format!("{}/.git", dir.rel);
@@ -1307,6 +1300,18 @@ fn par_each(n: usize, threads: usize, grain: usize, each: impl Fn(usize) + Sync)
         }
         work();
     });
+}
+
+/// Directory `rel` of a listing, `stat`ed by path from `root` (itself when empty),
+/// not following a symlink at its end.
+fn stat_listed(
+    root: rustix::fd::BorrowedFd<'_>,
+    rel: &str,
+) -> rustix::io::Result<rustix::fs::Stat> {
+    match rel {
+        "" => rustix::fs::fstat(root),
+        rel => rustix::fs::statat(root, rel, AtFlags::SYMLINK_NOFOLLOW),
+    }
 }
 
 fn under(rel: &str, prefix: &str) -> bool {
