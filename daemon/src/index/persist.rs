@@ -533,7 +533,7 @@ impl Store {
         self.shared.set_disk(None);
         // Counted before the reset is queued: what the caches then write again is
         // queued after it, into the new store.
-        self.shared.generation.fetch_add(1, Ordering::Relaxed);
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
         self.shared.note(true, why.clone());
         self.send(Msg::Reset(why));
     }
@@ -541,7 +541,7 @@ impl Store {
     /// How many times the store started over since it was opened: a new one holds
     /// nothing the old one did, so whoever knows more (the caches) says it again.
     pub fn generation(&self) -> u64 {
-        self.shared.generation.load(Ordering::Relaxed)
+        self.shared.generation.load(Ordering::SeqCst)
     }
 
     /// Waits (up to `limit`) until everything sent so far is written.
@@ -1132,7 +1132,7 @@ impl Writer {
         };
         if removed {
             // `clear-cache`, or someone else: start again.
-            self.shared.generation.fetch_add(1, Ordering::Relaxed);
+            self.shared.generation.fetch_add(1, Ordering::SeqCst);
             self.reset("the store file was removed");
         }
         let (file, key, start, puts) = {
@@ -1289,7 +1289,7 @@ impl Writer {
                 match self.load(&dir) {
                     Ok(disk) => self.shared.set_disk(Some(disk)),
                     Err(_) => {
-                        self.shared.generation.fetch_add(1, Ordering::Relaxed);
+                        self.shared.generation.fetch_add(1, Ordering::SeqCst);
                         self.reset("compaction's new file did not load");
                     }
                 }

@@ -519,8 +519,19 @@ impl Caches {
     /// has it.
     fn cached(&self, lang: Lang, hash: &Hash) -> Option<Arc<FileSymbols>> {
         let store = self.store();
-        self.symbols
-            .optionally_get_with((lang, *hash), || store?.symbols(lang, hash).map(Arc::new))
+        let generation = store.map(|s| s.generation());
+        let symbols = self
+            .symbols
+            .optionally_get_with((lang, *hash), || store?.symbols(lang, hash).map(Arc::new))?;
+        // A parse read from the store while it was found lying (`lied`: the store
+        // discarded, then this cache emptied) can land here after the emptying and
+        // be served for good (a CI run saw it): once the store started over, what
+        // was just looked up is dropped and not served; the caller parses the file.
+        if store.is_some_and(|s| Some(s.generation()) != generation) {
+            self.symbols.invalidate(&(lang, *hash));
+            return None;
+        }
+        Some(symbols)
     }
 
     /// The symbols of what `known` names, for the file with identity `id` that
