@@ -254,11 +254,7 @@ fn overview(source: &Source, rel: &str, src: &[u8], reads: &Reads) -> Vec<Row> {
     let mut symbols: Vec<SymbolInfo> = source
         .parsed()
         .top()
-        .map(|s| {
-            let mut info = s.info(u32::MAX);
-            hashed.fill(s, &mut info, reads);
-            info
-        })
+        .map(|s| hashes::info(Some(&hashed), s, u32::MAX, reads))
         .collect();
     let resp = SymbolsOverviewResponse {
         path: rel.to_string(),

@@ -26,11 +26,12 @@ pub fn short_hash(hash: &str) -> &str {
     hash.get(..SHORT_HASH).unwrap_or(hash)
 }
 
-/// `  HASH` when there is one.
-fn hashed(hash: &Option<String>) -> String {
-    hash.as_deref()
-        .map(|h| format!("  {}", short_hash(h)))
-        .unwrap_or_default()
+/// `  HASH` when there is one, written onto the end of `s`.
+fn push_hashed(s: &mut String, hash: &Option<String>) {
+    if let Some(hash) = hash {
+        s.push_str("  ");
+        s.push_str(short_hash(hash));
+    }
 }
 
 /// Symbols as an indented tree: `  LINE  signature  HASH`, line numbers right-aligned
@@ -52,10 +53,7 @@ fn tree(symbols: &[SymbolInfo], depth: usize, s: &mut String) {
                 s.push_str("  ");
             }
             let _ = write!(s, "{:>width$}  {}", sym.range.start.line, sym.signature);
-            if let Some(hash) = &sym.hash {
-                s.push_str("  ");
-                s.push_str(short_hash(hash));
-            }
+            push_hashed(s, &sym.hash);
             s.push('\n');
             rows(&sym.children, depth + 1, width, s);
         }
@@ -134,16 +132,18 @@ pub fn symbols_overview(resp: &SymbolsOverviewResponse) -> String {
 pub fn search(resp: &SearchSymbolResponse, query: &str) -> String {
     let mut s = String::new();
     for h in &resp.hits {
-        s.push_str(&format!(
-            "{}:{}:{}  {} {}  {}{}\n",
+        let _ = write!(
+            s,
+            "{}:{}:{}  {} {}  {}",
             h.path,
             h.range.start.line,
             h.range.start.column,
             h.kind.as_str(),
             h.name_path,
-            h.signature,
-            hashed(&h.hash)
-        ));
+            h.signature
+        );
+        push_hashed(&mut s, &h.hash);
+        s.push('\n');
     }
     s.push_str(&match (resp.total, resp.truncated) {
         (0, _) => format!("no symbol matches {query:?}"),

@@ -61,10 +61,20 @@ impl Source {
     }
 
     /// Hashes `info` (`sym`'s, from [`Symbol::info`]) and its children.
-    pub fn fill(&self, sym: Symbol<'_>, info: &mut SymbolInfo, reads: &Reads) {
+    fn fill(&self, sym: Symbol<'_>, info: &mut SymbolInfo, reads: &Reads) {
         info.hash = self.hash(sym, reads);
         for (child, info) in sym.children().zip(&mut info.children) {
             self.fill(child, info, reads);
         }
     }
+}
+
+/// `sym`'s answer to `depth`, each symbol in it hashed from `source` if there is one
+/// (no hashes for a file that changed since its parse).
+pub fn info(source: Option<&Source>, sym: Symbol<'_>, depth: u32, reads: &Reads) -> SymbolInfo {
+    let mut info = sym.info(depth);
+    if let Some(source) = source {
+        source.fill(sym, &mut info, reads);
+    }
+    info
 }

@@ -20,7 +20,11 @@ use lean_ctx_shared::{
     },
 };
 
-use super::{Cx, Outcome, blocking, grep, hashes::Source, resolve};
+use super::{
+    Cx, Outcome, blocking, grep,
+    hashes::{self, Source},
+    resolve,
+};
 use crate::{
     budget::{self, Budget},
     edit::{self, Edit, Written, ambiguous, match_name_path},
@@ -69,10 +73,7 @@ pub async fn symbols_overview(
         let mut budget = Budget::default();
         let mut symbols = Vec::new();
         for sym in parsed.symbols.top() {
-            let mut info = sym.info(depth);
-            if let Some(source) = &source {
-                source.fill(sym, &mut info, &reads);
-            }
+            let info = hashes::info(source.as_ref(), sym, depth, &reads);
             if !budget.take(&info) {
                 return Err(budget::too_large(
                     &file.rel,
@@ -127,14 +128,11 @@ pub async fn outline_dir(
             .into_iter()
             .map(|(path, parsed)| {
                 let source = Source::of(&project, &path, &parsed.hash);
-                let symbols = parsed.symbols.top().map(|s| {
-                    let mut info = s.info(depth);
-                    if let Some(source) = &source {
-                        source.fill(s, &mut info, &reads);
-                    }
-                    info
-                });
-                let symbols = symbols.collect();
+                let symbols = parsed
+                    .symbols
+                    .top()
+                    .map(|s| hashes::info(source.as_ref(), s, depth, &reads))
+                    .collect();
                 FileOutline {
                     path,
                     language: language(&parsed),
