@@ -116,7 +116,9 @@ step "cargo test"
 # here a snapshot that differs fails.
 unset UPDATE_EXPECT
 # Builds every binary first, so the shim's tests find the lean-ctxd they spawn.
-cargo test --workspace --locked
+# Every test binary runs even after one fails (cargo stops at the first otherwise,
+# hiding how many others fail); the run fails after them all.
+cargo test --workspace --locked --no-fail-fast
 echo "dashboard screenshots for review: target/dashboard-screenshots/"
 
 step "a foreign uid is refused, run unprivileged (the other uid from a user namespace)"

@@ -1,6 +1,6 @@
 //! Tokens of an agent's reading loop on a real crate, lean-ctx against reading whole
 //! files, counted with o200k (the tokenizer gain accounting uses) over exactly the
-//! text each answer prints. The loop, on `semver` from the local cargo registry
+//! text each answer prints. The loop, on `semver` from the pinned Rust corpus
 //! (copied, git-initialised), one session: find `Version::new` (a symbol search),
 //! read the file's map, read the symbol, edit it by its hash, read it again, a
 //! colleague changes it, read it again, edit it again by the fresh hash. The
@@ -20,7 +20,7 @@ const NEW: &str = "pub const fn new(major: u64, minor: u64, patch: u64) -> Self 
 fn main() {
     let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
     let root = env.dir().join("semver");
-    lean_ctx_testkit::copy_dir(&lean_ctx_testkit::registry_crate("semver-"), &root);
+    lean_ctx_testkit::copy_dir(&lean_ctx_testkit::corpus_crate("semver"), &root);
     git(&root, &["init", "-q"]);
     let lib = root.join("src/lib.rs");
     let bpe = tiktoken_rs::o200k_base().unwrap();

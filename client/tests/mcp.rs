@@ -32,14 +32,13 @@ fn the_python_mcp_sdk_drives_every_tool_through_indexing_errors_and_a_daemon_cra
 }
 
 /// An agent's whole read → find → edit → check loop through the Python SDK on a real
-/// crate: `semver` from the local cargo registry (a dependency of this workspace's
-/// tools, so it is there), copied and git-initialised, plus a CRLF file with
+/// crate: `semver` from the pinned Rust corpus, copied and git-initialised, plus a CRLF file with
 /// non-ASCII text; every edit guarded by a hash an answer gave (issue 17).
 #[test]
 fn the_python_mcp_sdk_runs_an_agent_loop_on_a_real_crate() {
     let env = TestEnv::with_shim(SHIM);
     let project = env.dir().join("semver");
-    lean_ctx_testkit::copy_dir(&lean_ctx_testkit::registry_crate("semver-"), &project);
+    lean_ctx_testkit::copy_dir(&lean_ctx_testkit::corpus_crate("semver"), &project);
     fs::write(
         project.join("src/größe.rs"),
         "// ünï\r\npub fn zweite() -> &'static str {\r\n    \"ß\"\r\n}\r\n",

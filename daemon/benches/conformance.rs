@@ -1,23 +1,24 @@
 //! The declaration model's conformance over whole corpora nobody here wrote: every
 //! symbol of every file (`lean_ctx_daemon::conformance`), per language files,
-//! symbols and failures, and the first failures named. Rust: the crates in cargo's
-//! registry (`~/.cargo/registry/src`, what this workspace builds with); the others:
-//! the pinned packages `fetch-conformance.sh` fetches from PyPI, npm, the Go module
-//! proxy and Maven Central.
+//! symbols and failures, and the first failures named: the pinned corpora
+//! `fetch-conformance.sh` fetches from crates.io (`rust-corpus/Cargo.lock`), PyPI,
+//! npm, the Go module proxy and Maven Central. `LEAN_CTX_CONFORMANCE_RUST=DIR` checks
+//! another tree of Rust instead (cargo's registry, `~/.cargo/registry/src`, for the
+//! whole-registry runs CONFORMANCE.md reports).
 //!
 //! Run: `cargo bench -p lean-ctx-daemon --bench conformance` (fetches on first run),
 //! every file of every corpus; `-- rust kotlin` for some of them (`rust`, `python`,
 //! `typescript`, `go`, `java`, `kotlin`). `LEAN_CTX_CONFORMANCE_RUST_EVERY=N` checks
-//! every Nth registry file only. Exits non-zero when any symbol fails.
+//! every Nth Rust file only. Exits non-zero when any symbol fails.
 
 use std::{path::PathBuf, time::Instant};
 
 use lean_ctx_daemon::conformance::{Tally, check_dir};
 
 fn main() {
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let corpus = lean_ctx_testkit::fetched(&here.join("benches/fetch-conformance.sh"));
-    let home = lean_ctx_testkit::cargo_home();
+    let corpus = lean_ctx_testkit::corpus();
+    let rust = std::env::var_os("LEAN_CTX_CONFORMANCE_RUST")
+        .map_or_else(|| corpus.join("rust"), PathBuf::from);
     let rust_every = std::env::var("LEAN_CTX_CONFORMANCE_RUST_EVERY")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -27,7 +28,7 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
-    let mut dirs = vec![("rust", home.join("registry/src"), rust_every)];
+    let mut dirs = vec![("rust", rust, rust_every)];
     dirs.extend(["python", "typescript", "go", "java", "kotlin"].map(|l| (l, corpus.join(l), 1)));
     dirs.retain(|(name, ..)| asked.is_empty() || asked.iter().any(|a| a == name));
     let dirs = dirs.into_iter().map(|(_, dir, every)| (dir, every));

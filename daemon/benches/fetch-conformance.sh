@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Fetches the conformance corpora (code nobody here wrote, at pinned versions) from
 # the package registries with their ordinary clients, into
-# target/conformance-corpus/<language>/, and prints that directory. Idempotent: each
-# corpus is fetched once (a `.done` marker), never committed. Used by the
+# target/conformance-corpus/<language>/, and prints that directory. A pinned set
+# changes only with this script or rust-corpus/Cargo.lock; a corpus fetched by an
+# older pin is fetched again (each `.done` holds the pins' hash). Idempotent: each
+# corpus is fetched once, never committed. Used by the
 # conformance bench (daemon/benches/conformance.rs) and its CI sample test
 # (daemon/tests/conformance.rs).
 set -euo pipefail
@@ -15,15 +17,16 @@ mkdir -p "$out"
 exec 9>"$out/.lock"
 flock 9
 tmp="$out/.tmp"
+pins=$(cat "$here/fetch-conformance.sh" "$here/rust-corpus/Cargo.lock" | sha256sum | cut -c1-16)
 
 # once NAME: runs the rest of the arguments unless NAME was fetched already; the
 # command fills "$tmp", which then becomes "$out/NAME".
 once() {
   local name=$1; shift
-  [[ -f "$out/$name/.done" ]] && return 0
+  [[ $(cat "$out/$name/.done" 2>/dev/null) == "$pins" ]] && return 0
   rm -rf "$tmp" "$out/$name"; mkdir -p "$tmp"
   if ! "$@" >"$out/$name.log" 2>&1; then cat "$out/$name.log" >&2; exit 1; fi
-  mv "$tmp" "$out/$name"; touch "$out/$name/.done"
+  mv "$tmp" "$out/$name"; echo "$pins" >"$out/$name/.done"
 }
 
 # Python: an sdist from PyPI (decorators, properties, dataclass-like classes).
@@ -47,6 +50,12 @@ go_modules() {
   done
   chmod -R u+w "$tmp/.modcache"; rm -rf "$tmp/.modcache"
 }
+# Rust: the crates rust-corpus/Cargo.lock pins, vendored from crates.io (one
+# directory per crate, `<name>-<version>`). Never cargo's registry: what it holds
+# depends on what the machine built before.
+cargo_vendor() {
+  cargo vendor --locked --versioned-dirs --manifest-path "$here/rust-corpus/Cargo.toml" "$tmp"
+}
 # Java and Kotlin: `-sources.jar`s from Maven Central.
 maven_sources() {
   local coords=$1
@@ -55,6 +64,7 @@ maven_sources() {
   (cd "$tmp" && unzip -q -o "$HOME/.m2/repository/${g//.//}/$a/$v/$a-$v-sources.jar")
 }
 
+once rust cargo_vendor
 once python python_sdist
 once typescript npm_pack
 once go go_modules

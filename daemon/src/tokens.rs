@@ -193,19 +193,19 @@ mod tests {
         }
     }
 
-    /// The crates' sources this build compiled, from cargo's registry: real text
-    /// in many languages (Rust, C, Markdown, Unicode tables) nobody here wrote,
-    /// pinned by `Cargo.lock`, so the same on every machine.
-    fn registry_sources() -> Vec<(PathBuf, String)> {
+    /// Crates' sources from the pinned Rust corpus: real text in many languages
+    /// (Rust, C, Markdown, Unicode tables) nobody here wrote, the same on every
+    /// machine.
+    fn crate_sources() -> Vec<(PathBuf, String)> {
         let mut out = Vec::new();
         for krate in [
-            "regex-syntax-0.8.",
-            "unicode-ident-",
-            "similar-2.",
-            "tree-sitter-python-0.25.",
-            "fancy-regex-0.19.",
+            "regex-syntax",
+            "unicode-ident",
+            "similar",
+            "tree-sitter-python",
+            "fancy-regex",
         ] {
-            texts(&lean_ctx_testkit::registry_crate(krate), 1 << 20, &mut out);
+            texts(&lean_ctx_testkit::corpus_crate(krate), 1 << 20, &mut out);
         }
         out
     }
@@ -250,7 +250,7 @@ mod tests {
         let ours = O200k::load();
         let mut texts_checked = 0;
         let mut tokens = 0;
-        let mut sources = registry_sources();
+        let mut sources = crate_sources();
         texts(
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
             1 << 20,

@@ -2,21 +2,17 @@
 //! wrote (`lean_ctx_daemon::conformance`; the bench `conformance` runs the whole
 //! corpora): pinned packages from PyPI, npm, the Go module proxy and Maven Central,
 //! fetched once by `benches/fetch-conformance.sh` into `target/conformance-corpus`,
-//! and a stride of the crates in cargo's registry. Every symbol of every sampled file
-//! must pass: 0 failures.
-
-use std::path::PathBuf;
+//! the Rust crates `benches/rust-corpus/Cargo.lock` pins among them. Every symbol of
+//! every sampled file must pass: 0 failures.
 
 use lean_ctx_daemon::conformance::check_dir;
 
 #[test]
 fn every_symbol_of_a_real_sample_conforms_to_the_declaration_model() {
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let corpus = lean_ctx_testkit::fetched(&here.join("benches/fetch-conformance.sh"));
-    let home = lean_ctx_testkit::cargo_home();
+    let corpus = lean_ctx_testkit::corpus();
     // (directory, every how many files): a stride of each corpus, a minute in all.
     let samples = [
-        (home.join("registry/src"), 3000),
+        (corpus.join("rust"), 20),
         (corpus.join("python"), 6),
         (corpus.join("typescript"), 3),
         (corpus.join("go"), 3),

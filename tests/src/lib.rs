@@ -698,33 +698,36 @@ pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
     }
 }
 
-/// Cargo's home (`CARGO_HOME`, else `~/.cargo`): where the registry's unpacked crates
-/// serve as real code nobody here wrote.
-pub fn cargo_home() -> PathBuf {
-    std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
-        .expect("CARGO_HOME or HOME")
+/// The pinned corpora of code nobody here wrote (`daemon/benches/fetch-conformance.sh`
+/// fetches them once into `target/conformance-corpus`): one directory per language.
+pub fn corpus() -> PathBuf {
+    fetched(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../daemon/benches/fetch-conformance.sh"))
 }
 
-/// The newest unpacked `<prefix>*` crate of the local cargo registry.
-pub fn registry_crate(prefix: &str) -> PathBuf {
-    let home = cargo_home();
-    let mut found: Vec<_> = fs::read_dir(home.join("registry/src"))
-        .unwrap()
+/// The one `<name>-<version>` crate of the pinned Rust corpus
+/// (`daemon/benches/rust-corpus/Cargo.lock`), never cargo's registry, whose contents
+/// depend on what the machine built before. Fails if the pins hold no such crate,
+/// or more than one version of it.
+pub fn corpus_crate(name: &str) -> PathBuf {
+    let rust = corpus().join("rust");
+    let found: Vec<_> = fs::read_dir(&rust)
+        .unwrap_or_else(|e| panic!("{}: {e}", rust.display()))
         .flatten()
-        .flat_map(|index| fs::read_dir(index.path()).into_iter().flatten().flatten())
         .map(|e| e.path())
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(prefix))
+                .and_then(|n| n.strip_prefix(name)?.strip_prefix('-'))
+                .is_some_and(|version| version.starts_with(|c: char| c.is_ascii_digit()))
         })
         .collect();
-    found.sort();
-    found
-        .pop()
-        .unwrap_or_else(|| panic!("no {prefix}* crate in {}", home.display()))
+    match &found[..] {
+        [one] => one.clone(),
+        _ => panic!(
+            "expected one {name}-<version> in {}, found {found:?}: pin it in daemon/benches/rust-corpus/Cargo.toml",
+            rust.display()
+        ),
+    }
 }
 
 /// Copies the tree `from` to `to` (files and directories).
@@ -742,7 +745,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 
 /// Runs a fetch script (`bash SCRIPT`) and answers the directory it printed: where it
 /// put (or already had) the corpora it fetches from the registries.
-pub fn fetched(script: &Path) -> PathBuf {
+fn fetched(script: &Path) -> PathBuf {
     let out = Command::new("bash")
         .arg(script)
         .output()

@@ -279,8 +279,8 @@ pub(crate) fn outside_failures(lang: Lang, text: &[u8], fast: &FileSymbols) -> O
     })
 }
 
-/// `src` with the lines of the top-level statements a whole parse finds errors in
-/// blanked (spaces, line breaks kept), again until the rest parses clean, and the
+/// `src` with the lines of the top-level statements a whole parse finds errors in,
+/// and every statement sharing one of them, blanked (spaces, line breaks kept), again until the rest parses clean, and the
 /// blanked byte spans; `None` if it does not within a few rounds. A statement is blanked
 /// whole because error recovery is not local: effect's files with one error read
 /// `<A>(a: A) => …` far below it as a type assertion, which the same file without
@@ -296,10 +296,19 @@ fn blank_errors(lang: Lang, src: &[u8]) -> Option<(Vec<u8>, Vec<std::ops::Range<
             return Some((text, spans));
         }
         let mut cursor = root.walk();
-        let failing: Vec<_> = root
-            .children(&mut cursor)
+        let children: Vec<_> = root.children(&mut cursor).collect();
+        // Every top-level statement's bytes: a blanked line takes each one that
+        // shares it whole, or what is left of it reads as something else (ra_ap_parser's
+        // `default unsafe impl T for Foo {`: with the line blanked, the impl's methods
+        // read as free functions).
+        let statements: Vec<_> = children
+            .iter()
+            .map(|c| base + c.start_byte()..base + c.end_byte())
+            .collect();
+        let failing: Vec<_> = children
+            .iter()
             .filter(|c| c.has_error() || c.is_error() || c.is_missing())
-            .map(|c| {
+            .map(|&c| {
                 // Whole lines: an error node can end inside a line whose rest (a
                 // string's closing quote, say) would read on as something else.
                 // With the attributes before it: they are its siblings (Rust's outer
@@ -314,16 +323,18 @@ fn blank_errors(lang: Lang, src: &[u8]) -> Option<(Vec<u8>, Vec<std::ops::Range<
                     }
                     prev = p.prev_sibling();
                 }
-                let (start, end) = (base + first.start_byte(), base + c.end_byte());
-                let start = text[..start]
-                    .iter()
-                    .rposition(|b| *b == b'\n')
-                    .map_or(base, |nl| nl + 1);
-                let end = text[end..]
-                    .iter()
-                    .position(|b| *b == b'\n')
-                    .map_or(text.len(), |nl| end + nl);
-                start..end
+                let mut span = base + first.start_byte()..base + c.end_byte();
+                loop {
+                    let lines = whole_lines(&text, base, span.clone());
+                    let grown = statements
+                        .iter()
+                        .filter(|s| s.start < lines.end && lines.start < s.end)
+                        .fold(lines.clone(), |a, s| a.start.min(s.start)..a.end.max(s.end));
+                    if grown == lines {
+                        break lines;
+                    }
+                    span = grown;
+                }
             })
             .collect();
         if failing.is_empty() {
@@ -339,6 +350,20 @@ fn blank_errors(lang: Lang, src: &[u8]) -> Option<(Vec<u8>, Vec<std::ops::Range<
         }
     }
     None
+}
+
+/// `span` grown to the whole lines it touches (the last line without its line
+/// break), never before `base` (a byte-order mark).
+fn whole_lines(text: &[u8], base: usize, span: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let start = text[..span.start]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(base, |nl| nl + 1);
+    let end = text[span.end..]
+        .iter()
+        .position(|b| *b == b'\n')
+        .map_or(text.len(), |nl| span.end + nl);
+    start..end
 }
 
 /// [`outline`] of the top-level symbols whose bytes touch none of `spans` (an end
@@ -441,8 +466,7 @@ mod tests {
     /// differences.
     #[test]
     fn the_declaration_readers_agree_with_whole_parses_on_real_code() {
-        let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let corpus = lean_ctx_testkit::fetched(&here.join("benches/fetch-conformance.sh"));
+        let corpus = lean_ctx_testkit::corpus();
         for (dir, lang, at_least) in [
             ("python", Lang::Python, 20),
             ("go", Lang::Go, 20),

@@ -419,20 +419,17 @@ fn bom_crlf_and_syntax_errors() {
 }
 
 /// The skeleton parse and the declaration reader against the whole parse on real
-/// code: the Rust sources of the crates this workspace builds with (cargo's
-/// registry, a fixed stride of them so the test stays in seconds). Where the whole
+/// code: the pinned Rust corpus (`daemon/benches/rust-corpus/Cargo.lock`'s crates,
+/// never cargo's registry, whose contents depend on the machine; a fixed stride of
+/// them so the test stays in seconds). Where the whole
 /// parse finds errors the three may recover differently, so there the oracle is
 /// the whole parse with the failing statements blanked, outside them
 /// ([`fast_check::outside_failures`]). The reader must vouch for nearly all clean
 /// files, or the first index is slow again.
 #[test]
 fn skeleton_and_declarations_agree_with_whole_parses_on_vendored_crates() {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")))
-        .expect("CARGO_HOME or HOME");
-    let registry = home.join("registry/src");
-    let mut files: Vec<std::path::PathBuf> = ignore::WalkBuilder::new(&registry)
+    let rust = lean_ctx_testkit::corpus().join("rust");
+    let mut files: Vec<std::path::PathBuf> = ignore::WalkBuilder::new(&rust)
         .standard_filters(false)
         .build()
         .filter_map(Result::ok)
@@ -442,8 +439,8 @@ fn skeleton_and_declarations_agree_with_whole_parses_on_vendored_crates() {
     files.sort();
     assert!(
         files.len() >= 1000,
-        "expected the registry sources of this workspace's dependencies in {}",
-        registry.display()
+        "expected the pinned Rust corpus in {}",
+        rust.display()
     );
     let stride = files.len().div_ceil(1500);
     let (mut compared, mut vouched, mut differ) = (0, 0, Vec::new());
@@ -598,8 +595,7 @@ fn deep_nesting_is_cut_off_not_a_stack_overflow() {
 /// with braces, or the first index is slow again.
 #[test]
 fn brace_skeletons_agree_with_whole_parses_on_real_code() {
-    let here = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let corpus = lean_ctx_testkit::fetched(&here.join("benches/fetch-conformance.sh"));
+    let corpus = lean_ctx_testkit::corpus();
     let mut dirs = vec![
         corpus.join("typescript"),
         corpus.join("java"),
@@ -657,6 +653,40 @@ fn brace_skeletons_agree_with_whole_parses_on_real_code() {
             skeletons * 100 >= compared * 90,
             "the skeleton lexer followed only {skeletons} of {compared} {lang:?} files; not: {:#?}",
             &unfollowed[..unfollowed.len().min(20)]
+        );
+    }
+}
+
+/// A statement the grammar fails on whose line a clean item shares (ra_ap_parser's
+/// `default unsafe impl`: `default unsafe` is an error, `impl T for Foo {` on the same
+/// line an impl): the fast paths list what the whole parse recovers, the impl with
+/// its method, and the oracle blanks the impl whole with the failing line, rather
+/// than leaving its method behind as a free function.
+#[test]
+fn an_error_sharing_a_line_with_an_item_blanks_the_item_whole() {
+    let src = "default unsafe impl T for Foo {\n    default unsafe fn foo() {}\n}\n";
+    check(
+        Lang::Rust,
+        src,
+        expect![[r#"
+            impl impl T for Foo 1:15-3:1 name@1:26 | impl T for Foo
+              method Foo/foo 2:4-2:30 name@2:22 | default unsafe fn foo()
+            syntax error at 1:0
+        "#]],
+    );
+    let whole = outline(&extract_with(Lang::Rust, src.as_bytes(), Parse::Whole));
+    for how in [Parse::Skeleton, Parse::Declarations] {
+        let fast = extract_with(Lang::Rust, src.as_bytes(), how);
+        assert_eq!(
+            outline(&fast),
+            whole,
+            "{how:?} and the whole parse's recovery"
+        );
+        let outside = fast_check::outside_failures(Lang::Rust, src.as_bytes(), &fast)
+            .expect("a clean text is reached");
+        assert_eq!(
+            outside.difference, None,
+            "{how:?} outside the failing statements"
         );
     }
 }
