@@ -199,6 +199,14 @@ pub fn refused(server: &ServerHello) -> LeanError {
 }
 
 pub fn connect_failed(paths: &Paths, e: ConnectError) -> LeanError {
+    if let ConnectError::UntrustedDir { .. } | ConnectError::ForeignPeer { .. } = e {
+        // Not ours to remove (another user may own it): point away from it.
+        return LeanError::new(ErrorCode::Unauthorized, format!("{e}; nothing was sent"))
+            .with_remedy(format!(
+                "set XDG_RUNTIME_DIR or LEAN_CTX_RUNTIME_DIR to a private directory you own; {} is not yours alone (its owner or an administrator can remove it)",
+                paths.runtime_dir.display()
+            ));
+    }
     LeanError::internal(format!(
         "cannot talk to lean-ctxd at {}: {e}",
         paths.socket().display()

@@ -16,7 +16,7 @@ use std::{
 
 use clap::Subcommand;
 use lean_ctx_shared::{
-    LeanError, Paths,
+    ErrorCode, LeanError, Paths,
     daemons::{self, Record},
     hello::{ClientHello, Intent},
     process::pid_alive,
@@ -247,6 +247,8 @@ async fn stop(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
         Ok(Ok(Some(pid))) if wait_for_exit(pid, STOP_GRACE).await => Stopped::Graceful(pid),
         // Asked but still there, not answering, or holding the lock without a socket.
         Ok(Ok(pid)) => escalate(pid.or(recorded), paths).await?,
+        // Not ours: neither its hello's pid nor its lock file's may name what we kill.
+        Ok(Err(e)) if e.code == ErrorCode::Unauthorized => return Err(e),
         Ok(Err(_)) | Err(_) => escalate(recorded, paths).await?,
     };
     // Only this build's daemon (the one at this build's socket): the other builds'

@@ -10,7 +10,7 @@ use lean_ctx_shared::{
     protocol::{PROTOCOL_VERSION, PingRequest, ShutdownRequest, StatusRequest},
     transport::{self, ConnectError, Connection},
 };
-use lean_ctx_testkit::{TestEnv, wait_until};
+use lean_ctx_testkit::{TestEnv, as_another_user, wait_until};
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     net::UnixStream,
@@ -428,21 +428,4 @@ fn a_peer_of_another_uid_is_refused() {
     if ours == 0 {
         assert_eq!(refused[0], 65534, "{log}");
     }
-}
-
-/// A command prefix that runs what follows under a uid other than ours, for real: as
-/// root, `setpriv` to nobody (65534); otherwise a user namespace whose root is the
-/// first block of our `/etc/subuid` range (`unshare --map-auto`, through newuidmap),
-/// the only way an unprivileged user gets a second uid. Where neither works the probe
-/// fails and so does the test, saying why: it never passes without having tried.
-fn as_another_user() -> std::process::Command {
-    let mut cmd;
-    if rustix::process::getuid().as_raw() == 0 {
-        cmd = std::process::Command::new("setpriv");
-        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
-    } else {
-        cmd = std::process::Command::new("unshare");
-        cmd.args(["--user", "--map-auto", "--setuid=0", "--setgid=0", "--"]);
-    }
-    cmd
 }

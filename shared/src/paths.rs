@@ -175,8 +175,14 @@ impl Paths {
 
     /// The pid recorded in the daemon lock file, if a live daemon holds the lock.
     /// Works when the daemon does not answer on its socket (wedged, or starting).
+    /// `None` when the runtime dir is not ours alone: its lock file may name any
+    /// process, and the pid is one `daemon stop` would kill.
     pub fn daemon_pid(&self) -> Option<u32> {
         use rustix::fs::{FlockOperation, flock};
+        let dir = fs::symlink_metadata(&self.runtime_dir).ok()?;
+        if not_private(&dir).is_some() {
+            return None;
+        }
         let path = self.daemon_lock();
         let file = fs::File::open(&path).ok()?;
         match flock(&file, FlockOperation::NonBlockingLockShared) {
@@ -208,22 +214,13 @@ impl Paths {
             Err(e) => return Err(io_err(e)),
         }
         let meta = fs::symlink_metadata(dir).map_err(io_err)?;
-        let insecure = |reason: String| PathsError::InsecureRuntimeDir {
-            path: dir.clone(),
-            reason,
-        };
-        if !meta.is_dir() {
-            return Err(insecure("not a directory (a symlink or file)".into()));
+        if let Some(reason) = not_private(&meta) {
+            return Err(PathsError::InsecureRuntimeDir {
+                path: dir.clone(),
+                reason,
+            });
         }
-        let uid = rustix::process::getuid().as_raw();
-        if meta.uid() != uid {
-            return Err(insecure(format!("owned by uid {}, not {uid}", meta.uid())));
-        }
-        let mode = meta.mode() & 0o777;
-        if mode & 0o022 != 0 {
-            return Err(insecure(format!("mode {mode:o} is group/world writable")));
-        }
-        if mode & 0o077 != 0 {
+        if meta.mode() & 0o077 != 0 {
             // Ours and not writable by others, merely readable: tighten it.
             fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(io_err)?;
         }
@@ -274,6 +271,25 @@ impl Paths {
             path: path.to_path_buf(),
             source,
         })
+    }
+}
+
+/// Why a directory, by its `symlink_metadata` (never followed), is not one only we
+/// control: not a directory (a symlink or a file), another owner, or group/world
+/// writable. `None` when it is ours and nobody else can write it. The runtime dir's
+/// rule, checked where it is created and on every connect: a socket in a directory
+/// another user controls may be hers.
+pub fn not_private(meta: &fs::Metadata) -> Option<String> {
+    let uid = rustix::process::getuid().as_raw();
+    let mode = meta.mode() & 0o777;
+    if !meta.is_dir() {
+        Some("not a directory (a symlink or file)".into())
+    } else if meta.uid() != uid {
+        Some(format!("owned by uid {}, not {uid}", meta.uid()))
+    } else if mode & 0o022 != 0 {
+        Some(format!("mode {mode:o} is group/world writable"))
+    } else {
+        None
     }
 }
 

@@ -1,7 +1,11 @@
 //! The client side of a connection: connect, hello, tarpc. The framing itself is part
 //! of the wire schema and lives in [`crate::wire::frame`]; it is re-exported here.
 
-use std::{io, path::Path, time::Duration};
+use std::{
+    io,
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 use tokio::net::UnixStream;
 
@@ -30,6 +34,17 @@ pub enum ConnectError {
     NotAccepted(Box<ServerHello>),
     #[error("the daemon did not answer the hello within {0:?}")]
     Timeout(Duration),
+    /// The socket's directory is not ours alone ([`crate::paths::not_private`]):
+    /// whoever controls it controls what listens there. Nothing was sent.
+    #[error("refusing the daemon socket in {dir}: the directory is {reason}")]
+    UntrustedDir { dir: PathBuf, reason: String },
+    /// The process listening on the socket runs as another user. Nothing was sent.
+    #[error("refusing {socket}: the process listening there runs as uid {uid}, not {ours}")]
+    ForeignPeer {
+        socket: PathBuf,
+        uid: u32,
+        ours: u32,
+    },
 }
 
 impl ConnectError {
@@ -79,11 +94,30 @@ pub async fn connect(
 }
 
 /// Connects and exchanges hellos, whatever the outcome; the caller decides.
+///
+/// Before one byte is sent, on every connect (a check made once, when the shim
+/// spawned its daemon, is waited out): the socket's directory is ours alone, and
+/// the listening process runs as our uid (`SO_PEERCRED`). Otherwise another user
+/// who made the directory first (`/tmp/lean-ctx-<uid>` without
+/// `XDG_RUNTIME_DIR`) would be sent every request.
 pub async fn handshake(
     socket: &Path,
     hello: &ClientHello,
     timeout: Duration,
 ) -> Result<(UnixStream, ServerHello), ConnectError> {
+    let dir = socket.parent().unwrap_or(Path::new("/"));
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) => {
+            if let Some(reason) = crate::paths::not_private(&meta) {
+                return Err(ConnectError::UntrustedDir {
+                    dir: dir.to_path_buf(),
+                    reason,
+                });
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ConnectError::NotRunning(e)),
+        Err(e) => return Err(ConnectError::Io(e)),
+    }
     let mut stream = UnixStream::connect(socket)
         .await
         .map_err(|e| match e.kind() {
@@ -92,6 +126,15 @@ pub async fn handshake(
             }
             _ => ConnectError::Io(e),
         })?;
+    let ours = rustix::process::getuid().as_raw();
+    let uid = stream.peer_cred().map_err(ConnectError::Io)?.uid();
+    if uid != ours {
+        return Err(ConnectError::ForeignPeer {
+            socket: socket.to_path_buf(),
+            uid,
+            ours,
+        });
+    }
     let exchange = async {
         write_hello(&mut stream, hello).await?;
         read_hello::<_, ServerHello>(&mut stream).await
