@@ -1,6 +1,7 @@
-//! `lean-ctx trust [DIR] [--remove] [--list]`: the user's way to let language servers
-//! run in a project (the daemon's `trust.rs` says why they need it). It edits the
-//! `[trust] roots` list of `config.toml` directly (comments and other settings kept),
+//! `lean-ctx trust [DIR | --glob PATTERN] [--remove] [--list]`: the user's way to let
+//! language servers run in a project (the daemon's `trust.rs` says why they need it).
+//! It edits the `[trust] roots` list (exact directories) or, with `--glob`, the
+//! `[trust] globs` list of `config.toml` directly (comments and other settings kept),
 //! never through the daemon: no socket operation and no MCP tool can grant trust, so
 //! an agent cannot either. The daemon notices the change on its next call.
 
@@ -20,10 +21,14 @@ use crate::output::Output;
 
 #[derive(Debug, Args)]
 pub struct TrustArgs {
-    /// The directory to trust (with everything below it); default: the project root
-    /// around the working directory.
+    /// The directory to trust (with everything below it), taken as written; default:
+    /// the project root around the working directory.
     dir: Option<PathBuf>,
-    /// Withdraw trust from DIR instead.
+    /// Trust every root matching PATTERN instead (`~/src/**`; `*` and `?` stay
+    /// within one directory name, `**` crosses them).
+    #[arg(long, value_name = "PATTERN", conflicts_with = "dir")]
+    glob: Option<String>,
+    /// Withdraw trust from DIR (or PATTERN) instead.
     #[arg(long, conflicts_with = "list")]
     remove: bool,
     /// Show the trusted roots and patterns.
@@ -39,17 +44,43 @@ pub fn run(
 ) -> Result<ExitCode, LeanError> {
     let file = paths.config_file();
     if args.list {
-        let roots = entries(&read(&file)?);
-        out.emit(&json!({"config": file, "roots": roots}), || {
-            if roots.is_empty() {
-                format!(
-                    "no trusted roots ({}): language servers start nowhere",
+        let doc = read(&file)?;
+        let (roots, globs) = (entries(&doc, ROOTS), entries(&doc, GLOBS));
+        out.emit(
+            &json!({"config": file, "roots": roots, "globs": globs}),
+            || {
+                if roots.is_empty() && globs.is_empty() {
+                    format!(
+                        "no trusted roots ({}): language servers start nowhere",
+                        file.display()
+                    )
+                } else {
+                    let globs = globs.iter().map(|g| format!("{g} (pattern)"));
+                    roots
+                        .iter()
+                        .cloned()
+                        .chain(globs)
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                }
+            },
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(pattern) = &args.glob {
+        let changed = set_entry(paths, GLOBS, pattern, !args.remove)?;
+        out.emit(
+            &json!({"glob": pattern, "trusted": !args.remove, "changed": changed, "config": file}),
+            || match (changed, args.remove) {
+                (true, false) => format!(
+                    "trusted every root matching {pattern}: language servers may now run their code ({})",
                     file.display()
-                )
-            } else {
-                roots.join("\n")
-            }
-        });
+                ),
+                (true, true) => format!("no longer trusted: {pattern} ({})", file.display()),
+                (false, false) => format!("already trusted: {pattern}"),
+                (false, true) => format!("not in the trust list: {pattern}"),
+            },
+        );
         return Ok(ExitCode::SUCCESS);
     }
     let dir = match &args.dir {
@@ -76,15 +107,24 @@ pub fn run(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `[trust]`'s list of exact directories.
+const ROOTS: &str = "roots";
+/// `[trust]`'s list of patterns.
+const GLOBS: &str = "globs";
+
 /// Adds `dir` (canonical) to the trust list or removes it; whether the file changed.
 pub fn set(paths: &Paths, dir: &Path, trusted: bool) -> Result<bool, LeanError> {
+    set_entry(paths, ROOTS, &dir.to_string_lossy(), trusted)
+}
+
+/// Adds `entry` to `[trust] <key>` or removes it; whether the file changed.
+fn set_entry(paths: &Paths, key: &str, entry: &str, trusted: bool) -> Result<bool, LeanError> {
     let file = paths.config_file();
     let mut doc = read(&file)?;
-    let entry = dir.to_string_lossy();
-    let list = roots_array(&mut doc);
-    let present = list.iter().position(|v| v.as_str() == Some(&entry));
+    let list = trust_array(&mut doc, key);
+    let present = list.iter().position(|v| v.as_str() == Some(entry));
     match (trusted, present) {
-        (true, None) => list.push(entry.as_ref()),
+        (true, None) => list.push(entry),
         (false, Some(i)) => {
             list.remove(i);
         }
@@ -112,15 +152,15 @@ fn read(file: &Path) -> Result<DocumentMut, LeanError> {
         .map_err(|e: toml_edit::TomlError| config_error(file, e.to_string()))
 }
 
-/// The `[trust] roots` array, created if missing.
-fn roots_array(doc: &mut DocumentMut) -> &mut Array {
+/// The `[trust] <key>` array, created if missing.
+fn trust_array<'d>(doc: &'d mut DocumentMut, key: &str) -> &'d mut Array {
     if !doc.get("trust").is_some_and(Item::is_table_like) {
         doc.insert("trust", Item::Table(Table::new()));
     }
     let roots = doc["trust"]
         .as_table_like_mut()
         .expect("made a table above")
-        .entry("roots")
+        .entry(key)
         .or_insert(Item::Value(Value::Array(Array::new())));
     if !roots.is_array() {
         *roots = Item::Value(Value::Array(Array::new()));
@@ -128,9 +168,9 @@ fn roots_array(doc: &mut DocumentMut) -> &mut Array {
     roots.as_array_mut().expect("made an array above")
 }
 
-fn entries(doc: &DocumentMut) -> Vec<String> {
+fn entries(doc: &DocumentMut, key: &str) -> Vec<String> {
     doc.get("trust")
-        .and_then(|t| t.get("roots"))
+        .and_then(|t| t.get(key))
         .and_then(Item::as_array)
         .map(|a| {
             a.iter()

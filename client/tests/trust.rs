@@ -189,6 +189,62 @@ fn an_untrusted_root_starts_no_language_server_and_names_the_command_that_trusts
     assert_eq!(marked(&marker), "", "the repository's code ran");
 }
 
+/// `lean-ctx trust DIR` trusts that directory as written: glob characters in its
+/// name are its name's (`proj[1]` never trusts `proj1`, `team*` never `teamX/…`),
+/// and a pattern is trusted only when asked for as one (`--glob`), `*` within one
+/// directory name.
+#[test]
+fn trust_entries_are_exact_paths_and_patterns_only_by_name() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\npython = [{:?}]\n",
+        pylsp().display().to_string()
+    ));
+    let project = |name: &str| python_fixture(&env.dir().join(name));
+    let (bracket, digit) = (project("proj[1]"), project("proj1"));
+    let (star, deep) = (project("team*"), project("teamX/deep/evil"));
+    let (braces, plain) = (project("app{a,b}"), project("appa"));
+    for dir in [&bracket, &star, &braces] {
+        env.trust(dir);
+    }
+    let listed = env.ok(env.dir(), &["trust", "--list"]);
+    assert_eq!(
+        listed["roots"],
+        serde_json::json!([bracket, star, braces]),
+        "{listed}"
+    );
+    let refused = |root: &Path| {
+        let answer = env.err(root, &["refactor", "references", "geo.py:2:4"]);
+        answer["code"] == "BACKEND_REQUIRED"
+    };
+    for (root, trusted) in [
+        (&bracket, true),
+        (&digit, false),
+        (&star, true),
+        (&deep, false),
+        (&braces, true),
+        (&plain, false),
+    ] {
+        if trusted {
+            env.ok(root, &["refactor", "references", "geo.py:2:4"]);
+        } else {
+            assert!(refused(root), "{} is trusted", root.display());
+        }
+    }
+    // A pattern, asked for by name: `*` stays within one directory name.
+    let pattern = format!("{}/app*", env.dir().display());
+    let out = env
+        .shim()
+        .args(["trust", "--glob", &pattern])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let listed = env.ok(env.dir(), &["trust", "--list"]);
+    assert_eq!(listed["globs"], serde_json::json!([pattern]), "{listed}");
+    env.ok(&plain, &["refactor", "references", "geo.py:2:4"]);
+    assert!(refused(&deep), "{} is trusted", deep.display());
+}
+
 #[test]
 fn a_hostile_crate_runs_none_of_its_code_through_rust_analyzer_cargo_or_doctor() {
     let (env, marker, root) = hostile_rust_world();

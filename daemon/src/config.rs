@@ -74,10 +74,16 @@ fn default_ide_health_timeout() -> Duration {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrustSection {
-    /// Absolute directories (each with everything below it) or globs; `~/` is the
-    /// home directory.
+    /// Absolute directories, each with everything below it, taken as written: a
+    /// name with `*`, `[` or `{` in it is a directory of that name, never a pattern.
+    /// `~/` is the home directory.
     #[serde(default)]
     pub roots: Vec<String>,
+    /// Patterns matched against canonical roots (`~/src/**`): only here, where the
+    /// user asked for a pattern (`lean-ctx trust --glob`). `*` and `?` stay within
+    /// one directory name; `**` crosses them.
+    #[serde(default)]
+    pub globs: Vec<String>,
 }
 
 /// A language's server: `"rust-analyzer"`, `"jetbrains"` (the IDE or nothing), or a

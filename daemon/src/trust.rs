@@ -3,9 +3,11 @@
 //! `rust-analyzer.toml`, typescript-language-server its `node_modules`, gopls its
 //! `go.mod`, jdtls its Gradle build), so they start only in a root the user trusted.
 //!
-//! Trust is the `[trust] roots` list of `config.toml`: directories (each trusts
-//! itself and everything below it) and globs such as `~/src/**`, matched against the
-//! canonical worktree root. Only the user writes it: `lean-ctx trust`, `lean-ctx
+//! Trust is the `[trust]` table of `config.toml`: `roots`, directories taken as
+//! written (each trusts itself and everything below it; `proj[1]` is the directory
+//! of that name, never a pattern matching `proj1`), and `globs`, patterns the user
+//! asked for by name (`~/src/**`; `*` stays within one directory name), both
+//! matched against the canonical worktree root. Only the user writes it: `lean-ctx trust`, `lean-ctx
 //! setup --write`, or an editor; no MCP tool and no daemon operation changes it, so an
 //! agent cannot grant trust. The file is read again whenever it changes (one `stat`
 //! per decision), and ignored unless it and its directory belong to the user and
@@ -20,7 +22,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use lean_ctx_shared::{ErrorCode, LeanError};
 
 use crate::config::Config;
@@ -129,37 +131,55 @@ impl Trust {
             }
         };
         let mut rules = Rules::default();
-        let mut globs = GlobSetBuilder::new();
         for entry in &config.trust.roots {
-            let expanded = match (entry.strip_prefix("~/"), &self.home) {
-                (Some(rest), Some(home)) => home.join(rest),
-                _ if entry == "~" => self.home.clone().unwrap_or_default(),
-                _ => PathBuf::from(entry),
-            };
-            if !expanded.is_absolute() {
-                tracing::warn!(
-                    entry,
-                    "trust entries must be absolute paths or start with ~/; ignored"
-                );
+            let Some(dir) = self.absolute(entry) else {
                 continue;
+            };
+            // Roots are canonical: so is what they are compared with.
+            match std::fs::canonicalize(&dir) {
+                Ok(canonical) => rules.dirs.push(canonical),
+                Err(_) if entry.contains(['*', '?', '[', '{']) => tracing::warn!(
+                    entry,
+                    "a trust root is a directory taken as written, and none has this name; for a pattern, use `lean-ctx trust --glob` ([trust] globs)"
+                ),
+                Err(_) => rules.dirs.push(dir),
             }
-            let text = expanded.to_string_lossy();
-            if text.contains(['*', '?', '[', '{']) {
-                match Glob::new(&text) {
-                    Ok(glob) => {
-                        globs.add(glob);
-                    }
-                    Err(e) => tracing::warn!(entry, error = %e, "not a valid trust glob; ignored"),
+        }
+        let mut globs = GlobSetBuilder::new();
+        for entry in &config.trust.globs {
+            let Some(pattern) = self.absolute(entry) else {
+                continue;
+            };
+            match GlobBuilder::new(&pattern.to_string_lossy())
+                .literal_separator(true)
+                .build()
+            {
+                Ok(glob) => {
+                    globs.add(glob);
                 }
-            } else {
-                // Roots are canonical: so is what they are compared with.
-                rules
-                    .dirs
-                    .push(std::fs::canonicalize(&expanded).unwrap_or(expanded));
+                Err(e) => tracing::warn!(entry, error = %e, "not a valid trust glob; ignored"),
             }
         }
         rules.globs = globs.build().unwrap_or_default();
         rules
+    }
+
+    /// A trust entry as an absolute path (`~/` is the home directory); `None`, with a
+    /// warning, for a relative one.
+    fn absolute(&self, entry: &str) -> Option<PathBuf> {
+        let expanded = match (entry.strip_prefix("~/"), &self.home) {
+            (Some(rest), Some(home)) => home.join(rest),
+            _ if entry == "~" => self.home.clone().unwrap_or_default(),
+            _ => PathBuf::from(entry),
+        };
+        if !expanded.is_absolute() {
+            tracing::warn!(
+                entry,
+                "trust entries must be absolute paths or start with ~/; ignored"
+            );
+            return None;
+        }
+        Some(expanded)
     }
 }
 
@@ -181,7 +201,7 @@ mod tests {
         std::fs::write(
             &file,
             format!(
-                "[trust]\nroots = [\"{}\", \"~/src/**\", \"relative/dir\"]\n",
+                "[trust]\nroots = [\"{}\", \"relative/dir\"]\nglobs = [\"~/src/**\"]\n",
                 base.join("a").display()
             ),
         )
@@ -214,6 +234,35 @@ mod tests {
         assert!(!trust.is_trusted(&base.join("a")));
         std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o700)).unwrap();
         assert!(trust.is_trusted(&base.join("a")));
+        // A root is the directory as written: glob characters in it are its name's.
+        for name in ["proj[1]", "team*", "app{a,b}"] {
+            std::fs::create_dir(base.join(name)).unwrap();
+        }
+        for name in ["proj1", "teamX/deep/evil", "appa"] {
+            std::fs::create_dir_all(base.join(name)).unwrap();
+        }
+        std::fs::write(
+            &file,
+            format!(
+                "[trust]\nroots = [\"{0}/proj[1]\", \"{0}/team*\", \"{0}/app{{a,b}}\"]\nglobs = [\"{0}/g*\"]\n",
+                base.display()
+            ),
+        )
+        .unwrap();
+        for (root, want) in [
+            ("proj[1]", true),
+            ("proj1", false),
+            ("team*", true),
+            ("team*/x", true),
+            ("teamX/deep/evil", false),
+            ("app{a,b}", true),
+            ("appa", false),
+            // A pattern asked for as one: `*` stays within a name.
+            ("gx", true),
+            ("gx/deep", false),
+        ] {
+            assert_eq!(trust.is_trusted(&base.join(root)), want, "{root}");
+        }
         // A config that stops parsing trusts nothing until fixed.
         std::fs::write(&file, "[trust\n").unwrap();
         assert!(!trust.is_trusted(&base.join("a")));
