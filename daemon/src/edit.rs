@@ -985,28 +985,48 @@ pub fn apply_many(locks: &FileLocks, writes: &[FileWrite]) -> Result<(), LeanErr
 }
 
 /// Temp files of writers that died mid-write (`kill -9`): the original is intact, the
-/// temp file is garbage. Listed and removed through the held directory.
+/// temp file is garbage. Listed and removed through the held directory; only what
+/// [`Staged::write`] names and nothing else: exactly `.<file>.lean-ctx.<pid>.<n>.tmp`
+/// (decimal pid and counter), beside a `<file>` that still exists, ours, a regular
+/// file, and its writer's pid dead. A user's `.my.lean-ctx.4000000.notes.tmp` is not
+/// one.
 fn remove_stale_temps(dir: &impl std::os::fd::AsFd) {
     let Ok(entries) = rustix::fs::Dir::read_from(dir) else {
         return;
     };
+    let ours = rustix::process::getuid().as_raw();
+    let stat = |name: &[u8]| rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok();
+    let regular =
+        |st: &rustix::fs::Stat| FileType::from_raw_mode(st.st_mode) == FileType::RegularFile;
     for entry in entries.flatten() {
         let raw = entry.file_name().to_bytes();
-        let Some(name) = std::str::from_utf8(raw).ok() else {
+        let Some((file, pid)) = staged_name(raw) else {
             continue;
         };
-        let Some(rest) = name
-            .strip_suffix(".tmp")
-            .and_then(|n| n.rsplit_once(".lean-ctx."))
-            .map(|(_, r)| r)
-        else {
-            continue;
-        };
-        let pid = rest.split('.').next().and_then(|p| p.parse::<u32>().ok());
-        if name.starts_with('.') && pid.is_some_and(|p| !pid_alive(p)) {
+        let original = stat(file).is_some_and(|st| regular(&st));
+        let temp = stat(raw).is_some_and(|st| regular(&st) && st.st_uid == ours);
+        if original && temp && !pid_alive(pid) {
             let _ = rustix::fs::unlinkat(dir, raw, AtFlags::empty());
         }
     }
+}
+
+/// The file and writer pid of a temp file name [`Staged::write`] makes
+/// (`.<file>.lean-ctx.<pid>.<n>.tmp`), or `None` for any other name.
+fn staged_name(name: &[u8]) -> Option<(&[u8], u32)> {
+    let digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
+    let last_dot = |s: &[u8]| s.iter().rposition(|b| *b == b'.');
+    let rest = name.strip_prefix(b".")?.strip_suffix(b".tmp")?;
+    let at = last_dot(rest)?;
+    let (rest, n) = (&rest[..at], &rest[at + 1..]);
+    let at = last_dot(rest)?;
+    let (file, pid) = (&rest[..at], &rest[at + 1..]);
+    let file = file.strip_suffix(b".lean-ctx")?;
+    if !digits(n) || !digits(pid) || file.is_empty() {
+        return None;
+    }
+    let pid = std::str::from_utf8(pid).ok()?.parse().ok()?;
+    Some((file, pid))
 }
 
 #[cfg(test)]
@@ -1159,6 +1179,49 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
             .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    /// Only temp files this module names are ever cleaned: a user's file with
+    /// `.lean-ctx.` and a dead pid in its name, and a temp file whose original is
+    /// gone, stay; a dead writer's temp file beside its original goes.
+    #[test]
+    fn only_the_temp_files_an_edit_names_are_cleaned() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        fs::write(root.join("a.rs"), "fn a() {}\n").unwrap();
+        let kept = [
+            ".my.lean-ctx.999999999.notes.tmp",
+            ".gone.rs.lean-ctx.999999999.0.tmp",
+            ".a.rs.lean-ctx.999999999.0.x.tmp",
+            "a.rs.lean-ctx.999999999.0.tmp",
+        ];
+        for name in kept {
+            fs::write(root.join(name), "the user's").unwrap();
+        }
+        let stale = root.join(".a.rs.lean-ctx.999999999.3.tmp");
+        fs::write(&stale, "garbage").unwrap();
+        let file = resolve(&root, &root.join(".git"), "a.rs", Want::File).unwrap();
+        let target = EditTarget::Lines {
+            path: "a.rs".into(),
+            line: 1,
+            end_line: None,
+        };
+        let edit = Edit {
+            action: EditAction::InsertBeforeSymbol,
+            target: &target,
+            text: "fn b() {}",
+            expected_hash: None,
+            force: false,
+        };
+        apply(&FileLocks::default(), &file, Lang::Rust, &edit).unwrap();
+        assert!(!stale.exists());
+        for name in kept {
+            assert_eq!(
+                fs::read_to_string(root.join(name)).unwrap(),
+                "the user's",
+                "{name}"
+            );
+        }
     }
 
     #[test]
