@@ -19,6 +19,7 @@ use lean_ctx_shared::{
     ErrorCode, LeanError, Paths,
     daemons::{self, Record},
     hello::{ClientHello, Intent},
+    index_store,
     process::pid_alive,
     protocol::{PingRequest, SCHEMA, ShutdownRequest, StatusRequest, build_id},
     transport::{self, ConnectError},
@@ -111,15 +112,18 @@ pub async fn run(cmd: DaemonCommand, paths: &Paths, out: &Output) -> Result<Exit
     }
 }
 
-/// Removes the store's directory: no daemon needed. A running one holds its file
+/// Removes every build's index store: no daemon needed. A running one holds its file
 /// open, notices it gone on its next write or status, and starts a new, empty one.
+/// Only what lean-ctx wrote goes (`shared::index_store`): stores' directories by
+/// their names, and in them only a store's files; anything else is kept and named.
 ///
-/// The directory is renamed away first and removed under its new name. A running
-/// daemon's writer makes a new store by name the moment it finds its file gone, so
-/// removing in place could meet a directory refilled between the listing and the
-/// `rmdir` (`ENOTEMPTY`, seen in CI). After the rename the writer's new store goes
-/// into a new directory; what it still writes through a descriptor it opened
-/// before lands in the renamed tree, which is removed again until it is empty.
+/// Each store's directory is renamed away first (unless it holds what lean-ctx did
+/// not write, which a rename would move) and emptied under its new name. A
+/// running daemon's writer makes a new store by name the moment it finds its file
+/// gone, so emptying in place could meet a directory refilled between the listing
+/// and the `rmdir` (`ENOTEMPTY`, seen in CI). After the rename the writer's new store
+/// goes into a new directory; what it still writes through a descriptor it opened
+/// before lands in the renamed one, which is emptied again until it is empty.
 /// Leftovers of an interrupted clear are swept with it.
 fn clear_cache(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
     let dir = paths.index_store_dir();
@@ -127,68 +131,79 @@ fn clear_cache(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
         LeanError::internal(format!("cannot remove {}: {e}", what.display()))
             .with_remedy(format!("remove {} by hand", what.display()))
     };
+    match std::fs::symlink_metadata(&dir) {
+        Ok(meta) => {
+            if let Some(reason) = lean_ctx_shared::paths::not_private(&meta) {
+                return Err(LeanError::new(
+                    ErrorCode::Unauthorized,
+                    format!("not clearing {}: it is {reason}", dir.display()),
+                )
+                .with_remedy("set LEAN_CTX_STATE_DIR to a private directory you own"));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(cant(&dir, e)),
+    }
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default()
         .as_nanos();
-    let prefix = format!(
-        "{}.cleared-",
-        dir.file_name().unwrap_or_default().to_string_lossy()
-    );
-    let doomed = dir.with_file_name(format!("{prefix}{}-{nanos}", std::process::id()));
-    match std::fs::rename(&dir, &doomed) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(cant(&dir, e)),
-    }
-    let parent = dir.parent().unwrap_or(std::path::Path::new("."));
-    let mut freed = 0;
-    for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
-        if !entry.file_name().to_string_lossy().starts_with(&prefix) {
-            continue;
-        }
-        let path = entry.path();
-        freed += tree_bytes(&path);
-        remove_settled_tree(&path).map_err(|e| cant(&path, e))?;
-    }
-    out.emit(&json!({"removed": dir, "freed_bytes": freed}), || {
-        format!("removed {} ({} KiB)", dir.display(), freed / 1024)
-    });
-    Ok(ExitCode::SUCCESS)
-}
-
-/// The bytes of the files under `path`, symlinks not followed.
-fn tree_bytes(path: &std::path::Path) -> u64 {
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return 0;
+    let stamp = format!("{}{}-{nanos}", index_store::CLEARED, std::process::id());
+    let stores = |is: fn(&str) -> bool| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter(|e| e.file_name().to_str().is_some_and(is))
+            .map(|e| e.path())
+            .collect()
     };
-    if !meta.is_dir() {
-        return meta.len();
-    }
-    std::fs::read_dir(path)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| tree_bytes(&e.path()))
-        .sum()
-}
-
-/// `remove_dir_all`, again while a writer that still had the tree open refills it
-/// (a few times: it starts its new store by name, outside this tree, at its next
-/// write).
-fn remove_settled_tree(path: &std::path::Path) -> std::io::Result<()> {
-    let mut tries = 0;
-    loop {
-        match std::fs::remove_dir_all(path) {
-            Ok(()) => return Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty && tries < 10 => {
-                tries += 1;
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Err(e) => return Err(e),
+    let (mut freed, mut kept) = (0, Vec::new());
+    for store in stores(index_store::is_build_dir) {
+        let only_ours = std::fs::read_dir(&store)
+            .map_err(|e| cant(&store, e))?
+            .flatten()
+            .all(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(index_store::is_store_file)
+            });
+        if only_ours {
+            let mut away = store.clone().into_os_string();
+            away.push(&stamp);
+            std::fs::rename(&store, away).map_err(|e| cant(&store, e))?;
+        } else {
+            // Renamed, what is not ours would move: emptied of ours where it is.
+            let removed = index_store::remove_build_dir(&store).map_err(|e| cant(&store, e))?;
+            freed += removed.freed;
+            kept.extend(removed.kept);
         }
     }
+    for cleared in stores(index_store::is_cleared_dir) {
+        let removed = index_store::remove_build_dir(&cleared).map_err(|e| cant(&cleared, e))?;
+        freed += removed.freed;
+        kept.extend(removed.kept);
+    }
+    out.emit(
+        &json!({"removed": dir, "freed_bytes": freed, "kept": kept}),
+        || {
+            let mut text = format!(
+                "removed the index stores in {} ({} KiB)",
+                dir.display(),
+                freed / 1024
+            );
+            if !kept.is_empty() {
+                let names: Vec<_> = kept.iter().map(|p| p.display().to_string()).collect();
+                text.push_str(&format!(
+                    "; kept what lean-ctx did not write: {}",
+                    names.join(", ")
+                ));
+            }
+            text
+        },
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn exec_foreground() -> Result<ExitCode, LeanError> {

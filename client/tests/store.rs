@@ -18,6 +18,7 @@ use std::{
     time::Duration,
 };
 
+use lean_ctx_shared::index_store;
 use lean_ctx_testkit::{TestEnv, git, wait_until};
 use serde_json::Value;
 
@@ -148,6 +149,11 @@ fn store_dir_if_any(env: &TestEnv) -> Option<PathBuf> {
             d.flatten()
                 .map(|e| e.path())
                 .filter(|p| p.is_dir())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(index_store::is_build_dir)
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -1126,9 +1132,85 @@ fn clear_cache_removes_the_store_with_or_without_a_daemon() {
     stop(&env);
     // Without one.
     ok(&env, env.dir(), &["daemon", "clear-cache"]);
-    assert!(!env.paths.index_store_dir().exists());
+    assert_eq!(store_dir_if_any(&env), None);
     assert_eq!(names(&env, &root)["src/b.rs"], truth["src/b.rs"]);
     assert_eq!(store_of(&status(&env))["hits"], 0);
+}
+
+/// A state dir pointed at the wrong place loses nothing of anyone else's: a starting
+/// daemon removes only another build's store (its directory's name, beside its lock
+/// file) and in it only the files a store writes; `clear-cache` likewise, naming
+/// what it kept.
+#[test]
+fn the_store_directory_loses_only_what_lean_ctx_wrote_there() {
+    let (env, root) = project(&three());
+    stop(&env);
+    let index = env.paths.index_store_dir();
+    let theirs = index.join("fedcba9876543210");
+    let lookalike = index.join("0123456789abcdef");
+    for dir in [index.join("notes"), theirs.clone(), lookalike.clone()] {
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("mine.txt"), "the user's").unwrap();
+    }
+    fs::write(index.join("notes.txt"), "the user's").unwrap();
+    fs::write(index.join("fedcba9876543210.lock"), "").unwrap();
+    fs::write(theirs.join("index.store"), "an old build's store").unwrap();
+    let users = [
+        index.join("notes/mine.txt"),
+        index.join("notes.txt"),
+        theirs.join("mine.txt"),
+        lookalike.join("mine.txt"),
+    ];
+    start(&env);
+    ok(&env, &root, &["outline", "src/a.rs"]);
+    let ours = fs::read_dir(&index)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            let name = p.file_name().unwrap().to_str().unwrap();
+            index_store::is_build_dir(name) && *p != theirs && *p != lookalike
+        })
+        .expect("this build's store");
+    let stored = wait_until(Duration::from_secs(30), || {
+        ours.join("index.store").exists()
+    });
+    assert!(stored, "no store: {}", env.log());
+    assert!(
+        !theirs.join("index.store").exists(),
+        "the old build's store stayed"
+    );
+    for file in &users {
+        assert_eq!(
+            fs::read_to_string(file).unwrap(),
+            "the user's",
+            "{}",
+            file.display()
+        );
+    }
+    let v = ok(&env, env.dir(), &["daemon", "clear-cache"]);
+    assert!(v["freed_bytes"].as_u64().unwrap() > 0, "{v}");
+    assert!(!ours.join("index.store").exists());
+    for file in &users {
+        assert_eq!(
+            fs::read_to_string(file).unwrap(),
+            "the user's",
+            "{}",
+            file.display()
+        );
+    }
+    let mut kept: Vec<_> = v["kept"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    kept.sort();
+    assert_eq!(
+        kept,
+        [lookalike.join("mine.txt"), theirs.join("mine.txt")].map(|p| p.display().to_string()),
+        "{v}"
+    );
 }
 
 /// The writer makes a new store the moment it finds its file gone, so clears that
@@ -1156,8 +1238,7 @@ fn clear_cache_while_the_writer_writes_succeeds() {
         store_dir_if_any(&env).is_some_and(|d| d.join("index.store").exists())
     });
     assert!(new, "no store after the clears: {}", env.log());
-    let state = env.paths.index_store_dir().parent().unwrap().to_path_buf();
-    let left: Vec<_> = fs::read_dir(state)
+    let left: Vec<_> = fs::read_dir(env.paths.index_store_dir())
         .unwrap()
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().contains(".cleared-"))

@@ -8,14 +8,16 @@
 //! ([`transport`]), each error code's remedy ([`remedy`]), where files live
 //! ([`paths`]), process facts ([`process`]), the editor signal file both sides read or
 //! write ([`editor_signal`]), the JetBrains port file and project hash ([`ide`]), the
-//! gain report both the CLI and the dashboard show ([`gain`]) and the neutral
-//! environment every tool either side starts runs with ([`tool_env`]).
+//! gain report both the CLI and the dashboard show ([`gain`]), the neutral
+//! environment every tool either side starts runs with ([`tool_env`]) and the names
+//! the persisted index writes, all either side ever removes there ([`index_store`]).
 
 pub mod daemons;
 pub mod editor_signal;
 pub mod gain;
 pub mod hello;
 pub mod ide;
+pub mod index_store;
 pub mod paths;
 pub mod process;
 pub mod remedy;

@@ -107,8 +107,8 @@ use super::{
     symbols::{FileSymbols, lang_byte, lang_of},
 };
 
-const STORE: &str = "index.store";
-const KEY: &str = "index.key";
+use lean_ctx_shared::index_store::{self, KEY, LISTING_PREFIX, STORE};
+
 const MAGIC: &[u8; 8] = b"LCTXIDX\0";
 /// The on-disk layout's number: bumped with any change to header, records or codec
 /// (which also changes the extractor hash; this one says so on purpose).
@@ -837,20 +837,36 @@ impl Writer {
                 return None;
             }
         };
+        // Only stores: a build's directory (its name, beside its lock file), and
+        // in it only the files a store writes (`index_store`): a state dir pointed
+        // at the wrong place loses nothing.
         for entry in std::fs::read_dir(index_dir).into_iter().flatten().flatten() {
             let name = entry.file_name();
             let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-            if !is_dir || name == ours {
+            let Some(name) = name
+                .to_str()
+                .filter(|n| is_dir && index_store::is_build_dir(n))
+            else {
+                continue;
+            };
+            let their_lock = index_dir.join(format!("{name}.lock"));
+            let locked = std::fs::symlink_metadata(&their_lock).is_ok_and(|m| m.is_file());
+            if *name == *ours || !locked {
                 continue;
             }
-            let their_lock = index_dir.join(format!("{}.lock", name.to_string_lossy()));
             // Held: that build's daemon still runs. Taken: nobody uses it. (A daemon
             // of that build starting right now makes a new lock file and directory.)
             if let Ok(Some(_held)) = try_lock(&their_lock) {
-                let gone = std::fs::remove_dir_all(entry.path())
-                    .and_then(|()| std::fs::remove_file(&their_lock));
-                if let Err(e) = gone {
-                    tracing::warn!(dir = %entry.path().display(), error = %e, "cannot remove another build's index store");
+                match index_store::remove_build_dir(&entry.path()) {
+                    Ok(removed) if removed.kept.is_empty() => {
+                        let _ = std::fs::remove_file(&their_lock);
+                    }
+                    Ok(removed) => {
+                        tracing::warn!(dir = %entry.path().display(), kept = ?removed.kept, "another build's index store holds files lean-ctx did not write; they are kept")
+                    }
+                    Err(e) => {
+                        tracing::warn!(dir = %entry.path().display(), error = %e, "cannot remove another build's index store")
+                    }
                 }
             }
         }
@@ -1512,7 +1528,6 @@ fn read_private(dir: &OwnedFd, name: &str) -> Option<Vec<u8>> {
 
 /// Roots whose listings are kept: beyond it the least recently written go.
 const MAX_LISTINGS: usize = 64;
-const LISTING_PREFIX: &str = "listing-";
 
 /// A root's listing file: named by a hash of its path, so any path fits.
 fn listing_name(root: &Path) -> String {

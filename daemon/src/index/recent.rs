@@ -26,7 +26,7 @@ const MAGIC: &[u8; 8] = b"LCTXRCT1";
 const SUM: usize = 32;
 
 /// The file's name in the index directory.
-pub(super) const FILE: &str = "recent-roots";
+pub(super) const FILE: &str = lean_ctx_shared::index_store::RECENT;
 
 /// Roots remembered: far more than a daemon prewarms, few enough that the file
 /// stays a few KiB.
