@@ -440,6 +440,41 @@ fn outline_search_and_symbols_overview_hash_each_symbol_and_a_stale_hash_shows_w
     );
 }
 
+/// A stale hash's diff shows text of the call's own root only: a hash handed out in
+/// project A, given to an edit in project B, is a plain `CONFLICT` there, never an
+/// oracle for A's text (a guessed secret's hash would otherwise print it).
+#[test]
+fn a_hash_of_another_projects_text_shows_none_of_it() {
+    let (env, b) = fixture();
+    let a = env.dir().join("secrets");
+    fs::create_dir_all(a.join("src")).unwrap();
+    git(&a, &["init", "-q"]);
+    fs::write(
+        a.join("src/lib.rs"),
+        "pub fn helper() -> u8 {\n    // password=hunter2\n    1\n}\n",
+    )
+    .unwrap();
+    let v = env.ok(&a, &["search", "helper"]);
+    let hash = v["hits"][0]["hash"].as_str().unwrap().to_string();
+    let (out, v) = env.shim_json_in(
+        &b,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "helper",
+            "--new-body",
+            "pub fn helper() -> u8 { 2 }",
+            "--expected-hash",
+            &hash,
+        ],
+    );
+    assert!(!out.status.success());
+    assert_eq!(v["error"]["code"], "CONFLICT", "{v}");
+    assert!(!v.to_string().contains("hunter2"), "{v}");
+    assert_eq!(fs::read_to_string(b.join("src/lib.rs")).unwrap(), LIB);
+}
+
 #[test]
 fn gain_counts_a_read_against_the_file_and_an_unchanged_re_read_against_what_it_would_resend() {
     let (env, root) = fixture();

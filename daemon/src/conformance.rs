@@ -254,7 +254,7 @@ fn overview(source: &Source, rel: &str, src: &[u8], reads: &Reads) -> Vec<Row> {
     let mut symbols: Vec<SymbolInfo> = source
         .parsed()
         .top()
-        .map(|s| hashes::info(Some(&hashed), s, u32::MAX, reads))
+        .map(|s| hashes::info(Some(&hashed), s, u32::MAX, reads.of(Path::new(rel))))
         .collect();
     let resp = SymbolsOverviewResponse {
         path: rel.to_string(),

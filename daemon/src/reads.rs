@@ -14,7 +14,7 @@
 
 use std::{
     collections::{HashMap, HashSet},
-    path::PathBuf,
+    path::{Path, PathBuf},
     sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
@@ -117,6 +117,46 @@ pub use lean_ctx_shared::render::SHORT_HASH;
 /// Bytes of hashed texts kept for stale-hash diffs, across sessions.
 const TEXT_BYTES: u64 = 32 << 20;
 
+/// The texts answers in one root hashed ([`Reads::of`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Texts<'a> {
+    reads: &'a Reads,
+    root: &'a Path,
+}
+
+impl Texts<'_> {
+    fn key(&self, hash: &str) -> Option<(PathBuf, String)> {
+        let short = hash.get(..SHORT_HASH)?.to_ascii_lowercase();
+        Some((self.root.to_path_buf(), short))
+    }
+
+    /// Whether a text is kept under `hash` (BLAKE3 hex, whole): looking counts as a
+    /// use, so it stays kept as long as answers keep handing the hash out.
+    pub fn keeps(&self, hash: &str) -> bool {
+        self.key(hash)
+            .and_then(|k| self.reads.texts.get(&k))
+            .is_some_and(|(whole, _)| whole.eq_ignore_ascii_case(hash))
+    }
+
+    /// Keeps `text` under its BLAKE3 hex `hash`: an answer handed that hash out.
+    pub fn hashed(&self, hash: &str, text: Arc<str>) {
+        if let Some(key) = self.key(hash) {
+            self.reads
+                .texts
+                .insert(key, (hash.to_ascii_lowercase(), text));
+        }
+    }
+
+    /// The text an answer in this root hashed to `hash` (hex, any case; whole or its
+    /// first [`SHORT_HASH`] digits or more), while it is kept: what a stale
+    /// `expected_hash` was taken from, to show what changed since.
+    pub fn text_of(&self, hash: &str) -> Option<Arc<str>> {
+        let given = hash.trim().to_ascii_lowercase();
+        let (whole, text) = self.reads.texts.get(&self.key(&given)?)?;
+        whole.starts_with(&given).then_some(text)
+    }
+}
+
 /// Every session's reads, daemon-wide, and the texts recent answers hashed.
 #[derive(Debug)]
 pub struct Reads {
@@ -124,9 +164,11 @@ pub struct Reads {
     /// Sessions whose connection closed while the process that named them lived: the
     /// process's pid, checked at each read.
     owners: Mutex<HashMap<String, u32>>,
-    /// The first [`SHORT_HASH`] hex digits of a BLAKE3 → the whole hash and the text
-    /// it was taken from (a read's range, each symbol an answer listed).
-    texts: moka::sync::Cache<String, (String, Arc<str>)>,
+    /// (root, the first [`SHORT_HASH`] hex digits of a BLAKE3) → the whole hash and
+    /// the text it was taken from (a read's range, each symbol an answer listed).
+    /// Keyed by root: a stale hash's diff shows text of the call's own root only,
+    /// never another project's that happened to hash alike.
+    texts: moka::sync::Cache<(PathBuf, String), (String, Arc<str>)>,
 }
 
 impl Default for Reads {
@@ -136,8 +178,10 @@ impl Default for Reads {
             owners: Mutex::default(),
             texts: moka::sync::Cache::builder()
                 .max_capacity(TEXT_BYTES)
-                .weigher(|k: &String, (h, t): &(String, Arc<str>)| {
-                    (k.len() + h.len() + t.len()).try_into().unwrap_or(u32::MAX)
+                .weigher(|(r, k): &(PathBuf, String), (h, t): &(String, Arc<str>)| {
+                    (r.as_os_str().len() + k.len() + h.len() + t.len())
+                        .try_into()
+                        .unwrap_or(u32::MAX)
                 })
                 .build(),
         }
@@ -209,34 +253,9 @@ impl Reads {
             .is_some_and(|s| s.entries.contains_key(key))
     }
 
-    /// Whether a text is kept under `hash` (BLAKE3 hex, whole): looking counts as a
-    /// use, so it stays kept as long as answers keep handing the hash out.
-    pub fn keeps(&self, hash: &str) -> bool {
-        let Some(short) = hash.get(..SHORT_HASH) else {
-            return false;
-        };
-        self.texts
-            .get(&short.to_ascii_lowercase())
-            .is_some_and(|(whole, _)| whole.eq_ignore_ascii_case(hash))
-    }
-
-    /// Keeps `text` under its BLAKE3 hex `hash`: an answer handed that hash out.
-    pub fn hashed(&self, hash: &str, text: Arc<str>) {
-        if let Some(short) = hash.get(..SHORT_HASH) {
-            self.texts.insert(
-                short.to_ascii_lowercase(),
-                (hash.to_ascii_lowercase(), text),
-            );
-        }
-    }
-
-    /// The text an answer hashed to `hash` (hex, any case; whole or its first
-    /// [`SHORT_HASH`] digits or more), while it is kept: what a stale
-    /// `expected_hash` was taken from, to show what changed since.
-    pub fn text_of(&self, hash: &str) -> Option<Arc<str>> {
-        let given = hash.trim().to_ascii_lowercase();
-        let (whole, text) = self.texts.get(given.get(..SHORT_HASH)?)?;
-        whole.starts_with(&given).then_some(text)
+    /// The texts answers in `root` hashed.
+    pub fn of<'a>(&'a self, root: &'a Path) -> Texts<'a> {
+        Texts { reads: self, root }
     }
 
     /// Forgets `session` and everything it was given.
@@ -350,17 +369,22 @@ mod tests {
             }
         );
         let hash = "0123456789abcdef0123";
-        assert!(!reads.keeps(hash));
-        reads.hashed(hash, "two".into());
-        assert!(reads.keeps(hash) && reads.keeps(&hash.to_ascii_uppercase()));
+        let texts = reads.of(Path::new("/a"));
+        assert!(!texts.keeps(hash));
+        texts.hashed(hash, "two".into());
+        assert!(texts.keeps(hash) && texts.keeps(&hash.to_ascii_uppercase()));
         assert!(
-            !reads.keeps("0123456789abcdef9999"),
+            !texts.keeps("0123456789abcdef9999"),
             "another hash, same prefix"
         );
-        assert_eq!(reads.text_of(" 0123456789ABCDEF").as_deref(), Some("two"));
-        assert_eq!(reads.text_of(hash).as_deref(), Some("two"));
-        assert_eq!(reads.text_of("0123456789abcdef9"), None, "another hash");
-        assert_eq!(reads.text_of("0123"), None, "too short to name one");
+        assert_eq!(texts.text_of(" 0123456789ABCDEF").as_deref(), Some("two"));
+        assert_eq!(texts.text_of(hash).as_deref(), Some("two"));
+        assert_eq!(texts.text_of("0123456789abcdef9"), None, "another hash");
+        assert_eq!(texts.text_of("0123"), None, "too short to name one");
+        // Another root's answers never hand this root's text out.
+        let other = reads.of(Path::new("/b"));
+        assert!(!other.keeps(hash));
+        assert_eq!(other.text_of(hash), None, "a text of another root");
         reads.forget("a");
         assert_eq!(
             reads.give("a", key("x"), "h2", 1, "two".into()),

@@ -524,9 +524,10 @@ pub async fn read(d: &Daemon, req: ReadRequest) -> Result<ReadResponse, LeanErro
 
 /// A stale `expected_hash`'s `CONFLICT` with what changed since: the diff from the
 /// text an answer handed that hash out for (while the daemon keeps it) to the
-/// target's text now. Any other error as it is.
+/// target's text now, from `root`'s answers only. Any other error as it is.
 async fn what_changed(
     d: &Daemon,
+    root: &Path,
     file: &Jailed,
     lang: Lang,
     req: &EditRequest,
@@ -535,7 +536,7 @@ async fn what_changed(
     let (Some(expected), ErrorCode::Conflict) = (&req.expected_hash, e.code) else {
         return e;
     };
-    let Some(then) = d.reads.text_of(expected) else {
+    let Some(then) = d.reads.of(root).text_of(expected) else {
         return e;
     };
     let (file, target) = (file.clone(), req.target.clone());
@@ -614,12 +615,13 @@ pub async fn edit_symbol(d: &Daemon, req: EditRequest) -> Result<EditResponse, L
     .await;
     let Edited { resp, written } = match edited {
         Ok(edited) => edited,
-        Err(e) => return Err(what_changed(d, &file, lang, &req, e).await),
+        Err(e) => return Err(what_changed(d, &cx.project.root, &file, lang, &req, e).await),
     };
     // The answer hands its hash out: a stale edit with it is answered with what
     // changed since (`what_changed`), as for a read's.
     if let Some(text) = written.content.get(written.hashed.clone()) {
         d.reads
+            .of(&cx.project.root)
             .hashed(&written.hash, String::from_utf8_lossy(text).into());
     }
     let replaced = written.replaced.clone();

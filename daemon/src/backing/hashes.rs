@@ -2,8 +2,8 @@
 //! `search_symbol`, `read`'s map and signatures): BLAKE3 of the declaration's bytes on
 //! disk from its doc comment (`edit::guarded`: everything a replacement may rewrite),
 //! exactly what an edit's `expected_hash` is checked against, so an agent's
-//! first edit of a symbol it found is guarded. Each hashed text is remembered
-//! ([`Reads::hashed`]) so a stale hash's `CONFLICT` can show what changed since.
+//! first edit of a symbol it found is guarded. Each hashed text is remembered for its
+//! root ([`Texts::hashed`]) so a stale hash's `CONFLICT` can show what changed since.
 //!
 //! Files are read through the jail, once per file of an answer, and hashed only while
 //! they hold exactly the bytes the parse was made of: a symbol whose file changed
@@ -14,17 +14,17 @@ use lean_ctx_shared::protocol::SymbolInfo;
 use crate::{
     index::{store::Hash, symbols::Symbol},
     jail::{Jailed, Want},
-    reads::Reads,
+    reads::Texts,
     registry::Project,
 };
 
 /// BLAKE3 hex of `text`, remembered with it. A text kept already is not copied
 /// again: an overview lists every symbol of a file, whose texts nest, and copying
 /// them on each repeat of the same answer was most of its time.
-pub fn remember(text: &[u8], reads: &Reads) -> String {
+pub fn remember(text: &[u8], texts: Texts<'_>) -> String {
     let hash = blake3::hash(text).to_hex().to_string();
-    if !reads.keeps(&hash) {
-        reads.hashed(&hash, String::from_utf8_lossy(text).into());
+    if !texts.keeps(&hash) {
+        texts.hashed(&hash, String::from_utf8_lossy(text).into());
     }
     hash
 }
@@ -56,25 +56,25 @@ impl Source {
     /// ([`crate::edit::guarded`]), by the parse's own offsets. Not by the answer's
     /// lines and columns: mapping those back took a line index of the whole file
     /// and a scan of each line, a tenth of an overview's time.
-    pub fn hash(&self, sym: Symbol<'_>, reads: &Reads) -> Option<String> {
-        Some(remember(self.bytes.get(crate::edit::guarded(sym))?, reads))
+    pub fn hash(&self, sym: Symbol<'_>, texts: Texts<'_>) -> Option<String> {
+        Some(remember(self.bytes.get(crate::edit::guarded(sym))?, texts))
     }
 
     /// Hashes `info` (`sym`'s, from [`Symbol::info`]) and its children.
-    fn fill(&self, sym: Symbol<'_>, info: &mut SymbolInfo, reads: &Reads) {
-        info.hash = self.hash(sym, reads);
+    fn fill(&self, sym: Symbol<'_>, info: &mut SymbolInfo, texts: Texts<'_>) {
+        info.hash = self.hash(sym, texts);
         for (child, info) in sym.children().zip(&mut info.children) {
-            self.fill(child, info, reads);
+            self.fill(child, info, texts);
         }
     }
 }
 
 /// `sym`'s answer to `depth`, each symbol in it hashed from `source` if there is one
 /// (no hashes for a file that changed since its parse).
-pub fn info(source: Option<&Source>, sym: Symbol<'_>, depth: u32, reads: &Reads) -> SymbolInfo {
+pub fn info(source: Option<&Source>, sym: Symbol<'_>, depth: u32, texts: Texts<'_>) -> SymbolInfo {
     let mut info = sym.info(depth);
     if let Some(source) = source {
-        source.fill(sym, &mut info, reads);
+        source.fill(sym, &mut info, texts);
     }
     info
 }

@@ -73,7 +73,7 @@ pub async fn symbols_overview(
         let mut budget = Budget::default();
         let mut symbols = Vec::new();
         for sym in parsed.symbols.top() {
-            let info = hashes::info(source.as_ref(), sym, depth, &reads);
+            let info = hashes::info(source.as_ref(), sym, depth, reads.of(&project.root));
             if !budget.take(&info) {
                 return Err(budget::too_large(
                     &file.rel,
@@ -131,7 +131,7 @@ pub async fn outline_dir(
                 let symbols = parsed
                     .symbols
                     .top()
-                    .map(|s| hashes::info(source.as_ref(), s, depth, &reads))
+                    .map(|s| hashes::info(source.as_ref(), s, depth, reads.of(&project.root)))
                     .collect();
                 FileOutline {
                     path,
@@ -373,7 +373,9 @@ pub async fn search_symbol(
                     name_path: s.name_path().to_string(),
                     range,
                     signature: s.signature().to_string(),
-                    hash: source.as_ref().and_then(|src| src.hash(*s, &reads)),
+                    hash: source
+                        .as_ref()
+                        .and_then(|src| src.hash(*s, reads.of(&project.root))),
                     path: path.clone(),
                 }
             })

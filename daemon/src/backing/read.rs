@@ -25,7 +25,7 @@ use crate::{
         text::LineIndex,
     },
     jail::{Jailed, Want},
-    reads::{Key, Reads, Seen, View},
+    reads::{Key, Reads, Seen, Texts, View},
     registry::Project,
 };
 
@@ -216,7 +216,7 @@ pub fn edited(
         path: file.rel.clone(),
         view: View::Symbol(sym.name_path().to_string()),
     };
-    let hash = remember(&bytes[guarded(sym)], reads);
+    let hash = remember(&bytes[guarded(sym)], reads.of(&project.root));
     reads.give(&session.id, key, &hash, first, text.into());
 }
 
@@ -321,7 +321,7 @@ fn one(
     let hash = hex(&bytes[window.hashed.clone()]);
     let lines = window_lines(&bytes, &index, window.first, window.last);
     let text: Arc<str> = lines.join("\n").into();
-    reads.hashed(&hash, text.clone());
+    reads.of(&project.root).hashed(&hash, text.clone());
     let shown = ReadContent::Lines {
         start_line: window.first,
         end_line: window.last,
@@ -412,12 +412,12 @@ fn digest(
         syms: impl Iterator<Item = Symbol<'a>>,
         depth: u32,
         bytes: &[u8],
-        reads: &Reads,
+        texts: Texts<'_>,
         budget: &mut Budget,
         out: &mut Vec<SymbolDigest>,
     ) -> bool {
         for sym in syms {
-            let hash = remember(&bytes[guarded(sym)], reads);
+            let hash = remember(&bytes[guarded(sym)], texts);
             let d = SymbolDigest {
                 kind: sym.kind(),
                 name_path: sym.name_path().to_string(),
@@ -430,13 +430,14 @@ fn digest(
                 return false;
             }
             out.push(d);
-            if !walk(sym.children(), depth + 1, bytes, reads, budget, out) {
+            if !walk(sym.children(), depth + 1, bytes, texts, budget, out) {
                 return false;
             }
         }
         true
     }
-    walk(symbols.top(), 0, bytes, reads, &mut budget, &mut listed);
+    let texts = reads.of(&project.root);
+    walk(symbols.top(), 0, bytes, texts, &mut budget, &mut listed);
     let hash = hex(bytes);
     let mut answer = FileRead {
         path: file.rel.clone(),
