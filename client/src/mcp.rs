@@ -80,25 +80,39 @@ impl State {
     }
 
     /// Adopts the client's roots: the innermost one holding the working directory,
-    /// else the first; only `file://` roots that are existing directories count. The
+    /// else the first; only `file://` roots that are existing directories count, and
+    /// none the daemon would refuse as a project (`/`, a system directory, a home
+    /// that is no git worktree: `paths::too_broad_root`), said on stderr. The
     /// project is then found from that root as the CLI finds it from its working
     /// directory (`root::resolve`): a client that offers `repo/src` works on `repo`.
     /// (rmcp marks roots deprecated by SEP-2577; the agents in use still offer them.)
     #[allow(deprecated)]
     fn apply_roots(&self, roots: &[rmcp::model::Root]) {
         let cwd = std::env::current_dir().unwrap_or_default();
+        let home = lean_ctx_shared::paths::canonical_home();
         let dirs: Vec<PathBuf> = roots
             .iter()
             .filter_map(|r| file_uri_path(&r.uri))
             .filter_map(|p| std::fs::canonicalize(p).ok())
             .filter(|p| p.is_dir())
+            .filter(
+                |p| match lean_ctx_shared::paths::too_broad_root(p, home.as_deref()) {
+                    Some(why) => {
+                        eprintln!(
+                            "lean-ctx mcp: the client's root {} is not used: it is {why}",
+                            p.display()
+                        );
+                        false
+                    }
+                    None => true,
+                },
+            )
             .collect();
         let chosen = dirs
             .iter()
             .filter(|d| cwd.starts_with(d))
             .max_by_key(|d| d.as_os_str().len())
             .or(dirs.first());
-        let home = lean_ctx_shared::paths::canonical_home();
         if let Some(root) = chosen.and_then(|d| crate::root::resolve(d, None, home.as_deref()).ok())
         {
             *self.root.write().unwrap() = root;

@@ -90,6 +90,25 @@ fn an_mcp_session_idle_past_the_connection_timeout_is_answered_on_its_next_call(
     );
 }
 
+/// `/` offered as the client's root (and as the working directory) is refused like
+/// the CLI's: no project is made of it, nothing is indexed, read or remembered.
+#[test]
+fn a_client_offering_the_filesystem_root_gets_no_project_of_it() {
+    let env = TestEnv::with_shim(SHIM);
+    let project = env.dir().join("proj");
+    fs::create_dir_all(&project).unwrap();
+    sdk_scenario(&env, &["--broad-roots"], &project, &[]);
+    let (out, status) = env.shim_json(&["daemon", "status"]);
+    assert!(out.status.success(), "{status}");
+    let roots: Vec<&str> = status["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["root"].as_str().unwrap())
+        .collect();
+    assert!(roots.is_empty(), "{roots:?}");
+}
+
 #[test]
 fn the_python_mcp_sdk_drives_the_language_server_actions() {
     let env = TestEnv::with_shim(SHIM);

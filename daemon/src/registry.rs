@@ -129,6 +129,18 @@ impl ProjectRegistry {
         if let Some(project) = self.projects.get(&root) {
             return Ok(project.clone());
         }
+        // Whoever named it (a shim's working directory, an MCP client's root, a
+        // prewarm): never registered, so never indexed, watched or remembered.
+        let home = lean_ctx_shared::paths::canonical_home();
+        if let Some(why) = lean_ctx_shared::paths::too_broad_root(&root, home.as_deref()) {
+            return Err(LeanError::new(
+                ErrorCode::InvalidTarget,
+                format!("{} is not a project root: it is {why}", root.display()),
+            )
+            .with_remedy(
+                "run lean-ctx inside the project (a git worktree, or a directory with Cargo.toml, package.json, pyproject.toml, go.mod, pom.xml or build.gradle), or pass --root DIR; an MCP client should offer the project's directory as its root",
+            ));
+        }
         let worktree = worktree::detect(&root);
         let index = Arc::new(RootIndex::new(
             root.clone(),

@@ -298,6 +298,73 @@ pub fn not_private(meta: &fs::Metadata) -> Option<String> {
 /// does not.
 pub const DATA_MARKERS: [&str; 3] = ["stats.json", "config.toml", "sessions"];
 
+/// The user's home (`HOME`), canonical: what [`counts_as_worktree`] compares with.
+pub fn canonical_home() -> Option<PathBuf> {
+    env::var_os("HOME").and_then(|h| fs::canonicalize(h).ok())
+}
+
+/// Whether `dir`, `start` or one of its ancestors, is the top of a git worktree that
+/// makes a project for a call starting at `start`. A repository at `home` itself
+/// (dotfiles kept in git) does only for a start at `home`: below it, it would make
+/// every project without its own `.git` the whole home directory, and its ignore
+/// rules (often `*`) would hide every file. The shim's root rule and the index's
+/// ignore rules both judge by this.
+pub fn counts_as_worktree(dir: &Path, start: &Path, home: Option<&Path>) -> bool {
+    dir.join(".git").exists() && (Some(dir) != home || dir == start)
+}
+
+/// Directories that are never a project, whoever asks (a shim's working directory,
+/// an MCP client's root): indexing, watching and reading them whole would serve
+/// `/etc/passwd` as project text and walk the machine.
+const SYSTEM_DIRS: &[&str] = &[
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/home",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/media",
+    "/mnt",
+    "/proc",
+    "/run",
+    "/sbin",
+    "/srv",
+    "/sys",
+    "/tmp",
+    "/usr",
+    "/var",
+    "/Applications",
+    "/Library",
+    "/System",
+    "/Users",
+    "/Volumes",
+    "/private",
+];
+
+/// Why the canonical directory `root` may not be a project root, for a user whose
+/// home is `home` (canonical); `None` when it may: the filesystem root, a system
+/// directory itself (or anything in `/proc`, `/sys` or `/dev`), and the home
+/// directory unless it is itself a git worktree.
+pub fn too_broad_root(root: &Path, home: Option<&Path>) -> Option<String> {
+    if root.parent().is_none() {
+        return Some("the filesystem root".into());
+    }
+    if SYSTEM_DIRS.iter().any(|d| root == Path::new(d))
+        || ["/proc", "/sys", "/dev"]
+            .iter()
+            .any(|d| root.starts_with(d))
+    {
+        return Some("a system directory".into());
+    }
+    if Some(root) == home && !root.join(".git").exists() {
+        return Some("your home directory (not a git worktree)".into());
+    }
+    None
+}
+
 /// The data dir, as the published plugin resolves it (WIRE.md, "Port file and health"),
 /// from `$LEAN_CTX_DATA_DIR`, the home dir and `$XDG_CONFIG_HOME`:
 ///
@@ -320,21 +387,6 @@ pub const DATA_MARKERS: [&str; 3] = ["stats.json", "config.toml", "sessions"];
 /// value that is not UTF-8 is used untrimmed: the JVM cannot name it byte for byte
 /// anyway. `tests/fixtures/data-dir-cases.json` is the table both sides are tested
 /// against.
-/// The user's home (`HOME`), canonical: what [`counts_as_worktree`] compares with.
-pub fn canonical_home() -> Option<PathBuf> {
-    env::var_os("HOME").and_then(|h| fs::canonicalize(h).ok())
-}
-
-/// Whether `dir`, `start` or one of its ancestors, is the top of a git worktree that
-/// makes a project for a call starting at `start`. A repository at `home` itself
-/// (dotfiles kept in git) does only for a start at `home`: below it, it would make
-/// every project without its own `.git` the whole home directory, and its ignore
-/// rules (often `*`) would hide every file. The shim's root rule and the index's
-/// ignore rules both judge by this.
-pub fn counts_as_worktree(dir: &Path, start: &Path, home: Option<&Path>) -> bool {
-    dir.join(".git").exists() && (Some(dir) != home || dir == start)
-}
-
 pub fn resolve_data_dir(
     data_dir: Option<&OsStr>,
     home: Option<&Path>,
@@ -564,6 +616,36 @@ mod tests {
         assert_eq!(dir, Path::new("/x/data"));
         let err = resolve_data_dir(Some(OsStr::new(" ")), None, None).unwrap_err();
         assert!(matches!(err, PathsError::NoHome), "{err}");
+    }
+
+    #[test]
+    fn the_filesystem_root_system_directories_and_a_plain_home_are_no_project() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = fs::canonicalize(tmp.path()).unwrap();
+        for dir in [
+            "/",
+            "/etc",
+            "/usr",
+            "/tmp",
+            "/home",
+            "/proc/self",
+            "/sys/kernel",
+        ] {
+            assert!(
+                too_broad_root(Path::new(dir), Some(&home)).is_some(),
+                "{dir}"
+            );
+        }
+        assert!(too_broad_root(&home, Some(&home)).is_some(), "a plain home");
+        for dir in ["/usr/src/linux", "/etc/nginx", "/tmp/proj", "/home/a/proj"] {
+            assert_eq!(too_broad_root(Path::new(dir), Some(&home)), None, "{dir}");
+        }
+        fs::create_dir(home.join(".git")).unwrap();
+        assert_eq!(
+            too_broad_root(&home, Some(&home)),
+            None,
+            "a home kept in git"
+        );
     }
 
     #[test]

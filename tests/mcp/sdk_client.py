@@ -10,7 +10,8 @@ client whose MCP roots name the project.
 
 `python3 sdk_client.py --language-servers <lean-ctx> <python project>` runs the
 language-server actions of ctx_refactor instead, against a real pylsp;
-`--idle` a session that sits idle until the daemon closes its connection, then calls.
+`--idle` a session that sits idle until the daemon closes its connection, then calls;
+`--broad-roots` a client offering `/` as its root from a session started at `/`.
 """
 
 import asyncio
@@ -241,6 +242,26 @@ async def roots_session(shim, project):
                 assert not is_error and body.startswith("src/lib.rs (rust)"), (offered, body)
 
 
+async def broad_roots(shim, project):
+    """A client that offers `/` as its root, in a session started at `/`: no
+    project is made of it (neither of the client's root nor of the working
+    directory), and nothing outside a project is served."""
+    from mcp import types
+
+    async def list_roots(context):
+        return types.ListRootsResult(roots=[types.Root(uri="file:///")])
+
+    params = StdioServerParameters(command=shim, args=["mcp"], cwd="/", env=dict(os.environ))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, list_roots_callback=list_roots) as session:
+            await session.initialize()
+            for tool, args in (("ctx_read", {"path": "etc/passwd"}), ("ctx_tree", {})):
+                is_error, body = await call(session, tool, args)
+                assert is_error and "/ is not a project root" in body, (tool, body)
+                assert "root:x:" not in body, body
+    print("ok")
+
+
 async def language_servers(shim, project):
     """ctx_refactor's language-server actions on a Python project served by pylsp."""
     params = StdioServerParameters(command=shim, args=["mcp"], cwd=project, env=dict(os.environ))
@@ -421,6 +442,8 @@ if __name__ == "__main__":
         asyncio.run(agent_loop(sys.argv[2], sys.argv[3]))
     elif sys.argv[1] == "--language-servers":
         asyncio.run(language_servers(sys.argv[2], sys.argv[3]))
+    elif sys.argv[1] == "--broad-roots":
+        asyncio.run(broad_roots(sys.argv[2], sys.argv[3]))
     elif sys.argv[1] == "--idle":
         asyncio.run(idle(sys.argv[2], sys.argv[3]))
     else:
