@@ -15,7 +15,8 @@ use std::{
 };
 
 use lean_ctx_testkit::{
-    TestEnv, git, gopls, pylsp, python_fixture, rust_analyzer, spots, typescript_language_server,
+    TestEnv, as_another_user, git, gopls, pylsp, python_fixture, rust_analyzer, spots,
+    typescript_language_server,
 };
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
@@ -342,6 +343,107 @@ fn a_cargo_config_another_user_planted_above_the_root_stops_rust_analyzer() {
     );
     assert!(env.language_servers().is_empty(), "a server started");
     assert_eq!(marked(&marker), "");
+}
+
+/// The attack waits out the start check: a trusted crate in a shared directory
+/// (mode 1777, like `/tmp`), rust-analyzer started clean, then another uid plants
+/// `../.cargo/config.toml` with a `force`d `LD_PRELOAD` of a library that writes a
+/// marker, and the crate's manifest changes (what makes rust-analyzer run cargo
+/// again). The server is stopped before it is told, the library never runs inside
+/// anything, and the next call names the planted file.
+#[test]
+fn a_cargo_config_planted_after_rust_analyzer_started_stops_it_before_cargo_runs_again() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\nrust = [{:?}]\n",
+        rust_analyzer().display().to_string()
+    ));
+    fs::set_permissions(env.dir(), fs::Permissions::from_mode(0o711)).unwrap();
+    let shared = env.dir().join("shared");
+    fs::create_dir(&shared).unwrap();
+    fs::set_permissions(&shared, fs::Permissions::from_mode(0o1777)).unwrap();
+    let root = shared.join("proj");
+    fs::create_dir_all(root.join("src")).unwrap();
+    let manifest = "[package]\nname = \"proj\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+    fs::write(root.join("Cargo.toml"), manifest).unwrap();
+    fs::write(root.join("src/lib.rs"), LIB_RS).unwrap();
+    git(&root, &["init", "-q"]);
+    let root = fs::canonicalize(root).unwrap();
+    // The library: a constructor that appends to the marker in whatever loads it.
+    let marker = shared.join("marker");
+    let source = shared.join("preload.c");
+    fs::write(
+        &source,
+        format!(
+            "#include <stdio.h>\n__attribute__((constructor)) static void ran(void) {{ FILE *f = fopen({:?}, \"a\"); if (f) {{ fputs(\"preload\\n\", f); fclose(f); }} }}\n",
+            marker.display().to_string()
+        ),
+    )
+    .unwrap();
+    let library = shared.join("preload.so");
+    let built = Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&library)
+        .arg(&source)
+        .status()
+        .unwrap();
+    assert!(built.success());
+    fs::set_permissions(&library, fs::Permissions::from_mode(0o755)).unwrap();
+    env.trust(&root);
+    let refs = env.ok(&root, &["refactor", "references", "src/lib.rs:1:8"]);
+    assert_eq!(spots(&refs).len(), 3, "{refs}");
+    assert_eq!(env.language_servers().len(), 1);
+
+    let planted = shared.join(".cargo/config.toml");
+    let plant = as_another_user()
+        .args(["sh", "-c", "mkdir \"$0/.cargo\" && printf '[env]\\nLD_PRELOAD = { value = \"%s\", force = true }\\n' \"$1\" > \"$0/.cargo/config.toml\""])
+        .arg(&shared)
+        .arg(&library)
+        .status()
+        .unwrap();
+    assert!(
+        plant.success(),
+        "the other uid could not plant {}",
+        planted.display()
+    );
+    // The library is live: plain cargo with that config runs it.
+    let probe = Command::new("cargo")
+        .args(["metadata", "--format-version", "1"])
+        .env_clear()
+        .envs(env.envs())
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(probe.status.success(), "{probe:?}");
+    assert!(
+        marked(&marker).contains("preload"),
+        "the planted config runs nothing"
+    );
+    fs::remove_file(&marker).unwrap();
+
+    fs::write(
+        root.join("Cargo.toml"),
+        format!("{manifest}\n[features]\nx = []\n"),
+    )
+    .unwrap();
+    let stopped = lean_ctx_testkit::wait_until(std::time::Duration::from_secs(30), || {
+        env.language_servers().is_empty()
+    });
+    assert!(
+        stopped,
+        "rust-analyzer kept running (the planted library ran {} times)",
+        marked(&marker).lines().count()
+    );
+    let refused = env.err(&root, &["refactor", "references", "src/lib.rs:1:8"]);
+    assert_eq!(refused["code"], "BACKEND_REQUIRED", "{refused}");
+    assert!(
+        refused["message"].as_str().unwrap().contains(&format!(
+            "read {}, which belongs to another user",
+            shared.join(".cargo").display()
+        )),
+        "{refused}"
+    );
+    assert_eq!(marked(&marker), "", "the planted library ran");
 }
 
 #[test]

@@ -312,10 +312,14 @@ impl Pool {
                 "restart this agent session so it runs the lean-ctx installed now; its daemon serves this root",
             ));
         }
-        // Checked when cargo is about to run, not on every call to a live server.
-        if spec.rust_analyzer {
-            refuse_foreign_cargo_config(root)?;
-        }
+        // Checked when the toolchain is about to read it: here, and before a live
+        // server is told of a change (`Server::files_changed`, `Server::sync`).
+        super::ancestry::check(
+            root,
+            spec.rust_analyzer,
+            spec.language,
+            &spec.program_name(),
+        )?;
         let server = Server::spawn(spec, root)?;
         server.touch();
         tokio::spawn(follow_files(
@@ -457,44 +461,6 @@ async fn follow_files(
         }
         server.files_changed(&paths, false).await;
     }
-}
-
-/// Cargo reads `.cargo/config.toml` from every directory above the project too, and
-/// its `[env]` table reaches the `rustc` that `cargo metadata` runs (an `LD_PRELOAD`
-/// there runs code; no environment variable outranks a `force`d entry). Trusting a
-/// root trusts what is in it, not what another local user planted above it (in a
-/// shared `/tmp`, say): such a file stops rust-analyzer with its path named.
-fn refuse_foreign_cargo_config(root: &Path) -> Result<(), LeanError> {
-    use std::os::unix::fs::MetadataExt;
-    let me = rustix::process::getuid().as_raw();
-    for dir in root.ancestors().skip(1) {
-        for name in [".cargo/config.toml", ".cargo/config"] {
-            let file = dir.join(name);
-            let Ok(meta) = std::fs::metadata(&file) else {
-                continue;
-            };
-            let others_may_write = meta.mode() & 0o022 != 0;
-            if (meta.uid() != me && meta.uid() != 0) || others_may_write {
-                return Err(LeanError::new(
-                    ErrorCode::BackendRequired,
-                    format!(
-                        "rust-analyzer is not started for {}: cargo would read {}, which {} (uid {}, mode {:o})",
-                        root.display(),
-                        file.display(),
-                        if others_may_write { "others may write" } else { "belongs to another user" },
-                        meta.uid(),
-                        meta.mode() & 0o7777
-                    ),
-                )
-                .with_remedy(format!(
-                    "remove {} or move the project out of {}",
-                    file.display(),
-                    dir.display()
-                )));
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -481,7 +481,29 @@ impl Server {
     /// jail), and returns the text it now has.
     pub async fn sync(&self, abs: &Path, bytes: &[u8]) -> Synced {
         let mut docs = self.docs.lock().await;
+        self.hold_to_ancestry();
         self.sync_locked(&mut docs, abs, bytes)
+    }
+
+    /// Stops the server, before it is told of anything that could make its toolchain
+    /// run again, if configuration above its root is no longer the user's alone
+    /// (`ancestry`): planted after the start check, it would be read next. Every
+    /// later call says why (the failure) and a restart is refused the same way.
+    fn hold_to_ancestry(&self) {
+        if self.is_dead() {
+            return;
+        }
+        let checked = super::ancestry::check(
+            &self.root,
+            self.spec.rust_analyzer,
+            self.spec.language,
+            &self.spec.program_name(),
+        );
+        if let Err(e) = checked {
+            tracing::warn!(root = %self.root.display(), why = %e.message, "stopping a language server");
+            self.shared.fail(e.message);
+            self.kill();
+        }
     }
 
     fn sync_locked(&self, docs: &mut HashMap<PathBuf, Doc>, abs: &Path, bytes: &[u8]) -> Synced {
@@ -562,6 +584,10 @@ impl Server {
         let mut events = Vec::new();
         {
             let mut docs = self.docs.lock().await;
+            self.hold_to_ancestry();
+            if self.is_dead() {
+                return;
+            }
             for path in paths {
                 let open = docs.contains_key(path) || (ours && self.owns(path));
                 let watched = self.shared.watches(path);
