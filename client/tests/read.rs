@@ -405,13 +405,19 @@ fn outline_search_and_symbols_overview_hash_each_symbol_and_a_stale_hash_shows_w
     };
     let (out, v) = edit(&want[..16], "pub fn helper() -> u8 {\n    2\n}");
     assert!(out.status.success(), "{v}");
-    // Shorter than 16 digits names nothing.
-    let (out, v) = edit(
-        &v["hash"].as_str().unwrap()[..8],
-        "pub fn helper() -> u8 { 9 }",
+    // Shorter than 16 digits names nothing (empty included): refused, never taken
+    // for no guard at all.
+    let fresh = v["hash"].as_str().unwrap().to_string();
+    for short in [&fresh[..15], &fresh[..8], "", "  "] {
+        let (out, v) = edit(short, "pub fn helper() -> u8 { 9 }");
+        assert!(!out.status.success(), "{short:?}");
+        assert_eq!(v["error"]["code"], "CONFLICT", "{short:?}: {v}");
+    }
+    assert!(
+        !fs::read_to_string(root.join("src/lib.rs"))
+            .unwrap()
+            .contains("{ 9 }")
     );
-    assert!(!out.status.success());
-    assert_eq!(v["error"]["code"], "CONFLICT", "{v}");
 
     // Someone else changes it; the agent's hash from the outline is stale: CONFLICT,
     // with the diff from the text that hash was taken from to the text now.
