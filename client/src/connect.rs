@@ -303,6 +303,8 @@ async fn spawn_daemon(paths: &Paths, root: Option<&Path>) -> Result<(), LeanErro
         .map_err(|e| io_error(&out_path, e))?;
     let mut child = tokio::process::Command::new(&bin)
         .arg("--auto-spawned")
+        // Chosen here, for this shim: the daemon serves every session after it.
+        .env_remove("LEAN_CTX_DAEMON_BIN")
         .stdin(if root.is_some() {
             Stdio::piped()
         } else {
@@ -371,10 +373,20 @@ fn tail(path: &Path) -> String {
     }
 }
 
-/// `LEAN_CTX_DAEMON_BIN`, else `lean-ctxd` next to this executable, else on `PATH`.
+/// `LEAN_CTX_DAEMON_BIN`, else `lean-ctxd` next to this executable, else on `PATH`;
+/// a binary another user owns or may write is passed over (said on stderr for the
+/// variable): whoever could write it would run as us, with every request.
 pub fn daemon_binary() -> Result<PathBuf, LeanError> {
+    use lean_ctx_shared::paths::not_ours_alone;
     if let Some(bin) = std::env::var_os("LEAN_CTX_DAEMON_BIN").filter(|b| !b.is_empty()) {
-        return Ok(PathBuf::from(bin));
+        let bin = PathBuf::from(bin);
+        match not_ours_alone(&bin) {
+            None => return Ok(bin),
+            Some(why) => eprintln!(
+                "lean-ctx: LEAN_CTX_DAEMON_BIN={} is ignored: {why}",
+                bin.display()
+            ),
+        }
     }
     if let Ok(me) = std::env::current_exe() {
         let sibling = me.with_file_name("lean-ctxd");
@@ -385,7 +397,7 @@ pub fn daemon_binary() -> Result<PathBuf, LeanError> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|dir| dir.join("lean-ctxd"))
-        .find(|p| p.is_file())
+        .find(|p| p.is_file() && not_ours_alone(p).is_none())
         .ok_or_else(|| {
             LeanError::internal("lean-ctxd not found next to lean-ctx or on PATH")
                 .with_remedy("install lean-ctxd beside lean-ctx, or set LEAN_CTX_DAEMON_BIN")

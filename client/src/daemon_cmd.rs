@@ -208,10 +208,7 @@ fn clear_cache(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
 
 fn exec_foreground() -> Result<ExitCode, LeanError> {
     use std::os::unix::process::CommandExt;
-    let me = std::env::current_exe().unwrap_or_default();
-    let bin = std::env::var_os("LEAN_CTX_DAEMON_BIN")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| me.with_file_name("lean-ctxd"));
+    let bin = connect::daemon_binary()?;
     let err = std::process::Command::new(&bin).arg("--foreground").exec();
     Err(LeanError::internal(format!(
         "cannot run {}: {err}",

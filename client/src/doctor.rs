@@ -102,6 +102,18 @@ pub async fn run(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
 
 fn config(paths: &Paths) -> Finding {
     let path = paths.config_file();
+    let home = lean_ctx_shared::paths::canonical_home();
+    if let Some(why) = lean_ctx_shared::paths::config_refusal(&path, home.as_deref()) {
+        return bad(
+            "config",
+            Level::Warn,
+            format!(
+                "{} is ignored (defaults apply, nothing is trusted): {why}",
+                path.display()
+            ),
+            "keep config.toml in your own config dir (unset XDG_CONFIG_HOME or LEAN_CTX_CONFIG_DIR where a repository set them), yours alone (chmod go-w)",
+        );
+    }
     match fs::read_to_string(&path) {
         Err(_) => ok(
             "config",
@@ -300,8 +312,13 @@ fn socket(paths: &Paths) -> Finding {
 /// The program the daemon runs for Rust: `lsp.rust` in config.toml (a command line
 /// or an argument array; `"jetbrains"` means none), else `rust-analyzer` from PATH.
 fn rust_server(paths: &Paths) -> Option<String> {
-    let table = fs::read_to_string(paths.config_file())
-        .ok()
+    let file = paths.config_file();
+    let home = lean_ctx_shared::paths::canonical_home();
+    // A config the daemon ignores chooses nothing here either.
+    let table = lean_ctx_shared::paths::config_refusal(&file, home.as_deref())
+        .is_none()
+        .then(|| fs::read_to_string(&file).ok())
+        .flatten()
         .and_then(|t| t.parse::<toml::Table>().ok());
     let setting = table.as_ref().and_then(|t| t.get("lsp")?.get("rust"));
     let program = match setting {

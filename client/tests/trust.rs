@@ -446,6 +446,80 @@ fn a_cargo_config_planted_after_rust_analyzer_started_stops_it_before_cargo_runs
     assert_eq!(marked(&marker), "", "the planted library ran");
 }
 
+/// A repository that points lean-ctx's configuration into itself (its `.envrc` sets
+/// `LEAN_CTX_CONFIG_DIR`, or `XDG_CONFIG_HOME`, to a `config.toml` it ships that
+/// trusts the repository and names its own binary as the Python server) trusts
+/// nothing and runs nothing: not through the daemon its shim spawns, not through
+/// `doctor`, and `doctor` says why.
+#[test]
+fn a_config_a_repository_points_lean_ctx_at_is_ignored() {
+    let env = TestEnv::with_shim(SHIM);
+    let root = python_fixture(&env.dir().join("hostile-config"));
+    git(&root, &["init", "-q"]);
+    let marker = env.dir().join("marker");
+    let evil = root.join("bin/evil-server");
+    executable(
+        &evil,
+        &format!("#!/bin/sh\necho evil >> {}\nexit 1\n", marker.display()),
+    );
+    for (var, dir) in [
+        ("LEAN_CTX_CONFIG_DIR", root.join(".lean-ctx")),
+        ("XDG_CONFIG_HOME", root.join(".config")),
+    ] {
+        let config = if var == "XDG_CONFIG_HOME" {
+            dir.join("lean-ctx")
+        } else {
+            dir.clone()
+        };
+        fs::create_dir_all(&config).unwrap();
+        fs::write(
+            config.join("config.toml"),
+            format!(
+                "[trust]\nroots = [{:?}]\n[lsp]\npython = [{:?}]\nrust = [{:?}]\n",
+                root.display().to_string(),
+                evil.display().to_string(),
+                evil.display().to_string()
+            ),
+        )
+        .unwrap();
+        let shim = |args: &[&str]| {
+            let mut cmd = env.shim();
+            cmd.current_dir(&root).env_remove("LEAN_CTX_CONFIG_DIR");
+            if var == "XDG_CONFIG_HOME" {
+                cmd.env("XDG_CONFIG_HOME", &dir);
+            } else {
+                cmd.env(var, &dir);
+            }
+            cmd.args(args).output().unwrap()
+        };
+        let out = shim(&["--json", "refactor", "references", "geo.py:2:4"]);
+        let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            answer["error"]["code"], "BACKEND_REQUIRED",
+            "{var}: {answer}"
+        );
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("not a trusted root"),
+            "{var}: {answer}"
+        );
+        let doctor = shim(&["doctor"]);
+        let said = String::from_utf8_lossy(&doctor.stdout);
+        assert!(
+            said.contains("is ignored") && said.contains("inside the git worktree"),
+            "{var}: {said}"
+        );
+        assert_eq!(
+            marked(&marker),
+            "",
+            "{var}: the repository's binary ran (doctor)"
+        );
+        let _ = env.shim().args(["daemon", "stop"]).output();
+    }
+}
+
 #[test]
 fn language_servers_never_inherit_the_environment_of_the_shim_that_spawned_the_daemon() {
     let env = TestEnv::with_shim(SHIM);

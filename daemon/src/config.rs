@@ -258,6 +258,17 @@ mod duration_str {
 }
 
 impl Config {
+    /// The user's configuration: [`Config::load`], unless
+    /// `lean_ctx_shared::paths::config_refusal` says the file must be ignored (inside
+    /// a repository, or not the user's alone): then the defaults, and why.
+    pub fn load_user(path: &Path) -> Result<(Config, Option<String>), ConfigError> {
+        let home = lean_ctx_shared::paths::canonical_home();
+        match lean_ctx_shared::paths::config_refusal(path, home.as_deref()) {
+            Some(why) => Ok((Config::default(), Some(why))),
+            None => Ok((Config::load(path)?, None)),
+        }
+    }
+
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,

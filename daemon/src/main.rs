@@ -90,7 +90,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
     // start later (language servers of other projects) may inherit it.
     std::env::set_current_dir("/").context("leaving the working directory")?;
     paths.ensure_runtime_dir()?;
-    let config = Config::load(&paths.config_file())?;
+    let (config, refused) = Config::load_user(&paths.config_file())?;
     // Taken before anything else touches fds, so fd 3 is still the passed socket.
     let activated =
         service_manager::listen_socket().context("adopting the socket passed by systemd")?;
@@ -124,6 +124,9 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     logging::init(&paths.log_file(), args.foreground)
         .with_context(|| format!("cannot open log {}", paths.log_file().display()))?;
+    if let Some(why) = refused {
+        tracing::warn!(file = %paths.config_file().display(), why, "config.toml is ignored: defaults apply, nothing is trusted");
+    }
     // The store loads on its own thread from here, while the runtime starts and the
     // socket is bound: the first call of an auto-spawned daemon waits for that load.
     // Only after the instance lock: one daemon of a build owns its store.

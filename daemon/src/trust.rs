@@ -11,7 +11,9 @@
 //! setup --write`, or an editor; no MCP tool and no daemon operation changes it, so an
 //! agent cannot grant trust. The file is read again whenever it changes (one `stat`
 //! per decision), and ignored unless it and its directory belong to the user and
-//! nobody else may write them: a planted trust list trusts nothing.
+//! nobody else may write them, and it lies in no repository
+//! (`lean_ctx_shared::paths::config_refusal`): a planted trust list trusts nothing,
+//! and a repository cannot trust itself by pointing `XDG_CONFIG_HOME` into itself.
 //!
 //! Default: nothing is trusted. The headless index (outline, search, symbol edits)
 //! and an IDE window the user opened answer in every root.
@@ -103,28 +105,20 @@ impl Trust {
             (Some(stamp), Some((seen, rules))) if *seen == stamp => rules.clone(),
             (None, _) => Arc::default(),
             (Some(stamp), _) => {
-                let rules = Arc::new(self.load(meta.as_ref()));
+                let rules = Arc::new(self.load());
                 *cached = Some((stamp, rules.clone()));
                 rules
             }
         }
     }
 
-    fn load(&self, meta: Option<&std::fs::Metadata>) -> Rules {
-        let me = rustix::process::getuid().as_raw();
-        let dir_meta = self
-            .config_file
-            .parent()
-            .and_then(|d| std::fs::metadata(d).ok());
-        let private = |m: Option<&std::fs::Metadata>| {
-            m.is_some_and(|m| m.uid() == me && m.mode() & 0o022 == 0)
-        };
-        if !private(meta) || !private(dir_meta.as_ref()) {
-            tracing::warn!(file = %self.config_file.display(), "the trust list is ignored: the file or its directory belongs to another user or others may write it");
-            return Rules::default();
-        }
-        let config = match Config::load(&self.config_file) {
-            Ok(config) => config,
+    fn load(&self) -> Rules {
+        let config = match Config::load_user(&self.config_file) {
+            Ok((_, Some(why))) => {
+                tracing::warn!(file = %self.config_file.display(), why, "the trust list is ignored");
+                return Rules::default();
+            }
+            Ok((config, None)) => config,
             Err(e) => {
                 tracing::warn!(error = %e, "the trust list is ignored until config.toml parses");
                 return Rules::default();

@@ -313,6 +313,55 @@ pub fn counts_as_worktree(dir: &Path, start: &Path, home: Option<&Path>) -> bool
     dir.join(".git").exists() && (Some(dir) != home || dir == start)
 }
 
+/// Why `config.toml` at `file` (the trust list, the language servers to run) must be
+/// ignored; `None` when it is absent or may be read. It, what it links to and its
+/// directory must be the user's (or root's) and beyond others' writing, and it must
+/// not lie inside a git worktree: an environment a repository set
+/// (`XDG_CONFIG_HOME`/`LEAN_CTX_CONFIG_DIR` from a direnv `.envrc`, an editor's
+/// terminal settings, a devcontainer) would otherwise let the repository trust itself
+/// and choose what runs. A home kept in git is no worktree here (as for roots,
+/// [`counts_as_worktree`]).
+pub fn config_refusal(file: &Path, home: Option<&Path>) -> Option<String> {
+    fs::symlink_metadata(file).ok()?;
+    if let Some(why) = not_ours_alone(file) {
+        return Some(why);
+    }
+    let dir = fs::canonicalize(file.parent().unwrap_or(Path::new("/"))).ok()?;
+    dir.ancestors()
+        .find(|a| counts_as_worktree(a, &dir, home))
+        .map(|worktree| format!("it lies inside the git worktree {}", worktree.display()))
+}
+
+/// Why `file` (as named, what it links to, and its directory) is not the user's
+/// alone: another owner than the user or root, or writable by others. `None` when
+/// it is, or when it does not exist.
+pub fn not_ours_alone(file: &Path) -> Option<String> {
+    let me = rustix::process::getuid().as_raw();
+    let dir = file.parent().unwrap_or(Path::new("/"));
+    let metas = [
+        fs::symlink_metadata(file),
+        fs::metadata(file),
+        fs::metadata(dir),
+    ];
+    for (what, meta) in ["the file", "what it links to", "its directory"]
+        .into_iter()
+        .zip(metas)
+    {
+        let Ok(meta) = meta else { continue };
+        let others_may_write = meta.mode() & 0o022 != 0 && !meta.file_type().is_symlink();
+        if meta.uid() != me && meta.uid() != 0 {
+            return Some(format!("{what} belongs to uid {}", meta.uid()));
+        }
+        if others_may_write {
+            return Some(format!(
+                "others may write {what} (mode {:o})",
+                meta.mode() & 0o7777
+            ));
+        }
+    }
+    None
+}
+
 /// Directories that are never a project, whoever asks (a shim's working directory,
 /// an MCP client's root): indexing, watching and reading them whole would serve
 /// `/etc/passwd` as project text and walk the machine.
@@ -645,6 +694,42 @@ mod tests {
             too_broad_root(&home, Some(&home)),
             None,
             "a home kept in git"
+        );
+    }
+
+    #[test]
+    fn a_config_inside_a_repository_or_others_could_write_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = fs::canonicalize(tmp.path()).unwrap();
+        let mine = home.join(".config/lean-ctx");
+        fs::create_dir_all(&mine).unwrap();
+        let file = mine.join("config.toml");
+        assert_eq!(config_refusal(&file, Some(&home)), None, "absent");
+        fs::write(&file, "").unwrap();
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
+        fs::set_permissions(&mine, fs::Permissions::from_mode(0o700)).unwrap();
+        assert_eq!(config_refusal(&file, Some(&home)), None);
+        // A home kept in git is no repository here.
+        fs::create_dir(home.join(".git")).unwrap();
+        assert_eq!(config_refusal(&file, Some(&home)), None);
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o620)).unwrap();
+        assert!(
+            config_refusal(&file, Some(&home))
+                .unwrap()
+                .contains("others may write")
+        );
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
+        // Inside a repository (its `.envrc` set XDG_CONFIG_HOME there).
+        let repo = home.join("src/repo");
+        fs::create_dir_all(repo.join(".git")).unwrap();
+        fs::create_dir_all(repo.join(".config/lean-ctx")).unwrap();
+        let planted = repo.join(".config/lean-ctx/config.toml");
+        fs::write(&planted, "").unwrap();
+        fs::set_permissions(&planted, fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(
+            config_refusal(&planted, Some(&home))
+                .unwrap()
+                .contains("inside the git worktree")
         );
     }
 
