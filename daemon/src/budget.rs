@@ -7,6 +7,10 @@
 //! language server), applied by `Daemon::call` before tarpc encodes anything. Without
 //! it a too-large answer made the frame encoder fail and the connection drop
 //! ("daemon went away").
+//!
+//! [`Inflight`] bounds memory across requests: the bytes of the files reads hold at
+//! once, daemon-wide, so eight concurrent reads of a large file take turns instead
+//! of holding eight copies.
 
 use lean_ctx_shared::{ErrorCode, LeanError, transport::MAX_ANSWER_BYTES};
 use serde::Serialize;
@@ -68,9 +72,80 @@ pub fn check<T: Serialize>(op: &str, value: T) -> Result<T, LeanError> {
     }
 }
 
+/// Bytes of file content held by requests in flight, daemon-wide, up to a cap: a
+/// request takes its file's size before reading it and gives it back when its answer
+/// is built ([`Held`], on drop). One file of any allowed size fits alone; beyond the
+/// cap, requests wait their turn, and past `wait` are refused with a remedy.
+#[derive(Debug)]
+pub struct Inflight {
+    cap: u64,
+    held: std::sync::Mutex<u64>,
+    freed: std::sync::Condvar,
+}
+
+/// Bytes taken from an [`Inflight`], given back on drop.
+#[derive(Debug)]
+pub struct Held<'a> {
+    from: &'a Inflight,
+    bytes: u64,
+}
+
+impl Inflight {
+    pub const fn new(cap: u64) -> Inflight {
+        Inflight {
+            cap,
+            held: std::sync::Mutex::new(0),
+            freed: std::sync::Condvar::new(),
+        }
+    }
+
+    /// Takes `bytes` (at most the cap), waiting at most `wait` for room; `None` if
+    /// there was none by then.
+    pub fn take(&self, bytes: u64, wait: std::time::Duration) -> Option<Held<'_>> {
+        let bytes = bytes.min(self.cap);
+        let held = self.held.lock().unwrap();
+        let (mut held, timeout) = self
+            .freed
+            .wait_timeout_while(held, wait, |held| *held + bytes > self.cap)
+            .unwrap();
+        if timeout.timed_out() && *held + bytes > self.cap {
+            return None;
+        }
+        *held += bytes;
+        Some(Held { from: self, bytes })
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        *self.from.held.lock().unwrap() -= self.bytes;
+        self.from.freed.notify_all();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn requests_over_the_cap_wait_their_turn_and_past_the_wait_are_refused() {
+        use std::time::Duration;
+        let inflight = Inflight::new(100);
+        let a = inflight.take(80, Duration::ZERO).unwrap();
+        assert!(inflight.take(30, Duration::from_millis(20)).is_none());
+        let small = inflight.take(20, Duration::ZERO).unwrap();
+        drop(a);
+        let big = inflight.take(500, Duration::ZERO);
+        assert!(big.is_none(), "capped to 100, with 20 held");
+        drop(small);
+        let big = inflight.take(500, Duration::ZERO).unwrap();
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| inflight.take(10, Duration::from_secs(10)).is_some());
+            std::thread::sleep(Duration::from_millis(50));
+            drop(big);
+            assert!(waiter.join().unwrap());
+        });
+    }
 
     #[test]
     fn items_are_charged_until_the_next_one_does_not_fit() {

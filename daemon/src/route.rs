@@ -507,16 +507,14 @@ pub async fn read(d: &Daemon, req: ReadRequest) -> Result<ReadResponse, LeanErro
         [one] => one.abs.clone(),
         _ => None,
     };
-    let baseline = answered.iter().map(|a| a.baseline.as_str()).collect();
-    let resp = ReadResponse {
-        truncated: answered.len() < req.paths.len(),
-        files: answered.into_iter().map(|a| a.read).collect(),
-    };
+    let truncated = answered.len() < req.paths.len();
+    let (files, baselines) = answered.into_iter().map(|a| (a.read, a.baseline)).unzip();
+    let resp = ReadResponse { truncated, files };
     record(
         d,
         "read",
         file.as_deref(),
-        Baseline::Text(baseline),
+        Baseline::Sum(baselines),
         render::read(&resp),
     );
     Ok(resp)

@@ -17,8 +17,9 @@ use lean_ctx_shared::{
 
 use super::{Cx, blocking, hashes::remember};
 use crate::{
-    budget::{self, Budget},
+    budget::{self, Budget, Held, Inflight},
     edit::{Written, ambiguous, guarded, match_name_path},
+    gain::Baseline,
     index::{
         lang::Lang,
         symbols::{FileSymbols, Symbol, extract},
@@ -34,15 +35,23 @@ pub const MAX_PATHS: usize = 100;
 /// Largest file read at all (a window of a larger one is refused, not streamed).
 const MAX_FILE_BYTES: u64 = 256 << 20;
 
+/// The file bytes all reads hold at once: one file of the largest size, so
+/// concurrent reads of large files take turns rather than multiply.
+static IN_FLIGHT: Inflight = Inflight::new(MAX_FILE_BYTES);
+
+/// Longest a read waits for its turn behind other large reads.
+const IN_FLIGHT_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// One file's answer, with what it stands in for (gain accounting).
 #[derive(Debug)]
 pub struct Answered {
     pub read: FileRead,
     /// The jailed file, when it resolved.
     pub abs: Option<std::path::PathBuf>,
-    /// What an agent would have been sent without this read: the whole file, or
-    /// for a re-read (unchanged or a diff) the content it would have been sent again.
-    pub baseline: String,
+    /// What an agent would have been sent without this read: the whole file
+    /// (counted from the disk a piece at a time, never copied here), or for a
+    /// re-read (unchanged or a diff) the content it would have been sent again.
+    pub baseline: Baseline,
 }
 
 /// Reads every path of `req`, in order.
@@ -114,14 +123,21 @@ fn failed(path: &str, mode: ReadMode, e: LeanError) -> Answered {
             content: ReadContent::Failed(e),
         },
         abs: None,
-        baseline: String::new(),
+        baseline: Baseline::Text(String::new()),
     }
 }
 
-/// The bytes of a jailed file, read through one descriptor, within the limits:
-/// files over `MAX_FILE_BYTES` are refused, and for a parse over
-/// `index.max_file_bytes` too.
-fn bytes(project: &Project, file: &Jailed, parse: bool) -> Result<Vec<u8>, LeanError> {
+/// The bytes of a jailed file, read through one descriptor, within the limits, and
+/// their share of [`IN_FLIGHT`] (held until the answer is built): files over
+/// `MAX_FILE_BYTES` are refused, for a parse over `index.max_file_bytes` too, and
+/// for the `whole` file in one answer over what an answer carries; all by the
+/// descriptor's size, before reading.
+fn bytes(
+    project: &Project,
+    file: &Jailed,
+    parse: bool,
+    whole: bool,
+) -> Result<(Vec<u8>, Held<'static>), LeanError> {
     let not_found =
         |e: std::io::Error| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel));
     let mut f = file.open().map_err(not_found)?;
@@ -141,6 +157,21 @@ fn bytes(project: &Project, file: &Jailed, parse: bool) -> Result<Vec<u8>, LeanE
         )
         .with_remedy("search it (ctx_search action=text with path) instead of reading it"));
     }
+    if whole && size > MAX_ANSWER_BYTES {
+        return Err(budget::too_large(
+            &file.rel,
+            Some(size),
+            "read a window of it (mode=lines with start_line and end_line), or its map",
+        ));
+    }
+    let held = IN_FLIGHT.take(size, IN_FLIGHT_WAIT).ok_or_else(|| {
+        LeanError::internal(format!(
+            "{}: {size} bytes, and other reads of large files held the daemon's read memory for {}s",
+            file.rel,
+            IN_FLIGHT_WAIT.as_secs()
+        ))
+        .with_remedy("retry once they are answered, or read a smaller file")
+    })?;
     let mut bytes = Vec::with_capacity(size as usize);
     f.read_to_end(&mut bytes).map_err(not_found)?;
     if bytes.contains(&0) {
@@ -150,7 +181,7 @@ fn bytes(project: &Project, file: &Jailed, parse: bool) -> Result<Vec<u8>, LeanE
         )
         .with_remedy("read text files only"));
     }
-    Ok(bytes)
+    Ok((bytes, held))
 }
 
 /// The parse of exactly `bytes` (the index's when it holds these bytes).
@@ -238,7 +269,10 @@ fn one(
         req.mode,
         ReadMode::Symbol | ReadMode::Map | ReadMode::Signatures
     );
-    let bytes = bytes(project, file, parse_needed)?;
+    // The whole file in an answer (or its diff against one): refused before a byte is
+    // read when it could never fit.
+    let whole = matches!(req.mode, ReadMode::Full | ReadMode::Diff);
+    let (bytes, _held) = bytes(project, file, parse_needed, whole)?;
     let index = LineIndex::new(&bytes);
     let total_lines = index.lines();
     let rel = file.rel.as_str();
@@ -337,7 +371,7 @@ fn one(
         content: shown,
     };
     let Some(session) = &req.session else {
-        return Ok(whole_file(answer, &bytes));
+        return Ok(whole_file(answer, file));
     };
     let key = Key {
         root: project.root.clone(),
@@ -372,10 +406,10 @@ fn one(
             Ok(Answered {
                 read: answer,
                 abs: None,
-                baseline: resent,
+                baseline: Baseline::Text(resent),
             })
         }
-        None => Ok(whole_file(answer, &bytes)),
+        None => Ok(whole_file(answer, file)),
     }
 }
 
@@ -387,11 +421,11 @@ fn latest(seen: &Seen) -> u32 {
 }
 
 /// A first read answered in full: it stands in for the whole file.
-fn whole_file(read: FileRead, bytes: &[u8]) -> Answered {
+fn whole_file(read: FileRead, file: &Jailed) -> Answered {
     Answered {
         read,
         abs: None,
-        baseline: String::from_utf8_lossy(bytes).into_owned(),
+        baseline: Baseline::File(file.clone()),
     }
 }
 
@@ -450,7 +484,7 @@ fn digest(
             total: symbols.count as u32,
         },
     };
-    let baseline = String::from_utf8_lossy(bytes).into_owned();
+    let baseline = Baseline::File(file.clone());
     let Some(ReadSession { id, .. }) = &req.session else {
         return Ok(Answered {
             read: answer,
@@ -478,7 +512,7 @@ fn digest(
             Ok(Answered {
                 read: answer,
                 abs: None,
-                baseline: shown,
+                baseline: Baseline::Text(shown),
             })
         }
         Seen::Changed {
@@ -492,7 +526,7 @@ fn digest(
             Ok(Answered {
                 read: answer,
                 abs: None,
-                baseline: shown,
+                baseline: Baseline::Text(shown),
             })
         }
         seen => {
