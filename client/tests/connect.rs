@@ -79,13 +79,21 @@ impl Listener {
         listener
     }
 
-    /// Bytes each connection sent her, in order; empty if none came.
-    fn received(&self) -> Vec<usize> {
-        fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .map(|n| n.parse().unwrap())
-            .collect()
+    /// Bytes each of the first `connections` connections sent her, once she logged
+    /// that many (she logs a connection when it closes, after the shim is gone), or
+    /// all she logged within her receive timeout and a margin.
+    fn received(&self, connections: usize) -> Vec<usize> {
+        let logged = || -> Vec<usize> {
+            fs::read_to_string(&self.log)
+                .unwrap_or_default()
+                .lines()
+                .map(|n| n.parse().unwrap())
+                .collect()
+        };
+        wait_until(Duration::from_secs(4), || {
+            logged().len() >= connections.max(1)
+        });
+        logged()
     }
 }
 
@@ -158,7 +166,7 @@ fn a_runtime_dir_another_user_made_first_is_refused_before_a_byte_is_sent() {
         );
     }
     assert_eq!(
-        listener.received(),
+        listener.received(0),
         Vec::<usize>::new(),
         "she was sent something"
     );
@@ -180,5 +188,5 @@ fn a_socket_of_another_uid_in_our_own_runtime_dir_is_refused_before_a_byte_is_se
         err.contains("UNAUTHORIZED") && err.contains("runs as uid"),
         "{err}"
     );
-    assert_eq!(listener.received(), vec![0], "she was sent something");
+    assert_eq!(listener.received(1), vec![0], "she was sent something");
 }
