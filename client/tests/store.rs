@@ -1268,3 +1268,32 @@ fn a_store_directory_others_can_write_is_refused_and_the_daemon_still_answers() 
         "nothing written"
     );
 }
+
+/// A store directory another user owns (mode 0700, nobody else may write it: only
+/// its owner is wrong) is refused the same way: never read, never written.
+#[test]
+fn a_store_directory_another_user_owns_is_refused_and_the_daemon_still_answers() {
+    let (env, root) = project(&three());
+    let index = env.paths.index_store_dir();
+    fs::create_dir_all(&index).unwrap();
+    rustix::fs::chown(
+        &index,
+        Some(rustix::fs::Uid::from_raw(65534)),
+        Some(rustix::fs::Gid::from_raw(65534)),
+    )
+    .expect("chown to another uid (the test suite runs as root)");
+    assert_eq!(names(&env, &root)["src/a.rs"], ["alpha", "Apple"]);
+    let st = status(&env);
+    let note = store_of(&st)["note"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        note.contains("not persisting") && note.contains("65534"),
+        "{st}"
+    );
+    assert!(
+        fs::read_dir(&index).unwrap().next().is_none(),
+        "nothing written"
+    );
+}

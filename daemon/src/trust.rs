@@ -228,6 +228,12 @@ mod tests {
         assert!(!trust.is_trusted(&base.join("a")));
         std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o700)).unwrap();
         assert!(trust.is_trusted(&base.join("a")));
+        // Owned by another user (mode 0600: only the owner is wrong): trusts nothing.
+        let nobody = Some(rustix::fs::Uid::from_raw(65534));
+        rustix::fs::chown(&file, nobody, None).expect("chown (the test suite runs as root)");
+        assert!(!trust.is_trusted(&base.join("a")));
+        rustix::fs::chown(&file, Some(rustix::process::getuid()), None).unwrap();
+        assert!(trust.is_trusted(&base.join("a")));
         // A root is the directory as written: glob characters in it are its name's.
         for name in ["proj[1]", "team*", "app{a,b}"] {
             std::fs::create_dir(base.join(name)).unwrap();
