@@ -179,6 +179,10 @@ mod tests {
         git(&main, &["update-index", "--really-refresh"]);
         git(&main, &["worktree", "add", "-q", "../second"]);
         let second = tmp.path().join("second");
+        // The checkout writes its files and its index within one tick of the
+        // filesystem's clock (CI, under load): refreshed after, none of them is racy.
+        std::thread::sleep(Duration::from_millis(20));
+        git(&second, &["update-index", "--really-refresh"]);
         std::thread::sleep(Duration::from_millis(20));
         fs::write(second.join("src/b.rs"), "fn changed() {}\n").unwrap();
         fs::write(second.join("src/new.rs"), "fn new() {}\n").unwrap();

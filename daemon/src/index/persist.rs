@@ -1796,20 +1796,21 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("index");
         // Two other builds' stores: one whose daemon still runs (it holds its lock),
-        // one left behind by a daemon that is gone.
-        for other in ["running", "gone"] {
+        // one left behind by a daemon that is gone (its lock file stays).
+        let (running, gone) = ("0000000000000001", "0000000000000002");
+        for other in [running, gone] {
             fs::create_dir_all(dir.join(other)).unwrap();
             fs::write(dir.join(other).join(STORE), b"theirs").unwrap();
+            fs::write(dir.join(format!("{other}.lock")), b"").unwrap();
         }
-        let running = try_lock(&dir.join("running.lock")).unwrap().unwrap();
+        let held = try_lock(&dir.join(format!("{running}.lock")))
+            .unwrap()
+            .unwrap();
         let store = reopen(&dir, 1 << 30);
         let a = put(&store, Lang::Rust, b"fn a() {}\n");
         assert!(store.flush(Duration::from_secs(30)));
-        assert_eq!(
-            fs::read(dir.join("running").join(STORE)).unwrap(),
-            b"theirs"
-        );
-        assert!(!dir.join("gone").exists() && !dir.join("gone.lock").exists());
+        assert_eq!(fs::read(dir.join(running).join(STORE)).unwrap(), b"theirs");
+        assert!(!dir.join(gone).exists() && !dir.join(format!("{gone}.lock")).exists());
         // A second store of this build (a second daemon) gets none, and says so.
         let second = reopen(&dir, 1 << 30);
         assert!(second.symbols(Lang::Rust, &a).is_none());
@@ -1822,7 +1823,7 @@ mod tests {
         second.close(Duration::from_secs(30));
         assert!(store.symbols(Lang::Rust, &a).is_some());
         store.close(Duration::from_secs(30));
-        drop(running);
+        drop(held);
     }
 
     #[test]
