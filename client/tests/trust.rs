@@ -520,6 +520,137 @@ fn a_config_a_repository_points_lean_ctx_at_is_ignored() {
     }
 }
 
+/// Build scripts and proc macros stay off in a trusted root (their code would run
+/// at analysis): a crate whose `build.rs` and whose proc-macro dependency each write
+/// a marker, analysed by the real rust-analyzer through several calls and a
+/// manifest change, leaves no marker; `cargo build` in the same crate does (the
+/// fixture is live).
+#[test]
+fn build_scripts_and_proc_macros_never_run_in_a_trusted_root() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\nrust = [{:?}]\n",
+        rust_analyzer().display().to_string()
+    ));
+    let marker = env.dir().join("marker");
+    let root = env.dir().join("builds");
+    let mac = root.join("mac");
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::create_dir_all(mac.join("src")).unwrap();
+    fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"builds\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nmac = { path = \"mac\" }\n\n[workspace]\n",
+    )
+    .unwrap();
+    let append = |what: &str| {
+        format!(
+            "std::fs::OpenOptions::new().create(true).append(true).open({:?}).and_then(|mut f| std::io::Write::write_all(&mut f, b\"{what}\\n\")).unwrap();",
+            marker.display().to_string()
+        )
+    };
+    fs::write(
+        root.join("build.rs"),
+        format!("fn main() {{ {} }}\n", append("build.rs")),
+    )
+    .unwrap();
+    fs::write(
+        root.join("src/lib.rs"),
+        format!("#[mac::mark]\npub fn marked() {{}}\n{LIB_RS}"),
+    )
+    .unwrap();
+    fs::write(
+        mac.join("Cargo.toml"),
+        "[package]\nname = \"mac\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\nproc-macro = true\n",
+    )
+    .unwrap();
+    fs::write(
+        mac.join("src/lib.rs"),
+        format!(
+            "extern crate proc_macro;\nuse proc_macro::TokenStream;\n#[proc_macro_attribute]\npub fn mark(_: TokenStream, item: TokenStream) -> TokenStream {{ {} item }}\n",
+            append("proc-macro")
+        ),
+    )
+    .unwrap();
+    git(&root, &["init", "-q"]);
+    let root = fs::canonicalize(root).unwrap();
+    env.trust(&root);
+    let at = "src/lib.rs:3:8";
+    let refs = env.ok(&root, &["refactor", "references", at]);
+    assert_eq!(spots(&refs).len(), 3, "{refs}");
+    env.ok(&root, &["refactor", "inspections", "src/lib.rs"]);
+    fs::write(
+        root.join("Cargo.toml"),
+        fs::read_to_string(root.join("Cargo.toml")).unwrap() + "\n",
+    )
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    env.ok(&root, &["refactor", "references", at]);
+    assert_eq!(marked(&marker), "", "a build script or proc macro ran");
+
+    // Live: building it runs both.
+    let built = Command::new("cargo")
+        .args(["build", "--quiet", "--offline"])
+        .env_clear()
+        .envs(env.envs())
+        .env("CARGO_TARGET_DIR", env.dir().join("target"))
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{built:?}");
+    let ran = marked(&marker);
+    assert!(
+        ran.contains("build.rs") && ran.contains("proc-macro"),
+        "{ran:?}"
+    );
+}
+
+/// A language server's answers reach beyond the root (a path dependency outside
+/// it): no location outside reaches the answer, and a rename that would edit a file
+/// outside writes nothing anywhere.
+#[test]
+fn locations_and_rename_edits_outside_the_root_never_reach_the_answer_or_the_disk() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\nrust = [{:?}]\n",
+        rust_analyzer().display().to_string()
+    ));
+    let dep = env.dir().join("dep");
+    let app = env.dir().join("app");
+    for dir in [&dep, &app] {
+        fs::create_dir_all(dir.join("src")).unwrap();
+    }
+    let dep_lib = "pub fn shared() -> u32 { 1 }\n";
+    fs::write(
+        dep.join("Cargo.toml"),
+        "[package]\nname = \"dep\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    fs::write(dep.join("src/lib.rs"), dep_lib).unwrap();
+    fs::write(
+        app.join("Cargo.toml"),
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ndep = { path = \"../dep\" }\n\n[workspace]\n",
+    )
+    .unwrap();
+    let app_lib = "pub fn twice() -> u32 {\n    dep::shared() + dep::shared()\n}\n";
+    fs::write(app.join("src/lib.rs"), app_lib).unwrap();
+    git(&app, &["init", "-q"]);
+    let app = fs::canonicalize(app).unwrap();
+    env.trust(&app);
+    let at = "src/lib.rs:2:10";
+    let refs = env.ok(&app, &["refactor", "references", at]);
+    let found = spots(&refs);
+    assert_eq!(found, ["src/lib.rs 2:9", "src/lib.rs 2:25"], "{refs}");
+    let definition = env.ok(&app, &["refactor", "definition", at]);
+    assert!(
+        !definition.to_string().contains("dep/src/lib.rs"),
+        "{definition}"
+    );
+    let renamed = env.shim_json_in(&app, &["refactor", "rename", at, "--new-name", "common"]);
+    assert!(!renamed.0.status.success(), "{}", renamed.1);
+    assert_eq!(fs::read_to_string(dep.join("src/lib.rs")).unwrap(), dep_lib);
+    assert_eq!(fs::read_to_string(app.join("src/lib.rs")).unwrap(), app_lib);
+}
+
 #[test]
 fn language_servers_never_inherit_the_environment_of_the_shim_that_spawned_the_daemon() {
     let env = TestEnv::with_shim(SHIM);
