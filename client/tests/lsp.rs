@@ -710,6 +710,32 @@ fn typescript_project() -> (TestEnv, PathBuf) {
     (env, root)
 }
 
+/// Columns through a real server that counts UTF-16 units, on the queried line
+/// itself: `𝔘` (two units, four bytes) in strings and `ü` (one unit, two bytes)
+/// before the column asked for and before every location answered. The agent's
+/// columns are characters: the server must be asked at, and answer, the same ones.
+#[test]
+fn utf16_columns_hold_on_the_queried_line_itself() {
+    let (env, root) = typescript_project();
+    fs::write(
+        root.join("src/wide.ts"),
+        "const ü = \"𝔘\"; export const both = \"𝔘\" + ü + ü;\n",
+    )
+    .unwrap();
+    // In characters: `ü` declared at 6, used at 41 and 45 (each `𝔘` one character,
+    // two UTF-16 units).
+    let refs = env.ok(&root, &["refactor", "references", "src/wide.ts:1:45"]);
+    assert_eq!(
+        spots(&refs),
+        ["src/wide.ts 1:6", "src/wide.ts 1:41", "src/wide.ts 1:45"],
+        "{refs}"
+    );
+    for l in refs["locations"].as_array().unwrap() {
+        let (start, end) = (&l["range"]["start"]["column"], &l["range"]["end"]["column"]);
+        assert_eq!(end.as_u64().unwrap() - start.as_u64().unwrap(), 1, "{l}");
+    }
+}
+
 /// Issue 16: a freshly started typescript-language-server answered `references` from
 /// its partial-semantic syntax server while tsserver loaded the project (1 of 7
 /// locations, the next call 7). A cold server's answer is the whole answer: each of
