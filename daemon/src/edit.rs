@@ -884,7 +884,9 @@ impl Staged {
 
     fn commit(mut self) -> Result<(), WriteError> {
         #[cfg(test)]
-        if tests::refuse_this_rename() {
+        let injected = tests::injected_failure();
+        #[cfg(test)]
+        if injected == Some(tests::Injected::Rename) {
             return Err(WriteError::Untouched(io::Error::other(
                 "the disk refused the rename (injected)",
             )));
@@ -893,6 +895,12 @@ impl Staged {
         rustix::fs::renameat(dir, &*self.tmp, dir, self.file.name())
             .map_err(|e| WriteError::Untouched(e.into()))?;
         self.committed = true;
+        #[cfg(test)]
+        if injected == Some(tests::Injected::Sync) {
+            return Err(WriteError::Unsynced(io::Error::other(
+                "the disk refused the directory's sync (injected)",
+            )));
+        }
         rustix::fs::fsync(dir).map_err(|e| WriteError::Unsynced(e.into()))
     }
 }
@@ -970,7 +978,16 @@ pub fn apply_many(locks: &FileLocks, writes: &[FileWrite]) -> Result<(), LeanErr
             } else {
                 "the files already replaced were put back"
             };
-            let mut err = e.into_error(&order[i].file.rel, untouched);
+            // Unsynced, this file was replaced and is put back too: the rest of the
+            // message is the same as for a refused rename.
+            let why = match e {
+                WriteError::Untouched(e) => e.to_string(),
+                WriteError::Unsynced(e) => {
+                    format!("its rename went through but syncing its directory failed: {e}")
+                }
+            };
+            let mut err =
+                LeanError::internal(format!("writing {}: {why}; {untouched}", order[i].file.rel));
             if !restore_failed.is_empty() {
                 err.message = format!(
                     "{}; restoring {} failed",
@@ -1036,30 +1053,48 @@ mod tests {
     use super::*;
     use crate::jail::{Want, resolve};
 
+    /// Where an injected failure strikes a file's commit.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(super) enum Injected {
+        /// The rename is refused: the file is as it was.
+        Rename,
+        /// The rename went through, the directory's sync fails.
+        Sync,
+    }
+
     thread_local! {
-        /// Renames left before one fails, for the test that needs a write to fail
-        /// midway (no real disk fails between two renames on cue).
-        static RENAMES_BEFORE_FAILURE: std::cell::Cell<Option<usize>> =
+        /// Commits left before one fails, and how, for the tests that need a write to
+        /// fail midway (no real disk fails between two renames on cue).
+        static FAILURE: std::cell::Cell<Option<(usize, Injected)>> =
             const { std::cell::Cell::new(None) };
     }
 
-    /// Whether the rename about to happen is the one set to fail.
-    pub(super) fn refuse_this_rename() -> bool {
-        RENAMES_BEFORE_FAILURE.with(|left| match left.get() {
-            Some(0) => {
+    /// How the commit about to happen fails, if it is the one set to.
+    pub(super) fn injected_failure() -> Option<Injected> {
+        FAILURE.with(|left| match left.get() {
+            Some((0, how)) => {
                 left.set(None);
-                true
+                Some(how)
             }
-            Some(n) => {
-                left.set(Some(n - 1));
-                false
+            Some((n, how)) => {
+                left.set(Some((n - 1, how)));
+                None
             }
-            None => false,
+            None => None,
         })
     }
 
+    /// A write that fails midway puts back every file it replaced: after a refused
+    /// rename the files before it, after a failed directory sync (the rename went
+    /// through, unsynced) that file too.
     #[test]
     fn a_multi_file_write_that_fails_midway_puts_back_every_file_it_replaced() {
+        for how in [Injected::Rename, Injected::Sync] {
+            multi_file_write_failing_at_the_third(how);
+        }
+    }
+
+    fn multi_file_write_failing_at_the_third(how: Injected) {
         let tmp = tempfile::tempdir().unwrap();
         let root = fs::canonicalize(tmp.path()).unwrap();
         let names = ["a.rs", "b.rs", "c.rs"];
@@ -1073,12 +1108,12 @@ mod tests {
                 write(&root, n, &format!("// {n} after\n"), before.as_bytes())
             })
             .collect();
-        // a and b are renamed into place, c's rename fails.
-        RENAMES_BEFORE_FAILURE.with(|left| left.set(Some(2)));
+        // a and b are committed, c's commit fails as `how` says.
+        FAILURE.with(|left| left.set(Some((2, how))));
         let err = apply_many(&FileLocks::default(), &writes).unwrap_err();
         assert!(
             err.message.contains("c.rs") && err.message.contains("put back"),
-            "{}",
+            "{how:?}: {}",
             err.message
         );
         for n in names {
