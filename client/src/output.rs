@@ -160,6 +160,11 @@ fn render_status(st: &StatusResponse) -> String {
         st.in_flight_calls,
         st.calls_served,
     );
+    if let Some(why) = &st.config_ignored {
+        s.push_str(&format!(
+            "config       IGNORED (defaults apply, nothing is trusted): {why}\n"
+        ));
+    }
     for c in &st.caches {
         let lookups = c.hits + c.misses;
         let rate = if lookups == 0 {

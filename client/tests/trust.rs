@@ -516,6 +516,12 @@ fn a_config_a_repository_points_lean_ctx_at_is_ignored() {
             "",
             "{var}: the repository's binary ran (doctor)"
         );
+        let status = shim(&["daemon", "status"]);
+        let said = String::from_utf8_lossy(&status.stdout);
+        assert!(
+            said.contains("config       IGNORED") && said.contains("inside the git worktree"),
+            "{var}: {said}"
+        );
         let _ = env.shim().args(["daemon", "stop"]).output();
     }
 }

@@ -55,6 +55,9 @@ pub fn status(d: &Daemon) -> StatusResponse {
             misses: s.misses,
             note: s.note,
         }),
+        config_ignored: crate::config::Config::load_user(&d.config.paths.config_file())
+            .ok()
+            .and_then(|(_, ignored)| ignored),
     }
 }
 

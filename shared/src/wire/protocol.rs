@@ -150,6 +150,10 @@ pub struct StatusResponse {
     /// The persisted index on disk; `None` when `index.store_max_bytes` is 0.
     #[serde(default)]
     pub store: Option<StoreStatus>,
+    /// Why `config.toml` is ignored whole (defaults apply, nothing is trusted): it
+    /// lies in a repository or is not the user's alone; `None` when it is read.
+    #[serde(default)]
+    pub config_ignored: Option<String>,
 }
 
 /// The persisted index (`<state dir>/index/index.store`).
