@@ -327,6 +327,70 @@ fn a_file_past_one_answer_is_refused_whole_and_read_in_windows() {
     assert_eq!(e["content"]["Failed"]["code"], "UNSUPPORTED", "{e}");
 }
 
+/// A window of a file larger than one answer is streamed (the file read once, a MiB
+/// at a time, only the window kept): its lines, its hash and the line count are
+/// those of the file, across the pieces' edges too; past its end, a window is out of
+/// range; a window larger than one answer is refused.
+#[test]
+fn a_window_of_a_large_file_is_streamed_and_exact_across_piece_edges() {
+    let (env, root) = fixture();
+    // Lines of 100 bytes, each numbered: line 10486 straddles the first MiB's edge.
+    let text: String = (1..=200_000)
+        .map(|i| format!("{i:09}{}\n", "y".repeat(90)))
+        .collect();
+    assert!(text.len() > 16 << 20);
+    fs::write(root.join("big.txt"), &text).unwrap();
+    let all: Vec<&str> = text.lines().collect();
+    for (first, last) in [
+        (1, 2),
+        (10_485, 10_487),
+        (20_970, 20_973),
+        (199_999, 200_001),
+    ] {
+        let v = env.ok(
+            &root,
+            &[
+                "read",
+                "big.txt",
+                "--start-line",
+                &first.to_string(),
+                "--end-line",
+                &last.to_string(),
+            ],
+        );
+        let f = file(&v, 0);
+        assert_eq!(f["total_lines"], 200_001, "{f}");
+        let want: Vec<&str> = (first..=last)
+            .map(|l| all.get(l - 1).copied().unwrap_or(""))
+            .collect();
+        assert_eq!(
+            f["content"]["Lines"]["lines"],
+            serde_json::json!(want),
+            "{first}..{last}"
+        );
+        assert_eq!(
+            f["hash"],
+            blake3_hex(want.join("\n").as_bytes()),
+            "{first}..{last}"
+        );
+    }
+    let past = env.ok(&root, &["read", "big.txt", "--start-line", "200002"]);
+    assert_eq!(
+        file(&past, 0)["content"]["Failed"]["code"],
+        "POSITION_OUT_OF_RANGE",
+        "{past}"
+    );
+    let whole = env.ok(
+        &root,
+        &["read", "big.txt", "--mode", "lines", "--start-line", "1"],
+    );
+    assert_eq!(
+        file(&whole, 0)["content"]["Failed"]["code"],
+        "UNSUPPORTED",
+        "{whole}"
+    );
+}
+
 #[test]
 fn a_batch_answers_each_file_and_a_failure_outside_the_root_stays_its_own() {
     let (env, root) = fixture();

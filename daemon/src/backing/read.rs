@@ -269,6 +269,11 @@ fn one(
         req.mode,
         ReadMode::Symbol | ReadMode::Map | ReadMode::Signatures
     );
+    if req.mode == ReadMode::Lines
+        && let Some(answered) = lines_of_a_large_file(project, reads, file, req)?
+    {
+        return Ok(answered);
+    }
     // The whole file in an answer (or its diff against one): refused before a byte is
     // read when it could never fit.
     let whole = matches!(req.mode, ReadMode::Full | ReadMode::Diff);
@@ -288,14 +293,7 @@ fn one(
             let first = req.start_line.unwrap_or(1);
             let last = req.end_line.unwrap_or(total_lines).min(total_lines);
             if first == 0 || first > total_lines || last < first {
-                return Err(LeanError::new(
-                    ErrorCode::PositionOutOfRange,
-                    format!(
-                        "{rel} has {total_lines} lines; asked for lines {first}..{}",
-                        req.end_line.map_or("end".to_string(), |e| e.to_string())
-                    ),
-                )
-                .with_remedy("lines are 1-based and end_line >= start_line"));
+                return Err(out_of_range(rel, total_lines, req));
             }
             let start = index.line_start(first).unwrap_or(0);
             let end = index.line_end(&bytes, last).unwrap_or(bytes.len());
@@ -342,8 +340,132 @@ fn one(
             return digest(project, reads, file, req, &bytes, total_lines);
         }
     };
-    let start = index.line_start(window.first).unwrap_or(0);
-    let end = index.line_end(&bytes, window.last).unwrap_or(bytes.len());
+    answer(
+        project,
+        reads,
+        file,
+        req,
+        (view, window),
+        (&bytes, &index, 0),
+        total_lines,
+    )
+}
+
+/// A line window of a file larger than one answer, streamed: the file is read once,
+/// a MiB at a time, keeping only the window's lines (and counting the others), so
+/// the request holds the window, never the file, whatever the file's size. `None` for
+/// a file one answer could carry (read whole, as every other view).
+fn lines_of_a_large_file(
+    project: &Project,
+    reads: &Reads,
+    file: &Jailed,
+    req: &ReadRequest,
+) -> Result<Option<Answered>, LeanError> {
+    let rel = file.rel.as_str();
+    let not_found =
+        |e: std::io::Error| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}"));
+    let f = file.open().map_err(not_found)?;
+    let size = rustix::fs::fstat(&f)
+        .map_err(|e| not_found(e.into()))?
+        .st_size as u64;
+    if size <= MAX_ANSWER_BYTES {
+        return Ok(None);
+    }
+    let first = req.start_line.unwrap_or(1);
+    let wanted = first..=req.end_line.unwrap_or(u32::MAX);
+    let (mut window, mut line) = (Vec::new(), 1u32);
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, f);
+    loop {
+        let chunk = std::io::BufRead::fill_buf(&mut reader).map_err(not_found)?;
+        if chunk.is_empty() {
+            break;
+        }
+        if chunk.contains(&0) {
+            return Err(
+                LeanError::new(ErrorCode::UnsupportedLanguage, format!("{rel} is binary"))
+                    .with_remedy("read text files only"),
+            );
+        }
+        let mut from = 0;
+        for nl in memchr::memchr_iter(b'\n', chunk).chain([chunk.len()]) {
+            let to = (nl + 1).min(chunk.len());
+            if wanted.contains(&line) {
+                window.extend_from_slice(&chunk[from..to]);
+                if window.len() as u64 > MAX_ANSWER_BYTES + 2 {
+                    return Err(budget::too_large(
+                        rel,
+                        None,
+                        "read a smaller window of it (mode=lines with start_line and end_line)",
+                    ));
+                }
+            }
+            if nl < chunk.len() {
+                line += 1;
+            }
+            from = to;
+        }
+        let consumed = chunk.len();
+        std::io::BufRead::consume(&mut reader, consumed);
+    }
+    let total_lines = line;
+    let last = req.end_line.unwrap_or(total_lines).min(total_lines);
+    if first == 0 || first > total_lines || last < first {
+        return Err(out_of_range(rel, total_lines, req));
+    }
+    let index = LineIndex::new(&window);
+    let shift = first - 1;
+    let hashed = index.line_start(1).unwrap_or(0)
+        ..index
+            .line_end(&window, last - shift)
+            .unwrap_or(window.len());
+    let window_of = Window {
+        first,
+        last,
+        hashed,
+        name_path: None,
+    };
+    answer(
+        project,
+        reads,
+        file,
+        req,
+        (View::Lines(first, last), window_of),
+        (&window, &index, shift),
+        total_lines,
+    )
+    .map(Some)
+}
+
+/// A line window the file does not have.
+fn out_of_range(rel: &str, total_lines: u32, req: &ReadRequest) -> LeanError {
+    LeanError::new(
+        ErrorCode::PositionOutOfRange,
+        format!(
+            "{rel} has {total_lines} lines; asked for lines {}..{}",
+            req.start_line.unwrap_or(1),
+            req.end_line.map_or("end".to_string(), |e| e.to_string())
+        ),
+    )
+    .with_remedy("lines are 1-based and end_line >= start_line")
+}
+
+/// The answer of a text view of a file: `window` (its lines numbered in the file,
+/// `hashed` in `text`'s offsets) out of `text`, which holds the file's lines from the
+/// one after `shift` on (all of it, or only a streamed window), indexed by `index`.
+fn answer(
+    project: &Project,
+    reads: &Reads,
+    file: &Jailed,
+    req: &ReadRequest,
+    (view, window): (View, Window),
+    (bytes, index, shift): (&[u8], &LineIndex, u32),
+    total_lines: u32,
+) -> Result<Answered, LeanError> {
+    let rel = file.rel.as_str();
+    let start = index.line_start(window.first - shift).unwrap_or(0);
+    let end = index
+        .line_end(bytes, window.last - shift)
+        .unwrap_or(bytes.len());
     // Refused before it is built: lines past one answer are never copied.
     if (end - start) as u64 > MAX_ANSWER_BYTES {
         return Err(budget::too_large(
@@ -353,7 +475,7 @@ fn one(
         ));
     }
     let hash = hex(&bytes[window.hashed.clone()]);
-    let lines = window_lines(&bytes, &index, window.first, window.last);
+    let lines = window_lines(bytes, index, window.first - shift, window.last - shift);
     let text: Arc<str> = lines.join("\n").into();
     reads.of(&project.root).hashed(&hash, text.clone());
     let shown = ReadContent::Lines {
