@@ -1248,40 +1248,33 @@ fn clear_cache_while_the_writer_writes_succeeds() {
 
 #[test]
 fn a_store_directory_others_can_write_is_refused_and_the_daemon_still_answers() {
-    let (env, root) = project(&three());
-    let index = env.paths.index_store_dir();
-    fs::create_dir_all(&index).unwrap();
     use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(&index, fs::Permissions::from_mode(0o777)).unwrap();
-    assert_eq!(names(&env, &root)["src/a.rs"], ["alpha", "Apple"]);
-    let st = status(&env);
-    let note = store_of(&st)["note"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    assert!(
-        note.contains("not persisting") && note.contains("writable by others"),
-        "{st}"
-    );
-    assert!(
-        fs::read_dir(&index).unwrap().next().is_none(),
-        "nothing written"
-    );
+    a_store_directory_refused_for("writable by others", |index| {
+        fs::set_permissions(index, fs::Permissions::from_mode(0o777)).unwrap();
+    });
 }
 
 /// A store directory another user owns (mode 0700, nobody else may write it: only
 /// its owner is wrong) is refused the same way: never read, never written.
 #[test]
 fn a_store_directory_another_user_owns_is_refused_and_the_daemon_still_answers() {
+    a_store_directory_refused_for("65534", |index| {
+        rustix::fs::chown(
+            index,
+            Some(rustix::fs::Uid::from_raw(65534)),
+            Some(rustix::fs::Gid::from_raw(65534)),
+        )
+        .expect("chown to another uid (the test suite runs as root)");
+    });
+}
+
+/// The index store directory made unsafe by `spoil`: the daemon answers from memory,
+/// its status note says why (naming `why`), and nothing is written there.
+fn a_store_directory_refused_for(why: &str, spoil: impl FnOnce(&Path)) {
     let (env, root) = project(&three());
     let index = env.paths.index_store_dir();
     fs::create_dir_all(&index).unwrap();
-    rustix::fs::chown(
-        &index,
-        Some(rustix::fs::Uid::from_raw(65534)),
-        Some(rustix::fs::Gid::from_raw(65534)),
-    )
-    .expect("chown to another uid (the test suite runs as root)");
+    spoil(&index);
     assert_eq!(names(&env, &root)["src/a.rs"], ["alpha", "Apple"]);
     let st = status(&env);
     let note = store_of(&st)["note"]
@@ -1289,7 +1282,7 @@ fn a_store_directory_another_user_owns_is_refused_and_the_daemon_still_answers()
         .unwrap_or_default()
         .to_string();
     assert!(
-        note.contains("not persisting") && note.contains("65534"),
+        note.contains("not persisting") && note.contains(why),
         "{st}"
     );
     assert!(

@@ -134,14 +134,20 @@ fn hostile_crate(env: &TestEnv, marker: &Path) -> PathBuf {
     root
 }
 
-/// An environment whose rust-analyzer is the real one, with [`hostile_crate`] (not
-/// yet trusted) and its marker file.
-fn hostile_rust_world() -> (TestEnv, PathBuf, PathBuf) {
+/// An environment whose rust-analyzer is the real one.
+fn rust_env() -> TestEnv {
     let env = TestEnv::with_shim(SHIM);
     env.write_config(&format!(
         "[lsp]\nrust = [{:?}]\n",
         rust_analyzer().display().to_string()
     ));
+    env
+}
+
+/// An environment whose rust-analyzer is the real one, with [`hostile_crate`] (not
+/// yet trusted) and its marker file.
+fn hostile_rust_world() -> (TestEnv, PathBuf, PathBuf) {
+    let env = rust_env();
     let marker = env.dir().join("marker");
     let root = hostile_crate(&env, &marker);
     (env, marker, root)
@@ -353,11 +359,7 @@ fn a_cargo_config_another_user_planted_above_the_root_stops_rust_analyzer() {
 /// anything, and the next call names the planted file.
 #[test]
 fn a_cargo_config_planted_after_rust_analyzer_started_stops_it_before_cargo_runs_again() {
-    let env = TestEnv::with_shim(SHIM);
-    env.write_config(&format!(
-        "[lsp]\nrust = [{:?}]\n",
-        rust_analyzer().display().to_string()
-    ));
+    let env = rust_env();
     fs::set_permissions(env.dir(), fs::Permissions::from_mode(0o711)).unwrap();
     let shared = env.dir().join("shared");
     fs::create_dir(&shared).unwrap();
@@ -533,11 +535,7 @@ fn a_config_a_repository_points_lean_ctx_at_is_ignored() {
 /// fixture is live).
 #[test]
 fn build_scripts_and_proc_macros_never_run_in_a_trusted_root() {
-    let env = TestEnv::with_shim(SHIM);
-    env.write_config(&format!(
-        "[lsp]\nrust = [{:?}]\n",
-        rust_analyzer().display().to_string()
-    ));
+    let env = rust_env();
     let marker = env.dir().join("marker");
     let root = env.dir().join("builds");
     let mac = root.join("mac");
@@ -615,11 +613,7 @@ fn build_scripts_and_proc_macros_never_run_in_a_trusted_root() {
 /// outside writes nothing anywhere.
 #[test]
 fn locations_and_rename_edits_outside_the_root_never_reach_the_answer_or_the_disk() {
-    let env = TestEnv::with_shim(SHIM);
-    env.write_config(&format!(
-        "[lsp]\nrust = [{:?}]\n",
-        rust_analyzer().display().to_string()
-    ));
+    let env = rust_env();
     let dep = env.dir().join("dep");
     let app = env.dir().join("app");
     for dir in [&dep, &app] {

@@ -1236,6 +1236,19 @@ mod tests {
         let stale = root.join(".a.rs.lean-ctx.999999999.3.tmp");
         fs::write(&stale, "garbage").unwrap();
         let file = resolve(&root, &root.join(".git"), "a.rs", Want::File).unwrap();
+        insert_b(&FileLocks::default(), &file).unwrap();
+        assert!(!stale.exists());
+        for name in kept {
+            assert_eq!(
+                fs::read_to_string(root.join(name)).unwrap(),
+                "the user's",
+                "{name}"
+            );
+        }
+    }
+
+    /// `fn b() {}` inserted before line 1 of `file` (an `a.rs`).
+    fn insert_b(locks: &FileLocks, file: &Jailed) -> Result<(), LeanError> {
         let target = EditTarget::Lines {
             path: "a.rs".into(),
             line: 1,
@@ -1248,15 +1261,7 @@ mod tests {
             expected_hash: None,
             force: false,
         };
-        apply(&FileLocks::default(), &file, Lang::Rust, &edit).unwrap();
-        assert!(!stale.exists());
-        for name in kept {
-            assert_eq!(
-                fs::read_to_string(root.join(name)).unwrap(),
-                "the user's",
-                "{name}"
-            );
-        }
+        apply(locks, file, Lang::Rust, &edit).map(drop)
     }
 
     #[test]
@@ -1273,20 +1278,8 @@ mod tests {
         let file = resolve(&root, &root.join(".git"), "a.rs", Want::File).unwrap();
         fs::rename(root.join("a.rs"), root.join("a.old")).unwrap();
         std::os::unix::fs::symlink(base.join("secret.rs"), root.join("a.rs")).unwrap();
-        let target = EditTarget::Lines {
-            path: "a.rs".into(),
-            line: 1,
-            end_line: None,
-        };
-        let edit = Edit {
-            action: EditAction::InsertBeforeSymbol,
-            target: &target,
-            text: "fn b() {}",
-            expected_hash: None,
-            force: false,
-        };
         let locks = FileLocks::default();
-        let err = apply(&locks, &file, Lang::Rust, &edit).unwrap_err();
+        let err = insert_b(&locks, &file).unwrap_err();
         assert!(err.message.ends_with("file untouched"), "{}", err.message);
         let swapped = FileWrite {
             file: file.clone(),
@@ -1310,7 +1303,7 @@ mod tests {
         // dead writer's temp file is cleaned up on the way.
         fs::remove_file(root.join("a.rs")).unwrap();
         fs::rename(root.join("a.old"), root.join("a.rs")).unwrap();
-        apply(&locks, &file, Lang::Rust, &edit).unwrap();
+        insert_b(&locks, &file).unwrap();
         assert_eq!(
             fs::read(root.join("a.rs")).unwrap(),
             b"fn b() {}\nfn a() {}\n"
