@@ -1161,6 +1161,12 @@ fn the_store_directory_loses_only_what_lean_ctx_wrote_there() {
         theirs.join("mine.txt"),
         lookalike.join("mine.txt"),
     ];
+    let users_kept = || {
+        for file in &users {
+            let kept = fs::read_to_string(file).unwrap();
+            assert_eq!(kept, "the user's", "{}", file.display());
+        }
+    };
     start(&env);
     ok(&env, &root, &["outline", "src/a.rs"]);
     let ours = fs::read_dir(&index)
@@ -1180,25 +1186,11 @@ fn the_store_directory_loses_only_what_lean_ctx_wrote_there() {
         !theirs.join("index.store").exists(),
         "the old build's store stayed"
     );
-    for file in &users {
-        assert_eq!(
-            fs::read_to_string(file).unwrap(),
-            "the user's",
-            "{}",
-            file.display()
-        );
-    }
+    users_kept();
     let v = ok(&env, env.dir(), &["daemon", "clear-cache"]);
     assert!(v["freed_bytes"].as_u64().unwrap() > 0, "{v}");
     assert!(!ours.join("index.store").exists());
-    for file in &users {
-        assert_eq!(
-            fs::read_to_string(file).unwrap(),
-            "the user's",
-            "{}",
-            file.display()
-        );
-    }
+    users_kept();
     let mut kept: Vec<_> = v["kept"]
         .as_array()
         .unwrap()

@@ -111,13 +111,7 @@ fn hostile_crate(env: &TestEnv, marker: &Path) -> PathBuf {
 
     // The fixture is live: plain cargo in it runs its code (else this file proves
     // nothing).
-    let out = Command::new("cargo")
-        .args(["metadata", "--format-version", "1"])
-        .env_clear()
-        .envs(env.envs())
-        .current_dir(&root)
-        .output()
-        .unwrap();
+    let out = cargo_metadata(env, &root);
     assert!(
         out.status.success(),
         "{}",
@@ -132,6 +126,18 @@ fn hostile_crate(env: &TestEnv, marker: &Path) -> PathBuf {
     }
     fs::remove_file(marker).unwrap();
     root
+}
+
+/// Plain `cargo metadata` in `root`, in the test's environment: what rust-analyzer
+/// runs, for a fixture to prove it is live.
+fn cargo_metadata(env: &TestEnv, root: &Path) -> std::process::Output {
+    Command::new("cargo")
+        .args(["metadata", "--format-version", "1"])
+        .env_clear()
+        .envs(env.envs())
+        .current_dir(root)
+        .output()
+        .unwrap()
 }
 
 /// An environment whose rust-analyzer is the real one.
@@ -409,13 +415,7 @@ fn a_cargo_config_planted_after_rust_analyzer_started_stops_it_before_cargo_runs
         planted.display()
     );
     // The library is live: plain cargo with that config runs it.
-    let probe = Command::new("cargo")
-        .args(["metadata", "--format-version", "1"])
-        .env_clear()
-        .envs(env.envs())
-        .current_dir(&root)
-        .output()
-        .unwrap();
+    let probe = cargo_metadata(&env, &root);
     assert!(probe.status.success(), "{probe:?}");
     assert!(
         marked(&marker).contains("preload"),
