@@ -53,12 +53,12 @@ fn peak_mib(pid: u32) -> u64 {
     kib / 1024
 }
 
-/// Eight concurrent windows of a 250 MB file: each read holds the file only while
-/// its answer is built, and only one such file at a time; the call's gain
-/// baseline is counted from the disk a piece at a time. Before, the daemon peaked
-/// at 2.3 GB (a copy of the file per read and another per gain baseline).
+/// Eight concurrent windows of a 250 MB file: each read streams the file and holds
+/// only its window; the call's gain baseline is counted from the disk a piece at a
+/// time (in the background: the bound leaves it room). Before, the daemon peaked at
+/// 2.3 GB (a copy of the file per read and another per gain baseline).
 #[test]
-fn eight_concurrent_reads_of_a_250_mb_file_hold_about_one_file() {
+fn eight_concurrent_windows_of_a_250_mb_file_hold_only_their_windows() {
     let env = TestEnv::with_shim(SHIM);
     let root = fs::canonicalize(env.dir()).unwrap().join("proj");
     fs::create_dir_all(&root).unwrap();
@@ -103,5 +103,9 @@ fn eight_concurrent_reads_of_a_250_mb_file_hold_about_one_file() {
         refused["files"][0]["content"]["Failed"]["code"], "UNSUPPORTED",
         "{refused}"
     );
-    assert_eq!(peak_mib(pid), peak);
+    let after = peak_mib(pid);
+    assert!(
+        after < before + 600,
+        "a refused whole read took the daemon from {before} MiB to {after} MiB"
+    );
 }
