@@ -32,7 +32,8 @@ use crate::{
 
 /// Most files one `read` takes.
 pub const MAX_PATHS: usize = 100;
-/// Largest file read at all (a window of a larger one is refused, not streamed).
+/// Largest file read whole (a line window of a file larger than one answer is
+/// streamed, whatever its size).
 const MAX_FILE_BYTES: u64 = 256 << 20;
 
 /// The file bytes all reads hold at once: one file of the largest size, so
@@ -127,23 +128,32 @@ fn failed(path: &str, mode: ReadMode, e: LeanError) -> Answered {
     }
 }
 
-/// The bytes of a jailed file, read through one descriptor, within the limits, and
-/// their share of [`IN_FLIGHT`] (held until the answer is built): files over
+/// `FILE_NOT_FOUND` for a jailed file that cannot be opened or read.
+fn not_found(file: &Jailed, e: std::io::Error) -> LeanError {
+    LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel))
+}
+
+/// The jailed file, opened through the jail, and its size by that descriptor.
+fn open_sized(file: &Jailed) -> Result<(std::fs::File, u64), LeanError> {
+    let f = file.open().map_err(|e| not_found(file, e))?;
+    let size = rustix::fs::fstat(&f)
+        .map_err(|e| not_found(file, e.into()))?
+        .st_size;
+    Ok((f, size as u64))
+}
+
+/// The bytes of a jailed file (`f`, of `size` bytes), within the limits, and their
+/// share of [`IN_FLIGHT`] (held until the answer is built): files over
 /// `MAX_FILE_BYTES` are refused, for a parse over `index.max_file_bytes` too, and
 /// for the `whole` file in one answer over what an answer carries; all by the
 /// descriptor's size, before reading.
 fn bytes(
     project: &Project,
     file: &Jailed,
+    (mut f, size): (std::fs::File, u64),
     parse: bool,
     whole: bool,
 ) -> Result<(Vec<u8>, Held<'static>), LeanError> {
-    let not_found =
-        |e: std::io::Error| LeanError::new(ErrorCode::FileNotFound, format!("{}: {e}", file.rel));
-    let mut f = file.open().map_err(not_found)?;
-    let size = rustix::fs::fstat(&f)
-        .map_err(|e| not_found(e.into()))?
-        .st_size as u64;
     if parse {
         project.index.parse_allowed(&file.rel, size)?;
     }
@@ -173,7 +183,7 @@ fn bytes(
         .with_remedy("retry once they are answered, or read a smaller file")
     })?;
     let mut bytes = Vec::with_capacity(size as usize);
-    f.read_to_end(&mut bytes).map_err(not_found)?;
+    f.read_to_end(&mut bytes).map_err(|e| not_found(file, e))?;
     if bytes.contains(&0) {
         return Err(LeanError::new(
             ErrorCode::UnsupportedLanguage,
@@ -269,15 +279,14 @@ fn one(
         req.mode,
         ReadMode::Symbol | ReadMode::Map | ReadMode::Signatures
     );
-    if req.mode == ReadMode::Lines
-        && let Some(answered) = lines_of_a_large_file(project, reads, file, req)?
-    {
-        return Ok(answered);
+    let (f, size) = open_sized(file)?;
+    if req.mode == ReadMode::Lines && size > MAX_ANSWER_BYTES {
+        return lines_of_a_large_file(project, reads, file, req, f);
     }
     // The whole file in an answer (or its diff against one): refused before a byte is
     // read when it could never fit.
     let whole = matches!(req.mode, ReadMode::Full | ReadMode::Diff);
-    let (bytes, _held) = bytes(project, file, parse_needed, whole)?;
+    let (bytes, _held) = bytes(project, file, (f, size), parse_needed, whole)?;
     let index = LineIndex::new(&bytes);
     let total_lines = index.lines();
     let rel = file.rel.as_str();
@@ -351,32 +360,23 @@ fn one(
     )
 }
 
-/// A line window of a file larger than one answer, streamed: the file is read once,
-/// a MiB at a time, keeping only the window's lines (and counting the others), so
-/// the request holds the window, never the file, whatever the file's size. `None` for
-/// a file one answer could carry (read whole, as every other view).
+/// A line window of a file (`f`) larger than one answer, streamed: the file is read
+/// once, a MiB at a time, keeping only the window's lines (and counting the others),
+/// so the request holds the window, never the file, whatever the file's size.
 fn lines_of_a_large_file(
     project: &Project,
     reads: &Reads,
     file: &Jailed,
     req: &ReadRequest,
-) -> Result<Option<Answered>, LeanError> {
+    f: std::fs::File,
+) -> Result<Answered, LeanError> {
     let rel = file.rel.as_str();
-    let not_found =
-        |e: std::io::Error| LeanError::new(ErrorCode::FileNotFound, format!("{rel}: {e}"));
-    let f = file.open().map_err(not_found)?;
-    let size = rustix::fs::fstat(&f)
-        .map_err(|e| not_found(e.into()))?
-        .st_size as u64;
-    if size <= MAX_ANSWER_BYTES {
-        return Ok(None);
-    }
     let first = req.start_line.unwrap_or(1);
     let wanted = first..=req.end_line.unwrap_or(u32::MAX);
     let (mut window, mut line) = (Vec::new(), 1u32);
     let mut reader = std::io::BufReader::with_capacity(1 << 20, f);
     loop {
-        let chunk = std::io::BufRead::fill_buf(&mut reader).map_err(not_found)?;
+        let chunk = std::io::BufRead::fill_buf(&mut reader).map_err(|e| not_found(file, e))?;
         if chunk.is_empty() {
             break;
         }
@@ -433,7 +433,6 @@ fn lines_of_a_large_file(
         (&window, &index, shift),
         total_lines,
     )
-    .map(Some)
 }
 
 /// A line window the file does not have.
