@@ -55,9 +55,11 @@ pub fn status(d: &Daemon) -> StatusResponse {
             misses: s.misses,
             note: s.note,
         }),
-        config_ignored: crate::config::Config::load_user(&d.config.paths.config_file())
-            .ok()
-            .and_then(|(_, ignored)| ignored),
+        // The rule alone: no read or parse of the file on every status.
+        config_ignored: lean_ctx_shared::paths::config_refusal(
+            &d.config.paths.config_file(),
+            lean_ctx_shared::paths::canonical_home().as_deref(),
+        ),
     }
 }
 

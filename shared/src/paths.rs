@@ -336,30 +336,34 @@ pub fn config_refusal(file: &Path, home: Option<&Path>) -> Option<String> {
 /// alone: another owner than the user or root, or writable by others. `None` when
 /// it is, or when it does not exist.
 pub fn not_ours_alone(file: &Path) -> Option<String> {
-    let me = rustix::process::getuid().as_raw();
     let dir = file.parent().unwrap_or(Path::new("/"));
     let metas = [
         fs::symlink_metadata(file),
         fs::metadata(file),
         fs::metadata(dir),
     ];
-    for (what, meta) in ["the file", "what it links to", "its directory"]
+    ["the file", "what it links to", "its directory"]
         .into_iter()
         .zip(metas)
-    {
-        let Ok(meta) = meta else { continue };
-        let others_may_write = meta.mode() & 0o022 != 0 && !meta.file_type().is_symlink();
-        if meta.uid() != me && meta.uid() != 0 {
-            return Some(format!("{what} belongs to uid {}", meta.uid()));
-        }
-        if others_may_write {
-            return Some(format!(
-                "others may write {what} (mode {:o})",
-                meta.mode() & 0o7777
-            ));
-        }
+        .find_map(|(what, meta)| Some(format!("{what}: {}", others_control(&meta.ok()?)?)))
+}
+
+/// Why another user controls what `meta` describes: it belongs to someone other
+/// than the user or root, or others may write it (a symlink's own mode means
+/// nothing); `None` when neither. The rule for everything lean-ctx reads as the
+/// user's own: configuration, a binary it runs, a toolchain's files above a root.
+pub fn others_control(meta: &fs::Metadata) -> Option<String> {
+    let me = rustix::process::getuid().as_raw();
+    if meta.uid() != me && meta.uid() != 0 {
+        Some(format!("belongs to another user (uid {})", meta.uid()))
+    } else if meta.mode() & 0o022 != 0 && !meta.file_type().is_symlink() {
+        Some(format!(
+            "others may write (mode {:o})",
+            meta.mode() & 0o7777
+        ))
+    } else {
+        None
     }
-    None
 }
 
 /// Directories that are never a project, whoever asks (a shim's working directory,

@@ -19,7 +19,7 @@
 //! manifest or a module changes), so a file planted after the start is caught before
 //! it is read; the server is stopped then, and every later call says why.
 
-use std::{os::unix::fs::MetadataExt, path::Path};
+use std::path::Path;
 
 use lean_ctx_shared::{ErrorCode, LeanError};
 
@@ -43,7 +43,6 @@ pub fn check(
     language: &str,
     server: &str,
 ) -> Result<(), LeanError> {
-    let me = rustix::process::getuid().as_raw();
     let names = read_above(rust_analyzer, language);
     for dir in root.ancestors().skip(1) {
         for name in names {
@@ -53,19 +52,15 @@ pub fn check(
                 .into_iter()
                 .flatten()
             {
-                let others_may_write = meta.mode() & 0o022 != 0 && !meta.file_type().is_symlink();
-                if (meta.uid() == me || meta.uid() == 0) && !others_may_write {
+                let Some(why) = lean_ctx_shared::paths::others_control(&meta) else {
                     continue;
-                }
+                };
                 return Err(LeanError::new(
                     ErrorCode::BackendRequired,
                     format!(
-                        "{server} is not run for {}: its toolchain would read {}, which {} (uid {}, mode {:o})",
+                        "{server} is not run for {}: its toolchain would read {}, which {why}",
                         root.display(),
                         path.display(),
-                        if others_may_write { "others may write" } else { "belongs to another user" },
-                        meta.uid(),
-                        meta.mode() & 0o7777
                     ),
                 )
                 .with_remedy(format!(
