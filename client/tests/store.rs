@@ -1187,6 +1187,9 @@ fn the_store_directory_loses_only_what_lean_ctx_wrote_there() {
         "the old build's store stayed"
     );
     users_kept();
+    // Stopped first: a running daemon's writer makes a new store the moment it
+    // finds its file gone (`clear_cache_while_the_writer_writes_succeeds`).
+    stop(&env);
     let v = ok(&env, env.dir(), &["daemon", "clear-cache"]);
     assert!(v["freed_bytes"].as_u64().unwrap() > 0, "{v}");
     assert!(!ours.join("index.store").exists());
