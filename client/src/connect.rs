@@ -303,8 +303,10 @@ async fn spawn_daemon(paths: &Paths, root: Option<&Path>) -> Result<(), LeanErro
         .map_err(|e| io_error(&out_path, e))?;
     let mut child = tokio::process::Command::new(&bin)
         .arg("--auto-spawned")
-        // Chosen here, for this shim: the daemon serves every session after it.
-        .env_remove("LEAN_CTX_DAEMON_BIN")
+        // It serves every session after this one: none of this shell's project
+        // environment goes with it.
+        .env_clear()
+        .envs(lean_ctx_shared::tool_env::for_daemon(std::env::vars_os()))
         .stdin(if root.is_some() {
             Stdio::piped()
         } else {
@@ -373,14 +375,28 @@ fn tail(path: &Path) -> String {
     }
 }
 
-/// `LEAN_CTX_DAEMON_BIN`, else `lean-ctxd` next to this executable, else on `PATH`;
-/// a binary another user owns or may write is passed over (said on stderr for the
-/// variable): whoever could write it would run as us, with every request.
+/// `LEAN_CTX_DAEMON_BIN`, else `lean-ctxd` next to this executable, else on `PATH`.
+/// The sibling is taken as it is: whoever can replace it replaced this shim too. The
+/// others only if the user chose them (`paths::not_the_users_own`): a binary another
+/// user owns or may write, or one inside a git worktree (a `.envrc` that set the
+/// variable or put a repository's `bin/` on `PATH`), would run as us with every
+/// request. The variable's refusal is said on stderr; naming the sibling itself (as
+/// the test kit does, from a checkout) is no choice to judge.
 pub fn daemon_binary() -> Result<PathBuf, LeanError> {
-    use lean_ctx_shared::paths::not_ours_alone;
+    use lean_ctx_shared::paths::not_the_users_own;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let chosen = |bin: &Path| not_the_users_own(bin, home.as_deref());
+    let sibling = std::env::current_exe()
+        .ok()
+        .map(|me| me.with_file_name("lean-ctxd"))
+        .filter(|s| s.is_file());
     if let Some(bin) = std::env::var_os("LEAN_CTX_DAEMON_BIN").filter(|b| !b.is_empty()) {
         let bin = PathBuf::from(bin);
-        match not_ours_alone(&bin) {
+        let same = |a: &Path, b: &Path| fs::canonicalize(a).ok() == fs::canonicalize(b).ok();
+        if sibling.as_deref().is_some_and(|s| same(s, &bin)) {
+            return Ok(bin);
+        }
+        match chosen(&bin) {
             None => return Ok(bin),
             Some(why) => eprintln!(
                 "lean-ctx: LEAN_CTX_DAEMON_BIN={} is ignored: {why}",
@@ -388,16 +404,13 @@ pub fn daemon_binary() -> Result<PathBuf, LeanError> {
             ),
         }
     }
-    if let Ok(me) = std::env::current_exe() {
-        let sibling = me.with_file_name("lean-ctxd");
-        if sibling.is_file() {
-            return Ok(sibling);
-        }
+    if let Some(sibling) = sibling {
+        return Ok(sibling);
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|dir| dir.join("lean-ctxd"))
-        .find(|p| p.is_file() && not_ours_alone(p).is_none())
+        .find(|p| p.is_file() && chosen(p).is_none())
         .ok_or_else(|| {
             LeanError::internal("lean-ctxd not found next to lean-ctx or on PATH")
                 .with_remedy("install lean-ctxd beside lean-ctx, or set LEAN_CTX_DAEMON_BIN")

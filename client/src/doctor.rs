@@ -103,7 +103,7 @@ pub async fn run(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
 fn config(paths: &Paths) -> Finding {
     let path = paths.config_file();
     let home = lean_ctx_shared::paths::canonical_home();
-    if let Some(why) = lean_ctx_shared::paths::config_refusal(&path, home.as_deref()) {
+    if let Some(why) = lean_ctx_shared::paths::not_the_users_own(&path, home.as_deref()) {
         return bad(
             "config",
             Level::Warn,
@@ -315,7 +315,7 @@ fn rust_server(paths: &Paths) -> Option<String> {
     let file = paths.config_file();
     let home = lean_ctx_shared::paths::canonical_home();
     // A config the daemon ignores chooses nothing here either.
-    let table = lean_ctx_shared::paths::config_refusal(&file, home.as_deref())
+    let table = lean_ctx_shared::paths::not_the_users_own(&file, home.as_deref())
         .is_none()
         .then(|| fs::read_to_string(&file).ok())
         .flatten()

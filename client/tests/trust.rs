@@ -651,18 +651,37 @@ fn locations_and_rename_edits_outside_the_root_never_reach_the_answer_or_the_dis
     assert_eq!(fs::read_to_string(app.join("src/lib.rs")).unwrap(), app_lib);
 }
 
+/// The environ of process `pid`, a variable a line.
+fn environ(pid: u64) -> Vec<String> {
+    fs::read(format!("/proc/{pid}/environ"))
+        .unwrap()
+        .split(|b| *b == 0)
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+        .collect()
+}
+
 #[test]
-fn language_servers_never_inherit_the_environment_of_the_shim_that_spawned_the_daemon() {
+fn neither_the_daemon_nor_its_language_servers_inherit_the_shell_of_the_shim_that_spawned_it() {
     let env = TestEnv::with_shim(SHIM);
     env.write_config(&format!(
         "[lsp]\npython = [{:?}]\n",
         pylsp().display().to_string()
     ));
     // The first shim runs in some repository, with that repository's bin/ first on
-    // PATH (direnv) and variables that select code.
+    // PATH (direnv), its own daemon named, and variables that select code.
     let first = env.dir().join("first");
+    let marker = env.dir().join("marker");
     fs::create_dir_all(first.join("bin")).unwrap();
     fs::write(first.join("a.py"), "def a():\n    pass\n").unwrap();
+    let planted = first.join("bin/lean-ctxd");
+    executable(
+        &planted,
+        &format!(
+            "#!/bin/sh\necho lean-ctxd >> {}\nexec {} \"$@\"\n",
+            marker.display(),
+            env.daemon_bin().display()
+        ),
+    );
     git(&first, &["init", "-q"]);
     let path = format!(
         "{}:{}",
@@ -673,21 +692,31 @@ fn language_servers_never_inherit_the_environment_of_the_shim_that_spawned_the_d
         .shim()
         .current_dir(&first)
         .env("PATH", &path)
+        .env("LEAN_CTX_DAEMON_BIN", &planted)
         .env("GOFLAGS", "-toolexec=/nonexistent/evil")
+        .env("NODE_OPTIONS", "--require /nonexistent/evil.js")
         .env("LEAN_CTX_LEAK", "1")
         .args(["--json", "outline", "a.py"])
         .output()
         .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        stderr.contains("is ignored: it lies inside the git worktree"),
+        "{stderr}"
     );
+    assert_eq!(marked(&marker), "");
     let daemon = env.daemon_pid().unwrap();
     assert_eq!(
         fs::read_link(format!("/proc/{daemon}/cwd")).unwrap(),
         Path::new("/")
     );
+    let vars = environ(daemon.into());
+    for leak in ["GOFLAGS=", "NODE_OPTIONS=", "LEAN_CTX_DAEMON_BIN="] {
+        assert!(!vars.iter().any(|v| v.starts_with(leak)), "{vars:?}");
+    }
+    let daemon_path = vars.iter().find(|v| v.starts_with("PATH=")).unwrap();
+    assert!(!daemon_path.contains("/first/"), "{daemon_path}");
 
     let other = python_fixture(&env.dir().join("other"));
     env.trust(&other);
@@ -695,11 +724,7 @@ fn language_servers_never_inherit_the_environment_of_the_shim_that_spawned_the_d
     let server = env.status_rows(&other, "language_servers")[0]["pid"]
         .as_u64()
         .unwrap();
-    let environ = fs::read(format!("/proc/{server}/environ")).unwrap();
-    let vars: Vec<String> = environ
-        .split(|b| *b == 0)
-        .map(|v| String::from_utf8_lossy(v).into_owned())
-        .collect();
+    let vars = environ(server);
     assert!(!vars.iter().any(|v| v.starts_with("GOFLAGS=")), "{vars:?}");
     assert!(
         !vars.iter().any(|v| v.starts_with("LEAN_CTX_LEAK=")),

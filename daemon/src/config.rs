@@ -259,11 +259,11 @@ mod duration_str {
 
 impl Config {
     /// The user's configuration: [`Config::load`], unless
-    /// `lean_ctx_shared::paths::config_refusal` says the file must be ignored (inside
+    /// `lean_ctx_shared::paths::not_the_users_own` says the file must be ignored (inside
     /// a repository, or not the user's alone): then the defaults, and why.
     pub fn load_user(path: &Path) -> Result<(Config, Option<String>), ConfigError> {
         let home = lean_ctx_shared::paths::canonical_home();
-        match lean_ctx_shared::paths::config_refusal(path, home.as_deref()) {
+        match lean_ctx_shared::paths::not_the_users_own(path, home.as_deref()) {
             Some(why) => Ok((Config::default(), Some(why))),
             None => Ok((Config::load(path)?, None)),
         }

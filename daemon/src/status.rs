@@ -56,7 +56,7 @@ pub fn status(d: &Daemon) -> StatusResponse {
             note: s.note,
         }),
         // The rule alone: no read or parse of the file on every status.
-        config_ignored: lean_ctx_shared::paths::config_refusal(
+        config_ignored: lean_ctx_shared::paths::not_the_users_own(
             &d.config.paths.config_file(),
             lean_ctx_shared::paths::canonical_home().as_deref(),
         ),

@@ -12,7 +12,7 @@
 //! agent cannot grant trust. The file is read again whenever it changes (one `stat`
 //! per decision), and ignored unless it and its directory belong to the user and
 //! nobody else may write them, and it lies in no repository
-//! (`lean_ctx_shared::paths::config_refusal`): a planted trust list trusts nothing,
+//! (`lean_ctx_shared::paths::not_the_users_own`): a planted trust list trusts nothing,
 //! and a repository cannot trust itself by pointing `XDG_CONFIG_HOME` into itself.
 //!
 //! Default: nothing is trusted. The headless index (outline, search, symbol edits)

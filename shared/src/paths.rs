@@ -313,15 +313,16 @@ pub fn counts_as_worktree(dir: &Path, start: &Path, home: Option<&Path>) -> bool
     dir.join(".git").exists() && (Some(dir) != home || dir == start)
 }
 
-/// Why `config.toml` at `file` (the trust list, the language servers to run) must be
-/// ignored; `None` when it is absent or may be read. It, what it links to and its
-/// directory must be the user's (or root's) and beyond others' writing, and it must
-/// not lie inside a git worktree: an environment a repository set
-/// (`XDG_CONFIG_HOME`/`LEAN_CTX_CONFIG_DIR` from a direnv `.envrc`, an editor's
+/// Why `file` must not be taken as the user's own choice (a `config.toml` holding the
+/// trust list and the language servers to run, a `lean-ctxd` to start); `None` when
+/// it is absent or may be used. It, what it links to and its directory must be the
+/// user's (or root's) and beyond others' writing, and it must not lie inside a git
+/// worktree: an environment a repository set (`XDG_CONFIG_HOME`,
+/// `LEAN_CTX_CONFIG_DIR` or `LEAN_CTX_DAEMON_BIN` from a direnv `.envrc`, an editor's
 /// terminal settings, a devcontainer) would otherwise let the repository trust itself
 /// and choose what runs. A home kept in git is no worktree here (as for roots,
 /// [`counts_as_worktree`]).
-pub fn config_refusal(file: &Path, home: Option<&Path>) -> Option<String> {
+pub fn not_the_users_own(file: &Path, home: Option<&Path>) -> Option<String> {
     fs::symlink_metadata(file).ok()?;
     if let Some(why) = not_ours_alone(file) {
         return Some(why);
@@ -335,7 +336,7 @@ pub fn config_refusal(file: &Path, home: Option<&Path>) -> Option<String> {
 /// Why `file` (as named, what it links to, and its directory) is not the user's
 /// alone: another owner than the user or root, or writable by others. `None` when
 /// it is, or when it does not exist.
-pub fn not_ours_alone(file: &Path) -> Option<String> {
+fn not_ours_alone(file: &Path) -> Option<String> {
     let dir = file.parent().unwrap_or(Path::new("/"));
     let metas = [
         fs::symlink_metadata(file),
@@ -708,17 +709,17 @@ mod tests {
         let mine = home.join(".config/lean-ctx");
         fs::create_dir_all(&mine).unwrap();
         let file = mine.join("config.toml");
-        assert_eq!(config_refusal(&file, Some(&home)), None, "absent");
+        assert_eq!(not_the_users_own(&file, Some(&home)), None, "absent");
         fs::write(&file, "").unwrap();
         fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
         fs::set_permissions(&mine, fs::Permissions::from_mode(0o700)).unwrap();
-        assert_eq!(config_refusal(&file, Some(&home)), None);
+        assert_eq!(not_the_users_own(&file, Some(&home)), None);
         // A home kept in git is no repository here.
         fs::create_dir(home.join(".git")).unwrap();
-        assert_eq!(config_refusal(&file, Some(&home)), None);
+        assert_eq!(not_the_users_own(&file, Some(&home)), None);
         fs::set_permissions(&file, fs::Permissions::from_mode(0o620)).unwrap();
         assert!(
-            config_refusal(&file, Some(&home))
+            not_the_users_own(&file, Some(&home))
                 .unwrap()
                 .contains("others may write")
         );
@@ -731,7 +732,7 @@ mod tests {
         fs::write(&planted, "").unwrap();
         fs::set_permissions(&planted, fs::Permissions::from_mode(0o600)).unwrap();
         assert!(
-            config_refusal(&planted, Some(&home))
+            not_the_users_own(&planted, Some(&home))
                 .unwrap()
                 .contains("inside the git worktree")
         );

@@ -1,8 +1,10 @@
 //! The environment every tool lean-ctx starts runs with (language servers, `doctor`'s
 //! probes): built here from an allowlist, never inherited wholesale (DESIGN invariant
 //! 10). An auto-spawned daemon carries the environment of whichever shim started it
-//! (a `GOFLAGS`, a `PATH` with one project's `bin/` first, a `RUSTC_WRAPPER`); none
-//! of that may reach the servers of every later project.
+//! (a `PATH` with one project's `bin/` first, an `XDG_CONFIG_HOME` a `.envrc` set);
+//! none of that may reach the servers of every later project. The daemon itself is
+//! started with [`for_daemon`]: what it reads and what [`neutral`] passes on, no
+//! `LD_PRELOAD`, `NODE_OPTIONS` or `GOFLAGS` of one project's shell.
 //!
 //! What it pins, and why:
 //! - rustup's toolchain to the user's default (`RUSTUP_TOOLCHAIN`), so a repository's
@@ -116,6 +118,39 @@ pub fn neutral(from: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsS
     env.push(("RUSTC_WRAPPER".into(), "".into()));
     env.push(("RUSTC_WORKSPACE_WRAPPER".into(), "".into()));
     env.push(("GOTOOLCHAIN".into(), "local".into()));
+    env
+}
+
+/// The environment an auto-spawned daemon starts with, built from the shim's: what
+/// [`neutral`] passes (as it is: the daemon judges its directories when it reads
+/// them and builds each tool's environment again), a `PATH` without what a
+/// repository or another user controls, lean-ctx's own variables but the daemon
+/// binary's (chosen for this shim), and Rust's logging.
+pub fn for_daemon(
+    from: impl IntoIterator<Item = (OsString, OsString)>,
+) -> Vec<(OsString, OsString)> {
+    let from: Vec<(OsString, OsString)> = from.into_iter().collect();
+    let home = from
+        .iter()
+        .find(|(k, _)| k == "HOME")
+        .map(|(_, v)| PathBuf::from(v));
+    let mut env: Vec<(OsString, OsString)> = from
+        .iter()
+        .filter(|(k, _)| {
+            let k = k.as_bytes();
+            PASSED.iter().any(|p| p.as_bytes() == k)
+                || k.starts_with(b"LC_")
+                || (k.starts_with(b"LEAN_CTX_") && k != b"LEAN_CTX_DAEMON_BIN")
+                || k == b"RUST_LOG"
+                || k == b"RUST_BACKTRACE"
+        })
+        .cloned()
+        .collect();
+    let path = from
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.as_os_str());
+    env.push(("PATH".into(), clean_path(path, home.as_deref())));
     env
 }
 
@@ -297,5 +332,30 @@ mod tests {
         assert_eq!(get(&env_with(&dir("open", 0o777)), "TMPDIR"), None);
         assert_eq!(get(&env_with(&dir("src/clone/tmp", 0o700)), "TMPDIR"), None);
         assert_eq!(get(&env_with(Path::new("relative")), "TMPDIR"), None);
+    }
+
+    #[test]
+    fn a_daemon_gets_what_it_reads_and_no_projects_shell() {
+        let from: Vec<(OsString, OsString)> = [
+            ("HOME", "/home/u"),
+            ("LC_ALL", "C"),
+            ("LEAN_CTX_STATE_DIR", "/s"),
+            ("LEAN_CTX_DAEMON_BIN", "/repo/evil"),
+            ("RUST_LOG", "debug"),
+            ("LD_PRELOAD", "/repo/evil.so"),
+            ("NODE_OPTIONS", "--require /repo/evil.js"),
+            ("GOFLAGS", "-toolexec=/repo/evil"),
+            ("PATH", "relative/bin:/usr/bin"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
+        let env = for_daemon(from);
+        let keys: Vec<_> = env.iter().map(|(k, _)| k.to_str().unwrap()).collect();
+        assert_eq!(
+            keys,
+            ["HOME", "LC_ALL", "LEAN_CTX_STATE_DIR", "RUST_LOG", "PATH"]
+        );
+        assert_eq!(get(&env, "PATH"), Some(OsStr::new("/usr/bin")));
     }
 }
