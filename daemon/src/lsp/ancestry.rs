@@ -14,14 +14,25 @@
 //!   is pinned (`shared/src/tool_env.rs`). npm's resolution and Python's site files
 //!   come from beside the servers themselves, not from the root's ancestors.
 //!
-//! Checked when a server would start and again before a server is told of any change
-//! (the moment cargo may run again: rust-analyzer re-runs `cargo metadata` when a
-//! manifest or a module changes), so a file planted after the start is caught before
-//! it is read; the server is stopped then, and every later call says why.
+//! Checked when a server would start, watched while it runs ([`watch`]: the
+//! directories above the root, for those names appearing or changing), and checked
+//! again before a server is told of any change (the moment cargo may run again:
+//! rust-analyzer re-runs `cargo metadata` when a manifest or a module changes). A
+//! file planted after the start stops the server the moment it appears, and every
+//! later call says why.
+//!
+//! Watched, not refused ahead: a root below a directory others may write (every
+//! project under a sticky `/tmp`, where another user may create `/tmp/.cargo`) would
+//! otherwise get no server at all, though nothing is planted there.
 
-use std::path::Path;
+use std::{
+    path::{Path, PathBuf},
+    sync::{Arc, mpsc},
+};
 
 use lean_ctx_shared::{ErrorCode, LeanError};
+
+use crate::index::watch::{Change, DirWatcher};
 
 /// The files above the root the toolchain of a server reads, by language server.
 fn read_above(rust_analyzer: bool, language: &str) -> &'static [&'static str] {
@@ -74,6 +85,72 @@ pub fn check(
     Ok(())
 }
 
+/// The directories above a root watched for what [`check`] reads; dropping it ends
+/// the watch.
+#[derive(Debug)]
+pub struct Watch {
+    _dirs: DirWatcher,
+}
+
+/// Watches the directories above `root` (each one itself, not what is below it) and
+/// calls `breach` once, from the watch's thread, the first time [`check`] fails after
+/// one of the names it reads appears, changes or goes there. `None` for a server
+/// whose toolchain reads nothing above its root, or where no watch could be set up
+/// (the checks before each change still hold then).
+pub fn watch(
+    root: &Path,
+    rust_analyzer: bool,
+    language: &'static str,
+    server: String,
+    breach: impl FnOnce(LeanError) + Send + 'static,
+) -> Option<Watch> {
+    let names = read_above(rust_analyzer, language);
+    if names.is_empty() {
+        return None;
+    }
+    let (tx, rx) = mpsc::channel();
+    let dirs = DirWatcher::new(tx)
+        .inspect_err(|e| tracing::warn!(root = %root.display(), "no ancestry watch: {e}"))
+        .ok()?;
+    let above: Arc<[PathBuf]> = root.ancestors().skip(1).map(Path::to_path_buf).collect();
+    for dir in above.iter() {
+        if let Err(e) = dirs.watch(dir) {
+            tracing::warn!(dir = %dir.display(), "no ancestry watch: {e}");
+            return None;
+        }
+    }
+    let root = root.to_path_buf();
+    // A name `check` reads (`.cargo/config.toml` appears as `.cargo` here, since
+    // only the directories above are watched), or a watched directory itself.
+    let relevant = move |path: &Path| {
+        path.file_name().is_some_and(|n| {
+            names
+                .iter()
+                .any(|name| Path::new(name).iter().next() == Some(n))
+        }) || above.iter().any(|dir| dir == path)
+    };
+    let spawned = std::thread::Builder::new()
+        .name("lsp-ancestry".into())
+        .spawn(move || {
+            // Ends when the `Watch` is dropped: its subscription goes, and the sender.
+            for change in rx {
+                let due = match &change {
+                    Change::Path(path) => relevant(path),
+                    Change::Rescan => true,
+                };
+                if !due {
+                    continue;
+                }
+                if let Err(e) = check(&root, rust_analyzer, language, &server) {
+                    breach(e);
+                    return;
+                }
+            }
+        });
+    spawned.ok()?;
+    Some(Watch { _dirs: dirs })
+}
+
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
@@ -115,5 +192,35 @@ mod tests {
         .unwrap();
         assert!(check(&root, false, "go", "gopls").is_err());
         assert!(check(&root, false, "python", "pylsp").is_ok());
+    }
+
+    #[test]
+    fn a_file_planted_above_a_watched_root_calls_the_breach_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("a/proj");
+        std::fs::create_dir_all(&root).unwrap();
+        let (tx, rx) = mpsc::channel();
+        let watch = watch(&root, true, "rust", "rust-analyzer".into(), move |e| {
+            tx.send(e.message).unwrap();
+        })
+        .expect("a watch");
+        // Unrelated files above the root and a config that is ours change nothing.
+        std::fs::write(tmp.path().join("a/notes.txt"), "").unwrap();
+        let cargo = tmp.path().join("a/.cargo");
+        std::fs::create_dir(&cargo).unwrap();
+        let wait = std::time::Duration::from_millis(500);
+        assert!(rx.recv_timeout(wait).is_err());
+        // Replaced by one others may write (moved in whole, so the event finds it so).
+        let theirs = tmp.path().join("theirs");
+        std::fs::create_dir(&theirs).unwrap();
+        std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o777)).unwrap();
+        std::fs::remove_dir(&cargo).unwrap();
+        std::fs::rename(&theirs, &cargo).unwrap();
+        let why = rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
+        assert!(why.contains("which others may write"), "{why}");
+        std::fs::write(tmp.path().join("a/.cargo/config.toml"), "").unwrap();
+        assert!(rx.recv_timeout(wait).is_err(), "once");
+        drop(watch);
+        assert!(super::watch(&root, false, "python", "pylsp".into(), |_| {}).is_none());
     }
 }

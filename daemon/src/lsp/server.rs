@@ -102,6 +102,15 @@ impl ServerSpec {
     }
 }
 
+/// Kills the server's process group (its helpers with it) and records `why` as its
+/// failure, unless it failed already.
+fn stop(pid: Option<u32>, shared: &Shared, why: String) {
+    shared.fail(why);
+    if let Some(pid) = pid.and_then(|p| rustix::process::Pid::from_raw(p as i32)) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+}
+
 /// The file name of a command's program.
 pub fn program_name(program: &str) -> String {
     Path::new(program)
@@ -124,6 +133,9 @@ pub struct Server {
     started_at: SystemTime,
     last_used_ms: AtomicU64,
     calls: AtomicU64,
+    /// Stops the server when configuration above its root stops being the user's
+    /// alone (`ancestry`); none for servers whose toolchain reads nothing there.
+    _ancestry: Option<super::ancestry::Watch>,
 }
 
 impl std::fmt::Debug for Server {
@@ -208,6 +220,19 @@ impl Server {
             Readiness::of(&spec),
         ));
         let conn = Connection::start(stdin, stdout, shared.clone());
+        let ancestry = super::ancestry::watch(
+            root,
+            spec.rust_analyzer,
+            spec.language,
+            spec.program_name(),
+            {
+                let shared = shared.clone();
+                move |e| {
+                    tracing::warn!(why = %e.message, "stopping a language server");
+                    stop(pid, &shared, e.message);
+                }
+            },
+        );
         let server = Arc::new(Server {
             spec,
             root: root.to_path_buf(),
@@ -221,6 +246,7 @@ impl Server {
             started_at: SystemTime::now(),
             last_used_ms: AtomicU64::new(unix_ms(SystemTime::now())),
             calls: AtomicU64::new(0),
+            _ancestry: ancestry,
         });
         tokio::spawn(read_stderr(stderr, shared.clone()));
         tokio::spawn(async move {
@@ -501,8 +527,7 @@ impl Server {
         );
         if let Err(e) = checked {
             tracing::warn!(root = %self.root.display(), why = %e.message, "stopping a language server");
-            self.shared.fail(e.message);
-            self.kill();
+            stop(self.pid, &self.shared, e.message);
         }
     }
 
@@ -696,13 +721,7 @@ impl Server {
 
     /// SIGKILL to the process group (helpers included).
     pub fn kill(&self) {
-        if let Some(pid) = self
-            .pid
-            .and_then(|p| rustix::process::Pid::from_raw(p as i32))
-        {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
-        self.shared.fail("stopped".into());
+        stop(self.pid, &self.shared, "stopped".into());
     }
 
     pub fn status(&self) -> LanguageServerStatus {
