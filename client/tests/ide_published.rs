@@ -10,7 +10,7 @@ use std::{fs, path::PathBuf};
 
 use lean_ctx_testkit::{
     PluginDouble, Reply, TestEnv, git,
-    plugin_double::{Token, replace_symbol_body},
+    plugin_double::{ROUTES, Token, insert_symbol, replace_symbol_body},
     spots,
 };
 use serde_json::{Value, json};
@@ -344,6 +344,114 @@ fn move_safe_delete_inline_and_structure_send_only_what_the_published_plugin_rea
     ide.assert_clean();
 }
 
+/// Every route the daemon's IDE backing can send reaches the double once, each held
+/// to the published plugin's fields: the four navigations, the structure, both
+/// inspections, the three symbol edits (the inserts too), each refactoring's preview
+/// and apply, and reformat. A route the daemon stopped sending fails here
+/// (`plugin_double::ROUTES`), a route it sends that the plugin lacks fails the double.
+#[test]
+fn every_route_the_daemon_sends_reaches_the_double_in_the_published_shape() {
+    let (env, root, ide) = world();
+    fs::create_dir_all(root.join("src/other")).unwrap();
+    fs::write(root.join("src/Util.scala"), "object Util {\n}\n").unwrap();
+    let located =
+        || Reply::Json(json!({"locations": total_usages(), "truncated": false, "total": 2}));
+    for route in [
+        "/references",
+        "/definition",
+        "/implementations",
+        "/declaration",
+    ] {
+        ide.on(route, move |_| located());
+    }
+    ide.on("/type_hierarchy", |_| {
+        let tree = json!({"name": "Cart", "path": "src/Cart.kt", "line": 3, "children": []});
+        Reply::Json(json!({"tree": tree, "truncated": false}))
+    });
+    ide.on("/symbols_overview", |_| {
+        let util = json!({"name": "Util", "kind": "object", "line": 1});
+        Reply::Json(json!({"symbols": [util], "truncated": false, "total": 1}))
+    });
+    ide.on("/inspections", |_| {
+        Reply::Json(json!({"diagnostics": [], "truncated": false, "total": 0}))
+    });
+    ide.on("/list_inspections", |_| {
+        Reply::Json(json!({"inspections": [], "truncated": false, "total": 0}))
+    });
+    ide.on("/replaceSymbolBody", replace_symbol_body);
+    for route in ["/insertBeforeSymbol", "/insertAfterSymbol"] {
+        ide.on(route, insert_symbol);
+    }
+    let declaration = || Reply::Json(json!({"usages": [total_usages()[0]], "conflicts": []}));
+    let nothing_changed = || Reply::Json(json!({"applied": true, "changed_paths": []}));
+    ide.on("/renamePreview", move |_| {
+        Reply::Json(json!({"usages": total_usages(), "conflicts": []}))
+    });
+    ide.on("/renameApply", |call| {
+        let edits = [(wire(3, 8, 13), "sum"), (wire(5, 39, 44), "sum")];
+        match call.write("src/Cart.kt", &edits) {
+            Ok(()) => Reply::Json(json!({"applied": true, "changed_paths": ["src/Cart.kt"]})),
+            Err(e) => Reply::error("POSITION_OUT_OF_RANGE", e),
+        }
+    });
+    for name in ["move", "safeDelete", "inline"] {
+        ide.on(&format!("/{name}Preview"), move |_| declaration());
+        ide.on(&format!("/{name}Apply"), move |_| nothing_changed());
+    }
+    ide.on("/reformat", move |_| nothing_changed());
+    // The rename's search options go to `/renameApply` too (see the refactoring test).
+    ide.tolerate("/renameApply", "search_comments");
+    ide.tolerate("/renameApply", "search_text_occurrences");
+
+    let at = "src/Cart.kt:4:8";
+    for action in ["references", "definition", "implementations", "declaration"] {
+        let answer = env.ok(&root, &["refactor", action, at]);
+        assert_eq!(answer["backing"], "jetbrains", "{action}: {answer}");
+    }
+    env.ok(&root, &["refactor", "type-hierarchy", "src/Cart.kt:3:6"]);
+    env.ok(&root, &["refactor", "symbols-overview", "src/Util.scala"]);
+    env.ok(&root, &["refactor", "inspections", "src/Cart.kt"]);
+    env.ok(
+        &root,
+        &["refactor", "inspections", "src/Cart.kt", "--mode", "list"],
+    );
+    env.ok(&root, &["refactor", "rename", at, "--new-name", "sum"]);
+    env.ok(
+        &root,
+        &["refactor", "move", at, "--destination", "src/other"],
+    );
+    env.ok(&root, &["refactor", "safe-delete", at]);
+    env.ok(&root, &["refactor", "inline", at]);
+    env.ok(&root, &["refactor", "reformat", "src/Cart.kt"]);
+    let name = ["--name-path", "Cart/sum"];
+    let edits: [(&str, &str, &str); 3] = [
+        ("insert-before-symbol", "--text", "    // before"),
+        ("insert-after-symbol", "--text", "    // after"),
+        ("replace-symbol-body", "--new-body", "fun sum(): Int = 2"),
+    ];
+    for (action, flag, text) in edits {
+        let edited = env.ok(
+            &root,
+            &[&["refactor", action], &name[..], &[flag, text]].concat(),
+        );
+        assert_eq!(edited["backing"], "jetbrains", "{action}: {edited}");
+        assert!(cart(&root).contains(text), "{action}: {}", cart(&root));
+    }
+
+    let mut sent: Vec<String> = ide
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| r.route)
+        .collect();
+    sent.sort();
+    sent.dedup();
+    let mut routes: Vec<String> = ROUTES.iter().map(|r| r.to_string()).collect();
+    routes.sort();
+    assert_eq!(sent, routes);
+    ide.assert_clean();
+}
+
 /// CPU time (user + system, in clock ticks) `pid` has used so far.
 fn cpu_ticks(pid: u32) -> u64 {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
@@ -466,7 +574,6 @@ fn an_edit_is_handed_on_after_a_hang_only_while_the_file_is_untouched() {
 #[test]
 fn an_ambiguous_name_path_never_reaches_the_window() {
     let (env, root, ide) = world();
-    ide.on("/replaceSymbolBody", replace_symbol_body);
     let overloads = CART_KT.replace(
         "    fun total(): Int = 1\n",
         "    fun total(): Int = 1\n    fun total(x: Int): Int = x\n",

@@ -30,7 +30,8 @@
 //! 5. the test's handler for the route ([`PluginDouble::on`]) answers: JSON in the
 //!    published shapes, a domain error as HTTP 200 with the envelope, or a hang until
 //!    the double is dropped. Handlers write files themselves where the published
-//!    plugin would write through the IDE ([`Call::write`], [`replace_symbol_body`]).
+//!    plugin would write through the IDE ([`Call::write`], [`replace_symbol_body`],
+//!    [`insert_symbol`]). A scripted route no request reached fails the double too.
 //!
 //! Every request is logged ([`PluginDouble::requests`]). Deviations fail the test:
 //! [`PluginDouble::assert_clean`], and on drop (unless the test already panics), after
@@ -129,6 +130,56 @@ pub fn replace_symbol_body(call: &Call) -> Reply {
     }
 }
 
+/// The published plugin's `/insertBeforeSymbol` and `/insertAfterSymbol` (by
+/// `call.route`): the text, without its trailing line breaks, on lines of its own
+/// before the range's first line or after its last (a range ending at column 0 of a
+/// later line ends on the line before), answered like [`replace_symbol_body`].
+pub fn insert_symbol(call: &Call) -> Reply {
+    let path = call.body["path"].as_str().unwrap_or_default();
+    let range = &call.body["range"];
+    let line = |p: &str| range[p]["line"].as_u64().unwrap_or(0) as usize;
+    let written = call.body["text"]
+        .as_str()
+        .unwrap_or_default()
+        .trim_end_matches(['\n', '\r']);
+    let file = call.root.join(path);
+    let Ok(text) = fs::read_to_string(&file) else {
+        return Reply::error("FILE_NOT_FOUND", path);
+    };
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let (at, first, insert) = if call.route == "/insertBeforeSymbol" {
+        let first = line("start");
+        (
+            starts[first.min(starts.len() - 1)],
+            first,
+            format!("{written}\n"),
+        )
+    } else {
+        let ends_at_column_0 = range["end"]["character"] == 0 && line("end") > line("start");
+        let last = line("end") - usize::from(ends_at_column_0);
+        match starts.get(last + 1) {
+            Some(&at) => (at, last + 1, format!("{written}\n")),
+            // The symbol ends the file without a line break: a new line for the text.
+            None => (text.len(), last + 1, format!("\n{written}")),
+        }
+    };
+    let mut out = text.clone();
+    out.insert_str(at, &insert);
+    if let Err(e) = fs::write(&file, out) {
+        return Reply::error("INTERNAL", format!("{path}: {e}"));
+    }
+    let lines = written.matches('\n').count();
+    let last = written.rsplit('\n').next().unwrap_or_default();
+    Reply::Json(json!({
+        "applied": true,
+        "newRange": {"start": {"line": first, "character": 0},
+                     "end": {"line": first + lines, "character": utf16(last)}},
+        "editedText": written,
+    }))
+}
+
 /// How a request presented the token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Token {
@@ -168,7 +219,8 @@ struct Shared {
     stopped: Mutex<bool>,
     wake: Condvar,
     indexing: AtomicBool,
-    routes: Mutex<HashMap<String, Handler>>,
+    /// Each route's handler, and whether it answered a request yet.
+    routes: Mutex<HashMap<String, (Handler, bool)>>,
     log: Mutex<Vec<Recorded>>,
     deviations: Mutex<Vec<String>>,
     tolerated: Mutex<Vec<Tolerated>>,
@@ -268,7 +320,7 @@ impl PluginDouble {
         handler: impl Fn(&Call) -> Reply + Send + Sync + 'static,
     ) -> &Self {
         let routes = &mut self.shared.routes.lock().unwrap();
-        routes.insert(route.to_string(), Arc::new(handler));
+        routes.insert(route.to_string(), (Arc::new(handler), false));
         self
     }
 
@@ -309,9 +361,17 @@ impl PluginDouble {
         std::mem::take(&mut self.shared.deviations.lock().unwrap())
     }
 
-    /// Panics listing every deviation, and every tolerance that never happened.
+    /// Panics listing every deviation, every tolerance that never happened, and every
+    /// route the test scripted an answer for that no request reached (a call the
+    /// daemon no longer sends there, or a test that asserts less than it sets up).
     pub fn assert_clean(&self) {
         let mut problems = self.deviations();
+        let mut unused: Vec<_> = (self.shared.routes.lock().unwrap().iter())
+            .filter(|(_, (_, used))| !used)
+            .map(|(route, _)| format!("{route} was scripted but never asked"))
+            .collect();
+        unused.sort();
+        problems.extend(unused);
         for t in self.shared.tolerated.lock().unwrap().iter() {
             if !t.seen {
                 problems.push(format!(
@@ -597,7 +657,15 @@ fn answer(s: &Shared, request: Request) -> Option<(u16, Value)> {
         let why = "the IDE is indexing (dumb mode); retry when it is done";
         return Some((200, envelope("INDEXING", why)));
     }
-    let handler = s.routes.lock().unwrap().get(&route).cloned();
+    let handler = s
+        .routes
+        .lock()
+        .unwrap()
+        .get_mut(&route)
+        .map(|(handler, used)| {
+            *used = true;
+            handler.clone()
+        });
     let Some(handler) = handler else {
         let why = format!("the test scripted no answer for {route}");
         return Some((200, envelope("INTERNAL", &why)));
@@ -618,6 +686,30 @@ fn answer(s: &Shared, request: Request) -> Option<(u16, Value)> {
         }
     }
 }
+
+/// Every route of WIRE.md's request table (what the daemon may POST).
+pub const ROUTES: &[&str] = &[
+    "/references",
+    "/definition",
+    "/implementations",
+    "/declaration",
+    "/type_hierarchy",
+    "/symbols_overview",
+    "/inspections",
+    "/list_inspections",
+    "/replaceSymbolBody",
+    "/insertBeforeSymbol",
+    "/insertAfterSymbol",
+    "/renamePreview",
+    "/renameApply",
+    "/movePreview",
+    "/moveApply",
+    "/safeDeletePreview",
+    "/safeDeleteApply",
+    "/inlinePreview",
+    "/inlineApply",
+    "/reformat",
+];
 
 /// WIRE.md's request table, field by field: `name:type`, `name?:type` for a boolean
 /// option Gson leaves at its `false` default; a type is `str`, `int` (a JSON integer
@@ -1129,11 +1221,31 @@ mod tests {
     }
 
     #[test]
-    fn deviations_and_unused_tolerances_fail_the_drop() {
+    fn deviations_unused_tolerances_and_unasked_routes_fail_the_drop() {
         let (_env, _root, d) = world();
         d.tolerate("/renameApply", "search_comments");
         let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(d)));
         assert!(dropped.is_err(), "a tolerance that never happened passed");
+
+        let (_env, _root, d) = world();
+        d.on("/references", |_| Reply::Json(json!({})));
+        d.on("/definition", |_| Reply::Json(json!({})));
+        let at = json!({"path": "Main.kt", "line": 1, "character": 4, "scope": "project"});
+        http(
+            d.port,
+            "POST",
+            "/references",
+            Some(&d.token()),
+            &at.to_string(),
+        );
+        let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(d)));
+        let why = dropped.unwrap_err();
+        let why = why.downcast_ref::<String>().unwrap();
+        assert!(
+            why.contains("/definition was scripted but never asked"),
+            "{why}"
+        );
+        assert!(!why.contains("/references"), "{why}");
 
         let (_env, _root, d) = world();
         d.tolerate("/renameApply", "search_comments");
@@ -1150,5 +1262,25 @@ mod tests {
         http(d.port, "GET", "/health", None, "");
         let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(d)));
         assert!(dropped.is_err(), "a request without the token passed");
+    }
+
+    #[test]
+    fn the_routes_are_exactly_the_request_tables() {
+        assert!(ROUTES.iter().all(|r| fields(r).is_some()));
+        let mut unique = ROUTES.to_vec();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), ROUTES.len());
+        // Every route `fields` knows is listed: the table's rows, one name each.
+        let rows = include_str!("plugin_double.rs")
+            .split("fn fields(")
+            .nth(1)
+            .unwrap()
+            .split("fn object(")
+            .next()
+            .unwrap()
+            .matches("\"/")
+            .count();
+        assert_eq!(rows, ROUTES.len());
     }
 }
