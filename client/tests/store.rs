@@ -902,8 +902,11 @@ fn a_store_that_lies_is_found_out_by_a_fresh_parse_and_discarded() {
 }
 
 /// Many files with many symbols, so the writer's batches take a while to write.
+/// The files of [`big_project`], each a distinct content: one parse record each.
+const FILES: usize = 300;
+
 fn big_project() -> (TestEnv, PathBuf) {
-    let files: Vec<(String, String)> = (0..300)
+    let files: Vec<(String, String)> = (0..FILES)
         .map(|f| {
             let body: String = (0..150)
                 .map(|i| {
@@ -940,7 +943,7 @@ fn loaded(log: &str) -> Option<(usize, usize, usize)> {
 #[test]
 fn kill_9_during_a_write_loses_at_most_the_batch_in_flight() {
     let (env, root) = big_project();
-    let mut torn = 0;
+    let (mut torn, mut mid_write) = (0, 0);
     for round in 0..20 {
         let _ = fs::remove_dir_all(env.paths.index_store_dir());
         // Auto-spawned by the outline, which waits for the whole index.
@@ -1005,6 +1008,12 @@ fn kill_9_during_a_write_loses_at_most_the_batch_in_flight() {
         let count = |k: u8| recs.iter().filter(|r| r.kind == k).count();
         // Each key is written once, so records and loaded entries agree.
         let expected = (count(K_SYMBOLS), count(1), count(2));
+        // Inside the writing: a run cut short, or some of the files' parses written
+        // and not all (the rest were in flight or still to come).
+        if !whole || (1..FILES).contains(&count(K_SYMBOLS)) {
+            mid_write += 1;
+        }
+        eprintln!("round {round}: whole {whole}, {expected:?}");
 
         // The next daemon keeps every whole record and drops only the torn tail.
         let mut outline = env.shim();
@@ -1028,17 +1037,20 @@ fn kill_9_during_a_write_loses_at_most_the_batch_in_flight() {
             env.log()
         );
         stop(&env);
-        if torn > 0 && round >= 2 {
+        if mid_write == 3 {
             break;
         }
     }
-    // Whether a kill lands inside a batch's write is up to the machine: on a busy
-    // one most rounds tear the tail, on an idle one a batch of megabytes is copied
-    // before the signal is seen. What every round asserts above (the next daemon
-    // keeps exactly the whole records) holds either way; the torn tail's truncation
-    // is also made deterministically by
-    // `a_torn_or_bit_flipped_store_is_cut_at_the_damage_and_never_served`.
-    eprintln!("{torn} of the rounds killed the daemon mid-write");
+    // A run is one 64 KiB write: a kill seldom tears one (`torn` counts those), and
+    // the torn tail's truncation is made deterministically by
+    // `a_torn_or_bit_flipped_store_is_cut_at_the_damage_and_never_served`. What
+    // this test needs is kills inside the writing of the index's records, between
+    // its runs, where the next daemon must keep exactly the whole ones.
+    eprintln!("{torn} of the rounds tore a run");
+    assert_eq!(
+        mid_write, 3,
+        "too few kills landed while the store was written"
+    );
 }
 
 /// A tmpfs of `size` mounted at `dir` for the life of the guard (as root; lazily
