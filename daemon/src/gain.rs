@@ -34,7 +34,7 @@ use std::{
 
 use lean_ctx_shared::stats::Stats;
 
-use crate::{index::store::FileId, jail::Jailed, tokens::O200k};
+use crate::{index::ids::FileId, jail::Jailed, tokens::O200k};
 
 /// Raw material an answer stands in for.
 #[derive(Debug)]

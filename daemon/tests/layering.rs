@@ -1,13 +1,14 @@
 //! The daemon's modules form no import circle (ARCHITECTURE, "Architecture
-//! Invariant: no import circle in daemon/src"): each top-level module of
-//! `daemon/src` (a file, or a directory with everything in it) may use only modules
-//! that do not use it back, directly or through others. A circle is how the router
-//! got lost once (the backings, the service, the state and the dashboard all reaching
-//! into each other); this test names the circle if one comes back.
+//! Invariant: no import circle in daemon/src"), at any level: the top-level modules
+//! of `daemon/src` (a file, or a directory with everything in it), and inside each
+//! directory module its files and subdirectories, may each use only modules that do
+//! not use it back, directly or through others. A circle is how the router got lost
+//! once (the backings, the service, the state and the dashboard all reaching into
+//! each other); this test names the circle if one comes back.
 //!
-//! Read from the sources: `crate::x` paths (in `use` lines, braced groups included,
-//! and in code), comments and `#[cfg(test)]` modules left out (tests may reach
-//! anywhere). `super::` stays inside a directory module, so it never leaves one.
+//! Read from the sources: `crate::` and `super::` paths (in `use` lines, braced
+//! groups included, and in code), comments, `#[cfg(test)]` modules and test-only
+//! files (`tests.rs`) left out (tests may reach anywhere).
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -26,9 +27,9 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The source without comments and without its `#[cfg(test)]` module (always last).
+/// The source without comments and without its `#[cfg(test)]` modules (always last).
 fn code(text: &str) -> String {
-    let text = match text.find("#[cfg(test)]\nmod tests") {
+    let text = match text.find("#[cfg(test)]\nmod ") {
         Some(at) => &text[..at],
         None => text,
     };
@@ -48,60 +49,150 @@ fn ident(s: &str) -> &str {
     &s[..end]
 }
 
-/// The top-level modules a source names through `crate::`.
-fn uses(code: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
+/// The paths after `prefix` at `at` in `code`: `a::b::c`, and for a braced group
+/// `a::{b, c::{d, e}}` each item in full (`a::b`, `a::c::d`, `a::c::e`).
+fn paths_at(code: &str, mut at: usize, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+    let mut path = prefix;
+    loop {
+        let rest = &code[at..];
         if let Some(group) = rest.strip_prefix('{') {
-            // `crate::{a, b::{c, d}, e}`: the first name of each item at depth 0.
-            let mut depth = 0;
-            let mut item_start = true;
+            let (mut depth, mut start) = (0, 0);
             for (i, c) in group.char_indices() {
                 match c {
                     '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => item_start = true,
-                    c if item_start && (c.is_alphanumeric() || c == '_') => {
-                        found.insert(ident(&group[i..]).to_string());
-                        item_start = false;
+                    '}' if depth > 0 => depth -= 1,
+                    ',' | '}' if depth == 0 => {
+                        let item = group[start..i].trim_start();
+                        if !item.is_empty() {
+                            let skip = group[start..i].len() - item.len();
+                            paths_at(code, at + 1 + start + skip, path.clone(), out);
+                        }
+                        if c == '}' {
+                            return;
+                        }
+                        start = i + 1;
                     }
                     _ => {}
                 }
             }
-        } else {
-            found.insert(ident(rest).to_string());
+            return;
+        }
+        let name = ident(rest);
+        if name.is_empty() {
+            out.push(path);
+            return;
+        }
+        path.push(name.to_string());
+        at += name.len();
+        match code[at..].strip_prefix("::") {
+            Some(_) => at += 2,
+            None => {
+                out.push(path);
+                return;
+            }
         }
     }
-    found
 }
 
-/// The module graph of `daemon/src`, top-level module → the ones it uses.
-fn graph() -> BTreeMap<String, BTreeSet<String>> {
+/// Every module path a file at module `me` names, made absolute: `crate::a::b`, and
+/// `super::` (repeated) from `me`'s parent up; `self` segments dropped.
+fn named(code: &str, me: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    for (at, _) in code.match_indices("crate::") {
+        if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+            continue;
+        }
+        paths_at(code, at + "crate::".len(), Vec::new(), &mut out);
+    }
+    for (at, _) in code.match_indices("super::") {
+        if at >= 2 && &code[at - 2..at] == "::" {
+            continue;
+        }
+        if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+            continue;
+        }
+        let (mut up, mut end) = (1, at + "super::".len());
+        while code[end..].starts_with("super::") {
+            up += 1;
+            end += "super::".len();
+        }
+        let base = me[..me.len().saturating_sub(up)].to_vec();
+        paths_at(code, end, base, &mut out);
+    }
+    for path in &mut out {
+        path.retain(|s| s != "self");
+    }
+    out
+}
+
+/// The module path of a source file (`index/store.rs` → `[index, store]`,
+/// `index/mod.rs` → `[index]`), `None` for the crate roots and test-only files.
+fn module_of(rel: &Path) -> Option<Vec<String>> {
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let file = parts.pop()?;
+    let stem = file.trim_end_matches(".rs");
+    if parts.is_empty() && (stem == "lib" || stem == "main") || stem == "tests" {
+        return None;
+    }
+    if stem != "mod" {
+        parts.push(stem.to_string());
+    }
+    Some(parts)
+}
+
+/// Module graphs of `daemon/src` by directory module: `[]` holds the top-level
+/// modules, `[index]` the files and folders inside `index/`, and so on. A file's
+/// use of a path counts at the level where the two part: `index/root.rs` naming
+/// `crate::index::store::Caches` is `root → store` inside `[index]`, naming
+/// `crate::lsp::Server` is `index → lsp` at the top.
+fn graphs() -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     sources(&src, &mut files);
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut modules = BTreeSet::new();
+    let mut read = Vec::new();
     for file in files {
-        let rel = file.strip_prefix(&src).unwrap();
-        let first = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy();
-        let module = first.trim_end_matches(".rs").to_string();
-        if module == "lib" || module == "main" {
+        let Some(me) = module_of(file.strip_prefix(&src).unwrap()) else {
             continue;
+        };
+        for level in 1..=me.len() {
+            modules.insert(me[..level].to_vec());
         }
-        let used = uses(&code(&fs::read_to_string(&file).unwrap()));
-        graph
-            .entry(module.clone())
-            .or_default()
-            .extend(used.into_iter().filter(|m| *m != module && m != "self"));
+        read.push((me, code(&fs::read_to_string(&file).unwrap())));
     }
-    graph
+    let mut graphs: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for (me, code) in &read {
+        for level in 0..me.len() {
+            graphs
+                .entry(me[..level].to_vec())
+                .or_default()
+                .entry(me[level].clone())
+                .or_default();
+        }
+        for target in named(code, me) {
+            let shared = me.iter().zip(&target).take_while(|(a, b)| a == b).count();
+            let (Some(from), Some(to)) = (me.get(shared), target.get(shared)) else {
+                continue;
+            };
+            // An item of the shared parent (a re-export in its `mod.rs`) is no module.
+            let mut module = target[..shared].to_vec();
+            module.push(to.clone());
+            if !modules.contains(&module) {
+                continue;
+            }
+            graphs
+                .entry(me[..shared].to_vec())
+                .or_default()
+                .entry(from.clone())
+                .or_default()
+                .insert(to.clone());
+        }
+    }
+    graphs
 }
 
 /// A circle through the graph, if there is one, as the modules along it.
@@ -145,23 +236,60 @@ fn circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 }
 
 #[test]
-fn the_daemons_modules_form_no_import_circle() {
-    let graph = graph();
+fn the_daemons_modules_form_no_import_circle_at_any_level() {
+    let graphs = graphs();
     // The reader sees the modules it is checking: a parser that finds nothing
     // proves nothing.
-    assert!(graph["route"].contains("backing"), "{graph:#?}");
-    assert!(graph["service"].contains("route"), "{graph:#?}");
-    if let Some(found) = circle(&graph) {
-        panic!("import circle in daemon/src: {}", found.join(" → "));
-    }
+    let top = &graphs[&vec![]];
+    assert!(top["route"].contains("backing"), "{top:#?}");
+    assert!(top["service"].contains("route"), "{top:#?}");
+    let index = &graphs[&vec!["index".to_string()]];
+    assert!(index["root"].contains("store"), "{index:#?}");
+    let circles: Vec<String> = graphs
+        .iter()
+        .filter_map(|(at, graph)| {
+            let found = circle(graph)?;
+            let at = if at.is_empty() {
+                "daemon/src".into()
+            } else {
+                format!("daemon/src/{}", at.join("/"))
+            };
+            Some(format!("{at}: {}", found.join(" → ")))
+        })
+        .collect();
+    assert!(
+        circles.is_empty(),
+        "import circles:\n  {}",
+        circles.join("\n  ")
+    );
 }
 
 #[test]
-fn the_reader_sees_braced_groups_and_a_circle_when_there_is_one() {
-    let used = uses(&code(
-        "use crate::{\n    a::{self, B},\n    c, // crate::commented\n    d::e::{F, G},\n};\nfn f() { crate::h::go(); }\n",
-    ));
-    assert_eq!(used.into_iter().collect::<Vec<_>>(), ["a", "c", "d", "h"]);
+fn the_reader_resolves_paths_at_every_level_and_finds_a_circle() {
+    let me = |s: &str| s.split('/').map(String::from).collect::<Vec<_>>();
+    let code = code(
+        "use crate::{\n    a::{self, B},\n    c, // crate::commented\n    d::e::{F, G},\n};\nuse super::{x, y::{z, W}};\nuse super::super::up::V;\nfn f() { crate::h::go(); }\n",
+    );
+    let mut named: Vec<String> = named(&code, &me("p/q/r"))
+        .into_iter()
+        .map(|p| p.join("::"))
+        .collect();
+    named.sort();
+    assert_eq!(
+        named,
+        [
+            "a",
+            "a::B",
+            "c",
+            "d::e::F",
+            "d::e::G",
+            "h::go",
+            "p::q::x",
+            "p::q::y::W",
+            "p::q::y::z",
+            "p::up::V"
+        ]
+    );
     let graph: BTreeMap<String, BTreeSet<String>> = [
         ("a", vec!["b"]),
         ("b", vec!["c"]),

@@ -30,7 +30,7 @@ use lean_ctx_shared::{
 
 use crate::{
     index::{
-        store::FileId,
+        ids::FileId,
         store::Parsed,
         symbols::{FileSymbols, Symbol},
         text::char_count,

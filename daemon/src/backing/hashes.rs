@@ -12,7 +12,7 @@
 use lean_ctx_shared::protocol::SymbolInfo;
 
 use crate::{
-    index::{store::Hash, symbols::Symbol},
+    index::{ids::Hash, symbols::Symbol},
     jail::{Jailed, Want},
     reads::Texts,
     registry::Project,

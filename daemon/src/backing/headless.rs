@@ -29,9 +29,10 @@ use crate::{
     budget::{self, Budget},
     edit::{self, Edit, Written, ambiguous, match_name_path},
     index::{
+        ids::Hash,
         lang::Lang,
         name_path::{Match, NamePath},
-        store::{Hash, Parsed},
+        store::Parsed,
         symbols::Symbol,
     },
     jail::{Jailed, Want},

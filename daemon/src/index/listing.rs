@@ -20,16 +20,11 @@
 //! updated in place), sealed by the store with its key and the root's path
 //! (`persist.rs`, [`super::persist::Store::save_listing`]).
 
-use std::{
-    borrow::Cow,
-    path::PathBuf,
-    time::{SystemTime, UNIX_EPOCH},
-};
+use std::{borrow::Cow, path::PathBuf};
 
 use super::{
+    ids::{FileId, RACY, file_id_bytes, file_id_of},
     lang::Lang,
-    persist::{file_id_bytes, file_id_of},
-    store::{FileId, RACY},
     symbols::{lang_byte, lang_of},
     walk::IgnoreFiles,
 };
@@ -57,14 +52,6 @@ pub(super) struct Dir<'a> {
     pub ignores: IgnoreFiles,
     /// Name and language of each file found.
     pub files: Vec<(Cow<'a, str>, Lang)>,
-}
-
-/// Now, as a listing's start.
-pub(super) fn now() -> (i64, i64) {
-    let d = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    (d.as_secs() as i64, i64::from(d.subsec_nanos()))
 }
 
 impl<'a> Listing<'a> {

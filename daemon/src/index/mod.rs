@@ -7,10 +7,12 @@
 //! **Architecture Invariant:** the index knows nothing about tarpc, LSP or HTTP; it
 //! takes bytes and paths and returns symbols.
 
+mod bytes;
 pub(crate) mod decl;
 pub mod fast_check;
 pub mod git_index;
 mod go_items;
+pub mod ids;
 mod java_items;
 pub mod lang;
 mod listing;

@@ -101,9 +101,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use rustix::fs::{AtFlags, Mode, OFlags};
 
 use super::{
+    ids::{FileId, Hash, Oid, file_id_bytes, file_id_of},
     lang::Lang,
     recent::{self, Recent},
-    store::{FileId, Hash, Oid},
     symbols::{FileSymbols, lang_byte, lang_of},
 };
 
@@ -690,34 +690,6 @@ fn header(key: &[u8; 32], tag: &[u8; 32]) -> [u8; HEADER] {
     let m = mac(key, &h[..44]);
     h[44..].copy_from_slice(&m);
     h
-}
-
-pub(super) fn file_id_bytes(id: &FileId) -> [u8; 56] {
-    let mut b = [0; 56];
-    let fields = [
-        id.dev,
-        id.ino,
-        id.size,
-        id.mtime.0 as u64,
-        id.mtime.1 as u64,
-        id.ctime.0 as u64,
-        id.ctime.1 as u64,
-    ];
-    for (i, f) in fields.iter().enumerate() {
-        b[i * 8..i * 8 + 8].copy_from_slice(&f.to_le_bytes());
-    }
-    b
-}
-
-pub(super) fn file_id_of(b: &[u8]) -> FileId {
-    let f = |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap());
-    FileId {
-        dev: f(0),
-        ino: f(1),
-        size: f(2),
-        mtime: (f(3) as i64, f(4) as i64),
-        ctime: (f(5) as i64, f(6) as i64),
-    }
 }
 
 /// Why the store on disk cannot be used as it is.

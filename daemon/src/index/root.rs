@@ -34,9 +34,10 @@ use rustix::fs::{AtFlags, FileType};
 
 use super::{
     git_index::GitIndex,
+    ids::{self, FileId, Hash, RACY},
     lang::Lang,
-    listing::{self, Dir, Listing},
-    store::{Caches, Counters, FileId, Known, Parsed, Rewalk},
+    listing::{Dir, Listing},
+    store::{Caches, Counters, Known, Parsed, Rewalk},
     symbols::FileSymbols,
     walk::{IgnoreFiles, Listed, Rules, Walker, hidden, inputs_above, join},
     watch::{Change, DirWatcher},
@@ -315,7 +316,7 @@ impl RootIndex {
                 let (index, every) = (Arc::downgrade(&me), me.config.rescan_interval);
                 // Held no longer: an evicted project's index must be dropped.
                 drop(me);
-                std::thread::sleep(super::store::RACY);
+                std::thread::sleep(RACY);
                 if let Some(index) = index.upgrade() {
                     index.settle();
                 }
@@ -384,7 +385,7 @@ impl RootIndex {
         let generation = self.begin_walk(true);
         self.walk_watch_errors.store(0, Ordering::Relaxed);
         let mut listing = Listing {
-            started: listing::now(),
+            started: ids::now(),
             ..Listing::default()
         };
         let dirs = Mutex::new(Vec::new());
@@ -754,7 +755,7 @@ impl RootIndex {
 
     /// The bytes of an indexed file whose content has `hash` (parsed as `lang`),
     /// read beneath the root; the caller checks they still hash to it.
-    fn content_of(&self, lang: Lang, hash: &super::store::Hash) -> Option<Vec<u8>> {
+    fn content_of(&self, lang: Lang, hash: &Hash) -> Option<Vec<u8>> {
         let rel = self
             .files
             .read()
@@ -893,7 +894,7 @@ impl RootIndex {
     }
 
     /// Reads again the files whose identities were not settled when they were read
-    /// (changed within `store::RACY` before: a fresh clone or checkout), now that
+    /// (changed within `ids::RACY` before: a fresh clone or checkout), now that
     /// they may be: so that the store learns them, and the next restart knows those
     /// files by identity instead of reading every one of them again. Called once,
     /// `RACY` after the first full walk; a file still settling then is read at its
@@ -1459,7 +1460,7 @@ mod tests {
         index.file(&file).unwrap();
         assert_eq!(reads(), 3);
         // Settled, one more read, and then the identity stands for the bytes.
-        std::thread::sleep(super::super::store::RACY + Duration::from_millis(100));
+        std::thread::sleep(RACY + Duration::from_millis(100));
         index.file(&file).unwrap();
         index.file(&file).unwrap();
         assert_eq!(reads(), 4);
@@ -1478,7 +1479,7 @@ mod tests {
             .map(|n| FileId::stat(&root.join(n)).unwrap())
             .into();
         assert!(ids.iter().all(|id| !index.caches.knows(id)));
-        std::thread::sleep(super::super::store::RACY + Duration::from_millis(100));
+        std::thread::sleep(RACY + Duration::from_millis(100));
         index.settle();
         assert!(ids.iter().all(|id| index.caches.knows(id)));
         assert_eq!(index.counters.hash().misses, 4, "each read once more");

@@ -27,7 +27,7 @@
 //! character literals, Kotlin's raw strings, `${…}` templates, character literals
 //! and nested comments.
 
-use super::skeleton::{memchr, utf8_len};
+use super::bytes::{memchr, utf8_len};
 use std::ops::Range;
 
 use super::lang::Lang;

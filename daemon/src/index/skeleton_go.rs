@@ -10,7 +10,7 @@
 //! comment forms. A file it cannot read to the end (an unterminated string or
 //! comment, a stray `}`) gets no skeleton: tree-sitter parses it whole.
 
-use super::skeleton::{is_word, memchr};
+use super::bytes::{is_word, memchr};
 use std::ops::Range;
 
 /// The interiors of the brace blocks in `src` no symbol is read from, in order and

@@ -17,7 +17,7 @@
 //! string, unbalanced brackets) gets no skeleton, and the caller parses the whole
 //! file wherever the skeleton's parse has any error.
 
-use super::skeleton::is_word;
+use super::bytes::is_word;
 use std::ops::Range;
 
 /// The interiors of the function bodies of `src`, in order and disjoint (each one

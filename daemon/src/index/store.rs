@@ -27,71 +27,11 @@ use lean_ctx_shared::protocol::{CacheCounters, CacheStatus};
 use rustc_hash::FxHashMap;
 
 use super::{
+    ids::{FileId, Hash, Oid, now},
     lang::Lang,
     persist::{Meta, Store, Summary},
     symbols::{FileSymbols, extract},
 };
-
-/// A git object name (SHA-1), as a worktree's git index names a file's blob.
-pub type Oid = [u8; 20];
-
-pub type Hash = [u8; 32];
-
-/// What identifies a file's content without reading it: if none of these changed,
-/// neither did the bytes (ctime catches writes that restore the mtime).
-///
-/// Always taken with rustix's `stat` family (by path here, relative to a directory
-/// in the walk), so every identity of one file is encoded alike: std's `metadata`
-/// goes through `statx`, whose device number is composed differently.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FileId {
-    pub(super) dev: u64,
-    pub(super) ino: u64,
-    pub(super) size: u64,
-    pub(super) mtime: (i64, i64),
-    pub(super) ctime: (i64, i64),
-}
-
-/// How long after a file's last change its identity is trusted to stand for its
-/// bytes. A change in the same timestamp tick as the change before leaves the
-/// identity as it was (a coarse clock ticks every few milliseconds; some filesystems
-/// keep whole or even two seconds), so an identity taken sooner may already name
-/// other bytes: git's "racily clean" entries. Such an identity is not remembered
-/// (not cached, not persisted): the next look at the file reads it again, and its
-/// parse is still found by content. Directories in a listing follow the same rule.
-pub(super) const RACY: std::time::Duration = std::time::Duration::from_secs(2);
-
-impl FileId {
-    /// Whether this identity, taken at `seen` (seconds and nanoseconds since the
-    /// epoch), stands for the bytes read then for as long as it lasts: the file's
-    /// last change was at least [`RACY`] before.
-    pub(super) fn settled(&self, seen: (i64, i64)) -> bool {
-        self.ctime < (seen.0 - RACY.as_secs() as i64, seen.1)
-    }
-
-    /// The identity of the file at `path` (symlinks followed).
-    pub fn stat(path: &Path) -> io::Result<FileId> {
-        Ok(FileId::from(&rustix::fs::stat(path)?))
-    }
-
-    pub fn size(&self) -> u64 {
-        self.size
-    }
-}
-
-impl From<&rustix::fs::Stat> for FileId {
-    // The field types differ between platforms (and are the target type on some).
-    #[allow(clippy::unnecessary_cast)]
-    fn from(st: &rustix::fs::Stat) -> FileId {
-        FileId {
-            dev: st.st_dev as u64,
-            ino: st.st_ino as u64,
-            size: st.st_size as u64,
-            mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
-            ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
-        }
-    }
-}
 
 /// Per-root lookup counters, so status can say how much a root got from the shared
 /// caches.
@@ -422,7 +362,7 @@ impl Caches {
                 // Remembered by identity only if that cannot name other bytes by
                 // now: settled, or vouched for by git's index (whose own racy rule
                 // compared the entry with when the index was written).
-                let settled = unchanged && (blob.is_some() || id.settled(super::listing::now()));
+                let settled = unchanged && (blob.is_some() || id.settled(now()));
                 if settled {
                     self.hashes.insert(id, hash);
                     if let Some(store) = self.store() {
@@ -715,6 +655,7 @@ mod tests {
     use std::{fs, time::Duration};
 
     use super::*;
+    use crate::index::ids::RACY;
 
     /// The walk's way of opening `rel` under `dir`: by name.
     fn at(dir: &Path, rel: &str) -> impl Fn() -> io::Result<fs::File> {

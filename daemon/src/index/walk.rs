@@ -35,7 +35,7 @@ use ignore::{
 };
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 
-use super::{lang::Lang, store::FileId};
+use super::{ids::FileId, lang::Lang};
 
 /// The ignore rules in force inside one directory: its own files' and, through
 /// `parent`, those of every directory above it.
