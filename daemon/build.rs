@@ -1,11 +1,15 @@
 //! Two things the daemon compiles in.
 //!
-//! The extractor fingerprint: one hash of every source file of `src/index/` (the
-//! extraction, the grammars' glue and the store's own encoding) and of the
-//! tree-sitter packages `Cargo.lock` pins. The persisted index (`src/index/persist.rs`)
-//! stamps it into its header, so a store written by a build whose symbols could
-//! differ is rebuilt, never served. Over-approximate on purpose: a change that does
-//! not alter any symbol costs one first index, a missed one would serve wrong symbols.
+//! The extractor fingerprint: one hash of the sources that decide what is stored
+//! (the extraction at the top of `src/index/` and in `src/index/symbols/`, the byte
+//! order mark rule in `src/bom.rs`, the store's and the listing's encodings in
+//! `src/index/store/persist.rs` and `listing.rs`) and of the tree-sitter packages
+//! `Cargo.lock` pins. The persisted index stamps it into its header, so a store
+//! written by a build whose symbols could differ is rebuilt, never served. Not the
+//! walk, the watcher, the caches or the root (`src/index/fs/`, `store/caches.rs`,
+//! `root.rs`): a change there keeps every user's parses. Over-approximate otherwise:
+//! a change that does not alter any symbol costs one first index, a missed one would
+//! serve wrong symbols.
 //!
 //! The `o200k_base` tables gain accounting counts tokens with (`src/tokens.rs`),
 //! taken from tiktoken-rs here, at build time: every token's bytes in rank order, the
@@ -30,8 +34,20 @@ fn extractor_hash() {
     let lock = manifest.join("../Cargo.lock");
     println!("cargo:rerun-if-changed={}", index.display());
     println!("cargo:rerun-if-changed={}", lock.display());
-    let mut files = Vec::new();
-    sources(&index, &mut files);
+    let mut files = vec![
+        manifest.join("src/bom.rs"),
+        index.join("store/persist.rs"),
+        index.join("store/listing.rs"),
+    ];
+    sources(&index.join("symbols"), &mut files);
+    // The extraction: the folder's own files but the root on top and its tests.
+    for entry in std::fs::read_dir(&index).unwrap().flatten() {
+        let path = entry.path();
+        let name = path.file_name().unwrap().to_string_lossy();
+        if path.extension().is_some_and(|e| e == "rs") && name != "root.rs" && name != "tests.rs" {
+            files.push(path);
+        }
+    }
     files.sort();
     let mut h = DefaultHasher::new();
     for file in &files {

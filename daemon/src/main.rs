@@ -8,7 +8,7 @@ use clap::Parser;
 use lean_ctx_daemon::{
     config::Config,
     idle,
-    index::{persist::Store, root::IndexConfig},
+    index::{root::IndexConfig, store::persist::Store},
     instance::{InstanceError, InstanceLock, SocketFile},
     logging, server, service_manager,
     state::{Daemon, DaemonConfig, Limits},

@@ -126,7 +126,7 @@ fn named(code: &str, me: &[String]) -> Vec<Vec<String>> {
     out
 }
 
-/// The module path of a source file (`index/store.rs` → `[index, store]`,
+/// The module path of a source file (`index/root.rs` → `[index, root]`,
 /// `index/mod.rs` → `[index]`), `None` for the crate roots and test-only files.
 fn module_of(rel: &Path) -> Option<Vec<String>> {
     let mut parts: Vec<String> = rel

@@ -1,13 +1,14 @@
 //! Live knowledge of the JetBrains IDE windows: the data dir is watched for
 //! `jetbrains-*.port` files, a table keyed by project hash follows them, and an IDE
-//! counts as reachable for a root only when every stage passes (spec §1.2, and
-//! issue 15's "the IDE proves itself"): its port file is ours, 0600 and no symlink,
-//! and names exactly that root; its pid is alive; the socket listening on its port
-//! belongs to that pid and to us ([`verify_listener`]); and `GET /health` with the
-//! token answers within `[ide] health_timeout` (300 ms). The answer is cached briefly; a file event or a
-//! failed call forgets it, so a window that opens is used by the next call and one
-//! that dies is left within the same call. The listener is proven again (cheaply:
-//! the same socket inodes as last time) before every request that carries the token.
+//! counts as reachable for a root only when every stage passes (docs/ide-wire.md,
+//! Reachability, and issue 15's "the IDE proves itself"): its port file is ours, 0600
+//! and no symlink, and names exactly that root; its pid is alive; the socket listening
+//! on its port belongs to that pid and to us ([`verify_listener`]); and `GET /health`
+//! with the token answers within `[ide] health_timeout` (300 ms). The answer is cached
+//! briefly; a file event or a failed call forgets it, so a window that opens is used by
+//! the next call and one that dies is left within the same call. The listener is proven
+//! again (cheaply: the same socket inodes as last time) before every request that
+//! carries the token.
 //!
 //! A window that hung past its timeout is held off for [`HOLD_AFTER_TIMEOUT`]
 //! (calls go straight to the next backing) and then has to pass the stages again,
@@ -26,7 +27,7 @@ use std::{
 
 use crate::{
     config::IdeSection,
-    index::watch::{Change, DirWatcher},
+    index::fs::watch::{Change, DirWatcher},
     sys::unix_ms,
 };
 use lean_ctx_shared::{
@@ -316,10 +317,10 @@ impl Discovery {
         Ok(())
     }
 
-    /// `GET /health` with the token, as the published plugin requires (WIRE.md). A
-    /// 401 still counts as the window being there: the listener is proven ours, and
-    /// the call's own 401 re-reads the port file and reports `UNAUTHORIZED` rather
-    /// than silently answering from another backing.
+    /// `GET /health` with the token, as the published plugin requires
+    /// (docs/ide-wire.md, Token). A 401 still counts as the window being there: the
+    /// listener is proven ours, and the call's own 401 re-reads the port file and
+    /// reports `UNAUTHORIZED` rather than silently answering from another backing.
     async fn healthy(&self, ide: &Ide) -> Result<(), String> {
         let get = self
             .http

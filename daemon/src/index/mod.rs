@@ -10,15 +10,13 @@
 mod bytes;
 pub(crate) mod decl;
 pub mod fast_check;
-pub mod git_index;
+pub mod fs;
 mod go_items;
 pub mod ids;
 mod java_items;
 pub mod lang;
-mod listing;
 pub mod name_path;
 mod python_items;
-mod recent;
 mod rust_items;
 mod skeleton;
 mod skeleton_brace;
@@ -27,10 +25,7 @@ mod skeleton_python;
 pub mod symbols;
 pub mod text;
 mod ts_items;
-mod walk;
-pub mod watch;
 
-pub mod persist;
 pub mod root;
 pub mod store;
 #[cfg(test)]

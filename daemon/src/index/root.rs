@@ -1,5 +1,5 @@
 //! The index of one worktree root: path → content hash → shared parsed symbols, kept
-//! fresh by a directory watcher (`watch.rs`).
+//! fresh by a directory watcher (`fs/watch.rs`).
 //!
 //! The first full walk runs on its own thread (honouring `.gitignore`, skipping nested
 //! repositories and worktrees, oversized and binary files) with files parsed in
@@ -33,14 +33,18 @@ use tokio::sync::watch;
 use rustix::fs::{AtFlags, FileType};
 
 use super::{
-    git_index::GitIndex,
+    fs::{
+        git_index::GitIndex,
+        walk::{IgnoreFiles, Listed, Rules, Walker, hidden, inputs_above, join},
+        watch::{Change, DirWatcher},
+    },
     ids::{self, FileId, Hash, RACY},
     lang::Lang,
-    listing::{Dir, Listing},
-    store::{Caches, Counters, Known, Parsed, Rewalk},
+    store::{
+        Caches, Counters, Known, Parsed, Rewalk,
+        listing::{Dir, Listing},
+    },
     symbols::FileSymbols,
-    walk::{IgnoreFiles, Listed, Rules, Walker, hidden, inputs_above, join},
-    watch::{Change, DirWatcher},
 };
 use crate::jail::{self, Jailed};
 
@@ -490,7 +494,7 @@ impl RootIndex {
         store.save_listing(&self.root, &listing.encode());
     }
 
-    /// Answers from the listing the last full walk of this root kept (`listing.rs`):
+    /// Answers from the listing the last full walk of this root kept (`store/listing.rs`):
     /// each directory's identity is checked with one `stat`, each file of an
     /// unchanged directory `stat`ed and looked up, a changed directory listed again
     /// (and whatever is new under it walked). Nothing is served (`false`) without a

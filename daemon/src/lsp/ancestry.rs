@@ -32,7 +32,7 @@ use std::{
 
 use lean_ctx_shared::{ErrorCode, LeanError};
 
-use crate::index::watch::{Change, DirWatcher};
+use crate::index::fs::watch::{Change, DirWatcher};
 
 /// The files above the root the toolchain of a server reads, by language server.
 fn read_above(rust_analyzer: bool, language: &str) -> &'static [&'static str] {

@@ -1,4 +1,4 @@
-//! The on-disk form of a [`FileSymbols`], for the persisted store (`persist.rs`): a
+//! The on-disk form of a [`FileSymbols`], for the persisted store (`store/persist.rs`): a
 //! compact encoding (LEB128 integers, every offset stored as a small delta from one
 //! the decoder already has): a record takes about 20 bytes instead of the in-memory
 //! 80, and a whole file's symbols (strings included) under 60% of their resident

@@ -21,7 +21,7 @@ use std::{fs, os::unix::fs::MetadataExt, path::Path};
 
 use rustc_hash::FxHashMap;
 
-use super::ids::{FileId, Oid};
+use crate::index::ids::{FileId, Oid};
 
 /// The entries of one worktree's index that can vouch for a file's content.
 #[derive(Debug)]

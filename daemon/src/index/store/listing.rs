@@ -22,11 +22,11 @@
 
 use std::{borrow::Cow, path::PathBuf};
 
-use super::{
+use crate::index::{
+    fs::walk::IgnoreFiles,
     ids::{FileId, RACY, file_id_bytes, file_id_of},
     lang::Lang,
     symbols::{lang_byte, lang_of},
-    walk::IgnoreFiles,
 };
 
 const MAGIC: &[u8; 8] = b"LCTXLST1";
@@ -34,7 +34,7 @@ const MAGIC: &[u8; 8] = b"LCTXLST1";
 /// Read back, its names borrow from the bytes read ([`Listing::decode`]): a restart
 /// of x/tools spent a tenth of its check making a string of each of its 1,806.
 #[derive(Debug, Default, PartialEq)]
-pub(super) struct Listing<'a> {
+pub(in crate::index) struct Listing<'a> {
     /// When the walk began, as (seconds, nanoseconds) since the epoch.
     pub started: (i64, i64),
     /// Ignore files outside the listed directories, by path: their identity, or
@@ -45,7 +45,7 @@ pub(super) struct Listing<'a> {
 }
 
 #[derive(Debug, PartialEq)]
-pub(super) struct Dir<'a> {
+pub(in crate::index) struct Dir<'a> {
     /// From the root, `/`-separated (`""`: the root).
     pub rel: Cow<'a, str>,
     pub id: FileId,

@@ -1,4 +1,4 @@
-//! The persisted index: what the daemon-wide caches (`store.rs`) learned, kept on disk
+//! The persisted index: what the daemon-wide caches (`caches.rs`) learned, kept on disk
 //! so a daemon that starts again (an upgrade, a reboot, the idle exit) re-reads and
 //! re-parses only what changed. Three maps: file identity → content hash, git blob →
 //! content hash, (grammar, content hash) → parsed symbols.
@@ -16,7 +16,7 @@
 //! encoding's second byte), so the load reads only the first `SYM_HEAD` bytes of
 //! each parse: a restart reads a few MiB of a store of a hundred, and the roots list
 //! files with those figures, reading a parse only when its symbols are asked for
-//! (`store.rs`, [`Store::meta`]). `lean-ctx daemon clear-cache`
+//! (`caches.rs`, [`Store::meta`]). `lean-ctx daemon clear-cache`
 //! removes both files; a running daemon notices on its next write or status and
 //! starts a new store.
 //!
@@ -100,10 +100,10 @@ use std::{
 use rustc_hash::{FxHashMap, FxHashSet};
 use rustix::fs::{AtFlags, Mode, OFlags};
 
-use super::{
+use super::recent::{self, Recent};
+use crate::index::{
     ids::{FileId, Hash, Oid, file_id_bytes, file_id_of},
     lang::Lang,
-    recent::{self, Recent},
     symbols::{FileSymbols, lang_byte, lang_of},
 };
 
@@ -1656,8 +1656,8 @@ mod tests {
 
     #[test]
     fn a_damaged_encoding_decodes_to_nothing_or_to_symbols_that_can_be_walked() {
-        let src =
-            fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/index/store.rs")).unwrap();
+        let src = fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/index/store/caches.rs"))
+            .unwrap();
         let bytes = encoded(&extract(Lang::Rust, &src[..4000]));
         for i in 0..bytes.len() {
             for flip in [0x01u8, 0x80, 0xff] {

@@ -1,7 +1,7 @@
 //! The daemon-wide caches, shared by every root and every worktree (DESIGN invariant
 //! 5): file identity → BLAKE3 of the content, git blob → BLAKE3 of the content, and
 //! (grammar, content hash) → parsed symbols. A second worktree of a repository finds
-//! almost every file already parsed, and (through its git index, `git_index.rs`)
+//! almost every file already parsed, and (through its git index, `fs/git_index.rs`)
 //! most content hashes without reading a byte.
 //!
 //! Behind them, when the daemon persists its index, the store on disk
@@ -26,10 +26,10 @@ use std::{
 use lean_ctx_shared::protocol::{CacheCounters, CacheStatus};
 use rustc_hash::FxHashMap;
 
-use super::{
+use super::persist::{Meta, Store, Summary};
+use crate::index::{
     ids::{FileId, Hash, Oid, now},
     lang::Lang,
-    persist::{Meta, Store, Summary},
     symbols::{FileSymbols, extract},
 };
 
@@ -158,7 +158,7 @@ impl Caches {
         let _ = self.store.set(store);
     }
 
-    pub(super) fn store(&self) -> Option<&Store> {
+    pub(in crate::index) fn store(&self) -> Option<&Store> {
         self.store.get().map(|s| &**s)
     }
 
@@ -564,7 +564,7 @@ impl Caches {
 
     /// Whether the caches (or the store) know a content for identity `id`.
     #[cfg(test)]
-    pub(super) fn knows(&self, id: &FileId) -> bool {
+    pub(in crate::index) fn knows(&self, id: &FileId) -> bool {
         self.hashes.contains_key(id) || self.store().is_some_and(|s| s.hash_of(id).is_some())
     }
 

@@ -26,7 +26,7 @@ const MAGIC: &[u8; 8] = b"LCTXRCT1";
 const SUM: usize = 32;
 
 /// The file's name in the index directory.
-pub(super) const FILE: &str = lean_ctx_shared::index_store::RECENT;
+pub(in crate::index) const FILE: &str = lean_ctx_shared::index_store::RECENT;
 
 /// Roots remembered: far more than a daemon prewarms, few enough that the file
 /// stays a few KiB.
@@ -34,7 +34,7 @@ const MAX_ROOTS: usize = 32;
 
 /// Roots by their last call (unix ms), most recent first.
 #[derive(Debug, Default, PartialEq)]
-pub(super) struct Recent(pub Vec<(PathBuf, u64)>);
+pub(in crate::index) struct Recent(pub Vec<(PathBuf, u64)>);
 
 impl Recent {
     /// Notes a call for `root` at `at`: it moves to the front (or keeps its place

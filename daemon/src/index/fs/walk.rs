@@ -1,7 +1,7 @@
 //! The index's own directory walk, and the ignore rules it and the watcher share.
 //!
 //! A second worktree of an indexed repository costs almost nothing but this walk:
-//! every content hash is known from the git index (`git_index.rs`), so what is left
+//! every content hash is known from the git index (`git_index.rs` beside it), so what is left
 //! is listing directories and a `stat` per file. The `ignore` crate's walker
 //! `stat`s each file by its absolute path (the kernel resolves every component
 //! again: a fifth of the walk), checks each directory for a nested `.git` and its
@@ -35,12 +35,12 @@ use ignore::{
 };
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 
-use super::{ids::FileId, lang::Lang};
+use crate::index::{ids::FileId, lang::Lang};
 
 /// The ignore rules in force inside one directory: its own files' and, through
 /// `parent`, those of every directory above it.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Rules(Option<Arc<Level>>);
+pub(in crate::index) struct Rules(Option<Arc<Level>>);
 
 #[derive(Debug)]
 struct Level {
@@ -50,31 +50,31 @@ struct Level {
 
 /// Which ignore files a directory holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct IgnoreFiles {
+pub(in crate::index) struct IgnoreFiles {
     gitignore: bool,
     ignore: bool,
 }
 
 impl IgnoreFiles {
     /// The names of the files present.
-    pub(super) fn names(self) -> impl Iterator<Item = &'static str> {
+    pub(in crate::index) fn names(self) -> impl Iterator<Item = &'static str> {
         [(self.gitignore, ".gitignore"), (self.ignore, ".ignore")]
             .into_iter()
             .filter_map(|(present, name)| present.then_some(name))
     }
 
-    pub(super) fn bits(self) -> u8 {
+    pub(in crate::index) fn bits(self) -> u8 {
         u8::from(self.gitignore) | u8::from(self.ignore) << 1
     }
 
-    pub(super) fn from_bits(bits: u8) -> IgnoreFiles {
+    pub(in crate::index) fn from_bits(bits: u8) -> IgnoreFiles {
         IgnoreFiles {
             gitignore: bits & 1 != 0,
             ignore: bits & 2 != 0,
         }
     }
 
-    pub(super) fn on_disk(dir: &Path) -> IgnoreFiles {
+    pub(in crate::index) fn on_disk(dir: &Path) -> IgnoreFiles {
         let regular = |name| std::fs::symlink_metadata(dir.join(name)).is_ok_and(|m| m.is_file());
         IgnoreFiles {
             gitignore: regular(".gitignore"),
@@ -94,7 +94,7 @@ impl Rules {
     /// directories from the repository's top down to `root`'s parent. A repository at
     /// `home` itself (dotfiles in git, whose `.gitignore` often ignores everything)
     /// counts only for a root at `home`, as the shim's root rule has it.
-    pub(super) fn above(root: &Path, home: Option<&Path>) -> Rules {
+    pub(in crate::index) fn above(root: &Path, home: Option<&Path>) -> Rules {
         let Some(above) = Above::of(root, home) else {
             return Rules::default();
         };
@@ -112,7 +112,7 @@ impl Rules {
     }
 
     /// The rules in force inside `dir`, a directory these rules are in force for.
-    pub(super) fn inside(&self, dir: &Path, files: IgnoreFiles) -> Rules {
+    pub(in crate::index) fn inside(&self, dir: &Path, files: IgnoreFiles) -> Rules {
         if !files.gitignore && !files.ignore {
             return self.clone();
         }
@@ -137,13 +137,13 @@ impl Rules {
         })))
     }
 
-    pub(super) fn is_empty(&self) -> bool {
+    pub(in crate::index) fn is_empty(&self) -> bool {
         self.0.is_none()
     }
 
     /// Whether `path`, an entry of a directory these rules are in force for, is
     /// ignored: the deepest file with a matching pattern decides.
-    pub(super) fn ignores(&self, path: &Path, is_dir: bool) -> bool {
+    pub(in crate::index) fn ignores(&self, path: &Path, is_dir: bool) -> bool {
         let mut level = self.0.as_deref();
         while let Some(l) = level {
             match l.matcher.matched(path, is_dir) {
@@ -194,7 +194,7 @@ impl Above {
 /// ([`Rules::above`]), present or not: the git config files that can name a global
 /// excludes file, that file, `info/exclude`, and the ignore files of the directories
 /// above the root. If none of them changed, neither did those rules.
-pub(super) fn inputs_above(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+pub(in crate::index) fn inputs_above(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let Some(above) = Above::of(root, home) else {
         return Vec::new();
     };
@@ -215,12 +215,12 @@ pub(super) fn inputs_above(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
 }
 
 /// Dot files and directories are left out (`.git`, `.idea`, `.venv`, ...).
-pub(super) fn hidden(name: &OsStr) -> bool {
+pub(in crate::index) fn hidden(name: &OsStr) -> bool {
     name.as_bytes().first() == Some(&b'.')
 }
 
 /// A file the walk found: a regular file of a supported language, not ignored.
-pub(super) struct Found<'a> {
+pub(in crate::index) struct Found<'a> {
     /// Relative to the walk's root, `/`-separated.
     pub rel: &'a str,
     pub lang: Lang,
@@ -240,8 +240,8 @@ impl Found<'_> {
     }
 }
 
-/// A directory the walk listed, for whoever keeps listings (`listing.rs`).
-pub(super) struct Listed<'a> {
+/// A directory the walk listed, for whoever keeps listings (`store/listing.rs`).
+pub(in crate::index) struct Listed<'a> {
     /// Relative to the walk's root (`""`: the root).
     pub rel: &'a str,
     /// The directory's identity, taken before it was read: as long as it is
@@ -257,7 +257,7 @@ pub(super) struct Listed<'a> {
 /// found, from `threads` threads; `listed` (if any) for each directory listed, and
 /// `descend` (if any) decides which subdirectories (by path from the root) are
 /// walked at all.
-pub(super) struct Walker<'a> {
+pub(in crate::index) struct Walker<'a> {
     pub threads: usize,
     pub enter: &'a (dyn Fn(&Path) + Sync),
     pub file: &'a (dyn Fn(Found<'_>) + Sync),
@@ -339,7 +339,13 @@ impl Walker<'_> {
     /// for one cannot lead the walk outside; below it, each directory is opened by
     /// name in its listed parent, `O_NOFOLLOW`. The start is not checked for being
     /// hidden, ignored or a nested repository: the caller chose it.
-    pub(super) fn run(&self, start: rustix::fd::OwnedFd, dir: &Path, rel: &str, rules: Rules) {
+    pub(in crate::index) fn run(
+        &self,
+        start: rustix::fd::OwnedFd,
+        dir: &Path,
+        rel: &str,
+        rules: Rules,
+    ) {
         let queue = (Mutex::new(Queue::default()), Condvar::new());
         queue.0.lock().unwrap().jobs.push(Job::Dir(DirJob {
             at: At::Start(start),
@@ -552,7 +558,7 @@ impl Walker<'_> {
 }
 
 /// `name` inside the directory at `rel` (`""`: the walk's root), `/`-separated.
-pub(super) fn join(rel: &str, name: &str) -> String {
+pub(in crate::index) fn join(rel: &str, name: &str) -> String {
     let mut joined = String::with_capacity(rel.len() + 1 + name.len());
     if !rel.is_empty() {
         joined.push_str(rel);
