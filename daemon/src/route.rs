@@ -42,11 +42,10 @@ use lean_ctx_shared::{
 };
 
 use crate::{
-    backing::{self, Cx, Miss, Outcome, blocking, headless, ide, lsp, resolve},
+    backing::{self, Cx, Miss, Outcome, headless, ide, lsp, resolve},
     call_log::{note_backing, note_root},
-    edit::{self, Written},
+    edit::Written,
     gain::{Baseline, Call},
-    index::lang::Lang,
     jail::{Jailed, Want},
     state::Daemon,
 };
@@ -355,7 +354,7 @@ async fn file_symbols(
 }
 
 /// The headless backing is never absent, so the router's "nobody answered" cannot
-/// happen where it is asked; still an answer, not a panic (invariant 9).
+/// happen where it is asked; still an answer, not a panic.
 fn unreachable_absent(op: &str) -> LeanError {
     LeanError::internal(format!("no backing answered {op}"))
 }
@@ -520,42 +519,6 @@ pub async fn read(d: &Daemon, req: ReadRequest) -> Result<ReadResponse, LeanErro
     Ok(resp)
 }
 
-/// A stale `expected_hash`'s `CONFLICT` with what changed since: the diff from the
-/// text an answer handed that hash out for (while the daemon keeps it) to the
-/// target's text now, from `root`'s answers only. Any other error as it is.
-async fn what_changed(
-    d: &Daemon,
-    root: &Path,
-    file: &Jailed,
-    lang: Lang,
-    req: &EditRequest,
-    mut e: LeanError,
-) -> LeanError {
-    let (Some(expected), ErrorCode::Conflict) = (&req.expected_hash, e.code) else {
-        return e;
-    };
-    let Some(then) = d.reads.of(root).text_of(expected) else {
-        return e;
-    };
-    let (file, target) = (file.clone(), req.target.clone());
-    let now = blocking(move || Ok(edit::current_target(&file, lang, &target))).await;
-    let Ok(Some((line, now))) = now else {
-        return e;
-    };
-    // A conflict of another kind (a syntax error) over text the hash still names.
-    if edit::hash_matches(blake3::hash(now.as_bytes()).to_hex().as_str(), expected) {
-        return e;
-    }
-    let diff = backing::read::unified(&then, line, &now, line);
-    e.message = format!(
-        "{}\nwhat changed since that hash was taken (lines of the file now):\n{diff}",
-        e.message
-    );
-    e.with_remedy(
-        "redo the edit on the text as it is now (ctx_read mode=symbol shows it whole, with its hash)",
-    )
-}
-
 /// A symbol edit as a backing wrote it, with its answer.
 struct Edited {
     resp: EditResponse,
@@ -613,28 +576,10 @@ pub async fn edit_symbol(d: &Daemon, req: EditRequest) -> Result<EditResponse, L
     .await;
     let Edited { resp, written } = match edited {
         Ok(edited) => edited,
-        Err(e) => return Err(what_changed(d, &cx.project.root, &file, lang, &req, e).await),
+        Err(e) => return Err(backing::written::what_changed(&cx, &file, lang, &req, e).await),
     };
-    // The answer hands its hash out: a stale edit with it is answered with what
-    // changed since (`what_changed`), as for a read's.
-    if let Some(text) = written.content.get(written.hashed.clone()) {
-        d.reads
-            .of(&cx.project.root)
-            .hashed(&written.hash, String::from_utf8_lossy(text).into());
-    }
     let replaced = written.replaced.clone();
-    let (project, target) = (cx.project.clone(), file.clone());
-    let (reads, session) = (d.reads.clone(), req.session.clone());
-    blocking(move || {
-        if let Some(session) = &session {
-            backing::read::edited(&reads, &project, &target, lang, session, &written);
-        }
-        project
-            .index
-            .wrote(&target, &written.content, written.parsed);
-        Ok(())
-    })
-    .await?;
+    backing::written::settle(&cx, &req, &file, lang, written).await?;
     // The alternative: a string-replace edit sending the old and the new text.
     record(
         d,

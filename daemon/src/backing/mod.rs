@@ -17,6 +17,7 @@ pub mod headless;
 pub mod ide;
 pub mod lsp;
 pub mod read;
+pub mod written;
 
 use std::sync::Arc;
 
