@@ -3,7 +3,7 @@
 //! command line: the opener gets the path of the daemon's one-time 0600 page (others
 //! can read the path in `/proc/PID/cmdline`, not the page), and `--no-open` prints a
 //! one-time link for the user to paste. The daemon serves the page; the shim only
-//! hands over, so it stays thin (DESIGN invariant 8).
+//! hands over, so it stays thin (ARCHITECTURE.md, `client/`).
 
 use std::process::{ExitCode, Stdio};
 

@@ -1,7 +1,7 @@
-//! `lean-ctx`: the thin shim (DESIGN invariant 8). It parses and validates arguments,
-//! resolves the project root from where it runs, forwards one call to `lean-ctxd`
-//! (spawning it when needed) and prints the answer: for people by default, as JSON
-//! with `--json`. It holds no index and starts no language server.
+//! `lean-ctx`: the thin shim (ARCHITECTURE.md, `client/`). It parses and validates
+//! arguments, resolves the project root from where it runs, forwards one call to
+//! `lean-ctxd` (spawning it when needed) and prints the answer: for people by default,
+//! as JSON with `--json`. It holds no index and starts no language server.
 
 mod calls;
 mod code_cmd;
@@ -60,7 +60,7 @@ enum Command {
     /// Read files (whole, a window of lines, one symbol, signatures or a map), each
     /// with the hash that guards the next edit; with a session, re-reads are short.
     Read(code_cmd::ReadArgs),
-    /// Symbol-level reads and edits (spec ctx_refactor actions).
+    /// Symbol-level reads and edits (the MCP tool `ctx_refactor`'s actions).
     #[command(subcommand)]
     Refactor(code_cmd::RefactorCommand),
     /// The warm language servers of this project (`--all`: of every project); evict or

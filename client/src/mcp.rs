@@ -1,7 +1,7 @@
 //! `lean-ctx mcp`: the MCP server agents run, one per session, over stdio (rmcp).
 //!
-//! It stays thin (DESIGN invariant 8): it answers `initialize` itself at once, warms
-//! the daemon in the background, and forwards every tool call to `lean-ctxd`,
+//! It stays thin (ARCHITECTURE.md, `client/`): it answers `initialize` itself at once,
+//! warms the daemon in the background, and forwards every tool call to `lean-ctxd`,
 //! reconnecting (and respawning it) if the daemon went away. The project root is where
 //! the session runs, never a tool parameter; paths are relative to it, and the daemon
 //! refuses any that leave it. Answers are compact text; errors are

@@ -440,8 +440,8 @@ pub fn build(action: Action, input: Input, ctx: &Ctx) -> Result<Call, LeanError>
         RefactorAction::SymbolsOverview => Ok(Call::SymbolsOverview(SymbolsOverviewRequest {
             root: root.clone(),
             path: path()?,
-            // The spec's symbols_overview lists a file's top-level symbols, and the IDE
-            // answers exactly those: depth 0 is what every backing answers alike.
+            // `symbols_overview` lists a file's top-level symbols (docs/ide-wire.md, Routes),
+            // and the IDE answers exactly those: depth 0 is what every backing answers alike.
             depth: input.depth.unwrap_or(0),
         })),
         RefactorAction::ReplaceSymbolBody => {

@@ -1,7 +1,8 @@
 //! Which project a call is about. The root comes from where the shim runs, never from
-//! an agent's parameter (spec lesson: implicit project root): the innermost git
-//! worktree (a `.git` directory or file), else the nearest directory with a project
-//! marker, else the working directory itself. `--root` overrides.
+//! an agent's parameter (an implicit project root, like a filesystem root, is nothing
+//! an agent should reason about): the innermost git worktree (a `.git` directory or
+//! file), else the nearest directory with a project marker, else the working directory
+//! itself. `--root` overrides.
 //!
 //! A repository at `$HOME` itself (dotfiles kept in git) is a worktree only for a shim
 //! running at `$HOME`: below it, it would make every project without its own `.git`

@@ -347,7 +347,7 @@ fn gain_accounts_every_call_conservatively_and_its_json_has_the_plugins_keys() {
         shape(&sample),
         "gain --json drifted from tests/fixtures/gain-sample.json"
     );
-    // Pinned against the plugin's DTOs (spec §4.2).
+    // Pinned against the plugin's DTOs (docs/ide-wire.md, `lean-ctx gain --json`).
     let summary = &v["summary"];
     assert!(summary["model"]["model_key"].is_string());
     for key in ["tokens_saved", "gain_rate_pct", "avoided_usd"] {

@@ -417,9 +417,9 @@ fn a_newer_daemon_is_reported_not_replaced() {
 }
 
 /// Without `LEAN_CTX_DATA_DIR` the shim takes the data dir the published plugin takes
-/// (`Paths::from_env`, WIRE.md): the XDG one while only it holds data, although
-/// `~/.lean-ctx` exists, then `~/.lean-ctx` once that holds `stats.json`. `gain` reads
-/// whichever it chose, without a daemon.
+/// (`Paths::from_env`, docs/ide-wire.md, Data dir): the XDG one while only it holds
+/// data, although `~/.lean-ctx` exists, then `~/.lean-ctx` once that holds
+/// `stats.json`. `gain` reads whichever it chose, without a daemon.
 #[test]
 fn without_an_override_the_data_dir_is_the_one_the_published_plugin_takes() {
     let env = env();

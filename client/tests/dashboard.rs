@@ -371,10 +371,10 @@ fn the_dashboard_shows_the_daemon_live_in_a_real_browser_behind_its_guard() {
         .port();
     fs::create_dir_all(&env.paths.data_dir).unwrap();
     let port_file = lean_ctx_shared::ide::port_file(&env.paths.data_dir, &root);
-    // As the plugin writes it (WIRE.md): 0600 in a temp file, then an atomic move. A
-    // file written first and tightened after could be read between the two, listed
-    // as ignored ("no" on the IDE page): this test's flake until it wrote the file
-    // the plugin's way.
+    // As the plugin writes it (docs/ide-wire.md, Port file): 0600 in a temp file, then
+    // an atomic move. A file written first and tightened after could be read between
+    // the two, listed as ignored ("no" on the IDE page): this test's flake until it
+    // wrote the file the plugin's way.
     let tmp = port_file.with_extension("tmp");
     fs::write(
         &tmp,

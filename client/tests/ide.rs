@@ -51,8 +51,8 @@ fn on_main_kt(range: &Value, fields: Value) -> Value {
     body
 }
 
-/// Every rule matches every field the daemon sends on its route (WIRE.md's request
-/// bodies), so a missing or wrong field is an `INTERNAL` answer naming the request.
+/// Every rule matches every field the daemon sends on its route (docs/ide-wire.md,
+/// Requests), so a missing or wrong field is an `INTERNAL` answer naming the request.
 fn script() -> Value {
     let at_call = json!({"path": "src/Main.kt", "line": 5, "character": 36, "scope": "project"});
     // `fläche` in main.py line 2, column 12: 13 on the wire, after `𝔘`.
@@ -115,10 +115,10 @@ fn world() -> (TestEnv, PathBuf) {
     world_with("")
 }
 
-/// [`world`] with more lines in its `[ide]` section. The contract server is a JVM
-/// whose first `/health` can miss the spec's 300 ms while builds run beside it (seen
-/// in CI): its health check gets a bound that only keeps a dead server from
-/// hanging the test.
+/// [`world`] with more lines in its `[ide]` section. The contract server is a JVM whose
+/// first `/health` can miss the 300 ms of docs/ide-wire.md, Reachability, while builds
+/// run beside it (seen in CI): its health check gets a bound that only keeps a dead
+/// server from hanging the test.
 fn world_with(ide: &str) -> (TestEnv, PathBuf) {
     let env = TestEnv::with_shim(SHIM);
     env.write_config(&format!(
@@ -856,7 +856,7 @@ fn an_ide_that_claims_an_edit_it_did_not_make_is_an_error_and_is_not_used_again(
             .unwrap()
             .contains("/replaceSymbolBody")
     );
-    // /health carried the token (WIRE.md), like every request.
+    // /health carried the token (docs/ide-wire.md, Token), like every request.
     assert!(
         liar.seen()
             .iter()

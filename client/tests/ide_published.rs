@@ -1,6 +1,6 @@
 //! Backing B against the PUBLISHED plugin's wire: real shims and the real daemon
 //! against the test kit's strict double of the plugin users have installed
-//! (`PluginDouble`: WIRE.md, spec §8–§9). The double holds every request to the
+//! (`PluginDouble`: docs/ide-wire.md). The double holds every request to the
 //! published plugin's fields, types and positions and answers in its shapes
 //! (`{applied, changed_paths}` for `/reformat`, `newRange`/`editedText` for edits), so
 //! these tests fail where our own core's contract server (client/tests/ide.rs) would

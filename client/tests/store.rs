@@ -5,7 +5,7 @@
 //! daemon serving; `daemon clear-cache` removes it with or without a daemon; a
 //! starting daemon prewarms the roots last called for.
 //!
-//! The tests read the store file themselves (the layout in `daemon/src/index/persist.rs`:
+//! The tests read the store file themselves (the layout in `daemon/src/index/store/persist.rs`:
 //! a 76-byte header, then `[len u32][kind u8][body][mac 16]` records sealed with the
 //! keyed BLAKE3 of `index.key`) to damage it the way a disk or a bug would.
 
@@ -508,7 +508,7 @@ fn a_restarted_daemon_lists_a_root_without_reading_its_parses_until_they_are_ask
     assert_eq!(store_of(&status(&env))["hits"], 100);
 }
 
-/// The roots in the index dir's `recent-roots` (`daemon/src/index/recent.rs`: a
+/// The roots in the index dir's `recent-roots` (`daemon/src/index/store/recent.rs`: a
 /// magic, then per root its last call in unix ms (u64), its path's length (u32) and
 /// the path, most recent first, then a BLAKE3 of all that), or `None` if the file is
 /// missing or does not check.

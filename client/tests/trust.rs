@@ -1,6 +1,6 @@
-//! Workspace trust and hardened spawns (DESIGN invariant 10), against real servers: a
-//! repository written the way a hostile author would (its own toolchain file and
-//! `bin/`, cargo configurations in it and above it, a committed
+//! Workspace trust and hardened spawns (ARCHITECTURE.md, the invariant on trust),
+//! against real servers: a repository written the way a hostile author would (its own
+//! toolchain file and `bin/`, cargo configurations in it and above it, a committed
 //! `node_modules/typescript`, a Go module whose `toolchain` lines, `bin/go` and
 //! `go/env` file try to steer the go command gopls runs) gets none of its code run by anything lean-ctx starts,
 //! the daemon's language servers never inherit the environment of the shim that

@@ -45,9 +45,10 @@ pub struct IdeSection {
     /// Applying a refactoring, an edit or a reformat: the IDE may run a while.
     #[serde(default = "default_ide_apply_timeout", with = "duration_str")]
     pub apply_timeout: Duration,
-    /// `GET /health` must answer within this for the window to be used (spec §1.2:
-    /// 300 ms). A machine too busy for that (a JVM's first request while builds run)
-    /// may raise it; a window that misses it is passed over for this call only.
+    /// `GET /health` must answer within this for the window to be used
+    /// (docs/ide-wire.md, Reachability: 300 ms). A machine too busy for that (a JVM's
+    /// first request while builds run) may raise it; a window that misses it is passed
+    /// over for this call only.
     #[serde(default = "default_ide_health_timeout", with = "duration_str")]
     pub health_timeout: Duration,
 }

@@ -1,4 +1,4 @@
-//! Writes that never lose data (DESIGN invariant 3).
+//! Writes that never lose data (ARCHITECTURE.md: a write is all or nothing).
 //!
 //! Under a per-file lock: read the current bytes, locate the target in them, compare
 //! `expected_hash` with the BLAKE3 of exactly those bytes, splice, refuse an edit that

@@ -1,8 +1,8 @@
-//! Gain accounting (spec §4, §6.1): for every call, the tokens of the raw material an
-//! agent would otherwise have read against the tokens lean-ctx returned, counted with
-//! a real tokenizer (tiktoken's `o200k_base`) over the canonical answer text
-//! (`lean_ctx_shared::render`), kept in `stats.json` in the data dir (the file the
-//! JetBrains plugin's status bar reads).
+//! Gain accounting (docs/ide-wire.md, `stats.json`): for every call, the tokens of the
+//! raw material an agent would otherwise have read against the tokens lean-ctx
+//! returned, counted with a real tokenizer (tiktoken's `o200k_base`) over the canonical
+//! answer text (`lean_ctx_shared::render`), kept in `stats.json` in the data dir (the
+//! file the JetBrains plugin's status bar reads).
 //!
 //! Baselines are deliberately conservative (inflated savings are the upstream tool's
 //! top credibility complaint):

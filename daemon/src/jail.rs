@@ -1,7 +1,7 @@
-//! PathJail (DESIGN invariant 2): every path an agent (or a backing) gives is resolved
-//! beneath a descriptor of the caller's root and proven to stay inside it before
-//! anything is read or written, and what is read or written afterwards goes through
-//! the descriptors the resolution opened, never through the name again.
+//! PathJail (ARCHITECTURE.md, `daemon/`): every path an agent (or a backing) gives is
+//! resolved beneath a descriptor of the caller's root and proven to stay inside it
+//! before anything is read or written, and what is read or written afterwards goes
+//! through the descriptors the resolution opened, never through the name again.
 //!
 //! The walk is ours, one component at a time, on every platform: each step is a single
 //! name opened `O_NOFOLLOW` relative to the held descriptor of the directory before

@@ -1,8 +1,8 @@
-//! What each agent session has already been given (`read`'s cache coherence, spec
-//! §7.4): per session, per (root, file, view), the hash and the text of the last
-//! answer and its read number. A re-read of an unchanged view is then one line, a
-//! changed one the diff against exactly what the session holds, and a stale
-//! `expected_hash` can be shown what changed since the text it was taken from.
+//! What each agent session has already been given (`read`'s cache coherence): per
+//! session, per (root, file, view), the hash and the text of the last answer and its
+//! read number. A re-read of an unchanged view is then one line, a changed one the diff
+//! against exactly what the session holds, and a stale `expected_hash` can be shown
+//! what changed since the text it was taken from.
 //!
 //! Bounded: entries and bytes per session (least recently used entries go first),
 //! sessions in all (the least recently used session goes), and a session idle for

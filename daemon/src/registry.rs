@@ -1,7 +1,7 @@
-//! The per-project registry, keyed by worktree root (DESIGN invariant 5). Later work
+//! The per-project registry, keyed by worktree root (docs/design.md #5). Later work
 //! attaches to a [`Project`] what belongs to one root: its index, language servers and
-//! IDE state. Lookups never hold a map lock across anything slow (invariant 7): the
-//! worktree is described before the entry is taken. Idle projects are evicted
+//! IDE state. Lookups never hold a map lock across anything slow: the worktree is
+//! described before the entry is taken. Idle projects are evicted
 //! ([`ProjectRegistry::evict_idle`]), never one a call or a language server uses.
 
 use std::{

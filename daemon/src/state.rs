@@ -192,7 +192,7 @@ impl Daemon {
     }
 
     /// Runs one call: refuses it while stopping, counts it in flight, turns a panic
-    /// into `INTERNAL` so one bad request never takes the daemon down (invariant 9),
+    /// into `INTERNAL` so one bad request never takes the daemon down,
     /// refuses an answer larger than one frame ([`budget::check`]: the connection
     /// would drop otherwise), and logs it for the dashboard with the root and backing
     /// the operation noted ([`call_log::note_root`], [`call_log::note_backing`]).

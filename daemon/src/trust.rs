@@ -1,7 +1,8 @@
-//! Workspace trust (DESIGN invariant 10): language servers run a repository's own
-//! code (rust-analyzer's `cargo metadata` honours its `.cargo/config.toml` and
-//! `rust-analyzer.toml`, typescript-language-server its `node_modules`, gopls its
-//! `go.mod`, jdtls its Gradle build), so they start only in a root the user trusted.
+//! Workspace trust (ARCHITECTURE.md, `daemon/`, the invariant on trust): language
+//! servers run a repository's own code (rust-analyzer's `cargo metadata` honours its
+//! `.cargo/config.toml` and `rust-analyzer.toml`, typescript-language-server its
+//! `node_modules`, gopls its `go.mod`, jdtls its Gradle build), so they start only in a
+//! root the user trusted.
 //!
 //! Trust is the `[trust]` table of `config.toml`: `roots`, directories taken as
 //! written (each trusts itself and everything below it; `proj[1]` is the directory

@@ -1,4 +1,4 @@
-//! The editor signal (spec §5): which file the user's editor has focused, so symbol
+//! The editor signal (docs/ide-wire.md, editor focus): which file the user's editor has focused, so symbol
 //! search ranks it first. Editors (the JetBrains plugin, the VS Code extension) run
 //! `lean-ctx editor-signal --file <abs path>` on focus changes; the shim writes
 //! `editor_signal.json` in the data dir; the daemon reads it when it ranks.

@@ -1,4 +1,4 @@
-//! The gain report (spec §4.2), computed from `stats.json`'s [`Stats`]: what
+//! The gain report (docs/ide-wire.md, `lean-ctx gain --json`), computed from `stats.json`'s [`Stats`]: what
 //! `lean-ctx gain --json` prints and the daemon's dashboard serves. One implementation
 //! in this crate so the two can never disagree on a number.
 //!

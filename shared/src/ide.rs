@@ -1,6 +1,6 @@
 //! What the daemon and the JetBrains plugin agree on outside the HTTP wire: the port
 //! file an IDE window writes for its project, where it lives, and the project hash
-//! that names it (DESIGN "Formats to keep exactly"); and how a port file and the
+//! that names it (docs/ide-wire.md, Port file, Project hash); and how a port file and the
 //! listener behind it prove they are the user's own IDE before its token is sent
 //! anywhere ([`read_port_file`], [`verify_listener`]): the daemon and `lean-ctx
 //! doctor` both go through these.

@@ -1,5 +1,5 @@
 //! The names lean-ctx writes in the persisted index's directory (`<state>/index/`,
-//! the daemon's `index/persist.rs`), and removing exactly those. The daemon removes
+//! the daemon's `index/store/persist.rs`), and removing exactly those. The daemon removes
 //! the stores of builds no daemon runs any more; `lean-ctx daemon clear-cache` removes
 //! them all. Both remove only what lean-ctx wrote there: a state dir pointed at the
 //! wrong place (`LEAN_CTX_STATE_DIR` set to a project, say) loses nothing of anyone

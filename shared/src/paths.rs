@@ -5,7 +5,7 @@
 //! `LEAN_CTX_STATE_DIR`. Each override names the lean-ctx directory itself, not a parent.
 //!
 //! The data dir is resolved exactly as the published JetBrains plugin resolves it
-//! (WIRE.md, "Port file and health"; [`resolve_data_dir`]): the plugin writes its port
+//! (docs/ide-wire.md, Data dir; [`resolve_data_dir`]): the plugin writes its port
 //! files there and reads `stats.json` from there, so both must land on the same
 //! directory. The other dirs are ours alone: `config.toml` stays in the config dir
 //! (the plugin never reads it; on Linux that dir is the rule's XDG candidate, so a
@@ -157,7 +157,7 @@ impl Paths {
             .join(format!("{}.lock", &hash[..32]))
     }
 
-    /// The persisted symbol index (the daemon's `index/persist.rs`): its own 0700
+    /// The persisted symbol index (the daemon's `index/store/persist.rs`): its own 0700
     /// directory in the state dir, removed whole by `lean-ctx daemon clear-cache`.
     pub fn index_store_dir(&self) -> PathBuf {
         self.state_dir.join("index")
@@ -419,7 +419,7 @@ pub fn too_broad_root(root: &Path, home: Option<&Path>) -> Option<String> {
     None
 }
 
-/// The data dir, as the published plugin resolves it (WIRE.md, "Port file and health"),
+/// The data dir, as the published plugin resolves it (docs/ide-wire.md, Data dir),
 /// from `$LEAN_CTX_DATA_DIR`, the home dir and `$XDG_CONFIG_HOME`:
 ///
 /// 1. `LEAN_CTX_DATA_DIR`, trimmed, if that leaves something: used as it is (a
@@ -430,7 +430,7 @@ pub fn too_broad_root(root: &Path, home: Option<&Path>) -> Option<String> {
 /// 4. `~/.lean-ctx` if it exists, else the directory of step 3.
 ///
 /// Read literally, the way the plugin's code does it (`LeanCtxPaths.resolveDataDir`),
-/// where WIRE.md's prose leaves room: "trimmed" is Kotlin's `String.trim()` (`trim`);
+/// where a prose statement of it leaves room: "trimmed" is Kotlin's `String.trim()` (`trim`);
 /// a relative `XDG_CONFIG_HOME` is used as it is, relative to the working directory,
 /// although the XDG spec says to ignore it (so does `directories`, which is why this
 /// does not use it); "exists" in step 4 is any kind of file, not only a directory; and

@@ -1,4 +1,4 @@
-//! What to do next, per catalog code: the remedy column of spec §9, made concrete.
+//! What to do next, per catalog code (docs/errors.md, Remedy style).
 //!
 //! The text is shown wherever an error is rendered (CLI, MCP, dashboard, `doctor`) by
 //! the build that renders it; only a case's own override (`LeanError::remedy`, the
@@ -8,7 +8,7 @@
 use crate::wire::error::{ErrorCode, LeanError};
 
 impl ErrorCode {
-    /// What the caller should do next (spec §9's remedy column, made concrete).
+    /// What the caller should do next: one step, naming the tool that takes it.
     pub fn remedy(self) -> &'static str {
         match self {
             ErrorCode::Unauthorized => {

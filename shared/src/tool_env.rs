@@ -1,10 +1,11 @@
 //! The environment every tool lean-ctx starts runs with (language servers, `doctor`'s
-//! probes): built here from an allowlist, never inherited wholesale (DESIGN invariant
-//! 10). An auto-spawned daemon carries the environment of whichever shim started it
-//! (a `PATH` with one project's `bin/` first, an `XDG_CONFIG_HOME` a `.envrc` set);
-//! none of that may reach the servers of every later project. The daemon itself is
-//! started with [`for_daemon`]: what it reads and what [`neutral`] passes on, no
-//! `LD_PRELOAD`, `NODE_OPTIONS` or `GOFLAGS` of one project's shell.
+//! probes): built here from an allowlist, never inherited wholesale (ARCHITECTURE.md,
+//! the invariant on trust). An auto-spawned daemon carries the environment of
+//! whichever shim started it (a `PATH` with one project's `bin/` first, an
+//! `XDG_CONFIG_HOME` a `.envrc` set); none of that may reach the servers of every
+//! later project. The daemon itself is started with [`for_daemon`]: what it reads and
+//! what [`neutral`] passes on, no `LD_PRELOAD`, `NODE_OPTIONS` or `GOFLAGS` of one
+//! project's shell.
 //!
 //! What it pins, and why:
 //! - rustup's toolchain to the user's default (`RUSTUP_TOOLCHAIN`), so a repository's

@@ -1,5 +1,5 @@
-//! A strict double of the PUBLISHED JetBrains plugin (v3.9.18, `shared/WIRE.md` and
-//! spec §8–§9), for the daemon's IDE tests besides our own core's contract server
+//! A strict double of the PUBLISHED JetBrains plugin (v3.9.18, docs/ide-wire.md), for
+//! the daemon's IDE tests besides our own core's contract server
 //! ([`crate::ContractIde`]): where our core forgives (it is ours, and it evolves with
 //! the daemon), this double answers as the plugin users already have installed, so a
 //! daemon that drifts from the published wire fails CI.
@@ -14,7 +14,8 @@
 //!    the daemon must always send it; a wrong one can be a rotated port file);
 //! 2. `GET /health` answers `{status, ideVersion, project}`; any other method and path
 //!    without a route is 404 `NOT_FOUND` (and a deviation);
-//! 3. the body is checked against the route's fields in WIRE.md's request table.
+//! 3. the body is checked against the route's fields in docs/ide-wire.md's request
+//!    table (`fields()` below).
 //!    A missing required field, a wrong JSON type, a value outside an enum, a `null`,
 //!    a position off the file or inside a UTF-16 surrogate pair: answered HTTP 500
 //!    with an `INTERNAL` envelope naming the deviation, and recorded. A field the
@@ -62,7 +63,7 @@ use crate::TestEnv;
 pub enum Reply {
     /// HTTP 200 with this body (the route's response DTO).
     Json(Value),
-    /// HTTP 200 with `{"error":{"code","message"}}` (spec §9: domain errors).
+    /// HTTP 200 with `{"error":{"code","message"}}` (domain errors: docs/errors.md).
     Error(&'static str, String),
     /// Accept, read, never answer until the double is dropped.
     Hang,
@@ -324,7 +325,8 @@ impl PluginDouble {
         self
     }
 
-    /// Dumb mode: every route but `/health` answers `INDEXING` (spec §7.2).
+    /// Dumb mode: every route but `/health` answers `INDEXING` (docs/ide-wire.md,
+    /// Dumb mode).
     pub fn set_indexing(&self, on: bool) {
         self.shared.indexing.store(on, Ordering::SeqCst);
     }
@@ -382,7 +384,7 @@ impl PluginDouble {
         }
         assert!(
             problems.is_empty(),
-            "the daemon deviated from the published plugin's wire (WIRE.md):\n  {}",
+            "the daemon deviated from the published plugin's wire (docs/ide-wire.md):\n  {}",
             problems.join("\n  ")
         );
     }
@@ -410,9 +412,10 @@ impl Drop for PluginDouble {
 }
 
 /// `<data dir>/jetbrains-<first 8 bytes of SHA-256 of the canonical root, hex>.port`
-/// (spec §1.3, computed here on its own rather than through `shared::ide`, so a drift
-/// there shows), written as the plugin writes it: the data dir created 0700 if
-/// missing, a 0600 temp file beside the target, filled and synced, atomically renamed.
+/// (docs/ide-wire.md, Project hash; computed here on its own rather than through
+/// `shared::ide`, so a drift there shows), written as the plugin writes it: the data
+/// dir created 0700 if missing, a 0600 temp file beside the target, filled and synced,
+/// atomically renamed.
 fn write_port_file(s: &Shared) -> PathBuf {
     let (data_dir, root) = (&s.data_dir, &s.root);
     let (port, token) = (s.port, s.token.lock().unwrap().clone());
@@ -687,7 +690,7 @@ fn answer(s: &Shared, request: Request) -> Option<(u16, Value)> {
     }
 }
 
-/// Every route of WIRE.md's request table (what the daemon may POST).
+/// Every route of docs/ide-wire.md's request table (what the daemon may POST).
 pub const ROUTES: &[&str] = &[
     "/references",
     "/definition",
@@ -711,10 +714,10 @@ pub const ROUTES: &[&str] = &[
     "/reformat",
 ];
 
-/// WIRE.md's request table, field by field: `name:type`, `name?:type` for a boolean
-/// option Gson leaves at its `false` default; a type is `str`, `int` (a JSON integer
-/// that fits Java's `int`, not negative), `bool`, `a|b` (one of those strings), or an
-/// object of [`object`].
+/// docs/ide-wire.md's request table, field by field: `name:type`, `name?:type` for a
+/// boolean option Gson leaves at its `false` default; a type is `str`, `int` (a JSON
+/// integer that fits Java's `int`, not negative), `bool`, `a|b` (one of those strings),
+/// or an object of [`object`].
 fn fields(route: &str) -> Option<&'static str> {
     const AT: &str = "path:str line:int character:int scope:project|all";
     Some(match route {

@@ -71,8 +71,8 @@ impl<'a> Files<'a> {
                     range,
                 })
             }
-            // Outside the root nothing is read (invariant 2): the server's numbers,
-            // 1-based, columns in its units.
+            // Outside the root nothing is read: the server's numbers, 1-based, columns
+            // in its units.
             None if scope == Scope::All => Some(LocationHit {
                 path: abs.display().to_string(),
                 range: Range::new(
@@ -161,9 +161,8 @@ pub fn operation(req: &RefactorRequest) -> String {
 }
 
 /// BLAKE3 over the operation ([`operation`]) and then the usages sorted by (path,
-/// range): one row each of path, range and current text (DESIGN "Formats to keep
-/// exactly", with the operation's row first: the issue that asked for the binding
-/// says why).
+/// range): one row each of path, range and current text, after the operation's row
+/// (ARCHITECTURE.md: a `plan_hash` binds the refactoring it was previewed for).
 pub fn plan_hash(operation: &str, sorted: &[Usage]) -> String {
     let mut h = blake3::Hasher::new();
     h.update(operation.as_bytes());

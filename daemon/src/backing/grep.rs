@@ -233,7 +233,7 @@ impl<'a> Collect<'a> {
     fn hit(&mut self, m: &SinkMatch<'_>) -> TextHit {
         let mut line = m.bytes();
         let mut offset = m.absolute_byte_offset() as usize;
-        // A byte order mark is no character (DESIGN invariant 4).
+        // A byte order mark is no character (ARCHITECTURE.md, Positions).
         if offset == 0 {
             offset = crate::bom::len(line);
             line = &line[offset..];

@@ -1,8 +1,8 @@
-//! The headless backing's operations over the index: `symbols_overview`, a
-//! directory's `outline`, the project's file `tree`, `search_symbol`, `search_text`
-//! (with [`super::grep`]), the file a symbol edit targets and the edit written by our own writer. Works with nothing else installed (spec §1.1
-//! "Headless-default"). File work runs on tokio's blocking pool, never on the threads
-//! that serve the socket.
+//! The headless backing's operations over the index: `symbols_overview`, a directory's
+//! `outline`, the project's file `tree`, `search_symbol`, `search_text` (with
+//! [`super::grep`]), the file a symbol edit targets and the edit written by our own
+//! writer. Works with nothing else installed. File work runs on tokio's blocking pool,
+//! never on the threads that serve the socket.
 
 use std::{
     path::{Path, PathBuf},
@@ -452,8 +452,8 @@ fn hits_limit(asked: u32) -> usize {
     }) as usize
 }
 
-/// The editor signal (spec §5): the focused file, then recently focused ones, while
-/// the focus is fresh.
+/// The editor signal (docs/ide-wire.md, editor focus): the focused file, then recently
+/// focused ones, while the focus is fresh.
 fn focused(cx: &Cx<'_>) -> Vec<PathBuf> {
     EditorSignal::read(&cx.d.config.paths.data_dir)
         .ranked(editor_signal::now_ms())
@@ -624,7 +624,7 @@ pub async fn edit_target(cx: &Cx<'_>, req: &EditRequest) -> Result<(Jailed, Lang
     Ok((file, lang))
 }
 
-/// A symbol edit written by our own writer (invariant 3).
+/// A symbol edit written by our own writer (`crate::edit`).
 pub async fn edit_symbol(
     cx: &Cx<'_>,
     file: &Jailed,

@@ -406,7 +406,8 @@ pub async fn reformat(
     .await?;
     let hash = blake3::hash(&bytes);
     // The disk says whether anything changed: the published plugin answers
-    // `{applied, changed_paths}`, the spec `{reformatted}`, neither reliably both.
+    // `{applied, changed_paths}`, the upstream reference `{reformatted}`, neither
+    // reliably both.
     let reformatted = hash != t.hash;
     if reformatted {
         wrote(cx.d, &t.project, vec![t.file.clone()]).await;
@@ -445,10 +446,11 @@ pub async fn refactor(
     let t = target(cx, file).await?;
     let range = t.symbol_range(&req.at)?;
     let o = &req.options;
-    // The preview bodies are WIRE.md's; the apply adds `force` (not for inline) and
-    // safe delete's `propagate`. A rename's search options go to `/renameApply` too,
-    // beyond WIRE.md's table: our plugin must change what its preview showed, and
-    // the published plugin's Gson drops fields it does not read.
+    // The preview bodies are the published ones (docs/ide-wire.md, Requests); the apply
+    // adds `force` (not for inline) and safe delete's `propagate`. A rename's search
+    // options go to `/renameApply` too, beyond the published table: our plugin must
+    // change what its preview showed, and the published plugin's Gson drops fields it
+    // does not read.
     let (name, mut body) = match &req.kind {
         RefactorKind::Rename { new_name } => (
             "rename",
@@ -503,7 +505,7 @@ pub async fn refactor(
         return Ok(resp);
     };
     may_apply(&resp, want.as_deref(), *force)?;
-    // Inline takes no `force` on the wire (WIRE.md).
+    // Inline takes no `force` on the wire (docs/ide-wire.md, Requests).
     if !matches!(req.kind, RefactorKind::Inline) {
         body["force"] = (*force).into();
     }

@@ -2,8 +2,8 @@
 //! two-phase rename through the warm language server of (root, language). Each one
 //! picks the server, waits for it to be ready (or answers `INDEXING`), syncs the
 //! document from disk, converts the position once, and jails every path the server
-//! returns (invariant 2): results outside the root appear only with `scope=all`, and
-//! edits outside the root are conflicts, never written.
+//! returns (ARCHITECTURE.md, `jail::resolve`): results outside the root appear only
+//! with `scope=all`, and edits outside the root are conflicts, never written.
 //!
 //! Rename's plan: the server's `WorkspaceEdit` read against the disk: one usage per
 //! text edit with its current text, hashed and gated as every backing's plans are

@@ -1,6 +1,6 @@
-//! `lean-ctx dashboard`: a live local web view of this daemon (spec §6.2), served over
-//! loopback HTTP by the daemon itself, started by the first `dashboard` call and
-//! stopped with the daemon.
+//! `lean-ctx dashboard`: a live local web view of this daemon (the JetBrains plugin's
+//! Tools menu opens it too), served over loopback HTTP by the daemon itself, started by
+//! the first `dashboard` call and stopped with the daemon.
 //!
 //! - [`guard`] decides whether a request may be answered: the session (cookie or
 //!   header), a loopback `Host` (DNS rebinding) and, for anything that changes state,

@@ -1,5 +1,5 @@
 //! The JetBrains backend: POSTs to an IDE window's plugin over loopback HTTP with its
-//! token, and maps the answer to the catalog (WIRE.md). Plain HTTP: the server binds
+//! token, and maps the answer to the catalog (docs/ide-wire.md). Plain HTTP: the server binds
 //! 127.0.0.1 only, so no TLS stack is linked (reqwest without its TLS features).
 //!
 //! Outcomes: the answer's JSON; a domain error from the envelope

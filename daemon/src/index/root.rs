@@ -4,7 +4,7 @@
 //! The first full walk runs on its own thread (honouring `.gitignore`, skipping nested
 //! repositories and worktrees, oversized and binary files) with files parsed in
 //! parallel over the cores; until it is done, callers that need the whole root get
-//! `INDEXING` with progress (DESIGN invariant 6), while a single file is always
+//! `INDEXING` with progress (docs/design.md #6), while a single file is always
 //! answered by parsing it on demand. Any answer about a file re-checks that file's
 //! identity first, so it reflects every write, ours or anyone's, even before the
 //! watcher has reported it. A root whose directories cannot all be watched (a watch

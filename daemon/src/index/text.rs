@@ -1,4 +1,4 @@
-//! Byte offsets ↔ agent positions (DESIGN invariant 4): line 1-based, column 0-based
+//! Byte offsets ↔ agent positions (ARCHITECTURE.md, Positions): line 1-based, column 0-based
 //! in characters. Everything inside the daemon is byte offsets; this is the one place
 //! that converts for the headless backing.
 

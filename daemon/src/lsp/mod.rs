@@ -1,5 +1,5 @@
 //! Backing A: warm language servers, one per (worktree root, language, server
-//! command), shared by every session (spec §1.1, DESIGN "Three backings").
+//! command), shared by every session.
 //!
 //! [`rpc`] speaks JSON-RPC over a server's stdio; [`text`] converts positions and URIs
 //! at this boundary, exactly once; [`server`] is one process with its handshake,

@@ -2,9 +2,10 @@
 //! shared by every session, started lazily and shut down when idle, over the instance
 //! cap or over the memory budget (least recently used first).
 //!
-//! Never a global lock across a slow step (invariant 7): the map's entry lock covers
-//! only finding a slot; a slot's own lock covers only `fork`+`exec` (the handshake runs
-//! in the background), so one root's cold start never blocks another root's calls.
+//! Never a global lock across a slow step (ARCHITECTURE.md, `daemon/`): the map's entry
+//! lock covers only finding a slot; a slot's own lock covers only `fork`+`exec` (the
+//! handshake runs in the background), so one root's cold start never blocks another
+//! root's calls.
 
 use std::{
     path::{Path, PathBuf},

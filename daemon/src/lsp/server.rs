@@ -177,12 +177,12 @@ pub struct Synced {
 
 impl Server {
     /// Spawns the server and starts its handshake in the background; returns at once
-    /// (a cold start never holds up the caller's lock: invariant 7).
+    /// (a cold start never holds up the caller's lock).
     pub fn spawn(spec: ServerSpec, root: &Path) -> Result<Arc<Server>, LeanError> {
         let mut cmd = tokio::process::Command::new(spec.program());
         cmd.args(&spec.command[1..])
             // Built here, not inherited: the daemon may carry the environment of the
-            // shim that spawned it, from another project (invariant 10).
+            // shim that spawned it, from another project (ARCHITECTURE.md, trust).
             .env_clear()
             .envs(lean_ctx_shared::tool_env::neutral(std::env::vars_os()))
             .current_dir(root)

@@ -1,4 +1,4 @@
-//! The LSP boundary's units (DESIGN invariant 4): agent positions (1-based line,
+//! The LSP boundary's units (ARCHITECTURE.md, Positions): agent positions (1-based line,
 //! 0-based column in characters) ↔ LSP positions (0-based line, column in the
 //! negotiated encoding's code units), and paths ↔ `file://` URIs. Every conversion for
 //! language servers happens here, once.

@@ -1,7 +1,8 @@
-//! The error catalog: exactly the codes of spec §9 plus `WORKTREE_MISMATCH`. Every
-//! error that leaves the daemon or the shim is a [`LeanError`] carrying one of these
-//! codes. Each code's remedy text is in `crate::remedy`, outside the wire set: it is
-//! rendered where the error is shown and never enters a frame.
+//! The error catalog (docs/errors.md): exactly the upstream plugin's codes plus
+//! `WORKTREE_MISMATCH`. Every error that leaves the daemon or the shim is a
+//! [`LeanError`] carrying one of these codes. Each code's remedy text is in
+//! `crate::remedy`, outside the wire set: it is rendered where the error is shown and
+//! never enters a frame.
 
 use std::fmt;
 
@@ -26,7 +27,7 @@ pub enum ErrorCode {
     UnsupportedLanguage,
     BackendRequired,
     Internal,
-    /// Ours, not the spec's: a path or symbol resolved into a different worktree than
+    /// Ours, not upstream's: a path or symbol resolved into a different worktree than
     /// the caller's root (the upstream tool's issue #803 wrote into the wrong one).
     WorktreeMismatch,
 }
@@ -172,7 +173,7 @@ mod tests {
     }
 
     #[test]
-    fn catalog_is_exactly_spec_section_9_plus_worktree_mismatch() {
+    fn catalog_is_exactly_docs_errors_md() {
         let spec = [
             "UNAUTHORIZED",
             "NOT_FOUND",

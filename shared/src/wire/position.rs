@@ -1,4 +1,4 @@
-//! Agent-facing positions (DESIGN invariant 4): `line` is 1-based, `column` is 0-based
+//! Agent-facing positions (ARCHITECTURE.md, Positions): `line` is 1-based, `column` is 0-based
 //! and counted in characters (Unicode scalar values). Inside the daemon, positions are
 //! byte offsets; each boundary (LSP, plugin wire) converts exactly once.
 

@@ -1,5 +1,5 @@
 //! The tarpc service and its request/response pairs: the only things that cross the
-//! daemon socket after the hello (DESIGN invariant 1).
+//! daemon socket after the hello (ARCHITECTURE.md, `shared/`).
 //!
 //! Every operation takes one `*Request` and answers `Result<*Response, LeanError>`, so
 //! a catalog error is an answer, never a transport failure.
@@ -44,7 +44,7 @@ pub trait LeanCtx {
     async fn open_project(req: OpenProjectRequest) -> Result<ProjectStatus, LeanError>;
     /// Graceful stop: stop accepting, finish in-flight calls, remove the socket.
     async fn shutdown(req: ShutdownRequest) -> Result<ShutdownResponse, LeanError>;
-    /// The symbols of one file (spec §2.2), from the headless index.
+    /// The symbols of one file, from the headless index.
     async fn symbols_overview(
         req: SymbolsOverviewRequest,
     ) -> Result<SymbolsOverviewResponse, LeanError>;
@@ -52,18 +52,17 @@ pub trait LeanCtx {
     async fn outline(req: OutlineRequest) -> Result<OutlineResponse, LeanError>;
     /// Symbols across the project by name, qualified name or substring.
     async fn search_symbol(req: SearchSymbolRequest) -> Result<SearchSymbolResponse, LeanError>;
-    /// `replace_symbol_body`, `insert_before_symbol`, `insert_after_symbol` (spec §2.4).
+    /// `replace_symbol_body`, `insert_before_symbol`, `insert_after_symbol`.
     async fn edit_symbol(req: EditRequest) -> Result<EditResponse, LeanError>;
-    /// `references`, `definition`, `implementations`, `declaration` (spec §2.1).
+    /// `references`, `definition`, `implementations`, `declaration`.
     async fn navigate(req: NavigateRequest) -> Result<NavigateResponse, LeanError>;
-    /// Supertypes or subtypes of the type at a position (spec §2.2).
+    /// Supertypes or subtypes of the type at a position.
     async fn type_hierarchy(req: TypeHierarchyRequest) -> Result<TypeHierarchyResponse, LeanError>;
     /// A file's diagnostics (`mode=run`) or the diagnostic sources (`mode=list`).
     async fn inspections(req: InspectionsRequest) -> Result<InspectionsResponse, LeanError>;
-    /// Formats one file in place, atomically (spec §3.2).
+    /// Formats one file in place, atomically.
     async fn reformat(req: ReformatRequest) -> Result<ReformatResponse, LeanError>;
-    /// Two-phase refactorings: preview (usages, conflicts, `plan_hash`), then apply
-    /// (spec §3).
+    /// Two-phase refactorings: preview (usages, conflicts, `plan_hash`), then apply.
     async fn refactor(req: RefactorRequest) -> Result<RefactorResponse, LeanError>;
     /// Evicts or restarts language servers (the dashboard's buttons, the CLI).
     async fn language_servers(
@@ -617,7 +616,7 @@ impl NavigateAction {
     }
 }
 
-/// Where results may lie (spec §2.1).
+/// Where results may lie.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
@@ -724,7 +723,7 @@ pub struct InspectionsRequest {
 pub struct DiagnosticHit {
     pub path: String,
     pub range: Range,
-    /// `ERROR`, `WARNING`, `INFO`, `HINT` (the spec's spelling).
+    /// `ERROR`, `WARNING`, `INFO`, `HINT` (the upstream plugin's spelling).
     pub severity: String,
     pub message: String,
     pub source: Option<String>,
@@ -770,7 +769,7 @@ pub struct ReformatRequest {
     pub optimize_imports: bool,
 }
 
-/// Which part of a file `reformat` formats (WIRE.md `/reformat` `scope.kind`). Agent
+/// Which part of a file `reformat` formats (docs/ide-wire.md, `/reformat` `scope.kind`). Agent
 /// units: lines 1-based, columns 0-based in characters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -799,7 +798,7 @@ pub struct ReformatResponse {
     pub fallback: Option<String>,
 }
 
-/// Which refactoring (spec §3).
+/// Which refactoring.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RefactorKind {
@@ -851,7 +850,7 @@ pub struct RefactorRequest {
     pub phase: RefactorPhase,
     pub limit: u32,
     pub wait_ms: u32,
-    /// The options the plugin wire carries (WIRE.md); each belongs to one kind and is
+    /// The options the plugin wire carries (docs/ide-wire.md, Requests); each belongs to one kind and is
     /// `false` for the others.
     pub options: RefactorOptions,
 }

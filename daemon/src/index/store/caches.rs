@@ -1,5 +1,5 @@
-//! The daemon-wide caches, shared by every root and every worktree (DESIGN invariant
-//! 5): file identity → BLAKE3 of the content, git blob → BLAKE3 of the content, and
+//! The daemon-wide caches, shared by every root and every worktree (docs/design.md
+//! #5): file identity → BLAKE3 of the content, git blob → BLAKE3 of the content, and
 //! (grammar, content hash) → parsed symbols. A second worktree of a repository finds
 //! almost every file already parsed, and (through its git index, `fs/git_index.rs`)
 //! most content hashes without reading a byte.

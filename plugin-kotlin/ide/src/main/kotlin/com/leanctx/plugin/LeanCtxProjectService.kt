@@ -1,11 +1,11 @@
 /**
- * One project's lean-ctx presence (spec §1.2–§1.3): builds the PSI backend, starts the
- * core's [ProjectSession] (HTTP server on 127.0.0.1:0, port file, re-write on delete)
- * and the editor-focus reporter, and tears all of it down when the project closes: the
- * service is a `Disposable` the platform disposes with its project, which deletes the
- * port file at once and stops the server on a thread of its own: disposal runs on the
- * EDT, and a request in flight may be waiting for the EDT (`invokeAndWait`), so
- * stopping the server there could block the IDE for seconds.
+ * One project's lean-ctx presence (docs/ide-wire.md, Port file): builds the PSI backend,
+ * starts the core's [ProjectSession] (HTTP server on 127.0.0.1:0, port file, re-write on
+ * delete) and the editor-focus reporter, and tears all of it down when the project
+ * closes: the service is a `Disposable` the platform disposes with its project, which
+ * deletes the port file at once and stops the server on a thread of its own: disposal
+ * runs on the EDT, and a request in flight may be waiting for the EDT (`invokeAndWait`),
+ * so stopping the server there could block the IDE for seconds.
  *
  * Everything with logic lives in the core; this only wires IntelliJ objects to it.
  */

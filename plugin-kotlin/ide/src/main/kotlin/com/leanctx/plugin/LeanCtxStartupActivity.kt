@@ -1,6 +1,6 @@
 /**
- * Boots lean-ctx for every opened project (spec §1.3: one server, one port file per
- * project window), off the EDT, once the project is open.
+ * Boots lean-ctx for every opened project (one server, one port file per project window:
+ * docs/ide-wire.md, Project hash), off the EDT, once the project is open.
  */
 package com.leanctx.plugin
 

@@ -2,7 +2,7 @@
  * The seams between the IDE-free server and whatever answers it: the interfaces the
  * IntelliJ adapter implements with PSI (and the contract double with a script), and the
  * document store both edit through. The router calls only these, never IntelliJ types
- * (the IdeaVim engine/IDE split, STYLE.md).
+ * (the IdeaVim engine/IDE split, ARCHITECTURE.md, `plugin-kotlin/`).
  *
  * Every method may throw [com.leanctx.core.wire.LeanCtxException] for a catalog error
  * (`INDEXING` in dumb mode, `NO_SYMBOL_AT_POSITION`, `UNSUPPORTED_LANGUAGE`, ...). Paths
@@ -31,7 +31,7 @@ import com.leanctx.core.wire.SymbolsOverviewResponse
 import com.leanctx.core.wire.TypeHierarchyRequest
 import com.leanctx.core.wire.TypeHierarchyResponse
 
-/** Read-only semantic navigation (spec §2.1). */
+/** Read-only semantic navigation. */
 interface Navigation {
     fun references(request: PositionRequest): LocationsResponse
     fun definition(request: PositionRequest): LocationsResponse
@@ -39,19 +39,19 @@ interface Navigation {
     fun declaration(request: PositionRequest): LocationsResponse
 }
 
-/** File structure and type hierarchy (spec §2.2); answers carry 1-based lines. */
+/** File structure and type hierarchy; answers carry 1-based lines. */
 interface Structure {
     fun symbolsOverview(request: FileRequest): SymbolsOverviewResponse
     fun typeHierarchy(request: TypeHierarchyRequest): TypeHierarchyResponse
 }
 
-/** Inspections of the project profile (spec §2.3); answers carry 1-based lines. */
+/** Inspections of the project profile; answers carry 1-based lines. */
 interface Inspections {
     fun run(request: FileRequest): InspectionsResponse
     fun list(request: FileRequest): ListInspectionsResponse
 }
 
-/** Symbol-body edits (spec §2.4). [com.leanctx.core.text.TextSymbolEdits] implements them on a [DocumentStore]. */
+/** Symbol-body edits. [com.leanctx.core.text.TextSymbolEdits] implements them on a [DocumentStore]. */
 interface SymbolEdits {
     fun replaceSymbolBody(request: EditRequest): EditResponse
     fun insertBeforeSymbol(request: EditRequest): EditResponse
@@ -59,9 +59,10 @@ interface SymbolEdits {
 }
 
 /**
- * The two-phase refactoring engine (spec §3): a preview lists usages and conflicts, an
- * apply changes every file in one transaction. Applies refuse with `CONFLICT` when
- * conflicts exist and `force` is false (inline has no `force` on the wire).
+ * The two-phase refactoring engine (docs/ide-wire.md, Refactorings): a preview lists
+ * usages and conflicts, an apply changes every file in one transaction. Applies refuse
+ * with `CONFLICT` when conflicts exist and `force` is false (inline has no `force` on the
+ * wire).
  */
 interface Refactorings {
     fun renamePreview(request: RenamePreviewRequest): PreviewResponse
@@ -74,7 +75,7 @@ interface Refactorings {
     fun inlineApply(request: InlineRequest): ApplyResponse
 }
 
-/** Code-style reformatting of one file (spec §3.2). */
+/** Code-style reformatting of one file. */
 interface Reformatter {
     fun reformat(request: ReformatRequest): ReformatResponse
 }

@@ -1,8 +1,9 @@
 /**
- * A [DocumentStore] on plain files, for the contract double: edits really write, the
- * way the daemon's headless writer does (DESIGN invariant 3). Under a per-file lock:
- * read, plan, then write a temp file beside the target with the target's mode, fsync,
- * rename over it, fsync the directory. A reader sees the old file or the new one.
+ * A [DocumentStore] on plain files, for the contract double: edits really write, the way
+ * the daemon's headless writer does (ARCHITECTURE.md: a write is all or nothing). Under a
+ * per-file lock: read, plan, then write a temp file beside the target with the target's
+ * mode, fsync, rename over it, fsync the directory. A reader sees the old file or the new
+ * one.
  *
  * Text is UTF-8; a BOM is kept but, as in an IntelliJ `Document`, is not part of the
  * text positions count in. A file that is not valid UTF-8 is refused rather than

@@ -145,7 +145,7 @@ class ContractScript private constructor(private val rules: Map<String, List<Scr
             val error = errorJson?.let { e ->
                 val code = e.get("code")?.takeIf { it.isJsonPrimitive }?.asString
                     ?: throw ScriptException("$where: error needs \"code\"")
-                val parsedCode = ErrorCode.parse(code) ?: throw ScriptException("$where: \"$code\" is not a catalog code (spec §9)")
+                val parsedCode = ErrorCode.parse(code) ?: throw ScriptException("$where: \"$code\" is not a catalog code (docs/errors.md)")
                 val message = e.get("message")?.takeIf { it.isJsonPrimitive }?.asString ?: parsedCode.wire
                 LeanCtxException(parsedCode, message)
             }

@@ -1,9 +1,9 @@
 /**
- * The VFS-refresh decision (spec §7.4): the daemon writes files behind the IDE's back,
- * and the IDE's VFS does not look at the disk again for a file it already knows
+ * The VFS-refresh decision: the daemon writes files behind the IDE's back, and the IDE's
+ * VFS does not look at the disk again for a file it already knows
  * (`refreshAndFindFileByPath` only finds; it refreshes nothing it has). Before the IDE
- * reads or edits a file the daemon may have written, the adapter asks [DiskSync] what
- * to do, given whether the IDE holds unsaved changes for it.
+ * reads or edits a file the daemon may have written, the adapter asks [DiskSync] what to
+ * do, given whether the IDE holds unsaved changes for it.
  *
  * - saved in the IDE: refresh it synchronously, so the Document reloads what is on disk;
  * - unsaved changes, reading: use the IDE's text and do not refresh (a refresh would

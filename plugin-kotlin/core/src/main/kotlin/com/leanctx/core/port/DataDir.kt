@@ -1,11 +1,11 @@
 /**
  * Where port files and `stats.json` live, resolved exactly as the published plugin and
- * the daemon (`shared/src/paths.rs`, `resolve_data_dir`) resolve it (WIRE.md, "Port
- * file and health"): `$LEAN_CTX_DATA_DIR`, trimmed, when that leaves something (it
- * names the directory itself); else `~/.lean-ctx` if it holds any of [MARKERS]; else
- * `$XDG_CONFIG_HOME/lean-ctx` (trimmed; `~/.config` when that leaves nothing; a
- * relative one as it is) if it holds any of them; else `~/.lean-ctx` if it exists
- * (any kind of file), otherwise the XDG one. "Holds" follows symlinks.
+ * the daemon (`shared/src/paths.rs`, `resolve_data_dir`) resolve it (docs/ide-wire.md,
+ * Data dir): `$LEAN_CTX_DATA_DIR`, trimmed, when that leaves something (it names the
+ * directory itself); else `~/.lean-ctx` if it holds any of [MARKERS]; else
+ * `$XDG_CONFIG_HOME/lean-ctx` (trimmed; `~/.config` when that leaves nothing; a relative
+ * one as it is) if it holds any of them; else `~/.lean-ctx` if it exists (any kind of
+ * file), otherwise the XDG one. "Holds" follows symlinks.
  * `tests/fixtures/data-dir-cases.json` is the table both sides are tested against.
  *
  * "Home" is `$HOME` when set and non-empty, as Rust's `directories` crate reads it on

@@ -1,6 +1,6 @@
 /**
- * The port file `<data dir>/jetbrains-<projecthash>.port` (spec §1.2, WIRE.md): how the
- * daemon finds a project's IDE server. This file owns its JSON shape, its atomic,
+ * The port file `<data dir>/jetbrains-<projecthash>.port` (docs/ide-wire.md, Port file):
+ * how the daemon finds a project's IDE server. This file owns its JSON shape, its atomic,
  * owner-only write, and the sweep that removes the files of IDEs that died without
  * cleaning up.
  */

@@ -1,5 +1,5 @@
 /**
- * The projecthash that keys a project's port file (spec §1.3):
+ * The projecthash that keys a project's port file (docs/ide-wire.md, Project hash):
  * `hex(sha256(utf8(canonical(root)))[0..8])`, 16 lowercase hex chars. The Rust side
  * computes the same string for the root it serves, so both sides must canonicalise
  * identically. The rule:

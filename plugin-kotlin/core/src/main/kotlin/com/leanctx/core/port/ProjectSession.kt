@@ -1,7 +1,7 @@
 /**
  * One open project's presence for the daemon: its running [BackendHttpServer] and its
- * port file, kept for as long as the project is open (spec §1.2–§1.3). The IDE's
- * project service and the contract double both run exactly this.
+ * port file, kept for as long as the project is open (docs/ide-wire.md, Port file). The
+ * IDE's project service and the contract double both run exactly this.
  *
  * - start: sweep port files of dead pids, start the server, write the port file;
  * - while open: a port file deleted from under us (a cleanup script, the other

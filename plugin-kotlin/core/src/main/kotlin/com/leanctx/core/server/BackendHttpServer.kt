@@ -1,6 +1,6 @@
 /**
  * One project's HTTP server on the JDK's `com.sun.net.httpserver`: bound to 127.0.0.1 on
- * an ephemeral port (never the network, spec §8), a fresh random token per start, every
+ * an ephemeral port (never the network), a fresh random token per start, every
  * request handed to a [RequestRouter]. Carries no IDE type, so the IDE's project
  * service, the contract double and the tests all run this same server.
  */

@@ -1,15 +1,16 @@
 /**
  * Maps one HTTP request to one answer, with no HTTP server and no IDE in sight, so it
- * can be reasoned about (and tested) as a function. The rules are spec §8–§9's:
+ * can be reasoned about (and tested) as a function. The rules (docs/ide-wire.md, HTTP):
  *
  * - every request must carry `X-LeanCtx-Token`, `GET /health` included (as the
- *   published plugin does, WIRE.md), else 401 `UNAUTHORIZED` and nothing else happens
+ *   published plugin does), else 401 `UNAUTHORIZED` and nothing else happens
  *   (an unknown route without a token is a 401 too, so routes cannot be probed, and a
  *   listener that merely answers `/health` proves nothing to a client);
  * - a method and path with no route: 404 `NOT_FOUND`;
  * - a body that is not a JSON object or lacks a required field: 200 + `INTERNAL`;
  * - a [LeanCtxException] from the backend: 200 with its code;
- * - an [IllegalArgumentException] from the backend: 200 + `INTERNAL` (spec §9);
+ * - an [IllegalArgumentException] from the backend: 200 + `INTERNAL`, as the published
+ *   plugin answers it;
  * - anything else: 500 + `INTERNAL`, the only 500.
  */
 package com.leanctx.core.server

@@ -1,8 +1,8 @@
 /**
- * Wire positions ↔ offsets in a text, in UTF-16 code units (the unit of a Kotlin
- * `String` and an IntelliJ `Document`, and of the wire: WIRE.md). Line breaks are
- * `\n`, `\r\n` and a lone `\r`, the three an IntelliJ `Document` normalises, so a plain
- * file and the IDE's view of it number their lines alike.
+ * Wire positions ↔ offsets in a text, in UTF-16 code units (the unit of a Kotlin `String`
+ * and an IntelliJ `Document`, and of the wire: docs/ide-wire.md). Line breaks are `\n`,
+ * `\r\n` and a lone `\r`, the three an IntelliJ `Document` normalises, so a plain file
+ * and the IDE's view of it number their lines alike.
  */
 package com.leanctx.core.text
 

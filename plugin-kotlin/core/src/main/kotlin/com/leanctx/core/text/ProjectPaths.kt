@@ -1,8 +1,8 @@
 /**
- * The plugin's side of the path jail (spec §7.2): a wire path is relative to the project
- * root (or absolute inside it); anything that resolves outside the root, lexically or
- * through a symlink, is refused before a file is touched. Answers name files relative
- * to the root with `/` separators, as WIRE.md's `Location.path`.
+ * The plugin's side of the path jail: a wire path is relative to the project root (or
+ * absolute inside it); anything that resolves outside the root, lexically or through a
+ * symlink, is refused before a file is touched. Answers name files relative to the root
+ * with `/` separators (docs/ide-wire.md, Positions and paths).
  */
 package com.leanctx.core.text
 

@@ -1,16 +1,16 @@
 /**
- * The symbol-body edits of spec §2.4 on any [DocumentStore]: the IDE adapter passes its
- * `Document` store, the contract double its plain-file store, so both place text
- * byte-identically.
+ * The symbol-body edits (docs/ide-wire.md, Symbol-body edits) on any [DocumentStore]: the
+ * IDE adapter passes its `Document` store, the contract double its plain-file store, so
+ * both place text byte-identically.
  *
  * The daemon has already resolved the symbol to [EditRequest.range] and checked its
- * `expected_hash` against the disk bytes (spec §7.1); the plugin never hashes. Placement
- * follows the daemon's headless writer (`daemon/src/edit.rs`): a replacement goes
- * exactly over the range; an insertion takes whole lines, before the range's first line
- * or after its last one, its trailing line breaks trimmed and one line break of the
- * file's own kind added; inserted text takes the file's line endings. Unlike the
- * headless writer the plugin does not re-indent: the daemon sends the text as it means
- * it to land. Nothing is reformatted (spec §3.2).
+ * `expected_hash` against the disk bytes (docs/ide-wire.md, Guards); the plugin never
+ * hashes. Placement follows the daemon's headless writer (`daemon/src/edit.rs`): a
+ * replacement goes exactly over the range; an insertion takes whole lines, before the
+ * range's first line or after its last one, its trailing line breaks trimmed and one line
+ * break of the file's own kind added; inserted text takes the file's line endings. Unlike
+ * the headless writer the plugin does not re-indent: the daemon sends the text as it
+ * means it to land. Nothing is reformatted.
  */
 package com.leanctx.core.text
 

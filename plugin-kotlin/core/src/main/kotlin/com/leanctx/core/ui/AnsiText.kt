@@ -1,9 +1,9 @@
 /**
- * Output hygiene (spec §4.5, §6.2): the lean-ctx CLI colours its output, and a Swing
- * dialog or panel would show the escape codes raw. Removes CSI sequences (colour/SGR,
- * cursor movement: `ESC [ params intermediates final`, the spec's regex) and OSC
- * sequences (`ESC ] ... BEL` or `ESC ] ... ESC \`, which terminals use for hyperlinks
- * and titles and which the CSI pattern alone would leave half-stripped).
+ * Output hygiene: the lean-ctx CLI colours its output, and a Swing dialog or panel would
+ * show the escape codes raw. Removes CSI sequences (colour/SGR, cursor movement:
+ * `ESC [ params intermediates final`, the upstream plugin's regex) and OSC sequences
+ * (`ESC ] ... BEL` or `ESC ] ... ESC \`, which terminals use for hyperlinks and titles
+ * and which the CSI pattern alone would leave half-stripped).
  */
 package com.leanctx.core.ui
 

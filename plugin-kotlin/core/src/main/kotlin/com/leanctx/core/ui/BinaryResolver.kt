@@ -1,8 +1,8 @@
 /**
- * Finding and running the `lean-ctx` binary (spec §4.1, §5.1, §6.2). An IDE started
- * from a desktop launcher (macOS Dock, a .desktop file) rarely has the shell's PATH, so
- * after `$LEAN_CTX_BIN` and PATH the usual install directories are tried: cargo's,
- * `~/.local/bin`, Homebrew's and `/usr/local/bin`.
+ * Finding and running the `lean-ctx` binary (docs/ide-wire.md, Finding `lean-ctx`). An
+ * IDE started from a desktop launcher (macOS Dock, a .desktop file) rarely has the
+ * shell's PATH, so after `$LEAN_CTX_BIN` and PATH the usual install directories are
+ * tried: cargo's, `~/.local/bin`, Homebrew's and `/usr/local/bin`.
  *
  * [ProcessCommandRunner] never throws: a missing binary, a spawn error and a timeout
  * are all [CommandResult]s, so every caller (Gain panel, Tools menu, focus reporter)
@@ -19,7 +19,7 @@ import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeoutException
 
-/** A finished command; [timedOut] commands report exit code -1 (spec §4.1). */
+/** A finished command; [timedOut] commands report exit code -1. */
 data class CommandResult(val exitCode: Int, val stdout: String, val stderr: String, val timedOut: Boolean = false)
 
 interface CommandRunner {

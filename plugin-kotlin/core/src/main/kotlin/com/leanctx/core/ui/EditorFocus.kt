@@ -1,9 +1,9 @@
 /**
- * The editor-focus reporter's logic (spec §5), free of IntelliJ types: which focused
- * files may be reported, and the 2 s debounce with back-to-back dedup. The IDE adapter
- * feeds it `FileEditorManagerListener.selectionChanged`, gives it a scheduler (a
- * pooled-thread `Alarm`) and an emitter (`lean-ctx editor-signal --file <abs path>`);
- * tests give it a virtual clock.
+ * The editor-focus reporter's logic (docs/ide-wire.md, editor focus), free of IntelliJ
+ * types: which focused files may be reported, and the 2 s debounce with back-to-back
+ * dedup. The IDE adapter feeds it `FileEditorManagerListener.selectionChanged`, gives it
+ * a scheduler (a pooled-thread `Alarm`) and an emitter
+ * (`lean-ctx editor-signal --file <abs path>`); tests give it a virtual clock.
  *
  * Privacy: only the absolute path leaves, never content; only real local files inside
  * the project qualify.

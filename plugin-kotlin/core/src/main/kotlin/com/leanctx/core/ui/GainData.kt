@@ -1,9 +1,10 @@
 /**
- * The Gain tool window's API: the subset of `lean-ctx gain --json` it renders (spec
- * §4.2), decoded with Gson. The Rust side pins these keys with a drift test against
- * `tests/fixtures/gain-sample.json`, and so does `GainCodecTest` here: a schema change
- * breaks a test instead of silently blanking the panel. Keys the panel does not render
- * (`usd_per_mtok`, `total_input_tokens`, ...) are ignored.
+ * The Gain tool window's API: the subset of `lean-ctx gain --json` it renders
+ * (docs/ide-wire.md, `lean-ctx gain --json`), decoded with Gson. The Rust side pins these
+ * keys with a drift test against `tests/fixtures/gain-sample.json`, and so does
+ * `GainCodecTest` here: a schema change breaks a test instead of silently blanking the
+ * panel. Keys the panel does not render (`usd_per_mtok`, `total_input_tokens`, ...) are
+ * ignored.
  */
 package com.leanctx.core.ui
 

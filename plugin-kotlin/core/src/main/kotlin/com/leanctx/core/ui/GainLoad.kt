@@ -1,8 +1,8 @@
 /**
- * Loading the Gain report (spec §4.1): run `lean-ctx gain --json` with a 10 s timeout
- * (shorter than the status bar's 30 s, so a hung binary surfaces quickly) and classify
- * the outcome into the four states the panel shows. The subprocess keeps the GainScore
- * logic in Rust; this side only sorts outcomes.
+ * Loading the Gain report (docs/ide-wire.md, `lean-ctx gain --json`): run
+ * `lean-ctx gain --json` with a 10 s timeout (shorter than the status bar's 30 s, so a
+ * hung binary surfaces quickly) and classify the outcome into the four states the panel
+ * shows. The subprocess keeps the GainScore logic in Rust; this side only sorts outcomes.
  */
 package com.leanctx.core.ui
 

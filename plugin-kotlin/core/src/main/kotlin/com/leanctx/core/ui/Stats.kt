@@ -1,9 +1,9 @@
 /**
- * The status bar's cheap stats source (spec §6.1): `stats.json` in the data dir, which
- * the daemon writes atomically (`shared/src/stats.rs`). Only the three `total_*` longs
- * are extracted, by regex rather than a full parse, so the status bar neither depends on
- * nor breaks with the rest of the file's shape. Missing file or unreadable value: null,
- * never an exception.
+ * The status bar's cheap stats source (docs/ide-wire.md, `stats.json`): `stats.json` in
+ * the data dir, which the daemon writes atomically (`shared/src/stats.rs`). Only the
+ * three `total_*` longs are extracted, by regex rather than a full parse, so the status
+ * bar neither depends on nor breaks with the rest of the file's shape. Missing file or
+ * unreadable value: null, never an exception.
  */
 package com.leanctx.core.ui
 

@@ -1,7 +1,7 @@
 /**
- * The error catalog of spec §9 as the plugin emits it, and the exception that carries a
- * catalog code from any layer (IDE adapter, file store, script double) to the router,
- * which turns it into the `{"error":{"code","message"}}` envelope.
+ * The error catalog (docs/errors.md) as the plugin emits it, and the exception that
+ * carries a catalog code from any layer (IDE adapter, file store, script double) to the
+ * router, which turns it into the `{"error":{"code","message"}}` envelope.
  *
  * The spelling of each code is the wire contract shared with the Rust side
  * (`shared/src/wire/error.rs`); `WORKTREE_MISMATCH` is deliberately absent because only the
@@ -36,6 +36,7 @@ class LeanCtxException(val code: ErrorCode, message: String) : RuntimeException(
 
 /**
  * A request body the router cannot turn into a typed request. It is an
- * [IllegalArgumentException] because spec §9 answers those with 200 + `INTERNAL`.
+ * [IllegalArgumentException] because the published plugin answers those with 200 +
+ * `INTERNAL` (docs/ide-wire.md, Status codes and the error envelope).
  */
 class MalformedRequestException(message: String) : IllegalArgumentException(message)

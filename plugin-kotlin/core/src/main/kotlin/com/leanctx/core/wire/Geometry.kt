@@ -1,10 +1,11 @@
 /**
  * Positions, ranges and locations as they cross the plugin wire.
  *
- * Units (WIRE.md, spec §2): `line` is 0-based and `character` counts UTF-16 code units,
- * the unit of an IntelliJ `Document` and of a Kotlin `String`, so the IDE adapter never
- * converts. (The 1-based `line` fields of type_hierarchy, symbols_overview and
- * inspections answers are plain ints in their own DTOs, not [Position]s.)
+ * Units (docs/ide-wire.md, Positions and paths): `line` is 0-based and `character` counts
+ * UTF-16 code units, the unit of an IntelliJ `Document` and of a Kotlin `String`, so the
+ * IDE adapter never converts. (The 1-based `line` fields of type_hierarchy,
+ * symbols_overview and inspections answers are plain ints in their own DTOs, not
+ * [Position]s.)
  */
 package com.leanctx.core.wire
 

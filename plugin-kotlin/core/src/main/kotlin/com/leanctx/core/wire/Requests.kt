@@ -1,13 +1,14 @@
 /**
- * The request bodies of every POST route (WIRE.md "Requests"), each with its decoder.
+ * The request bodies of every POST route (docs/ide-wire.md, Requests), each with its
+ * decoder.
  *
  * Decoding is by hand rather than through Gson's reflection: Gson bypasses Kotlin
- * constructors, so a missing field would become a `null` inside a non-null property
- * and surface later as an NPE (a 500). Here a body is parsed, then validated, then
- * handed on (parse → validate → act): a missing or mistyped field is a
- * [MalformedRequestException] (200 + `INTERNAL`, spec §9), an unknown move/reformat
- * kind is `INVALID_TARGET` and an inverted range `POSITION_OUT_OF_RANGE` (the
- * catalog's codes for them). Optional fields get the defaults WIRE.md documents.
+ * constructors, so a missing field would become a `null` inside a non-null property and
+ * surface later as an NPE (a 500). Here a body is parsed, then validated, then handed on
+ * (parse → validate → act): a missing or mistyped field is a [MalformedRequestException]
+ * (200 + `INTERNAL`), an unknown move/reformat kind is `INVALID_TARGET` and an inverted
+ * range `POSITION_OUT_OF_RANGE` (the catalog's codes for them). Optional fields get the
+ * defaults docs/ide-wire.md documents.
  *
  * The `@SerializedName`s let Gson encode a decoded request back into its wire form;
  * the contract double matches its script against that canonical form.
@@ -123,7 +124,7 @@ data class RenamePreviewRequest(
 }
 
 /**
- * `/renameApply`. The search options are beyond WIRE.md's table (the published plugin
+ * `/renameApply`. The search options are beyond the published table (the published plugin
  * takes them on the preview only): our daemon sends them on both phases, so the apply
  * renames what the preview listed.
  */
@@ -216,7 +217,7 @@ data class ReformatRequest(
         fun decode(body: JsonObject): ReformatRequest {
             val f = Fields(body)
             val path = f.path()
-            // The spec's own example sends no scope: the whole file.
+            // The upstream reference's own example sends no scope: the whole file.
             val scope = when (val s = f.objectOrNull("scope")) {
                 null -> ReformatScope(ReformatScopeKind.FILE, null)
                 else -> {

@@ -1,10 +1,10 @@
 /**
- * The answer bodies of every route (WIRE.md "Responses"), encoded with Gson.
+ * The answer bodies of every route (docs/ide-wire.md, Responses), encoded with Gson.
  *
  * The casing quirks are the published plugin's and are kept on purpose so either side
  * can be swapped: edits answer camelCase (`newRange`, `editedText`), applies
  * snake_case (`changed_paths`), `/health` camelCase (`ideVersion`). The `line` fields
- * here are 1-based (spec §2); every [Position] stays 0-based.
+ * here are 1-based; every [Position] stays 0-based.
  */
 package com.leanctx.core.wire
 
@@ -80,10 +80,10 @@ data class PreviewResponse(val usages: List<Usage>, val conflicts: List<Conflict
 data class ApplyResponse(val applied: Boolean, @SerializedName("changed_paths") val changedPaths: List<String>)
 
 /**
- * `/reformat`. The spec documents `{reformatted, path}`, the published plugin answers
- * `{applied, changed_paths}`; one object carries both so either daemon reads it.
- * `reformatted`/`applied` say the reformat ran; `changed_paths` holds the file only if
- * its text changed (the daemon evicts caches of changed files only).
+ * `/reformat`. The upstream reference documents `{reformatted, path}`, the published
+ * plugin answers `{applied, changed_paths}`; one object carries both so either daemon
+ * reads it. `reformatted`/`applied` say the reformat ran; `changed_paths` holds the file
+ * only if its text changed (the daemon evicts caches of changed files only).
  */
 data class ReformatResponse(
     val reformatted: Boolean,

@@ -1,6 +1,6 @@
 /**
- * The HTTP routes of spec §0.2 and WIRE.md: one constant per path, so the router, the
- * contract double's script and the tests spell them once.
+ * The HTTP routes of docs/ide-wire.md: one constant per path, so the router, the contract
+ * double's script and the tests spell them once.
  */
 package com.leanctx.core.wire
 
@@ -30,7 +30,7 @@ object Routes {
     /** The symbol-body edits: served by the document store, in the IDE and the double alike. */
     val EDITS: List<String> = listOf(REPLACE_SYMBOL_BODY, INSERT_BEFORE_SYMBOL, INSERT_AFTER_SYMBOL)
 
-    /** Every POST route, in spec §0.2 order. */
+    /** Every POST route, in the order of docs/ide-wire.md, Routes. */
     val POST: List<String> = listOf(
         REFERENCES, DEFINITION, IMPLEMENTATIONS, DECLARATION, SYMBOLS_OVERVIEW, TYPE_HIERARCHY,
         INSPECTIONS, LIST_INSPECTIONS, REPLACE_SYMBOL_BODY, INSERT_BEFORE_SYMBOL, INSERT_AFTER_SYMBOL,

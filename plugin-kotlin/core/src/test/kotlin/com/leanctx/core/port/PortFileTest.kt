@@ -1,9 +1,9 @@
 /**
- * The port file (spec §1.2–§1.3, WIRE.md): its name from the projecthash (with the
+ * The port file (docs/ide-wire.md, Port file): its name from the projecthash (with the
  * parity vector the Rust side checks too), its exact keys and types, mode 0600, the
  * atomic write (a concurrent reader never sees a partial file), the reaper, and a
- * session's life: written on start, re-written when deleted, deleted on close. (The
- * data dir rule: `DataDirTest`.)
+ * session's life: written on start, re-written when deleted, deleted on close. (The data
+ * dir rule: `DataDirTest`.)
  */
 package com.leanctx.core.port
 

@@ -1,8 +1,8 @@
 /**
- * The HTTP contract of spec §8–§9 against the real server on 127.0.0.1: every route with
- * a valid token, a missing one and a wrong one; 404s; malformed bodies; the envelope and
- * response shapes WIRE.md fixes (casing quirks included); the defaults of optional
- * request fields; the one case that is a 500.
+ * The HTTP contract of docs/ide-wire.md against the real server on 127.0.0.1: every route
+ * with a valid token, a missing one and a wrong one; 404s; malformed bodies; the envelope
+ * and response shapes it fixes (casing quirks included); the defaults of optional request
+ * fields; the one case that is a 500.
  */
 package com.leanctx.core.server
 

@@ -1,7 +1,7 @@
 /**
- * Wire positions are 0-based lines and UTF-16 columns (WIRE.md): checked on lines with
- * accented letters (1 unit), CJK (1 unit) and emoji (2 units, a surrogate pair), and on
- * the three line-break kinds an IntelliJ Document normalises.
+ * Wire positions are 0-based lines and UTF-16 columns (docs/ide-wire.md): checked on
+ * lines with accented letters (1 unit), CJK (1 unit) and emoji (2 units, a surrogate
+ * pair), and on the three line-break kinds an IntelliJ Document normalises.
  */
 package com.leanctx.core.text
 

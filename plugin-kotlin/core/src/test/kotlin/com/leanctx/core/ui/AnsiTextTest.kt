@@ -1,4 +1,4 @@
-/** ANSI stripping (spec §4.5, §6.2): CLI colour never reaches a Swing dialog. */
+/** ANSI stripping: CLI colour never reaches a Swing dialog. */
 package com.leanctx.core.ui
 
 import org.junit.jupiter.api.Assertions.assertEquals

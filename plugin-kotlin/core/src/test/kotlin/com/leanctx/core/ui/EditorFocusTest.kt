@@ -1,7 +1,8 @@
 /**
- * The editor-focus reporter (spec §5) on a virtual clock: the filter with its
- * segment-boundary check, the 2 s debounce, back-to-back dedup, the registry opt-out
- * and cancellation on dispose. No sleeps: time moves only when the test advances it.
+ * The editor-focus reporter (docs/ide-wire.md, editor focus) on a virtual clock: the
+ * filter with its segment-boundary check, the 2 s debounce, back-to-back dedup, the
+ * registry opt-out and cancellation on dispose. No sleeps: time moves only when the test
+ * advances it.
  */
 package com.leanctx.core.ui
 

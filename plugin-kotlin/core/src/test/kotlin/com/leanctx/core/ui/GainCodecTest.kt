@@ -1,9 +1,9 @@
 /**
- * The Gain tool window's schema contract (spec §4.2) against
- * `tests/fixtures/gain-sample.json`, real `lean-ctx gain --json` output that the Rust
- * side's drift test checks too: every field the plugin reads decodes to the sample's
+ * The Gain tool window's schema contract (docs/ide-wire.md, `lean-ctx gain --json`)
+ * against `tests/fixtures/gain-sample.json`, real `lean-ctx gain --json` output that the
+ * Rust side's drift test checks too: every field the plugin reads decodes to the sample's
  * value, and every key it reads exists there. Also the codec's normalisation and the
- * load-result classification (spec §4.1).
+ * load-result classification.
  */
 package com.leanctx.core.ui
 

@@ -1,4 +1,4 @@
-/** The status bar's stats (spec §6.1): `stats.json` → tokens saved, `⚡ 12.4K saved`. */
+/** The status bar's stats (docs/ide-wire.md): `stats.json` → tokens saved, `⚡ 12.4K saved`. */
 package com.leanctx.core.ui
 
 import org.junit.jupiter.api.Assertions.assertEquals

@@ -1,8 +1,8 @@
 /**
- * Structure for Java and Kotlin (spec §2.2), through UAST so one implementation serves
- * both languages and both Kotlin plugin modes (K1 and K2). Registered only by the
- * optional leanctx-jvm.xml, which loads only where the Kotlin plugin (and with it Java)
- * is present; other IDEs never load this class.
+ * Structure for Java and Kotlin (docs/ide-wire.md, Routes), through UAST so one
+ * implementation serves both languages and both Kotlin plugin modes (K1 and K2).
+ * Registered only by the optional leanctx-jvm.xml, which loads only where the Kotlin
+ * plugin (and with it Java) is present; other IDEs never load this class.
  *
  * - symbols_overview: each class of the file with its methods, fields and inner classes,
  *   in source order; a Kotlin file's facade class (top-level functions) contributes its

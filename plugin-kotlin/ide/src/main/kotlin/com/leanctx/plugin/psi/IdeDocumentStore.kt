@@ -1,8 +1,8 @@
 /**
- * The IDE's [DocumentStore]: an edit is one `WriteCommandAction` on the file's
- * `Document` (one undo entry, spec §2.4), committed to PSI and saved, so the daemon's
- * next read of the disk sees it. The plan runs inside the command, on the Document's
- * current text, so nothing can change it between reading and writing.
+ * The IDE's [DocumentStore]: an edit is one `WriteCommandAction` on the file's `Document`
+ * (one undo entry), committed to PSI and saved, so the daemon's next read of the disk
+ * sees it. The plan runs inside the command, on the Document's current text, so nothing
+ * can change it between reading and writing.
  */
 package com.leanctx.plugin.psi
 

@@ -1,8 +1,8 @@
 /**
- * [Inspections] from the project's inspection profile (spec §2.3): `list` names the
- * enabled inspections that apply to the file's language; `run` runs the enabled local
- * inspections on the file. Global inspections need a whole-project analysis and are
- * left to the IDE's own "Inspect Code".
+ * [Inspections] from the project's inspection profile: `list` names the enabled
+ * inspections that apply to the file's language; `run` runs the enabled local inspections
+ * on the file. Global inspections need a whole-project analysis and are left to the IDE's
+ * own "Inspect Code".
  */
 package com.leanctx.plugin.psi
 

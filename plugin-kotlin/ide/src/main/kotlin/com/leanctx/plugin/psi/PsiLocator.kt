@@ -5,8 +5,9 @@
  * contract double report the same errors), an offset to the symbol there, and a
  * `PsiElement` back to a wire [Location].
  *
- * Reads run as non-blocking read actions that give way to writes, and only in smart
- * mode: in dumb mode the answer is `INDEXING`, never a partial result (spec §7.2).
+ * Reads run as non-blocking read actions that give way to writes, and only in smart mode:
+ * in dumb mode the answer is `INDEXING`, never a partial result (docs/ide-wire.md, Dumb
+ * mode).
  *
  * Files come from disk first (the daemon writes behind the IDE's back), as the core's
  * [DiskSync] decides: saved files are refreshed, files with unsaved IDE changes are

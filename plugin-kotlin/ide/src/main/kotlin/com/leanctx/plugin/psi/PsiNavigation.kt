@@ -1,7 +1,7 @@
 /**
- * [Navigation] on the IDE's indexes (spec §2.1), language-neutral: whatever language
- * plugin provides references and definitions answers. The symbol at the position is
- * what a reference there resolves to, or the declaration named there.
+ * [Navigation] on the IDE's indexes, language-neutral: whatever language plugin provides
+ * references and definitions answers. The symbol at the position is what a reference
+ * there resolves to, or the declaration named there.
  *
  * - references: `ReferencesSearch` in the requested scope;
  * - definition: the symbol's navigation element (the source, for library symbols);

@@ -1,9 +1,9 @@
 /**
- * [Refactorings] through the platform's refactoring processors (spec §3): a preview
- * finds usages and conflicts in a smart read action; an apply re-checks the conflicts,
- * refuses with `CONFLICT` unless `force` (the core's [ConflictGate]), then runs the
- * processor on the EDT as one command (one undo entry) and saves every document, so the
- * daemon's mtime checks see the result (spec §7.4).
+ * [Refactorings] through the platform's refactoring processors: a preview finds usages
+ * and conflicts in a smart read action; an apply re-checks the conflicts, refuses with
+ * `CONFLICT` unless `force` (the core's [ConflictGate]), then runs the processor on the
+ * EDT as one command (one undo entry) and saves every document, so the daemon's mtime
+ * checks see the result.
  *
  * No HTTP call may wait for a human: every place a processor would open a modal dialog
  * (conflicts, automatic renames, the usage preview, read-only files, an inline handler's

@@ -1,7 +1,7 @@
 /**
- * [Reformatter] with the IDE's code style (spec §3.2): `CodeStyleManager` on the whole
- * file, a region, or the symbol covering a range, optionally optimising imports, in
- * one `WriteCommandAction`, then saved. Never triggered by the symbol edits.
+ * [Reformatter] with the IDE's code style: `CodeStyleManager` on the whole file, a
+ * region, or the symbol covering a range, optionally optimising imports, in one
+ * `WriteCommandAction`, then saved. Never triggered by the symbol edits.
  */
 package com.leanctx.plugin.psi
 

@@ -1,9 +1,9 @@
 /**
- * [Structure] through the `com.leanctx.plugin.structureProvider` extension point (spec
- * §2.2). The core plugin registers no provider: structure needs language PSI, and the
- * only one shipped lives in the optional JVM module (leanctx-jvm.xml, Java and Kotlin).
- * In an IDE without it (RustRover, PyCharm) the answer is `UNSUPPORTED_LANGUAGE`, and
- * the daemon serves `symbols_overview` from its tree-sitter index instead.
+ * [Structure] through the `com.leanctx.plugin.structureProvider` extension point. The
+ * core plugin registers no provider: structure needs language PSI, and the only one
+ * shipped lives in the optional JVM module (leanctx-jvm.xml, Java and Kotlin). In an IDE
+ * without it (RustRover, PyCharm) the answer is `UNSUPPORTED_LANGUAGE`, and the daemon
+ * serves `symbols_overview` from its tree-sitter index instead.
  */
 package com.leanctx.plugin.psi
 

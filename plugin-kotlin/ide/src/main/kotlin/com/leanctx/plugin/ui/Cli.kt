@@ -15,6 +15,6 @@ object Cli {
     /** Resolved on each read: `LEAN_CTX_DATA_DIR` may differ between IDE restarts, not within one. */
     val stats: StatsReader get() = StatsReader(DataDir.resolve())
 
-    /** The Gain tool window's id, used by every trigger (spec §4.4). */
+    /** The Gain tool window's id, used by every trigger (status bar, Tools menu). */
     const val GAIN_TOOL_WINDOW_ID = "LeanCtxGain"
 }

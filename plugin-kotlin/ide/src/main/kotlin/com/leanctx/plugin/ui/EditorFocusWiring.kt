@@ -1,10 +1,11 @@
 /**
- * The editor-focus reporter's IDE side (spec §5): `FileEditorManagerListener` focus
- * changes and the file open at startup go to the core's [EditorFocusReporter], whose
- * debounce runs on the application's scheduled executor; the reporter is disposed with
- * the project service, which cancels a pending emission. The emitter starts
- * `lean-ctx editor-signal --file <abs path>` and does not wait for it (fire and forget:
- * the executor is shared, and a lost signal is harmless, the next focus change resends).
+ * The editor-focus reporter's IDE side (docs/ide-wire.md, editor focus):
+ * `FileEditorManagerListener` focus changes and the file open at startup go to the core's
+ * [EditorFocusReporter], whose debounce runs on the application's scheduled executor; the
+ * reporter is disposed with the project service, which cancels a pending emission. The
+ * emitter starts `lean-ctx editor-signal --file <abs path>` and does not wait for it
+ * (fire and forget: the executor is shared, and a lost signal is harmless, the next focus
+ * change resends).
  *
  * Not `com.intellij.util.Alarm`: intellij-community has it both as a Java class
  * (`int cancelRequest(Runnable)`, platform-api/ide-core) and, rewritten in Kotlin

@@ -1,13 +1,13 @@
 /**
- * The Gain tool window (spec §4): renders `lean-ctx gain --json` as loaded and
- * classified by the core's [GainLoader]: a hero Gain Score, the sub-scores, a task
- * table, a top-files table and a footer with the model and the refresh time; or the
- * empty, binary-missing and failed states, the last with a stderr excerpt and a retry
- * button.
+ * The Gain tool window (docs/ide-wire.md, `lean-ctx gain --json`): renders
+ * `lean-ctx gain --json` as loaded and classified by the core's [GainLoader]: a hero Gain
+ * Score, the sub-scores, a task table, a top-files table and a footer with the model and
+ * the refresh time; or the empty, binary-missing and failed states, the last with a
+ * stderr excerpt and a retry button.
  *
- * Polling is visibility-gated (spec §4.3): a load as soon as the window is shown, then
- * every 30 s while it stays shown; hidden means no timer and no subprocess. The timer
- * is bound to the content's `Disposable`.
+ * Polling is visibility-gated: a load as soon as the window is shown, then every 30 s
+ * while it stays shown; hidden means no timer and no subprocess. The timer is bound to
+ * the content's `Disposable`.
  */
 package com.leanctx.plugin.ui
 

@@ -1,7 +1,7 @@
 /**
- * The Tools → lean-ctx menu (spec §6.2). Setup and Doctor run the CLI in the background
- * and show its output, ANSI-stripped, in a dialog; Gain Report opens the Gain tool
- * window; Dashboard starts `lean-ctx dashboard` and does not wait.
+ * The Tools → lean-ctx menu (docs/ide-wire.md, The Tools menu). Setup and Doctor run the
+ * CLI in the background and show its output, ANSI-stripped, in a dialog; Gain Report
+ * opens the Gain tool window; Dashboard starts `lean-ctx dashboard` and does not wait.
  *
  * All are `DumbAware`: none needs an index, and the platform disables actions that are
  * not while the IDE indexes.

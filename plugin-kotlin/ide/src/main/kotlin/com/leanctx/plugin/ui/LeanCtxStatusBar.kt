@@ -1,7 +1,7 @@
 /**
- * The status-bar widget (spec §6.1): `⚡ 12.4K saved` from `stats.json`, re-read every
- * 30 s off the EDT; a click opens the Gain tool window. Text and tooltip come from the
- * core's [StatusBarText], so they are tested without an IDE.
+ * The status-bar widget (docs/ide-wire.md, `stats.json`): `⚡ 12.4K saved` from
+ * `stats.json`, re-read every 30 s off the EDT; a click opens the Gain tool window. Text
+ * and tooltip come from the core's [StatusBarText], so they are tested without an IDE.
  */
 package com.leanctx.plugin.ui
 
