@@ -3,43 +3,18 @@
 //! (progress, rust-analyzer's server status, diagnostics, file-watch registrations),
 //! readiness, document sync and shutdown.
 //!
-//! Readiness is "the first load finished" ([`Readiness`]), never "no progress
-//! running right now": a server starts its load only after `initialized` (gopls) or
-//! after the first file opens (tsserver), so an idle moment before it proves nothing.
-//! rust-analyzer reports `quiescent` before its first load even starts
-//! (rust-analyzer#23331): it is ready once it is quiescent after at least one
-//! work-done progress has ended (or it reports an unhealthy state, which no amount of
-//! waiting fixes). gopls is ready once its initial workspace load ("Setting up
-//! workspace", "Loading packages…") has ended. typescript-language-server loads a
-//! project when its first file opens, so readiness cannot see it coming; it runs
-//! tsserver's semantic server alone (`pool.rs`), which answers only after loading
-//! the file's project. Any other server is ready once initialised with no
-//! work-done progress running. A request that outlives its deadline while the server
-//! reports work in progress is `INDEXING` with that progress, not an error; and one
-//! whose caller's wait (`wait_ms`) is over while the server reports a load in
-//! progress (tsserver's "Initializing JS/TS language features" while it loads the
-//! project a file just opened into, which holds every request until it ends) answers
-//! `INDEXING` then, not after the whole deadline, and is cancelled at the server. The
-//! same wait bounds readiness and loads, so an MCP client that allows 20 s gets a
-//! complete answer from a project that loads in 10, and `--no-wait` gets `INDEXING`
-//! as soon as a load shows. rust-analyzer is exempt: its loads are seen by
-//! readiness, and its later progress (`cargo check`) is not a load.
 //!
-//! Documents: every request that names a file first syncs it from disk: `didOpen` the
-//! first time, `didChange` (full text) when its bytes changed since, nothing otherwise.
-//! Files changed on disk while open are re-synced when the watcher reports them, and
-//! `didChangeWatchedFiles` goes out for the patterns the server registered. Files we
-//! wrote ourselves are synced as open documents before the call answers, so their
-//! text is in-band. So no answer is computed from text older than the disk at the
-//! time of the call.
+//! Split by concern: [`live`] is what the server tells us unasked and the readiness
+//! rules per server; [`docs`] is document sync (what the server has of each file);
+//! here, the process, the handshake, requests and shutdown.
 
 use std::{
-    collections::{HashMap, VecDeque},
+    collections::HashMap,
     path::{Path, PathBuf},
     process::Stdio,
     sync::{
-        Arc, Mutex, OnceLock,
-        atomic::{AtomicBool, AtomicU64, Ordering},
+        Arc, OnceLock,
+        atomic::{AtomicU64, Ordering},
     },
     time::{Duration, Instant, SystemTime},
 };
@@ -49,30 +24,27 @@ use lean_ctx_shared::{
     protocol::{LanguageServerStatus, ServerState},
 };
 use lsp_types::{
-    ClientCapabilities, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
-    DidCloseTextDocumentParams, DidOpenTextDocumentParams, FileChangeType, FileEvent,
-    InitializeParams, TextDocumentContentChangeEvent, TextDocumentIdentifier, TextDocumentItem,
-    VersionedTextDocumentIdentifier, WorkspaceFolder, notification as note, request as req,
+    ClientCapabilities, InitializeParams, WorkspaceFolder, notification as note, request as req,
 };
 use serde_json::{Value, json};
-use tokio::{
-    io::{AsyncBufReadExt, BufReader},
-    sync::watch,
-};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+mod docs;
+mod live;
+
+use docs::Doc;
+pub use docs::Synced;
+use live::{Live, Readiness, Shared};
 
 use super::{
-    rpc::{Connection, Handler, METHOD_NOT_FOUND, RpcError},
-    text::{DocText, Encoding, path_to_uri, uri_to_path},
+    rpc::{Connection, METHOD_NOT_FOUND, RpcError},
+    text::{Encoding, path_to_uri},
 };
-use crate::{
-    index::lang::Lang,
-    sys::{self, unix_ms},
-};
+use crate::sys::{self, unix_ms};
 
 /// How long `initialize` may take before the server counts as failed.
 const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Documents kept open per server; past this the least recently used is closed.
-const MAX_OPEN_DOCUMENTS: usize = 200;
 /// Lines of the server's stderr kept for error messages.
 const STDERR_LINES: usize = 20;
 
@@ -154,25 +126,6 @@ struct Initialized {
     caps: Value,
     encoding: Encoding,
     name: String,
-}
-
-#[derive(Debug)]
-struct Doc {
-    version: i32,
-    hash: blake3::Hash,
-    text: Arc<DocText>,
-    /// The diagnostics sequence number when we last sent this text.
-    synced_seq: u64,
-    last_used: Instant,
-}
-
-/// A document as the server has it now.
-#[derive(Clone, Debug)]
-pub struct Synced {
-    pub text: Arc<DocText>,
-    /// BLAKE3 of the file's bytes that `text` was made from.
-    pub hash: blake3::Hash,
-    pub seq: u64,
 }
 
 impl Server {
@@ -503,167 +456,6 @@ impl Server {
         }
     }
 
-    /// Brings the server's copy of `abs` up to `bytes`, the disk's (read through the
-    /// jail), and returns the text it now has.
-    pub async fn sync(&self, abs: &Path, bytes: &[u8]) -> Synced {
-        let mut docs = self.docs.lock().await;
-        self.hold_to_ancestry();
-        self.sync_locked(&mut docs, abs, bytes)
-    }
-
-    /// Stops the server, before it is told of anything that could make its toolchain
-    /// run again, if configuration above its root is no longer the user's alone
-    /// (`ancestry`): planted after the start check, it would be read next. Every
-    /// later call says why (the failure) and a restart is refused the same way.
-    fn hold_to_ancestry(&self) {
-        if self.is_dead() {
-            return;
-        }
-        let checked = super::ancestry::check(
-            &self.root,
-            self.spec.rust_analyzer,
-            self.spec.language,
-            &self.spec.program_name(),
-        );
-        if let Err(e) = checked {
-            tracing::warn!(root = %self.root.display(), why = %e.message, "stopping a language server");
-            stop(self.pid, &self.shared, e.message);
-        }
-    }
-
-    fn sync_locked(&self, docs: &mut HashMap<PathBuf, Doc>, abs: &Path, bytes: &[u8]) -> Synced {
-        let hash = blake3::hash(bytes);
-        let seq = self.shared.seq.load(Ordering::SeqCst);
-        let uri = path_to_uri(abs);
-        if let Some(doc) = docs.get_mut(abs) {
-            doc.last_used = Instant::now();
-            if doc.hash == hash {
-                return Synced {
-                    text: doc.text.clone(),
-                    hash,
-                    seq: doc.synced_seq,
-                };
-            }
-            let text = Arc::new(DocText::new(bytes));
-            doc.version += 1;
-            doc.hash = hash;
-            doc.text = text.clone();
-            doc.synced_seq = seq;
-            self.conn
-                .notify::<note::DidChangeTextDocument>(DidChangeTextDocumentParams {
-                    text_document: VersionedTextDocumentIdentifier::new(uri, doc.version),
-                    content_changes: vec![TextDocumentContentChangeEvent {
-                        range: None,
-                        range_length: None,
-                        text: text.text().to_string(),
-                    }],
-                });
-            return Synced { text, hash, seq };
-        }
-        if docs.len() >= MAX_OPEN_DOCUMENTS
-            && let Some(oldest) = docs
-                .iter()
-                .min_by_key(|(_, d)| d.last_used)
-                .map(|(p, _)| p.clone())
-        {
-            docs.remove(&oldest);
-            self.conn
-                .notify::<note::DidCloseTextDocument>(DidCloseTextDocumentParams {
-                    text_document: TextDocumentIdentifier::new(path_to_uri(&oldest)),
-                });
-        }
-        let text = Arc::new(DocText::new(bytes));
-        self.conn
-            .notify::<note::DidOpenTextDocument>(DidOpenTextDocumentParams {
-                text_document: TextDocumentItem::new(
-                    uri,
-                    self.spec.language_id.into(),
-                    0,
-                    text.text().to_string(),
-                ),
-            });
-        docs.insert(
-            abs.to_path_buf(),
-            Doc {
-                version: 0,
-                hash,
-                text: text.clone(),
-                synced_seq: seq,
-                last_used: Instant::now(),
-            },
-        );
-        self.open_documents
-            .store(docs.len() as u64, Ordering::Relaxed);
-        Synced { text, hash, seq }
-    }
-
-    /// Files under the root changed on disk: open documents are re-synced (closed if
-    /// gone) and the server hears of the changes it registered for. With `ours` (we
-    /// wrote them) a file of the server's language is synced as an open document even
-    /// if it was not one: its text then reaches the server in-band, ahead of the next
-    /// request. Told only through `didChangeWatchedFiles`, rust-analyzer loads a file
-    /// it has not opened on its VFS thread, and a request right after can still see
-    /// the old text (CI once: 2 of 5 references right after a rename across two
-    /// files).
-    pub async fn files_changed(&self, paths: &[PathBuf], ours: bool) {
-        let mut events = Vec::new();
-        {
-            let mut docs = self.docs.lock().await;
-            self.hold_to_ancestry();
-            if self.is_dead() {
-                return;
-            }
-            for path in paths {
-                let open = docs.contains_key(path) || (ours && self.owns(path));
-                let watched = self.shared.watches(path);
-                if !open && !watched {
-                    continue;
-                }
-                // Only an open document's bytes are needed; for the rest, existence.
-                let typ = if open {
-                    match read_beneath(&self.root, path).await {
-                        Ok(bytes) => {
-                            self.sync_locked(&mut docs, path, &bytes);
-                            FileChangeType::CHANGED
-                        }
-                        Err(_) => {
-                            if docs.remove(path).is_some() {
-                                self.conn.notify::<note::DidCloseTextDocument>(
-                                    DidCloseTextDocumentParams {
-                                        text_document: TextDocumentIdentifier::new(path_to_uri(
-                                            path,
-                                        )),
-                                    },
-                                );
-                            }
-                            FileChangeType::DELETED
-                        }
-                    }
-                } else if tokio::fs::try_exists(path).await.unwrap_or(false) {
-                    FileChangeType::CREATED
-                } else {
-                    FileChangeType::DELETED
-                };
-                if watched {
-                    events.push(FileEvent::new(path_to_uri(path), typ));
-                }
-            }
-            self.open_documents
-                .store(docs.len() as u64, Ordering::Relaxed);
-        }
-        if !events.is_empty() {
-            self.conn
-                .notify::<note::DidChangeWatchedFiles>(DidChangeWatchedFilesParams {
-                    changes: events,
-                });
-        }
-    }
-
-    /// A file whose documents this server takes (its language's `languageId`).
-    fn owns(&self, path: &Path) -> bool {
-        Lang::from_path(path).is_some_and(|l| l.lsp_language_id() == self.spec.language_id)
-    }
-
     /// The diagnostics the server published for `abs` after the text `synced` was
     /// sent, waiting at most `wait` for them; `None` if none came.
     pub async fn published_diagnostics(
@@ -758,20 +550,6 @@ impl Drop for Server {
             self.kill();
         }
     }
-}
-
-/// An open document's bytes now, read beneath the root following no symlink: the
-/// watcher names paths by their text, and one swapped for a symlink since must not
-/// feed another file's content to the server.
-async fn read_beneath(root: &Path, path: &Path) -> std::io::Result<Vec<u8>> {
-    let rel = path
-        .strip_prefix(root)
-        .ok()
-        .and_then(Path::to_str)
-        .ok_or_else(|| std::io::Error::other("not a path inside the root"))?
-        .to_string();
-    let root = root.to_path_buf();
-    tokio::task::spawn_blocking(move || crate::jail::read_beneath(&root, &rel)).await?
 }
 
 async fn initialize(server: Arc<Server>) {
@@ -885,389 +663,9 @@ async fn read_stderr(stderr: tokio::process::ChildStderr, shared: Arc<Shared>) {
     }
 }
 
-/// What the server told us, shared with the connection's reader.
-struct Shared {
-    root: PathBuf,
-    settings: Value,
-    live: Mutex<Live>,
-    /// Bumped on every change of `live` or `diagnostics`.
-    changed: watch::Sender<u64>,
-    diagnostics: Mutex<HashMap<PathBuf, Published>>,
-    /// Registration id → the globs of `workspace/didChangeWatchedFiles`.
-    watchers: Mutex<HashMap<String, globset::GlobSet>>,
-    stderr: Mutex<VecDeque<String>>,
-    seq: AtomicU64,
-    exited: AtomicBool,
-}
-
-#[derive(Debug)]
-struct Published {
-    diagnostics: Vec<lsp_types::Diagnostic>,
-    seq: u64,
-}
-
-#[derive(Debug, Default)]
-struct Live {
-    initialized: bool,
-    failure: Option<String>,
-    failed_at: Option<Instant>,
-    /// Running work-done progress by token.
-    work: HashMap<String, Work>,
-    saw_work_end: bool,
-    quiescent: Option<bool>,
-    health: Option<String>,
-    status_message: Option<String>,
-    readiness: Readiness,
-}
-
-/// When a server has loaded its project (module doc).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum Readiness {
-    /// Quiescent after a work-done progress ended, or unhealthy.
-    RustAnalyzer,
-    /// Its first work-done progress (the initial workspace load) has ended.
-    FirstLoad,
-    /// Initialised, with no work-done progress running.
-    #[default]
-    Idle,
-}
-
-impl Readiness {
-    fn of(spec: &ServerSpec) -> Readiness {
-        if spec.rust_analyzer {
-            Readiness::RustAnalyzer
-        } else if spec.program_name().starts_with("gopls") {
-            Readiness::FirstLoad
-        } else {
-            Readiness::Idle
-        }
-    }
-}
-
-#[derive(Debug, Default)]
-struct Work {
-    title: String,
-    message: Option<String>,
-    percent: Option<u32>,
-}
-
-impl Live {
-    fn phase(&self) -> ServerState {
-        if self.failure.is_some() {
-            return ServerState::Failed;
-        }
-        if !self.initialized {
-            return ServerState::Starting;
-        }
-        let loaded = match self.readiness {
-            Readiness::RustAnalyzer => {
-                self.quiescent == Some(true)
-                    && (self.saw_work_end || self.health.as_deref().is_some_and(|h| h != "ok"))
-            }
-            Readiness::FirstLoad => self.saw_work_end && self.work.is_empty(),
-            Readiness::Idle => self.work.is_empty(),
-        };
-        if loaded {
-            ServerState::Ready
-        } else {
-            ServerState::Indexing
-        }
-    }
-
-    fn progress(&self, elapsed: Duration) -> Progress {
-        let work = self.work.values().max_by_key(|w| w.percent.unwrap_or(0));
-        let message = match (work, self.initialized) {
-            (Some(w), _) => match &w.message {
-                Some(m) => format!("{} {m}", w.title),
-                None => w.title.clone(),
-            },
-            (None, false) => "starting".into(),
-            (None, true) => self
-                .status_message
-                .clone()
-                .unwrap_or_else(|| "loading the workspace".into()),
-        };
-        let percent = work.and_then(|w| w.percent).unwrap_or(0).min(100);
-        Progress {
-            done: percent.into(),
-            total: 100,
-            percent: percent as u8,
-            message: format!("{message} ({}s)", elapsed.as_secs()),
-        }
-    }
-}
-
-impl Shared {
-    fn new(root: PathBuf, settings: Value, readiness: Readiness) -> Shared {
-        Shared {
-            root,
-            settings,
-            live: Mutex::new(Live {
-                readiness,
-                ..Live::default()
-            }),
-            changed: watch::Sender::new(0),
-            diagnostics: Mutex::new(HashMap::new()),
-            watchers: Mutex::new(HashMap::new()),
-            stderr: Mutex::new(VecDeque::new()),
-            seq: AtomicU64::new(0),
-            exited: AtomicBool::new(false),
-        }
-    }
-
-    fn update(&self, f: impl FnOnce(&mut Live)) {
-        f(&mut self.live.lock().unwrap());
-        self.changed.send_modify(|n| *n += 1);
-    }
-
-    /// The first failure wins: it is the reason.
-    fn fail(&self, why: String) {
-        let tail: Vec<String> = self.stderr.lock().unwrap().iter().cloned().collect();
-        self.update(|live| {
-            if live.failure.is_none() {
-                let tail = tail.iter().rev().take(3).rev().cloned().collect::<Vec<_>>();
-                live.failure = Some(if tail.is_empty() {
-                    why
-                } else {
-                    format!("{why}; stderr: {}", tail.join(" | "))
-                });
-                live.failed_at = Some(Instant::now());
-            }
-        });
-    }
-
-    fn watches(&self, path: &Path) -> bool {
-        self.watchers
-            .lock()
-            .unwrap()
-            .values()
-            .any(|set| set.is_match(path))
-    }
-
-    fn configuration(&self, params: &Value) -> Value {
-        let rust_analyzer = self.live.lock().unwrap().readiness == Readiness::RustAnalyzer;
-        let items = params["items"].as_array().cloned().unwrap_or_default();
-        Value::Array(
-            items
-                .iter()
-                .map(|item| match item["section"].as_str() {
-                    // rust-analyzer asks for its own section; our settings are it.
-                    Some("rust-analyzer") if rust_analyzer => self.settings.clone(),
-                    Some(section) => section
-                        .split('.')
-                        .try_fold(&self.settings, |v, key| v.get(key))
-                        .cloned()
-                        .unwrap_or(Value::Null),
-                    None => self.settings.clone(),
-                })
-                .collect(),
-        )
-    }
-
-    fn register(&self, params: &Value) {
-        for reg in params["registrations"].as_array().into_iter().flatten() {
-            if reg["method"] != "workspace/didChangeWatchedFiles" {
-                continue;
-            }
-            let mut set = globset::GlobSetBuilder::new();
-            for watcher in reg["registerOptions"]["watchers"]
-                .as_array()
-                .into_iter()
-                .flatten()
-            {
-                let pattern = match &watcher["globPattern"] {
-                    Value::String(p) => Some(p.clone()),
-                    Value::Object(rel) => {
-                        let base = rel["baseUri"]
-                            .as_str()
-                            .or_else(|| rel["baseUri"]["uri"].as_str())
-                            .and_then(|u| u.parse().ok())
-                            .and_then(|u| uri_to_path(&u));
-                        rel["pattern"].as_str().map(|p| match base {
-                            Some(base) => format!("{}/{p}", base.display()),
-                            None => p.to_string(),
-                        })
-                    }
-                    _ => None,
-                };
-                // `**/x` must also match at the root itself, and relative patterns are
-                // relative to the workspace.
-                if let Some(p) = pattern {
-                    let p = if p.starts_with('/') || p.starts_with("**") {
-                        p
-                    } else {
-                        format!("{}/{p}", self.root.display())
-                    };
-                    match globset::Glob::new(&p) {
-                        Ok(g) => {
-                            set.add(g);
-                        }
-                        Err(e) => tracing::debug!(pattern = %p, error = %e, "unusable watch glob"),
-                    }
-                }
-            }
-            if let (Some(id), Ok(set)) = (reg["id"].as_str(), set.build()) {
-                self.watchers.lock().unwrap().insert(id.to_string(), set);
-            }
-        }
-    }
-
-    fn progress(&self, params: &Value) {
-        let token = match &params["token"] {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        let value = &params["value"];
-        let percent = value["percentage"].as_u64().map(|p| p as u32);
-        let message = value["message"].as_str().map(str::to_string);
-        self.update(|live| match value["kind"].as_str() {
-            Some("begin") => {
-                live.work.insert(
-                    token,
-                    Work {
-                        title: value["title"].as_str().unwrap_or("working").to_string(),
-                        message,
-                        percent,
-                    },
-                );
-            }
-            Some("report") => {
-                if let Some(w) = live.work.get_mut(&token) {
-                    w.message = message.or(w.message.take());
-                    w.percent = percent.or(w.percent);
-                }
-            }
-            Some("end") => {
-                live.work.remove(&token);
-                live.saw_work_end = true;
-            }
-            _ => {}
-        });
-    }
-}
-
-impl Handler for Shared {
-    fn request(&self, method: &str, params: Value) -> Result<Value, (i64, String)> {
-        match method {
-            "workspace/configuration" => Ok(self.configuration(&params)),
-            "client/registerCapability" => {
-                self.register(&params);
-                Ok(Value::Null)
-            }
-            "client/unregisterCapability" => {
-                for u in params["unregisterations"].as_array().into_iter().flatten() {
-                    if let Some(id) = u["id"].as_str() {
-                        self.watchers.lock().unwrap().remove(id);
-                    }
-                }
-                Ok(Value::Null)
-            }
-            "window/workDoneProgress/create" | "window/showMessageRequest" => Ok(Value::Null),
-            "workspace/workspaceFolders" => Ok(json!([{
-                "uri": path_to_uri(&self.root).as_str(),
-                "name": self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-            }])),
-            // Edits reach files only through our guarded writers.
-            "workspace/applyEdit" => {
-                Ok(json!({ "applied": false, "failureReason": "lean-ctx applies edits itself" }))
-            }
-            "workspace/semanticTokens/refresh"
-            | "workspace/inlayHint/refresh"
-            | "workspace/codeLens/refresh"
-            | "workspace/diagnostic/refresh"
-            | "workspace/inlineValue/refresh" => Ok(Value::Null),
-            other => Err((
-                METHOD_NOT_FOUND,
-                format!("lean-ctx does not handle {other}"),
-            )),
-        }
-    }
-
-    fn notification(&self, method: &str, params: Value) {
-        match method {
-            "$/progress" => self.progress(&params),
-            "experimental/serverStatus" => self.update(|live| {
-                live.quiescent = params["quiescent"].as_bool();
-                live.health = params["health"].as_str().map(str::to_string);
-                live.status_message = params["message"].as_str().map(str::to_string);
-            }),
-            "textDocument/publishDiagnostics" => {
-                let Some(path) = params["uri"]
-                    .as_str()
-                    .and_then(|u| u.parse().ok())
-                    .and_then(|u| uri_to_path(&u))
-                else {
-                    return;
-                };
-                let diagnostics =
-                    serde_json::from_value(params["diagnostics"].clone()).unwrap_or_default();
-                let seq = self.seq.fetch_add(1, Ordering::SeqCst) + 1;
-                self.diagnostics
-                    .lock()
-                    .unwrap()
-                    .insert(path, Published { diagnostics, seq });
-                self.changed.send_modify(|n| *n += 1);
-            }
-            "window/logMessage" | "window/showMessage" => {
-                tracing::debug!(target: "lsp_log", root = %self.root.display(), "{}", params["message"].as_str().unwrap_or(""));
-            }
-            _ => {}
-        }
-    }
-
-    fn closed(&self, reason: &str) {
-        self.fail(format!("connection closed ({reason})"));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn shared(program: &str) -> Shared {
-        let spec = ServerSpec {
-            language: "go",
-            language_id: "go",
-            command: vec![program.into()],
-            rust_analyzer: false,
-            settings: "{}".into(),
-        };
-        Shared::new(PathBuf::from("/p"), Value::Null, Readiness::of(&spec))
-    }
-
-    fn progress(s: &Shared, kind: &str) {
-        let value = json!({"kind": kind, "title": "Setting up workspace", "message": "Loading packages..."});
-        s.notification("$/progress", json!({"token": "t", "value": value}));
-    }
-
-    fn phase(s: &Shared) -> ServerState {
-        s.live.lock().unwrap().phase()
-    }
-
-    /// Issue 16: gopls starts its initial workspace load only after `initialized`, so
-    /// the moment between the two, with no progress running, is not "loaded".
-    #[test]
-    fn gopls_is_ready_only_after_its_initial_workspace_load_ended() {
-        let s = shared("/opt/go/bin/gopls");
-        s.update(|live| live.initialized = true);
-        assert_eq!(phase(&s), ServerState::Indexing);
-        progress(&s, "begin");
-        assert_eq!(phase(&s), ServerState::Indexing);
-        assert!(
-            s.live
-                .lock()
-                .unwrap()
-                .progress(Duration::ZERO)
-                .message
-                .starts_with("Setting up workspace Loading packages")
-        );
-        progress(&s, "end");
-        assert_eq!(phase(&s), ServerState::Ready);
-        // Any other server: initialised and idle is ready.
-        let other = shared("pylsp");
-        other.update(|live| live.initialized = true);
-        assert_eq!(phase(&other), ServerState::Ready);
-    }
 
     #[test]
     fn a_server_saying_the_position_holds_no_identifier_is_no_symbol_at_position() {
