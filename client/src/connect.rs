@@ -13,6 +13,11 @@
 //! cannot talk (a socket or unit pointing this shim at another schema's daemon, or a
 //! lean-ctxd of another build installed beside it) are `BACKEND_REQUIRED`, naming
 //! both builds and saying to restart the agent session.
+//!
+//! The spawned daemon gets the root the call is about on its stdin (an older build
+//! ignores it) and answers `READY <pid> <schema>`, or `RUNNING <pid> <schema>` when one
+//! of its schema was already there. The hello's intent is `Call`: a daemon of another
+//! build is reported, never replaced.
 
 use std::{
     fs::{self, OpenOptions},

@@ -1,5 +1,11 @@
 //! `lean-ctx doctor`: checks what lean-ctx needs, each finding with its fix; exits
 //! non-zero when something is broken (warnings alone do not fail).
+//!
+//! It checks the config's syntax, the data and runtime dirs, that the daemon answers
+//! (its version, the socket's mode), rust-analyzer and rust-src, and the IDE port files
+//! (pid alive, `GET /health` within 300 ms). Tool probes run from `/` with the neutral
+//! environment (`shared::tool_env`), so a repository's toolchain file never picks what
+//! they run.
 
 use std::{
     fs,

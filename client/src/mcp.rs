@@ -6,6 +6,13 @@
 //! the session runs, never a tool parameter; paths are relative to it, and the daemon
 //! refuses any that leave it. Answers are compact text; errors are
 //! `ERROR: CODE: message` plus the remedy, flagged `isError`.
+//!
+//! Each call carries the session's random id, so `read` answers by what this session
+//! already holds. Tool arguments are read here ([`arguments`]): what does not fit is a
+//! tool error `INVALID_TARGET` listing what the tool accepts, never a JSON-RPC error;
+//! numbers and booleans sent as strings are accepted, and so are the published tool's
+//! spellings ([`published_dialect`]). When the client offers MCP roots, the one holding
+//! the working directory (else the first) is the project.
 
 use std::{future::Future, path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
 

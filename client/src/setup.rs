@@ -2,6 +2,10 @@
 //! `lean-ctx mcp`. Prints it by default; `--write` merges it into each agent's config
 //! file (other servers and settings kept, a file that does not parse left alone);
 //! `--service` also installs the daemon as a background service.
+//!
+//! The agents: Claude Code, Cursor, VS Code and Codex; Codex's TOML is merged with
+//! toml_edit so its comments stay. `--write` also trusts the project it runs in
+//! (`trust_cmd`).
 
 use std::{
     fs,

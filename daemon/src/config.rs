@@ -1,5 +1,10 @@
 //! `config.toml` in the config dir. Missing file: defaults. A file that does not parse
 //! stops the daemon with the path and the parser's message, never a silent default.
+//!
+//! Sections: `[daemon]` (idle and connection timeouts, the connection cap, project
+//! eviction), `[index]` (file size cap, rescans, the persisted store, prewarming),
+//! `[lsp]` (which servers, pool limits), `[trust]` (`trust.rs`) and `[ide]` (`timeout`,
+//! `apply_timeout`, `health_timeout`).
 
 use std::{path::Path, time::Duration};
 

@@ -27,6 +27,9 @@
 //! counted apart (`unparsed`), not checked. The bench `daemon/benches/conformance.rs`
 //! runs it over whole corpora, the test `daemon/tests/conformance.rs` over a fixed
 //! sample; CONFORMANCE.md has the figures.
+//!
+//! The pinned sample the test reads is fetched by `daemon/benches/fetch-conformance.sh`
+//! (the bench runs whole corpora: `-- rust kotlin …` chooses languages).
 
 use std::{
     collections::{BTreeMap, HashMap},

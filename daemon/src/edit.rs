@@ -9,6 +9,12 @@
 //! directory or file swapped for a symlink after the jail's walk is never followed. A reader sees the old file or the new one, never a mix, and a concurrent
 //! change is a `CONFLICT`, never a lost update. Line endings and a BOM are kept:
 //! inserted text takes the file's line ending.
+//!
+//! An `expected_hash` matches by the whole hash or its first 16 hex digits or more
+//! ([`hash_matches`]), the short form answers show. The root's cross-daemon lock
+//! (`root_lock.rs`) is taken after the per-file locks. "File untouched" is said only
+//! before the rename: after it the file is the new one, whatever fails next. Temp files
+//! a killed writer left are removed through the held directory.
 
 use std::{
     ffi::OsString,

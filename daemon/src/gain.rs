@@ -20,10 +20,14 @@
 //! - everything else (directory outlines, search, previews, diagnostics, type
 //!   hierarchies, reformat, errors): no claim, the baseline is the answer itself.
 //!
-//! Counting happens off the request path, on the blocking pool, after the answer is
-//! sent; `stats.json` is written atomically, at most once a second (a record that
-//! comes sooner is written by one trailing write a second later, so readers such as
-//! `lean-ctx gain` never lag the daemon by more), and at shutdown.
+//! Counting happens off the request path, after the answer is sent, on a thread of its
+//! own at nice 10 (`sys::lower_priority`; the blocking pool only if that thread cannot
+//! start): on the blocking pool the first count, the tokenizer's load with it, took a
+//! core from the shim just answered. The tokenizer is loaded for a burst of calls and
+//! released after `TOKENIZER_IDLE` (60 s) without one. `stats.json` is written
+//! atomically, at most once a second (a record that comes sooner is written by one
+//! trailing write a second later, so readers such as `lean-ctx gain` never lag the
+//! daemon by more), and at shutdown.
 
 use std::{
     io::Read,

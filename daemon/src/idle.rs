@@ -1,6 +1,8 @@
-//! Idle exit for an auto-spawned daemon: when nobody has been connected for the idle
-//! timeout, the daemon stops itself so an unused one does not linger. A daemon started
-//! by a service manager or by hand never idles out (it has no idle timeout).
+//! Idle exit: when nobody has been connected for the idle timeout, the daemon stops
+//! itself so an unused one does not linger. Only where something starts it again on
+//! demand: the shim (an auto-spawned daemon) or systemd's socket (socket activation).
+//! A daemon started any other way (by hand, launchd, a service without its socket)
+//! would not come back, so it idles out only when given `--idle-timeout`.
 
 use std::time::Duration;
 

@@ -26,6 +26,14 @@
 //! A path that lands in another worktree of the same repository (beside the root, or
 //! nested inside it) is `WORKTREE_MISMATCH`: that is how the upstream tool's edits
 //! landed in the wrong checkout (its issue #803).
+//!
+//! Besides everything outside the root, it refuses `.git` and what is in it, a path
+//! with a NUL byte, and anything but a regular file or directory. A [`Jailed`] carries
+//! the held directory and the canonical root-relative name, and [`Jailed::open`]
+//! re-opens the name `O_NOFOLLOW` beneath that directory. Names the index found itself
+//! take the other way in ([`open_beneath`], [`open_dir_beneath`],
+//! [`dir_handle_beneath`]): beneath a root descriptor with no symlink at all, since the
+//! walk never follows one and a symlink met there was swapped in since.
 
 use std::{
     collections::VecDeque,

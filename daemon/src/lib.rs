@@ -2,18 +2,20 @@
 //! arguments, sets up logging and calls [`server::run`], so tests can start the real
 //! server on a temp socket (mini-redis's `server::run(listener, shutdown)`).
 //!
-//! Module map: [`state`] owns what lives for the daemon's whole life (counters, the
-//! shutdown token, the project registry); [`server`] accepts connections, checks the
-//! peer and the hello and drives tarpc; [`service`] implements the operations behind
-//! one panic-catching choke point; [`registry`] and [`worktree`] know the projects;
-//! [`instance`] guarantees a single daemon per user and owns the socket file;
-//! [`idle`] exits an auto-spawned daemon nobody uses; [`upgrade`] records the daemon,
-//! steps it down once a newer build's daemon runs and locks roots across daemons; [`ide`] finds JetBrains IDE windows and
-//! talks to them; [`lsp`] keeps language servers
-//! warm and answers navigation and refactorings through them; [`call_log`] keeps the
-//! last calls and [`dashboard`] serves them, with the status and gain, as a local web
-//! page; [`budget`] keeps every answer inside one frame; [`config`], [`logging`] and
-//! [`sys`] are plumbing.
+//! Module map (ARCHITECTURE.md, `daemon/`, has one paragraph per module): [`state`]
+//! owns what lives for the daemon's whole life and the choke point every call goes
+//! through; [`server`] accepts connections, checks the peer and the hello and drives
+//! tarpc; [`service`] implements the operations; [`route`] decides which backing
+//! answers each one, in what order; [`backing`] holds the three backings' operations
+//! over [`ide`] (JetBrains IDE windows), [`lsp`] (warm language servers) and
+//! [`index`] (the headless symbol index); [`jail`], [`edit`], [`root_lock`] and
+//! [`reads`] are how files are reached, written and remembered per session;
+//! [`registry`] and [`worktree`] know the projects; [`instance`], [`upgrade`],
+//! [`idle`] and [`service_manager`] are the daemon's life; [`trust`] gates language
+//! servers; [`gain`] and [`tokens`] account, [`call_log`], [`status`] and
+//! [`dashboard`] show; [`budget`] keeps every answer inside one frame; [`config`],
+//! [`logging`], [`sys`] and [`bom`] are plumbing; [`conformance`] is the declaration
+//! model's harness.
 
 pub mod backing;
 pub mod bom;

@@ -11,6 +11,12 @@
 //! lives (the daemon closes quiet connections after `connection_idle_timeout`; the
 //! server reconnects on its next call) keeps it, the process gone forgets it at the
 //! next read.
+//!
+//! Besides the sessions, one daemon-wide cache from (root, hash) to text (`TEXT_BYTES`,
+//! 32 MiB) keeps what answers hashed, for a stale `expected_hash`'s diff; a root's
+//! answers see only that root's texts ([`Reads::of`]), so no project's text reaches
+//! another's agent. A connection's [`Bound`] is held by its handler
+//! (`service::Handler`) with the peer's pid from the socket's credentials.
 
 use std::{
     collections::{HashMap, HashSet},

@@ -3,6 +3,9 @@
 //! IDE state. Lookups never hold a map lock across anything slow: the worktree is
 //! described before the entry is taken. Idle projects are evicted
 //! ([`ProjectRegistry::evict_idle`]), never one a call or a language server uses.
+//!
+//! An evicted project's watches go with it (`daemon.project_idle_timeout`); the
+//! content-addressed caches stay, so coming back costs a walk, not the parses.
 
 use std::{
     path::{Path, PathBuf},

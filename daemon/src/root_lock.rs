@@ -4,6 +4,11 @@
 //! exclusive flock on an owner-only file in the runtime dir orders them all. Its own
 //! module, not `upgrade.rs`'s, because every write path takes it and `upgrade.rs`
 //! knows the daemon's state.
+//!
+//! The lock file is `<runtime>/roots/<hash of the root>.lock`
+//! (`Paths::root_write_lock`), taken by `edit::apply` and `edit::apply_many` after the
+//! per-file locks; a holder that keeps it past [`ROOT_LOCK_WAIT`] makes the write a
+//! `CONFLICT`, nothing written.
 
 use std::{
     fs::{File, OpenOptions},

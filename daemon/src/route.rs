@@ -21,7 +21,8 @@
 //! a hung symbol edit passes on only while its file still holds its old bytes. The
 //! answer names the backing that answered and why the ones before it did not. When
 //! none answers, the most useful error is given: `INDEXING` (wait, and it will)
-//! before "cannot do this".
+//! before "cannot do this". An operation only the IDE can do keeps the IDE's
+//! `INDEXING`, or answers `BACKEND_REQUIRED` when no window serves the root.
 //!
 //! Every call looks its project up once ([`Cx`]) and jails its file once, before any
 //! backing sees it.

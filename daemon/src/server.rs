@@ -5,7 +5,8 @@
 //! frame must be a well-formed hello within [`HELLO_TIMEOUT`], and tarpc frames are
 //! length-limited. A bad connection is closed and logged; the others never notice.
 //! Connections are bounded: over `daemon.max_connections` a hello is refused
-//! (`TooManyConnections`), and one without a call for `daemon.connection_idle_timeout`
+//! (`TooManyConnections`; a shutdown always passes, or a full daemon could not be
+//! stopped), and one without a call for `daemon.connection_idle_timeout`
 //! is closed (the shim reconnects on its next call), so a quiet peer neither piles up
 //! nor keeps an auto-spawned daemon from its idle exit.
 

@@ -1,6 +1,18 @@
 //! What lives as long as the daemon: its configuration, counters, the recent calls,
-//! the shutdown tokens, the project registry and the dashboard once started. Shared as
-//! `Arc<Daemon>` by every connection.
+//! the shutdown tokens, the project registry, the caches, the language servers and the
+//! IDE windows. Shared as `Arc<Daemon>` by every connection. Not the dashboard: the
+//! connections' handlers hold it (`service::Handler`), so the state knows nothing of
+//! what shows it.
+//!
+//! [`Daemon::call`] is the one choke point every operation goes through: it refuses
+//! new work while stopping, counts calls in flight (what a shutdown drains), turns a
+//! panic into `INTERNAL`, refuses an answer over the budget before tarpc encodes it
+//! (`budget::check`) and logs the call (`call_log`). A starting daemon prewarms the
+//! roots calls were last made for ([`Daemon::prewarm`], `index.prewarm_roots`), and an
+//! auto-spawned one, without waiting for a pause, the root its shim wrote on its stdin
+//! ([`Daemon::start_first_root`]), whose check then runs while the shim connects. A
+//! prewarm is a restart's check, never a speculative first index: only a root that is
+//! still the directory called for and whose last walk's listing the store keeps.
 
 use std::{
     future::Future,

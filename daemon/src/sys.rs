@@ -1,4 +1,9 @@
 //! Facts about this process that the platform tells us.
+//!
+//! What is here: the resident size (`rss_bytes`), `lower_priority` (nice 10 for a
+//! thread whose remaining work nobody waits for: gain accounting, the walk behind a
+//! restart's answer), and glibc malloc's tuning (heaps grown 1 MiB at a time) and trim
+//! after a burst (`release_free_memory`).
 
 /// Resident set size of this process in bytes (Linux: `/proc/self/statm`); `None` where
 /// the platform has no cheap way to tell.

@@ -10,6 +10,12 @@
 //! piece that is not a token itself is split into bytes, and the adjacent pair that
 //! forms the token of lowest rank (the leftmost of equals) is merged until no pair
 //! forms a token. Tests hold the counts to tiktoken-rs's on real sources.
+//!
+//! The tables stay in the binary's read-only pages; a load only compiles the pattern
+//! (about 3.5 ms and 3 MiB, where tiktoken-rs's own load takes 90-240 ms and 45 MiB). A
+//! piece of 100 bytes or more is merged with a heap, as tiktoken does. The counts are
+//! held to tiktoken-rs's by tests on the pinned Rust corpus's crates and by `--bench
+//! tokens` on every corpus.
 
 use std::{cmp::Reverse, collections::BinaryHeap};
 

@@ -18,6 +18,10 @@
 //!
 //! Default: nothing is trusted. The headless index (outline, search, symbol edits)
 //! and an IDE window the user opened answer in every root.
+//!
+//! The pool asks before it reuses or starts any language server (`Pool::server`), so a
+//! trust withdrawn holds from the next call; an untrusted root's call answers
+//! `BACKEND_REQUIRED` with `lean-ctx trust <root>` as the remedy ([`Trust::require`]).
 
 use std::{
     os::unix::fs::MetadataExt,

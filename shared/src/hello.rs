@@ -5,6 +5,11 @@
 //! is `LCTX` + u32 big-endian length + JSON, and its JSON shape is frozen: fields may
 //! be added, never renamed or removed, so any two builds can always read each other's
 //! hello and decide what to do.
+//!
+//! The daemon's side is [`decide`], a pure function of the shim's hello: builds of
+//! equal protocol and schema talk whatever their versions, a shutdown is obeyed across
+//! all builds, and anything else is refused with a reason the shim reports
+//! (`BACKEND_REQUIRED`, naming both builds).
 
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};

@@ -9,7 +9,9 @@
 //! ([`paths`]), process facts ([`process`]), the editor signal file both sides read or
 //! write ([`editor_signal`]), the JetBrains port file and project hash ([`ide`]), the
 //! gain report both the CLI and the dashboard show ([`gain`]), the neutral
-//! environment every tool either side starts runs with ([`tool_env`]) and the names
+//! environment every tool either side starts runs with ([`tool_env`]), the record each
+//! running daemon keeps ([`daemons`]), the canonical text of every answer ([`render`]),
+//! `stats.json` ([`stats`]) and the names
 //! the persisted index writes, all either side ever removes there ([`index_store`]).
 
 pub mod daemons;

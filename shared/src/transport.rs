@@ -1,5 +1,10 @@
 //! The client side of a connection: connect, hello, tarpc. The framing itself is part
 //! of the wire schema and lives in [`crate::wire::frame`]; it is re-exported here.
+//!
+//! Before one byte is sent, on every connect, the listener proves it is our daemon: the
+//! socket's directory is ours alone and the listening process runs as our uid
+//! (`SO_PEERCRED`). [`MAX_ANSWER_BYTES`] is the largest answer a daemon builds, the
+//! frame less room for tarpc's envelope.
 
 use std::{
     io,

@@ -2,6 +2,24 @@
 //! a [`TestEnv`] is an isolated world in a temp dir, with every `LEAN_CTX_*` directory
 //! and `HOME` pointing into it, that runs the real binaries and, when dropped (also
 //! when a test panics), kills every daemon started in it and everything they spawned.
+//!
+//! Also here: the real servers ([`rust_analyzer`], [`gopls`], [`pylsp`] and [`python`]
+//! from the pinned venv of `tests/ensure-python.sh`, never a `pylsp` on `PATH`),
+//! [`TestEnv::language_servers`] (the servers a test's daemons started, found by the
+//! test's `HOME`: the one variable of its own the neutral environment keeps), the
+//! corpora tests read as real code ([`corpus`], [`corpus_crate`], pinned by the
+//! checkout), and [`ContractIde`], the plugin core's standalone contract server (the
+//! plugin's real HTTP server and port file with scripted answers; the IntelliJ Platform
+//! cannot run here). Its scripts match every field the daemon sends (a subset match);
+//! the published plugin's double ([`plugin_double`]) also catches extra fields, so
+//! every route is checked both ways.
+//!
+//! No sleep stands for an event: a rename asked right after a write behind the daemon's
+//! back is tested where nothing watches the root (the server's view is then stale for
+//! certain), and the MCP front door's promise that `initialize` never waits for the
+//! daemon is tested against a daemon that cannot start (the plugin core's process
+//! runner likewise: against a script gated on a file, and one that would run an hour,
+//! JUnit's timeout only bounding failure).
 
 use std::{
     ffi::OsString,

@@ -10,6 +10,9 @@
 //! mtime, ctime); a file that changed since is jailed (`jail::resolve`) and parsed
 //! again first, so no answer lags a write and no name leads outside the root. Files are searched in parallel, each
 //! worker taking the next file in rank order.
+//!
+//! Hits past what the limit can answer are counted, not built, so a search that matches
+//! everywhere costs no more memory than one that fills the answer.
 
 use std::{
     io::Read,

@@ -3,6 +3,10 @@
 //! [`super::grep`]), the file a symbol edit targets and the edit written by our own
 //! writer. Works with nothing else installed. File work runs on tokio's blocking pool,
 //! never on the threads that serve the socket.
+//!
+//! `tree` is built from the index's file list alone (so it shows exactly what the index
+//! holds), with file counts and languages per directory, as many whole levels as the
+//! limit holds and then cut in path order.
 
 use std::{
     path::{Path, PathBuf},

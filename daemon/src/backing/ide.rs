@@ -10,6 +10,11 @@
 //! once from the file's current text; every path sent is jailed first and every path
 //! returned is jailed again; refactorings are guarded on this side exactly like the
 //! language-server path (`plan_hash` over the usages with their current disk text).
+//!
+//! Request bodies are exactly the published plugin's (docs/ide-wire.md), plus a
+//! rename's search options on `/renameApply`: our plugin must apply what its preview
+//! showed, and the published plugin's Gson drops fields it does not know, so sending
+//! them costs nothing there.
 
 use std::{
     collections::HashMap,

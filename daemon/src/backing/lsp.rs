@@ -9,6 +9,16 @@
 //! text edit with its current text, hashed and gated as every backing's plans are
 //! ([`answer`](super::answer)); apply recomputes the plan and refuses on any
 //! difference, then writes all files or none.
+//!
+//! A reformat of a region goes through `rangeFormatting`. A rename's usages must each
+//! hold the name the usage at the call's own freshly synced position holds; one that
+//! does not comes from the server's stale view of its file, which is sent the disk's
+//! bytes before the rename is planned again, and what is still stale then is a conflict
+//! with its path and range. What only an IDE can honour (a rename's search options,
+//! `optimize_imports`, a symbol's reformat) is `UNSUPPORTED` here, never done by
+//! halves. A position on no name (a keyword, punctuation, blank, a comment, a number,
+//! by the file's own tree-sitter parse) is `NO_SYMBOL_AT_POSITION` before any server
+//! is asked: servers answer it each in their own words, or with an empty list.
 
 use std::{
     collections::BTreeMap,

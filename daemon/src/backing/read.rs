@@ -6,6 +6,11 @@
 //! line, a changed one the diff. Files of a batch are read one after another on the
 //! blocking pool, each charged to the answer budget; a file that fails (or does not
 //! fit) is a failed entry, and the others still answer.
+//!
+//! Six modes (`ReadMode`): the whole file, a window of lines, one symbol, the
+//! signatures, the file's map, and the diff since the session's last read. An edit the
+//! session itself made is recorded as read ([`edited`]), so re-reading what it just
+//! wrote is one line.
 
 use std::{io::Read, ops::Range, sync::Arc};
 

@@ -14,6 +14,18 @@
 //!
 //! Nothing here has state of its own worth keeping: the page shows what
 //! [`status::status`](crate::status::status), the call log and the gain report say.
+//!
+//! The one [`Dashboard`] of a daemon is held by the connections' handlers
+//! (`service::Handler`), not by `Daemon`: the state knows nothing of what shows it.
+//!
+//! **Invariant:** the dashboard answers nothing before its guard passed: `Host` is
+//! `127.0.0.1:<port>` or `localhost:<port>` (403), the request carries the per-run
+//! session (its `HttpOnly`, `SameSite=Strict` cookie, or the `X-LeanCtx-Token` header;
+//! only `/login` takes a one-time code instead) (401), and anything but GET/HEAD
+//! carries `Origin: http://<Host>` (403); the guard wraps every route and the fallback.
+//! It listens on loopback only and serves only what is compiled into the daemon. The
+//! session never appears in a URL or a command line; on Linux connections from another
+//! uid are closed before a byte is read.
 
 pub mod guard;
 pub mod handover;

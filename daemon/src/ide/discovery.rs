@@ -17,6 +17,10 @@
 //! A port file someone else could have written is kept aside with its reason (logged
 //! once, shown by `daemon status`) and never used; a window that claimed an edit it
 //! did not make is not used again until its port file changes.
+//!
+//! The data dir is watched through the index's `DirWatcher` (the daemon's one inotify
+//! instance), and access events (our own reads of a port file) are ignored, or every
+//! check would invalidate itself.
 
 use std::{
     collections::HashMap,

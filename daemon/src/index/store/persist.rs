@@ -33,9 +33,10 @@
 //! # What is detected, and how
 //!
 //! - **Another build**: the header's tag is BLAKE3 of the format number, the wire
-//!   schema and `LEAN_CTX_EXTRACTOR_HASH` (`build.rs`: every file of `src/index/` and
-//!   the tree-sitter packages of `Cargo.lock`). A different tag: the store is
-//!   rebuilt, with a new key.
+//!   schema and `LEAN_CTX_EXTRACTOR_HASH` (`build.rs`: the extraction's files of
+//!   `src/index/`, `src/bom.rs`, this file's and the listing's encodings, and the
+//!   tree-sitter packages of `Cargo.lock`). A different tag: the store is rebuilt,
+//!   with a new key.
 //! - **Torn or corrupted**: the load walks every record's framing and verifies the
 //!   keyed checksum of every small one (hashes, blobs), truncating the file at the
 //!   first that does not hold (a torn tail, a flipped bit): everything before it is
@@ -79,6 +80,14 @@
 //! than [`MAX_PENDING`] wait), which encodes, seals and writes them in batches,
 //! held back while a full walk of this daemon runs ([`Store::walking`]).
 //! Lookups take a read lock on the resident maps and one `pread`.
+//!
+//! **Invariant:** nothing from the persisted index is served unless its seal verifies
+//! under the current key and its header carries this build's extractor tag; a parse
+//! the store served is re-checked against a fresh parse of the same bytes after each
+//! walk, and one mismatch discards everything it said. Writes never happen on the
+//! request path, and a failed write leaves whole records only. With the store on, a
+//! root holds no parse: resident parses are bounded by the symbol cache, and a parse
+//! is read from the store when first asked for, its seal checked before it is served.
 
 use std::{
     fs::File,
