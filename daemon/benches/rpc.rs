@@ -1,4 +1,4 @@
-//! RPC cost over the daemon socket, in one process: the real server (`server::run`)
+//! RPC cost over the daemon socket, in one process: the real server (`accept::run`)
 //! on a temp socket and real clients (`transport::connect`), side by side with the
 //! floor a user could not beat, a bare Unix-socket echo of the same size.
 //!
@@ -13,8 +13,8 @@ use std::{
 };
 
 use lean_ctx_daemon::{
+    accept,
     index::root::IndexConfig,
-    server,
     state::{Daemon, DaemonConfig},
 };
 use lean_ctx_shared::{
@@ -64,7 +64,7 @@ async fn bench() {
         ide: Default::default(),
         limits: Default::default(),
     }));
-    let serving = tokio::spawn(server::run(listener, daemon.clone()));
+    let serving = tokio::spawn(accept::run(listener, daemon.clone()));
 
     let echo_path = tmp.path().join("echo.sock");
     let echo = tokio::spawn(echo_server(UnixListener::bind(&echo_path).unwrap()));

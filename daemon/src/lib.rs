@@ -1,10 +1,10 @@
 //! `lean-ctxd`, the per-user daemon, as a library: the binary in `main.rs` only parses
-//! arguments, sets up logging and calls [`server::run`], so tests can start the real
+//! arguments, sets up logging and calls [`accept::run`], so tests can start the real
 //! server on a temp socket (mini-redis's `server::run(listener, shutdown)`).
 //!
 //! Module map (ARCHITECTURE.md, `daemon/`, has one paragraph per module): [`state`]
 //! owns what lives for the daemon's whole life and the choke point every call goes
-//! through; [`server`] accepts connections, checks the peer and the hello and drives
+//! through; [`accept`] accepts connections, checks the peer and the hello and drives
 //! tarpc; [`service`] implements the operations; [`route`] decides which backing
 //! answers each one, in what order; [`backing`] holds the three backings' operations
 //! over [`ide`] (JetBrains IDE windows), [`lsp`] (warm language servers) and
@@ -12,11 +12,13 @@
 //! [`reads`] are how files are reached, written and remembered per session;
 //! [`registry`] and [`worktree`] know the projects; [`instance`], [`upgrade`],
 //! [`idle`] and [`service_manager`] are the daemon's life; [`trust`] gates language
-//! servers; [`gain`] and [`tokens`] account, [`call_log`], [`status`] and
+//! servers; [`accounting`] and [`tokens`] account, [`call_log`], [`status`] and
 //! [`dashboard`] show; [`budget`] keeps every answer inside one frame; [`config`],
 //! [`logging`], [`sys`] and [`bom`] are plumbing; [`conformance`] is the declaration
 //! model's harness.
 
+pub mod accept;
+pub mod accounting;
 pub mod backing;
 pub mod bom;
 pub mod budget;
@@ -25,7 +27,6 @@ pub mod config;
 pub mod conformance;
 pub mod dashboard;
 pub mod edit;
-pub mod gain;
 pub mod ide;
 pub mod idle;
 pub mod index;
@@ -37,7 +38,6 @@ pub mod reads;
 pub mod registry;
 pub mod root_lock;
 pub mod route;
-pub mod server;
 pub mod service;
 pub mod service_manager;
 pub mod state;

@@ -6,11 +6,12 @@ use std::{io::Write, path::PathBuf, process::ExitCode, sync::Arc, time::Duration
 use anyhow::Context as _;
 use clap::Parser;
 use lean_ctx_daemon::{
+    accept,
     config::Config,
     idle,
     index::{root::IndexConfig, store::persist::Store},
     instance::{InstanceError, InstanceLock, SocketFile},
-    logging, server, service_manager,
+    logging, service_manager,
     state::{Daemon, DaemonConfig, Limits},
     sys, upgrade,
 };
@@ -213,7 +214,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             socket.path().display(),
             lean_ctx_shared::protocol::VERSION
         ));
-        server::run(listener, daemon.clone()).await;
+        accept::run(listener, daemon.clone()).await;
         // After the drain: no call uses a language server any more.
         daemon.lsp.evict(None, None).await;
         // Counting a burst's last records loads the tokenizer; on a loaded machine that

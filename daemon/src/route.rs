@@ -43,10 +43,10 @@ use lean_ctx_shared::{
 };
 
 use crate::{
+    accounting::{Baseline, Call},
     backing::{self, Cx, Miss, Outcome, headless, ide, lsp, resolve},
     call_log::{note_backing, note_root},
     edit::Written,
-    gain::{Baseline, Call},
     jail::{Jailed, Want},
     state::Daemon,
 };

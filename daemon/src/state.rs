@@ -32,11 +32,11 @@ use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
+    accounting::Gain,
     budget,
     call_log::{self, CallLog, CallRecord},
     config::{IdeSection, LspSection},
     edit::FileLocks,
-    gain::Gain,
     ide::discovery::Discovery,
     index::{root::IndexConfig, store::Caches},
     lsp::pool::Pool,

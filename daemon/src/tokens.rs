@@ -1,4 +1,4 @@
-//! Token counts under OpenAI's `o200k_base`, for gain accounting (`gain.rs`): the
+//! Token counts under OpenAI's `o200k_base`, for gain accounting (`accounting.rs`): the
 //! number of tokens tiktoken's `encode_ordinary` gives a text, nothing else (no token
 //! ids, no decoding, no special tokens).
 //!

@@ -10,7 +10,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use lean_ctx_daemon::server::HELLO_TIMEOUT;
+use lean_ctx_daemon::accept::HELLO_TIMEOUT;
 use lean_ctx_shared::{
     ErrorCode, LeanError,
     hello::{ClientHello, Intent, Outcome, RefuseReason, ServerHello, read_hello, write_hello},

@@ -19,7 +19,7 @@ use lean_ctx_shared::{
 
 use crate::{
     jail::{Jailed, Want},
-    lsp::text::{DocText, Encoding},
+    lsp::positions::{DocText, Encoding},
     registry::Project,
 };
 

@@ -47,7 +47,7 @@ use crate::{
         discovery::Ide,
     },
     jail::{self, Jailed, Want},
-    lsp::text::{DocText, Encoding},
+    lsp::positions::{DocText, Encoding},
     registry::Project,
 };
 

@@ -56,8 +56,8 @@ use crate::{
     lsp::{
         edits::{self, Span},
         pool::Choice,
+        positions::{DocText, Encoding, path_to_uri, uri_to_path},
         server::{Server, Synced},
-        text::{DocText, Encoding, path_to_uri, uri_to_path},
     },
     registry::Project,
 };
@@ -119,7 +119,7 @@ impl Target {
     /// named leaf (an identifier, `self`, a string's text) that is not a comment or a
     /// number. A keyword, punctuation, a blank,
     /// a comment or a number holds no symbol, whatever a server makes of it: most
-    /// answer no locations, gopls an error (`server.rs`'s `no_symbol_here`, the last
+    /// answer no locations, gopls an error (`lsp/server/mod.rs`'s `no_symbol_here`, the last
     /// resort for what the tree cannot tell).
     fn require_word(&self, at: &FilePosition) -> Result<(), LeanError> {
         let text = self.synced.text.text();

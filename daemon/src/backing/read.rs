@@ -22,9 +22,9 @@ use lean_ctx_shared::{
 
 use super::{Cx, blocking, hashes::remember};
 use crate::{
+    accounting::Baseline,
     budget::{self, Budget, Held, Inflight},
     edit::{Written, ambiguous, guarded, match_name_path},
-    gain::Baseline,
     index::{
         lang::Lang,
         symbols::{FileSymbols, Symbol, extract},

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use lean_ctx_shared::protocol::{DashboardResponse, Handover};
 
-use super::{Dashboard, DashboardError, Running, guard, handover, random_hex, server};
+use super::{Dashboard, DashboardError, Running, guard, handover, http, random_hex};
 use crate::state::Daemon;
 
 /// Starts the dashboard on the first call (concurrent first calls start one server;
@@ -26,7 +26,7 @@ pub async fn start(
                 .map_err(DashboardError::Bind)?;
             let port = listener.local_addr().map_err(DashboardError::Bind)?.port();
             let codes = Arc::new(handover::Codes::default());
-            server::spawn(
+            http::spawn(
                 daemon.clone(),
                 listener,
                 guard::Guard::new(token, port),

@@ -8,7 +8,7 @@
 //! - [`handover`] gives a browser its session through a one-time code that never
 //!   appears in a command line or URL others can read.
 //! - [`launch`] starts it on the first `dashboard` call and mints each call's code.
-//! - [`server`] is the axum router: the page and its assets (embedded at build time:
+//! - [`http`] is the axum router: the page and its assets (embedded at build time:
 //!   no external network), JSON endpoints, and server-sent events that push the status
 //!   every second.
 //!
@@ -29,8 +29,8 @@
 
 pub mod guard;
 pub mod handover;
+pub mod http;
 pub mod launch;
-pub mod server;
 
 use std::{fs::File, io::Read, sync::Arc};
 

@@ -9,7 +9,7 @@
 
 use lsp_types::TextEdit;
 
-use super::text::{DocText, Encoding};
+use super::positions::{DocText, Encoding};
 
 /// Replace disk bytes `start..end` with `text`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Backing A: warm language servers, one per (worktree root, language, server
 //! command), shared by every session.
 //!
-//! [`rpc`] speaks JSON-RPC over a server's stdio; [`text`] converts positions and URIs
+//! [`rpc`] speaks JSON-RPC over a server's stdio; [`positions`] converts positions and URIs
 //! at this boundary, exactly once; [`server`] is one process with its handshake,
 //! readiness and document sync; [`pool`] keeps them warm and evicts them (the
 //! operations that turn agent calls into LSP requests are `backing/lsp.rs`); [`edits`]
@@ -12,6 +12,6 @@
 pub mod ancestry;
 pub mod edits;
 pub mod pool;
+pub mod positions;
 pub mod rpc;
 pub mod server;
-pub mod text;

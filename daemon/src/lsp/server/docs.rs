@@ -24,7 +24,7 @@ use lsp_types::{
 use super::{Server, stop};
 use crate::{
     index::lang::Lang,
-    lsp::text::{DocText, path_to_uri},
+    lsp::positions::{DocText, path_to_uri},
 };
 
 /// Most documents kept open at a server; the least recently used closes first.

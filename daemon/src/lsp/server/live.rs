@@ -43,8 +43,8 @@ use tokio::sync::watch;
 
 use super::ServerSpec;
 use crate::lsp::{
+    positions::{path_to_uri, uri_to_path},
     rpc::{Handler, METHOD_NOT_FOUND},
-    text::{path_to_uri, uri_to_path},
 };
 
 /// What the server told us, shared with the connection's reader.

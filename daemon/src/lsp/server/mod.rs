@@ -37,8 +37,8 @@ pub use docs::Synced;
 use live::{Live, Readiness, Shared};
 
 use super::{
+    positions::{Encoding, path_to_uri},
     rpc::{Connection, METHOD_NOT_FOUND, RpcError},
-    text::{Encoding, path_to_uri},
 };
 use crate::sys::{self, unix_ms};
 
