@@ -409,10 +409,17 @@ fn an_old_shim_meeting_only_the_new_daemon_gets_the_typed_error() {
     unit.kill().unwrap();
     unit.wait().unwrap();
 
-    // The old shim spawning the lean-ctxd now installed beside it: the new build's.
-    let out = old
-        .shim(&env, &root)
-        .env("LEAN_CTX_DAEMON_BIN", env.daemon_bin())
+    // The old shim spawning the lean-ctxd now installed beside it: the new build's
+    // (copies in a directory of their own, as `cargo install` leaves them).
+    let installed = env.dir().join("installed");
+    fs::create_dir_all(&installed).unwrap();
+    fs::copy(&old.shim, installed.join("lean-ctx")).unwrap();
+    fs::copy(env.daemon_bin(), installed.join("lean-ctxd")).unwrap();
+    let out = Command::new(installed.join("lean-ctx"))
+        .env_clear()
+        .envs(env.envs())
+        .env_remove("LEAN_CTX_DAEMON_BIN")
+        .current_dir(&root)
         .args(["--json", "outline", "src/lib.rs"])
         .output()
         .unwrap();
