@@ -290,119 +290,211 @@ pub fn parse_location(s: &str) -> Result<(String, u32, u32), String> {
 
 /// The protocol request for `action` with `input`, or why there is none.
 pub fn build(action: Action, input: Input, ctx: &Ctx) -> Result<Call, LeanError> {
-    let wait_ms = ctx.wait_ms;
-    let limit = input.limit.unwrap_or(0);
-    let root = ctx.root.clone();
-    let a = match action {
-        Action::Outline => {
-            return Ok(Call::Outline(OutlineRequest {
-                root,
-                path: input
-                    .path
-                    .as_deref()
-                    .map_or_else(|| ctx.here(), |p| ctx.path(p)),
-                depth: input.depth.unwrap_or(1),
-                limit,
-                wait_ms,
-            }));
-        }
-        Action::Tree => {
-            return Ok(Call::Tree(TreeRequest {
-                root,
-                path: input
-                    .path
-                    .as_deref()
-                    .map_or_else(|| ctx.here(), |p| ctx.path(p)),
-                depth: input.depth.unwrap_or(DEFAULT_TREE_DEPTH),
-                limit,
-                wait_ms,
-            }));
-        }
-        Action::SearchText | Action::SearchRegex => {
-            if input.kind.is_some() {
-                return Err(invalid(
-                    "kind applies to symbol searches only".into(),
-                    "leave kind out of a text or regex search, or search symbols (action=symbol)",
-                ));
-            }
-            return Ok(Call::SearchText(SearchTextRequest {
-                root,
-                pattern: input.query.ok_or_else(|| missing("query", "search"))?,
-                regex: action == Action::SearchRegex,
-                case_insensitive: input.ignore_case,
-                path: input.path.as_deref().map(|p| ctx.path(p)),
-                limit,
-                wait_ms,
-            }));
-        }
-        Action::Search => {
-            if input.ignore_case {
-                return Err(invalid(
-                    "ignore_case applies to text and regex searches".into(),
-                    "symbol searches match names regardless of case already (exact case ranks first)",
-                ));
-            }
-            let kind = match input.kind.as_deref() {
-                Some(k) => Some(SymbolKind::parse(k.trim()).ok_or_else(|| {
-                    let all: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
-                    invalid(
-                        format!("unknown kind {k:?}"),
-                        &format!("one of: {}", all.join(", ")),
-                    )
-                })?),
-                None => None,
-            };
-            return Ok(Call::Search(SearchSymbolRequest {
-                root,
-                query: input.query.ok_or_else(|| missing("query", "search"))?,
-                kind,
-                path: input.path.as_deref().map(|p| ctx.path(p)),
-                limit,
-                wait_ms,
-            }));
-        }
-        Action::Read => return read(input, ctx),
-        Action::Refactor(a) => a,
-    };
-    let name = a.as_str();
-    let path = || {
+    let (root, limit, wait_ms) = (ctx.root.clone(), input.limit.unwrap_or(0), ctx.wait_ms);
+    let here = |input: &Input| {
         input
             .path
             .as_deref()
-            .map(|p| ctx.path(p))
-            .ok_or_else(|| missing("path", name))
+            .map_or_else(|| ctx.here(), |p| ctx.path(p))
     };
-    let position = || -> Result<FilePosition, LeanError> {
-        Ok(FilePosition {
-            path: path()?,
-            line: input.line.ok_or_else(|| missing("line", name))?,
-            column: input.column.ok_or_else(|| missing("column", name))?,
-        })
-    };
-    let scope = || choose(input.scope.as_deref(), "scope", SCOPES);
-    let navigate = |action: NavigateAction| -> Result<Call, LeanError> {
-        Ok(Call::Navigate(NavigateRequest {
-            root: root.clone(),
-            action,
-            at: position()?,
-            scope: scope()?,
+    match action {
+        Action::Outline => Ok(Call::Outline(OutlineRequest {
+            path: here(&input),
+            depth: input.depth.unwrap_or(1),
+            root,
             limit,
             wait_ms,
-        }))
+        })),
+        Action::Tree => Ok(Call::Tree(TreeRequest {
+            path: here(&input),
+            depth: input.depth.unwrap_or(DEFAULT_TREE_DEPTH),
+            root,
+            limit,
+            wait_ms,
+        })),
+        Action::SearchText | Action::SearchRegex => search_text(action, input, ctx),
+        Action::Search => search_symbol(input, ctx),
+        Action::Read => read(input, ctx),
+        Action::Refactor(a) => Refactor {
+            action: a,
+            name: a.as_str(),
+            input: &input,
+            ctx,
+        }
+        .call(),
+    }
+}
+
+/// `search` for text or a regular expression.
+fn search_text(action: Action, input: Input, ctx: &Ctx) -> Result<Call, LeanError> {
+    if input.kind.is_some() {
+        return Err(invalid(
+            "kind applies to symbol searches only".into(),
+            "leave kind out of a text or regex search, or search symbols (action=symbol)",
+        ));
+    }
+    Ok(Call::SearchText(SearchTextRequest {
+        root: ctx.root.clone(),
+        pattern: input.query.ok_or_else(|| missing("query", "search"))?,
+        regex: action == Action::SearchRegex,
+        case_insensitive: input.ignore_case,
+        path: input.path.as_deref().map(|p| ctx.path(p)),
+        limit: input.limit.unwrap_or(0),
+        wait_ms: ctx.wait_ms,
+    }))
+}
+
+/// `search` for symbols by name, of a kind if given.
+fn search_symbol(input: Input, ctx: &Ctx) -> Result<Call, LeanError> {
+    if input.ignore_case {
+        return Err(invalid(
+            "ignore_case applies to text and regex searches".into(),
+            "symbol searches match names regardless of case already (exact case ranks first)",
+        ));
+    }
+    let kind = match input.kind.as_deref() {
+        Some(k) => Some(SymbolKind::parse(k.trim()).ok_or_else(|| {
+            let all: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
+            invalid(
+                format!("unknown kind {k:?}"),
+                &format!("one of: {}", all.join(", ")),
+            )
+        })?),
+        None => None,
     };
-    let edit = |action: EditAction, text: &Option<String>, param: &str| {
-        Ok(Call::Edit(EditRequest {
-            root: root.clone(),
+    Ok(Call::Search(SearchSymbolRequest {
+        root: ctx.root.clone(),
+        query: input.query.ok_or_else(|| missing("query", "search"))?,
+        kind,
+        path: input.path.as_deref().map(|p| ctx.path(p)),
+        limit: input.limit.unwrap_or(0),
+        wait_ms: ctx.wait_ms,
+    }))
+}
+
+/// One `refactor` action's request, from the parameters it takes.
+struct Refactor<'a> {
+    action: RefactorAction,
+    name: &'static str,
+    input: &'a Input,
+    ctx: &'a Ctx,
+}
+
+impl Refactor<'_> {
+    fn call(&self) -> Result<Call, LeanError> {
+        let (input, root) = (self.input, self.ctx.root.clone());
+        let (limit, wait_ms) = (input.limit.unwrap_or(0), self.ctx.wait_ms);
+        match self.action {
+            RefactorAction::SymbolsOverview => Ok(Call::SymbolsOverview(SymbolsOverviewRequest {
+                root,
+                path: self.path()?,
+                // `symbols_overview` lists a file's top-level symbols (docs/ide-wire.md,
+                // Routes), and the IDE answers exactly those: depth 0 is what every
+                // backing answers alike.
+                depth: input.depth.unwrap_or(0),
+            })),
+            RefactorAction::ReplaceSymbolBody => {
+                self.edit(EditAction::ReplaceSymbolBody, &input.new_body, "new_body")
+            }
+            RefactorAction::InsertBeforeSymbol => {
+                self.edit(EditAction::InsertBeforeSymbol, &input.text, "text")
+            }
+            RefactorAction::InsertAfterSymbol => {
+                self.edit(EditAction::InsertAfterSymbol, &input.text, "text")
+            }
+            RefactorAction::References => self.navigate(NavigateAction::References),
+            RefactorAction::Definition => self.navigate(NavigateAction::Definition),
+            RefactorAction::Implementations => self.navigate(NavigateAction::Implementations),
+            RefactorAction::Declaration => self.navigate(NavigateAction::Declaration),
+            RefactorAction::TypeHierarchy => Ok(Call::TypeHierarchy(TypeHierarchyRequest {
+                root,
+                at: self.position()?,
+                direction: choose(input.direction.as_deref(), "direction", DIRECTIONS)?,
+                scope: self.scope()?,
+                limit,
+                wait_ms,
+            })),
+            RefactorAction::Inspections => Ok(Call::Inspections(InspectionsRequest {
+                root,
+                path: self.path()?,
+                mode: choose(input.mode.as_deref(), "mode", MODES)?,
+                limit,
+                wait_ms,
+            })),
+            RefactorAction::Reformat => Ok(Call::Reformat(ReformatRequest {
+                root,
+                path: self.path()?,
+                expected_hash: input.expected_hash.clone(),
+                wait_ms,
+                scope: reformat_scope(input)?,
+                optimize_imports: input.optimize_imports,
+            })),
+            RefactorAction::Rename => self.refactoring(RefactorKind::Rename {
+                new_name: input
+                    .new_name
+                    .clone()
+                    .ok_or_else(|| missing("new_name", self.name))?,
+            }),
+            RefactorAction::Move => self.refactoring(move_kind(input, self.ctx)?),
+            RefactorAction::SafeDelete => self.refactoring(RefactorKind::SafeDelete),
+            RefactorAction::Inline => self.refactoring(RefactorKind::Inline),
+        }
+    }
+
+    fn path(&self) -> Result<String, LeanError> {
+        (self.input.path.as_deref())
+            .map(|p| self.ctx.path(p))
+            .ok_or_else(|| missing("path", self.name))
+    }
+
+    fn position(&self) -> Result<FilePosition, LeanError> {
+        Ok(FilePosition {
+            path: self.path()?,
+            line: self.input.line.ok_or_else(|| missing("line", self.name))?,
+            column: self
+                .input
+                .column
+                .ok_or_else(|| missing("column", self.name))?,
+        })
+    }
+
+    fn scope(&self) -> Result<Scope, LeanError> {
+        choose(self.input.scope.as_deref(), "scope", SCOPES)
+    }
+
+    fn navigate(&self, action: NavigateAction) -> Result<Call, LeanError> {
+        Ok(Call::Navigate(NavigateRequest {
+            root: self.ctx.root.clone(),
             action,
-            target: edit_target(&input, ctx, name)?,
-            text: text.clone().ok_or_else(|| missing(param, name))?,
+            at: self.position()?,
+            scope: self.scope()?,
+            limit: self.input.limit.unwrap_or(0),
+            wait_ms: self.ctx.wait_ms,
+        }))
+    }
+
+    fn edit(
+        &self,
+        action: EditAction,
+        text: &Option<String>,
+        param: &str,
+    ) -> Result<Call, LeanError> {
+        let input = self.input;
+        Ok(Call::Edit(EditRequest {
+            root: self.ctx.root.clone(),
+            action,
+            target: edit_target(input, self.ctx, self.name)?,
+            text: text.clone().ok_or_else(|| missing(param, self.name))?,
             expected_hash: input.expected_hash.clone(),
             force: input.force,
-            wait_ms,
-            session: ctx.session.clone(),
+            wait_ms: self.ctx.wait_ms,
+            session: self.ctx.session.clone(),
         }))
-    };
-    let refactor = |kind: RefactorKind| -> Result<Call, LeanError> {
+    }
+
+    /// A refactoring (rename, move, safe delete, inline): its preview, or its apply.
+    fn refactoring(&self, kind: RefactorKind) -> Result<Call, LeanError> {
+        let (input, a, name) = (self.input, self.action, self.name);
         let phase = if input.preview {
             if input.plan_hash.is_some() || input.force {
                 return Err(invalid(
@@ -427,68 +519,14 @@ pub fn build(action: Action, input: Input, ctx: &Ctx) -> Result<Call, LeanError>
             keep_definition: a == RefactorAction::Inline && input.keep_definition,
         };
         Ok(Call::Refactor(RefactorRequest {
-            root: root.clone(),
-            at: position()?,
+            root: self.ctx.root.clone(),
+            at: self.position()?,
             kind,
             phase,
-            limit,
-            wait_ms,
+            limit: input.limit.unwrap_or(0),
+            wait_ms: self.ctx.wait_ms,
             options,
         }))
-    };
-    match a {
-        RefactorAction::SymbolsOverview => Ok(Call::SymbolsOverview(SymbolsOverviewRequest {
-            root: root.clone(),
-            path: path()?,
-            // `symbols_overview` lists a file's top-level symbols (docs/ide-wire.md, Routes),
-            // and the IDE answers exactly those: depth 0 is what every backing answers alike.
-            depth: input.depth.unwrap_or(0),
-        })),
-        RefactorAction::ReplaceSymbolBody => {
-            edit(EditAction::ReplaceSymbolBody, &input.new_body, "new_body")
-        }
-        RefactorAction::InsertBeforeSymbol => {
-            edit(EditAction::InsertBeforeSymbol, &input.text, "text")
-        }
-        RefactorAction::InsertAfterSymbol => {
-            edit(EditAction::InsertAfterSymbol, &input.text, "text")
-        }
-        RefactorAction::References => navigate(NavigateAction::References),
-        RefactorAction::Definition => navigate(NavigateAction::Definition),
-        RefactorAction::Implementations => navigate(NavigateAction::Implementations),
-        RefactorAction::Declaration => navigate(NavigateAction::Declaration),
-        RefactorAction::TypeHierarchy => Ok(Call::TypeHierarchy(TypeHierarchyRequest {
-            root: root.clone(),
-            at: position()?,
-            direction: choose(input.direction.as_deref(), "direction", DIRECTIONS)?,
-            scope: scope()?,
-            limit,
-            wait_ms,
-        })),
-        RefactorAction::Inspections => Ok(Call::Inspections(InspectionsRequest {
-            root: root.clone(),
-            path: path()?,
-            mode: choose(input.mode.as_deref(), "mode", MODES)?,
-            limit,
-            wait_ms,
-        })),
-        RefactorAction::Reformat => Ok(Call::Reformat(ReformatRequest {
-            root: root.clone(),
-            path: path()?,
-            expected_hash: input.expected_hash.clone(),
-            wait_ms,
-            scope: reformat_scope(&input)?,
-            optimize_imports: input.optimize_imports,
-        })),
-        RefactorAction::Rename => refactor(RefactorKind::Rename {
-            new_name: input
-                .new_name
-                .clone()
-                .ok_or_else(|| missing("new_name", name))?,
-        }),
-        RefactorAction::Move => refactor(move_kind(&input, ctx)?),
-        RefactorAction::SafeDelete => refactor(RefactorKind::SafeDelete),
-        RefactorAction::Inline => refactor(RefactorKind::Inline),
     }
 }
 
