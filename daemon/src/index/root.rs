@@ -41,7 +41,7 @@ use super::{
     ids::{self, FileId, Hash, RACY},
     lang::Lang,
     store::{
-        Caches, Counters, Known, Parsed, Rewalk,
+        Caches, ContentFacts, Counters, Parsed, WalkAgain,
         listing::{Dir, Listing},
     },
     symbols::FileSymbols,
@@ -85,13 +85,13 @@ struct Entry {
     settled: bool,
     /// Its content's hash and parse figures; the parse itself is fetched from the
     /// shared caches (or the store) when asked for.
-    known: Known,
+    known: ContentFacts,
     /// The full walk that last saw the file: entries of older walks are gone.
     walk: AtomicU64,
 }
 
 impl Entry {
-    fn new(id: FileId, settled: bool, known: Known, walk: u64) -> Entry {
+    fn new(id: FileId, settled: bool, known: ContentFacts, walk: u64) -> Entry {
         let walk = AtomicU64::new(walk);
         Entry {
             id,
@@ -286,7 +286,7 @@ impl RootIndex {
         // the thread that found the store lying, often the walk behind an answer (nice
         // 10), it would inherit that priority, and callers wait for a rewalk.
         let runtime = tokio::runtime::Handle::try_current().ok();
-        self.caches.on_discard(Rewalk(Box::new(move || {
+        self.caches.on_discard(WalkAgain(Box::new(move || {
             let Some(me) = weak.upgrade() else {
                 return false;
             };
@@ -649,7 +649,7 @@ impl RootIndex {
                         ignores_moved.store(true, Ordering::Relaxed);
                     }
                 }),
-                // Known subdirectories are checked on their own.
+                // ContentFacts subdirectories are checked on their own.
                 descend: Some(&|rel| !known.contains(rel)),
             }
             .run(at, &abs, &dir.rel, self.rules_above(&abs));
@@ -887,7 +887,7 @@ impl RootIndex {
         lang: Lang,
         id: FileId,
         open: &dyn Fn() -> std::io::Result<std::fs::File>,
-    ) -> std::io::Result<(Known, bool)> {
+    ) -> std::io::Result<(ContentFacts, bool)> {
         let blob = self
             .git
             .read()
@@ -919,7 +919,7 @@ impl RootIndex {
     /// Indexes one file the watcher reported, read beneath the root
     /// ([`RootIndex::open`]); `None` if it is gone, unreadable, too large, binary or
     /// no longer a regular file inside the root.
-    fn index_file(&self, abs: &Path, rel: &str) -> Option<Known> {
+    fn index_file(&self, abs: &Path, rel: &str) -> Option<ContentFacts> {
         let lang = Lang::from_path(abs)?;
         let open = || self.open(rel);
         let Ok(id) = open().and_then(|f| Ok(FileId::from(&rustix::fs::fstat(&f)?))) else {
@@ -943,7 +943,7 @@ impl RootIndex {
         lang: Lang,
         id: FileId,
         open: &dyn Fn() -> std::io::Result<std::fs::File>,
-    ) -> Option<Known> {
+    ) -> Option<ContentFacts> {
         if id.size() > self.config.max_file_bytes {
             self.walk.too_large.fetch_add(1, Ordering::Relaxed);
             self.files.remove(rel);
@@ -1068,7 +1068,11 @@ impl RootIndex {
     }
 
     /// The first `limit` entries under `prefix` by path, and how many there are.
-    fn listed_under(&self, prefix: &str, limit: usize) -> (Vec<(String, FileId, Known)>, usize) {
+    fn listed_under(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> (Vec<(String, FileId, ContentFacts)>, usize) {
         let files = self.files.read();
         let mut found: Vec<(&String, &Entry)> =
             files.iter().filter(|(rel, _)| under(rel, prefix)).collect();
@@ -1090,8 +1094,11 @@ impl RootIndex {
     /// the watcher drops it) is left out. Over the index's threads when there are
     /// many: after a restart, the first question about a whole root reads every
     /// parse from the store.
-    fn fetched(&self, listed: Vec<(String, FileId, Known)>) -> Vec<(String, FileId, Parsed)> {
-        let fetch = |part: Vec<(String, FileId, Known)>| -> Vec<(String, FileId, Parsed)> {
+    fn fetched(
+        &self,
+        listed: Vec<(String, FileId, ContentFacts)>,
+    ) -> Vec<(String, FileId, Parsed)> {
+        let fetch = |part: Vec<(String, FileId, ContentFacts)>| -> Vec<(String, FileId, Parsed)> {
             part.into_iter()
                 .filter_map(|(rel, id, known)| {
                     let open = || self.open(&rel);

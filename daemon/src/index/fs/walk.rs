@@ -95,7 +95,7 @@ impl Rules {
     /// `home` itself (dotfiles in git, whose `.gitignore` often ignores everything)
     /// counts only for a root at `home`, as the shim's root rule has it.
     pub(in crate::index) fn above(root: &Path, home: Option<&Path>) -> Rules {
-        let Some(above) = Above::of(root, home) else {
+        let Some(above) = IgnoreSourcesAbove::of(root, home) else {
             return Rules::default();
         };
         let (global, _) = GitignoreBuilder::new(&above.top).build_global();
@@ -157,7 +157,7 @@ impl Rules {
 }
 
 /// Where the rules in force just above a root come from ([`Rules::above`]).
-struct Above {
+struct IgnoreSourcesAbove {
     /// The repository's top.
     top: PathBuf,
     info_exclude: Option<PathBuf>,
@@ -165,8 +165,8 @@ struct Above {
     dirs: Vec<PathBuf>,
 }
 
-impl Above {
-    fn of(root: &Path, home: Option<&Path>) -> Option<Above> {
+impl IgnoreSourcesAbove {
+    fn of(root: &Path, home: Option<&Path>) -> Option<IgnoreSourcesAbove> {
         let top = root
             .ancestors()
             .find(|d| lean_ctx_shared::paths::counts_as_worktree(d, root, home))?;
@@ -182,7 +182,7 @@ impl Above {
             dirs.push(top.to_path_buf());
         }
         dirs.reverse();
-        Some(Above {
+        Some(IgnoreSourcesAbove {
             top: top.to_path_buf(),
             info_exclude,
             dirs,
@@ -195,7 +195,7 @@ impl Above {
 /// excludes file, that file, `info/exclude`, and the ignore files of the directories
 /// above the root. If none of them changed, neither did those rules.
 pub(in crate::index) fn inputs_above(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
-    let Some(above) = Above::of(root, home) else {
+    let Some(above) = IgnoreSourcesAbove::of(root, home) else {
         return Vec::new();
     };
     let config_home = std::env::var_os("XDG_CONFIG_HOME")

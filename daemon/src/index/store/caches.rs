@@ -7,7 +7,7 @@
 //! Behind them, when the daemon persists its index, the store on disk
 //! (`persist.rs`): a lookup the memory misses asks it before reading or parsing, and
 //! whatever is learned from bytes is handed to its writer thread. A parse the store
-//! holds is not read to index a file: the root keeps its figures ([`Known`]) and
+//! holds is not read to index a file: the root keeps its figures ([`ContentFacts`]) and
 //! fetches it when its symbols are asked for ([`Caches::symbols_of`]), so with the
 //! store on, resident parses are bounded by the symbol cache's capacity and a miss
 //! costs one `pread` and a decode. Parses left on disk feed a small uniform sample
@@ -72,7 +72,7 @@ pub struct Parsed {
 /// ([`Caches::symbols_of`]): a restarted daemon lists a root without reading a single
 /// parse, and what stays resident is bounded by the symbol cache.
 #[derive(Clone, Debug)]
-pub struct Known {
+pub struct ContentFacts {
     pub hash: Hash,
     pub lang: Lang,
     pub meta: Meta,
@@ -112,15 +112,15 @@ pub struct Caches {
     /// The store generation whose new store was told what memory knows.
     relearned: AtomicU64,
     /// What to do when the store is found lying: each open root walks again.
-    on_discard: Mutex<Vec<Rewalk>>,
+    on_discard: Mutex<Vec<WalkAgain>>,
 }
 
 /// A root's way back to a fresh walk; `false` once the root is gone.
-pub struct Rewalk(pub Box<dyn Fn() -> bool + Send + Sync>);
+pub struct WalkAgain(pub Box<dyn Fn() -> bool + Send + Sync>);
 
-impl std::fmt::Debug for Rewalk {
+impl std::fmt::Debug for WalkAgain {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Rewalk")
+        f.write_str("WalkAgain")
     }
 }
 
@@ -202,7 +202,7 @@ impl Caches {
     }
 
     /// Registers what a root does when the store was found lying.
-    pub fn on_discard(&self, rewalk: Rewalk) {
+    pub fn on_discard(&self, rewalk: WalkAgain) {
         self.on_discard.lock().unwrap().push(rewalk);
     }
 
@@ -281,7 +281,7 @@ impl Caches {
         self.sample.lock().unwrap().clear();
         self.sample_bound.store(u64::MAX, Ordering::Relaxed);
         let rewalks = std::mem::take(&mut *self.on_discard.lock().unwrap());
-        let alive: Vec<Rewalk> = rewalks.into_iter().filter(|r| (r.0)()).collect();
+        let alive: Vec<WalkAgain> = rewalks.into_iter().filter(|r| (r.0)()).collect();
         self.on_discard.lock().unwrap().extend(alive);
     }
 
@@ -303,7 +303,7 @@ impl Caches {
         lang: Lang,
         root: &Counters,
         blob: Option<Oid>,
-    ) -> io::Result<(Known, bool)> {
+    ) -> io::Result<(ContentFacts, bool)> {
         self.relearn();
         // What git vouches for first: in a fresh worktree the identity is new anyway.
         // (Upgraded under the lock: cloning the weak pointer out first would cost two
@@ -389,7 +389,7 @@ impl Caches {
                     bump(&root.symbol_hits, &self.totals.symbol_hits);
                     let held = None;
                     (
-                        Known {
+                        ContentFacts {
                             hash,
                             lang,
                             meta,
@@ -432,8 +432,8 @@ impl Caches {
 
     /// A root's record of `symbols`, the parse of content `hash`: held by the root
     /// only if no store could give it back once the symbol cache let it go.
-    fn known(&self, hash: Hash, symbols: Arc<FileSymbols>) -> Known {
-        Known {
+    fn known(&self, hash: Hash, symbols: Arc<FileSymbols>) -> ContentFacts {
+        ContentFacts {
             hash,
             lang: symbols.lang,
             meta: Meta::of(&symbols),
@@ -480,7 +480,7 @@ impl Caches {
     /// decide the answer's hash.
     pub fn symbols_of(
         &self,
-        known: &Known,
+        known: &ContentFacts,
         id: FileId,
         open: &dyn Fn() -> io::Result<std::fs::File>,
     ) -> io::Result<Parsed> {
@@ -533,7 +533,11 @@ impl Caches {
     /// [`Caches::parse`]). No file is opened, and nothing is copied into the memory
     /// caches: the store holds it, and [`Caches::parse`] finds it there too. Counts
     /// like [`Caches::parse`]'s store hits.
-    pub fn stored_many(&self, files: &[(FileId, Lang)], root: &Counters) -> Vec<Option<Known>> {
+    pub fn stored_many(
+        &self,
+        files: &[(FileId, Lang)],
+        root: &Counters,
+    ) -> Vec<Option<ContentFacts>> {
         self.relearn();
         let Some(store) = self.store() else {
             return vec![None; files.len()];
@@ -549,7 +553,7 @@ impl Caches {
                 self.sampled(lang, hash);
                 hits += 1;
                 let held = None;
-                Some(Known {
+                Some(ContentFacts {
                     hash,
                     lang,
                     meta,
@@ -570,7 +574,12 @@ impl Caches {
 
     /// Caches bytes already in hand (after our own write), with their parse if the
     /// caller already made it.
-    pub fn parse_bytes(&self, lang: Lang, bytes: &[u8], parsed: Option<FileSymbols>) -> Known {
+    pub fn parse_bytes(
+        &self,
+        lang: Lang,
+        bytes: &[u8],
+        parsed: Option<FileSymbols>,
+    ) -> ContentFacts {
         // The identity is not remembered: the write just made it, so it is never
         // settled yet (`RACY`); the root's table holds it for the next answer.
         let hash = *blake3::hash(bytes).as_bytes();

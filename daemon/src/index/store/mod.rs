@@ -10,4 +10,4 @@ pub mod listing;
 pub mod persist;
 pub mod recent;
 
-pub use caches::{Caches, Counters, Known, Parsed, Rewalk};
+pub use caches::{Caches, ContentFacts, Counters, Parsed, WalkAgain};

@@ -621,7 +621,7 @@ impl Store {
 
 /// What a record says, as far as telling one twice goes.
 #[derive(PartialEq, Eq, Hash)]
-enum Said {
+enum RecordKey {
     Hash(FileId, Hash),
     Blob(Oid, Hash),
     Symbols(SymKey),
@@ -631,16 +631,16 @@ enum Said {
 /// told it already (`seen`). One content can be sent twice, when a file answered on
 /// demand is parsed by the walk at the same time; each key is written once, so the
 /// file holds no dead duplicates and a load enters every record it reads.
-fn news(d: &Disk, put: &Msg, seen: &mut FxHashSet<Said>) -> bool {
+fn news(d: &Disk, put: &Msg, seen: &mut FxHashSet<RecordKey>) -> bool {
     let said = match put {
-        Msg::Hash(id, hash) if d.hashes.get(id) != Some(hash) => Said::Hash(*id, *hash),
-        Msg::Blob(oid, hash) if d.blobs.get(oid) != Some(hash) => Said::Blob(*oid, *hash),
+        Msg::Hash(id, hash) if d.hashes.get(id) != Some(hash) => RecordKey::Hash(*id, *hash),
+        Msg::Blob(oid, hash) if d.blobs.get(oid) != Some(hash) => RecordKey::Blob(*oid, *hash),
         Msg::Symbols(lang, hash, _) => {
             let key = (lang_byte(*lang), *hash);
             if d.symbols.contains_key(&key) {
                 return false;
             }
-            Said::Symbols(key)
+            RecordKey::Symbols(key)
         }
         _ => return false,
     };
