@@ -24,6 +24,7 @@ pub mod bom;
 pub mod budget;
 pub mod call_log;
 pub mod config;
+#[cfg(any(test, feature = "harness"))]
 pub mod conformance;
 pub mod dashboard;
 pub mod edit;

@@ -33,6 +33,7 @@
 
 mod bytes;
 pub(crate) mod decl;
+#[cfg(any(test, feature = "harness"))]
 pub mod fast_check;
 pub mod fs;
 mod go_items;
