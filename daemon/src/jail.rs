@@ -718,4 +718,78 @@ mod tests {
         let st = rustix::fs::statat(&dir, "b.rs", nofollow).unwrap();
         assert_eq!(st.st_size as usize, "fn b() {}\n".len());
     }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let ok = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    /// Only another worktree of the root's own repository is named as one: a path into
+    /// an unrelated repository beside it is just outside, as anything else is.
+    #[test]
+    fn another_worktree_of_the_repository_is_named_and_an_unrelated_repository_is_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        let (main, other) = (base.join("main"), base.join("other"));
+        for repo in [&main, &other] {
+            fs::create_dir_all(repo).unwrap();
+            fs::write(repo.join("a.rs"), "fn a() {}\n").unwrap();
+            git(repo, &["init", "-q"]);
+            git(repo, &["add", "."]);
+            git(repo, &["commit", "-qm", "a"]);
+        }
+        git(&main, &["worktree", "add", "-q", "../second"]);
+        let group = crate::worktree::detect(&main).group;
+        let e = resolve(&main, &group, "../second/a.rs", Want::File).unwrap_err();
+        assert_eq!(e.code, ErrorCode::WorktreeMismatch, "{}", e.message);
+        assert!(e.message.contains("another worktree of this repository"));
+        assert_eq!(
+            refused(&main, &group, "../other/a.rs"),
+            (ErrorCode::FileNotFound, OUTSIDE.to_string())
+        );
+    }
+
+    /// What the jail opens is never inherited by a process the daemon starts, and a
+    /// name swapped for a FIFO is refused at once rather than waiting for a writer.
+    #[test]
+    fn jailed_opens_close_on_exec_and_never_block_on_a_fifo() {
+        let (_tmp, _base, root, group) = world();
+        let j = resolve(&root, &group, "src/a.rs", Want::File).unwrap();
+        let cloexec = |fd: std::os::fd::BorrowedFd<'_>| {
+            rustix::io::fcntl_getfd(fd)
+                .unwrap()
+                .contains(rustix::io::FdFlags::CLOEXEC)
+        };
+        assert!(cloexec(j.dir().as_fd()), "the held directory");
+        assert!(cloexec(j.open().unwrap().as_fd()), "the file");
+        fs::remove_file(root.join("src/a.rs")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.join("src/a.rs"),
+            rustix::fs::FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let opening = std::thread::spawn(move || tx.send(j.open().is_err()).unwrap());
+        let refused = rx.recv_timeout(std::time::Duration::from_secs(5));
+        assert_eq!(refused, Ok(true), "a FIFO was waited on or opened");
+        opening.join().unwrap();
+        let e = resolve(&root, &group, "src/a.rs", Want::File).unwrap_err();
+        assert_eq!(e.code, ErrorCode::FileNotFound, "{}", e.message);
+    }
 }
