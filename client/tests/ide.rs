@@ -844,11 +844,16 @@ fn an_ide_that_claims_an_edit_it_did_not_make_is_an_error_and_is_not_used_again(
         "{err}"
     );
     assert_eq!(fs::read_to_string(root.join("geo.py")).unwrap(), before);
-    let posts: Vec<Value> = liar
-        .seen()
-        .into_iter()
-        .filter(|r| r["line"].as_str().unwrap().starts_with("POST"))
-        .collect();
+    let posts = || -> Vec<Value> {
+        liar.seen()
+            .into_iter()
+            .filter(|r| r["line"].as_str().unwrap().starts_with("POST"))
+            .collect()
+    };
+    // The recorder's lines reach the test's reader thread after its answer reached
+    // the daemon: wait for them rather than race them (a CI run read none yet).
+    wait_until(Duration::from_secs(10), || !posts().is_empty());
+    let posts = posts();
     assert_eq!(posts.len(), 1, "{posts:?}");
     assert!(
         posts[0]["line"]

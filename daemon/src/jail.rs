@@ -752,7 +752,7 @@ mod tests {
             git(repo, &["commit", "-qm", "a"]);
         }
         git(&main, &["worktree", "add", "-q", "../second"]);
-        let group = crate::worktree::detect(&main).group;
+        let group = worktree::detect(&main).group;
         let e = resolve(&main, &group, "../second/a.rs", Want::File).unwrap_err();
         assert_eq!(e.code, ErrorCode::WorktreeMismatch, "{}", e.message);
         assert!(e.message.contains("another worktree of this repository"));
@@ -768,7 +768,7 @@ mod tests {
     fn jailed_opens_close_on_exec_and_never_block_on_a_fifo() {
         let (_tmp, _base, root, group) = world();
         let j = resolve(&root, &group, "src/a.rs", Want::File).unwrap();
-        let cloexec = |fd: std::os::fd::BorrowedFd<'_>| {
+        let cloexec = |fd: BorrowedFd<'_>| {
             rustix::io::fcntl_getfd(fd)
                 .unwrap()
                 .contains(rustix::io::FdFlags::CLOEXEC)
