@@ -779,7 +779,7 @@ mod tests {
         rustix::fs::mknodat(
             rustix::fs::CWD,
             root.join("src/a.rs"),
-            rustix::fs::FileType::Fifo,
+            FileType::Fifo,
             Mode::from_raw_mode(0o600),
             0,
         )
