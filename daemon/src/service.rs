@@ -56,6 +56,25 @@ pub struct Handler {
     pub sessions: Arc<crate::reads::Bound>,
 }
 
+/// One operation the router answers: its name in the call log (from the request
+/// where one operation serves several actions) and `route::<op>`; `noting` sessions
+/// first for the operations that carry one.
+macro_rules! routed {
+    ($op:ident($req:ident: $ty:ty) -> $resp:ty, $action:expr) => {
+        async fn $op(self, _: Context, $req: $ty) -> Result<$resp, LeanError> {
+            let d = &self.daemon;
+            d.call($action, async { route::$op(d, $req).await }).await
+        }
+    };
+    ($op:ident($req:ident: $ty:ty) -> $resp:ty, $action:expr, noting sessions) => {
+        async fn $op(self, _: Context, $req: $ty) -> Result<$resp, LeanError> {
+            self.sessions.note($req.session.as_ref());
+            let d = &self.daemon;
+            d.call($action, async { route::$op(d, $req).await }).await
+        }
+    };
+}
+
 impl LeanCtx for Handler {
     async fn ping(self, _: Context, req: PingRequest) -> Result<PingResponse, LeanError> {
         let d = &self.daemon;
@@ -108,120 +127,21 @@ impl LeanCtx for Handler {
         .await
     }
 
-    async fn symbols_overview(
-        self,
-        _: Context,
-        req: SymbolsOverviewRequest,
-    ) -> Result<SymbolsOverviewResponse, LeanError> {
-        let d = &self.daemon;
-        d.call("symbols_overview", async {
-            route::symbols_overview(d, req).await
-        })
-        .await
-    }
-
-    async fn outline(self, _: Context, req: OutlineRequest) -> Result<OutlineResponse, LeanError> {
-        let d = &self.daemon;
-        d.call("outline", async { route::outline(d, req).await })
-            .await
-    }
-
-    async fn tree(self, _: Context, req: TreeRequest) -> Result<TreeResponse, LeanError> {
-        let d = &self.daemon;
-        d.call("tree", async { route::tree(d, req).await }).await
-    }
-
-    async fn search_text(
-        self,
-        _: Context,
-        req: SearchTextRequest,
-    ) -> Result<SearchTextResponse, LeanError> {
-        let d = &self.daemon;
-        let action = if req.regex {
-            "search_regex"
-        } else {
-            "search_text"
-        };
-        d.call(action, async { route::search_text(d, req).await })
-            .await
-    }
-
-    async fn read(self, _: Context, req: ReadRequest) -> Result<ReadResponse, LeanError> {
-        self.sessions.note(req.session.as_ref());
-        let d = &self.daemon;
-        d.call("read", async { route::read(d, req).await }).await
-    }
-
-    async fn search_symbol(
-        self,
-        _: Context,
-        req: SearchSymbolRequest,
-    ) -> Result<SearchSymbolResponse, LeanError> {
-        let d = &self.daemon;
-        d.call("search_symbol", async {
-            route::search_symbol(d, req).await
-        })
-        .await
-    }
-
-    async fn edit_symbol(self, _: Context, req: EditRequest) -> Result<EditResponse, LeanError> {
-        self.sessions.note(req.session.as_ref());
-        let d = &self.daemon;
-        d.call("edit_symbol", async { route::edit_symbol(d, req).await })
-            .await
-    }
-
-    async fn navigate(
-        self,
-        _: Context,
-        req: NavigateRequest,
-    ) -> Result<NavigateResponse, LeanError> {
-        let d = &self.daemon;
-        d.call(req.action.as_str(), async { route::navigate(d, req).await })
-            .await
-    }
-
-    async fn type_hierarchy(
-        self,
-        _: Context,
-        req: TypeHierarchyRequest,
-    ) -> Result<TypeHierarchyResponse, LeanError> {
-        let d = &self.daemon;
-        d.call("type_hierarchy", async {
-            route::type_hierarchy(d, req).await
-        })
-        .await
-    }
-
-    async fn inspections(
-        self,
-        _: Context,
-        req: InspectionsRequest,
-    ) -> Result<InspectionsResponse, LeanError> {
-        let d = &self.daemon;
-        d.call("inspections", async { route::inspections(d, req).await })
-            .await
-    }
-
-    async fn reformat(
-        self,
-        _: Context,
-        req: ReformatRequest,
-    ) -> Result<ReformatResponse, LeanError> {
-        let d = &self.daemon;
-        d.call("reformat", async { route::reformat(d, req).await })
-            .await
-    }
-
-    async fn refactor(
-        self,
-        _: Context,
-        req: RefactorRequest,
-    ) -> Result<RefactorResponse, LeanError> {
-        let d = &self.daemon;
-        d.call(req.kind.as_str(), async { route::refactor(d, req).await })
-            .await
-    }
+    routed!(symbols_overview(req: SymbolsOverviewRequest) -> SymbolsOverviewResponse, "symbols_overview");
+    routed!(outline(req: OutlineRequest) -> OutlineResponse, "outline");
+    routed!(tree(req: TreeRequest) -> TreeResponse, "tree");
+    routed!(
+        search_text(req: SearchTextRequest) -> SearchTextResponse,
+        if req.regex { "search_regex" } else { "search_text" }
+    );
+    routed!(read(req: ReadRequest) -> ReadResponse, "read", noting sessions);
+    routed!(search_symbol(req: SearchSymbolRequest) -> SearchSymbolResponse, "search_symbol");
+    routed!(edit_symbol(req: EditRequest) -> EditResponse, "edit_symbol", noting sessions);
+    routed!(navigate(req: NavigateRequest) -> NavigateResponse, req.action.as_str());
+    routed!(type_hierarchy(req: TypeHierarchyRequest) -> TypeHierarchyResponse, "type_hierarchy");
+    routed!(inspections(req: InspectionsRequest) -> InspectionsResponse, "inspections");
+    routed!(reformat(req: ReformatRequest) -> ReformatResponse, "reformat");
+    routed!(refactor(req: RefactorRequest) -> RefactorResponse, req.kind.as_str());
 
     async fn language_servers(
         self,
