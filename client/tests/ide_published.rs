@@ -40,6 +40,24 @@ fn total_usages() -> Value {
     ])
 }
 
+/// The window's rename of `total` to `sum`: its preview lists both usages, its apply
+/// writes them. The daemon sends a rename's search options to `/renameApply` as well,
+/// on purpose (backing/ide.rs says why): the published plugin's Gson drops them.
+fn renames_total_to_sum(ide: &PluginDouble) {
+    ide.tolerate("/renameApply", "search_comments");
+    ide.tolerate("/renameApply", "search_text_occurrences");
+    ide.on("/renamePreview", |_| {
+        Reply::Json(json!({"usages": total_usages(), "conflicts": []}))
+    });
+    ide.on("/renameApply", |call| {
+        let edits = [(wire(3, 8, 13), "sum"), (wire(5, 39, 44), "sum")];
+        match call.write("src/Cart.kt", &edits) {
+            Ok(()) => Reply::Json(json!({"applied": true, "changed_paths": ["src/Cart.kt"]})),
+            Err(e) => Reply::error("POSITION_OUT_OF_RANGE", e),
+        }
+    });
+}
+
 /// A Kotlin project only the IDE answers for, with the published plugin's window.
 fn world() -> (TestEnv, PathBuf, PluginDouble) {
     let env = TestEnv::with_shim(SHIM);
@@ -152,20 +170,7 @@ fn navigation_and_inspections_send_the_published_fields_and_read_its_answers() {
 #[test]
 fn refactorings_reformat_and_edits_write_through_the_published_answers() {
     let (env, root, ide) = world();
-    // The daemon sends a rename's search options to `/renameApply` as well, on
-    // purpose (backing/ide.rs says why): the published plugin's Gson drops them.
-    ide.tolerate("/renameApply", "search_comments");
-    ide.tolerate("/renameApply", "search_text_occurrences");
-    ide.on("/renamePreview", |_| {
-        Reply::Json(json!({"usages": total_usages(), "conflicts": []}))
-    });
-    ide.on("/renameApply", |call| {
-        let edits = [(wire(3, 8, 13), "sum"), (wire(5, 39, 44), "sum")];
-        match call.write("src/Cart.kt", &edits) {
-            Ok(()) => Reply::Json(json!({"applied": true, "changed_paths": ["src/Cart.kt"]})),
-            Err(e) => Reply::error("POSITION_OUT_OF_RANGE", e),
-        }
-    });
+    renames_total_to_sum(&ide);
     ide.on("/safeDeletePreview", |_| {
         let blocking = json!({"path": "src/Cart.kt", "range": wire(5, 39, 42),
                               "message": "sum() is used in checkout()"});
@@ -384,24 +389,12 @@ fn every_route_the_daemon_sends_reaches_the_double_in_the_published_shape() {
     }
     let declaration = || Reply::Json(json!({"usages": [total_usages()[0]], "conflicts": []}));
     let nothing_changed = || Reply::Json(json!({"applied": true, "changed_paths": []}));
-    ide.on("/renamePreview", move |_| {
-        Reply::Json(json!({"usages": total_usages(), "conflicts": []}))
-    });
-    ide.on("/renameApply", |call| {
-        let edits = [(wire(3, 8, 13), "sum"), (wire(5, 39, 44), "sum")];
-        match call.write("src/Cart.kt", &edits) {
-            Ok(()) => Reply::Json(json!({"applied": true, "changed_paths": ["src/Cart.kt"]})),
-            Err(e) => Reply::error("POSITION_OUT_OF_RANGE", e),
-        }
-    });
+    renames_total_to_sum(&ide);
     for name in ["move", "safeDelete", "inline"] {
         ide.on(&format!("/{name}Preview"), move |_| declaration());
         ide.on(&format!("/{name}Apply"), move |_| nothing_changed());
     }
     ide.on("/reformat", move |_| nothing_changed());
-    // The rename's search options go to `/renameApply` too (see the refactoring test).
-    ide.tolerate("/renameApply", "search_comments");
-    ide.tolerate("/renameApply", "search_text_occurrences");
 
     let at = "src/Cart.kt:4:8";
     for action in ["references", "definition", "implementations", "declaration"] {

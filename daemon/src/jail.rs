@@ -719,24 +719,6 @@ mod tests {
         assert_eq!(st.st_size as usize, "fn b() {}\n".len());
     }
 
-    fn git(dir: &Path, args: &[&str]) {
-        let ok = std::process::Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "init.defaultBranch=main",
-            ])
-            .args(args)
-            .current_dir(dir)
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?}");
-    }
-
     /// Only another worktree of the root's own repository is named as one: a path into
     /// an unrelated repository beside it is just outside, as anything else is.
     #[test]
@@ -747,11 +729,11 @@ mod tests {
         for repo in [&main, &other] {
             fs::create_dir_all(repo).unwrap();
             fs::write(repo.join("a.rs"), "fn a() {}\n").unwrap();
-            git(repo, &["init", "-q"]);
-            git(repo, &["add", "."]);
-            git(repo, &["commit", "-qm", "a"]);
+            lean_ctx_testkit::git(repo, &["init", "-q"]);
+            lean_ctx_testkit::git(repo, &["add", "."]);
+            lean_ctx_testkit::git(repo, &["commit", "-qm", "a"]);
         }
-        git(&main, &["worktree", "add", "-q", "../second"]);
+        lean_ctx_testkit::git(&main, &["worktree", "add", "-q", "../second"]);
         let group = worktree::detect(&main).group;
         let e = resolve(&main, &group, "../second/a.rs", Want::File).unwrap_err();
         assert_eq!(e.code, ErrorCode::WorktreeMismatch, "{}", e.message);
