@@ -56,7 +56,7 @@ pub enum Baseline {
 
 /// One call's record.
 #[derive(Debug)]
-pub struct Call {
+pub struct Accounted {
     pub action: &'static str,
     /// The file the call was about, for the heatmap.
     pub file: Option<PathBuf>,
@@ -168,14 +168,14 @@ impl Gain {
     }
 
     /// Accounts `call` in the background.
-    pub fn record(self: &Arc<Self>, call: Call) {
+    pub fn record(self: &Arc<Self>, call: Accounted) {
         self.in_background(call, false);
     }
 
     /// Accounts a failed call: it counts, and claims nothing.
     pub fn record_error(self: &Arc<Self>, action: &'static str, output: String) {
         self.in_background(
-            Call {
+            Accounted {
                 action,
                 file: None,
                 baseline: Baseline::NoClaim,
@@ -185,7 +185,7 @@ impl Gain {
         );
     }
 
-    fn in_background(self: &Arc<Self>, call: Call, error: bool) {
+    fn in_background(self: &Arc<Self>, call: Accounted, error: bool) {
         use std::sync::atomic::Ordering;
         self.pending.fetch_add(1, Ordering::SeqCst);
         let me = self.clone();
@@ -265,7 +265,7 @@ impl Gain {
     }
 
     /// Counts one call; `true` if it wrote `stats.json`.
-    fn account(&self, call: Call, error: bool) -> bool {
+    fn account(&self, call: Accounted, error: bool) -> bool {
         let output = self.text_tokens(&call.output);
         let input = self.baseline_tokens(&call.baseline).unwrap_or(output);
         let day = humantime::format_rfc3339(SystemTime::now()).to_string()[..10].to_string();
@@ -486,7 +486,7 @@ mod tests {
         let gain = Gain::load(tmp.path());
         let output = "a.rs (rust, 20 symbols)\n     1  pub fn add(a: u32, b: u32) -> u32";
         gain.account(
-            Call {
+            Accounted {
                 action: "symbols_overview",
                 file: Some(file.clone()),
                 baseline: Baseline::File(
@@ -498,7 +498,7 @@ mod tests {
             false,
         );
         gain.account(
-            Call {
+            Accounted {
                 action: "search_symbol",
                 file: None,
                 baseline: Baseline::NoClaim,
@@ -507,7 +507,7 @@ mod tests {
             false,
         );
         gain.account(
-            Call {
+            Accounted {
                 action: "outline",
                 file: None,
                 baseline: Baseline::NoClaim,

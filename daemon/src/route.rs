@@ -43,7 +43,7 @@ use lean_ctx_shared::{
 };
 
 use crate::{
-    accounting::{Baseline, Call},
+    accounting::{Accounted, Baseline},
     backing::{self, Cx, Miss, Outcome, headless, ide, lsp, resolve},
     call_log::{note_backing, note_root},
     edit::Written,
@@ -202,7 +202,7 @@ fn record(
     baseline: Baseline,
     output: String,
 ) {
-    d.gain.record(Call {
+    d.gain.record(Accounted {
         action,
         file: file.map(Path::to_path_buf),
         baseline,
@@ -501,7 +501,7 @@ pub async fn search_text(
 /// and for a re-read against what it would have sent again.
 pub async fn read(d: &Daemon, req: ReadRequest) -> Result<ReadResponse, LeanError> {
     let cx = cx(d, &req.root)?;
-    let answered = backing::read::read(&cx, &req).await?;
+    let answered = backing::read::files(&cx, &req).await?;
     note_backing(headless::BACKING);
     let file = match answered.as_slice() {
         [one] => one.abs.clone(),

@@ -61,7 +61,7 @@ pub struct Answered {
 }
 
 /// Reads every path of `req`, in order.
-pub async fn read(cx: &Cx<'_>, req: &ReadRequest) -> Result<Vec<Answered>, LeanError> {
+pub async fn files(cx: &Cx<'_>, req: &ReadRequest) -> Result<Vec<Answered>, LeanError> {
     if req.paths.is_empty() {
         return Err(
             LeanError::new(ErrorCode::InvalidTarget, "read needs a path").with_remedy(
