@@ -7,7 +7,7 @@
 //! through; [`accept`] accepts connections, checks the peer and the hello and drives
 //! tarpc; [`service`] implements the operations; [`route`] decides which backing
 //! answers each one, in what order; [`backing`] holds the three backings' operations
-//! over [`ide`] (JetBrains IDE windows), [`lsp`] (warm language servers) and
+//! over [`ide_windows`] (JetBrains IDE windows), [`language_servers`] (warm language servers) and
 //! [`index`] (the headless symbol index); [`jail`], [`edit`], [`root_lock`] and
 //! [`reads`] are how files are reached, written and remembered per session;
 //! [`registry`] and [`worktree`] know the projects; [`instance`], [`upgrade`],
@@ -28,13 +28,13 @@ pub mod config;
 pub mod conformance;
 pub mod dashboard;
 pub mod edit;
-pub mod ide;
+pub mod ide_windows;
 pub mod idle;
 pub mod index;
 pub mod instance;
 pub mod jail;
+pub mod language_servers;
 pub mod logging;
-pub mod lsp;
 pub mod reads;
 pub mod registry;
 pub mod root_lock;

@@ -8,7 +8,7 @@ use std::{fs, path::PathBuf, time::Duration};
 
 use lean_ctx_daemon::{
     config::IdeSection,
-    ide::{
+    ide_windows::{
         backend::{self, CallError},
         discovery::{Discovery, Ide},
     },

@@ -148,7 +148,7 @@ fn module_of(rel: &Path) -> Option<Vec<String>> {
 /// modules, `[index]` the files and folders inside `index/`, and so on. A file's
 /// use of a path counts at the level where the two part: `index/root.rs` naming
 /// `crate::index::store::Caches` is `root → store` inside `[index]`, naming
-/// `crate::lsp::Server` is `index → lsp` at the top.
+/// `crate::language_servers::Server` is `index → language_servers` at the top.
 fn graphs() -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();

@@ -19,7 +19,7 @@ use lean_ctx_shared::{
 
 use crate::{
     jail::{Jailed, Want},
-    lsp::positions::{DocText, Encoding},
+    language_servers::positions::{DocText, Encoding},
     registry::Project,
 };
 

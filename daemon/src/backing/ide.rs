@@ -42,12 +42,12 @@ use super::{
 };
 use crate::{
     edit::{self, Written},
-    ide::{
+    ide_windows::{
         backend::{self, CallError},
         discovery::Ide,
     },
     jail::{self, Jailed, Want},
-    lsp::positions::{DocText, Encoding},
+    language_servers::positions::{DocText, Encoding},
     registry::Project,
 };
 

@@ -53,7 +53,7 @@ use crate::{
     edit::{self, FileWrite},
     index::{lang::Lang, text::LineIndex},
     jail::{Jailed, Want},
-    lsp::{
+    language_servers::{
         edits::{self, Span},
         pool::Choice,
         positions::{DocText, Encoding, path_to_uri, uri_to_path},
@@ -119,7 +119,7 @@ impl Target {
     /// named leaf (an identifier, `self`, a string's text) that is not a comment or a
     /// number. A keyword, punctuation, a blank,
     /// a comment or a number holds no symbol, whatever a server makes of it: most
-    /// answer no locations, gopls an error (`lsp/server/mod.rs`'s `no_symbol_here`, the last
+    /// answer no locations, gopls an error (`language_servers/server/mod.rs`'s `no_symbol_here`, the last
     /// resort for what the tree cannot tell).
     fn require_word(&self, at: &FilePosition) -> Result<(), LeanError> {
         let text = self.synced.text.text();

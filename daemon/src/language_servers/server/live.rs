@@ -42,7 +42,7 @@ use serde_json::{Value, json};
 use tokio::sync::watch;
 
 use super::ServerSpec;
-use crate::lsp::{
+use crate::language_servers::{
     positions::{path_to_uri, uri_to_path},
     rpc::{Handler, METHOD_NOT_FOUND},
 };

@@ -24,7 +24,7 @@ use lsp_types::{
 use super::{Server, stop};
 use crate::{
     index::lang::Lang,
-    lsp::positions::{DocText, path_to_uri},
+    language_servers::positions::{DocText, path_to_uri},
 };
 
 /// Most documents kept open at a server; the least recently used closes first.
@@ -66,7 +66,7 @@ impl Server {
         if self.is_dead() {
             return;
         }
-        let checked = crate::lsp::ancestry::check(
+        let checked = crate::language_servers::ancestry::check(
             &self.root,
             self.spec.rust_analyzer,
             self.spec.language,
