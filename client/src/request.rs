@@ -9,6 +9,10 @@
 //! action and compares what they build.
 //!
 //! Limits are passed as `0` when not given: the daemon owns the default limits.
+//!
+//! Paths are resolved against [`Ctx`]: relative paths start at the working directory
+//! when it lies inside the root, else at the root; MCP, which has no working
+//! directory, always starts at the root.
 
 use std::path::PathBuf;
 

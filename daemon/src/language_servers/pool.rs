@@ -6,6 +6,13 @@
 //! lock covers only finding a slot; a slot's own lock covers only `fork`+`exec` (the
 //! handshake runs in the background), so one root's cold start never blocks another
 //! root's calls.
+//!
+//! Each server starts with the settings that make its answers whole without running
+//! a project's code: rust-analyzer with its experimental diagnostics on and never
+//! `cargo check` (which would run build scripts); pylsp with pyflakes as its lowest
+//! settings layer. A server that crashed is started again by the next call; the memory
+//! budget is checked again whenever a server starts, and every server hears of the
+//! files lean-ctx wrote.
 
 use std::{
     path::{Path, PathBuf},
