@@ -85,6 +85,11 @@ const DIRECTORIES: &[&str] = &[
     "JAVA_HOME",
 ];
 
+/// A variable [`PASSED`] names, or the locale's `LC_*`.
+fn passed(key: &[u8]) -> bool {
+    PASSED.iter().any(|p| p.as_bytes() == key) || key.starts_with(b"LC_")
+}
+
 /// The environment for a tool lean-ctx starts, built from `from` (the daemon's or the
 /// shim's own environment).
 pub fn neutral(from: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
@@ -96,8 +101,7 @@ pub fn neutral(from: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsS
         .iter()
         .filter(|(k, v)| {
             let k = k.as_bytes();
-            let passed = PASSED.iter().any(|p| p.as_bytes() == k) || k.starts_with(b"LC_");
-            passed
+            passed(k)
                 && (k != b"TMPDIR" || safe_temp_dir(Path::new(v), home))
                 && (!DIRECTORIES.iter().any(|d| d.as_bytes() == k)
                     || std::env::split_paths(v).all(|dir| safe_path_dir(&dir, home)))
@@ -139,8 +143,7 @@ pub fn for_daemon(
         .iter()
         .filter(|(k, _)| {
             let k = k.as_bytes();
-            PASSED.iter().any(|p| p.as_bytes() == k)
-                || k.starts_with(b"LC_")
+            passed(k)
                 || (k.starts_with(b"LEAN_CTX_") && k != b"LEAN_CTX_DAEMON_BIN")
                 || k == b"RUST_LOG"
                 || k == b"RUST_BACKTRACE"

@@ -284,8 +284,8 @@ pub fn syntax_error(lang: Lang, src: &[u8]) -> Option<Position> {
 /// What parses hold at once, daemon-wide, counted as [`PARSE_BYTES_PER_BYTE`] times
 /// their source: with `index.max_file_bytes` raised, concurrent parses of large
 /// files take turns (one 100 MB file's parse peaked at 2.9 GB) instead of adding up.
-/// At the default limit (1 MiB) thirty-two parses fit at once, more than the
-/// indexer runs.
+/// Parses of files within the default limit (1 MiB) are not counted: thirty-two of
+/// them would fit at once, more than the indexer runs.
 static PARSES: crate::budget::Inflight = crate::budget::Inflight::new(1 << 30);
 /// A parse's memory per byte of source, rounded up from that peak (syntax tree,
 /// skeleton and symbols together).
@@ -293,13 +293,19 @@ const PARSE_BYTES_PER_BYTE: u64 = 32;
 /// Longest a parse waits for its turn; past it, it runs anyway (a slow answer, not
 /// a refusal: the limit it paces was already the user's choice).
 const PARSE_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
+/// A parse's charge up to which it skips the budget: a file of the default
+/// `index.max_file_bytes` (1 MiB).
+const SMALL_PARSE: u64 = (1 << 20) * PARSE_BYTES_PER_BYTE;
 
 pub(crate) fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
     let binary = src[..src.len().min(8192)].contains(&0);
     if binary {
         return FileSymbols::empty(lang, binary);
     }
-    let _turn = PARSES.take(src.len() as u64 * PARSE_BYTES_PER_BYTE, PARSE_WAIT);
+    // A file within the default limit never waits (thirty-two of them fit): the
+    // indexer's thousands of small parses skip the budget's lock.
+    let charge = src.len() as u64 * PARSE_BYTES_PER_BYTE;
+    let _turn = (charge > SMALL_PARSE).then(|| PARSES.take(charge, PARSE_WAIT));
     // Grammars do not expect a byte order mark: parse after it, keep offsets absolute.
     let base = crate::bom::len(src);
     let body = &src[base..];
