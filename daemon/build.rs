@@ -1,15 +1,11 @@
 //! Two things the daemon compiles in.
 //!
-//! The extractor fingerprint: one hash of the sources that decide what is stored
-//! (the extraction at the top of `src/index/` and in `src/index/symbols/`, the byte
-//! order mark rule in `src/bom.rs`, the store's and the listing's encodings in
-//! `src/index/store/persist.rs` and `listing.rs`) and of the tree-sitter packages
-//! `Cargo.lock` pins. The persisted index stamps it into its header, so a store
-//! written by a build whose symbols could differ is rebuilt, never served. Not the
-//! walk, the watcher, the caches or the root (`src/index/fs/`, `store/caches.rs`,
-//! `root.rs`): a change there keeps every user's parses. Over-approximate otherwise:
-//! a change that does not alter any symbol costs one first index, a missed one would
-//! serve wrong symbols.
+//! The store's encoding hash: one hash of the files that lay out what the persisted
+//! index writes (`src/index/store/persist.rs` and `listing.rs`). The store stamps it
+//! into its header beside the syntax crate's fingerprint (what the parses hold,
+//! `syntax/build.rs`), so a store written by a build that encodes or extracts
+//! differently is rebuilt, never served. Not the walk, the watcher, the caches or the
+//! root: a change there keeps every user's parses.
 //!
 //! The `o200k_base` tables gain accounting counts tokens with (`src/tokens.rs`),
 //! taken from tiktoken-rs here, at build time: every token's bytes in rank order, the
@@ -19,56 +15,26 @@
 
 use std::{
     hash::{DefaultHasher, Hasher},
-    path::{Path, PathBuf},
+    path::PathBuf,
 };
 
 fn main() {
     println!("cargo:rerun-if-changed=src/o200k_slots.rs");
-    extractor_hash();
+    store_encoding_hash();
     o200k_tables();
 }
 
-fn extractor_hash() {
+fn store_encoding_hash() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
-    let index = manifest.join("src/index");
-    let lock = manifest.join("../Cargo.lock");
-    println!("cargo:rerun-if-changed={}", index.display());
-    println!("cargo:rerun-if-changed={}", lock.display());
-    let mut files = vec![
-        manifest.join("src/bom.rs"),
-        index.join("store/persist.rs"),
-        index.join("store/listing.rs"),
-    ];
-    sources(&index.join("symbols"), &mut files);
-    // The extraction: the folder's own files but the root on top and its tests.
-    for entry in std::fs::read_dir(&index).unwrap().flatten() {
-        let path = entry.path();
-        let name = path.file_name().unwrap().to_string_lossy();
-        if path.extension().is_some_and(|e| e == "rs") && name != "root.rs" && name != "tests.rs" {
-            files.push(path);
-        }
-    }
-    files.sort();
     let mut h = DefaultHasher::new();
-    for file in &files {
+    for name in ["store/persist.rs", "store/listing.rs"] {
+        let file = manifest.join("src/index").join(name);
         println!("cargo:rerun-if-changed={}", file.display());
-        h.write(
-            file.strip_prefix(&manifest)
-                .unwrap()
-                .to_string_lossy()
-                .as_bytes(),
-        );
+        h.write(name.as_bytes());
         h.write(&std::fs::read(file).unwrap());
     }
-    // The grammars' versions: each `[[package]]` block naming a tree-sitter crate.
-    let lock = std::fs::read_to_string(lock).unwrap_or_default();
-    for block in lock.split("[[package]]") {
-        if block.contains("name = \"tree-sitter") {
-            h.write(block.as_bytes());
-        }
-    }
     println!(
-        "cargo:rustc-env=LEAN_CTX_EXTRACTOR_HASH={:016x}",
+        "cargo:rustc-env=LEAN_CTX_STORE_ENCODING_HASH={:016x}",
         h.finish()
     );
 }
@@ -123,15 +89,3 @@ fn o200k_tables() {
 }
 
 include!("src/o200k_slots.rs");
-
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            println!("cargo:rerun-if-changed={}", path.display());
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}

@@ -1,4 +1,4 @@
-//! The conformance harness of the declaration model (`index/decl.rs`): every symbol
+//! The conformance harness of the declaration model (`syntax/src/decl.rs`): every symbol
 //! of every file of a corpus nobody here wrote, through the daemon's own extraction,
 //! outline and edit planning (`edit::plan_in`, no file system, no daemon), checked for
 //!
@@ -42,19 +42,16 @@ use std::{
 
 use lean_ctx_shared::{
     ErrorCode, ErrorDetails,
-    protocol::{EditAction, EditTarget, SymbolInfo, SymbolKind as K, SymbolsOverviewResponse},
+    protocol::{EditAction, EditTarget, SymbolInfo, SymbolsOverviewResponse},
     render,
 };
 
+use lean_ctx_syntax::{Lang, Symbol, SymbolKind as K, name_path::NamePath, text::LineIndex};
+
 use crate::{
     backing::hashes,
+    declarations::{extract, syntax_error},
     edit::{Edit, Source, plan_in},
-    index::{
-        lang::Lang,
-        name_path::NamePath,
-        symbols::{Symbol, extract, syntax_error},
-        text::LineIndex,
-    },
     reads::Reads,
 };
 
@@ -615,7 +612,7 @@ fn starts_at_first_keyword(
 /// range that took in another declaration (a grammar reading a class as an
 /// annotated expression) fails here.
 fn only_attributes_before_the_core(lang: Lang, src: &[u8], s: Symbol<'_>) -> Result<(), String> {
-    let head = crate::index::decl::strip_comments(lang, &src[s.bytes().start..s.core_start()]);
+    let head = lean_ctx_syntax::decl::strip_comments(lang, &src[s.bytes().start..s.core_start()]);
     // Outside strings and brackets (an attribute's arguments), every word belongs
     // to an attribute: `@Name`, `@a.b`, `@file:Name`, or Rust's `#`.
     let mut outside = Vec::with_capacity(head.len());

@@ -37,13 +37,10 @@ use rustix::{
     io::Errno,
 };
 
+use lean_ctx_syntax::{FileSymbols, Lang, Symbol, name_path::NamePath, text::LineIndex};
+
 use crate::{
-    index::{
-        lang::Lang,
-        name_path::NamePath,
-        symbols::{FileSymbols, Symbol, extract, syntax_error},
-        text::LineIndex,
-    },
+    declarations::{Wire, extract, syntax_error},
     jail::Jailed,
 };
 
@@ -171,8 +168,8 @@ impl Planned {
             replaced: self.replaced,
             parsed: self.parsed,
             new_range: AgentRange::new(
-                lines.position(&self.content, self.written.start),
-                lines.position(&self.content, self.written.end),
+                lines.position(&self.content, self.written.start).wire(),
+                lines.position(&self.content, self.written.end).wire(),
             ),
             hash: blake3::hash(&self.content[self.hashed.clone()])
                 .to_hex()
@@ -376,7 +373,7 @@ pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, L
 }
 
 /// What an edit target addresses in a file: a declaration by the model of
-/// `index/decl.rs`, or whole lines.
+/// `syntax/src/decl.rs`, or whole lines.
 #[derive(Debug)]
 struct Target {
     /// The reported range; `expected_hash` covers `doc..range.end`.
@@ -433,7 +430,7 @@ impl Target {
 }
 
 /// A replacement of one name of a declaration that declares several (`int a, b;`,
-/// `var X, Y T`, `const a = 1, b = 2`): they share one range (`index/decl.rs`), so
+/// `var X, Y T`, `const a = 1, b = 2`): they share one range (`syntax/src/decl.rs`), so
 /// replacing it would rewrite its siblings too. Refused, naming them, rather than
 /// silently rewriting or dropping a name the agent did not ask about.
 fn refuse_one_of_a_group(
@@ -562,12 +559,12 @@ pub fn current_target(file: &Jailed, lang: Lang, target: &EditTarget) -> Option<
 
 /// The bytes of `s` that its hash covers (what answers show and `expected_hash` is
 /// checked against): its doc comment, attributes and declaration, everything a
-/// replacement may rewrite (`index/decl.rs`).
+/// replacement may rewrite (`syntax/src/decl.rs`).
 pub fn guarded(s: Symbol<'_>) -> Range<usize> {
     s.doc_start()..s.bytes().end
 }
 
-/// Symbols of one file matching the name path `query` (`index::name_path`: relative
+/// Symbols of one file matching the name path `query` (`lean_ctx_syntax::name_path`: relative
 /// at any depth, `/` anchors at the top level, duplicates without `[n]` all match).
 pub fn match_name_path<'a>(parsed: &'a FileSymbols, query: &str) -> Vec<Symbol<'a>> {
     let query = NamePath::parse(query);
@@ -604,7 +601,7 @@ pub fn ambiguous<'a>(query: &str, found: impl Iterator<Item = (Symbol<'a>, &'a s
 /// How each of `found` (the symbols one name path matched, with their files) is
 /// addressed so that it alone matches in its file: its name path; `[0]` after it, or
 /// after every segment, for the first of duplicates (stored without an index, so its
-/// bare path names every duplicate, `index::name_path`); anchored with `/` when it
+/// bare path names every duplicate, `lean_ctx_syntax::name_path`); anchored with `/` when it
 /// also names a deeper candidate. What `AMBIGUOUS_SYMBOL` lists, so a retry with a candidate succeeds.
 fn addresses(found: &[(Symbol<'_>, &str)]) -> Vec<String> {
     let matches = |query: &str, file: &str| {
@@ -662,7 +659,7 @@ fn line_start(src: &[u8], at: usize) -> usize {
         .map_or(0, |i| i + 1);
     // Never split a BOM off the file.
     if start == 0 {
-        crate::bom::len(src)
+        lean_ctx_syntax::bom::len(src)
     } else {
         start
     }

@@ -20,13 +20,13 @@
 pub mod accept;
 pub mod accounting;
 pub mod backing;
-pub mod bom;
 pub mod budget;
 pub mod call_log;
 pub mod config;
 #[cfg(any(test, feature = "harness"))]
 pub mod conformance;
 pub mod dashboard;
+pub mod declarations;
 pub mod edit;
 pub mod ide_windows;
 pub mod idle;

@@ -1,6 +1,7 @@
-//! The daemon's modules form no import circle (ARCHITECTURE, "Architecture
-//! Invariant: no import circle in daemon/src"), at any level: the top-level modules
-//! of `daemon/src` (a file, or a directory with everything in it), and inside each
+//! The daemon's and the syntax crate's modules form no import circle (ARCHITECTURE,
+//! "Architecture Invariant: no import circle in daemon/src"), at any level: the
+//! top-level modules of `daemon/src` (a file, or a directory with everything in it),
+//! and inside each
 //! directory module its files and subdirectories, may each use only modules that do
 //! not use it back, directly or through others. A circle is how the router got lost
 //! once (the backings, the service, the state and the dashboard all reaching into
@@ -144,13 +145,15 @@ fn module_of(rel: &Path) -> Option<Vec<String>> {
     Some(parts)
 }
 
-/// Module graphs of `daemon/src` by directory module: `[]` holds the top-level
+/// Module graphs of a crate's `src` by directory module: `[]` holds the top-level
 /// modules, `[index]` the files and folders inside `index/`, and so on. A file's
 /// use of a path counts at the level where the two part: `index/root.rs` naming
 /// `crate::index::store::Caches` is `root → store` inside `[index]`, naming
 /// `crate::language_servers::Server` is `index → language_servers` at the top.
-fn graphs() -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+fn graphs(crate_dir: &str) -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(crate_dir)
+        .join("src");
     let mut files = Vec::new();
     sources(&src, &mut files);
     let mut modules = BTreeSet::new();
@@ -235,9 +238,27 @@ fn circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
         .find_map(|node| visit(node, graph, &mut marks, &mut Vec::new()))
 }
 
+/// Every circle in `graphs`, one line each, named from the workspace's root.
+fn circles(
+    name: &str,
+    graphs: &BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>>,
+) -> Vec<String> {
+    graphs
+        .iter()
+        .filter_map(|(at, graph)| {
+            let found = circle(graph)?;
+            let mut at_dir = format!("{name}/src");
+            for part in at {
+                at_dir = format!("{at_dir}/{part}");
+            }
+            Some(format!("{at_dir}: {}", found.join(" → ")))
+        })
+        .collect()
+}
+
 #[test]
 fn the_daemons_modules_form_no_import_circle_at_any_level() {
-    let graphs = graphs();
+    let graphs = graphs(".");
     // The reader sees the modules it is checking: a parser that finds nothing
     // proves nothing.
     let top = &graphs[&vec![]];
@@ -245,22 +266,24 @@ fn the_daemons_modules_form_no_import_circle_at_any_level() {
     assert!(top["service"].contains("route"), "{top:#?}");
     let index = &graphs[&vec!["index".to_string()]];
     assert!(index["root"].contains("store"), "{index:#?}");
-    let circles: Vec<String> = graphs
-        .iter()
-        .filter_map(|(at, graph)| {
-            let found = circle(graph)?;
-            let at = if at.is_empty() {
-                "daemon/src".into()
-            } else {
-                format!("daemon/src/{}", at.join("/"))
-            };
-            Some(format!("{at}: {}", found.join(" → ")))
-        })
-        .collect();
+    let found = circles("daemon", &graphs);
     assert!(
-        circles.is_empty(),
+        found.is_empty(),
         "import circles:\n  {}",
-        circles.join("\n  ")
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn the_syntax_crates_modules_form_no_import_circle_at_any_level() {
+    let graphs = graphs("../syntax");
+    let top = &graphs[&vec![]];
+    assert!(top["symbols"].contains("rust_items"), "{top:#?}");
+    let found = circles("syntax", &graphs);
+    assert!(
+        found.is_empty(),
+        "import circles:\n  {}",
+        found.join("\n  ")
     );
 }
 
@@ -300,4 +323,47 @@ fn the_reader_resolves_paths_at_every_level_and_finds_a_circle() {
     .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
     .collect();
     assert_eq!(circle(&graph).unwrap(), ["a", "b", "c", "a"]);
+}
+
+/// Every parse the daemon takes is charged to its memory budget: the syntax crate's
+/// parsing entry points are named only by `declarations.rs`, the door that charges
+/// them (test modules left out).
+#[test]
+fn the_daemon_parses_only_through_its_budgeted_door() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut seen = 0;
+    let mut outside = Vec::new();
+    for file in files {
+        let code = code(&fs::read_to_string(&file).unwrap());
+        for (at, _) in code.match_indices("lean_ctx_syntax::") {
+            let mut paths = Vec::new();
+            paths_at(
+                &code,
+                at + "lean_ctx_syntax::".len(),
+                Vec::new(),
+                &mut paths,
+            );
+            for path in paths {
+                seen += 1;
+                let parses = matches!(
+                    path.iter().map(String::as_str).collect::<Vec<_>>()[..],
+                    ["extract" | "syntax_error"] | ["symbols", "extract" | "syntax_error"]
+                );
+                if parses && !file.ends_with("src/declarations.rs") {
+                    outside.push(format!("{}: {}", file.display(), path.join("::")));
+                }
+            }
+        }
+    }
+    assert!(
+        seen > 20,
+        "the reader found only {seen} paths into the syntax crate"
+    );
+    assert!(
+        outside.is_empty(),
+        "parses outside the budget:\n  {}",
+        outside.join("\n  ")
+    );
 }

@@ -31,13 +31,11 @@ use lean_ctx_shared::{
     protocol::{Enclosing, TextHit},
 };
 
+use lean_ctx_syntax::{FileSymbols, Symbol, text::char_count};
+
 use crate::{
-    index::{
-        ids::FileId,
-        store::Parsed,
-        symbols::{FileSymbols, Symbol},
-        text::char_count,
-    },
+    declarations::Wire,
+    index::{ids::FileId, store::Parsed},
     jail::{self, Want},
     registry::Project,
 };
@@ -228,7 +226,7 @@ impl<'a> Collect<'a> {
         let before = spans.partition_point(|s| s.0 <= at);
         let (_, _, sym) = spans[..before].iter().rev().find(|s| at < s.1)?;
         Some(Enclosing {
-            kind: sym.kind(),
+            kind: sym.kind().wire(),
             name_path: sym.name_path().to_string(),
         })
     }
@@ -238,7 +236,7 @@ impl<'a> Collect<'a> {
         let mut offset = m.absolute_byte_offset() as usize;
         // A byte order mark is no character (ARCHITECTURE.md, Positions).
         if offset == 0 {
-            offset = crate::bom::len(line);
+            offset = lean_ctx_syntax::bom::len(line);
             line = &line[offset..];
         }
         let line = line

@@ -11,8 +11,11 @@
 
 use lean_ctx_shared::protocol::SymbolInfo;
 
+use lean_ctx_syntax::Symbol;
+
 use crate::{
-    index::{ids::Hash, symbols::Symbol},
+    declarations,
+    index::ids::Hash,
     jail::{Jailed, Want},
     reads::Texts,
     registry::Project,
@@ -72,7 +75,7 @@ impl Source {
 /// `sym`'s answer to `depth`, each symbol in it hashed from `source` if there is one
 /// (no hashes for a file that changed since its parse).
 pub fn info(source: Option<&Source>, sym: Symbol<'_>, depth: u32, texts: Texts<'_>) -> SymbolInfo {
-    let mut info = sym.info(depth);
+    let mut info = declarations::info(&sym, depth);
     if let Some(source) = source {
         source.fill(sym, &mut info, texts);
     }

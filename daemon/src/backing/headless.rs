@@ -24,6 +24,11 @@ use lean_ctx_shared::{
     },
 };
 
+use lean_ctx_syntax::{
+    Lang, Symbol,
+    name_path::{Match, NamePath},
+};
+
 use super::{
     Cx, Outcome, blocking, grep,
     hashes::{self, Source},
@@ -31,14 +36,9 @@ use super::{
 };
 use crate::{
     budget::{self, Budget},
+    declarations::Wire,
     edit::{self, Edit, Written, ambiguous, match_name_path},
-    index::{
-        ids::Hash,
-        lang::Lang,
-        name_path::{Match, NamePath},
-        store::Parsed,
-        symbols::Symbol,
-    },
+    index::{ids::Hash, store::Parsed},
     jail::{Jailed, Want},
     registry::Project,
 };
@@ -338,7 +338,7 @@ pub async fn search_symbol(
         for (path, parsed) in &files {
             let boost = boost(&focused, &project.root.join(path));
             for sym in parsed.symbols.all() {
-                if kind.is_some_and(|k| k != sym.kind()) {
+                if kind.is_some_and(|k| k != sym.kind().wire()) {
                     continue;
                 }
                 if let Some(score) = score(&sym, path, &prepared) {
@@ -371,10 +371,10 @@ pub async fn search_symbol(
                 let source = sources
                     .entry(path.clone())
                     .or_insert_with(|| Source::of(&project, path, &parsed));
-                let range = s.range();
+                let range = s.range().wire();
                 SymbolHit {
                     name: s.name().to_string(),
-                    kind: s.kind(),
+                    kind: s.kind().wire(),
                     name_path: s.name_path().to_string(),
                     range,
                     signature: s.signature().to_string(),
@@ -480,7 +480,7 @@ struct Query<'q> {
     text: &'q str,
     lower: String,
     /// `Type/member`, `Type::member`, `pkg.Type.member` or `/top`: matched against
-    /// name paths (`index::name_path`); `None` for a bare name.
+    /// name paths (`lean_ctx_syntax::name_path`); `None` for a bare name.
     path: Option<NamePath>,
 }
 
@@ -574,7 +574,7 @@ fn score(sym: &Symbol<'_>, file: &str, query: &Query<'_>) -> Option<i64> {
             return None;
         }
     };
-    let kind = match sym.kind() {
+    let kind = match sym.kind().wire() {
         SymbolKind::Struct
         | SymbolKind::Class
         | SymbolKind::Enum
@@ -666,7 +666,7 @@ fn find_unique(project: &Project, name_path: &str) -> Result<Jailed, LeanError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::symbols::extract;
+    use crate::declarations::extract;
 
     #[test]
     fn scoring_orders_exact_prefix_substring_and_ignores_case_in_ascii_and_beyond() {

@@ -780,7 +780,7 @@ pub async fn symbols_overview(cx: &Cx<'_>, file: &Jailed) -> Outcome<SymbolsOver
 pub async fn edit_symbol(
     cx: &Cx<'_>,
     file: &Jailed,
-    lang: crate::index::lang::Lang,
+    lang: lean_ctx_syntax::Lang,
     req: &EditRequest,
 ) -> Outcome<Written> {
     let Some(ide) = cx.d.ides.lookup(&cx.project.root).await else {

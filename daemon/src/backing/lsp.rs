@@ -44,14 +44,16 @@ use lsp_types::{
     WorkDoneProgressParams, request as req,
 };
 
+use lean_ctx_syntax::{Lang, text::LineIndex};
+
 use super::{
     Cx,
     answer::{Files, conflict, may_apply, operation, plan_hash},
     blocking, limit,
 };
 use crate::{
+    declarations::{Wire, position},
     edit::{self, FileWrite},
-    index::{lang::Lang, text::LineIndex},
     jail::{Jailed, Want},
     language_servers::{
         edits::{self, Span},
@@ -125,7 +127,8 @@ impl Target {
         let text = self.synced.text.text();
         let named = Lang::from_path(&self.file.abs).and_then(|lang| {
             let src = text.as_bytes();
-            let offset = LineIndex::new(src).offset(src, Position::new(at.line, at.column))?;
+            let offset =
+                LineIndex::new(src).offset(src, position(Position::new(at.line, at.column)))?;
             let tree = lang.parse(src, &[])?;
             let names = |b: usize| {
                 tree.root_node()
@@ -888,8 +891,8 @@ fn plan(project: &Project, operation: &str, edit: lsp_types::WorkspaceEdit, enc:
             usages.push(Usage {
                 path: inside.rel.clone(),
                 range: Range::new(
-                    lines.position(&bytes, span.start),
-                    lines.position(&bytes, span.end),
+                    lines.position(&bytes, span.start).wire(),
+                    lines.position(&bytes, span.end).wire(),
                 ),
                 text: String::from_utf8_lossy(&bytes[span.start..span.end]).into_owned(),
                 new_text: span.text.clone(),

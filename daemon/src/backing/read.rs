@@ -20,16 +20,14 @@ use lean_ctx_shared::{
     transport::MAX_ANSWER_BYTES,
 };
 
+use lean_ctx_syntax::{FileSymbols, Lang, Symbol, text::LineIndex};
+
 use super::{Cx, blocking, hashes::remember};
 use crate::{
     accounting::Baseline,
     budget::{self, Budget, Held, Inflight},
+    declarations::{Wire, extract},
     edit::{Written, ambiguous, guarded, match_name_path},
-    index::{
-        lang::Lang,
-        symbols::{FileSymbols, Symbol, extract},
-        text::LineIndex,
-    },
     jail::{Jailed, Want},
     reads::{Key, Reads, Seen, Texts, View},
     registry::Project,
@@ -217,7 +215,7 @@ fn hex(bytes: &[u8]) -> String {
 
 /// `bytes[range]` as lines without their endings (lossy UTF-8, a BOM dropped).
 fn lines_of(bytes: &[u8]) -> Vec<String> {
-    let text = String::from_utf8_lossy(crate::bom::strip(bytes));
+    let text = String::from_utf8_lossy(lean_ctx_syntax::bom::strip(bytes));
     text.split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
         .collect()
@@ -249,7 +247,10 @@ pub fn edited(
             &parsed
         }
     };
-    let Some(sym) = symbols.all().find(|s| s.range() == written.new_range) else {
+    let Some(sym) = symbols
+        .all()
+        .find(|s| s.range().wire() == written.new_range)
+    else {
         return;
     };
     let bytes = &written.content;
@@ -579,9 +580,9 @@ fn digest(
         for sym in syms {
             let hash = remember(&bytes[guarded(sym)], texts);
             let d = SymbolDigest {
-                kind: sym.kind(),
+                kind: sym.kind().wire(),
                 name_path: sym.name_path().to_string(),
-                range: sym.range(),
+                range: sym.range().wire(),
                 signature: sym.signature().to_string(),
                 hash,
                 depth,

@@ -7,10 +7,11 @@
 
 use lean_ctx_shared::{ErrorCode, LeanError, protocol::EditRequest};
 
+use lean_ctx_syntax::Lang;
+
 use super::{Cx, blocking, read};
 use crate::{
     edit::{self, Written},
-    index::lang::Lang,
     jail::Jailed,
 };
 

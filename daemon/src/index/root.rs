@@ -32,6 +32,8 @@ use tokio::sync::watch;
 
 use rustix::fs::{AtFlags, FileType};
 
+use lean_ctx_syntax::{FileSymbols, Lang};
+
 use super::{
     fs::{
         git_index::GitIndex,
@@ -39,12 +41,10 @@ use super::{
         watch::{Change, DirWatcher},
     },
     ids::{self, FileId, Hash, RACY},
-    lang::Lang,
     store::{
         Caches, ContentFacts, Counters, Parsed, WalkAgain,
         listing::{Dir, Listing},
     },
-    symbols::FileSymbols,
 };
 use crate::jail::{self, Jailed};
 

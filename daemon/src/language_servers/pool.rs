@@ -25,10 +25,12 @@ use lean_ctx_shared::{ErrorCode, LeanError, protocol::LanguageServerStatus};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use lean_ctx_syntax::Lang;
+
 use super::server::{Server, ServerSpec, program_name};
 use crate::{
     config::{LspSection, ServerSetting},
-    index::{lang::Lang, root::RootIndex},
+    index::root::RootIndex,
     sys::unix_ms,
     trust::Trust,
 };

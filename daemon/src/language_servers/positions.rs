@@ -66,7 +66,7 @@ pub struct DocText {
 
 impl DocText {
     pub fn new(bytes: &[u8]) -> DocText {
-        let bom = crate::bom::len(bytes);
+        let bom = lean_ctx_syntax::bom::len(bytes);
         let text = String::from_utf8_lossy(&bytes[bom..]).into_owned();
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));

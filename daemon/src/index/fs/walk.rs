@@ -35,7 +35,9 @@ use ignore::{
 };
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 
-use crate::index::{ids::FileId, lang::Lang};
+use lean_ctx_syntax::Lang;
+
+use crate::index::ids::FileId;
 
 /// The ignore rules in force inside one directory: its own files' and, through
 /// `parent`, those of every directory above it.

@@ -26,11 +26,12 @@ use std::{
 use lean_ctx_shared::protocol::{CacheCounters, CacheStatus};
 use rustc_hash::FxHashMap;
 
+use lean_ctx_syntax::{FileSymbols, Lang};
+
 use super::persist::{Meta, Store, Summary};
-use crate::index::{
-    ids::{FileId, Hash, Oid, now},
-    lang::Lang,
-    symbols::{FileSymbols, extract},
+use crate::{
+    declarations::extract,
+    index::ids::{FileId, Hash, Oid, now},
 };
 
 /// Per-root lookup counters, so status can say how much a root got from the shared

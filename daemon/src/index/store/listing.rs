@@ -22,11 +22,14 @@
 
 use std::{borrow::Cow, path::PathBuf};
 
+use lean_ctx_syntax::{
+    Lang,
+    symbols::{lang_byte, lang_of},
+};
+
 use crate::index::{
     fs::walk::IgnoreFiles,
     ids::{FileId, RACY, file_id_bytes, file_id_of},
-    lang::Lang,
-    symbols::{lang_byte, lang_of},
 };
 
 const MAGIC: &[u8; 8] = b"LCTXLST1";

@@ -33,10 +33,10 @@
 //! # What is detected, and how
 //!
 //! - **Another build**: the header's tag is BLAKE3 of the format number, the wire
-//!   schema and `LEAN_CTX_EXTRACTOR_HASH` (`build.rs`: the extraction's files of
-//!   `src/index/`, `src/bom.rs`, this file's and the listing's encodings, and the
-//!   tree-sitter packages of `Cargo.lock`). A different tag: the store is rebuilt,
-//!   with a new key.
+//!   schema, the syntax crate's fingerprint (its sources and the tree-sitter packages
+//!   of `Cargo.lock`: `syntax/build.rs`) and `LEAN_CTX_STORE_ENCODING_HASH` (this
+//!   file's and the listing's encodings: `daemon/build.rs`). A different tag: the
+//!   store is rebuilt, with a new key.
 //! - **Torn or corrupted**: the load walks every record's framing and verifies the
 //!   keyed checksum of every small one (hashes, blobs), truncating the file at the
 //!   first that does not hold (a torn tail, a flipped bit): everything before it is
@@ -110,17 +110,18 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use rustix::fs::{AtFlags, Mode, OFlags};
 
 use super::recent::{self, Recent};
-use crate::index::{
-    ids::{FileId, Hash, Oid, file_id_bytes, file_id_of},
-    lang::Lang,
-    symbols::{FileSymbols, lang_byte, lang_of},
+use crate::index::ids::{FileId, Hash, Oid, file_id_bytes, file_id_of};
+use lean_ctx_syntax::{
+    FileSymbols, Lang,
+    symbols::{lang_byte, lang_of},
 };
 
 use lean_ctx_shared::index_store::{self, KEY, LISTING_PREFIX, STORE};
 
 const MAGIC: &[u8; 8] = b"LCTXIDX\0";
 /// The on-disk layout's number: bumped with any change to header, records or codec
-/// (which also changes the extractor hash; this one says so on purpose).
+/// (which also changes the encoding hash or the syntax fingerprint; this one says so
+/// on purpose).
 const FORMAT: u32 = 2;
 const HEADER: usize = 76;
 const MAC: usize = 16;
@@ -165,7 +166,8 @@ pub fn build_tag() -> [u8; 32] {
     let mut h = blake3::Hasher::new();
     h.update(&FORMAT.to_le_bytes());
     h.update(lean_ctx_shared::protocol::SCHEMA.as_bytes());
-    h.update(env!("LEAN_CTX_EXTRACTOR_HASH").as_bytes());
+    h.update(lean_ctx_syntax::FINGERPRINT.as_bytes());
+    h.update(env!("LEAN_CTX_STORE_ENCODING_HASH").as_bytes());
     *h.finalize().as_bytes()
 }
 
@@ -1582,7 +1584,7 @@ mod tests {
     use std::fs;
 
     use super::*;
-    use crate::index::symbols::extract;
+    use lean_ctx_syntax::extract;
 
     /// Real sources of several languages: this crate's own and the test fixtures'.
     fn samples() -> Vec<(Lang, Vec<u8>)> {
@@ -1618,7 +1620,7 @@ mod tests {
 
     /// Every symbol with all it answers, children by the tree's own links.
     fn listing(s: &FileSymbols) -> String {
-        fn walk(sym: crate::index::symbols::Symbol<'_>, out: &mut String) {
+        fn walk(sym: lean_ctx_syntax::Symbol<'_>, out: &mut String) {
             out.push_str(&format!(
                 "{:?} {} {} {:?} {:?} {} {} {:?} {:?}\n",
                 sym.kind(),

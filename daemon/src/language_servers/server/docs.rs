@@ -21,11 +21,10 @@ use lsp_types::{
     notification as note,
 };
 
+use lean_ctx_syntax::Lang;
+
 use super::{Server, stop};
-use crate::{
-    index::lang::Lang,
-    language_servers::positions::{DocText, path_to_uri},
-};
+use crate::language_servers::positions::{DocText, path_to_uri};
 
 /// Most documents kept open at a server; the least recently used closes first.
 const MAX_OPEN_DOCUMENTS: usize = 200;

@@ -22,7 +22,7 @@
 //! the skeleton parse answers. The test over real Java code (`fast_check`) compares
 //! its symbols with whole parses.
 
-use lean_ctx_shared::protocol::SymbolKind as K;
+use crate::SymbolKind as K;
 
 use super::{
     rust_items::Decl,
@@ -760,7 +760,7 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::parse;
-    use crate::index::{
+    use crate::{
         fast_check::outline,
         lang::Lang,
         symbols::{Parse, extract_with},

@@ -10,7 +10,7 @@
 //! The store only hands it bytes its keyed checksum vouched for; this is the second
 //! line, so a bug in an encoder of another day can never make a reader panic or loop.
 
-use lean_ctx_shared::{Position, Range, protocol::SymbolKind};
+use crate::{Position, Range, SymbolKind};
 
 use super::{FileSymbols, Lang, Rec, Span};
 
@@ -28,20 +28,20 @@ const LANGS: [Lang; 8] = [
 ];
 
 /// The byte that stands for `lang` in a stored key.
-pub(crate) fn lang_byte(lang: Lang) -> u8 {
+pub fn lang_byte(lang: Lang) -> u8 {
     LANGS
         .iter()
         .position(|l| *l == lang)
         .expect("every Lang is in LANGS") as u8
 }
 
-pub(crate) fn lang_of(byte: u8) -> Option<Lang> {
+pub fn lang_of(byte: u8) -> Option<Lang> {
     LANGS.get(byte as usize).copied()
 }
 
 impl FileSymbols {
     /// Appends the encoding of these symbols to `out`.
-    pub(crate) fn encode(&self, out: &mut Vec<u8>) {
+    pub fn encode(&self, out: &mut Vec<u8>) {
         let flags = u8::from(self.binary) | (u8::from(self.syntax_error.is_some()) << 1);
         out.push(lang_byte(self.lang));
         out.push(flags);
@@ -71,7 +71,7 @@ impl FileSymbols {
     }
 
     /// The symbols `bytes` encode, if they are a well-formed encoding.
-    pub(crate) fn decode(bytes: &[u8]) -> Option<FileSymbols> {
+    pub fn decode(bytes: &[u8]) -> Option<FileSymbols> {
         let mut r = Reader { bytes, at: 0 };
         let lang = lang_of(r.byte()?)?;
         let flags = r.byte()?;

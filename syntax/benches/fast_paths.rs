@@ -4,7 +4,7 @@
 //! whole parse and of the fast path, and every file whose symbols differ (the
 //! first difference of each). Exits non-zero when any file differs.
 //!
-//! Run: `bash client/benches/fetch-lang-corpora.sh && cargo bench -p lean-ctx-daemon --bench fast_paths [-- python go ...]`;
+//! Run: `bash client/benches/fetch-lang-corpora.sh && cargo bench -p lean-ctx-syntax --bench fast_paths [-- python go ...]`;
 //! `java=/some/dir` compares that directory as the `java` corpus (several may be
 //! given: other real code than the pinned corpus, such as the scale corpus' jars),
 //! every `LEAN_CTX_FAST_PATHS_EVERY`th file of it (default 1: a sample of a large
@@ -14,7 +14,7 @@
 
 use std::path::PathBuf;
 
-use lean_ctx_daemon::index::{fast_check::compare_dir, lang::Lang};
+use lean_ctx_syntax::{Lang, fast_check::compare_dir};
 
 const LANGS: [(&str, &[Lang]); 6] = [
     // The web framework's JavaScript is indexed too.

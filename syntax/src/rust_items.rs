@@ -16,7 +16,7 @@
 
 use std::ops::Range;
 
-use lean_ctx_shared::protocol::SymbolKind as K;
+use crate::SymbolKind as K;
 
 use super::skeleton::{Lookahead, RustLexer, Tok, is_keyword};
 

@@ -10,7 +10,7 @@
 //! grammar) are compared whole with those blanked.
 //!
 //! Run by the unit test below on the conformance sample corpora and by
-//! `daemon/benches/fast_paths.rs` on whole bench corpora.
+//! `syntax/benches/fast_paths.rs` on whole bench corpora.
 
 use std::{
     collections::BTreeMap,

@@ -110,7 +110,7 @@ pub(super) fn attributes_only(node: Node<'_>) -> bool {
 /// Where the doc comment directly above `at` starts, past its indentation (`at`
 /// when there is none): `at` must begin its line; the comment lines are whole lines
 /// right above it.
-pub(crate) fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
+pub fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
     // Only blanks before it on its line, found from `at` backwards: a minified
     // file's one long line holds thousands of declarations, and a scan from the
     // line's start for each was quadratic (seconds on three.js's builds).
@@ -199,7 +199,7 @@ fn trim(line: &[u8]) -> &[u8] {
 
 /// `text` with its comments removed (a signature never carries one): `#` comments in
 /// Python, `//` and `/* */` elsewhere; strings are kept whole.
-pub(crate) fn strip_comments(lang: Lang, text: &[u8]) -> Cow<'_, [u8]> {
+pub fn strip_comments(lang: Lang, text: &[u8]) -> Cow<'_, [u8]> {
     // Without a comment's first byte there is nothing to remove (strings are kept
     // byte for byte): most signatures, which then cost one scan and no copy.
     let opens = if lang == Lang::Python { b'#' } else { b'/' };

@@ -17,7 +17,7 @@
 
 use std::ops::Range;
 
-use lean_ctx_shared::protocol::SymbolKind as K;
+use crate::SymbolKind as K;
 
 use super::{
     rust_items::Decl,

@@ -11,7 +11,7 @@ mod codec;
 
 use rustc_hash::FxHashMap;
 
-use lean_ctx_shared::{Position, Range, protocol::SymbolInfo, protocol::SymbolKind};
+use crate::{Position, Range, SymbolKind};
 use tree_sitter::Node;
 
 use super::{
@@ -24,7 +24,7 @@ use super::{
     ts_items,
 };
 
-pub(crate) use codec::{lang_byte, lang_of};
+pub use codec::{lang_byte, lang_of};
 
 /// A symbol as the walker builds it: a tree, transient. [`FileSymbols`] stores it
 /// flat.
@@ -142,25 +142,6 @@ impl<'a> Symbol<'a> {
 
     pub fn children(&self) -> impl Iterator<Item = Symbol<'a>> + use<'a> {
         self.file.siblings(self.index + 1, self.rec().end as usize)
-    }
-
-    /// Converts to the wire form, keeping `depth` levels of children.
-    pub fn info(&self, depth: u32) -> SymbolInfo {
-        SymbolInfo {
-            name: self.name().to_string(),
-            kind: self.kind(),
-            name_path: self.name_path().to_string(),
-            range: self.range(),
-            name_range: self.name_range(),
-            signature: self.signature().to_string(),
-            // The index keeps no bytes; answers that read them hash (backing::hashes).
-            hash: None,
-            children: if depth == 0 {
-                Vec::new()
-            } else {
-                self.children().map(|c| c.info(depth - 1)).collect()
-            },
-        }
     }
 }
 
@@ -281,31 +262,11 @@ pub fn syntax_error(lang: Lang, src: &[u8]) -> Option<Position> {
     extract_with(lang, src, Parse::Whole).syntax_error
 }
 
-/// What parses hold at once, daemon-wide, counted as [`PARSE_BYTES_PER_BYTE`] times
-/// their source: with `index.max_file_bytes` raised, concurrent parses of large
-/// files take turns (one 100 MB file's parse peaked at 2.9 GB) instead of adding up.
-/// Parses of files within the default limit (1 MiB) are not counted: thirty-two of
-/// them would fit at once, more than the indexer runs.
-static PARSES: crate::budget::Inflight = crate::budget::Inflight::new(1 << 30);
-/// A parse's memory per byte of source, rounded up from that peak (syntax tree,
-/// skeleton and symbols together).
-const PARSE_BYTES_PER_BYTE: u64 = 32;
-/// Longest a parse waits for its turn; past it, it runs anyway (a slow answer, not
-/// a refusal: the limit it paces was already the user's choice).
-const PARSE_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
-/// A parse's charge up to which it skips the budget: a file of the default
-/// `index.max_file_bytes` (1 MiB).
-const SMALL_PARSE: u64 = (1 << 20) * PARSE_BYTES_PER_BYTE;
-
 pub(crate) fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
     let binary = src[..src.len().min(8192)].contains(&0);
     if binary {
         return FileSymbols::empty(lang, binary);
     }
-    // A file within the default limit never waits (thirty-two of them fit): the
-    // indexer's thousands of small parses skip the budget's lock.
-    let charge = src.len() as u64 * PARSE_BYTES_PER_BYTE;
-    let _turn = (charge > SMALL_PARSE).then(|| PARSES.take(charge, PARSE_WAIT));
     // Grammars do not expect a byte order mark: parse after it, keep offsets absolute.
     let base = crate::bom::len(src);
     let body = &src[base..];

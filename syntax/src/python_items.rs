@@ -15,7 +15,7 @@
 //! reader decline, and the skeleton parse answers. The test over real Python code
 //! (`fast_check`) compares its symbols with whole parses.
 
-use lean_ctx_shared::protocol::SymbolKind as K;
+use crate::SymbolKind as K;
 
 use super::{
     rust_items::Decl,

@@ -2,7 +2,7 @@
 //! in characters. Everything inside the daemon is byte offsets; this is the one place
 //! that converts for the headless backing.
 
-use lean_ctx_shared::Position;
+use crate::Position;
 
 /// Every this many bytes of a longer line, the characters from its start so far.
 const MARK_EVERY: usize = 4096;

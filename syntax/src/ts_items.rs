@@ -23,7 +23,7 @@
 
 use std::{collections::VecDeque, ops::Range};
 
-use lean_ctx_shared::protocol::SymbolKind as K;
+use crate::SymbolKind as K;
 
 use super::{
     lang::Lang,
@@ -1278,7 +1278,7 @@ fn decl(
 #[cfg(test)]
 mod tests {
     use super::parse;
-    use crate::index::{
+    use crate::{
         fast_check::outline,
         lang::Lang,
         symbols::{Parse, extract_with},

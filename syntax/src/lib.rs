@@ -1,0 +1,71 @@
+//! lean-ctx's declaration model: which language a file is ([`lang`]), the
+//! declarations in it with their name paths, kinds and ranges ([`symbols`]), and the
+//! conversions between byte offsets and agent positions ([`text`], [`position`]).
+//! It depends on tree-sitter and the grammar crates only, never on the daemon or the
+//! wire: the daemon converts at its edge, and charges the parses it asks for to its
+//! memory budget (`daemon/src/index/mod.rs`).
+//!
+//! Map:
+//! - [`symbols`] walks a tree-sitter tree with a per-language `classify` and stores
+//!   the result flat ([`FileSymbols`]); `symbols/codec.rs` is its on-disk form.
+//! - The declaration readers (`rust_items`, `python_items`, `go_items`, `java_items`,
+//!   `ts_items`) read a file's declarations off the tokens where they can vouch for
+//!   the file; the skeleton lexers (`skeleton`, `skeleton_brace`, `skeleton_go`,
+//!   `skeleton_python`) blank what the walker never enters, so tree-sitter parses only
+//!   a skeleton of the rest. Both give the same symbols as a whole parse, several
+//!   times faster.
+//! - [`decl`] says where a declaration's doc comment, attributes and core start;
+//!   [`name_path`] parses and matches `Type/method[1]` addresses.
+//! - [`bom`], `bytes` and [`text`] are the bytes underneath.
+//! - `fast_check` (feature `harness`, tests and benches only) compares the fast paths
+//!   with a whole parse over real corpora.
+//!
+//! **Invariant:** a declaration reader answers only for a file it vouches for; any
+//! other goes to the skeleton parse and, on a syntax error it may have caused, to a
+//! whole parse. Its symbols equal a whole tree-sitter parse's on every cleanly
+//! parsing file of the corpora `fast_check` runs, and on a file the grammar fails on,
+//! outside the failing top-level statements, those of a whole parse of the file with
+//! those statements' lines blanked (error recovery is not local). Kotlin, which has no
+//! reader, has no blanked text: on a file the grammar fails on, every symbol the whole
+//! parse recovers is one of the skeleton parse's. A symbol whose name error recovery
+//! made up is never listed.
+//!
+//! **Invariant:** a skeleton lexer skips only what it is sure the walker never enters;
+//! unsure, it keeps the block; unable to follow the text, it skips nothing. A skeleton
+//! parse with a syntax error next to a skipped range is replaced by a whole parse.
+//!
+//! **Invariant:** [`FINGERPRINT`] changes whenever what this crate extracts could:
+//! it hashes the crate's sources and the tree-sitter packages `Cargo.lock` pins
+//! (`build.rs`). The daemon's persisted index stamps it into its header, so parses
+//! stored by a build whose symbols could differ are rebuilt, never served.
+
+pub mod bom;
+mod bytes;
+pub mod decl;
+#[cfg(any(test, feature = "harness"))]
+pub mod fast_check;
+mod go_items;
+mod java_items;
+pub mod lang;
+pub mod name_path;
+pub mod position;
+mod python_items;
+mod rust_items;
+mod skeleton;
+mod skeleton_brace;
+mod skeleton_go;
+mod skeleton_python;
+pub mod symbols;
+pub mod text;
+mod ts_items;
+
+#[cfg(test)]
+mod tests;
+
+pub use lang::Lang;
+pub use position::{Position, Range, SymbolKind};
+pub use symbols::{FileSymbols, Symbol, extract, syntax_error};
+
+/// A hash of everything that decides what this crate extracts (see the invariant
+/// above), in hex.
+pub const FINGERPRINT: &str = env!("LEAN_CTX_SYNTAX_FINGERPRINT");
