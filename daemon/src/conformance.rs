@@ -612,7 +612,10 @@ fn starts_at_first_keyword(
 /// range that took in another declaration (a grammar reading a class as an
 /// annotated expression) fails here.
 fn only_attributes_before_the_core(lang: Lang, src: &[u8], s: Symbol<'_>) -> Result<(), String> {
-    let head = lean_ctx_syntax::decl::strip_comments(lang, &src[s.bytes().start..s.core_start()]);
+    let head = lean_ctx_syntax::decl::strip_comments(
+        lang.comments(),
+        &src[s.bytes().start..s.core_start()],
+    );
     // Outside strings and brackets (an attribute's arguments), every word belongs
     // to an attribute: `@Name`, `@a.b`, `@file:Name`, or Rust's `#`.
     let mut outside = Vec::with_capacity(head.len());

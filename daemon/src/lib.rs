@@ -10,12 +10,14 @@
 //! over [`ide_windows`] (JetBrains IDE windows), [`language_servers`] (warm language servers) and
 //! [`index`] (the headless symbol index); [`jail`], [`edit`], [`root_lock`] and
 //! [`reads`] are how files are reached, written and remembered per session;
+//! [`declarations`] is the door to the syntax crate (`lean-ctx-syntax`: what a file
+//! declares), charging each parse to the budget;
 //! [`registry`] and [`worktree`] know the projects; [`instance`], [`upgrade`],
 //! [`idle`] and [`service_manager`] are the daemon's life; [`trust`] gates language
 //! servers; [`accounting`] and [`tokens`] account, [`call_log`], [`status`] and
 //! [`dashboard`] show; [`budget`] keeps every answer inside one frame; [`config`],
-//! [`logging`], [`sys`] and [`bom`] are plumbing; [`conformance`] is the declaration
-//! model's harness.
+//! [`logging`] and [`sys`] are plumbing; [`conformance`] is the declaration model's
+//! harness.
 
 pub mod accept;
 pub mod accounting;

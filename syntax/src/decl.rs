@@ -44,7 +44,34 @@ use std::borrow::Cow;
 
 use tree_sitter::Node;
 
-use super::lang::Lang;
+/// How a language writes comments and strings, as far as doc comments and
+/// signatures go (each language's module says, `languages/`).
+#[derive(Debug)]
+pub struct Comments {
+    /// What opens a line comment: `//`, or `#` (Python).
+    pub line: &'static [u8],
+    /// Whether `/* … */` blocks are comments.
+    pub block: bool,
+    /// Which line comments right above a declaration are its doc comment (Rust's
+    /// `///`, Go's every `//`); none where the language has no such lines.
+    pub doc_line: Option<fn(&[u8]) -> bool>,
+    /// What a `/** … */` block right above a declaration is.
+    pub doc_block: DocBlock,
+    /// What opens a string or character literal (closed by the same byte).
+    pub quotes: &'static [u8],
+}
+
+/// What a `/** … */` block right above a declaration is.
+#[derive(Debug, PartialEq, Eq)]
+pub enum DocBlock {
+    /// Not a doc comment (Go, Python).
+    No,
+    /// Its doc comment; nothing above it is.
+    One,
+    /// Its doc comment, and so is every doc comment right above that one (Rust,
+    /// where every outer doc comment above an item is its doc).
+    Stacked,
+}
 
 /// Node kinds that are attributes, decorators or annotations inside a declaration's
 /// node, or comments among them: the core starts after them.
@@ -110,7 +137,7 @@ pub(super) fn attributes_only(node: Node<'_>) -> bool {
 /// Where the doc comment directly above `at` starts, past its indentation (`at`
 /// when there is none): `at` must begin its line; the comment lines are whole lines
 /// right above it.
-pub fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
+pub fn doc_start(comments: &Comments, src: &[u8], at: usize) -> usize {
     // Only blanks before it on its line, found from `at` backwards: a minified
     // file's one long line holds thousands of declarations, and a scan from the
     // line's start for each was quadratic (seconds on three.js's builds).
@@ -127,12 +154,7 @@ pub fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
     'up: while start > 0 {
         let above = line_start(src, start - 1);
         let line = trim(&src[above..start]);
-        let take = match lang {
-            Lang::Rust => line.starts_with(b"///") && !line.starts_with(b"////"),
-            Lang::Go => line.starts_with(b"//"),
-            _ => false,
-        };
-        if take {
+        if comments.doc_line.is_some_and(|doc| doc(line)) {
             start = above;
             doc = past_indentation(src, above);
             continue;
@@ -141,7 +163,7 @@ pub fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
         // Rust, where every outer doc comment above an item is its doc, `///` lines
         // and further blocks above it too). The lines up are inside that comment
         // until the one holding its `/*`.
-        if lang != Lang::Python && lang != Lang::Go && line.ends_with(b"*/") {
+        if comments.doc_block != DocBlock::No && line.ends_with(b"*/") {
             let mut first = above;
             loop {
                 let end = src[first..]
@@ -159,7 +181,7 @@ pub fn doc_start(lang: Lang, src: &[u8], at: usize) -> usize {
                         && closes == 1
                     {
                         doc = past_indentation(src, first);
-                        if lang == Lang::Rust {
+                        if comments.doc_block == DocBlock::Stacked {
                             start = first;
                             continue 'up;
                         }
@@ -197,21 +219,16 @@ fn trim(line: &[u8]) -> &[u8] {
     line.trim_ascii()
 }
 
-/// `text` with its comments removed (a signature never carries one): `#` comments in
-/// Python, `//` and `/* */` elsewhere; strings are kept whole.
-pub fn strip_comments(lang: Lang, text: &[u8]) -> Cow<'_, [u8]> {
+/// `text` with its comments removed (a signature never carries one); strings are
+/// kept whole.
+pub fn strip_comments<'t>(comments: &Comments, text: &'t [u8]) -> Cow<'t, [u8]> {
     // Without a comment's first byte there is nothing to remove (strings are kept
     // byte for byte): most signatures, which then cost one scan and no copy.
-    let opens = if lang == Lang::Python { b'#' } else { b'/' };
-    if !text.contains(&opens) {
+    let blocks = comments.block && text.contains(&b'/');
+    if !blocks && !text.contains(&comments.line[0]) {
         return Cow::Borrowed(text);
     }
-    let quotes: &[u8] = match lang {
-        Lang::Rust => b"\"",
-        Lang::Go => b"\"`",
-        Lang::Java | Lang::Kotlin => b"\"'",
-        _ => b"\"'`",
-    };
+    let quotes = comments.quotes;
     let mut out = Vec::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {
@@ -225,11 +242,9 @@ pub fn strip_comments(lang: Lang, text: &[u8]) -> Cow<'_, [u8]> {
             let end = (j + 1).min(text.len());
             out.extend_from_slice(&text[i..end]);
             i = end;
-        } else if (lang == Lang::Python && b == b'#')
-            || (lang != Lang::Python && rest.starts_with(b"//"))
-        {
+        } else if rest.starts_with(comments.line) {
             i += rest.iter().position(|c| *c == b'\n').unwrap_or(rest.len());
-        } else if lang != Lang::Python && rest.starts_with(b"/*") {
+        } else if comments.block && rest.starts_with(b"/*") {
             let close = rest[2..].windows(2).position(|w| w == b"*/");
             i += close.map_or(rest.len(), |c| c + 4);
             out.push(b' ');
@@ -244,6 +259,7 @@ pub fn strip_comments(lang: Lang, text: &[u8]) -> Cow<'_, [u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Lang;
 
     #[test]
     fn doc_comments_directly_above_travel_and_nothing_else_does() {
@@ -253,7 +269,7 @@ mod tests {
                 .or(src.find("func "))
                 .or(src.find("class "))
                 .unwrap();
-            &src[doc_start(lang, src.as_bytes(), decl)..]
+            &src[doc_start(lang.comments(), src.as_bytes(), decl)..]
         }
         assert_eq!(
             at("//! inner\n/// one\n/// two\nfn f() {}", Lang::Rust),
@@ -299,7 +315,8 @@ mod tests {
     #[test]
     fn comments_are_stripped_and_strings_kept() {
         let s = |lang, t: &str| {
-            String::from_utf8(strip_comments(lang, t.as_bytes()).into_owned()).unwrap()
+            String::from_utf8(strip_comments(Lang::comments(lang), t.as_bytes()).into_owned())
+                .unwrap()
         };
         assert_eq!(
             s(Lang::Python, "def __init__(self): # Instance variables"),

@@ -19,11 +19,8 @@ use std::{
 };
 
 use super::{
-    go_items, java_items,
-    lang::Lang,
-    python_items, rust_items,
+    Lang,
     symbols::{FileSymbols, Parse, Symbol, extract_with},
-    ts_items,
 };
 
 /// What one language's files gave.
@@ -100,16 +97,10 @@ pub fn compare_dir(dir: &Path, langs: &[Lang], every: usize) -> BTreeMap<Lang, T
             }
         }
         let body = crate::bom::strip(&src);
-        let declined = match lang {
-            Lang::Rust => rust_items::parse(body).is_none(),
-            Lang::Go => go_items::parse(body).is_none(),
-            Lang::Python => python_items::parse(body).is_none(),
-            Lang::Java => java_items::parse(body).is_none(),
-            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
-                ts_items::parse(lang, body).is_none()
-            }
-            Lang::Kotlin => false,
-        };
+        let declined = lang
+            .language()
+            .declarations
+            .is_some_and(|read| read(body).is_none());
         let unparsed = whole.syntax_error.is_some();
         if declined {
             let rel = path.strip_prefix(dir).unwrap_or(path);

@@ -25,8 +25,8 @@
 use crate::SymbolKind as K;
 
 use super::{
+    lookahead::Lookahead,
     rust_items::Decl,
-    skeleton::Lookahead,
     skeleton_brace::{Dialect, Lexer, Tok},
 };
 
@@ -761,8 +761,8 @@ impl<'a> Reader<'a> {
 mod tests {
     use super::parse;
     use crate::{
+        Lang,
         fast_check::outline,
-        lang::Lang,
         symbols::{Parse, extract_with},
     };
 

@@ -1,22 +1,29 @@
-//! lean-ctx's declaration model: which language a file is ([`lang`]), the
+//! lean-ctx's declaration model: which language a file is ([`Lang`]), the
 //! declarations in it with their name paths, kinds and ranges ([`symbols`]), and the
 //! conversions between byte offsets and agent positions ([`text`], [`position`]).
 //! It depends on tree-sitter and the grammar crates only, never on the daemon or the
 //! wire: the daemon converts at its edge, and charges the parses it asks for to its
 //! memory budget (`daemon/src/index/mod.rs`).
 //!
-//! Map:
-//! - [`symbols`] walks a tree-sitter tree with a per-language `classify` and stores
-//!   the result flat ([`FileSymbols`]); `symbols/codec.rs` is its on-disk form.
-//! - The declaration readers (`rust_items`, `python_items`, `go_items`, `java_items`,
-//!   `ts_items`) read a file's declarations off the tokens where they can vouch for
-//!   the file; the skeleton lexers (`skeleton`, `skeleton_brace`, `skeleton_go`,
-//!   `skeleton_python`) blank what the walker never enters, so tree-sitter parses only
-//!   a skeleton of the rest. Both give the same symbols as a whole parse, several
-//!   times faster.
-//! - [`decl`] says where a declaration's doc comment, attributes and core start;
-//!   [`name_path`] parses and matches `Type/method[1]` addresses.
-//! - [`bom`], `bytes` and [`text`] are the bytes underneath.
+//! Map, from the bottom up:
+//! - [`bom`], `bytes`, [`position`] and [`text`]: the bytes underneath, and byte
+//!   offsets ↔ agent positions.
+//! - [`decl`], the declaration model: where a declaration's doc comment, attributes
+//!   and core start, and how a language writes comments. `classify`: what a
+//!   language's `classify` says of a tree-sitter node (`Def`, `Visit`).
+//! - The fast paths. Lexers that find what the walker never enters (`skeleton_rust`,
+//!   `skeleton_brace` for TypeScript, TSX, JavaScript, Java and Kotlin,
+//!   `skeleton_go`, `skeleton_python`), and declaration readers that read a file's
+//!   declarations off their tokens where they can vouch for it (`rust_items`,
+//!   `python_items`, `go_items`, `java_items`, `ts_items`; `lookahead` is their
+//!   token lookahead).
+//! - [`languages`]: one module per language and the one table that registers them
+//!   ([`Lang`]): extensions, grammar, `classify`, comment rules, which fast paths.
+//!   Adding a language is a module there and one line (its module doc says how).
+//! - `skeleton` (the skeleton parse: blanked text, included ranges) and [`symbols`]
+//!   on top: one tree-sitter walker driven by the language's `classify`,
+//!   [`FileSymbols`] stored flat, [`extract`]; `symbols/codec.rs` is its on-disk
+//!   form. [`name_path`] parses and matches `Type/method[1]` addresses.
 //! - `fast_check` (feature `harness`, tests and benches only) compares the fast paths
 //!   with a whole parse over real corpora.
 //!
@@ -41,12 +48,14 @@
 
 pub mod bom;
 mod bytes;
+mod classify;
 pub mod decl;
 #[cfg(any(test, feature = "harness"))]
 pub mod fast_check;
 mod go_items;
 mod java_items;
-pub mod lang;
+pub mod languages;
+mod lookahead;
 pub mod name_path;
 pub mod position;
 mod python_items;
@@ -55,6 +64,7 @@ mod skeleton;
 mod skeleton_brace;
 mod skeleton_go;
 mod skeleton_python;
+mod skeleton_rust;
 pub mod symbols;
 pub mod text;
 mod ts_items;
@@ -62,7 +72,7 @@ mod ts_items;
 #[cfg(test)]
 mod tests;
 
-pub use lang::Lang;
+pub use languages::Lang;
 pub use position::{Position, Range, SymbolKind};
 pub use symbols::{FileSymbols, Symbol, extract, syntax_error};
 

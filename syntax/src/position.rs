@@ -1,8 +1,10 @@
 //! Where a declaration is and what it is, in the units agents read: `line` 1-based,
 //! `column` 0-based and counted in characters (Unicode scalar values), a range
 //! half-open. The wire has the same shapes (`shared/src/wire/position.rs`,
-//! `SymbolKind` in `shared/src/wire/protocol.rs`); this crate knows nothing of the
-//! wire, and the daemon converts at its edge (`daemon/src/declarations.rs`).
+//! `SymbolKind` in `shared/src/wire/protocol.rs`), defined twice on purpose: the
+//! wire's schema hash covers only `shared/src/wire/`, and the shim must not link
+//! tree-sitter. The daemon converts at its edge (`daemon/src/declarations.rs`, whose
+//! test holds the two kind lists to one order).
 
 use std::fmt;
 

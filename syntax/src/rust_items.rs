@@ -18,7 +18,10 @@ use std::ops::Range;
 
 use crate::SymbolKind as K;
 
-use super::skeleton::{Lookahead, RustLexer, Tok, is_keyword};
+use super::{
+    lookahead::Lookahead,
+    skeleton_rust::{RustLexer, Tok, is_keyword},
+};
 
 /// One declaration, in the shape the walker builds symbols from.
 #[derive(Debug)]

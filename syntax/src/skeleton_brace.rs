@@ -27,28 +27,19 @@
 //! character literals, Kotlin's raw strings, `${…}` templates, character literals
 //! and nested comments.
 
-use super::bytes::{memchr, utf8_len};
 use std::ops::Range;
 
-use super::lang::Lang;
+use crate::bytes::{memchr, utf8_len};
 
-/// Byte ranges inside `src` (a file of a brace language) that need no syntax tree:
-/// the interiors of the brace blocks the walker never enters, in order, disjoint.
-/// Empty where the lexer cannot follow the text or `lang` is not a brace language.
-pub(super) fn skippable(lang: Lang, src: &[u8]) -> Vec<Range<usize>> {
-    scan(lang, src).unwrap_or_default()
+/// Byte ranges inside `src` (a file in `dialect`) that need no syntax tree: the
+/// interiors of the brace blocks the walker never enters, in order, disjoint. Empty
+/// where the lexer cannot follow the text.
+pub(super) fn skippable(dialect: Dialect, src: &[u8]) -> Vec<Range<usize>> {
+    scan(dialect, src).unwrap_or_default()
 }
 
-/// The ranges [`skippable`] answers; `None` where the lexer cannot follow the text
-/// (or `lang` is not a brace language).
-pub(super) fn scan(lang: Lang, src: &[u8]) -> Option<Vec<Range<usize>>> {
-    let dialect = match lang {
-        Lang::TypeScript => Dialect::Script { jsx: false },
-        Lang::Tsx | Lang::JavaScript => Dialect::Script { jsx: true },
-        Lang::Java => Dialect::Java,
-        Lang::Kotlin => Dialect::Kotlin,
-        Lang::Rust | Lang::Python | Lang::Go => return None,
-    };
+/// The ranges [`skippable`] answers; `None` where the lexer cannot follow the text.
+pub(super) fn scan(dialect: Dialect, src: &[u8]) -> Option<Vec<Range<usize>>> {
     let mut scanner = Scan {
         lex: Lexer::new(src, dialect),
     };
@@ -699,11 +690,23 @@ fn is_word(b: u8) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::Lang;
+
+    /// The dialect a brace language's files are in.
+    pub(crate) fn dialect(lang: Lang) -> Option<Dialect> {
+        Some(match lang {
+            Lang::TypeScript => Dialect::Script { jsx: false },
+            Lang::Tsx | Lang::JavaScript => Dialect::Script { jsx: true },
+            Lang::Java => Dialect::Java,
+            Lang::Kotlin => Dialect::Kotlin,
+            _ => return None,
+        })
+    }
 
     fn skipped(lang: Lang, src: &str) -> Vec<&str> {
-        skippable(lang, src.as_bytes())
+        skippable(dialect(lang).unwrap(), src.as_bytes())
             .into_iter()
             .map(|r| &src[r])
             .collect()

@@ -4,8 +4,8 @@
 use expect_test::{Expect, expect};
 
 use super::{
+    Lang,
     fast_check::{self, outline},
-    lang::Lang,
     rust_items,
     symbols::{Parse, extract, extract_with},
 };
@@ -630,7 +630,8 @@ fn brace_skeletons_agree_with_whole_parses_on_real_code() {
             let (compared, skeletons) = per_lang.entry(lang).or_default();
             *compared += 1;
             let body = crate::bom::strip(&src);
-            let followed = super::skeleton_brace::scan(lang, body).is_some();
+            let dialect = crate::skeleton_brace::tests::dialect(lang).unwrap();
+            let followed = crate::skeleton_brace::scan(dialect, body).is_some();
             *skeletons += usize::from(followed);
             if !followed {
                 unfollowed.push(path.display().to_string());

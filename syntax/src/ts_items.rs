@@ -26,7 +26,6 @@ use std::{collections::VecDeque, ops::Range};
 use crate::SymbolKind as K;
 
 use super::{
-    lang::Lang,
     rust_items::Decl,
     skeleton_brace::{Dialect, Lexer, Tok},
 };
@@ -35,15 +34,9 @@ use super::{
 /// limit; no real file comes near).
 const MAX_NESTING: u32 = 32;
 
-/// The declarations of a TypeScript, TSX or JavaScript file, or `None` where this
-/// reader cannot vouch for the answer.
-pub(super) fn parse(lang: Lang, src: &[u8]) -> Option<Vec<Decl>> {
-    let (dialect, ts) = match lang {
-        Lang::TypeScript => (Dialect::Script { jsx: false }, true),
-        Lang::Tsx => (Dialect::Script { jsx: true }, true),
-        Lang::JavaScript => (Dialect::Script { jsx: true }, false),
-        _ => return None,
-    };
+/// The declarations of a TypeScript (`ts`), TSX or JavaScript file in `dialect`, or
+/// `None` where this reader cannot vouch for the answer.
+pub(super) fn parse(dialect: Dialect, ts: bool, src: &[u8]) -> Option<Vec<Decl>> {
     let mut r = Reader {
         lex: Lexer::new(src, dialect),
         src,
@@ -1277,12 +1270,17 @@ fn decl(
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::Decl;
     use crate::{
+        Lang,
         fast_check::outline,
-        lang::Lang,
         symbols::{Parse, extract_with},
     };
+
+    /// The reader as `lang` registers it (`languages/script.rs`).
+    fn parse(lang: Lang, src: &[u8]) -> Option<Vec<Decl>> {
+        (lang.language().declarations.unwrap())(src)
+    }
 
     /// The shapes the reader vouches for give exactly the whole parse's symbols.
     #[test]

@@ -14,29 +14,14 @@ use crate::{Position, Range, SymbolKind};
 
 use super::{FileSymbols, Lang, Rec, Span};
 
-/// The languages in the order their byte names them on disk; appended to, never
-/// reordered (the build tag changes anyway when this file does).
-const LANGS: [Lang; 8] = [
-    Lang::Rust,
-    Lang::Python,
-    Lang::TypeScript,
-    Lang::Tsx,
-    Lang::JavaScript,
-    Lang::Go,
-    Lang::Java,
-    Lang::Kotlin,
-];
-
-/// The byte that stands for `lang` in a stored key.
+/// The byte that stands for `lang` in a stored key: its place in the registration
+/// order (`languages/mod.rs`), which is appended to, never reordered.
 pub fn lang_byte(lang: Lang) -> u8 {
-    LANGS
-        .iter()
-        .position(|l| *l == lang)
-        .expect("every Lang is in LANGS") as u8
+    lang as u8
 }
 
 pub fn lang_of(byte: u8) -> Option<Lang> {
-    LANGS.get(byte as usize).copied()
+    Lang::ALL.get(byte as usize).copied()
 }
 
 impl FileSymbols {
@@ -54,7 +39,7 @@ impl FileSymbols {
         put(out, self.recs.len() as u32);
         let mut cursor = 0u32;
         for (index, r) in self.recs.iter().enumerate() {
-            out.push(SymbolKind::ALL.iter().position(|k| *k == r.kind).unwrap() as u8);
+            out.push(r.kind as u8);
             for span in [r.name, r.name_path, r.signature] {
                 put_signed(out, i64::from(span.start) - i64::from(cursor));
                 put(out, span.len);

@@ -1,0 +1,201 @@
+//! The languages the crate reads, one module each, and the one table that registers
+//! them (`register!` below): a language is its module's `Language`, which says how
+//! files are named, which grammar parses them, what each node of its tree is
+//! (`classify`), and which fast paths it has (a declaration reader, a skeleton lexer).
+//!
+//! # Adding a language
+//!
+//! 1. Add its grammar crate to the workspace's and this crate's `Cargo.toml`.
+//! 2. Write `languages/<name>.rs`: a `classify` that says which nodes are symbols
+//!    (`classify.rs` has the vocabulary: `Def`, `Visit`, `named`, `one`), its
+//!    comment and string rules, and a `pub(super) const Language`.
+//! 3. Register it: one line at the end of the `register!` list (never in the middle:
+//!    a language's place there is its byte in the persisted index).
+//! 4. Give it outline snapshots in `src/tests.rs` and a pinned corpus in
+//!    `daemon/benches/fetch-conformance.sh`.
+//!
+//! Without a declaration reader or a skeleton lexer a language is parsed whole by
+//! tree-sitter: correct, several times slower. A reader or lexer, added later, must
+//! keep the crate's invariant (`lib.rs`): the same symbols as a whole parse, checked
+//! by `fast_check` on real code.
+
+use std::{cell::RefCell, collections::HashMap, ops::Range, path::Path};
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::Node;
+
+use crate::{SymbolKind, classify::Visit, decl::Comments, rust_items::Decl};
+
+mod go;
+mod java;
+mod kotlin;
+mod python;
+mod rust;
+mod script;
+
+/// What the crate knows of one language.
+#[derive(Debug)]
+pub(crate) struct Language {
+    /// Lowercase, as `daemon status` and the configuration name it.
+    pub name: &'static str,
+    /// The file name extensions, as `Path::extension` finds them.
+    pub extensions: &'static [&'static str],
+    /// The LSP `languageId` of its documents.
+    pub lsp_id: &'static str,
+    pub grammar: fn() -> tree_sitter::Language,
+    /// What a node is, as far as symbols go; `parent` is the kind of the symbol
+    /// whose container is being walked.
+    pub classify: for<'t> fn(Node<'t>, &[u8], Option<SymbolKind>) -> Vec<Visit<'t>>,
+    /// The node kind of an attribute that is an item's sibling, not its child
+    /// (Rust's `#[…]`): the item's range starts at the first such sibling above it.
+    pub sibling_attribute: Option<&'static str>,
+    pub comments: Comments,
+    /// The declarations read off the tokens, `None` where the reader cannot vouch
+    /// for the file.
+    pub declarations: Option<Reader>,
+    pub skeleton: Option<SkeletonLexer>,
+}
+
+/// A declaration reader: the declarations of a file read off its tokens, `None`
+/// where it cannot vouch for the file.
+pub(crate) type Reader = fn(&[u8]) -> Option<Vec<Decl>>;
+
+/// What fills in the text around a blanked range.
+pub(crate) type Mark = fn(&mut [u8], &Range<usize>);
+
+/// A lexer that finds what the symbol walker never enters (`skeleton.rs`).
+#[derive(Debug)]
+pub(crate) struct SkeletonLexer {
+    /// The ranges to skip, in order, disjoint; empty where the lexer cannot follow
+    /// the text.
+    pub skippable: fn(&[u8]) -> Vec<Range<usize>>,
+    /// Fills in what the grammar needs around a blanked range (Python: the body
+    /// becomes a string), if anything.
+    pub mark: Option<Mark>,
+    /// Any syntax error in the skeleton, not only one next to a skipped range,
+    /// sends the file to a whole parse (Python: a misread string moves every
+    /// indentation after it).
+    pub any_error: bool,
+}
+
+/// Declares [`Lang`] with one variant per registered language, in order, and the
+/// table of their [`Language`]s.
+macro_rules! register {
+    ($($variant:ident => $language:path,)*) => {
+        /// A language the crate reads.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum Lang {
+            $($variant,)*
+        }
+
+        impl Lang {
+            /// Every language, in registration order: a language's index here is its
+            /// byte in the persisted index (`symbols/codec.rs`).
+            pub const ALL: &[Lang] = &[$(Lang::$variant,)*];
+        }
+
+        const LANGUAGES: &[&Language] = &[$(&$language,)*];
+    };
+}
+
+register! {
+    Rust => rust::RUST,
+    Python => python::PYTHON,
+    TypeScript => script::TYPESCRIPT,
+    Tsx => script::TSX,
+    JavaScript => script::JAVASCRIPT,
+    Go => go::GO,
+    Java => java::JAVA,
+    Kotlin => kotlin::KOTLIN,
+}
+
+impl Lang {
+    pub(crate) fn language(self) -> &'static Language {
+        LANGUAGES[self as usize]
+    }
+
+    pub fn from_path(path: &Path) -> Option<Lang> {
+        Lang::from_name(path.file_name()?.as_encoded_bytes())
+    }
+
+    /// By a file name's extension, as `Path::extension` finds it (`.rs` alone is a
+    /// name without one). Bytes, so the walk needs no `Path` per directory entry.
+    pub fn from_name(name: &[u8]) -> Option<Lang> {
+        let dot = name.iter().rposition(|&b| b == b'.').filter(|&i| i > 0)?;
+        let ext = &name[dot + 1..];
+        let at = LANGUAGES
+            .iter()
+            .position(|l| l.extensions.iter().any(|e| e.as_bytes() == ext))?;
+        Some(Lang::ALL[at])
+    }
+
+    pub fn name(self) -> &'static str {
+        self.language().name
+    }
+
+    /// The LSP `languageId` of its documents.
+    pub fn lsp_language_id(self) -> &'static str {
+        self.language().lsp_id
+    }
+
+    /// How comments and strings are written (`decl.rs` reads them with these).
+    pub fn comments(self) -> &'static Comments {
+        &self.language().comments
+    }
+
+    /// Parses `src`, only the `included` ranges of it when there are any. Parsers are
+    /// per thread (they are not `Sync`) and reused.
+    pub fn parse(self, src: &[u8], included: &[tree_sitter::Range]) -> Option<tree_sitter::Tree> {
+        thread_local! {
+            static PARSERS: RefCell<HashMap<Lang, tree_sitter::Parser>> = RefCell::new(HashMap::new());
+        }
+        PARSERS.with(|parsers| {
+            let mut parsers = parsers.borrow_mut();
+            let parser = parsers.entry(self).or_insert_with(|| {
+                let mut p = tree_sitter::Parser::new();
+                p.set_language(&(self.language().grammar)())
+                    .expect("grammar ABI matches tree-sitter");
+                p
+            });
+            // An empty list means the whole text; ranges from `skeleton` are ordered
+            // and disjoint, so setting them cannot fail.
+            parser.set_included_ranges(included).ok()?;
+            parser.parse(src, None)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_has_the_extension_path_gives_it() {
+        for name in [
+            "a.rs", ".rs", "..rs", "a.b.py", "rs", "a.", "a.RS", "x.tsx", ".a.go",
+        ] {
+            let by_path = Lang::from_path(Path::new(name));
+            assert_eq!(Lang::from_name(name.as_bytes()), by_path, "{name}");
+        }
+        assert_eq!(Lang::from_name(b"a.rs"), Some(Lang::Rust));
+        assert_eq!(Lang::from_name(b".rs"), None);
+    }
+
+    #[test]
+    fn every_registered_language_is_found_by_its_extensions_and_its_place() {
+        assert_eq!(Lang::ALL.len(), LANGUAGES.len());
+        for (at, &lang) in Lang::ALL.iter().enumerate() {
+            assert_eq!(lang as usize, at, "{lang:?}");
+            assert!(!lang.name().is_empty(), "{lang:?}");
+            for ext in lang.language().extensions {
+                assert_eq!(
+                    Lang::from_name(format!("a.{ext}").as_bytes()),
+                    Some(lang),
+                    "{ext} is claimed by another language too"
+                );
+            }
+            // The grammar loads and parses.
+            assert!(lang.parse(b"", &[]).is_some(), "{lang:?}");
+        }
+    }
+}
