@@ -28,9 +28,10 @@ flock 9
 # the files they `include_str!` (units, plist; the dashboard's assets live in src).
 # Tests, benches and the test kit are left out of the key: editing a test does not
 # rebuild the second build.
-copied=(Cargo.toml Cargo.lock rust-toolchain.toml shared daemon client tests systemd launchd)
+copied=(Cargo.toml Cargo.lock rust-toolchain.toml shared syntax daemon client tests systemd launchd)
 keyed=(Cargo.toml Cargo.lock rust-toolchain.toml shared/Cargo.toml shared/build.rs shared/schema.rs
-  shared/src daemon/Cargo.toml daemon/src client/Cargo.toml client/src systemd launchd)
+  shared/src syntax/Cargo.toml syntax/build.rs syntax/src daemon/Cargo.toml daemon/build.rs daemon/src
+  client/Cargo.toml client/src systemd launchd)
 hash=$(cd "$checkout" && for s in "${keyed[@]}"; do [[ -e $s ]] && find "$s" -type f -print0; done |
   sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
 bin="$cache/bin-$hash"
