@@ -9,29 +9,65 @@ use std::time::Duration;
 use lean_ctx_shared::{
     LeanError,
     protocol::{
-        EditRequest, InspectionsRequest, LeanCtxClient, NavigateRequest, OutlineRequest,
-        ReadRequest, RefactorRequest, ReformatRequest, SearchSymbolRequest, SearchTextRequest,
-        SymbolsOverviewRequest, TreeRequest, TypeHierarchyRequest,
+        EditRequest, EditResponse, InspectionsRequest, InspectionsResponse, LeanCtxClient,
+        NavigateRequest, NavigateResponse, Operation, OutlineRequest, OutlineResponse, ReadRequest,
+        ReadResponse, RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse,
+        SearchSymbolRequest, SearchSymbolResponse, SearchTextRequest, SearchTextResponse,
+        SymbolsOverviewRequest, SymbolsOverviewResponse, TreeRequest, TreeResponse,
+        TypeHierarchyRequest, TypeHierarchyResponse,
     },
     render,
 };
 use tarpc::{client::RpcError, context::Context};
 
-/// One request, built from command-line arguments or tool parameters.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Call {
-    Outline(OutlineRequest),
-    Tree(TreeRequest),
-    Search(SearchSymbolRequest),
-    SearchText(SearchTextRequest),
-    Read(ReadRequest),
-    SymbolsOverview(SymbolsOverviewRequest),
-    Edit(EditRequest),
-    Navigate(NavigateRequest),
-    TypeHierarchy(TypeHierarchyRequest),
-    Inspections(InspectionsRequest),
-    Reformat(ReformatRequest),
-    Refactor(RefactorRequest),
+/// [`Call`], one variant per agent operation (`protocol::operations!`), with its
+/// deadline and its send.
+macro_rules! calls {
+    (
+        daemon { $($(#[$dm:meta])* $dop:ident($dreq:ty) -> $dresp:ty;)* }
+        agent { $($(#[$am:meta])* $op:ident($req:ty) -> $resp:ty as $variant:ident, $answered_by:ident;)* }
+    ) => {
+        /// One request, built from command-line arguments or tool parameters.
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub enum Call {
+            $($variant($req),)*
+        }
+
+        impl Call {
+            /// How long the front door waits for the answer (the tarpc deadline): what
+            /// the daemon may wait (`wait_ms`) and then what its answerer may take.
+            pub fn timeout(&self) -> Duration {
+                let (wait_ms, budget) = match self {
+                    $(Call::$variant(r) => (r.wait_ms(), budget!($answered_by)),)*
+                };
+                Duration::from_millis(wait_ms.into()) + budget
+            }
+
+            /// Sends the call; the outer error is the transport's, the inner the daemon's.
+            pub async fn send(
+                &self,
+                client: &LeanCtxClient,
+                ctx: Context,
+            ) -> Result<Result<Answer, LeanError>, RpcError> {
+                Ok(match self {
+                    $(Call::$variant(req) => client
+                        .$op(ctx, req.clone())
+                        .await?
+                        .map(|r| answer(req.render(&r), r)),)*
+                })
+            }
+        }
+    };
+}
+
+/// The deadline past `wait_ms` for what an index answers, or a backing.
+macro_rules! budget {
+    (index) => {
+        INDEX_BUDGET
+    };
+    (backing) => {
+        BACKING_BUDGET
+    };
 }
 
 /// An answer as `--json` prints it and as compact text.
@@ -41,9 +77,9 @@ pub struct Answer {
     pub text: String,
 }
 
-fn answer<T: serde::Serialize>(resp: T, text: impl FnOnce(&T) -> String) -> Answer {
+fn answer<T: serde::Serialize>(text: String, resp: T) -> Answer {
     Answer {
-        text: text(&resp),
+        text,
         json: serde_json::to_value(&resp).expect("answers serialise"),
     }
 }
@@ -55,92 +91,55 @@ const INDEX_BUDGET: Duration = Duration::from_secs(30);
 /// them 30 s for queries and 120 s for refactorings, formatting and IDE edits).
 const BACKING_BUDGET: Duration = Duration::from_secs(150);
 
-impl Call {
-    /// How long the front door waits for the answer (the tarpc deadline).
-    pub fn timeout(&self) -> Duration {
-        let (wait_ms, budget) = match self {
-            Call::Outline(r) => (r.wait_ms, INDEX_BUDGET),
-            Call::Tree(r) => (r.wait_ms, INDEX_BUDGET),
-            Call::Search(r) => (r.wait_ms, INDEX_BUDGET),
-            Call::SearchText(r) => (r.wait_ms, INDEX_BUDGET),
-            // Reads the disk (and the index for symbols) without waiting for it.
-            Call::Read(_) => (0, INDEX_BUDGET),
-            // Files tree-sitter cannot parse go to the IDE: its quick timeout is 30 s.
-            Call::SymbolsOverview(_) => (0, INDEX_BUDGET),
-            Call::Edit(r) => (r.wait_ms, BACKING_BUDGET),
-            Call::Navigate(r) => (r.wait_ms, BACKING_BUDGET),
-            Call::TypeHierarchy(r) => (r.wait_ms, BACKING_BUDGET),
-            Call::Inspections(r) => (r.wait_ms, BACKING_BUDGET),
-            Call::Reformat(r) => (r.wait_ms, BACKING_BUDGET),
-            Call::Refactor(r) => (r.wait_ms, BACKING_BUDGET),
-        };
-        Duration::from_millis(wait_ms.into()) + budget
-    }
+lean_ctx_shared::operations!(calls);
 
-    /// Sends the call; the outer error is the transport's, the inner the daemon's.
-    pub async fn send(
-        &self,
-        client: &LeanCtxClient,
-        ctx: Context,
-    ) -> Result<Result<Answer, LeanError>, RpcError> {
-        Ok(match self.clone() {
-            Call::Outline(req) => client
-                .outline(ctx, req)
-                .await?
-                .map(|r| answer(r, render::outline)),
-            Call::Tree(req) => client
-                .tree(ctx, req)
-                .await?
-                .map(|r| answer(r, render::files_tree)),
-            Call::Search(req) => {
-                let query = req.query.clone();
-                client
-                    .search_symbol(ctx, req)
-                    .await?
-                    .map(|r| answer(r, |r| render::search(r, &query)))
+/// An answer as compact text, given the request it answers.
+trait Rendered {
+    type Answer;
+    fn render(&self, answer: &Self::Answer) -> String;
+}
+
+/// Requests whose answer renders alone.
+macro_rules! rendered_alone {
+    ($($req:ty => $resp:ty: $render:path,)*) => {
+        $(impl Rendered for $req {
+            type Answer = $resp;
+            fn render(&self, answer: &$resp) -> String {
+                $render(answer)
             }
-            Call::SearchText(req) => {
-                let pattern = req.pattern.clone();
-                client
-                    .search_text(ctx, req)
-                    .await?
-                    .map(|r| answer(r, |r| render::search_text(r, &pattern)))
-            }
-            Call::Read(req) => client
-                .read(ctx, req)
-                .await?
-                .map(|r| answer(r, render::read)),
-            Call::SymbolsOverview(req) => client
-                .symbols_overview(ctx, req)
-                .await?
-                .map(|r| answer(r, render::symbols_overview)),
-            Call::Edit(req) => {
-                let action = req.action;
-                client
-                    .edit_symbol(ctx, req)
-                    .await?
-                    .map(|r| answer(r, |r| render::edit(action, r)))
-            }
-            Call::Navigate(req) => client
-                .navigate(ctx, req)
-                .await?
-                .map(|r| answer(r, render::locations)),
-            Call::TypeHierarchy(req) => client
-                .type_hierarchy(ctx, req)
-                .await?
-                .map(|r| answer(r, render::type_hierarchy)),
-            Call::Inspections(req) => client
-                .inspections(ctx, req)
-                .await?
-                .map(|r| answer(r, render::inspections)),
-            Call::Reformat(req) => client
-                .reformat(ctx, req)
-                .await?
-                .map(|r| answer(r, render::reformat)),
-            Call::Refactor(req) => client
-                .refactor(ctx, req)
-                .await?
-                .map(|r| answer(r, render::refactor)),
-        })
+        })*
+    };
+}
+
+rendered_alone! {
+    OutlineRequest => OutlineResponse: render::outline,
+    TreeRequest => TreeResponse: render::files_tree,
+    ReadRequest => ReadResponse: render::read,
+    SymbolsOverviewRequest => SymbolsOverviewResponse: render::symbols_overview,
+    NavigateRequest => NavigateResponse: render::locations,
+    TypeHierarchyRequest => TypeHierarchyResponse: render::type_hierarchy,
+    InspectionsRequest => InspectionsResponse: render::inspections,
+    ReformatRequest => ReformatResponse: render::reformat,
+    RefactorRequest => RefactorResponse: render::refactor,
+}
+
+impl Rendered for SearchSymbolRequest {
+    type Answer = SearchSymbolResponse;
+    fn render(&self, answer: &SearchSymbolResponse) -> String {
+        render::search(answer, &self.query)
+    }
+}
+
+impl Rendered for SearchTextRequest {
+    type Answer = SearchTextResponse;
+    fn render(&self, answer: &SearchTextResponse) -> String {
+        render::search_text(answer, &self.pattern)
+    }
+}
+
+impl Rendered for EditRequest {
+    type Answer = EditResponse;
+    fn render(&self, answer: &EditResponse) -> String {
+        render::edit(self.action, answer)
     }
 }

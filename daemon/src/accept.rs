@@ -17,7 +17,7 @@ use lean_ctx_shared::{
     hello::{
         ClientHello, Intent, Outcome, RefuseReason, ServerHello, decide, read_hello, write_hello,
     },
-    protocol::{LeanCtx, PROTOCOL_VERSION, SCHEMA, VERSION, build_id},
+    protocol::{LeanCtx, OPERATIONS, PROTOCOL_VERSION, SCHEMA, VERSION, build_id},
     transport::socket_transport,
 };
 use tarpc::server::{BaseChannel, Channel};
@@ -28,11 +28,7 @@ use tokio::{
 };
 use tokio_util::task::TaskTracker;
 
-use crate::{
-    dashboard::Dashboard,
-    service::{CAPABILITIES, Handler},
-    state::Daemon,
-};
+use crate::{dashboard::Dashboard, service::Handler, state::Daemon};
 
 /// A peer must send its hello within this time, or it is dropped.
 pub const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
@@ -123,7 +119,7 @@ async fn serve_connection(daemon: Arc<Daemon>, dashboard: Arc<Dashboard>, mut st
         version: VERSION.to_string(),
         build: build_id(),
         pid: std::process::id(),
-        capabilities: CAPABILITIES.iter().map(|c| c.to_string()).collect(),
+        capabilities: OPERATIONS.iter().map(|c| c.to_string()).collect(),
         outcome: outcome.clone(),
     };
     if let Err(e) = write_hello(&mut stream, &reply).await {

@@ -11,11 +11,11 @@ use lean_ctx_shared::{
     protocol::{
         DashboardRequest, DashboardResponse, EditRequest, EditResponse, InspectionsRequest,
         InspectionsResponse, LanguageServersRequest, LanguageServersResponse, LeanCtx,
-        MAX_PING_DELAY_MS, NavigateRequest, NavigateResponse, OpenProjectRequest, OutlineRequest,
-        OutlineResponse, PingRequest, PingResponse, ProjectStatus, ReadRequest, ReadResponse,
-        RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
-        SearchSymbolResponse, SearchTextRequest, SearchTextResponse, ShutdownRequest,
-        ShutdownResponse, StatusRequest, StatusResponse, SymbolsOverviewRequest,
+        MAX_PING_DELAY_MS, NavigateRequest, NavigateResponse, OpenProjectRequest, Operation,
+        OutlineRequest, OutlineResponse, PingRequest, PingResponse, ProjectStatus, ReadRequest,
+        ReadResponse, RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse,
+        SearchSymbolRequest, SearchSymbolResponse, SearchTextRequest, SearchTextResponse,
+        ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse, SymbolsOverviewRequest,
         SymbolsOverviewResponse, TreeRequest, TreeResponse, TypeHierarchyRequest,
         TypeHierarchyResponse,
     },
@@ -23,28 +23,6 @@ use lean_ctx_shared::{
 use tarpc::context::Context;
 
 use crate::{call_log::note_root, dashboard, route, state::Daemon, status};
-
-/// The operations this daemon serves, announced in the hello.
-pub const CAPABILITIES: &[&str] = &[
-    "ping",
-    "status",
-    "open_project",
-    "shutdown",
-    "symbols_overview",
-    "outline",
-    "search_symbol",
-    "edit_symbol",
-    "navigate",
-    "type_hierarchy",
-    "inspections",
-    "reformat",
-    "refactor",
-    "language_servers",
-    "dashboard",
-    "tree",
-    "search_text",
-    "read",
-];
 
 /// One per connection; cheap to clone (tarpc clones it per request).
 #[derive(Clone, Debug)]
@@ -56,22 +34,18 @@ pub struct Handler {
     pub sessions: Arc<crate::reads::Bound>,
 }
 
-/// One operation the router answers: its name in the call log (from the request
-/// where one operation serves several actions) and `route::<op>`; `noting` sessions
-/// first for the operations that carry one.
+/// The agent's operations (`protocol::operations!`'s `agent` list), each answered by
+/// `route::<op>` under its action's name, noting the read session it names first.
 macro_rules! routed {
-    ($op:ident($req:ident: $ty:ty) -> $resp:ty, $action:expr) => {
-        async fn $op(self, _: Context, $req: $ty) -> Result<$resp, LeanError> {
+    (
+        daemon { $($(#[$dm:meta])* $dop:ident($dreq:ty) -> $dresp:ty;)* }
+        agent { $($(#[$am:meta])* $op:ident($req:ty) -> $resp:ty as $variant:ident, $answered_by:ident;)* }
+    ) => {
+        $(async fn $op(self, _: Context, req: $req) -> Result<$resp, LeanError> {
+            self.sessions.note(req.session());
             let d = &self.daemon;
-            d.call($action, async { route::$op(d, $req).await }).await
-        }
-    };
-    ($op:ident($req:ident: $ty:ty) -> $resp:ty, $action:expr, noting sessions) => {
-        async fn $op(self, _: Context, $req: $ty) -> Result<$resp, LeanError> {
-            self.sessions.note($req.session.as_ref());
-            let d = &self.daemon;
-            d.call($action, async { route::$op(d, $req).await }).await
-        }
+            d.call(req.action(), async { route::$op(d, req).await }).await
+        })*
     };
 }
 
@@ -127,21 +101,7 @@ impl LeanCtx for Handler {
         .await
     }
 
-    routed!(symbols_overview(req: SymbolsOverviewRequest) -> SymbolsOverviewResponse, "symbols_overview");
-    routed!(outline(req: OutlineRequest) -> OutlineResponse, "outline");
-    routed!(tree(req: TreeRequest) -> TreeResponse, "tree");
-    routed!(
-        search_text(req: SearchTextRequest) -> SearchTextResponse,
-        if req.regex { "search_regex" } else { "search_text" }
-    );
-    routed!(read(req: ReadRequest) -> ReadResponse, "read", noting sessions);
-    routed!(search_symbol(req: SearchSymbolRequest) -> SearchSymbolResponse, "search_symbol");
-    routed!(edit_symbol(req: EditRequest) -> EditResponse, "edit_symbol", noting sessions);
-    routed!(navigate(req: NavigateRequest) -> NavigateResponse, req.action.as_str());
-    routed!(type_hierarchy(req: TypeHierarchyRequest) -> TypeHierarchyResponse, "type_hierarchy");
-    routed!(inspections(req: InspectionsRequest) -> InspectionsResponse, "inspections");
-    routed!(reformat(req: ReformatRequest) -> ReformatResponse, "reformat");
-    routed!(refactor(req: RefactorRequest) -> RefactorResponse, req.kind.as_str());
+    lean_ctx_shared::operations!(routed);
 
     async fn language_servers(
         self,

@@ -34,52 +34,188 @@ pub fn build_id() -> String {
 /// Longest artificial delay a `ping` may ask for.
 pub const MAX_PING_DELAY_MS: u32 = 60_000;
 
-#[tarpc::service]
-pub trait LeanCtx {
-    /// A round trip; `delay_ms` holds the call in flight (diagnostics, shutdown tests).
-    async fn ping(req: PingRequest) -> Result<PingResponse, LeanError>;
-    /// Everything the daemon knows about itself and its projects.
-    async fn status(req: StatusRequest) -> Result<StatusResponse, LeanError>;
-    /// Registers a project root (so later work can warm it) and describes it.
-    async fn open_project(req: OpenProjectRequest) -> Result<ProjectStatus, LeanError>;
-    /// Graceful stop: stop accepting, finish in-flight calls, remove the socket.
-    async fn shutdown(req: ShutdownRequest) -> Result<ShutdownResponse, LeanError>;
-    /// The symbols of one file, from the headless index.
-    async fn symbols_overview(
-        req: SymbolsOverviewRequest,
-    ) -> Result<SymbolsOverviewResponse, LeanError>;
-    /// The symbols of a file or of every indexed file under a directory.
-    async fn outline(req: OutlineRequest) -> Result<OutlineResponse, LeanError>;
-    /// Symbols across the project by name, qualified name or substring.
-    async fn search_symbol(req: SearchSymbolRequest) -> Result<SearchSymbolResponse, LeanError>;
-    /// `replace_symbol_body`, `insert_before_symbol`, `insert_after_symbol`.
-    async fn edit_symbol(req: EditRequest) -> Result<EditResponse, LeanError>;
-    /// `references`, `definition`, `implementations`, `declaration`.
-    async fn navigate(req: NavigateRequest) -> Result<NavigateResponse, LeanError>;
-    /// Supertypes or subtypes of the type at a position.
-    async fn type_hierarchy(req: TypeHierarchyRequest) -> Result<TypeHierarchyResponse, LeanError>;
-    /// A file's diagnostics (`mode=run`) or the diagnostic sources (`mode=list`).
-    async fn inspections(req: InspectionsRequest) -> Result<InspectionsResponse, LeanError>;
-    /// Formats one file in place, atomically.
-    async fn reformat(req: ReformatRequest) -> Result<ReformatResponse, LeanError>;
-    /// Two-phase refactorings: preview (usages, conflicts, `plan_hash`), then apply.
-    async fn refactor(req: RefactorRequest) -> Result<RefactorResponse, LeanError>;
-    /// Evicts or restarts language servers (the dashboard's buttons, the CLI).
-    async fn language_servers(
-        req: LanguageServersRequest,
-    ) -> Result<LanguageServersResponse, LeanError>;
-    /// Starts the local web dashboard (once; later calls answer the same URL).
-    async fn dashboard(req: DashboardRequest) -> Result<DashboardResponse, LeanError>;
-    /// The project's indexed files as a tree: per-directory file counts and languages,
-    /// levels past `depth` summarized.
-    async fn tree(req: TreeRequest) -> Result<TreeResponse, LeanError>;
-    /// The lines of the project's indexed files that match a text or a regex, each
-    /// with the symbol that encloses it.
-    async fn search_text(req: SearchTextRequest) -> Result<SearchTextResponse, LeanError>;
-    /// Reads files (whole, a window of lines, one symbol, their declarations or their
-    /// map), each answer hashed; within a session an unchanged re-read is one line and
-    /// a changed one its diff.
-    async fn read(req: ReadRequest) -> Result<ReadResponse, LeanError>;
+/// Every operation, once: its method, request and response, and for an agent's
+/// operation the shim's name for it (`client/src/calls.rs`'s `Call`) and whether an
+/// index or a backing answers it (the shim's deadline). The tarpc service below,
+/// [`OPERATIONS`], the shim's `Call` and the daemon's service (`daemon/src/service.rs`)
+/// are each generated from this list by handing it a macro: adding an operation is a
+/// line here, its [`Operation`] impl, its route (`daemon/src/route.rs`) and its
+/// rendering.
+#[macro_export]
+macro_rules! operations {
+    ($then:path) => {
+        $then! {
+            daemon {
+                /// A round trip; `delay_ms` holds the call in flight (diagnostics, shutdown tests).
+                ping(PingRequest) -> PingResponse;
+                /// Everything the daemon knows about itself and its projects.
+                status(StatusRequest) -> StatusResponse;
+                /// Registers a project root (so later work can warm it) and describes it.
+                open_project(OpenProjectRequest) -> ProjectStatus;
+                /// Graceful stop: stop accepting, finish in-flight calls, remove the socket.
+                shutdown(ShutdownRequest) -> ShutdownResponse;
+                /// Evicts or restarts language servers (the dashboard's buttons, the CLI).
+                language_servers(LanguageServersRequest) -> LanguageServersResponse;
+                /// Starts the local web dashboard (once; later calls answer the same URL).
+                dashboard(DashboardRequest) -> DashboardResponse;
+            }
+            agent {
+                /// The symbols of one file, from the headless index.
+                symbols_overview(SymbolsOverviewRequest) -> SymbolsOverviewResponse as SymbolsOverview, index;
+                /// The symbols of a file or of every indexed file under a directory.
+                outline(OutlineRequest) -> OutlineResponse as Outline, index;
+                /// Symbols across the project by name, qualified name or substring.
+                search_symbol(SearchSymbolRequest) -> SearchSymbolResponse as Search, index;
+                /// `replace_symbol_body`, `insert_before_symbol`, `insert_after_symbol`.
+                edit_symbol(EditRequest) -> EditResponse as Edit, backing;
+                /// `references`, `definition`, `implementations`, `declaration`.
+                navigate(NavigateRequest) -> NavigateResponse as Navigate, backing;
+                /// Supertypes or subtypes of the type at a position.
+                type_hierarchy(TypeHierarchyRequest) -> TypeHierarchyResponse as TypeHierarchy, backing;
+                /// A file's diagnostics (`mode=run`) or the diagnostic sources (`mode=list`).
+                inspections(InspectionsRequest) -> InspectionsResponse as Inspections, backing;
+                /// Formats one file in place, atomically.
+                reformat(ReformatRequest) -> ReformatResponse as Reformat, backing;
+                /// Two-phase refactorings: preview (usages, conflicts, `plan_hash`), then apply.
+                refactor(RefactorRequest) -> RefactorResponse as Refactor, backing;
+                /// The project's indexed files as a tree: per-directory file counts and
+                /// languages, levels past `depth` summarized.
+                tree(TreeRequest) -> TreeResponse as Tree, index;
+                /// The lines of the project's indexed files that match a text or a regex,
+                /// each with the symbol that encloses it.
+                search_text(SearchTextRequest) -> SearchTextResponse as SearchText, index;
+                /// Reads files (whole, a window of lines, one symbol, their declarations or
+                /// their map), each answer hashed; within a session an unchanged re-read is
+                /// one line and a changed one its diff.
+                read(ReadRequest) -> ReadResponse as Read, index;
+            }
+        }
+    };
+}
+
+/// The tarpc service and [`OPERATIONS`], from [`operations!`].
+macro_rules! service {
+    (
+        daemon { $($(#[$dm:meta])* $dop:ident($dreq:ty) -> $dresp:ty;)* }
+        agent { $($(#[$am:meta])* $aop:ident($areq:ty) -> $aresp:ty as $variant:ident, $answered_by:ident;)* }
+    ) => {
+        mod service {
+            // tarpc's generated server type (`ServeLeanCtx`) derives no `Debug`.
+            #![allow(missing_debug_implementations)]
+            use super::*;
+
+            #[tarpc::service]
+            pub trait LeanCtx {
+                $($(#[$dm])* async fn $dop(req: $dreq) -> Result<$dresp, LeanError>;)*
+                $($(#[$am])* async fn $aop(req: $areq) -> Result<$aresp, LeanError>;)*
+            }
+        }
+        pub use service::*;
+
+        /// Every operation's name, as the hello announces them.
+        pub const OPERATIONS: &[&str] = &[$(stringify!($dop),)* $(stringify!($aop),)*];
+    };
+}
+
+operations!(service);
+
+/// What the daemon and the shim ask of an agent operation's request.
+pub trait Operation {
+    /// Its name in the call log and the gain record: the action, where one operation
+    /// serves several.
+    fn action(&self) -> &'static str;
+    /// How long the daemon may wait for an index or a server before it answers.
+    fn wait_ms(&self) -> u32 {
+        0
+    }
+    /// The read session it names, if any.
+    fn session(&self) -> Option<&ReadSession> {
+        None
+    }
+}
+
+/// An [`Operation`] named by a constant, waiting as its `wait_ms` field says.
+macro_rules! waiting {
+    ($($req:ty => $action:literal,)*) => {
+        $(impl Operation for $req {
+            fn action(&self) -> &'static str {
+                $action
+            }
+            fn wait_ms(&self) -> u32 {
+                self.wait_ms
+            }
+        })*
+    };
+}
+
+waiting! {
+    OutlineRequest => "outline",
+    SearchSymbolRequest => "search_symbol",
+    TypeHierarchyRequest => "type_hierarchy",
+    InspectionsRequest => "inspections",
+    ReformatRequest => "reformat",
+    TreeRequest => "tree",
+}
+
+/// Waits for nothing: a file tree-sitter cannot parse goes to the IDE, whose quick
+/// timeout is 30 s.
+impl Operation for SymbolsOverviewRequest {
+    fn action(&self) -> &'static str {
+        "symbols_overview"
+    }
+}
+
+impl Operation for EditRequest {
+    fn action(&self) -> &'static str {
+        "edit_symbol"
+    }
+    fn wait_ms(&self) -> u32 {
+        self.wait_ms
+    }
+    fn session(&self) -> Option<&ReadSession> {
+        self.session.as_ref()
+    }
+}
+
+impl Operation for NavigateRequest {
+    fn action(&self) -> &'static str {
+        self.action.as_str()
+    }
+    fn wait_ms(&self) -> u32 {
+        self.wait_ms
+    }
+}
+
+impl Operation for RefactorRequest {
+    fn action(&self) -> &'static str {
+        self.kind.as_str()
+    }
+    fn wait_ms(&self) -> u32 {
+        self.wait_ms
+    }
+}
+
+impl Operation for SearchTextRequest {
+    fn action(&self) -> &'static str {
+        if self.regex {
+            "search_regex"
+        } else {
+            "search_text"
+        }
+    }
+    fn wait_ms(&self) -> u32 {
+        self.wait_ms
+    }
+}
+
+/// Reads the disk (and the index for symbols) without waiting for it.
+impl Operation for ReadRequest {
+    fn action(&self) -> &'static str {
+        "read"
+    }
+    fn session(&self) -> Option<&ReadSession> {
+        self.session.as_ref()
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
