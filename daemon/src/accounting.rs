@@ -142,11 +142,6 @@ impl Tokenizer {
     }
 }
 
-/// Tokens of `text` under `o200k_base` (loads the tables for this one count).
-pub fn count_tokens(text: &str) -> u64 {
-    Tokenizer::default().count(text)
-}
-
 impl Gain {
     /// Continues the totals in `data_dir/stats.json`, if any.
     pub fn load(data_dir: &Path) -> Gain {
@@ -405,6 +400,11 @@ mod tests {
     use std::fs;
 
     use super::*;
+
+    /// Tokens of `text` under `o200k_base` (loads the tables for this one count).
+    fn count_tokens(text: &str) -> u64 {
+        Tokenizer::default().count(text)
+    }
 
     /// Counted a piece at a time, a text gives exactly the tokens it gives whole,
     /// wherever its pieces are cut (runs of blank lines, indentation), while no line

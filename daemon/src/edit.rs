@@ -220,12 +220,14 @@ pub struct Source {
 }
 
 impl Source {
-    /// The bytes' parse.
+    /// The bytes' parse (for the conformance harness).
+    #[cfg(any(test, feature = "harness"))]
     pub fn parsed(&self) -> &FileSymbols {
         &self.parsed
     }
 
-    /// Whether the bytes parse without a syntax error.
+    /// Whether the bytes parse without a syntax error (for the conformance harness).
+    #[cfg(any(test, feature = "harness"))]
     pub fn is_clean(&self) -> bool {
         self.clean
     }

@@ -16,37 +16,41 @@
 //! [`idle`] and [`service_manager`] are the daemon's life; [`trust`] gates language
 //! servers; [`accounting`] and [`tokens`] account, [`call_log`], [`status`] and
 //! [`dashboard`] show; [`budget`] keeps every answer inside one frame; [`config`],
-//! [`logging`] and [`sys`] are plumbing; [`conformance`] is the declaration model's
+//! [`logging`] and [`sys`] are plumbing; `conformance` is the declaration model's
 //! harness.
 
+// The library is the binary's and the tests': its modules are documented for
+// `cargo doc --document-private-items`, where these links resolve.
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod accept;
-pub mod accounting;
-pub mod backing;
-pub mod budget;
-pub mod call_log;
+pub(crate) mod accounting;
+pub(crate) mod backing;
+pub(crate) mod budget;
+pub(crate) mod call_log;
 pub mod config;
 #[cfg(any(test, feature = "harness"))]
 pub mod conformance;
-pub mod dashboard;
-pub mod declarations;
-pub mod edit;
+pub(crate) mod dashboard;
+pub(crate) mod declarations;
+pub(crate) mod edit;
 pub mod ide_windows;
 pub mod idle;
 pub mod index;
 pub mod instance;
-pub mod jail;
-pub mod language_servers;
+pub(crate) mod jail;
+pub(crate) mod language_servers;
 pub mod logging;
-pub mod reads;
-pub mod registry;
-pub mod root_lock;
-pub mod route;
-pub mod service;
+pub(crate) mod reads;
+pub(crate) mod registry;
+pub(crate) mod root_lock;
+pub(crate) mod route;
+pub(crate) mod service;
 pub mod service_manager;
 pub mod state;
-pub mod status;
+pub(crate) mod status;
 pub mod sys;
 pub mod tokens;
-pub mod trust;
+pub(crate) mod trust;
 pub mod upgrade;
-pub mod worktree;
+pub(crate) mod worktree;

@@ -1,5 +1,5 @@
 //! The identities the index's rooms share, at the bottom of them: a file's identity
-//! without reading it ([`FileId`]), content and git object names ([`Hash`], [`Oid`]),
+//! without reading it ([`FileId`]), content and git object names ([`Hash`](type@Hash), [`Oid`]),
 //! and the clock rule for trusting an identity ([`RACY`]). The store, the listing,
 //! the walk and the git index all name these; none of them names another for them.
 

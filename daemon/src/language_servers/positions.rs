@@ -130,7 +130,7 @@ impl DocText {
 
     /// A server position as an agent reads it. Past the end of a line or of the text,
     /// clamped (servers point one past the last line for "end of file").
-    pub fn from_lsp(&self, pos: lsp_types::Position, enc: Encoding) -> Position {
+    pub fn agent_position(&self, pos: lsp_types::Position, enc: Encoding) -> Position {
         let last = self.starts.len() - 1;
         let index = (pos.line as usize).min(last);
         let line = self.line(index).unwrap_or("");
@@ -151,14 +151,14 @@ impl DocText {
 
     pub fn range_from_lsp(&self, range: lsp_types::Range, enc: Encoding) -> Range {
         Range::new(
-            self.from_lsp(range.start, enc),
-            self.from_lsp(range.end, enc),
+            self.agent_position(range.start, enc),
+            self.agent_position(range.end, enc),
         )
     }
 
     /// Byte offset in the file on disk (BOM included) of a server position.
     pub fn disk_offset(&self, pos: lsp_types::Position, enc: Encoding) -> usize {
-        let p = self.from_lsp(pos, enc);
+        let p = self.agent_position(pos, enc);
         let start = self.starts[(p.line - 1) as usize];
         let line = self.line((p.line - 1) as usize).unwrap_or("");
         let within: usize = line
@@ -245,21 +245,21 @@ mod tests {
         assert_eq!(doc.to_lsp(x, Encoding::Utf32), Some(lsp(1, 5)));
         for enc in [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32] {
             let there = doc.to_lsp(x, enc).unwrap();
-            assert_eq!(doc.from_lsp(there, enc), x, "{enc:?}");
+            assert_eq!(doc.agent_position(there, enc), x, "{enc:?}");
         }
         // `(` after "größe": column 8 in characters, 10 in UTF-8 bytes.
         assert_eq!(
-            doc.from_lsp(lsp(0, 10), Encoding::Utf8),
+            doc.agent_position(lsp(0, 10), Encoding::Utf8),
             Position::new(1, 8)
         );
         // The line ending is not a column; past the end clamps.
         assert_eq!(doc.to_lsp(Position::new(1, 14), Encoding::Utf8), None);
         assert_eq!(
-            doc.from_lsp(lsp(0, 99), Encoding::Utf16),
+            doc.agent_position(lsp(0, 99), Encoding::Utf16),
             Position::new(1, 13)
         );
         assert_eq!(
-            doc.from_lsp(lsp(7, 0), Encoding::Utf16),
+            doc.agent_position(lsp(7, 0), Encoding::Utf16),
             Position::new(3, 0)
         );
         assert_eq!(doc.to_lsp(Position::new(0, 0), Encoding::Utf8), None);

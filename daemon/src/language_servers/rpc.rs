@@ -167,11 +167,6 @@ impl Connection {
         self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
 
-    /// Whether the stream has closed.
-    pub fn closed(&self) -> Option<String> {
-        self.pending.lock().unwrap().closed.clone()
-    }
-
     fn send(&self, message: Value) {
         // A send after the writer ended is lost on purpose: the reader reports the
         // close, and pending requests fail from there.
