@@ -28,10 +28,16 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The source without comments and without its `#[cfg(test)]` modules (always last).
+/// The source without comments and without its inline `#[cfg(test)]` module (always
+/// last; a `mod tests;` declaration elsewhere is kept).
 fn code(text: &str) -> String {
-    let text = match text.find("#[cfg(test)]\nmod ") {
-        Some(at) => &text[..at],
+    let inline = text.match_indices("#[cfg(test)]\n").find(|(at, m)| {
+        let rest = &text[at + m.len()..];
+        let line = rest.lines().next().unwrap_or("");
+        line.trim_start_matches("pub(crate) ").starts_with("mod ") && line.ends_with('{')
+    });
+    let text = match inline {
+        Some((at, _)) => &text[..at],
         None => text,
     };
     text.lines()
@@ -158,14 +164,28 @@ fn graphs(crate_dir: &str) -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<St
     sources(&src, &mut files);
     let mut modules = BTreeSet::new();
     let mut read = Vec::new();
+    let mut aliases = BTreeMap::new();
     for file in files {
-        let Some(me) = module_of(file.strip_prefix(&src).unwrap()) else {
+        let rel = file.strip_prefix(&src).unwrap();
+        let text = code(&fs::read_to_string(&file).unwrap());
+        // The crate root's and every directory module's re-exports, read first: a
+        // path through one (`crate::Lang` for `crate::languages::Lang`) names the
+        // module it comes from.
+        let here = match rel.to_str() {
+            Some("lib.rs") => Some(Vec::new()),
+            _ if rel.ends_with("mod.rs") => module_of(rel),
+            _ => None,
+        };
+        if let Some(here) = here {
+            reexports(&text, &here, &mut aliases);
+        }
+        let Some(me) = module_of(rel) else {
             continue;
         };
         for level in 1..=me.len() {
             modules.insert(me[..level].to_vec());
         }
-        read.push((me, code(&fs::read_to_string(&file).unwrap())));
+        read.push((me, text));
     }
     let mut graphs: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
     for (me, code) in &read {
@@ -177,6 +197,7 @@ fn graphs(crate_dir: &str) -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<St
                 .or_default();
         }
         for target in named(code, me) {
+            let target = through_reexports(target, &aliases);
             let shared = me.iter().zip(&target).take_while(|(a, b)| a == b).count();
             let (Some(from), Some(to)) = (me.get(shared), target.get(shared)) else {
                 continue;
@@ -196,6 +217,55 @@ fn graphs(crate_dir: &str) -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<St
         }
     }
     graphs
+}
+
+/// The `pub use` lines of the module at `here`: each re-exported name's path (in
+/// `here`) to the path it names, made absolute.
+fn reexports(code: &str, here: &[String], out: &mut BTreeMap<Vec<String>, Vec<String>>) {
+    for (at, _) in code.match_indices("pub use ") {
+        let mut paths = Vec::new();
+        paths_at(code, at + "pub use ".len(), Vec::new(), &mut paths);
+        for path in paths {
+            let (Some(name), Some(first)) = (path.last(), path.first()) else {
+                continue;
+            };
+            let target = match first.as_str() {
+                "crate" => path[1..].to_vec(),
+                "self" => here.iter().chain(&path[1..]).cloned().collect(),
+                "super" => here[..here.len().saturating_sub(1)]
+                    .iter()
+                    .chain(&path[1..])
+                    .cloned()
+                    .collect(),
+                _ => here.iter().chain(&path).cloned().collect(),
+            };
+            let mut alias = here.to_vec();
+            alias.push(name.clone());
+            if alias != target {
+                out.insert(alias, target);
+            }
+        }
+    }
+}
+
+/// `path` with a re-exported prefix replaced by what it re-exports, as often as one
+/// leads to another.
+fn through_reexports(
+    mut path: Vec<String>,
+    aliases: &BTreeMap<Vec<String>, Vec<String>>,
+) -> Vec<String> {
+    for _ in 0..8 {
+        let Some(k) = (1..=path.len())
+            .rev()
+            .find(|&k| aliases.contains_key(&path[..k]))
+        else {
+            break;
+        };
+        let mut resolved = aliases[&path[..k]].clone();
+        resolved.extend_from_slice(&path[k..]);
+        path = resolved;
+    }
+    path
 }
 
 /// A circle through the graph, if there is one, as the modules along it.
@@ -291,6 +361,7 @@ fn the_syntax_crates_modules_form_no_import_circle_at_any_level() {
 #[test]
 fn the_reader_resolves_paths_at_every_level_and_finds_a_circle() {
     let me = |s: &str| s.split('/').map(String::from).collect::<Vec<_>>();
+    let code_of = |s: &str| code(s);
     let code = code(
         "use crate::{\n    a::{self, B},\n    c, // crate::commented\n    d::e::{F, G},\n};\nuse super::{x, y::{z, W}};\nuse super::super::up::V;\nfn f() { crate::h::go(); }\n",
     );
@@ -314,6 +385,19 @@ fn the_reader_resolves_paths_at_every_level_and_finds_a_circle() {
             "p::up::V"
         ]
     );
+    // A path through a re-export names the module it comes from.
+    let mut aliases = BTreeMap::new();
+    reexports(
+        &code_of("pub use languages::Lang;\npub use position::{Position, Range};\n"),
+        &[],
+        &mut aliases,
+    );
+    reexports(&code_of("pub use codec::lang_byte;\n"), &me("symbols"), &mut aliases);
+    let through = |p: &str| through_reexports(me(p), &aliases).join("::");
+    assert_eq!(through("Lang"), "languages::Lang");
+    assert_eq!(through("Range/new"), "position::Range::new");
+    assert_eq!(through("symbols/lang_byte"), "symbols::codec::lang_byte");
+    assert_eq!(through("symbols/extract"), "symbols::extract");
     let graph: BTreeMap<String, BTreeSet<String>> = [
         ("a", vec!["b"]),
         ("b", vec!["c"]),
