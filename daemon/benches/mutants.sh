@@ -3,7 +3,10 @@
 # the path jail (daemon/src/jail.rs), the edit/apply code (daemon/src/edit.rs) and
 # the persisted store's load and seal checks (the functions of
 # daemon/src/index/store/persist.rs that open, check or seal what is on disk),
-# against the daemon's unit tests. A measure, not a CI step: hours on two cores.
+# against the daemon's unit tests and its conformance test (which plans an edit of
+# every symbol of a corpus sample: most of edit.rs is exercised there, not in unit
+# tests). A measure, not a CI step: hours on two cores. The end-to-end tests in
+# client/tests are left out (each needs fresh binaries of the mutated tree).
 #
 # Resumable: the results accumulate in OUT (default target/mutants); a later run
 # passes --iterate and skips what an earlier one found caught or unviable, so a run
@@ -19,10 +22,10 @@ iterate=()
 [[ -f "$out/mutants.out/outcomes.json" ]] && iterate=(--iterate)
 store='persist\.rs.*(in|replace) (Writer::load|Writer::index|Store::load_listing|open_record|seal|header|mac|listing_mac|key_bytes|record_len_at|Window::get|read_key|read_private|open_private_dir|private_file|still_there|dev_ino)\b'
 cd "$root"
-# The baseline takes about 45 s; a mutant that makes a loop endless hangs, and 120 s
-# tells it apart without waiting five minutes on each.
+# The baseline takes about 70 s; a mutant that makes a loop endless hangs, and 240 s
+# tells it apart without waiting longer on each.
 exec nice -n 19 cargo mutants \
   --file daemon/src/jail.rs --file daemon/src/edit.rs --file daemon/src/index/store/persist.rs \
   -F "jail\.rs|edit\.rs|$store" \
-  --test-package lean-ctx-daemon --profile mutants -j 1 --timeout 120 \
-  -o "$out" "${iterate[@]}" "$@" -- --lib
+  --test-package lean-ctx-daemon --profile mutants -j 1 --timeout 240 \
+  -o "$out" "${iterate[@]}" "$@" -- --lib --test conformance

@@ -392,7 +392,11 @@ fn the_reader_resolves_paths_at_every_level_and_finds_a_circle() {
         &[],
         &mut aliases,
     );
-    reexports(&code_of("pub use codec::lang_byte;\n"), &me("symbols"), &mut aliases);
+    reexports(
+        &code_of("pub use codec::lang_byte;\n"),
+        &me("symbols"),
+        &mut aliases,
+    );
     let through = |p: &str| through_reexports(me(p), &aliases).join("::");
     assert_eq!(through("Lang"), "languages::Lang");
     assert_eq!(through("Range/new"), "position::Range::new");
@@ -451,4 +455,26 @@ fn the_daemon_parses_only_through_its_budgeted_door() {
         "parses outside the budget:\n  {}",
         outside.join("\n  ")
     );
+}
+
+/// No arrow up: the index's rooms each use only those below them (the store and the
+/// file system know nothing of each other, the ids nothing at all), and the index
+/// itself uses only the plumbing under it, never a backing, the router or the state
+/// above it (ARCHITECTURE.md, `index/`).
+#[test]
+fn the_index_rooms_use_only_what_lies_below_them() {
+    let graphs = graphs(".");
+    let index = &graphs[&vec!["index".to_string()]];
+    let uses = |room: &str| index[room].iter().map(String::as_str).collect::<Vec<_>>();
+    assert_eq!(uses("ids"), Vec::<&str>::new(), "{index:#?}");
+    assert_eq!(uses("fs"), ["ids"], "{index:#?}");
+    assert_eq!(uses("store"), ["ids"], "{index:#?}");
+    assert_eq!(uses("root"), ["fs", "ids", "store"], "{index:#?}");
+    let top = &graphs[&vec![]];
+    let below: BTreeSet<&str> = ["config", "declarations", "jail", "sys", "worktree"].into();
+    let above: Vec<&String> = top["index"]
+        .iter()
+        .filter(|m| !below.contains(m.as_str()))
+        .collect();
+    assert!(above.is_empty(), "the index uses {above:?}, above it");
 }

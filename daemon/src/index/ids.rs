@@ -1,7 +1,9 @@
 //! The identities the index's rooms share, at the bottom of them: a file's identity
-//! without reading it ([`FileId`]), content and git object names ([`Hash`](type@Hash), [`Oid`]),
-//! and the clock rule for trusting an identity ([`RACY`]). The store, the listing,
-//! the walk and the git index all name these; none of them names another for them.
+//! without reading it ([`FileId`]), content and git object names
+//! ([`Hash`](type@Hash), [`Oid`]), which ignore files a directory holds
+//! ([`IgnoreFiles`]), and the clock rule for trusting an identity ([`RACY`]). The
+//! store, the listing, the walk and the git index all name these; none of them names
+//! another for them.
 
 use std::{
     io,
@@ -104,5 +106,40 @@ pub(super) fn file_id_of(b: &[u8]) -> FileId {
         size: f(2),
         mtime: (f(3) as i64, f(4) as i64),
         ctime: (f(5) as i64, f(6) as i64),
+    }
+}
+
+/// Which ignore files a directory holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(in crate::index) struct IgnoreFiles {
+    pub(in crate::index) gitignore: bool,
+    pub(in crate::index) ignore: bool,
+}
+
+impl IgnoreFiles {
+    /// The names of the files present.
+    pub(in crate::index) fn names(self) -> impl Iterator<Item = &'static str> {
+        [(self.gitignore, ".gitignore"), (self.ignore, ".ignore")]
+            .into_iter()
+            .filter_map(|(present, name)| present.then_some(name))
+    }
+
+    pub(in crate::index) fn bits(self) -> u8 {
+        u8::from(self.gitignore) | u8::from(self.ignore) << 1
+    }
+
+    pub(in crate::index) fn from_bits(bits: u8) -> IgnoreFiles {
+        IgnoreFiles {
+            gitignore: bits & 1 != 0,
+            ignore: bits & 2 != 0,
+        }
+    }
+
+    pub(in crate::index) fn on_disk(dir: &Path) -> IgnoreFiles {
+        let regular = |name| std::fs::symlink_metadata(dir.join(name)).is_ok_and(|m| m.is_file());
+        IgnoreFiles {
+            gitignore: regular(".gitignore"),
+            ignore: regular(".ignore"),
+        }
     }
 }

@@ -37,10 +37,10 @@ use lean_ctx_syntax::{FileSymbols, Lang};
 use super::{
     fs::{
         git_index::GitIndex,
-        walk::{IgnoreFiles, Listed, Rules, Walker, hidden, inputs_above, join},
+        walk::{Listed, Rules, Walker, hidden, inputs_above, join},
         watch::{Change, DirWatcher},
     },
-    ids::{self, FileId, Hash, RACY},
+    ids::{self, FileId, Hash, IgnoreFiles, RACY},
     store::{
         Caches, ContentFacts, Counters, Parsed, WalkAgain,
         listing::{Dir, Listing},

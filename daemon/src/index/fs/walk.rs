@@ -37,7 +37,7 @@ use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 
 use lean_ctx_syntax::Lang;
 
-use crate::index::ids::FileId;
+use crate::index::ids::{FileId, IgnoreFiles};
 
 /// The ignore rules in force inside one directory: its own files' and, through
 /// `parent`, those of every directory above it.
@@ -48,41 +48,6 @@ pub(in crate::index) struct Rules(Option<Arc<Level>>);
 struct Level {
     matcher: Gitignore,
     parent: Option<Arc<Level>>,
-}
-
-/// Which ignore files a directory holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(in crate::index) struct IgnoreFiles {
-    gitignore: bool,
-    ignore: bool,
-}
-
-impl IgnoreFiles {
-    /// The names of the files present.
-    pub(in crate::index) fn names(self) -> impl Iterator<Item = &'static str> {
-        [(self.gitignore, ".gitignore"), (self.ignore, ".ignore")]
-            .into_iter()
-            .filter_map(|(present, name)| present.then_some(name))
-    }
-
-    pub(in crate::index) fn bits(self) -> u8 {
-        u8::from(self.gitignore) | u8::from(self.ignore) << 1
-    }
-
-    pub(in crate::index) fn from_bits(bits: u8) -> IgnoreFiles {
-        IgnoreFiles {
-            gitignore: bits & 1 != 0,
-            ignore: bits & 2 != 0,
-        }
-    }
-
-    pub(in crate::index) fn on_disk(dir: &Path) -> IgnoreFiles {
-        let regular = |name| std::fs::symlink_metadata(dir.join(name)).is_ok_and(|m| m.is_file());
-        IgnoreFiles {
-            gitignore: regular(".gitignore"),
-            ignore: regular(".ignore"),
-        }
-    }
 }
 
 /// Whether a listed ignore file of this type is read (see the listing).

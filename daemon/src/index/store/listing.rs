@@ -27,10 +27,7 @@ use lean_ctx_syntax::{
     symbols::{lang_byte, lang_of},
 };
 
-use crate::index::{
-    fs::walk::IgnoreFiles,
-    ids::{FileId, RACY, file_id_bytes, file_id_of},
-};
+use crate::index::ids::{FileId, IgnoreFiles, RACY, file_id_bytes, file_id_of};
 
 const MAGIC: &[u8; 8] = b"LCTXLST1";
 
