@@ -10,7 +10,7 @@ use std::{fs, path::PathBuf};
 
 use lean_ctx_testkit::{
     PluginDouble, Reply, TestEnv, git,
-    plugin_double::{ROUTES, Token, insert_symbol, replace_symbol_body},
+    plugin_double::{Token, insert_symbol, replace_symbol_body, routes},
     spots,
 };
 use serde_json::{Value, json};
@@ -353,7 +353,7 @@ fn move_safe_delete_inline_and_structure_send_only_what_the_published_plugin_rea
 /// to the published plugin's fields: the four navigations, the structure, both
 /// inspections, the three symbol edits (the inserts too), each refactoring's preview
 /// and apply, and reformat. A route the daemon stopped sending fails here
-/// (`plugin_double::ROUTES`), a route it sends that the plugin lacks fails the double.
+/// (`plugin_double::routes`), a route it sends that the plugin lacks fails the double.
 #[test]
 fn every_route_the_daemon_sends_reaches_the_double_in_the_published_shape() {
     let (env, root, ide) = world();
@@ -439,7 +439,7 @@ fn every_route_the_daemon_sends_reaches_the_double_in_the_published_shape() {
         .collect();
     sent.sort();
     sent.dedup();
-    let mut routes: Vec<String> = ROUTES.iter().map(|r| r.to_string()).collect();
+    let mut routes: Vec<String> = routes().map(String::from).collect();
     routes.sort();
     assert_eq!(sent, routes);
     ide.assert_clean();

@@ -22,7 +22,7 @@ use std::{
 };
 
 use lean_ctx_shared::ErrorCode;
-use lean_ctx_testkit::plugin_double::ROUTES;
+use lean_ctx_testkit::plugin_double::routes;
 
 /// This file names the patterns it looks for.
 const SELF: &str = "tests/tests/citations.rs";
@@ -239,9 +239,8 @@ fn the_error_catalogue_has_a_section_for_exactly_every_code() {
 #[test]
 fn the_wire_document_names_every_route_the_daemon_may_send() {
     let doc = fs::read_to_string(repo_root().join("docs/ide-wire.md")).unwrap();
-    let missing: Vec<&&str> = ROUTES
-        .iter()
-        .chain(&["/health"])
+    let missing: Vec<&str> = routes()
+        .chain(["/health"])
         .filter(|r| !doc.contains(&format!("`{r}`")) && !doc.contains(&format!("GET {r}")))
         .collect();
     assert!(missing.is_empty(), "docs/ide-wire.md lacks {missing:?}");
