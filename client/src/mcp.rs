@@ -50,17 +50,14 @@ use crate::{
 /// clients give a tool call, long enough that most first calls simply succeed.
 const DEFAULT_INDEX_WAIT_MS: u32 = 20_000;
 
-const INSTRUCTIONS: &str = "lean-ctx: code intelligence for this project, served by a warm per-user daemon. \
-Paths are relative to the project root (the directory this session runs in); lines are 1-based, columns 0-based. \
-ctx_tree shows the project's indexed files as a tree with per-directory counts and languages; \
-ctx_read reads files (full, a line window, one symbol by name_path, signatures, or a map with line ranges), \
-each answer with the BLAKE3 hash that guards the next edit (expected_hash); re-reads of unchanged content answer one line, changed content its diff; \
-ctx_outline lists the symbols of a file or directory; ctx_search finds symbols by name, substring or Type/member, \
-or lines by text or regex (action=text|regex), each labelled with its enclosing symbol; \
-ctx_refactor reads one file's symbols (symbols_overview), edits symbol bodies by name_path or line \
-guarded by expected_hash (the BLAKE3 every edit answers with), finds references/definitions/implementations \
-at a path+line+column, reports diagnostics, reformats (a file, a region, a symbol), and renames across files \
-(preview, then apply); with the JetBrains IDE it also moves, safe-deletes and inlines.";
+/// What the server tells the agent once. Every session pays for this and the tool
+/// list before its first call (`a_sessions_fixed_cost_is_at_most_1200_tokens` in
+/// client/tests/mcp.rs holds them to 1,200 o200k tokens): the tools say what they do,
+/// and what a call needs to know when it goes wrong is in its error's remedy.
+const INSTRUCTIONS: &str = "lean-ctx: code intelligence for this project. \
+Paths are relative to the project root; lines are 1-based, columns 0-based characters. \
+Find with ctx_tree, ctx_outline and ctx_search, read with ctx_read (its hashes guard \
+edits), edit and refactor with ctx_refactor.";
 
 struct State {
     paths: Paths,
@@ -163,9 +160,59 @@ fn context(timeout: Duration) -> tarpc::context::Context {
     ctx
 }
 
-/// The advertised input schema of a tool whose arguments are `P`.
+/// The advertised input schema of a tool whose arguments are `P`, compacted: every
+/// session pays for it in tokens ([`INSTRUCTIONS`] says how much). What goes says
+/// nothing a client needs: `$schema`; `null` in a type (a parameter not `required`
+/// may be left out); `default: null`, `format` and `minimum: 0` of a count; and a
+/// `oneOf` of string constants becomes an `enum` (the tool's description says what
+/// they do).
 fn schema<P: JsonSchema + 'static>() -> Arc<JsonObject> {
-    schema_for_input::<P>().expect("every tool's parameters have an object schema")
+    let mut schema =
+        (*schema_for_input::<P>().expect("every tool's parameters have an object schema")).clone();
+    schema.remove("$schema");
+    let defs = schema.remove("$defs");
+    if let Some(props) = schema.get_mut("properties").and_then(|p| p.as_object_mut()) {
+        for prop in props.values_mut().filter_map(|p| p.as_object_mut()) {
+            compact(prop, defs.as_ref());
+        }
+    }
+    Arc::new(schema)
+}
+
+/// One property of [`schema`], compacted.
+fn compact(prop: &mut JsonObject, defs: Option<&serde_json::Value>) {
+    use serde_json::Value;
+    if let Some(name) = prop
+        .get("$ref")
+        .and_then(|r| r.as_str())
+        .and_then(|r| r.rsplit('/').next())
+    {
+        let def = defs
+            .and_then(|d| d.get(name))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let constants: Option<Vec<Value>> = def["oneOf"]
+            .as_array()
+            .map(|one| one.iter().filter_map(|c| c.get("const").cloned()).collect());
+        if let Some(constants) = constants {
+            prop.remove("$ref");
+            prop.insert("type".into(), "string".into());
+            prop.insert("enum".into(), constants.into());
+        }
+    }
+    if let Some(Value::Array(types)) = prop.get("type") {
+        let kept: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
+        if let [one] = kept[..] {
+            prop.insert("type".into(), one.clone());
+        }
+    }
+    if prop.get("default") == Some(&Value::Null) {
+        prop.remove("default");
+    }
+    prop.remove("format");
+    if prop.get("minimum") == Some(&Value::from(0)) {
+        prop.remove("minimum");
+    }
 }
 
 /// A tool's arguments read as its parameter type `P`, after the published tool's
@@ -290,12 +337,12 @@ pub trait ToolParams: DeserializeOwned + JsonSchema + 'static {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct OutlineParams {
-    /// A file or directory relative to the project root; omit for the whole project.
+    /// File or directory (default: the project).
     pub path: Option<String>,
-    /// Levels of children to include under each top-level symbol (default 1).
+    /// Levels of children (default 1).
     #[serde(default, deserialize_with = "lenient::u32")]
     pub depth: Option<u32>,
-    /// Most files to list (default 200).
+    /// Most files (default 200).
     #[serde(default, deserialize_with = "lenient::u32")]
     pub limit: Option<u32>,
 }
@@ -311,13 +358,12 @@ impl ToolParams for OutlineParams {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TreeParams {
-    /// A directory relative to the project root; omit for the whole project.
+    /// Directory (default: the project).
     pub path: Option<String>,
-    /// Levels of directories to list (default 2); deeper directories show their file
-    /// counts and languages only.
+    /// Levels of directories (default 2).
     #[serde(default, deserialize_with = "lenient::u32")]
     pub depth: Option<u32>,
-    /// Most entries to list (default 400).
+    /// Most entries (default 400).
     #[serde(default, deserialize_with = "lenient::u32")]
     pub limit: Option<u32>,
 }
@@ -333,20 +379,15 @@ impl ToolParams for TreeParams {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SearchParams {
-    /// `symbol` (default): symbols by name; `text`: lines holding `query` literally;
-    /// `regex`: lines matching `query` as a regex (Rust regex syntax, as ripgrep's).
+    #[schemars(extend("enum" = ["symbol", "text", "regex"]))]
     pub action: Option<String>,
-    /// symbol: a name (`run`), a substring (`Handl`), or a qualified name with `/`,
-    /// `::` or `.` (`Point/new`, `Point::new`, `pkg.Class.method`; a leading
-    /// separator: top level only); text: the text; regex: the regex.
+    /// Name, substring or Type/member; text; regex.
     pub query: String,
-    /// symbol: only this kind: module, class, struct, enum, interface, trait, impl,
-    /// function, method, constructor, field, property, constant, static, variable,
-    /// type_alias, macro, ...
+    /// symbol: only this kind (function, class, ...).
     pub kind: Option<String>,
-    /// Only under this file or directory (relative to the project root).
+    /// Only under this file or directory.
     pub path: Option<String>,
-    /// text and regex: ignore case.
+    /// text, regex: ignore case.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub ignore_case: Option<bool>,
     /// Most hits (default 50).
@@ -395,25 +436,22 @@ impl ToolParams for SearchParams {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadParams {
-    /// A file relative to the project root.
+    /// File.
     pub path: Option<String>,
-    /// Several files at once (besides or instead of `path`), answered in one call.
+    /// Several files in one call.
     pub paths: Option<Vec<String>>,
-    /// `full` (numbered lines; the default), `lines` (start_line..end_line; the default
-    /// with either), `symbol` (one declaration by name_path; the default with it),
-    /// `signatures` (declarations only), `map` (every symbol with its line range), or
-    /// `diff` (what changed since this session last read the file).
+    /// Default: what the other parameters ask for, else full.
+    #[schemars(extend("enum" = ["full", "lines", "symbol", "signatures", "map", "diff"]))]
     pub mode: Option<String>,
-    /// mode=lines: the first line (1-based; default 1).
+    /// lines: first line.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub start_line: Option<u32>,
-    /// mode=lines: the last line (inclusive; default the file's last).
+    /// lines: last line.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub end_line: Option<u32>,
-    /// mode=symbol: the symbol, e.g. `Point/new` (mode=map lists them).
+    /// symbol: e.g. Point/new.
     pub name_path: Option<String>,
-    /// Send the content even if this session has it already (otherwise an unchanged
-    /// re-read answers one line, a changed one its diff).
+    /// Send it whole even if already read.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub fresh: Option<bool>,
 }
@@ -439,79 +477,68 @@ impl ToolParams for ReadParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RefactorParams {
     pub action: RefactorAction,
-    /// File relative to the project root. Required for symbols_overview, inspections,
-    /// reformat and with `line`; optional with `name_path` (narrows the search to that
-    /// file).
+    /// File.
     pub path: Option<String>,
-    /// The symbol to edit, e.g. `Point/new` or `helper`: matches every symbol whose
-    /// path ends with it, at any depth; `/helper` only the top-level one; `add[1]` the
-    /// second of two same-named. More than one match is AMBIGUOUS_SYMBOL listing them.
+    /// Symbol: Point/new, /top_level, add[1] (the second).
     pub name_path: Option<String>,
-    /// 1-based line: of the symbol to edit (instead of `name_path`), of the position
-    /// (with `column`), or the first line of a reformat region or symbol.
+    /// 1-based line: of the symbol, the position or a region.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub line: Option<u32>,
-    /// With `line`: edit exactly the whole lines `line..=end_line`; reformat_scope=region:
-    /// the region's last line (default `line`).
+    /// Last line of a region.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub end_line: Option<u32>,
-    /// replace_symbol_body: the complete new declaration.
+    /// The whole new declaration.
     pub new_body: Option<String>,
-    /// insert_before_symbol / insert_after_symbol: the text to insert.
+    /// Text to insert.
     pub text: Option<String>,
-    /// BLAKE3 hex of the target's current bytes (from a previous edit's answer; for
-    /// reformat, of the whole file); if the file changed, the answer is CONFLICT and
-    /// nothing is written.
+    /// Hash a read or edit answered; CONFLICT if stale.
     pub expected_hash: Option<String>,
-    /// Edits: write even if the result no longer parses. Refactorings: apply despite
-    /// conflicts.
+    /// Write despite a syntax error or conflicts.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub force: Option<bool>,
-    /// symbols_overview: levels of children (default 0: top-level symbols only).
+    /// Levels of children (default 0).
     #[serde(default, deserialize_with = "lenient::u32")]
     pub depth: Option<u32>,
-    /// Navigation, type_hierarchy and refactorings: 0-based column, in characters, of
-    /// the symbol's name on `line`; reformat_scope=symbol: of the symbol's name.
+    /// 0-based column of the name.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub column: Option<u32>,
-    /// Navigation and type_hierarchy: `project` (default) or `all` (libraries and the
-    /// standard library too).
+    /// all: libraries too.
+    #[schemars(extend("enum" = ["project", "all"]))]
     pub scope: Option<String>,
-    /// type_hierarchy: `supertypes` (default) or `subtypes`.
+    #[schemars(extend("enum" = ["supertypes", "subtypes"]))]
     pub direction: Option<String>,
-    /// inspections: `run` (default) or `list`.
+    /// inspections.
+    #[schemars(extend("enum" = ["run", "list"]))]
     pub mode: Option<String>,
-    /// rename: the new name.
     pub new_name: Option<String>,
-    /// rename: also rename the name in comments and string literals (needs the IDE).
+    /// IDE.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub search_comments: Option<bool>,
-    /// rename: also rename its occurrences in plain-text files (needs the IDE).
+    /// IDE.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub search_text_occurrences: Option<bool>,
-    /// move: the destination file, directory or package.
+    /// move: file, directory or package.
     pub destination: Option<String>,
-    /// move: instead of `destination`, the class or object to move the symbol into,
-    /// as `PATH:LINE:COLUMN` of its name (like the symbol's own position).
+    /// move: into PATH:LINE:COLUMN.
     pub parent: Option<String>,
-    /// safe_delete: also delete what only the deleted symbol used (needs the IDE).
+    /// IDE.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub propagate: Option<bool>,
-    /// inline: keep the declaration after inlining it.
+    /// IDE.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub keep_definition: Option<bool>,
-    /// reformat: `file` (default), `region` (lines `line..=end_line`) or `symbol` (the
-    /// declaration whose name is at `line`+`column`; needs the IDE).
+    /// region: line..end_line; symbol: IDE.
+    #[schemars(extend("enum" = ["file", "region", "symbol"]))]
     pub reformat_scope: Option<String>,
-    /// reformat: also optimize the file's imports (needs the IDE).
+    /// IDE.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub optimize_imports: Option<bool>,
-    /// Refactorings: show usages, conflicts and plan_hash without writing.
+    /// Show the plan; write nothing.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub preview: Option<bool>,
-    /// Refactorings: apply only if the plan still hashes to this (from a preview).
+    /// Apply only the previewed plan.
     pub plan_hash: Option<String>,
-    /// Most results (locations, usages, diagnostics); default 100.
+    /// Most results (default 100).
     #[serde(default, deserialize_with = "lenient::u32")]
     pub limit: Option<u32>,
 }
@@ -575,7 +602,7 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "Outline: the symbols (line and signature, as a tree) of a file, or of every indexed file under a directory of this project.",
+        description = "The symbols of a file or directory: line, kind and signature, as a tree.",
         input_schema = schema::<OutlineParams>()
     )]
     async fn ctx_outline(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
@@ -583,7 +610,7 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "Tree: this project's indexed source files (ignore rules honoured) as a compact tree, `depth` levels of directories (default 2), each directory with its file count and languages, e.g. `src/ (42 files: rust 40, python 2)`.",
+        description = "The project's indexed files as a tree, each directory with its file count and languages.",
         annotations(read_only_hint = true),
         input_schema = schema::<TreeParams>()
     )]
@@ -592,7 +619,7 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "Search this project. action=symbol (default): symbols by exact name, substring or qualified Type/member; best matches first, one line each: path:line:col kind name_path signature. action=text (literal) or action=regex: the matching lines of the indexed files (ignore rules honoured), grouped by file, each `line:col  text  (in kind name_path)` naming the symbol that encloses it; ignore_case; limit (default 50).",
+        description = "Symbols by name, substring or Type/member; or lines by text or regex, each with the symbol around it.",
         annotations(read_only_hint = true),
         input_schema = schema::<SearchParams>()
     )]
@@ -601,7 +628,7 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "Read files of this project, each answer with its BLAKE3 hash (pass it as ctx_refactor's expected_hash to guard the next edit of exactly that: a symbol, the lines, or with reformat the whole file). mode=full (numbered lines), lines (start_line..end_line), symbol (one declaration by name_path), signatures (declarations only, each with its hash), map (every symbol with its line range and hash), diff (what changed since this session's last read). path, or paths for several files in one call. Re-reading what this session already has answers `unchanged since your read N`, and a changed file its diff; fresh=true sends it whole.",
+        description = "Reads files, each answer with the hash an edit of it passes as expected_hash. A re-read this session already has answers one line, or the diff.",
         annotations(read_only_hint = true),
         input_schema = schema::<ReadParams>()
     )]
@@ -610,7 +637,7 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "Semantic code operations in this project (path relative to the project root, line 1-based, column 0-based in characters). symbols_overview: one file's top-level symbols (depth for children). replace_symbol_body / insert_before_symbol / insert_after_symbol: edit by name_path (or path+line), atomically, refusing with CONFLICT if expected_hash no longer matches; every edit answers with the written range and the BLAKE3 hash the next edit of it passes as expected_hash (a replaced symbol's covers the doc comment and attributes it kept). references / definition / implementations / declaration / type_hierarchy at path+line+column: from the IDE or a warm language server. inspections: a file's diagnostics (mode=run) or sources (mode=list). reformat: format a file, a region (reformat_scope=region, line..end_line) or a symbol (reformat_scope=symbol, line+column; IDE), optimize_imports (IDE). rename (new_name; search_comments, search_text_occurrences need the IDE): preview=true shows usages and plan_hash; otherwise applies to all files or none (pass plan_hash to apply exactly the previewed plan). move (destination, or parent=PATH:LINE:COLUMN of a class to move into) / safe_delete (propagate) / inline (keep_definition) need the JetBrains IDE.",
+        description = "Edits a symbol (by name_path or line) or lines (line..end_line), guarded by expected_hash. Navigation, type_hierarchy and refactorings at path+line+column; rename previews, then applies with plan_hash; move, safe_delete and inline need the JetBrains IDE.",
         input_schema = schema::<RefactorParams>()
     )]
     async fn ctx_refactor(&self, args: JsonObject) -> Result<CallToolResult, McpError> {

@@ -156,11 +156,8 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
         );
     }
     let outline = &tools[0]["inputSchema"]["properties"];
-    assert_eq!(
-        outline["depth"]["type"],
-        serde_json::json!(["integer", "null"]),
-        "{outline}"
-    );
+    // Typed, compacted: an optional parameter is one not `required`.
+    assert_eq!(outline["depth"]["type"], "integer", "{outline}");
     // The Inspector sends every --tool-arg as a string; numbers are accepted as such.
     let called = inspect(&[
         "--method",
@@ -221,5 +218,52 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
     assert!(
         text.contains("\n-pub fn helper() -> i32 { 1 }\n+pub fn helper() -> i32 { 2 }"),
         "the diff since the read: {text}"
+    );
+}
+
+/// What every agent session pays before its first call, as a real client (the Python
+/// SDK) receives it: the server's instructions and its tool list, in o200k tokens
+/// (the tool list as compact JSON, the form clients pass on). At most 1,200: a
+/// session that does one task must not pay more for the tools than the task saves.
+#[test]
+fn a_sessions_fixed_cost_is_at_most_1200_tokens() {
+    let env = TestEnv::with_shim(SHIM);
+    let project = env.dir().join("proj");
+    fs::create_dir_all(&project).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp/sdk_client.py");
+    let out = Command::new(lean_ctx_testkit::python())
+        .arg(script)
+        .args(["--fixed-cost", SHIM])
+        .arg(&project)
+        .env_clear()
+        .envs(env.envs())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bpe = tiktoken_rs::o200k_base().unwrap();
+    let count = |text: &str| bpe.encode_ordinary(text).len();
+    let instructions = count(listed["instructions"].as_str().unwrap());
+    let tools: Vec<(String, usize)> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                count(&t.to_string()),
+            )
+        })
+        .collect();
+    let total = instructions + tools.iter().map(|(_, n)| n).sum::<usize>();
+    eprintln!("fixed cost: {total} tokens (instructions {instructions}, tools {tools:?})");
+    assert_eq!(tools.len(), 5, "{tools:?}");
+    assert!(
+        total <= 1200,
+        "the fixed cost is {total} tokens: instructions {instructions}, tools {tools:?}"
     );
 }

@@ -11,7 +11,9 @@ client whose MCP roots name the project.
 `python3 sdk_client.py --language-servers <lean-ctx> <python project>` runs the
 language-server actions of ctx_refactor instead, against a real pylsp;
 `--idle` a session that sits idle until the daemon closes its connection, then calls;
-`--broad-roots` a client offering `/` as its root from a session started at `/`.
+`--broad-roots` a client offering `/` as its root from a session started at `/`;
+`--fixed-cost` prints what every session pays before its first call, as the client
+received it: the server's instructions and its tool list, as JSON.
 """
 
 import asyncio
@@ -50,6 +52,19 @@ async def daemonless(shim, project):
             assert "ctx_outline" in tools, tools
             is_error, body = await call(session, "ctx_outline", {"path": "src/lib.rs"})
             assert is_error and "ERROR" in body and "lean-ctxd" in body, body
+
+
+async def fixed_cost(shim, project):
+    """The instructions and the tool list, printed as one JSON object."""
+    import json
+
+    params = StdioServerParameters(command=shim, args=["mcp"], cwd=project, env=dict(os.environ))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            tools = (await session.list_tools()).tools
+            listed = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
+            print(json.dumps({"instructions": init.instructions or "", "tools": listed}))
 
 
 async def main(shim, project):
@@ -438,7 +453,9 @@ async def agent_loop(shim, project):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--agent-loop":
+    if sys.argv[1] == "--fixed-cost":
+        asyncio.run(fixed_cost(sys.argv[2], sys.argv[3]))
+    elif sys.argv[1] == "--agent-loop":
         asyncio.run(agent_loop(sys.argv[2], sys.argv[3]))
     elif sys.argv[1] == "--language-servers":
         asyncio.run(language_servers(sys.argv[2], sys.argv[3]))
