@@ -369,6 +369,63 @@ fn inserted_and_replaced_code_takes_the_symbols_indentation() {
     );
 }
 
+/// An agent that copies a declaration as it read it, first line indented as in the
+/// file, gets it written as read: the first line's indentation is not doubled. Text
+/// indented otherwise is taken relative to its first line.
+#[test]
+fn a_declaration_copied_as_read_is_written_as_read() {
+    let py = "class A:\n    def one(self):\n        return 1\n";
+    let (env, root) = project(&[("a.py", py), ("src/lib.rs", LIB_RS)]);
+    let replace = |name_path: &str, body: &str| {
+        ok(
+            &env,
+            &root,
+            &[
+                "refactor",
+                "replace-symbol-body",
+                "--name-path",
+                name_path,
+                "--new-body",
+                body,
+            ],
+        )
+    };
+    let shown = ok(
+        &env,
+        &root,
+        &["read", "src/lib.rs", "--name-path", "Point/new"],
+    );
+    let lines = shown["files"][0]["content"]["Lines"]["lines"]
+        .as_array()
+        .unwrap();
+    let text: Vec<&str> = lines.iter().map(|l| l.as_str().unwrap()).collect();
+    let text = text.join("\n");
+    assert!(text.starts_with("    pub fn new"), "{shown}");
+    let copied = text.replace("Point { x }", "Point { x: x + 2 }");
+    replace("Point/new", &copied);
+    let lib = fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    assert!(
+        lib.contains("\n    pub fn new(x: i32) -> Self {\n        Point { x: x + 2 }\n    }\n"),
+        "{lib}"
+    );
+    replace("A/one", "    def one(self):\n        return 12\n");
+    assert_eq!(
+        fs::read_to_string(root.join("a.py")).unwrap(),
+        "class A:\n    def one(self):\n        return 12\n"
+    );
+    // Two blanks where the file has four: laid out relative to the first line (its
+    // body two deeper), placed at the declaration's indentation.
+    replace(
+        "Point/new",
+        "  pub fn new(x: i32) -> Self {\n    Point { x }\n  }",
+    );
+    let lib = fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    assert!(
+        lib.contains("\n    pub fn new(x: i32) -> Self {\n      Point { x }\n    }\n"),
+        "{lib}"
+    );
+}
+
 #[test]
 fn catalog_errors_for_missing_ambiguous_out_of_range_conflicting_and_broken_edits() {
     let dup = "mod a { pub fn run() {} }\nmod b { pub fn run() {} }\n";

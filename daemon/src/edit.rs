@@ -291,12 +291,18 @@ pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, L
         EditAction::ReplaceSymbolBody => {
             let own = String::from_utf8_lossy(&original[target.clone()]);
             let own = min_indent(own.lines().skip(1));
+            // Written after the indentation (a symbol; whole lines start before it).
+            let text = if target.start > line_start(original, target.start) {
+                first_line_unindented(text, indent)
+            } else {
+                text.into()
+            };
             let bytes = with_line_endings(
-                &reindent_continuation(text, indent, lang == Lang::Python, own),
+                &reindent_continuation(&text, indent, lang == Lang::Python, own),
                 crlf,
             );
             let len = bytes.len();
-            (decl.replaced_by(lang, text)..target.end, bytes, 0..len)
+            (decl.replaced_by(lang, &text)..target.end, bytes, 0..len)
         }
         EditAction::InsertBeforeSymbol => {
             // Above the doc comment and the attributes: they stay with the item.
@@ -752,6 +758,35 @@ fn indent_lines<'a>(lines: impl Iterator<Item = &'a str>, indent: &str) -> Vec<S
             }
         })
         .collect()
+}
+
+/// A replacement's first line goes where the old declaration's did, after its
+/// indentation, so its own leading blanks come off. A declaration copied as a read
+/// shows it starts with exactly the file's indentation: its later lines are laid out
+/// as in the file already and stay. Indented otherwise, the text is taken as written
+/// relative to its first line: that much comes off its later lines too (as far as
+/// they have it), and they are indented like the declaration.
+fn first_line_unindented<'t>(text: &'t str, indent: &str) -> std::borrow::Cow<'t, str> {
+    let first = text.lines().next().unwrap_or("");
+    let own = &first[..first.len() - first.trim_start_matches([' ', '\t']).len()];
+    if own.is_empty() {
+        return text.into();
+    }
+    let mut lines = text.lines();
+    let mut out = vec![lines.next().unwrap_or("").trim_start_matches([' ', '\t'])];
+    if own == indent {
+        out.extend(lines);
+    } else {
+        out.extend(lines.map(|l| {
+            let blanks = l.len() - l.trim_start_matches([' ', '\t']).len();
+            &l[blanks.min(own.len())..]
+        }));
+    }
+    let mut joined = out.join("\n");
+    if text.ends_with('\n') {
+        joined.push('\n');
+    }
+    joined.into()
 }
 
 /// Inserted text written at column 0 is indented like the symbol it goes next to;
