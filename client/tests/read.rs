@@ -731,3 +731,54 @@ fn a_session_bound_to_its_connection_outlives_the_connection_while_its_process_l
         ReadContent::Unchanged { since: 1 }
     );
 }
+
+/// mode=diff for a session that read only a window of a file answers that window's
+/// changes, where its lines are now, never the whole file it did not have; a second
+/// diff, nothing having changed since, is one line.
+#[test]
+fn a_diff_covers_the_windows_the_session_read_not_the_whole_file() {
+    let (env, root) = fixture();
+    let big: String = (1..=3000).map(|i| format!("// line {i}\n")).collect();
+    fs::write(root.join("src/big.rs"), &big).unwrap();
+    let in_session = |args: &[&str]| {
+        let out = env
+            .shim()
+            .current_dir(&root)
+            .env("LEAN_CTX_SESSION", "agent")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let window = in_session(&[
+        "read",
+        "src/big.rs",
+        "--start-line",
+        "1000",
+        "--end-line",
+        "1010",
+    ]);
+    assert!(window.contains("// line 1005"), "{window}");
+    // Someone else changes a line of the window and adds three lines above it.
+    let changed = big
+        .replace("// line 1005\n", "// line 1005, changed\n")
+        .replacen("// line 10\n", "// line 10\n// a\n// b\n// c\n", 1);
+    fs::write(root.join("src/big.rs"), &changed).unwrap();
+    let diff = in_session(&["read", "src/big.rs", "--mode", "diff"]);
+    assert!(
+        diff.contains("-// line 1005\n+// line 1005, changed"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+1006,"),
+        "the window is where its lines are now: {diff}"
+    );
+    assert!(!diff.contains("// a\n"), "{diff}");
+    assert!(diff.len() < 1000, "{} bytes: {diff}", diff.len());
+    let again = in_session(&["read", "src/big.rs", "--mode", "diff"]);
+    assert!(
+        again.trim().ends_with("unchanged since your read 2"),
+        "{again}"
+    );
+}

@@ -71,6 +71,14 @@ pub enum Seen {
     },
 }
 
+/// The read number `seen` answers with.
+pub fn latest(seen: &Seen) -> u32 {
+    match seen {
+        Seen::New { read } | Seen::Changed { read, .. } => *read,
+        Seen::Same { since } => *since,
+    }
+}
+
 #[derive(Debug)]
 struct Entry {
     hash: String,
@@ -249,6 +257,44 @@ impl Reads {
         };
         s.shrink();
         seen
+    }
+
+    /// What `session` holds of the file `key` names as windows (line ranges,
+    /// symbols), each with its text, first line and read number.
+    pub fn windows(&self, session: &str, key: &Key) -> Vec<(Key, Arc<str>, u32, u32)> {
+        let sessions = self.sessions.lock().unwrap();
+        let Some(s) = sessions.get(session) else {
+            return Vec::new();
+        };
+        let mut out: Vec<_> = s
+            .entries
+            .iter()
+            .filter(|(k, _)| k.root == key.root && k.path == key.path)
+            .filter(|(k, _)| matches!(k.view, View::Lines(..) | View::Symbol(_)))
+            .map(|(k, e)| (k.clone(), e.text.clone(), e.first, e.read))
+            .collect();
+        out.sort_by_key(|(_, _, first, _)| *first);
+        out
+    }
+
+    /// `session` now holds `text` (hashing to `hash`, from line `first`) as `new`
+    /// where it held `old`: a window that moved with the lines around it. Answers the
+    /// read number.
+    pub fn moved(
+        &self,
+        session: &str,
+        old: &Key,
+        new: Key,
+        hash: &str,
+        first: u32,
+        text: Arc<str>,
+    ) -> u32 {
+        if let Some(s) = self.sessions.lock().unwrap().get_mut(session)
+            && let Some(e) = s.entries.remove(old)
+        {
+            s.bytes -= e.text.len();
+        }
+        latest(&self.give(session, new, hash, first, text))
     }
 
     /// Whether `session` holds anything of `key`.

@@ -29,7 +29,7 @@ use crate::{
     declarations::{Wire, extract},
     edit::{Written, ambiguous, guarded, match_name_path},
     jail::{Jailed, Want},
-    reads::{Key, Reads, Seen, Texts, View},
+    reads::{Key, Reads, Seen, Texts, View, latest},
     registry::Project,
 };
 
@@ -506,9 +506,24 @@ fn answer(
         view,
     };
     let fresh = req.fresh && req.mode != ReadMode::Diff;
-    let seen = reads.give(&session.id, key, &answer.hash, window.first, text.clone());
     // What this read would have sent without the session: the baseline of a re-read.
     let resent = lean_ctx_shared::render::file_read(&answer);
+    // A diff for a session that read only parts of the file covers those parts: what
+    // it holds, not the whole file it never had.
+    if req.mode == ReadMode::Diff && !reads.holds(&session.id, &key) {
+        let held = reads.windows(&session.id, &key);
+        if !held.is_empty() {
+            let (read, content) = windows_since(reads, &session.id, held, (bytes, index));
+            answer.read = Some(read);
+            answer.content = content;
+            return Ok(Answered {
+                read: answer,
+                abs: None,
+                baseline: Baseline::Text(resent),
+            });
+        }
+    }
+    let seen = reads.give(&session.id, key, &answer.hash, window.first, text.clone());
     let (read, content) = match seen {
         Seen::New { read } => (read, None),
         _ if fresh => (latest(&seen), None),
@@ -540,10 +555,141 @@ fn answer(
     }
 }
 
-fn latest(seen: &Seen) -> u32 {
-    match seen {
-        Seen::New { read } | Seen::Changed { read, .. } => *read,
-        Seen::Same { since } => *since,
+/// The diff of each window `session` holds of a file (`held`: line ranges and
+/// symbols it read, in order) to what those lines are now in `file` (its bytes and
+/// line index): each window found again among the file's lines by aligning its old
+/// text with them, what lies outside it left out. A window whose diff would be longer
+/// than its text is sent as its text. The windows are held as they are now; answers
+/// the read number and the content.
+fn windows_since(
+    reads: &Reads,
+    session: &str,
+    held: Vec<(Key, Arc<str>, u32, u32)>,
+    (bytes, index): (&[u8], &LineIndex),
+) -> (u32, ReadContent) {
+    let now: Vec<String> = window_lines(bytes, index, 1, index.lines());
+    let since = held.iter().map(|(.., read)| *read).min().unwrap_or(0);
+    let (mut diffs, mut read) = (Vec::new(), since);
+    for (key, old, first, _) in held {
+        let old_lines: Vec<&str> = old.split('\n').collect();
+        let (lo, hi) = located(&old_lines, &now, first);
+        let region = now[lo..hi].join("\n");
+        if *region == *old {
+            continue;
+        }
+        let diff = unified(&old, first, &region, lo as u32 + 1);
+        diffs.push(if diff.len() <= region.len() {
+            diff
+        } else {
+            format!("@@ lines {}-{} now @@\n{region}", lo + 1, hi)
+        });
+        let (new_first, new_last) = (lo as u32 + 1, (hi as u32).max(lo as u32 + 1));
+        let start = index.line_start(new_first).unwrap_or(0);
+        let end = index.line_end(bytes, new_last).unwrap_or(bytes.len());
+        let view = match &key.view {
+            View::Lines(..) => View::Lines(new_first, new_last),
+            other => other.clone(),
+        };
+        let new = Key {
+            view,
+            ..key.clone()
+        };
+        read = read.max(reads.moved(
+            session,
+            &key,
+            new,
+            &hex(&bytes[start..end]),
+            new_first,
+            region.into(),
+        ));
+    }
+    if diffs.is_empty() {
+        return (since, ReadContent::Unchanged { since });
+    }
+    (
+        read,
+        ReadContent::Diff {
+            since,
+            diff: diffs.join("\n"),
+        },
+    )
+}
+
+/// Where the lines `old` (a window read earlier from line `first`, 1-based) are
+/// among `now` (the file's lines): the half-open range from the first to the last
+/// line the alignment of the two keeps or changes; lines inserted before or after
+/// the window are outside it.
+///
+/// Found in two steps, so it costs the window's size, not the file's: exact matches
+/// of the window's lines vote for where its first half and its second half sit now
+/// (lines that occur often, a lone `}`, do not vote), and the window is then aligned
+/// with that stretch of the file only. Without a line of it left, where it was.
+fn located(old: &[&str], now: &[String], first: u32) -> (usize, usize) {
+    const COMMON: usize = 8;
+    const MARGIN: usize = 32;
+    let wanted: rustc_hash::FxHashSet<&str> = old.iter().copied().collect();
+    let mut at: rustc_hash::FxHashMap<&str, Vec<usize>> = rustc_hash::FxHashMap::default();
+    for (p, line) in now.iter().enumerate() {
+        if wanted.contains(line.as_str()) {
+            at.entry(line.as_str()).or_default().push(p);
+        }
+    }
+    let was = first.saturating_sub(1) as isize;
+    // The offset (now − then) most of `lines` (from index `from` of the window) vote
+    // for; the nearest to none at a tie.
+    let offset = |from: usize, lines: &[&str]| -> isize {
+        let mut votes: rustc_hash::FxHashMap<isize, usize> = rustc_hash::FxHashMap::default();
+        for (i, line) in lines.iter().enumerate() {
+            let found = at.get(line).map_or(&[][..], Vec::as_slice);
+            if found.len() <= COMMON {
+                for &p in found {
+                    *votes
+                        .entry(p as isize - (from + i) as isize - was)
+                        .or_default() += 1;
+                }
+            }
+        }
+        votes
+            .into_iter()
+            .max_by_key(|&(d, n)| (n, std::cmp::Reverse(d.abs())))
+            .map_or(0, |(d, _)| d)
+    };
+    let half = old.len() / 2;
+    let (head, tail) = (
+        offset(0, &old[..half.max(1).min(old.len())]),
+        offset(half, &old[half..]),
+    );
+    let lo = (was + head.min(tail)).max(0) as usize;
+    let lo = lo.saturating_sub(MARGIN).min(now.len());
+    let hi = ((was + tail.max(head) + old.len() as isize).max(0) as usize + MARGIN).min(now.len());
+    let stretch: Vec<&str> = now[lo..hi].iter().map(String::as_str).collect();
+    let ops = similar::capture_diff_slices(similar::Algorithm::Patience, old, &stretch);
+    // Anchors: runs of the window kept as they were that hold a line rare enough to
+    // say where they are (a run of lone `}` could be any). Lines of the window before
+    // the first anchor and after the last were replaced one for one.
+    let rare = |run: &[&str]| {
+        run.iter()
+            .any(|l| at.get(l).is_some_and(|p| p.len() <= COMMON))
+    };
+    let anchors: Vec<(Range<usize>, Range<usize>)> = ops
+        .iter()
+        .filter_map(|op| match op {
+            similar::DiffOp::Equal { .. } if rare(&old[op.old_range()]) => {
+                Some((op.old_range(), op.new_range()))
+            }
+            _ => None,
+        })
+        .collect();
+    match (anchors.first(), anchors.last()) {
+        (Some((old_first, new_first)), Some((old_last, new_last))) => {
+            let start = (lo + new_first.start).saturating_sub(old_first.start);
+            let end = (lo + new_last.end + (old.len() - old_last.end)).min(now.len());
+            (start, end.max(start))
+        }
+        _ => {
+            let start = (was.max(0) as usize).min(now.len());
+            (start, (start + old.len()).min(now.len()))
+        }
     }
 }
 
@@ -718,6 +864,34 @@ pub fn unified(old: &str, old_first: u32, new: &str, new_first: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_is_found_where_its_lines_are_now() {
+        let lines = |s: &str| s.lines().map(String::from).collect::<Vec<_>>();
+        let file: String = (1..=500)
+            .map(|i| format!("fn f{i}() {{\n    g({i});\n}}\n"))
+            .collect();
+        // Lines 301-305: `fn f101() {`, `    g(101);`, `}`, `fn f102() {`, `    g(102);`.
+        let window = [
+            "fn f101() {",
+            "    g(101);",
+            "}",
+            "fn f102() {",
+            "    g(102);",
+        ];
+        assert_eq!(located(&window, &lines(&file), 301), (300, 305));
+        // Moved down by lines inserted above it.
+        let moved = file.replacen("    g(3);\n", "    g(3);\n    x();\n    y();\n", 1);
+        assert_eq!(located(&window, &lines(&moved), 301), (302, 307));
+        // Grown inside, and its last line changed.
+        let grown = file
+            .replacen("    g(101);\n", "    g(101);\n    a();\n    b();\n", 1)
+            .replacen("    g(102);\n", "    g(102, changed);\n", 1);
+        assert_eq!(located(&window, &lines(&grown), 301), (300, 307));
+        // Every line of it changed: where it was.
+        let gone: String = (1..=500).map(|i| format!("line {i}\n")).collect();
+        assert_eq!(located(&window, &lines(&gone), 301), (300, 305));
+    }
 
     #[test]
     fn diffs_number_hunks_in_file_lines() {
