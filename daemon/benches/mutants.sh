@@ -22,10 +22,11 @@ iterate=()
 [[ -f "$out/mutants.out/outcomes.json" ]] && iterate=(--iterate)
 store='persist\.rs.*(in|replace) (Writer::load|Writer::index|Store::load_listing|open_record|seal|header|mac|listing_mac|key_bytes|record_len_at|Window::get|read_key|read_private|open_private_dir|private_file|still_there|dev_ino)\b'
 cd "$root"
-# The baseline takes about 70 s; a mutant that makes a loop endless hangs, and 240 s
-# tells it apart without waiting longer on each.
+# The tests take about 70 s on an idle machine and several times that beside other
+# work: a mutant is a hang only past 600 s. The unmutated baseline is not run (it
+# timed out once under load and stopped the run); the tree's tests pass in CI.
 exec nice -n 19 cargo mutants \
   --file daemon/src/jail.rs --file daemon/src/edit.rs --file daemon/src/index/store/persist.rs \
   -F "jail\.rs|edit\.rs|$store" \
-  --test-package lean-ctx-daemon --profile mutants -j 1 --timeout 240 \
+  --test-package lean-ctx-daemon --profile mutants -j 1 --timeout 600 --baseline skip \
   -o "$out" "${iterate[@]}" "$@" -- --lib --test conformance
