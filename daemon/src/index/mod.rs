@@ -1,9 +1,9 @@
 //! The headless backing's symbol index, in rooms, each using only those below it:
 //!
-//! - `root.rs` on top: one root's index (the walk, watching each directory before
+//! - [`root`] on top: one root's index (the walk, watching each directory before
 //!   listing it, the `FileTable` of its files with running totals `daemon status`
-//!   reads without a lock, event handling, a restart's check against the last
-//!   listing).
+//!   reads without a lock), with a restart's check against the last listing in
+//!   `root/warm.rs` and the watcher's events in `root/events.rs`.
 //! - [`store`]: the daemon-wide caches and the persisted store behind them, a root's
 //!   last listing, the roots to prewarm.
 //! - [`fs`]: the index's own walk and ignore rules, directory watches, a worktree's

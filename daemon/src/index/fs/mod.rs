@@ -3,7 +3,7 @@
 //! instance ([`watch`]), and what a worktree's git index already knows
 //! ([`git_index`]).
 //!
-//! Below the root (`index/root.rs`), above the ids (`index/ids.rs`); it knows
+//! Below the root (`index/root/`), above the ids (`index/ids.rs`); it knows
 //! nothing of the store (`index/store/`).
 
 pub mod git_index;

@@ -2,7 +2,7 @@
 //! share ([`caches`]), the persisted store behind them ([`persist`]), a root's last
 //! walk kept for a restart ([`listing`]) and the roots to prewarm ([`recent`]).
 //!
-//! Below the root (`index/root.rs`), above the ids (`index/ids.rs`) and extraction;
+//! Below the root (`index/root/`), above the ids (`index/ids.rs`);
 //! it knows nothing of walking or watching (`index/fs/`).
 
 pub mod caches;

@@ -1,0 +1,143 @@
+//! Keeping one root fresh after its walk: the directory watcher's events applied in
+//! bursts (files indexed again, directories walked again, what vanished removed),
+//! and, for a root that cannot be watched whole, a walk every `rescan_interval`.
+
+use super::*;
+
+impl RootIndex {
+    pub(super) fn start_watcher(self: &Arc<Self>) {
+        let (tx, rx) = mpsc::channel();
+        match DirWatcher::new(tx) {
+            Ok(w) => {
+                let _ = self.watcher.set(w);
+            }
+            Err(e) => {
+                // Answers stay correct for single files (identity re-check); root-wide
+                // answers lag by at most the rescan interval.
+                self.watch_failed(&self.root, &e);
+                return;
+            }
+        }
+        let me = Arc::downgrade(self);
+        std::thread::Builder::new()
+            .name("lean-ctx-watch".into())
+            .spawn(move || watch_loop(me, rx))
+            .expect("spawn watch thread");
+    }
+    /// Watches `dir` (non-recursively; again is harmless). Only directories the walk
+    /// enters are watched, so ignored trees (`target/`, `node_modules/`) cost no
+    /// watches and send no events.
+    pub(super) fn watch_dir(&self, dir: &Path) {
+        let Some(watcher) = self.watcher.get() else {
+            return;
+        };
+        if let Err(e) = watcher.watch(dir) {
+            self.watch_failed(dir, &e);
+        }
+    }
+    /// Applies one burst of file events: ignored paths are dropped, files re-indexed,
+    /// directories re-walked (and watched), vanished paths removed. Only an event
+    /// overflow or a change of ignore rules costs a full walk.
+    pub(super) fn apply(&self, events: Vec<Change>) {
+        let mut rescan = false;
+        let mut paths = HashSet::new();
+        for event in events {
+            match event {
+                Change::Rescan => rescan = true,
+                Change::Path(path) => {
+                    paths.insert(path);
+                }
+            }
+        }
+        let mut changed = Vec::new();
+        let (mut gone, mut walks) = (Vec::new(), Vec::new());
+        for path in paths {
+            if rescan {
+                break;
+            }
+            let Some(rel) = self.relative(&path) else {
+                continue;
+            };
+            if matches!(
+                path.file_name().and_then(|n| n.to_str()),
+                Some(".gitignore" | ".ignore")
+            ) {
+                self.ignores.lock().unwrap().clear();
+                rescan = true;
+                continue;
+            }
+            if self.is_ignored(&path) {
+                continue;
+            }
+            changed.push(path.clone());
+            // Not following a symlink: one that replaced a directory is no directory
+            // of the root's (the walk never enters one).
+            let kind = std::fs::symlink_metadata(&path).map(|m| m.file_type());
+            if kind.as_ref().is_ok_and(|k| k.is_file()) {
+                if Lang::from_path(&path).is_some() {
+                    self.index_file(&path, &rel);
+                }
+                continue;
+            }
+            // The root itself: walked in full, which drops what it no longer finds.
+            if rel.is_empty() {
+                rescan = true;
+                continue;
+            }
+            // Gone, replaced, or (a directory) created or moved in: what was under
+            // the name is not there any more (a directory moved away or replaced took
+            // its files along), and a directory is walked again (which watches it).
+            if kind.is_ok_and(|k| k.is_dir()) {
+                walks.push(path);
+            }
+            gone.push(rel);
+        }
+        // A full walk drops what it does not find and walks everything anyway.
+        if !rescan {
+            // One pass over the table for the whole batch, before the walks that
+            // enter what is there now: a burst (a branch switched, a tree unpacked
+            // or removed) is not a pass over every file per directory.
+            let gone: rustc_hash::FxHashSet<&str> = gone.iter().map(String::as_str).collect();
+            if !gone.is_empty() {
+                self.files.retain(|rel, _| {
+                    let mut names =
+                        std::iter::once(rel).chain(rel.match_indices('/').map(|(i, _)| &rel[..i]));
+                    !names.any(|name| gone.contains(name))
+                });
+            }
+            for path in walks {
+                self.walk_and_index(&path, false, None);
+            }
+        }
+        if !changed.is_empty() {
+            // Nobody listening is fine.
+            let _ = self.changes.send(changed.into());
+        }
+        if rescan {
+            self.full_index();
+        }
+    }
+}
+
+/// Walks the root again every `every` while it is not fully watched, so an unwatched
+/// root is never silently stale; ends when the index is dropped (its project evicted).
+pub(super) fn keep_fresh(index: Weak<RootIndex>, every: Duration) {
+    loop {
+        std::thread::sleep(every);
+        let Some(index) = index.upgrade() else { return };
+        if index.unwatched.lock().unwrap().is_some() {
+            index.full_index();
+        }
+    }
+}
+
+fn watch_loop(index: Weak<RootIndex>, rx: mpsc::Receiver<Change>) {
+    while let Ok(first) = rx.recv() {
+        let mut batch = vec![first];
+        while let Ok(more) = rx.recv_timeout(DEBOUNCE) {
+            batch.push(more);
+        }
+        let Some(index) = index.upgrade() else { return };
+        index.apply(batch);
+    }
+}
