@@ -619,7 +619,7 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "Symbols by name, substring or Type/member; or lines by text or regex, each with the symbol around it.",
+        description = "Symbols by name, substring or Type/member; or lines by text or regex, grouped under the symbol around them where that is no longer than grep's lines.",
         annotations(read_only_hint = true),
         input_schema = schema::<SearchParams>()
     )]

@@ -156,22 +156,56 @@ pub fn search(resp: &SearchSymbolResponse, query: &str) -> String {
     s
 }
 
-/// Text hits grouped by file (the path once), one line each:
-/// `  LINE:COL  text  (in kind name_path)`.
-pub fn search_text(resp: &SearchTextResponse, pattern: &str) -> String {
+/// [`search_text`]'s lines, with the enclosing symbols' names or without.
+fn text_hits(resp: &SearchTextResponse, labels: bool) -> String {
     let mut s = String::new();
     let mut file = None;
+    let mut symbol = None;
     for h in &resp.hits {
         if file != Some(&h.path) {
             s.push_str(&h.path);
             s.push('\n');
             file = Some(&h.path);
+            symbol = None;
         }
-        s.push_str(&format!("  {}:{}  {}", h.line, h.column, h.text.trim()));
-        if let Some(sym) = &h.symbol {
-            s.push_str(&format!("  (in {} {})", sym.kind.as_str(), sym.name_path));
+        let here = h
+            .symbol
+            .as_ref()
+            .filter(|_| labels)
+            .map(|sym| (sym.kind, &sym.name_path));
+        if here.is_some() && here != symbol {
+            if let Some((kind, name_path)) = here {
+                s.push_str(&format!("  {} {name_path}\n", kind.as_str()));
+            }
         }
-        s.push('\n');
+        symbol = here;
+        let indent = if here.is_some() { "    " } else { "  " };
+        s.push_str(&format!(
+            "{indent}{}:{}  {}\n",
+            h.line,
+            h.column,
+            h.text.trim()
+        ));
+    }
+    s
+}
+
+/// Text hits grouped by file (the path once) and, within it, by the symbol that
+/// encloses them (named once, `  kind name_path`), one line each:
+/// `    LINE:COL  text`; a hit outside any symbol is `  LINE:COL  text`.
+///
+/// Never longer than grep's answer for the same hits (`path:LINE:text` on every
+/// line): where the symbols' names would make it longer (a few hits, each in a
+/// symbol of its own), they are left out (the JSON answer always has them).
+pub fn search_text(resp: &SearchTextResponse, pattern: &str) -> String {
+    let grep: usize = resp
+        .hits
+        .iter()
+        .map(|h| h.path.len() + h.line.to_string().len() + h.text.len() + 3)
+        .sum();
+    let mut s = text_hits(resp, true);
+    if s.len() > grep {
+        s = text_hits(resp, false);
     }
     s.push_str(&match (resp.total, resp.truncated) {
         (0, _) => format!("no line matches {pattern:?}"),
@@ -458,6 +492,66 @@ pub fn error(e: &LeanError) -> String {
 mod tests {
     use super::*;
     use crate::{Position, Range, protocol::SymbolKind};
+
+    /// Text hits are never longer than grep's lines for them (`path:LINE:text`):
+    /// symbols named once for the hits they hold, or left out (and said so) when
+    /// naming them would cost more.
+    #[test]
+    fn text_hits_are_never_longer_than_greps() {
+        use crate::protocol::{Enclosing, SearchTextResponse, TextHit};
+        let hit = |path: &str, line: u32, text: &str, symbol: Option<(SymbolKind, &str)>| TextHit {
+            path: path.into(),
+            line,
+            column: 4,
+            text: text.into(),
+            symbol: symbol.map(|(kind, name_path)| Enclosing {
+                kind,
+                name_path: name_path.into(),
+            }),
+        };
+        let answer = |hits: Vec<TextHit>| SearchTextResponse {
+            total: hits.len() as u32,
+            files: 1,
+            truncated: false,
+            hits,
+        };
+        let grep = |r: &SearchTextResponse| -> usize {
+            r.hits
+                .iter()
+                .map(|h| format!("{}:{}:{}\n", h.path, h.line, h.text).len())
+                .sum()
+        };
+        // Many hits in one function: named once.
+        let run = Some((SymbolKind::Function, "runtime/run"));
+        let together = answer(
+            (1..=6)
+                .map(|i| hit("src/rt.rs", i, "    poll(cx);", run))
+                .collect(),
+        );
+        let text = search_text(&together, "poll");
+        assert!(
+            text.starts_with("src/rt.rs\n  function runtime/run\n    1:4  poll(cx);\n"),
+            "{text}"
+        );
+        let lines = |t: &str| t.rsplit_once('\n').unwrap().0.len() + 1;
+        assert!(lines(&text) <= grep(&together), "{text}");
+        // Each hit in a symbol of its own: named, they would cost more than grep.
+        let apart = answer(
+            (1..=6)
+                .map(|i| {
+                    hit(
+                        "src/a.rs",
+                        i * 10,
+                        "x",
+                        Some((SymbolKind::Method, "SomeLongType/some_method_name")),
+                    )
+                })
+                .collect(),
+        );
+        let text = search_text(&apart, "x");
+        assert!(!text.contains("SomeLongType"), "{text}");
+        assert!(lines(&text) <= grep(&apart), "{text}");
+    }
 
     fn sym(line: u32, signature: &str, children: Vec<SymbolInfo>) -> SymbolInfo {
         let at = Range::new(Position::new(line, 0), Position::new(line, 1));
