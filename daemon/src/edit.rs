@@ -1217,6 +1217,36 @@ mod tests {
         );
     }
 
+    /// The daemon's locks (`FileLocks::across_daemons`, what `state.rs` builds) take
+    /// the root's cross-daemon lock: while they hold it for a write, another daemon
+    /// cannot have it.
+    #[test]
+    fn the_daemons_file_locks_take_the_roots_lock_across_daemons() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap().join("project");
+        fs::create_dir_all(root.join("src")).unwrap();
+        fs::write(root.join("src/a.rs"), "fn a() {}\n").unwrap();
+        let paths = lean_ctx_shared::Paths {
+            data_dir: tmp.path().join("data"),
+            runtime_dir: tmp.path().join("run"),
+            state_dir: tmp.path().join("state"),
+            config_dir: tmp.path().join("config"),
+        };
+        paths.ensure_runtime_dir().unwrap();
+        let locks = FileLocks::across_daemons(paths.clone());
+        let file = write(&root, "src/a.rs", "", b"").file;
+        let held = locks.roots([&file]).unwrap();
+        assert_eq!(held.len(), 1);
+        let other =
+            crate::root_lock::RootWriteLock::acquire(&paths, &root, std::time::Duration::ZERO);
+        assert!(
+            other.is_err(),
+            "another daemon took the root's lock while it was held"
+        );
+        drop(held);
+        crate::root_lock::RootWriteLock::acquire(&paths, &root, std::time::Duration::ZERO).unwrap();
+    }
+
     #[test]
     fn a_multi_file_write_is_all_or_nothing() {
         let tmp = tempfile::tempdir().unwrap();
