@@ -759,6 +759,57 @@ fn a_cold_typescript_server_answers_references_completely_on_the_first_call() {
     }
 }
 
+/// References through a real server name the imports apart (issue 47: TypeScript's
+/// import lines doubled what an agent read): each location says whether it lies in
+/// an import, and the text answer lists the uses and counts the imports.
+#[test]
+fn references_mark_the_imports_and_the_text_lists_the_uses() {
+    let (env, root) = typescript_project();
+    let refs = env.ok(&root, &["refactor", "references", "src/a.ts:2:17"]);
+    let imports: Vec<(String, bool)> = refs["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let spot = format!(
+                "{} {}",
+                l["path"].as_str().unwrap(),
+                l["range"]["start"]["line"]
+            );
+            (spot, l["import"].as_bool().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        imports,
+        [
+            ("src/a.ts 2".to_string(), false),
+            ("src/use/u1.ts 1".to_string(), true),
+            ("src/use/u1.ts 2".to_string(), false),
+            ("src/use/u2.ts 1".to_string(), true),
+            ("src/use/u2.ts 2".to_string(), false),
+            ("src/use/u3.ts 1".to_string(), true),
+            ("src/use/u3.ts 2".to_string(), false),
+        ],
+        "{refs}"
+    );
+    let out = env
+        .shim()
+        .current_dir(&root)
+        .args(["refactor", "references", "src/a.ts:2:17"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("import {"), "{text}");
+    assert!(
+        text.contains("2:18  export const v1 = shared() + 1;"),
+        "{text}"
+    );
+    assert!(
+        text.contains("7 locations (3 in imports, not listed)"),
+        "{text}"
+    );
+}
+
 /// A TypeScript project large enough that tsserver's project load takes seconds: the
 /// small project and 1,500 generated files.
 fn large_typescript_project() -> (TestEnv, PathBuf) {
@@ -845,12 +896,17 @@ fn an_mcp_call_that_allows_a_long_wait_gets_the_whole_answer_from_a_loading_serv
     );
     assert_eq!(called["isError"], false, "{called}");
     let text = called["content"][0]["text"].as_str().unwrap();
-    // Each location is an indented `line:column  text` under its file.
+    // Each use is an indented `line:column  text` under its file; the three imports
+    // are counted.
     let found = text
         .lines()
         .filter(|l| l.starts_with("  ") && l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
         .count();
-    assert_eq!(found, 7, "{text}");
+    assert_eq!(found, 4, "{text}");
+    assert!(
+        text.contains("7 locations (3 in imports, not listed)"),
+        "{text}"
+    );
     assert!(
         env.log().contains("a request waits for the server's load"),
         "the call did not meet a load: {}",

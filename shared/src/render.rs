@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use crate::{
     ErrorDetails, LeanError,
     protocol::{
-        EditAction, EditResponse, FileRead, InspectionsResponse, NavigateResponse, OutlineResponse,
-        ReadContent, ReadMode, ReadResponse, RefactorResponse, ReformatResponse,
+        EditAction, EditResponse, FileRead, InspectionsResponse, LocationHit, NavigateResponse,
+        OutlineResponse, ReadContent, ReadMode, ReadResponse, RefactorResponse, ReformatResponse,
         SearchSymbolResponse, SearchTextResponse, SymbolInfo, SymbolsOverviewResponse,
         TreeEntryKind, TreeResponse, TypeHierarchyResponse,
     },
@@ -257,9 +257,13 @@ fn by_file<T>(items: &[T], path: impl Fn(&T) -> &str, line: impl Fn(&T) -> Strin
 }
 
 /// Locations grouped by file: `path` then `  line:col  context`.
+/// Locations grouped by file; those in imports are counted, not listed (a reference
+/// there names the symbol, the uses are the rest).
 pub fn locations(resp: &NavigateResponse) -> String {
+    let uses: Vec<&LocationHit> = resp.locations.iter().filter(|l| !l.import).collect();
+    let imports = resp.locations.len() - uses.len();
     let mut s = by_file(
-        &resp.locations,
+        &uses,
         |l| &l.path,
         |l| format!("{}  {}", l.range.start, l.context),
     );
@@ -269,6 +273,9 @@ pub fn locations(resp: &NavigateResponse) -> String {
         resp.truncated,
         "location",
     ));
+    if imports > 0 {
+        s.push_str(&format!(" ({imports} in imports, not listed)"));
+    }
     s.push_str(&backed(&resp.backing, &resp.fallback));
     s
 }

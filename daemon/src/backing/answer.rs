@@ -17,6 +17,8 @@ use lean_ctx_shared::{
     },
 };
 
+use lean_ctx_syntax::Lang;
+
 use crate::{
     jail::{Jailed, Want},
     language_servers::positions::{DocText, Encoding},
@@ -29,6 +31,8 @@ use crate::{
 pub struct Files<'a> {
     project: &'a Project,
     read: HashMap<PathBuf, Option<Arc<DocText>>>,
+    /// Each read file's imports (byte ranges in its text), found once.
+    imports: HashMap<PathBuf, Vec<std::ops::Range<usize>>>,
 }
 
 impl<'a> Files<'a> {
@@ -36,6 +40,7 @@ impl<'a> Files<'a> {
         Files {
             project,
             read: HashMap::new(),
+            imports: HashMap::new(),
         }
     }
 
@@ -64,11 +69,19 @@ impl<'a> Files<'a> {
         match self.jail(abs) {
             Some(inside) => {
                 let text = self.text(&inside)?;
+                let at = text.text_offset(range.start, enc);
+                let imports = self.imports.entry(inside.abs.clone()).or_insert_with(|| {
+                    Lang::from_path(&inside.abs)
+                        .map(|lang| lang.imports(text.text().as_bytes()))
+                        .unwrap_or_default()
+                });
+                let import = imports.iter().any(|r| r.contains(&at));
                 let range = text.range_from_lsp(range, enc);
                 Some(LocationHit {
                     context: text.line_text(range.start.line).to_string(),
                     path: inside.rel,
                     range,
+                    import,
                 })
             }
             // Outside the root nothing is read: the server's numbers, 1-based, columns
@@ -80,6 +93,7 @@ impl<'a> Files<'a> {
                     Position::new(range.end.line + 1, range.end.character),
                 ),
                 context: String::new(),
+                import: false,
             }),
             None => None,
         }

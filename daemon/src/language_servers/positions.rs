@@ -156,6 +156,11 @@ impl DocText {
         )
     }
 
+    /// Byte offset in [`Self::text`] (after a BOM) of a server position.
+    pub fn text_offset(&self, pos: lsp_types::Position, enc: Encoding) -> usize {
+        self.disk_offset(pos, enc) - self.bom
+    }
+
     /// Byte offset in the file on disk (BOM included) of a server position.
     pub fn disk_offset(&self, pos: lsp_types::Position, enc: Encoding) -> usize {
         let p = self.agent_position(pos, enc);

@@ -783,6 +783,9 @@ pub struct LocationHit {
     pub range: Range,
     /// The trimmed text of the location's first line (empty outside the root).
     pub context: String,
+    /// It lies in an import (`use`, `import`, `from … import`): a reference there
+    /// names the symbol rather than uses it. The text answer counts these apart.
+    pub import: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -25,6 +25,7 @@ pub(super) const GO: Language = Language {
         doc_block: DocBlock::No,
         quotes: b"\"`",
     },
+    imports: &["import_declaration"],
     declarations: Some(go_items::parse),
     skeleton: Some(SkeletonLexer {
         skippable: skeleton_go::skippable,

@@ -27,6 +27,7 @@ pub(super) const JAVA: Language = Language {
         doc_block: DocBlock::One,
         quotes: b"\"'",
     },
+    imports: &["import_declaration"],
     declarations: Some(java_items::parse),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Java, src),

@@ -26,6 +26,7 @@ pub(super) const KOTLIN: Language = Language {
         doc_block: DocBlock::One,
         quotes: b"\"'",
     },
+    imports: &["import"],
     declarations: None,
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Kotlin, src),

@@ -50,6 +50,9 @@ pub(crate) struct Language {
     /// (Rust's `#[…]`): the item's range starts at the first such sibling above it.
     pub sibling_attribute: Option<&'static str>,
     pub comments: Comments,
+    /// The node kinds of an import (`use`, `import`, `from … import`): a reference
+    /// inside one names the symbol, it does not use it.
+    pub imports: &'static [&'static str],
     /// The declarations read off the tokens, `None` where the reader cannot vouch
     /// for the file.
     pub declarations: Option<Reader>,
@@ -143,6 +146,32 @@ impl Lang {
         &self.language().comments
     }
 
+    /// The byte ranges of `src`'s imports (`use`, `import`, `from … import`), in
+    /// order; empty where it does not parse at all.
+    pub fn imports(self, src: &[u8]) -> Vec<Range<usize>> {
+        let kinds = self.language().imports;
+        let Some(tree) = self.parse(src, &[]) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut cursor = tree.walk();
+        // Depth first, not into an import: a `use` may sit in a module or a body.
+        'walk: loop {
+            let node = cursor.node();
+            if kinds.contains(&node.kind()) {
+                out.push(node.byte_range());
+            } else if cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+            }
+        }
+        out
+    }
+
     /// Parses `src`, only the `included` ranges of it when there are any. Parsers are
     /// per thread (they are not `Sync`) and reused.
     pub fn parse(self, src: &[u8], included: &[tree_sitter::Range]) -> Option<tree_sitter::Tree> {
@@ -179,6 +208,68 @@ mod tests {
         }
         assert_eq!(Lang::from_name(b"a.rs"), Some(Lang::Rust));
         assert_eq!(Lang::from_name(b".rs"), None);
+    }
+
+    #[test]
+    fn imports_are_found_in_every_language_and_uses_are_not() {
+        for (lang, src, import, used) in [
+            (
+                Lang::Rust,
+                "use crate::a::foo;\nmod m { use super::foo as f; }\nfn g() { foo(); }\n",
+                "foo as",
+                "foo()",
+            ),
+            (
+                Lang::Python,
+                "from a import foo\nimport b\nfoo()\n",
+                "foo\n",
+                "foo()",
+            ),
+            (
+                Lang::TypeScript,
+                "import {\n  foo,\n} from './a';\nfoo();\n",
+                "foo,",
+                "foo()",
+            ),
+            (
+                Lang::Tsx,
+                "import { foo } from './a';\nconst x = <div>{foo()}</div>;\n",
+                "foo }",
+                "foo()",
+            ),
+            (
+                Lang::JavaScript,
+                "import foo from './a';\nfoo();\n",
+                "foo from",
+                "foo()",
+            ),
+            (
+                Lang::Go,
+                "package p\nimport (\n  \"fmt\"\n)\nfunc f() { fmt.Println() }\n",
+                "\"fmt\"",
+                "fmt.P",
+            ),
+            (
+                Lang::Java,
+                "import a.b.Foo;\nclass C { Foo f; }\n",
+                "Foo;",
+                "Foo f",
+            ),
+            (
+                Lang::Kotlin,
+                "import a.b.Foo\nclass C { val f: Foo? = null }\n",
+                "Foo\n",
+                "Foo?",
+            ),
+        ] {
+            let imports = lang.imports(src.as_bytes());
+            let inside = |at: &str| {
+                let at = src.find(at).unwrap();
+                imports.iter().any(|r| r.contains(&at))
+            };
+            assert!(inside(import), "{lang:?}: {imports:?}");
+            assert!(!inside(used), "{lang:?}: {imports:?}");
+        }
     }
 
     #[test]

@@ -25,6 +25,11 @@ pub(super) const PYTHON: Language = Language {
         doc_block: DocBlock::No,
         quotes: b"\"'`",
     },
+    imports: &[
+        "import_statement",
+        "import_from_statement",
+        "future_import_statement",
+    ],
     declarations: Some(python_items::parse),
     skeleton: Some(SkeletonLexer {
         skippable: skeleton_python::skippable,

@@ -26,6 +26,7 @@ pub(super) const RUST: Language = Language {
         doc_block: DocBlock::Stacked,
         quotes: b"\"",
     },
+    imports: &["use_declaration", "extern_crate_declaration"],
     declarations: Some(rust_items::parse),
     skeleton: Some(SkeletonLexer {
         skippable: |src| RustLexer::new(src, true).skippable(),

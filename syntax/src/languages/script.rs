@@ -31,6 +31,7 @@ pub(super) const TYPESCRIPT: Language = Language {
     classify: |node, src, _| classify(node, src),
     sibling_attribute: None,
     comments: COMMENTS,
+    imports: &["import_statement"],
     declarations: Some(|src| ts_items::parse(Dialect::Script { jsx: false }, true, src)),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Script { jsx: false }, src),
@@ -47,6 +48,7 @@ pub(super) const TSX: Language = Language {
     classify: |node, src, _| classify(node, src),
     sibling_attribute: None,
     comments: COMMENTS,
+    imports: &["import_statement"],
     declarations: Some(|src| ts_items::parse(Dialect::Script { jsx: true }, true, src)),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Script { jsx: true }, src),
@@ -63,6 +65,7 @@ pub(super) const JAVASCRIPT: Language = Language {
     classify: |node, src, _| classify(node, src),
     sibling_attribute: None,
     comments: COMMENTS,
+    imports: &["import_statement"],
     declarations: Some(|src| ts_items::parse(Dialect::Script { jsx: true }, false, src)),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Script { jsx: true }, src),
