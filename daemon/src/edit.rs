@@ -1183,19 +1183,30 @@ mod tests {
     /// Two daemons (two builds during an upgrade) never write one root at once: while
     /// another daemon holds the root's lock, a write of a file anywhere below the root
     /// waits, and past its wait is a `CONFLICT` with nothing written.
+    /// A project `project/` with `rel` holding `fn a() {}`, and a daemon's
+    /// directories beside it (the runtime one made), in `tmp`.
+    fn project_with_daemon_dirs(
+        tmp: &Path,
+        rel: &str,
+    ) -> (std::path::PathBuf, lean_ctx_shared::Paths) {
+        let root = fs::canonicalize(tmp).unwrap().join("project");
+        let file = root.join(rel);
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        fs::write(&file, "fn a() {}\n").unwrap();
+        let paths = lean_ctx_shared::Paths {
+            data_dir: tmp.join("data"),
+            runtime_dir: tmp.join("run"),
+            state_dir: tmp.join("state"),
+            config_dir: tmp.join("config"),
+        };
+        paths.ensure_runtime_dir().unwrap();
+        (root, paths)
+    }
+
     #[test]
     fn a_write_waits_for_another_daemons_write_to_the_same_root() {
         let tmp = tempfile::tempdir().unwrap();
-        let root = fs::canonicalize(tmp.path()).unwrap().join("project");
-        fs::create_dir_all(root.join("src/deep")).unwrap();
-        fs::write(root.join("src/deep/a.rs"), "fn a() {}\n").unwrap();
-        let paths = lean_ctx_shared::Paths {
-            data_dir: tmp.path().join("data"),
-            runtime_dir: tmp.path().join("run"),
-            state_dir: tmp.path().join("state"),
-            config_dir: tmp.path().join("config"),
-        };
-        paths.ensure_runtime_dir().unwrap();
+        let (root, paths) = project_with_daemon_dirs(tmp.path(), "src/deep/a.rs");
         let locks =
             FileLocks::across_daemons_waiting(paths.clone(), std::time::Duration::from_millis(50));
         let other_daemon =
@@ -1223,16 +1234,7 @@ mod tests {
     #[test]
     fn the_daemons_file_locks_take_the_roots_lock_across_daemons() {
         let tmp = tempfile::tempdir().unwrap();
-        let root = fs::canonicalize(tmp.path()).unwrap().join("project");
-        fs::create_dir_all(root.join("src")).unwrap();
-        fs::write(root.join("src/a.rs"), "fn a() {}\n").unwrap();
-        let paths = lean_ctx_shared::Paths {
-            data_dir: tmp.path().join("data"),
-            runtime_dir: tmp.path().join("run"),
-            state_dir: tmp.path().join("state"),
-            config_dir: tmp.path().join("config"),
-        };
-        paths.ensure_runtime_dir().unwrap();
+        let (root, paths) = project_with_daemon_dirs(tmp.path(), "src/a.rs");
         let locks = FileLocks::across_daemons(paths.clone());
         let file = write(&root, "src/a.rs", "", b"").file;
         let held = locks.roots([&file]).unwrap();
