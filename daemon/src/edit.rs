@@ -1183,6 +1183,88 @@ mod tests {
     /// Two daemons (two builds during an upgrade) never write one root at once: while
     /// another daemon holds the root's lock, a write of a file anywhere below the root
     /// waits, and past its wait is a `CONFLICT` with nothing written.
+    /// `src` after `action` with `text` at the symbol `name_path`, planned without a
+    /// file system.
+    fn planned(lang: Lang, src: &str, action: EditAction, name_path: &str, text: &str) -> String {
+        let target = EditTarget::NamePath {
+            name_path: name_path.into(),
+            path: None,
+        };
+        let edit = Edit {
+            action,
+            target: &target,
+            text,
+            expected_hash: None,
+            force: false,
+        };
+        let plan = plan_in(&Source::new(lang, src.as_bytes().to_vec()), "f", &edit).unwrap();
+        String::from_utf8(plan.content).unwrap()
+    }
+
+    /// Inserted code gets the blank lines the file puts between its siblings: those
+    /// above the symbol, else those below it, at most two; none where there are none,
+    /// and none between an attribute or comment inserted before an item and the item.
+    #[test]
+    fn inserts_are_spaced_like_the_symbols_siblings() {
+        use EditAction::{InsertAfterSymbol as After, InsertBeforeSymbol as Before};
+        let rust = Lang::Rust;
+        // Blank lines above the symbol set the gap.
+        let two = "fn a() {}\n\n\nfn b() {}\n";
+        assert_eq!(
+            planned(rust, two, After, "b", "fn c() {}"),
+            "fn a() {}\n\n\nfn b() {}\n\n\nfn c() {}\n"
+        );
+        assert_eq!(
+            planned(rust, two, Before, "b", "fn c() {}"),
+            "fn a() {}\n\n\nfn c() {}\n\n\nfn b() {}\n"
+        );
+        // Three above: at most two.
+        let three = "fn a() {}\n\n\n\nfn b() {}\n";
+        assert_eq!(
+            planned(rust, three, After, "b", "fn c() {}"),
+            "fn a() {}\n\n\n\nfn b() {}\n\n\nfn c() {}\n"
+        );
+        // None above: those below.
+        let below = "fn a() {}\n\nfn b() {}\n";
+        assert_eq!(
+            planned(rust, below, Before, "a", "fn c() {}"),
+            "fn c() {}\n\nfn a() {}\n\nfn b() {}\n"
+        );
+        // None at all: none.
+        let tight = "fn a() {}\nfn b() {}\n";
+        assert_eq!(
+            planned(rust, tight, After, "a", "fn c() {}"),
+            "fn a() {}\nfn c() {}\nfn b() {}\n"
+        );
+        // An attribute inserted before an item stays on it.
+        assert_eq!(
+            planned(rust, below, Before, "b", "#[inline]"),
+            "fn a() {}\n\n#[inline]\nfn b() {}\n"
+        );
+        // The file's last symbol without a newline: the insert starts a line.
+        assert_eq!(
+            planned(rust, "fn a() {}", After, "a", "fn c() {}"),
+            "fn a() {}\nfn c() {}"
+        );
+    }
+
+    /// A replacement goes where the declaration was, at its indentation: copied as
+    /// read (its first line indented as in the file) or written from column 0, and in
+    /// Python a body right under its header is indented deeper.
+    #[test]
+    fn replacements_take_the_declarations_indentation() {
+        let src = "impl P {\n    fn a() {\n        1\n    }\n}\n";
+        let want = "impl P {\n    fn a() {\n        2\n    }\n}\n";
+        let replace = |text| planned(Lang::Rust, src, EditAction::ReplaceSymbolBody, "P/a", text);
+        assert_eq!(replace("    fn a() {\n        2\n    }"), want);
+        assert_eq!(replace("fn a() {\n    2\n}"), want);
+        let py = "class A:\n    def f(self):\n        return 1\n";
+        let replace = |text| planned(Lang::Python, py, EditAction::ReplaceSymbolBody, "A/f", text);
+        let want = "class A:\n    def f(self):\n        return 2\n";
+        assert_eq!(replace("def f(self):\n    return 2"), want);
+        assert_eq!(replace("    def f(self):\n        return 2"), want);
+    }
+
     /// A project `project/` with `rel` holding `fn a() {}`, and a daemon's
     /// directories beside it (the runtime one made), in `tmp`.
     fn project_with_daemon_dirs(
