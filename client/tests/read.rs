@@ -45,6 +45,19 @@ fn text(env: &TestEnv, cwd: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `lean-ctx ARGS` in `root` as the session `agent`, as text.
+fn in_session(env: &TestEnv, root: &Path, args: &[&str]) -> String {
+    let out = env
+        .shim()
+        .current_dir(root)
+        .env("LEAN_CTX_SESSION", "agent")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn blake3_hex(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()
 }
@@ -613,17 +626,7 @@ fn gain_counts_a_read_against_the_file_and_an_unchanged_re_read_against_what_it_
 #[test]
 fn the_sessions_own_edit_counts_as_read_and_someone_elses_as_a_change() {
     let (env, root) = fixture();
-    let in_session = |args: &[&str]| {
-        let out = env
-            .shim()
-            .current_dir(&root)
-            .env("LEAN_CTX_SESSION", "agent")
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?}: {out:?}");
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let in_session = |args: &[&str]| in_session(&env, &root, args);
     let first = in_session(&["read", "src/lib.rs", "--name-path", "helper"]);
     assert!(first.contains("(read 1)"), "{first}");
     in_session(&[
@@ -740,17 +743,7 @@ fn a_diff_covers_the_windows_the_session_read_not_the_whole_file() {
     let (env, root) = fixture();
     let big: String = (1..=3000).map(|i| format!("// line {i}\n")).collect();
     fs::write(root.join("src/big.rs"), &big).unwrap();
-    let in_session = |args: &[&str]| {
-        let out = env
-            .shim()
-            .current_dir(&root)
-            .env("LEAN_CTX_SESSION", "agent")
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?}: {out:?}");
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let in_session = |args: &[&str]| in_session(&env, &root, args);
     let window = in_session(&[
         "read",
         "src/big.rs",

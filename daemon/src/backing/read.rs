@@ -513,7 +513,7 @@ fn answer(
     if req.mode == ReadMode::Diff && !reads.holds(&session.id, &key) {
         let held = reads.windows(&session.id, &key);
         if !held.is_empty() {
-            let (read, content) = windows_since(reads, &session.id, held, (bytes, index));
+            let (read, content) = windows_since(reads, &session.id, held, &text, (bytes, index));
             answer.read = Some(read);
             answer.content = content;
             return Ok(Answered {
@@ -557,7 +557,7 @@ fn answer(
 
 /// The diff of each window `session` holds of a file (`held`: line ranges and
 /// symbols it read, in order) to what those lines are now in `file` (its bytes and
-/// line index): each window found again among the file's lines by aligning its old
+/// line index; `text`, its lines as the read split them): each window found again among the file's lines by aligning its old
 /// text with them, what lies outside it left out. A window whose diff would be longer
 /// than its text is sent as its text. The windows are held as they are now; answers
 /// the read number and the content.
@@ -565,9 +565,10 @@ fn windows_since(
     reads: &Reads,
     session: &str,
     held: Vec<(Key, Arc<str>, u32, u32)>,
+    text: &str,
     (bytes, index): (&[u8], &LineIndex),
 ) -> (u32, ReadContent) {
-    let now: Vec<String> = window_lines(bytes, index, 1, index.lines());
+    let now: Vec<&str> = text.split('\n').collect();
     let since = held.iter().map(|(.., read)| *read).min().unwrap_or(0);
     let (mut diffs, mut read) = (Vec::new(), since);
     for (key, old, first, _) in held {
@@ -624,14 +625,14 @@ fn windows_since(
 /// of the window's lines vote for where its first half and its second half sit now
 /// (lines that occur often, a lone `}`, do not vote), and the window is then aligned
 /// with that stretch of the file only. Without a line of it left, where it was.
-fn located(old: &[&str], now: &[String], first: u32) -> (usize, usize) {
+fn located(old: &[&str], now: &[&str], first: u32) -> (usize, usize) {
     const COMMON: usize = 8;
     const MARGIN: usize = 32;
     let wanted: rustc_hash::FxHashSet<&str> = old.iter().copied().collect();
     let mut at: rustc_hash::FxHashMap<&str, Vec<usize>> = rustc_hash::FxHashMap::default();
     for (p, line) in now.iter().enumerate() {
-        if wanted.contains(line.as_str()) {
-            at.entry(line.as_str()).or_default().push(p);
+        if wanted.contains(line) {
+            at.entry(*line).or_default().push(p);
         }
     }
     let was = first.saturating_sub(1) as isize;
@@ -662,8 +663,8 @@ fn located(old: &[&str], now: &[String], first: u32) -> (usize, usize) {
     let lo = (was + head.min(tail)).max(0) as usize;
     let lo = lo.saturating_sub(MARGIN).min(now.len());
     let hi = ((was + tail.max(head) + old.len() as isize).max(0) as usize + MARGIN).min(now.len());
-    let stretch: Vec<&str> = now[lo..hi].iter().map(String::as_str).collect();
-    let ops = similar::capture_diff_slices(similar::Algorithm::Patience, old, &stretch);
+    let stretch = &now[lo..hi];
+    let ops = similar::capture_diff_slices(similar::Algorithm::Patience, old, stretch);
     // Anchors: runs of the window kept as they were that hold a line rare enough to
     // say where they are (a run of lone `}` could be any). Lines of the window before
     // the first anchor and after the last were replaced one for one.
@@ -867,7 +868,9 @@ mod tests {
 
     #[test]
     fn a_window_is_found_where_its_lines_are_now() {
-        let lines = |s: &str| s.lines().map(String::from).collect::<Vec<_>>();
+        fn lines(s: &str) -> Vec<&str> {
+            s.lines().collect()
+        }
         let file: String = (1..=500)
             .map(|i| format!("fn f{i}() {{\n    g({i});\n}}\n"))
             .collect();
