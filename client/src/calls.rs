@@ -9,12 +9,12 @@ use std::time::Duration;
 use lean_ctx_shared::{
     LeanError,
     protocol::{
-        EditRequest, EditResponse, InspectionsRequest, InspectionsResponse, LeanCtxClient,
-        NavigateRequest, NavigateResponse, Operation, OutlineRequest, OutlineResponse, ReadRequest,
-        ReadResponse, RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse,
-        SearchSymbolRequest, SearchSymbolResponse, SearchTextRequest, SearchTextResponse,
-        SymbolsOverviewRequest, SymbolsOverviewResponse, TreeRequest, TreeResponse,
-        TypeHierarchyRequest, TypeHierarchyResponse,
+        EditRequest, EditResponse, FileRead, InspectionsRequest, InspectionsResponse,
+        LeanCtxClient, NavigateRequest, NavigateResponse, Operation, OutlineRequest,
+        OutlineResponse, ReadContent, ReadRequest, ReadResponse, RefactorRequest, RefactorResponse,
+        ReformatRequest, ReformatResponse, SearchSymbolRequest, SearchSymbolResponse,
+        SearchTextRequest, SearchTextResponse, SymbolsOverviewRequest, SymbolsOverviewResponse,
+        TreeRequest, TreeResponse, TypeHierarchyRequest, TypeHierarchyResponse,
     },
     render,
 };
@@ -53,7 +53,7 @@ macro_rules! calls {
                     $(Call::$variant(req) => client
                         .$op(ctx, req.clone())
                         .await?
-                        .map(|r| answer(req.render(&r), r)),)*
+                        .map(|r| answer(req.render(&r), req.outcome(&r), r)),)*
                 })
             }
         }
@@ -75,11 +75,25 @@ macro_rules! budget {
 pub struct Answer {
     pub json: serde_json::Value,
     pub text: String,
+    pub outcome: Outcome,
 }
 
-fn answer<T: serde::Serialize>(text: String, resp: T) -> Answer {
+/// What an answer amounts to, for exit codes and `isError`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// What was asked for.
+    Found,
+    /// A search that found nothing (grep's exit code 1; no error to an agent).
+    Nothing,
+    /// Every file of a read failed: the first one's error (a batch where some
+    /// files answered is no failure, each failure its own entry).
+    Failed(LeanError),
+}
+
+fn answer<T: serde::Serialize>(text: String, outcome: Outcome, resp: T) -> Answer {
     Answer {
         text,
+        outcome,
         json: serde_json::to_value(&resp).expect("answers serialise"),
     }
 }
@@ -97,6 +111,9 @@ lean_ctx_shared::operations!(calls);
 trait Rendered {
     type Answer;
     fn render(&self, answer: &Self::Answer) -> String;
+    fn outcome(&self, _answer: &Self::Answer) -> Outcome {
+        Outcome::Found
+    }
 }
 
 /// Requests whose answer renders alone.
@@ -114,7 +131,6 @@ macro_rules! rendered_alone {
 rendered_alone! {
     OutlineRequest => OutlineResponse: render::outline,
     TreeRequest => TreeResponse: render::files_tree,
-    ReadRequest => ReadResponse: render::read,
     SymbolsOverviewRequest => SymbolsOverviewResponse: render::symbols_overview,
     NavigateRequest => NavigateResponse: render::locations,
     TypeHierarchyRequest => TypeHierarchyResponse: render::type_hierarchy,
@@ -123,10 +139,37 @@ rendered_alone! {
     RefactorRequest => RefactorResponse: render::refactor,
 }
 
+impl Rendered for ReadRequest {
+    type Answer = ReadResponse;
+    fn render(&self, answer: &ReadResponse) -> String {
+        render::read(answer)
+    }
+    fn outcome(&self, answer: &ReadResponse) -> Outcome {
+        let failed = |f: &FileRead| match &f.content {
+            ReadContent::Failed(e) => Some(e.clone()),
+            _ => None,
+        };
+        match answer.files.iter().map(failed).collect::<Option<Vec<_>>>() {
+            Some(errors) => errors
+                .into_iter()
+                .next()
+                .map_or(Outcome::Found, Outcome::Failed),
+            None => Outcome::Found,
+        }
+    }
+}
+
 impl Rendered for SearchSymbolRequest {
     type Answer = SearchSymbolResponse;
     fn render(&self, answer: &SearchSymbolResponse) -> String {
         render::search(answer, &self.query)
+    }
+    fn outcome(&self, answer: &SearchSymbolResponse) -> Outcome {
+        if answer.total == 0 {
+            Outcome::Nothing
+        } else {
+            Outcome::Found
+        }
     }
 }
 
@@ -134,6 +177,13 @@ impl Rendered for SearchTextRequest {
     type Answer = SearchTextResponse;
     fn render(&self, answer: &SearchTextResponse) -> String {
         render::search_text(answer, &self.pattern)
+    }
+    fn outcome(&self, answer: &SearchTextResponse) -> Outcome {
+        if answer.total == 0 {
+            Outcome::Nothing
+        } else {
+            Outcome::Found
+        }
     }
 }
 

@@ -19,6 +19,7 @@ use lean_ctx_shared::{
 };
 
 use crate::{
+    calls::Outcome,
     output::{Output, rpc_error},
     request::{self, Action, Ctx, Input, RefactorAction, parse_location},
 };
@@ -147,6 +148,30 @@ pub struct SearchArgs {
     /// Only under this file or directory.
     #[arg(long)]
     path: Option<String>,
+    /// With --text or --regex: only files matching this glob (as ripgrep's -g:
+    /// `*.toml`, `src/**/*.rs`; `!GLOB` excludes); repeatable.
+    #[arg(
+        short = 'g',
+        long = "glob",
+        value_name = "GLOB",
+        allow_hyphen_values = true
+    )]
+    globs: Vec<String>,
+    /// With --text or --regex: never files matching this glob; repeatable.
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// With --text or --regex: lines of context before and after each match.
+    #[arg(short = 'C', long, value_name = "LINES")]
+    context: Option<u32>,
+    /// Lines of context before each match.
+    #[arg(short = 'B', long, value_name = "LINES")]
+    before_context: Option<u32>,
+    /// Lines of context after each match.
+    #[arg(short = 'A', long, value_name = "LINES")]
+    after_context: Option<u32>,
+    /// With --text or --regex: only the files that match, with their counts.
+    #[arg(short = 'l', long)]
+    files_with_matches: bool,
     /// Most hits (default 50).
     #[arg(long)]
     limit: Option<u32>,
@@ -163,12 +188,18 @@ impl SearchArgs {
             (None, Some(regex)) => (Action::SearchRegex, Some(regex)),
             (None, None) => (Action::Search, self.query),
         };
+        let mut globs = self.globs;
+        globs.extend(self.exclude.iter().map(|g| format!("!{g}")));
         let input = Input {
             query,
             ignore_case: self.ignore_case,
             kind: self.kind,
             path: self.path,
             limit: self.limit,
+            globs,
+            before: self.before_context.or(self.context),
+            after: self.after_context.or(self.context),
+            files_only: self.files_with_matches,
             ..Input::default()
         };
         (action, input, self.no_wait)
@@ -207,6 +238,27 @@ pub enum RefactorCommand {
         /// The text; `-` reads it from stdin.
         #[arg(long)]
         text: String,
+    },
+    /// Replace whole lines of any text file.
+    ReplaceLines {
+        /// The file.
+        path: String,
+        /// The first line replaced (1-based).
+        #[arg(long)]
+        line: u32,
+        /// The last line replaced (default: --line).
+        #[arg(long)]
+        end_line: Option<u32>,
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// Write a new file (its directories made); an existing one only with
+    /// --expected-hash, its whole content's hash.
+    CreateFile {
+        /// The file, relative to the project root.
+        path: String,
+        #[command(flatten)]
+        write: WriteArgs,
     },
     /// Every reference to the symbol at a position (declaration included).
     References(NavArgs),
@@ -421,6 +473,33 @@ pub struct TargetArgs {
     no_wait: bool,
 }
 
+/// What a line edit or a new file writes, and its guard.
+#[derive(Debug, Args)]
+pub struct WriteArgs {
+    /// The new lines, or the file's content; `-` reads it from stdin.
+    #[arg(long)]
+    text: String,
+    /// The hash `read` answered for what is replaced: the lines, a window or a
+    /// symbol holding them, or the whole file; refused (CONFLICT) if it changed.
+    #[arg(long)]
+    expected_hash: Option<String>,
+    /// Write even if the result does not parse.
+    #[arg(long)]
+    force: bool,
+}
+
+impl WriteArgs {
+    fn input(self, path: String) -> Result<Input, LeanError> {
+        Ok(Input {
+            path: Some(path),
+            text: Some(text_arg(&self.text)?),
+            expected_hash: self.expected_hash,
+            force: self.force,
+            ..Input::default()
+        })
+    }
+}
+
 impl TargetArgs {
     fn input(self) -> (Input, bool) {
         let input = Input {
@@ -470,6 +549,22 @@ impl RefactorCommand {
                 let (input, no_wait) = target.input();
                 let text = Some(text_arg(&text)?);
                 (A::InsertAfterSymbol, Input { text, ..input }, no_wait)
+            }
+            RefactorCommand::ReplaceLines {
+                path,
+                line,
+                end_line,
+                write,
+            } => {
+                let input = Input {
+                    line: Some(line),
+                    end_line,
+                    ..write.input(path)?
+                };
+                (A::ReplaceLines, input, true)
+            }
+            RefactorCommand::CreateFile { path, write } => {
+                (A::CreateFile, write.input(path)?, true)
             }
             RefactorCommand::References(nav) => with(A::References, nav.input()),
             RefactorCommand::Definition(nav) => with(A::Definition, nav.input()),
@@ -729,5 +824,10 @@ async fn run(
     })
     .await?;
     out.emit(&answer.json, || answer.text.clone());
-    Ok(ExitCode::SUCCESS)
+    Ok(match answer.outcome {
+        Outcome::Found => ExitCode::SUCCESS,
+        // grep's and ripgrep's code for "nothing matched".
+        Outcome::Nothing => ExitCode::from(1),
+        Outcome::Failed(e) => out.exit_code(&e),
+    })
 }

@@ -39,7 +39,7 @@ use tokio::sync::Mutex;
 use lean_ctx_shared::render;
 
 use crate::{
-    calls::Answer,
+    calls::{Answer, Outcome},
     connect,
     output::rpc_error,
     request::{self, Action, Ctx, Input, RefactorAction},
@@ -56,8 +56,7 @@ const DEFAULT_INDEX_WAIT_MS: u32 = 20_000;
 /// and what a call needs to know when it goes wrong is in its error's remedy.
 const INSTRUCTIONS: &str = "lean-ctx: code intelligence for this project. \
 Paths are relative to the project root; lines are 1-based, columns 0-based characters. \
-Find with ctx_tree, ctx_outline and ctx_search, read with ctx_read (its hashes guard \
-edits), edit and refactor with ctx_refactor.";
+The hashes ctx_read answers guard edits.";
 
 struct State {
     paths: Paths,
@@ -222,7 +221,7 @@ fn compact(prop: &mut JsonObject, defs: Option<&serde_json::Value>) {
 /// which clients report as the server failing rather than the call.
 fn arguments<P: ToolParams>(mut args: JsonObject) -> Result<P, LeanError> {
     let tool = P::TOOL;
-    if tool == "ctx_refactor" {
+    if tool == "ctx_refactor" || tool == "ctx_navigate" {
         published_dialect(&mut args);
     }
     serde_json::from_value(serde_json::Value::Object(args)).map_err(|e| {
@@ -279,41 +278,61 @@ fn published_dialect(args: &mut JsonObject) {
 /// progress) for clients that act on it without parsing text.
 fn answer(result: Result<Answer, LeanError>) -> Result<CallToolResult, McpError> {
     Ok(match result {
+        // A read whose every file failed is the failure it says (its text, the
+        // first file's error as the structured one).
+        Ok(Answer {
+            text,
+            outcome: Outcome::Failed(e),
+            ..
+        }) => failure(text, &e),
         Ok(a) => CallToolResult::success(vec![ContentBlock::text(a.text)]),
-        Err(e) => {
-            let mut r = CallToolResult::error(vec![ContentBlock::text(render::error(&e))]);
-            r.structured_content = Some(serde_json::json!({"error": {
-                "code": e.code,
-                "message": e.message,
-                "remedy": e.remedy(),
-                "details": e.details,
-            }}));
-            r
-        }
+        Err(e) => failure(render::error(&e), &e),
     })
+}
+
+/// A tool error: `text`, and `e` as structured content.
+fn failure(text: String, e: &LeanError) -> CallToolResult {
+    let mut r = CallToolResult::error(vec![ContentBlock::text(text)]);
+    r.structured_content = Some(serde_json::json!({"error": {
+        "code": e.code,
+        "message": e.message,
+        "remedy": e.remedy(),
+        "details": e.details,
+    }}));
+    r
 }
 
 /// Numbers and booleans as some clients send them: as strings (`"2"`, `"true"`).
 mod lenient {
     use serde::{Deserialize, Deserializer, de::Error};
 
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Loose<T> {
-        Exact(T),
-        Text(String),
-    }
-
+    /// The value as given, or as a string of it; anything else is said plainly
+    /// (serde's own words for an untagged enum name no type an agent knows).
     fn parse<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
     where
         D: Deserializer<'de>,
-        T: Deserialize<'de> + std::str::FromStr,
+        T: serde::de::DeserializeOwned + std::str::FromStr,
         T::Err: std::fmt::Display,
     {
-        match Option::<Loose<T>>::deserialize(d)? {
-            None => Ok(None),
-            Some(Loose::Exact(v)) => Ok(Some(v)),
-            Some(Loose::Text(s)) => s.trim().parse().map(Some).map_err(D::Error::custom),
+        let given = Option::<serde_json::Value>::deserialize(d)?;
+        let Some(given) = given.filter(|v| !v.is_null()) else {
+            return Ok(None);
+        };
+        let wanted = std::any::type_name::<T>();
+        let wanted = if wanted == "bool" {
+            "true or false"
+        } else {
+            "a whole number, 0 or more"
+        };
+        match &given {
+            serde_json::Value::String(s) => s
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| D::Error::custom(format!("{given} is not {wanted}"))),
+            _ => serde_json::from_value(given.clone())
+                .map(Some)
+                .map_err(|_| D::Error::custom(format!("{given} is not {wanted}"))),
         }
     }
 
@@ -323,6 +342,20 @@ mod lenient {
 
     pub fn bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
         parse(d)
+    }
+
+    /// A list of strings, or one string alone (`"*.toml"` for `["*.toml"]`).
+    pub fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum OneOrMany {
+            One(String),
+            Many(Vec<String>),
+        }
+        Ok(Option::<OneOrMany>::deserialize(d)?.map(|v| match v {
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }))
     }
 }
 
@@ -337,7 +370,7 @@ pub trait ToolParams: DeserializeOwned + JsonSchema + 'static {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct OutlineParams {
-    /// File or directory (default: the project).
+    /// Default: the project.
     pub path: Option<String>,
     /// Levels of children (default 1).
     #[serde(default, deserialize_with = "lenient::u32")]
@@ -358,7 +391,7 @@ impl ToolParams for OutlineParams {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TreeParams {
-    /// Directory (default: the project).
+    /// Default: the project.
     pub path: Option<String>,
     /// Levels of directories (default 2).
     #[serde(default, deserialize_with = "lenient::u32")]
@@ -383,14 +416,21 @@ pub struct SearchParams {
     pub action: Option<String>,
     /// Name, substring or Type/member; text; regex.
     pub query: String,
-    /// symbol: only this kind (function, class, ...).
+    /// symbol: function, class, ...
     pub kind: Option<String>,
-    /// Only under this file or directory.
+    /// Under this file or directory.
     pub path: Option<String>,
-    /// text, regex: ignore case.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub ignore_case: Option<bool>,
-    /// Most hits (default 50).
+    /// text, regex: path globs (*.toml, src/**); !glob excludes.
+    #[serde(default, deserialize_with = "lenient::strings")]
+    pub glob: Option<Vec<String>>,
+    /// Lines around each hit.
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub context: Option<u32>,
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub files_only: Option<bool>,
+    /// Default 50.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub limit: Option<u32>,
 }
@@ -428,6 +468,10 @@ impl ToolParams for SearchParams {
             path: self.path,
             limit: self.limit,
             ignore_case: self.ignore_case.unwrap_or(false),
+            globs: self.glob.unwrap_or_default(),
+            before: self.context,
+            after: self.context,
+            files_only: self.files_only.unwrap_or(false),
             ..Input::default()
         };
         Ok((action, input))
@@ -438,9 +482,8 @@ impl ToolParams for SearchParams {
 pub struct ReadParams {
     /// File.
     pub path: Option<String>,
-    /// Several files in one call.
+    /// Several files.
     pub paths: Option<Vec<String>>,
-    /// Default: what the other parameters ask for, else full.
     #[schemars(extend("enum" = ["full", "lines", "symbol", "signatures", "map", "diff"]))]
     pub mode: Option<String>,
     /// lines: first line.
@@ -451,7 +494,7 @@ pub struct ReadParams {
     pub end_line: Option<u32>,
     /// symbol: e.g. Point/new.
     pub name_path: Option<String>,
-    /// Send it whole even if already read.
+    /// Resend if already read.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub fresh: Option<bool>,
 }
@@ -474,32 +517,45 @@ impl ToolParams for ReadParams {
     }
 }
 
+/// An action `tool` was given, read as a [`RefactorAction`]: for `ctx_navigate` one
+/// that only reads; for `ctx_refactor` any (the published tool navigated through it
+/// too). `advertised` is what the remedy lists.
+fn refactor_action(
+    tool: &str,
+    given: &str,
+    advertised: &[&str],
+) -> Result<RefactorAction, LeanError> {
+    let action =
+        serde_json::from_value::<RefactorAction>(serde_json::Value::String(given.trim().into()));
+    match action {
+        Ok(a) if a.reads_only() || tool == "ctx_refactor" => Ok(a),
+        _ => Err(LeanError::new(
+            ErrorCode::InvalidTarget,
+            format!("{tool} has no action {given:?}"),
+        )
+        .with_remedy(format!("{tool} actions: {}", advertised.join(", ")))),
+    }
+}
+
+/// `ctx_navigate`'s actions: every [`RefactorAction`] that only reads.
+const NAVIGATE_ACTIONS: &[&str] = &[
+    "references",
+    "definition",
+    "implementations",
+    "declaration",
+    "type_hierarchy",
+    "inspections",
+];
+
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct RefactorParams {
-    pub action: RefactorAction,
-    /// File.
-    pub path: Option<String>,
-    /// Symbol: Point/new, /top_level, add[1] (the second).
-    pub name_path: Option<String>,
-    /// 1-based line: of the symbol, the position or a region.
+pub struct NavigateParams {
+    #[schemars(extend("enum" = ["references", "definition", "implementations", "declaration", "type_hierarchy", "inspections"]))]
+    pub action: String,
+    pub path: String,
+    /// Of the name, 1-based.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub line: Option<u32>,
-    /// Last line of a region.
-    #[serde(default, deserialize_with = "lenient::u32")]
-    pub end_line: Option<u32>,
-    /// The whole new declaration.
-    pub new_body: Option<String>,
-    /// Text to insert.
-    pub text: Option<String>,
-    /// Hash a read or edit answered; CONFLICT if stale.
-    pub expected_hash: Option<String>,
-    /// Write despite a syntax error or conflicts.
-    #[serde(default, deserialize_with = "lenient::bool")]
-    pub force: Option<bool>,
-    /// Levels of children (default 0).
-    #[serde(default, deserialize_with = "lenient::u32")]
-    pub depth: Option<u32>,
-    /// 0-based column of the name.
+    /// Of the name, 0-based.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub column: Option<u32>,
     /// all: libraries too.
@@ -507,38 +563,120 @@ pub struct RefactorParams {
     pub scope: Option<String>,
     #[schemars(extend("enum" = ["supertypes", "subtypes"]))]
     pub direction: Option<String>,
-    /// inspections.
-    #[schemars(extend("enum" = ["run", "list"]))]
+    /// Default 100.
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub limit: Option<u32>,
+    // `symbols_overview` (ctx_outline does it) and inspections' `mode=list` (its
+    // sources), as the published tool had them: read, not advertised.
+    #[schemars(skip)]
+    pub mode: Option<String>,
+    #[schemars(skip)]
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub depth: Option<u32>,
+}
+
+impl ToolParams for NavigateParams {
+    const TOOL: &'static str = "ctx_navigate";
+
+    fn input(self) -> Result<(Action, Input), LeanError> {
+        let action = refactor_action(Self::TOOL, &self.action, NAVIGATE_ACTIONS)?;
+        let input = Input {
+            path: Some(self.path),
+            line: self.line,
+            column: self.column,
+            scope: self.scope,
+            direction: self.direction,
+            mode: self.mode,
+            depth: self.depth,
+            limit: self.limit,
+            ..Input::default()
+        };
+        Ok((Action::Refactor(action), input))
+    }
+}
+
+/// `ctx_refactor`'s advertised actions: every [`RefactorAction`] that writes.
+const REFACTOR_ACTIONS: &[&str] = &[
+    "replace_symbol_body",
+    "insert_before_symbol",
+    "insert_after_symbol",
+    "replace_lines",
+    "create_file",
+    "reformat",
+    "rename",
+    "move",
+    "safe_delete",
+    "inline",
+];
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RefactorParams {
+    #[schemars(extend("enum" = ["replace_symbol_body", "insert_before_symbol", "insert_after_symbol", "replace_lines", "create_file", "reformat", "rename", "move", "safe_delete", "inline"]))]
+    pub action: String,
+    /// File.
+    pub path: Option<String>,
+    /// Point/new, /top_level, add[1].
+    pub name_path: Option<String>,
+    /// 1-based: of the symbol, the name, the first line.
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub line: Option<u32>,
+    /// Last line.
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub end_line: Option<u32>,
+    /// The whole new declaration.
+    pub new_body: Option<String>,
+    /// Text to insert, new lines, a file's content.
+    pub text: Option<String>,
+    /// Hash a read answered; CONFLICT if stale.
+    pub expected_hash: Option<String>,
+    /// Despite a syntax error or conflicts.
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub force: Option<bool>,
+    /// 0-based column of the name.
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub column: Option<u32>,
+    /// Navigation through ctx_refactor, as the published tool had it: read, never
+    /// advertised (ctx_navigate has them).
+    #[schemars(skip)]
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub depth: Option<u32>,
+    #[schemars(skip)]
+    pub scope: Option<String>,
+    #[schemars(skip)]
+    pub direction: Option<String>,
+    #[schemars(skip)]
     pub mode: Option<String>,
     pub new_name: Option<String>,
-    /// IDE.
-    #[serde(default, deserialize_with = "lenient::bool")]
-    pub search_comments: Option<bool>,
-    /// IDE.
-    #[serde(default, deserialize_with = "lenient::bool")]
-    pub search_text_occurrences: Option<bool>,
     /// move: file, directory or package.
     pub destination: Option<String>,
-    /// move: into PATH:LINE:COLUMN.
-    pub parent: Option<String>,
-    /// IDE.
-    #[serde(default, deserialize_with = "lenient::bool")]
-    pub propagate: Option<bool>,
-    /// IDE.
-    #[serde(default, deserialize_with = "lenient::bool")]
-    pub keep_definition: Option<bool>,
-    /// region: line..end_line; symbol: IDE.
+    /// region: line..end_line.
     #[schemars(extend("enum" = ["file", "region", "symbol"]))]
     pub reformat_scope: Option<String>,
-    /// IDE.
+    // The JetBrains IDE's own options (README.md, For agents): read, not advertised, so
+    // every session does not pay for what only IDE refactorings use.
+    #[schemars(skip)]
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub search_comments: Option<bool>,
+    #[schemars(skip)]
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub search_text_occurrences: Option<bool>,
+    #[schemars(skip)]
+    pub parent: Option<String>,
+    #[schemars(skip)]
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub propagate: Option<bool>,
+    #[schemars(skip)]
+    #[serde(default, deserialize_with = "lenient::bool")]
+    pub keep_definition: Option<bool>,
+    #[schemars(skip)]
     #[serde(default, deserialize_with = "lenient::bool")]
     pub optimize_imports: Option<bool>,
-    /// Show the plan; write nothing.
+    /// Plan only.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub preview: Option<bool>,
-    /// Apply only the previewed plan.
+    /// Apply the previewed plan.
     pub plan_hash: Option<String>,
-    /// Most results (default 100).
+    #[schemars(skip)]
     #[serde(default, deserialize_with = "lenient::u32")]
     pub limit: Option<u32>,
 }
@@ -547,6 +685,7 @@ impl ToolParams for RefactorParams {
     const TOOL: &'static str = "ctx_refactor";
 
     fn input(self) -> Result<(Action, Input), LeanError> {
+        let action = refactor_action(Self::TOOL, &self.action, REFACTOR_ACTIONS)?;
         let flag = |b: Option<bool>| b.unwrap_or(false);
         let input = Input {
             path: self.path,
@@ -577,12 +716,16 @@ impl ToolParams for RefactorParams {
             reformat_scope: self.reformat_scope,
             optimize_imports: flag(self.optimize_imports),
             ignore_case: false,
+            globs: Vec::new(),
+            before: None,
+            after: None,
+            files_only: false,
             paths: Vec::new(),
             start_line: None,
             fresh: false,
             session: None,
         };
-        Ok((Action::Refactor(self.action), input))
+        Ok((Action::Refactor(action), input))
     }
 }
 
@@ -602,7 +745,9 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "The symbols of a file or directory: line, kind and signature, as a tree.",
+        title = "Outline",
+        description = "Symbols of a file or directory as a tree: line, kind, signature.",
+        annotations(read_only_hint = true, open_world_hint = false),
         input_schema = schema::<OutlineParams>()
     )]
     async fn ctx_outline(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
@@ -610,8 +755,9 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "The project's indexed files as a tree, each directory with its file count and languages.",
-        annotations(read_only_hint = true),
+        title = "Files",
+        description = "The project's files as a tree, each directory with its file count and kinds.",
+        annotations(read_only_hint = true, open_world_hint = false),
         input_schema = schema::<TreeParams>()
     )]
     async fn ctx_tree(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
@@ -619,8 +765,9 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "Symbols by name, substring or Type/member; or lines by text or regex, grouped under the symbol around them where that is no longer than grep's lines.",
-        annotations(read_only_hint = true),
+        title = "Search",
+        description = "Symbols by name, substring or Type/member; or lines of any text file by text or regex.",
+        annotations(read_only_hint = true, open_world_hint = false),
         input_schema = schema::<SearchParams>()
     )]
     async fn ctx_search(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
@@ -628,8 +775,9 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "Reads files, each answer with the hash an edit of it passes as expected_hash. A re-read this session already has answers one line, or the diff.",
-        annotations(read_only_hint = true),
+        title = "Read",
+        description = "Reads files, each with the hash edits pass as expected_hash. A re-read is one line or the diff; long files come in pages.",
+        annotations(read_only_hint = true, open_world_hint = false),
         input_schema = schema::<ReadParams>()
     )]
     async fn ctx_read(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
@@ -637,7 +785,20 @@ impl LeanCtxMcp {
     }
 
     #[tool(
-        description = "Edits a symbol (by name_path or line) or lines (line..end_line), guarded by expected_hash. Navigation, type_hierarchy and refactorings at path+line+column; rename previews, then applies with plan_hash; move, safe_delete and inline need the JetBrains IDE.",
+        title = "Navigate",
+        description = "At path+line+column: references, definition, implementations, declaration, type_hierarchy; a file's inspections.",
+        annotations(read_only_hint = true, open_world_hint = false),
+        input_schema = schema::<NavigateParams>()
+    )]
+    async fn ctx_navigate(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
+        self.tool::<NavigateParams>(args).await
+    }
+
+    #[tool(
+        title = "Edit and refactor",
+        description = "Writes guarded by expected_hash: a symbol (name_path, or path+line), lines, a new file. rename previews, then applies with plan_hash; move, safe_delete, inline need the JetBrains IDE.",
+        // Not read-only, not idempotent: the spec's defaults, left out.
+        annotations(destructive_hint = true, open_world_hint = false),
         input_schema = schema::<RefactorParams>()
     )]
     async fn ctx_refactor(&self, args: JsonObject) -> Result<CallToolResult, McpError> {
@@ -683,39 +844,25 @@ impl LeanCtxMcp {
     }
 }
 
-/// The `action` values `ctx_refactor`'s advertised input schema allows.
+/// The `action` values `ctx_navigate` and `ctx_refactor` advertise, with the tool.
 #[cfg(test)]
-pub(crate) fn advertised_refactor_actions() -> Vec<String> {
-    fn strings(v: &serde_json::Value, out: &mut Vec<String>) {
-        match v {
-            serde_json::Value::Object(o) => {
-                if let Some(c) = o.get("const").and_then(|c| c.as_str()) {
-                    out.push(c.to_string());
-                }
-                if let Some(e) = o.get("enum").and_then(|e| e.as_array()) {
-                    out.extend(e.iter().filter_map(|s| s.as_str().map(String::from)));
-                }
-                o.values().for_each(|v| strings(v, out));
-            }
-            serde_json::Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
-            _ => {}
-        }
-    }
-    let tool = LeanCtxMcp::tool_router()
+pub(crate) fn advertised_actions() -> Vec<(String, String)> {
+    LeanCtxMcp::tool_router()
         .list_all()
         .into_iter()
-        .find(|t| t.name == "ctx_refactor")
-        .expect("ctx_refactor is advertised");
-    let schema = serde_json::Value::Object((*tool.input_schema).clone());
-    let action = &schema["properties"]["action"];
-    // The action's schema, or the definition it refers to.
-    let action = match action["$ref"].as_str() {
-        Some(r) => &schema["$defs"][r.rsplit('/').next().unwrap()],
-        None => action,
-    };
-    let mut out = Vec::new();
-    strings(action, &mut out);
-    out
+        .filter(|t| t.name == "ctx_navigate" || t.name == "ctx_refactor")
+        .flat_map(|t| {
+            let schema = serde_json::Value::Object((*t.input_schema).clone());
+            let actions = schema["properties"]["action"]["enum"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let tool = t.name.to_string();
+            actions
+                .into_iter()
+                .map(move |a| (tool.clone(), a.as_str().unwrap_or_default().to_string()))
+        })
+        .collect()
 }
 
 /// The path of a `file://` URI (percent-decoded); `None` for other schemes.
@@ -843,6 +990,33 @@ pub async fn serve(paths: Paths, root: PathBuf) -> Result<ExitCode, LeanError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn navigate_advertises_the_actions_that_read_and_refactor_those_that_write() {
+        let advertised = advertised_actions();
+        for (tool, action) in &advertised {
+            let parsed: RefactorAction =
+                serde_json::from_value(serde_json::Value::String(action.clone())).unwrap();
+            assert_eq!(
+                parsed.reads_only(),
+                tool == "ctx_navigate",
+                "{tool} {action}"
+            );
+        }
+        // Every action once, but symbols_overview: ctx_outline does it (both tools
+        // still take it, as the published tool had it).
+        assert_eq!(advertised.len(), 16, "{advertised:?}");
+        assert!(!advertised.iter().any(|(_, a)| a == "symbols_overview"));
+        // Honest annotations: only the tool that writes says so.
+        for t in LeanCtxMcp::tool_router().list_all() {
+            let a = t.annotations.as_ref().expect("annotated");
+            let writes = t.name == "ctx_refactor";
+            assert_eq!(a.read_only_hint.unwrap_or(false), !writes, "{}", t.name);
+            assert_eq!(a.destructive_hint, writes.then_some(true), "{}", t.name);
+            assert_eq!(a.open_world_hint, Some(false), "{}", t.name);
+            assert!(t.title.is_some(), "{}", t.name);
+        }
+    }
 
     #[test]
     fn file_uris_become_paths() {

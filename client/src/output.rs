@@ -47,11 +47,17 @@ impl Output {
         } else {
             eprintln!("{}", lean_ctx_shared::render::error(e));
         }
-        // Exit 75 (EX_TEMPFAIL) tells scripts that retrying later will work.
+        self.exit_code(e)
+    }
+
+    /// The exit code of an error: 2, as grep's and ripgrep's (1 is "nothing
+    /// found"), or 75 (EX_TEMPFAIL) for `INDEXING`, which tells scripts that
+    /// retrying later will work.
+    pub fn exit_code(&self, e: &LeanError) -> ExitCode {
         if e.code == lean_ctx_shared::ErrorCode::Indexing {
             return ExitCode::from(75);
         }
-        ExitCode::FAILURE
+        ExitCode::from(2)
     }
 
     pub fn project(&self, p: &ProjectStatus) {

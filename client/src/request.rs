@@ -47,8 +47,8 @@ pub enum Action {
     Refactor(RefactorAction),
 }
 
-/// `ctx_refactor`'s actions: the MCP schema's `action` and the CLI's `refactor` verbs
-/// (kebab-case there).
+/// The actions of `ctx_navigate` (those that only read) and `ctx_refactor` (those
+/// that write), and the CLI's `refactor` verbs (kebab-case there).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RefactorAction {
@@ -61,6 +61,12 @@ pub enum RefactorAction {
     InsertBeforeSymbol,
     /// Insert `text` on the lines after a symbol.
     InsertAfterSymbol,
+    /// Replace the whole lines `line..=end_line` of any text file with `text`,
+    /// guarded by the hash of those lines or of a view holding them.
+    ReplaceLines,
+    /// Write a new file `path` with `text` (its directories made); an existing one
+    /// only under its `expected_hash`.
+    CreateFile,
     /// Every reference to the symbol at `path`+`line`+`column` (declaration included).
     References,
     /// Where the symbol at the position is defined.
@@ -89,12 +95,28 @@ pub enum RefactorAction {
 }
 
 impl RefactorAction {
+    /// Whether the action only reads (`ctx_navigate`'s), or may write.
+    pub fn reads_only(self) -> bool {
+        matches!(
+            self,
+            RefactorAction::SymbolsOverview
+                | RefactorAction::References
+                | RefactorAction::Definition
+                | RefactorAction::Implementations
+                | RefactorAction::Declaration
+                | RefactorAction::TypeHierarchy
+                | RefactorAction::Inspections
+        )
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             RefactorAction::SymbolsOverview => "symbols_overview",
             RefactorAction::ReplaceSymbolBody => "replace_symbol_body",
             RefactorAction::InsertBeforeSymbol => "insert_before_symbol",
             RefactorAction::InsertAfterSymbol => "insert_after_symbol",
+            RefactorAction::ReplaceLines => "replace_lines",
+            RefactorAction::CreateFile => "create_file",
             RefactorAction::References => "references",
             RefactorAction::Definition => "definition",
             RefactorAction::Implementations => "implementations",
@@ -145,6 +167,13 @@ pub struct Input {
     pub optimize_imports: bool,
     /// Text and regex searches: ignore case.
     pub ignore_case: bool,
+    /// Text and regex searches: only files matching these globs (`!` excludes).
+    pub globs: Vec<String>,
+    /// Text and regex searches: lines of context before and after each match.
+    pub before: Option<u32>,
+    pub after: Option<u32>,
+    /// Text and regex searches: only the matching files.
+    pub files_only: bool,
     /// read: several files at once (besides or instead of `path`).
     pub paths: Vec<String>,
     /// read mode=lines: the first line.
@@ -343,6 +372,10 @@ fn search_text(action: Action, input: Input, ctx: &Ctx) -> Result<Call, LeanErro
         regex: action == Action::SearchRegex,
         case_insensitive: input.ignore_case,
         path: input.path.as_deref().map(|p| ctx.path(p)),
+        globs: input.globs,
+        before: input.before.unwrap_or(0),
+        after: input.after.unwrap_or(0),
+        files_only: input.files_only,
         limit: input.limit.unwrap_or(0),
         wait_ms: ctx.wait_ms,
     }))
@@ -354,6 +387,16 @@ fn search_symbol(input: Input, ctx: &Ctx) -> Result<Call, LeanError> {
         return Err(invalid(
             "ignore_case applies to text and regex searches".into(),
             "symbol searches match names regardless of case already (exact case ranks first)",
+        ));
+    }
+    if !input.globs.is_empty()
+        || input.before.is_some()
+        || input.after.is_some()
+        || input.files_only
+    {
+        return Err(invalid(
+            "glob, context and files_only apply to text and regex searches".into(),
+            "search lines with action=text or action=regex, or narrow a symbol search by path or kind",
         ));
     }
     let kind = match input.kind.as_deref() {
@@ -397,15 +440,27 @@ impl Refactor<'_> {
                 // backing answers alike.
                 depth: input.depth.unwrap_or(0),
             })),
-            RefactorAction::ReplaceSymbolBody => {
-                self.edit(EditAction::ReplaceSymbolBody, &input.new_body, "new_body")
-            }
+            RefactorAction::ReplaceSymbolBody => self.edit(
+                EditAction::ReplaceSymbolBody,
+                input.new_body.as_ref(),
+                "new_body",
+            ),
             RefactorAction::InsertBeforeSymbol => {
-                self.edit(EditAction::InsertBeforeSymbol, &input.text, "text")
+                self.edit(EditAction::InsertBeforeSymbol, input.text.as_ref(), "text")
             }
             RefactorAction::InsertAfterSymbol => {
-                self.edit(EditAction::InsertAfterSymbol, &input.text, "text")
+                self.edit(EditAction::InsertAfterSymbol, input.text.as_ref(), "text")
             }
+            RefactorAction::ReplaceLines => self.edit(
+                EditAction::ReplaceLines,
+                input.text.as_ref().or(input.new_body.as_ref()),
+                "text",
+            ),
+            RefactorAction::CreateFile => self.edit(
+                EditAction::CreateFile,
+                input.text.as_ref().or(input.new_body.as_ref()),
+                "text",
+            ),
             RefactorAction::References => self.navigate(NavigateAction::References),
             RefactorAction::Definition => self.navigate(NavigateAction::Definition),
             RefactorAction::Implementations => self.navigate(NavigateAction::Implementations),
@@ -480,15 +535,27 @@ impl Refactor<'_> {
     fn edit(
         &self,
         action: EditAction,
-        text: &Option<String>,
+        text: Option<&String>,
         param: &str,
     ) -> Result<Call, LeanError> {
         let input = self.input;
+        let target = match self.action {
+            RefactorAction::CreateFile => EditTarget::File { path: self.path()? },
+            RefactorAction::ReplaceLines => {
+                let line = input.line.ok_or_else(|| missing("line", self.name))?;
+                EditTarget::Lines {
+                    path: self.path()?,
+                    line,
+                    end_line: Some(input.end_line.unwrap_or(line)),
+                }
+            }
+            _ => edit_target(input, self.ctx, self.name)?,
+        };
         Ok(Call::Edit(EditRequest {
             root: self.ctx.root.clone(),
             action,
-            target: edit_target(input, self.ctx, self.name)?,
-            text: text.clone().ok_or_else(|| missing(param, self.name))?,
+            target,
+            text: text.cloned().ok_or_else(|| missing(param, self.name))?,
             expected_hash: input.expected_hash.clone(),
             force: input.force,
             wait_ms: self.ctx.wait_ms,
@@ -706,7 +773,10 @@ mod tests {
     use super::*;
     use crate::{
         Cli, Command,
-        mcp::{OutlineParams, ReadParams, RefactorParams, SearchParams, ToolParams, TreeParams},
+        mcp::{
+            NavigateParams, OutlineParams, ReadParams, RefactorParams, SearchParams, ToolParams,
+            TreeParams,
+        },
     };
 
     const ROOT: &str = "/home/dev/proj";
@@ -718,6 +788,7 @@ mod tests {
         Tree,
         Search,
         Read,
+        Navigate,
         Refactor,
     }
 
@@ -778,6 +849,7 @@ mod tests {
             Tool::Tree => parse::<TreeParams>(args),
             Tool::Search => parse::<SearchParams>(args),
             Tool::Read => parse::<ReadParams>(args),
+            Tool::Navigate => parse::<NavigateParams>(args),
             Tool::Refactor => parse::<RefactorParams>(args),
         };
         let ctx = Ctx {
@@ -871,6 +943,36 @@ mod tests {
                 json!({"action": "text", "query": "a.b(", "path": "src"}),
             ),
             row(
+                &[
+                    "search",
+                    "--text",
+                    "serde",
+                    "-g",
+                    "*.toml",
+                    "--exclude",
+                    "vendor/**",
+                    "-C",
+                    "2",
+                    "-l",
+                ],
+                Search,
+                json!({"action": "text", "query": "serde", "glob": ["*.toml", "!vendor/**"], "context": 2, "files_only": true}),
+            ),
+            // A glob alone, as a string; context only after (the CLI's -A).
+            row(
+                &[
+                    "search", "--regex", "^x", "-g", "*.md", "-A", "1", "-B", "1",
+                ],
+                Search,
+                json!({"action": "regex", "query": "^x", "glob": "*.md", "context": "1"}),
+            ),
+            // Symbol searches refuse what only line searches take: the same error.
+            row(
+                &["search", "Point", "-g", "*.rs"],
+                Search,
+                json!({"query": "Point", "glob": ["*.rs"]}),
+            ),
+            row(
                 &["search", "--text", "Größe", "-i", "--limit", "5"],
                 Search,
                 json!({"action": "text", "query": "Größe", "ignore_case": "true", "limit": 5}),
@@ -888,12 +990,12 @@ mod tests {
             ),
             row(
                 &["refactor", "symbols-overview", "src/lib.rs"],
-                Refactor,
+                Navigate,
                 json!({"action": "symbols_overview", "path": "src/lib.rs"}),
             ),
             row(
                 &["refactor", "symbols-overview", "src/lib.rs", "--depth", "2"],
-                Refactor,
+                Navigate,
                 json!({"action": "symbols_overview", "path": "src/lib.rs", "depth": 2}),
             ),
             row(
@@ -953,8 +1055,44 @@ mod tests {
                 json!({"action": "insert_after_symbol", "name_path": "helper", "path": "src/lib.rs", "text": "fn x() {}"}),
             ),
             row(
-                &["refactor", "references", "src/lib.rs:3:9"],
+                &[
+                    "refactor",
+                    "replace-lines",
+                    "Cargo.toml",
+                    "--line",
+                    "4",
+                    "--end-line",
+                    "5",
+                    "--text",
+                    "rust-version = \"1.75\"",
+                    "--expected-hash",
+                    "ab12",
+                ],
                 Refactor,
+                json!({"action": "replace_lines", "path": "Cargo.toml", "line": 4, "end_line": 5, "text": "rust-version = \"1.75\"", "expected_hash": "ab12"}),
+            ),
+            // One line when end_line is left out.
+            row(
+                &[
+                    "refactor",
+                    "replace-lines",
+                    "a.md",
+                    "--line",
+                    "2",
+                    "--text",
+                    "x",
+                ],
+                Refactor,
+                json!({"action": "replace_lines", "path": "a.md", "line": 2, "text": "x"}),
+            ),
+            row(
+                &["refactor", "create-file", "docs/new.md", "--text", "# New"],
+                Refactor,
+                json!({"action": "create_file", "path": "docs/new.md", "text": "# New"}),
+            ),
+            row(
+                &["refactor", "references", "src/lib.rs:3:9"],
+                Navigate,
                 json!({"action": "references", "path": "src/lib.rs", "line": 3, "column": 9}),
             ),
             row(
@@ -967,22 +1105,22 @@ mod tests {
                     "--limit",
                     "7",
                 ],
-                Refactor,
+                Navigate,
                 json!({"action": "definition", "path": "src/lib.rs", "line": 3, "column": 9, "scope": "all", "limit": 7}),
             ),
             row(
                 &["refactor", "implementations", "src/lib.rs:1:11"],
-                Refactor,
+                Navigate,
                 json!({"action": "implementations", "path": "src/lib.rs", "line": 1, "column": 11}),
             ),
             row(
                 &["refactor", "declaration", "src/lib.rs:3:9"],
-                Refactor,
+                Navigate,
                 json!({"action": "declaration", "path": "src/lib.rs", "line": "3", "column": "9"}),
             ),
             row(
                 &["refactor", "type-hierarchy", "src/lib.rs:1:11"],
-                Refactor,
+                Navigate,
                 json!({"action": "type_hierarchy", "path": "src/lib.rs", "line": 1, "column": 11}),
             ),
             row(
@@ -995,12 +1133,12 @@ mod tests {
                     "--scope",
                     "all",
                 ],
-                Refactor,
+                Navigate,
                 json!({"action": "type_hierarchy", "path": "src/lib.rs", "line": 1, "column": 11, "direction": "subtypes", "scope": "all"}),
             ),
             row(
                 &["refactor", "inspections", "src/lib.rs"],
-                Refactor,
+                Navigate,
                 json!({"action": "inspections", "path": "src/lib.rs"}),
             ),
             row(
@@ -1013,7 +1151,7 @@ mod tests {
                     "--limit",
                     "4",
                 ],
-                Refactor,
+                Navigate,
                 json!({"action": "inspections", "path": "src/lib.rs", "mode": "list", "limit": 4}),
             ),
             row(
@@ -1168,14 +1306,16 @@ mod tests {
         ]
         .map(String::from)
         .into();
-        mcp_actions.extend(crate::mcp::advertised_refactor_actions());
+        mcp_actions.extend(crate::mcp::advertised_actions().into_iter().map(|(_, a)| a));
+        // Taken, not advertised: ctx_outline does it.
+        mcp_actions.insert("symbols_overview".into());
         let covered: BTreeSet<String> = covered.into_iter().map(String::from).collect();
         assert_eq!(
             covered, cli_actions,
             "a CLI verb without a row (or a row without a verb)"
         );
         assert_eq!(covered, mcp_actions, "an MCP action without a row");
-        assert_eq!(covered.len(), 21);
+        assert_eq!(covered.len(), 23);
     }
 
     #[test]

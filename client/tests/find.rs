@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
 
 /// A git repository `proj`: Rust, Python and TypeScript files, one of them CRLF with
-/// a non-ASCII name, and files `.gitignore` and `info/exclude` leave out.
+/// a non-ASCII name, two text files (TOML, Markdown), and files `.gitignore` and
+/// `info/exclude` leave out.
 fn fixture() -> (TestEnv, PathBuf) {
     let env = TestEnv::with_shim(SHIM);
     let root = env.dir().join("proj");
@@ -24,7 +25,7 @@ fn fixture() -> (TestEnv, PathBuf) {
     for (path, text) in [
         (".gitignore", "target/\n*.gen.rs\n"),
         ("Cargo.toml", "[package]\nname = \"p\"\n"),
-        ("README.md", "# not indexed\n"),
+        ("README.md", "# a text file\n"),
         (
             "src/lib.rs",
             "pub fn parse_args() -> Vec<String> {\n    let needle = 1;\n    vec![]\n}\n",
@@ -77,7 +78,7 @@ fn paths(v: &Value) -> Vec<&str> {
 fn the_tree_lists_indexed_files_with_counts_and_languages_and_never_an_ignored_one() {
     let (env, root) = fixture();
     let v = env.ok(&root, &["tree", "--depth", "9"]);
-    assert_eq!(v["total_files"], 4, "{v}");
+    assert_eq!(v["total_files"], 6, "{v}");
     assert_eq!(v["depth"], 4, "{v}");
     assert_eq!(v["truncated"], false);
     assert_eq!(
@@ -93,6 +94,8 @@ fn the_tree_lists_indexed_files_with_counts_and_languages_and_never_an_ignored_o
             "src/lib.rs",
             "web",
             "web/app.ts",
+            "Cargo.toml",
+            "README.md",
         ]
     );
     assert_eq!(
@@ -103,13 +106,18 @@ fn the_tree_lists_indexed_files_with_counts_and_languages_and_never_an_ignored_o
     );
     assert_eq!(
         v["entries"][6]["kind"],
-        json!({"File": {"language": "rust"}})
+        json!({"File": {"language": "rust", "skipped": null}})
+    );
+    // A text file by its kind.
+    assert_eq!(
+        v["entries"][10]["kind"],
+        json!({"File": {"language": "toml", "skipped": null}})
     );
 
     // Depth 1: the root's entries, directories with their counts only.
     assert_eq!(
         text(&env, &root, &["tree", "--depth", "1"]),
-        "./ (4 files: rust 2, python 1, typescript 1)\n  src/ (3 files: rust 2, python 1)\n  web/ (1 file: typescript 1)\n"
+        "./ (6 files: rust 2, markdown 1, python 1, toml 1, typescript 1)\n  src/ (3 files: rust 2, python 1)\n  web/ (1 file: typescript 1)\n  Cargo.toml\n  README.md\n"
     );
     // The default depth (2), from a subdirectory: that directory's tree.
     assert_eq!(
@@ -117,7 +125,7 @@ fn the_tree_lists_indexed_files_with_counts_and_languages_and_never_an_ignored_o
         "src/ (3 files: rust 2, python 1)\n  deep/ (1 file: python 1)\n    a/ (1 file: python 1)\n  ünï/ (1 file: rust 1)\n    straße.rs\n  lib.rs\n"
     );
     // A limit too small for the depth asked: fewer whole levels, not a cut subtree.
-    let v = env.ok(&root, &["tree", "--depth", "3", "--limit", "6"]);
+    let v = env.ok(&root, &["tree", "--depth", "3", "--limit", "8"]);
     assert_eq!(
         (v["depth"].as_u64(), v["truncated"].as_bool()),
         (Some(2), Some(false)),
@@ -132,7 +140,9 @@ fn the_tree_lists_indexed_files_with_counts_and_languages_and_never_an_ignored_o
             "src/ünï",
             "src/lib.rs",
             "web",
-            "web/app.ts"
+            "web/app.ts",
+            "Cargo.toml",
+            "README.md",
         ]
     );
     // A limit smaller than one level: cut, and said so.
@@ -226,7 +236,13 @@ fn text_and_regex_search_label_each_line_with_its_symbol_and_never_search_an_ign
     assert_eq!(e["code"], "INVALID_TARGET", "{e}");
 
     // Case: exact unless asked, then beyond ASCII too.
-    assert_eq!(env.ok(&root, &["search", "--text", "NEEDLE"])["total"], 0);
+    // Nothing found: exit 1, as grep's.
+    let (out, v) = env.shim_json_in(&root, &["search", "--text", "NEEDLE"]);
+    assert_eq!(
+        (out.status.code(), &v["total"]),
+        (Some(1), &json!(0)),
+        "{v}"
+    );
     assert_eq!(
         env.ok(&root, &["search", "--text", "NEEDLE", "-i"])["total"],
         3
@@ -248,8 +264,12 @@ fn text_and_regex_search_label_each_line_with_its_symbol_and_never_search_an_ign
     );
 
     // Ignored files are never searched, whatever they hold.
-    let all = env.ok(&root, &["search", "--regex", "needle_"]);
-    assert_eq!(all["total"], 0, "{all}");
+    let (out, all) = env.shim_json_in(&root, &["search", "--regex", "needle_"]);
+    assert_eq!(
+        (out.status.code(), &all["total"]),
+        (Some(1), &json!(0)),
+        "{all}"
+    );
 
     // The focused file first, then path order.
     env.ok(&root, &["editor-signal", "--file", "src/ünï/straße.rs"]);
@@ -298,7 +318,11 @@ fn text_search_never_reads_through_a_directory_swapped_for_a_symlink_outside_the
         "class Point:\n    def move(self):\n        return 'needle_secret'\n",
     )
     .unwrap();
-    let search = |q: &str| env.ok(&root, &["search", "--text", q, "--limit", "50"]);
+    // Exit 1 when nothing matched: the answer is what counts here.
+    let search = |q: &str| {
+        env.shim_json_in(&root, &["search", "--text", q, "--limit", "50"])
+            .1
+    };
     assert_eq!(search("needle")["total"], 3, "indexed first");
     // Swap the indexed directory for a symlink to the outside one and back, searching
     // in between: whatever the watcher has seen yet, no answer may hold the secret.

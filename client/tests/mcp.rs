@@ -48,6 +48,39 @@ fn the_python_mcp_sdk_runs_an_agent_loop_on_a_real_crate() {
     sdk_scenario(&env, &["--agent-loop"], &project, &[]);
 }
 
+/// Issue 42's loop through the Python SDK: a change touching code and configuration
+/// in a repository of Rust, TOML, YAML, Markdown and a shell script, a 1 MB
+/// changelog read in pages, and every failure an `isError` with its code.
+#[test]
+fn the_python_mcp_sdk_changes_code_and_configuration_in_a_mixed_repository() {
+    let env = TestEnv::with_shim(SHIM);
+    let project = env.dir().join("mixed");
+    fs::create_dir_all(project.join("src")).unwrap();
+    for (path, text) in [
+        (
+            "Cargo.toml",
+            "[package]\nname = \"mixed\"\nversion = \"0.1.0\"\n\n[dependencies]\nserde = \"1.0\"\n",
+        ),
+        (
+            "src/lib.rs",
+            "pub fn version() -> &'static str {\n    \"1.0\"\n}\n\n/// Uses serde.\npub fn uses() {}\n",
+        ),
+        ("ci.yml", "on: push\njobs:\n  test:\n    runs-on: ubuntu\n"),
+        ("README.md", "# Mixed\n\nDepends on serde.\n"),
+        ("run.sh", "#!/bin/sh\ncargo test\n"),
+    ] {
+        fs::write(project.join(path), text).unwrap();
+    }
+    let changelog: String = (1..=20_000)
+        .map(|i| format!("- {i:05}: a change of some fifty-odd bytes, said plainly\n"))
+        .collect();
+    assert!(changelog.len() > 1_000_000);
+    fs::write(project.join("CHANGELOG.md"), changelog).unwrap();
+    fs::write(env.dir().join("outside.txt"), "secret\n").unwrap();
+    lean_ctx_testkit::git(&project, &["init", "-q"]);
+    sdk_scenario(&env, &["--mixed-repository"], &project, &[]);
+}
+
 /// Runs tests/mcp/sdk_client.py (the Python SDK as the client of the real shim) on
 /// `project`; it prints `ok` or fails with the broken assertion.
 fn sdk_scenario(env: &TestEnv, mode: &[&str], project: &Path, extra_env: &[(&str, &str)]) {
@@ -141,6 +174,7 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
     assert_eq!(
         names,
         [
+            "ctx_navigate",
             "ctx_outline",
             "ctx_read",
             "ctx_refactor",
@@ -148,14 +182,20 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
             "ctx_tree"
         ]
     );
-    for read_only in [1, 3, 4] {
-        assert_eq!(
-            tools[read_only]["annotations"]["readOnlyHint"], true,
-            "{}",
-            tools[read_only]
-        );
+    for (i, tool) in tools.iter().enumerate() {
+        let annotations = &tool["annotations"];
+        // Read-only but for the one that writes; none reaches outside the machine.
+        assert_eq!(annotations["readOnlyHint"] == true, i != 3, "{tool}");
+        assert_eq!(annotations["openWorldHint"], false, "{tool}");
+        assert!(tool["title"].is_string(), "{tool}");
+        // Portable: no property typed `[T, "null"]` (clients on the OpenAPI subset
+        // reject it); optional is not `required`.
+        for (name, prop) in tool["inputSchema"]["properties"].as_object().unwrap() {
+            assert!(!prop["type"].is_array(), "{name}: {tool}");
+        }
     }
-    let outline = &tools[0]["inputSchema"]["properties"];
+    assert_eq!(tools[3]["annotations"]["destructiveHint"], true);
+    let outline = &tools[1]["inputSchema"]["properties"];
     // Typed, compacted: an optional parameter is one not `required`.
     assert_eq!(outline["depth"]["type"], "integer", "{outline}");
     // The Inspector sends every --tool-arg as a string; numbers are accepted as such.
@@ -261,7 +301,7 @@ fn a_sessions_fixed_cost_is_at_most_1200_tokens() {
         .collect();
     let total = instructions + tools.iter().map(|(_, n)| n).sum::<usize>();
     eprintln!("fixed cost: {total} tokens (instructions {instructions}, tools {tools:?})");
-    assert_eq!(tools.len(), 5, "{tools:?}");
+    assert_eq!(tools.len(), 6, "{tools:?}");
     assert!(
         total <= 1200,
         "the fixed cost is {total} tokens: instructions {instructions}, tools {tools:?}"

@@ -304,26 +304,39 @@ fn a_session_re_read_is_one_line_a_change_its_diff_and_fresh_the_whole() {
 }
 
 #[test]
-fn a_file_past_one_answer_is_refused_whole_and_read_in_windows() {
+fn a_file_past_one_answer_is_read_in_pages_and_windows() {
     let (env, root) = fixture();
     // 17 MiB of lines: more than one 16 MiB frame holds.
     let line = format!("// {}\n", "x".repeat(1020));
     fs::write(root.join("src/huge.rs"), line.repeat(17 * 1024)).unwrap();
-    let v = env.ok(&root, &["read", "src/huge.rs", "src/lib.rs"]);
-    let refused = &file(&v, 0)["content"]["Failed"];
+    // Whole: its first page, leaving room in the answer's cap for the small file
+    // after it in the batch; a file that no longer fits is refused on its own,
+    // saying how to read it.
+    let v = env.ok(&root, &["read", "src/huge.rs", "src/lib.rs", "src/huge.rs"]);
+    let page = &file(&v, 0)["content"]["Lines"];
+    assert_eq!(page["start_line"], 1, "{page}");
+    assert_eq!(
+        page["more"],
+        page["end_line"].as_u64().unwrap() + 1,
+        "{page}"
+    );
+    assert!(file(&v, 1)["content"]["Lines"].is_object(), "{v}");
+    let refused = &file(&v, 2)["content"]["Failed"];
     assert_eq!(refused["code"], "UNSUPPORTED", "{refused}");
     assert!(
-        refused["remedy"].as_str().unwrap().contains("mode=lines"),
+        refused["remedy"]
+            .as_str()
+            .unwrap()
+            .contains("read fewer files at once"),
         "{refused}"
     );
-    assert!(file(&v, 1)["content"]["Lines"].is_object());
     let v = env.ok(
         &root,
         &[
             "read",
             "src/huge.rs",
             "--start-line",
-            "17000",
+            "17370",
             "--end-line",
             "17408",
         ],
@@ -331,19 +344,21 @@ fn a_file_past_one_answer_is_refused_whole_and_read_in_windows() {
     let lines = &file(&v, 0)["content"]["Lines"]["lines"];
     assert_eq!(
         lines.as_array().unwrap().len(),
-        409,
+        39,
         "the last line is empty"
     );
     assert_eq!(file(&v, 0)["total_lines"], 17 * 1024 + 1);
     // Past index.max_file_bytes nothing is parsed: no map, no symbol.
-    let e = &env.ok(&root, &["read", "src/huge.rs", "--mode", "map"])["files"][0];
+    let (out, v) = env.shim_json_in(&root, &["read", "src/huge.rs", "--mode", "map"]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    let e = file(&v, 0);
     assert_eq!(e["content"]["Failed"]["code"], "UNSUPPORTED", "{e}");
 }
 
 /// A window of a file larger than one answer is streamed (the file read once, a MiB
 /// at a time, only the window kept): its lines, its hash and the line count are
 /// those of the file, across the pieces' edges too; past its end, a window is out of
-/// range; a window larger than one answer is refused.
+/// range; a window larger than the answer's cap is its first page.
 #[test]
 fn a_window_of_a_large_file_is_streamed_and_exact_across_piece_edges() {
     let (env, root) = fixture();
@@ -387,7 +402,9 @@ fn a_window_of_a_large_file_is_streamed_and_exact_across_piece_edges() {
             "{first}..{last}"
         );
     }
-    let past = env.ok(&root, &["read", "big.txt", "--start-line", "200002"]);
+    // A read whose only file failed fails: exit 2, the failure in the answer.
+    let (out, past) = env.shim_json_in(&root, &["read", "big.txt", "--start-line", "200002"]);
+    assert_eq!(out.status.code(), Some(2), "{past}");
     assert_eq!(
         file(&past, 0)["content"]["Failed"]["code"],
         "POSITION_OUT_OF_RANGE",
@@ -397,11 +414,13 @@ fn a_window_of_a_large_file_is_streamed_and_exact_across_piece_edges() {
         &root,
         &["read", "big.txt", "--mode", "lines", "--start-line", "1"],
     );
+    let page = &file(&whole, 0)["content"]["Lines"];
     assert_eq!(
-        file(&whole, 0)["content"]["Failed"]["code"],
-        "UNSUPPORTED",
+        page["more"],
+        page["end_line"].as_u64().unwrap() + 1,
         "{whole}"
     );
+    assert_eq!(page["lines"][0], all[0], "{whole}");
 }
 
 #[test]

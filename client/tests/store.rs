@@ -1226,6 +1226,8 @@ fn the_store_directory_loses_only_what_lean_ctx_wrote_there() {
 #[test]
 fn clear_cache_while_the_writer_writes_succeeds() {
     let (env, root) = small_files(600);
+    // All 600 in one outline: past the answer's default cap.
+    env.write_config("[answers]\nmax_bytes = 1000000\n");
     std::thread::scope(|s| {
         let index = s.spawn(|| {
             let v = ok(&env, &root, &["outline", ".", "--limit", "1000"]);

@@ -63,6 +63,7 @@ async fn bench() {
         lsp: Default::default(),
         ide: Default::default(),
         limits: Default::default(),
+        answer_max_bytes: lean_ctx_daemon::budget::DEFAULT_CAP,
     }));
     let serving = tokio::spawn(accept::run(listener, daemon.clone()));
 

@@ -12,8 +12,28 @@
 //! once, daemon-wide, so eight concurrent reads of a large file take turns instead
 //! of holding eight copies.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use lean_ctx_shared::{ErrorCode, LeanError, transport::MAX_ANSWER_BYTES};
 use serde::Serialize;
+
+/// The cap of one answer by default (`answers.max_bytes`): about 20,000 o200k tokens
+/// of code, under the 25,000 tokens a client such as Claude Code takes from one tool
+/// call by default; past it an answer is cut (said so, with how to go on).
+pub const DEFAULT_CAP: u64 = 80_000;
+
+/// The daemon's cap ([`set_cap`]), read by every [`Budget`].
+static CAP: AtomicU64 = AtomicU64::new(DEFAULT_CAP);
+
+/// Sets the cap of one answer (from the configuration), within what one frame holds.
+pub fn set_cap(bytes: u64) {
+    CAP.store(bytes.clamp(4096, MAX_ANSWER_BYTES), Ordering::Relaxed);
+}
+
+/// The cap of one answer.
+pub fn cap() -> u64 {
+    CAP.load(Ordering::Relaxed)
+}
 
 /// Encoded bytes left for one answer.
 #[derive(Debug)]
@@ -23,13 +43,16 @@ pub struct Budget {
 
 impl Default for Budget {
     fn default() -> Budget {
-        Budget {
-            left: MAX_ANSWER_BYTES,
-        }
+        Budget { left: cap() }
     }
 }
 
 impl Budget {
+    /// The encoded bytes still free.
+    pub fn left(&self) -> u64 {
+        self.left
+    }
+
     /// Charges `item`'s encoded size; `false` (nothing charged) if it does not fit.
     pub fn take<T: Serialize + ?Sized>(&mut self, item: &T) -> bool {
         match encoded_len(item) {

@@ -37,6 +37,29 @@ pub struct Config {
     pub trust: TrustSection,
     #[serde(default)]
     pub ide: IdeSection,
+    #[serde(default)]
+    pub answers: AnswersSection,
+}
+
+/// `[answers]`: how large one answer may grow.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnswersSection {
+    /// The cap of one answer, in bytes (`budget.rs`): a read past it is answered a
+    /// page at a time, a listing or search is cut and says so. The default is about
+    /// 20,000 o200k tokens of code.
+    #[serde(default = "default_answer_bytes")]
+    pub max_bytes: u64,
+}
+
+impl Default for AnswersSection {
+    fn default() -> AnswersSection {
+        toml::from_str("").expect("the empty [answers] section has defaults")
+    }
+}
+
+fn default_answer_bytes() -> u64 {
+    crate::budget::DEFAULT_CAP
 }
 
 /// `[ide]`: how long a JetBrains IDE window may take to answer.

@@ -83,7 +83,7 @@ pub fn check_dir(dir: &Path, every: usize) -> BTreeMap<Lang, Tally> {
         .build()
         .filter_map(Result::ok)
         .map(|e| e.into_path())
-        .filter(|p| p.is_file() && Lang::from_path(p).is_some())
+        .filter(|p| p.is_file() && Lang::from_path(p).is_some_and(Lang::is_code))
         .collect();
     files.sort();
     let files: Vec<PathBuf> = files.into_iter().step_by(every.max(1)).collect();
@@ -152,6 +152,7 @@ fn extension(lang: Lang) -> &'static str {
         Lang::Go => "go",
         Lang::Java => "java",
         Lang::Kotlin => "kt",
+        Lang::Text => "txt",
     }
 }
 
@@ -231,6 +232,7 @@ fn edit<'a>(
         text,
         expected_hash,
         force: false,
+        held: Vec::new(),
     }
 }
 
@@ -530,6 +532,7 @@ fn keywords(lang: Lang) -> &'static [&'static str] {
             "actual",
             "expect",
         ],
+        Lang::Text => &[],
     }
 }
 
@@ -679,6 +682,8 @@ fn probe(lang: Lang, src: &[u8], s: Symbol<'_>, all: &[(Symbol<'_>, Option<K>)])
         (Lang::Java, _, None) => "class LeanCtxProbe {}",
         (Lang::Java, ..) => "int leanCtxProbe();",
         (Lang::Kotlin, ..) => "fun leanCtxProbe() {}",
+        // No symbols, so never probed.
+        (Lang::Text, ..) => "lean-ctx probe",
     }
     .to_string()
 }

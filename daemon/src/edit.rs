@@ -41,7 +41,7 @@ use lean_ctx_syntax::{FileSymbols, Lang, Symbol, name_path::NamePath, text::Line
 
 use crate::{
     declarations::{Wire, extract, syntax_error},
-    jail::Jailed,
+    jail::{Jailed, NewFile},
 };
 
 /// One lock per file, daemon-wide; and, when built [`FileLocks::across_daemons`], the
@@ -110,12 +110,16 @@ pub struct Edit<'a> {
     pub text: &'a str,
     pub expected_hash: Option<&'a str>,
     pub force: bool,
+    /// Line spans (first, last) of the file the agent's session holds as read
+    /// windows: an `expected_hash` of one holding a line range vouches for it.
+    pub held: Vec<(u32, u32)>,
 }
 
 impl Edit<'_> {
-    /// The edit a request asks for.
-    pub fn of(req: &EditRequest) -> Edit<'_> {
+    /// The edit a request asks for, its session holding the windows `held`.
+    pub fn of(req: &EditRequest, held: Vec<(u32, u32)>) -> Edit<'_> {
         Edit {
+            held,
             action: req.action,
             target: &req.target,
             text: &req.text,
@@ -141,6 +145,8 @@ pub struct Written {
     pub hash: String,
     /// The bytes of `content` that `hash` covers.
     pub hashed: Range<usize>,
+    /// BLAKE3 hex of the whole file before the write; `None` for a file created.
+    pub before: Option<String>,
 }
 
 /// An edit worked out against the file's current bytes, not yet written.
@@ -175,6 +181,7 @@ impl Planned {
                 .to_hex()
                 .to_string(),
             hashed: self.hashed,
+            before: Some(blake3::hash(&self.original).to_hex().to_string()),
             content: self.content,
         }
     }
@@ -193,6 +200,53 @@ pub fn apply(
     let planned = plan(file, lang, edit)?;
     write_atomic(file, &planned.content).map_err(|e| e.into_error(&file.rel, "file untouched"))?;
     Ok(planned.written())
+}
+
+/// Creates the file `new` with `edit`'s text (its missing directories made first),
+/// never over a file that appeared meanwhile (`CONFLICT`): all or nothing, the
+/// directories made removed again if the write fails. The syntax guard applies to a
+/// file of a code language, as to any edit.
+pub fn create(
+    locks: &FileLocks,
+    new: &NewFile,
+    lang: Lang,
+    edit: &Edit<'_>,
+) -> Result<(Jailed, Written), LeanError> {
+    let rel = new.rel();
+    let planned = plan_in(&Source::new(lang, Vec::new()), &rel, edit)?;
+    let made_error = |e: io::Error| {
+        LeanError::new(
+            ErrorCode::InvalidTarget,
+            format!(
+                "creating {rel}: {e}: a name on its path is a file, or a symlink that is not followed when creating; nothing written"
+            ),
+        )
+        .with_remedy("create it beside real directories of the project (ctx_tree lists them)")
+    };
+    let (file, made) = new.make_dirs().map_err(made_error)?;
+    let lock = locks.get(&file.abs);
+    let _held = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let written = locks.roots([&file]).and_then(|_root| {
+        let staged = Staged::write(&file, &planned.content, Replacing::Nothing)
+            .map_err(|e| WriteError::Untouched(e).into_error(&rel, "nothing written"))?;
+        staged.commit().map_err(|e| match e {
+            WriteError::Untouched(e) if e.kind() == io::ErrorKind::AlreadyExists => LeanError::new(
+                ErrorCode::Conflict,
+                format!("{rel} was created by someone else meanwhile; nothing written"),
+            )
+            .with_remedy("read it (ctx_read) and replace it under its hash, or pick another name"),
+            e => e.into_error(&rel, "nothing written"),
+        })
+    });
+    if let Err(e) = written {
+        NewFile::unmake(&made);
+        return Err(e);
+    }
+    let written = Written {
+        before: None,
+        ..planned.written()
+    };
+    Ok((file, written))
 }
 
 /// Works `edit` out against the file's current bytes: the target located, the
@@ -247,6 +301,19 @@ impl Source {
 /// harness plans every symbol of a corpus against one `Source` per file).
 pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, LeanError> {
     let (lang, original, parsed) = (source.lang, &source.bytes, &source.parsed);
+    let whole_lines = matches!(
+        edit.target,
+        EditTarget::Lines {
+            end_line: Some(_),
+            ..
+        }
+    );
+    if edit.action == EditAction::ReplaceLines && !whole_lines {
+        return Err(LeanError::new(
+            ErrorCode::InvalidTarget,
+            "replace_lines needs path, line and end_line",
+        ));
+    }
     let decl = locate(original, parsed, rel, edit.target)?;
     if edit.action == EditAction::ReplaceSymbolBody {
         refuse_one_of_a_group(original, parsed, rel, &decl)?;
@@ -255,11 +322,19 @@ pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, L
     let current = &original[target.clone()];
     if let Some(expected) = edit.expected_hash {
         let found = blake3::hash(&original[decl.doc..target.end]).to_hex();
-        if !hash_matches(found.as_str(), expected) {
+        if !hash_matches(found.as_str(), expected)
+            && !held_view_matches(original, parsed, decl.doc..target.end, &edit.held, expected)
+        {
             return Err(LeanError::new(
                 ErrorCode::Conflict,
                 format!(
-                    "range hash mismatch in {rel}: expected {expected}, the file has {found}; file untouched"
+                    "range hash mismatch in {rel}: expected {expected}, {} {found} (and no view of the file holding {} has the hash expected); file untouched",
+                    if decl.symbol {
+                        "the symbol has"
+                    } else {
+                        "the lines have"
+                    },
+                    if decl.symbol { "it" } else { "them" },
                 ),
             ));
         }
@@ -288,7 +363,7 @@ pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, L
     // `at`: the bytes replaced; `inserted`: what goes there; `written`: the part of
     // `inserted` that is the agent's text (without a line ending we added).
     let (at, inserted, written) = match edit.action {
-        EditAction::ReplaceSymbolBody => {
+        EditAction::ReplaceSymbolBody | EditAction::ReplaceLines => {
             let own = String::from_utf8_lossy(&original[target.clone()]);
             let own = min_indent(own.lines().skip(1));
             // Written after the indentation (a symbol; whole lines start before it).
@@ -330,6 +405,10 @@ pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, L
             }
             (end..end, bytes, lead..len)
         }
+        // Exactly as given: a new file's content is the agent's, line endings and all.
+        EditAction::CreateFile => (0..original.len(), edit.text.as_bytes().to_vec(), {
+            0..edit.text.len()
+        }),
     };
     // What was replaced, or for an insert the symbol it goes next to.
     let replaced = if at.is_empty() {
@@ -347,7 +426,9 @@ pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, L
     // attributes): the symbol's guarded range now runs from there to the end of the
     // new text, and that is what the next edit's `expected_hash` is checked against.
     let hashed = match edit.action {
-        EditAction::ReplaceSymbolBody => decl.doc.min(at.start)..written.end,
+        EditAction::ReplaceSymbolBody | EditAction::ReplaceLines => {
+            decl.doc.min(at.start)..written.end
+        }
         _ => written.clone(),
     };
 
@@ -484,6 +565,24 @@ fn locate(
     target: &EditTarget,
 ) -> Result<Target, LeanError> {
     match target {
+        EditTarget::File { .. } => Ok(Target {
+            range: 0..src.len(),
+            doc: 0,
+            core: 0,
+            symbol: false,
+            name: None,
+        }),
+        EditTarget::NamePath { .. } | EditTarget::Lines { end_line: None, .. }
+            if !parsed.lang.is_code() =>
+        {
+            Err(LeanError::new(
+                ErrorCode::UnsupportedLanguage,
+                format!("{rel} is a text file: it has no symbols"),
+            )
+            .with_remedy(
+                "replace whole lines: line and end_line, with the hash ctx_read returned for them or for the file",
+            ))
+        }
         EditTarget::NamePath { name_path, .. } => {
             let found = match_name_path(parsed, name_path);
             match found.as_slice() {
@@ -541,6 +640,40 @@ fn locate(
             })
         }
     }
+}
+
+/// Whether `expected` is the hash of a view of `src` the agent may hold that
+/// contains `range`: the whole file (`ctx_read` full), a symbol's guarded range
+/// (mode=symbol, map), or one of the `held` line windows (mode=lines, whole lines
+/// without the last line ending). Its bytes unchanged, so are the range's: small
+/// edits inside what the agent read need no second read for a narrower hash.
+fn held_view_matches(
+    src: &[u8],
+    parsed: &FileSymbols,
+    range: Range<usize>,
+    held: &[(u32, u32)],
+    expected: &str,
+) -> bool {
+    let matches = |bytes: &[u8]| hash_matches(blake3::hash(bytes).to_hex().as_str(), expected);
+    if matches(src) {
+        return true;
+    }
+    let contains = |outer: &Range<usize>| outer.start <= range.start && range.end <= outer.end;
+    if parsed
+        .all()
+        .map(guarded)
+        .any(|g| contains(&g) && matches(&src[g]))
+    {
+        return true;
+    }
+    let lines = LineIndex::new(src);
+    held.iter().any(|&(first, last)| {
+        let (Some(start), Some(end)) = (lines.line_start(first), lines.line_end(src, last)) else {
+            return false;
+        };
+        let window = start..end;
+        contains(&window) && matches(&src[window])
+    })
 }
 
 /// Whether `given` (an `expected_hash`) names `found` (BLAKE3 hex): the whole hash or
@@ -866,9 +999,19 @@ impl WriteError {
 /// Temp file beside the target (same filesystem, so the rename is atomic), created
 /// exclusively with the target's mode; fsync; rename; fsync the directory.
 fn write_atomic(file: &Jailed, content: &[u8]) -> Result<(), WriteError> {
-    Staged::write(file, content)
+    Staged::write(file, content, Replacing::Existing)
         .map_err(WriteError::Untouched)?
         .commit()
+}
+
+/// What a staged write's rename may replace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Replacing {
+    /// The regular file there, whose mode the new content takes.
+    Existing,
+    /// Nothing: a file created meanwhile is never replaced (`RENAME_NOREPLACE`), and
+    /// the new file's mode is the umask's.
+    Nothing,
 }
 
 /// A new content written and fsynced to a temp file beside its target (in the jail's
@@ -878,20 +1021,26 @@ fn write_atomic(file: &Jailed, content: &[u8]) -> Result<(), WriteError> {
 struct Staged {
     file: Jailed,
     tmp: OsString,
+    replacing: Replacing,
     committed: bool,
 }
 
 impl Staged {
-    fn write(file: &Jailed, content: &[u8]) -> io::Result<Staged> {
+    fn write(file: &Jailed, content: &[u8], replacing: Replacing) -> io::Result<Staged> {
         let dir = file.dir();
         remove_stale_temps(dir);
-        // The name must still be a regular file: a symlink swapped in would be
-        // replaced by the rename, its target's mode copied.
-        let st = rustix::fs::statat(dir, file.name(), AtFlags::SYMLINK_NOFOLLOW)?;
-        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-            return Err(io::Error::other("no longer a regular file"));
-        }
-        let mode = Mode::from_raw_mode(st.st_mode) & Mode::from_bits_truncate(0o7777);
+        let mode = match replacing {
+            Replacing::Existing => {
+                // The name must still be a regular file: a symlink swapped in would
+                // be replaced by the rename, its target's mode copied.
+                let st = rustix::fs::statat(dir, file.name(), AtFlags::SYMLINK_NOFOLLOW)?;
+                if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+                    return Err(io::Error::other("no longer a regular file"));
+                }
+                Some(Mode::from_raw_mode(st.st_mode) & Mode::from_bits_truncate(0o7777))
+            }
+            Replacing::Nothing => None,
+        };
         let pid = std::process::id();
         let mut n = 0u32;
         let (tmp, fd) = loop {
@@ -902,7 +1051,7 @@ impl Staged {
                 dir,
                 &*tmp,
                 OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-                mode,
+                mode.unwrap_or(Mode::from_raw_mode(0o666)),
             ) {
                 Ok(fd) => break (tmp, fd),
                 Err(Errno::EXIST) if n < 1000 => n += 1,
@@ -912,10 +1061,14 @@ impl Staged {
         let staged = Staged {
             file: file.clone(),
             tmp,
+            replacing,
             committed: false,
         };
-        // `mode` at creation is filtered by the umask; set it exactly.
-        rustix::fs::fchmod(&fd, mode)?;
+        // `mode` at creation is filtered by the umask; an existing file's is kept
+        // exactly.
+        if let Some(mode) = mode {
+            rustix::fs::fchmod(&fd, mode)?;
+        }
         let mut out = File::from(fd);
         out.write_all(content)?;
         out.sync_all()?;
@@ -932,8 +1085,17 @@ impl Staged {
             )));
         }
         let dir = self.file.dir();
-        rustix::fs::renameat(dir, &*self.tmp, dir, self.file.name())
-            .map_err(|e| WriteError::Untouched(e.into()))?;
+        match self.replacing {
+            Replacing::Existing => rustix::fs::renameat(dir, &*self.tmp, dir, self.file.name()),
+            Replacing::Nothing => rustix::fs::renameat_with(
+                dir,
+                &*self.tmp,
+                dir,
+                self.file.name(),
+                rustix::fs::RenameFlags::NOREPLACE,
+            ),
+        }
+        .map_err(|e| WriteError::Untouched(e.into()))?;
         self.committed = true;
         #[cfg(test)]
         if injected == Some(tests::Injected::Sync) {
@@ -997,10 +1159,10 @@ pub fn apply_many(locks: &FileLocks, writes: &[FileWrite]) -> Result<(), LeanErr
     }
     let mut staged = Vec::with_capacity(order.len());
     for w in &order {
-        staged
-            .push(Staged::write(&w.file, &w.content).map_err(|e| {
-                WriteError::Untouched(e).into_error(&w.file.rel, "no file written")
-            })?);
+        staged.push(
+            Staged::write(&w.file, &w.content, Replacing::Existing)
+                .map_err(|e| WriteError::Untouched(e).into_error(&w.file.rel, "no file written"))?,
+        );
     }
     for (i, s) in staged.into_iter().enumerate() {
         if let Err(e) = s.commit() {
@@ -1196,6 +1358,7 @@ mod tests {
             text,
             expected_hash: None,
             force: false,
+            held: Vec::new(),
         };
         let plan = plan_in(&Source::new(lang, src.as_bytes().to_vec()), "f", &edit).unwrap();
         String::from_utf8(plan.content).unwrap()
@@ -1414,6 +1577,7 @@ mod tests {
             text: "fn b() {}",
             expected_hash: None,
             force: false,
+            held: Vec::new(),
         };
         apply(locks, file, Lang::Rust, &edit).map(drop)
     }

@@ -167,6 +167,153 @@ pub fn resolve(root: &Path, group: &Path, path: &str, want: Want) -> Result<Jail
     }
 }
 
+/// Where a file is to be created ([`resolve_new`]): beneath the deepest directory of
+/// its path that exists (jailed), the directories still to make, and its name.
+#[derive(Debug)]
+pub struct NewFile {
+    root: PathBuf,
+    /// The deepest existing directory of the path, proven inside the root.
+    parent: Jailed,
+    /// Directories to make beneath `parent`, outermost first.
+    missing: Vec<OsString>,
+    name: OsString,
+}
+
+/// Directories [`NewFile::make_dirs`] made: each name with the directory holding it,
+/// outermost first.
+pub type Made = Vec<(Arc<OwnedFd>, OsString)>;
+
+/// What a path to create names now.
+#[derive(Debug)]
+pub enum Creation {
+    /// Nothing yet.
+    New(NewFile),
+    /// A regular file already (replaced only under its hash).
+    Exists(Jailed),
+}
+
+/// Resolves `path` for a file to create: the file itself if it exists (as
+/// [`resolve`] does), else its deepest existing directory (jailed by the same walk and
+/// rules) and the names beneath it, each a plain name (no `.`, `..` or `.git`).
+pub fn resolve_new(root: &Path, group: &Path, path: &str) -> Result<Creation, LeanError> {
+    match resolve(root, group, path, Want::FileOrDir) {
+        Ok(found) if found.is_dir => {
+            return Err(LeanError::new(
+                ErrorCode::InvalidTarget,
+                format!("{path:?} is a directory"),
+            )
+            .with_remedy("give the path of the file to create, directory and file name"));
+        }
+        Ok(found) => return Ok(Creation::Exists(found)),
+        Err(e) if e.code != ErrorCode::FileNotFound => return Err(e),
+        Err(_) => {}
+    }
+    let given = Path::new(path);
+    let rel = given.strip_prefix(root).unwrap_or(given);
+    let bad = |why: &str| {
+        LeanError::new(ErrorCode::InvalidTarget, format!("{path:?}: {why}"))
+            .with_remedy("give a path inside the project root, relative to it, without `.` or `..`")
+    };
+    if rel.is_absolute() {
+        return Err(bad("is outside the project root"));
+    }
+    let mut names = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(n) if n != ".git" && !n.as_bytes().contains(&0) => {
+                names.push(n.to_os_string())
+            }
+            Component::Normal(_) => return Err(bad("names .git or holds a NUL byte")),
+            _ => return Err(bad("holds `.` or `..`")),
+        }
+    }
+    let name = names.pop().ok_or_else(|| bad("names no file"))?;
+    // The deepest existing ancestor: a missing one is made, an existing one is
+    // walked and judged like any path (symlinks that stay inside, nested worktrees).
+    for depth in (0..=names.len()).rev() {
+        let dir: PathBuf = names[..depth].iter().collect();
+        match resolve(root, group, &dir.to_string_lossy(), Want::FileOrDir) {
+            Ok(parent) if parent.is_dir => {
+                return Ok(Creation::New(NewFile {
+                    root: root.to_path_buf(),
+                    parent,
+                    missing: names[depth..].to_vec(),
+                    name,
+                }));
+            }
+            Ok(_) => {
+                return Err(bad(&format!(
+                    "{} is a file, not a directory",
+                    dir.display()
+                )));
+            }
+            Err(e) if e.code != ErrorCode::FileNotFound || depth == 0 => return Err(e),
+            Err(_) => {}
+        }
+    }
+    unreachable!("the root itself resolves or fails above")
+}
+
+impl NewFile {
+    /// Root-relative, `/`-separated.
+    pub fn rel(&self) -> String {
+        let mut rel = PathBuf::from(&self.parent.rel);
+        rel.extend(&self.missing);
+        rel.push(&self.name);
+        rel.to_string_lossy().into_owned()
+    }
+
+    /// Makes the missing directories beneath the held parent, one name at a time,
+    /// each opened `O_NOFOLLOW` (a symlink raced in is refused, never followed), and
+    /// answers the file to write, with the directories made (innermost last) for
+    /// [`NewFile::unmake`] should the write fail.
+    pub fn make_dirs(&self) -> io::Result<(Jailed, Made)> {
+        let mut dir = if self.parent.rel.is_empty() {
+            self.parent.dir.clone()
+        } else {
+            Arc::new(rustix::fs::openat(
+                &*self.parent.dir,
+                &*self.parent.name,
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            )?)
+        };
+        let mut made = Vec::new();
+        for name in &self.missing {
+            match rustix::fs::mkdirat(&*dir, &**name, Mode::from_raw_mode(0o777)) {
+                Ok(()) => made.push((dir.clone(), name.clone())),
+                Err(Errno::EXIST) => {}
+                Err(e) => return Err(e.into()),
+            }
+            dir = Arc::new(rustix::fs::openat(
+                &*dir,
+                &**name,
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            )?);
+        }
+        let rel = self.rel();
+        Ok((
+            Jailed {
+                abs: self.root.join(&rel),
+                rel,
+                dir,
+                name: self.name.clone(),
+                is_dir: false,
+            },
+            made,
+        ))
+    }
+
+    /// Removes the directories [`NewFile::make_dirs`] made, innermost first, where
+    /// still empty: a failed create leaves the tree as it found it.
+    pub fn unmake(made: &Made) {
+        for (dir, name) in made.iter().rev() {
+            let _ = rustix::fs::unlinkat(&**dir, &**name, AtFlags::REMOVEDIR);
+        }
+    }
+}
+
 /// The one answer for everything outside the root: the same text whether it exists
 /// or not. Only another worktree of this very repository is named as such, judged on
 /// the path's text (the worktree's `.git`, never the file).

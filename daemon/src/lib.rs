@@ -26,7 +26,7 @@
 pub mod accept;
 pub(crate) mod accounting;
 pub(crate) mod backing;
-pub(crate) mod budget;
+pub mod budget;
 pub(crate) mod call_log;
 pub mod config;
 #[cfg(any(test, feature = "harness"))]

@@ -172,6 +172,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             lsp: config.lsp.clone(),
             ide: config.ide.clone(),
             limits: Limits::from(&config.daemon),
+            answer_max_bytes: config.answers.max_bytes,
         }));
         // Recorded once listening, so a record always names a socket that answers; a
         // daemon that cannot write it still serves (only `daemon status` of other

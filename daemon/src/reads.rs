@@ -149,15 +149,20 @@ impl Texts<'_> {
     pub fn keeps(&self, hash: &str) -> bool {
         self.key(hash)
             .and_then(|k| self.reads.texts.get(&k))
-            .is_some_and(|(whole, _)| whole.eq_ignore_ascii_case(hash))
+            .is_some_and(|h| h.hash.eq_ignore_ascii_case(hash))
     }
 
     /// Keeps `text` under its BLAKE3 hex `hash`: an answer handed that hash out.
     pub fn hashed(&self, hash: &str, text: Arc<str>) {
+        self.hashed_from(hash, text, None);
+    }
+
+    /// [`Texts::hashed`] for a read view of whole lines from line `first` on (the
+    /// whole file, a window): a stale hash of it is diffed against those lines now.
+    pub fn hashed_from(&self, hash: &str, text: Arc<str>, first: Option<u32>) {
         if let Some(key) = self.key(hash) {
-            self.reads
-                .texts
-                .insert(key, (hash.to_ascii_lowercase(), text));
+            let hash = hash.to_ascii_lowercase();
+            self.reads.texts.insert(key, Hashed { hash, text, first });
         }
     }
 
@@ -165,10 +170,25 @@ impl Texts<'_> {
     /// first [`SHORT_HASH`] digits or more), while it is kept: what a stale
     /// `expected_hash` was taken from, to show what changed since.
     pub fn text_of(&self, hash: &str) -> Option<Arc<str>> {
-        let given = hash.trim().to_ascii_lowercase();
-        let (whole, text) = self.reads.texts.get(&self.key(&given)?)?;
-        whole.starts_with(&given).then_some(text)
+        self.view_of(hash).map(|(text, _)| text)
     }
+
+    /// [`Texts::text_of`], with the first line of the read view it was, if it was one
+    /// ([`Texts::hashed_from`]).
+    pub fn view_of(&self, hash: &str) -> Option<(Arc<str>, Option<u32>)> {
+        let given = hash.trim().to_ascii_lowercase();
+        let h = self.reads.texts.get(&self.key(&given)?)?;
+        h.hash.starts_with(&given).then_some((h.text, h.first))
+    }
+}
+
+/// A text an answer hashed: its whole hash, and where it starts when it was a read
+/// view of whole lines.
+#[derive(Clone, Debug)]
+struct Hashed {
+    hash: String,
+    text: Arc<str>,
+    first: Option<u32>,
 }
 
 /// Every session's reads, daemon-wide, and the texts recent answers hashed.
@@ -182,7 +202,7 @@ pub struct Reads {
     /// the text it was taken from (a read's range, each symbol an answer listed).
     /// Keyed by root: a stale hash's diff shows text of the call's own root only,
     /// never another project's that happened to hash alike.
-    texts: moka::sync::Cache<(PathBuf, String), (String, Arc<str>)>,
+    texts: moka::sync::Cache<(PathBuf, String), Hashed>,
 }
 
 impl Default for Reads {
@@ -192,8 +212,8 @@ impl Default for Reads {
             owners: Mutex::default(),
             texts: moka::sync::Cache::builder()
                 .max_capacity(TEXT_BYTES)
-                .weigher(|(r, k): &(PathBuf, String), (h, t): &(String, Arc<str>)| {
-                    (r.as_os_str().len() + k.len() + h.len() + t.len())
+                .weigher(|(r, k): &(PathBuf, String), h: &Hashed| {
+                    (r.as_os_str().len() + k.len() + h.hash.len() + h.text.len())
                         .try_into()
                         .unwrap_or(u32::MAX)
                 })
@@ -295,6 +315,12 @@ impl Reads {
             s.bytes -= e.text.len();
         }
         latest(&self.give(session, new, hash, first, text))
+    }
+
+    /// The hash of what `session` holds of `key`, if anything.
+    pub fn hash_of(&self, session: &str, key: &Key) -> Option<String> {
+        let sessions = self.sessions.lock().unwrap();
+        Some(sessions.get(session)?.entries.get(key)?.hash.clone())
     }
 
     /// Whether `session` holds anything of `key`.

@@ -32,12 +32,12 @@ use std::{future::Future, path::Path, pin::Pin};
 use lean_ctx_shared::{
     ErrorCode, LeanError,
     protocol::{
-        EditRequest, EditResponse, FileOutline, InspectionsRequest, InspectionsResponse,
-        NavigateRequest, NavigateResponse, OutlineRequest, OutlineResponse, ReadRequest,
-        ReadResponse, RefactorKind, RefactorRequest, RefactorResponse, ReformatRequest,
-        ReformatResponse, SearchSymbolRequest, SearchSymbolResponse, SearchTextRequest,
-        SearchTextResponse, SymbolsOverviewRequest, SymbolsOverviewResponse, TreeRequest,
-        TreeResponse, TypeHierarchyRequest, TypeHierarchyResponse,
+        EditRequest, EditResponse, EditTarget, FileOutline, InspectionsRequest,
+        InspectionsResponse, NavigateRequest, NavigateResponse, OutlineRequest, OutlineResponse,
+        ReadRequest, ReadResponse, RefactorKind, RefactorRequest, RefactorResponse,
+        ReformatRequest, ReformatResponse, SearchSymbolRequest, SearchSymbolResponse,
+        SearchTextRequest, SearchTextResponse, SymbolsOverviewRequest, SymbolsOverviewResponse,
+        TreeRequest, TreeResponse, TypeHierarchyRequest, TypeHierarchyResponse,
     },
     render,
 };
@@ -547,6 +547,8 @@ async fn edited(
             applied: true,
             new_range: written.new_range,
             hash: written.hash.clone(),
+            file_hash: (backing == headless::BACKING)
+                .then(|| blake3::hash(&written.content).to_hex().to_string()),
             backing: backing.into(),
             fallback: None,
         },
@@ -554,8 +556,43 @@ async fn edited(
     })
 }
 
+/// `create_file`, written by our own writer: an IDE picks the new file up from the
+/// disk, and has no undo entry to give a file it did not have.
+async fn create_file(
+    d: &Daemon,
+    cx: &Cx<'_>,
+    req: &EditRequest,
+    path: &str,
+) -> Result<EditResponse, LeanError> {
+    let (file, lang, written) = headless::create_file(cx, req, path).await?;
+    note_backing(headless::BACKING);
+    let resp = EditResponse {
+        path: file.rel.clone(),
+        applied: true,
+        new_range: written.new_range,
+        hash: written.hash.clone(),
+        file_hash: Some(written.hash.clone()),
+        backing: headless::BACKING.into(),
+        fallback: None,
+    };
+    let replaced = written.replaced.clone();
+    backing::written::settle(cx, req, &file, lang, written).await?;
+    // The alternative: a write tool sending the whole text.
+    record(
+        d,
+        req.action.as_str(),
+        Some(&file.abs),
+        Baseline::Text(format!("{replaced}{}", req.text)),
+        render::edit(req.action, &resp),
+    );
+    Ok(resp)
+}
+
 pub async fn edit_symbol(d: &Daemon, req: EditRequest) -> Result<EditResponse, LeanError> {
     let cx = cx(d, &req.root)?;
+    if let EditTarget::File { path } = &req.target {
+        return create_file(d, &cx, &req, path).await;
+    }
     let (file, lang) = headless::edit_target(&cx, &req).await?;
     let edited = first(
         vec![

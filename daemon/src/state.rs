@@ -73,6 +73,8 @@ pub struct DaemonConfig {
     pub lsp: LspSection,
     pub ide: IdeSection,
     pub limits: Limits,
+    /// `answers.max_bytes`: the cap of one answer (`budget.rs`).
+    pub answer_max_bytes: u64,
 }
 
 /// What bounds the daemon's connections and projects (`[daemon]` in config.toml).
@@ -132,6 +134,7 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn new(config: DaemonConfig) -> Daemon {
+        budget::set_cap(config.answer_max_bytes);
         let caches = Arc::new(Caches::new(config.symbol_cache_bytes));
         Daemon {
             registry: ProjectRegistry::new(caches.clone(), config.index.clone()),
@@ -429,6 +432,7 @@ pub(crate) mod tests {
             lsp: LspSection::default(),
             ide: IdeSection::default(),
             limits: Limits::default(),
+            answer_max_bytes: budget::DEFAULT_CAP,
         })
     }
 

@@ -164,6 +164,9 @@ fn functions(prefix: &str, n: usize) -> String {
 async fn answers_over_the_frame_are_refused_or_cut_before_they_are_built_and_the_connection_stays()
 {
     let env = TestEnv::with_daemon(DAEMON);
+    // The frame is what is tested here, not the answer's cap (`answers.max_bytes`,
+    // client/tests/text_files.rs): the cap raised to the frame.
+    env.write_config("[answers]\nmax_bytes = 1000000000\n");
     let daemon = env.start_foreground();
     let root = fs::canonicalize(env.dir()).unwrap().join("proj");
     fs::create_dir_all(root.join("big")).unwrap();

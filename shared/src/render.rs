@@ -10,7 +10,7 @@ use crate::{
     protocol::{
         EditAction, EditResponse, FileRead, InspectionsResponse, LocationHit, NavigateResponse,
         OutlineResponse, ReadContent, ReadMode, ReadResponse, RefactorResponse, ReformatResponse,
-        SearchSymbolResponse, SearchTextResponse, SymbolInfo, SymbolsOverviewResponse,
+        SearchSymbolResponse, SearchTextResponse, Searched, SymbolInfo, SymbolsOverviewResponse,
         TreeEntryKind, TreeResponse, TypeHierarchyResponse,
     },
 };
@@ -94,6 +94,12 @@ pub fn files_tree(resp: &TreeResponse) -> String {
         };
         s.push_str(&"  ".repeat(e.level as usize));
         s.push_str(name);
+        if let TreeEntryKind::File {
+            skipped: Some(why), ..
+        } = &e.kind
+        {
+            let _ = write!(s, " ({why})");
+        }
         if let TreeEntryKind::Dir {
             files, languages, ..
         } = &e.kind
@@ -114,7 +120,7 @@ pub fn files_tree(resp: &TreeResponse) -> String {
         ));
     }
     if resp.total_files == 0 {
-        s.push_str("no indexed files here\n");
+        s.push_str("no files here\n");
     }
     s.trim_end().to_string()
 }
@@ -180,12 +186,16 @@ fn text_hits(resp: &SearchTextResponse, labels: bool) -> String {
         }
         symbol = here;
         let indent = if here.is_some() { "    " } else { "  " };
-        s.push_str(&format!(
-            "{indent}{}:{}  {}\n",
-            h.line,
-            h.column,
-            h.text.trim()
-        ));
+        // Context lines as grep marks them, `LINE-`, each as it is (indentation is
+        // what context is read for).
+        let first = h.line.saturating_sub(h.before.len() as u32);
+        for (at, line) in (first..).zip(&h.before) {
+            let _ = writeln!(s, "{indent}{at}-  {}", line.trim_end());
+        }
+        let _ = writeln!(s, "{indent}{}:{}  {}", h.line, h.column, h.text.trim());
+        for (at, line) in (h.line + 1..).zip(&h.after) {
+            let _ = writeln!(s, "{indent}{at}-  {}", line.trim_end());
+        }
     }
     s
 }
@@ -201,14 +211,31 @@ pub fn search_text(resp: &SearchTextResponse, pattern: &str) -> String {
     let grep: usize = resp
         .hits
         .iter()
-        .map(|h| h.path.len() + h.line.to_string().len() + h.text.len() + 3)
+        .map(|h| {
+            let line = |text: &str| h.path.len() + h.line.to_string().len() + text.len() + 3;
+            line(&h.text)
+                + h.before
+                    .iter()
+                    .chain(&h.after)
+                    .map(|c| line(c))
+                    .sum::<usize>()
+        })
         .sum();
     let mut s = text_hits(resp, true);
     if s.len() > grep {
         s = text_hits(resp, false);
     }
+    for f in &resp.matching_files {
+        let _ = writeln!(s, "{}  {}", f.path, f.lines);
+    }
+    let files_only = !resp.matching_files.is_empty();
     s.push_str(&match (resp.total, resp.truncated) {
-        (0, _) => format!("no line matches {pattern:?}"),
+        (0, _) => format!("no line matches {pattern:?} in {}", searched(&resp.searched)),
+        (n, true) if files_only => format!(
+            "{} of {} files shown, {n} matching lines (raise the limit or narrow the path for more)",
+            resp.matching_files.len(),
+            resp.files
+        ),
         (n, true) => format!(
             "{} of {n} matching lines shown, in {} files (raise the limit or narrow the path for more)",
             resp.hits.len(),
@@ -219,14 +246,41 @@ pub fn search_text(resp: &SearchTextResponse, pattern: &str) -> String {
     s
 }
 
+/// What a search looked through, said when nothing matched: so "no line" is never
+/// mistaken for "not searched".
+fn searched(searched: &Searched) -> String {
+    let mut s = match searched.files {
+        1 => "the 1 file searched".to_string(),
+        n => format!("the {n} files searched"),
+    };
+    s.push_str(": every text file under the path and globs, ignore rules honoured");
+    let skipped: Vec<String> = [
+        (searched.binary, "binary"),
+        (searched.oversized, "oversized"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, why)| format!("{n} {why}"))
+    .collect();
+    if !skipped.is_empty() {
+        let _ = write!(s, "; {} not searched", skipped.join(" and "));
+    }
+    s
+}
+
 pub fn edit(action: EditAction, resp: &EditResponse) -> String {
-    format!(
+    let mut s = format!(
         "{} {}:{} written, hash {}",
         action.as_str(),
         resp.path,
         resp.new_range,
         resp.hash
-    )
+    );
+    // The file's own hash guards the next line edit anywhere in it.
+    if let Some(file) = resp.file_hash.as_ref().filter(|f| **f != resp.hash) {
+        let _ = write!(s, "; file hash {}", &file[..SHORT_HASH.min(file.len())]);
+    }
+    s
 }
 
 /// `N of M shown` or `M <noun>s`, said plainly.
@@ -430,8 +484,15 @@ pub fn file_read(f: &FileRead) -> String {
             end_line,
             lines,
             name_path,
+            more,
         } => {
             let what = name_path.as_deref().unwrap_or(f.mode.as_str());
+            // A page's hash is of its lines, short as a window's.
+            let hash = if more.is_some() {
+                short_hash(&f.hash)
+            } else {
+                hash
+            };
             let mut s = format!(
                 "{}  {what}, lines {start_line}-{end_line} of {}  hash {hash}{read}\n",
                 f.path, f.total_lines
@@ -439,6 +500,12 @@ pub fn file_read(f: &FileRead) -> String {
             let width = end_line.to_string().len();
             for (i, line) in lines.iter().enumerate() {
                 s.push_str(&format!("{:>width$}  {line}\n", *start_line as usize + i));
+            }
+            if let Some(next) = more {
+                let _ = writeln!(
+                    s,
+                    "… the answer's cap: lines {start_line}-{end_line} shown; go on with start_line={next}"
+                );
             }
             s.trim_end_matches('\n').to_string()
         }
@@ -515,12 +582,16 @@ mod tests {
                 kind,
                 name_path: name_path.into(),
             }),
+            before: Vec::new(),
+            after: Vec::new(),
         };
         let answer = |hits: Vec<TextHit>| SearchTextResponse {
             total: hits.len() as u32,
             files: 1,
             truncated: false,
             hits,
+            matching_files: Vec::new(),
+            searched: Default::default(),
         };
         let grep = |r: &SearchTextResponse| -> usize {
             r.hits

@@ -265,6 +265,10 @@ pub(crate) fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
     if binary {
         return FileSymbols::empty(lang, binary);
     }
+    if !lang.is_code() {
+        // Nothing to parse, so nothing that fails to.
+        return FileSymbols::new(lang, None, Vec::new());
+    }
     // Grammars do not expect a byte order mark: parse after it, keep offsets absolute.
     let base = crate::bom::len(src);
     let body = &src[base..];

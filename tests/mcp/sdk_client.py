@@ -67,6 +67,91 @@ async def fixed_cost(shim, project):
             print(json.dumps({"instructions": init.instructions or "", "tools": listed}))
 
 
+async def mixed_repository(shim, project):
+    """An agent's change touching code and configuration through lean-ctx alone, on a
+    repository that mixes Rust, TOML, YAML, Markdown and a shell script (written by
+    client/tests/mcp.rs): tree, search with a glob and context, read a config file,
+    edit a line range under the file's hash, create a file, re-read (unchanged),
+    a stale edit (CONFLICT with what changed), a 1 MB file in pages, and failures
+    that are failures."""
+    params = StdioServerParameters(command=shim, args=["mcp"], cwd=project, env=dict(os.environ))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            deadline = time.monotonic() + 120
+            while True:
+                is_error, tree = await call(session, "ctx_tree", {})
+                if not is_error or time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.2)
+            assert not is_error, tree
+            # The changelog is over index.max_file_bytes: named, and still read in pages.
+            for kind in ("toml 1", "yaml 1", "markdown 1", "shell 1", "rust 1", "oversized 1"):
+                assert kind in tree, (kind, tree)
+
+            is_error, body = await call(session, "ctx_search", {"action": "text", "query": "serde", "glob": ["*.toml"], "context": 1})
+            assert not is_error and body.startswith("Cargo.toml\n"), body
+            assert "[dependencies]" in body and "serde = " in body and "README" not in body, body
+            is_error, body = await call(session, "ctx_search", {"action": "text", "query": "serde", "files_only": True})
+            assert not is_error and "Cargo.toml  " in body and "src/lib.rs  " in body, body
+            is_error, body = await call(session, "ctx_search", {"action": "text", "query": "no such text anywhere"})
+            # Nothing found is an answer, not an error; it says what was searched.
+            assert not is_error and "files searched" in body, body
+
+            is_error, body = await call(session, "ctx_read", {"path": "Cargo.toml"})
+            assert not is_error, body
+            file_hash = re.search(r"hash ([0-9a-f]{64})", body).group(1)
+            line = next(l for l in body.splitlines() if "serde = " in l)
+            number = int(line.split()[0])
+            is_error, body = await call(session, "ctx_refactor", {"action": "replace_lines", "path": "Cargo.toml", "line": number, "text": 'serde = "1.0.200"', "expected_hash": file_hash[:16]})
+            assert not is_error and body.startswith("replace_lines Cargo.toml:"), body
+            # The code that uses it, by the symbol's hash from a map.
+            is_error, body = await call(session, "ctx_read", {"path": "src/lib.rs", "mode": "symbol", "name_path": "version"})
+            assert not is_error, body
+            symbol_hash = re.search(r"hash ([0-9a-f]{16})", body).group(1)
+            is_error, body = await call(session, "ctx_refactor", {"action": "replace_lines", "path": "src/lib.rs", "line": 2, "text": '    "1.0.200"', "expected_hash": symbol_hash})
+            assert not is_error, body
+            is_error, body = await call(session, "ctx_refactor", {"action": "create_file", "path": "docs/upgrade.md", "text": "# Upgrade\n\nserde 1.0.200.\n"})
+            assert not is_error and body.startswith("create_file docs/upgrade.md:"), body
+            with open(os.path.join(project, "docs/upgrade.md")) as f:
+                assert f.read() == "# Upgrade\n\nserde 1.0.200.\n"
+
+            # What the session wrote counts as read.
+            is_error, body = await call(session, "ctx_read", {"path": "Cargo.toml"})
+            assert not is_error and "unchanged since your read" in body, body
+            is_error, body = await call(session, "ctx_read", {"path": "docs/upgrade.md"})
+            assert not is_error and "unchanged since your read" in body, body
+            # The first hash is stale now: CONFLICT, with what changed.
+            is_error, body = await call(session, "ctx_refactor", {"action": "replace_lines", "path": "Cargo.toml", "line": 1, "text": "[package]", "expected_hash": file_hash})
+            assert is_error and body.startswith("ERROR: CONFLICT:") and '+serde = "1.0.200"' in body, body
+            result = await session.call_tool("ctx_refactor", {"action": "create_file", "path": "docs/upgrade.md", "text": "x"})
+            assert result.is_error and result.structured_content["error"]["code"] == "CONFLICT", result
+
+            # A 1 MB file comes in pages, each under a client's 25k-token limit,
+            # continuing exactly where the last stopped.
+            start, seen = 1, 0
+            while True:
+                is_error, body = await call(session, "ctx_read", {"path": "CHANGELOG.md", "start_line": start, "fresh": True})
+                assert not is_error and len(body) < 100_000, len(body)
+                lines = [l for l in body.splitlines()[1:] if not l.startswith("…")]
+                assert int(lines[0].split()[0]) == start, lines[0]
+                seen += len(lines)
+                more = re.search(r"go on with start_line=(\d+)$", body)
+                if not more:
+                    break
+                start = int(more.group(1))
+            assert seen == 20_001, seen
+
+            # Failures are failures: isError, with code and remedy as structured content.
+            for args in ({"path": "../outside.txt"}, {"path": "missing.toml"}, {"path": "ci.yml", "start_line": 9, "end_line": 2}, {"path": "src/lib.rs", "mode": "symbol", "name_path": "nothing"}):
+                result = await session.call_tool("ctx_read", args)
+                error = result.structured_content["error"]
+                assert result.is_error and error["code"] and error["remedy"], (args, result)
+            result = await session.call_tool("ctx_read", {"start_line": -1, "path": "ci.yml"})
+            assert result.is_error and "start_line" in text(result) and "Loose" not in text(result), text(result)
+    print("ok")
+
+
 async def main(shim, project):
     # First, while no daemon runs for this environment.
     await daemonless(shim, project)
@@ -75,15 +160,23 @@ async def main(shim, project):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
             assert init.server_info.name == "lean-ctx", init.server_info
-            assert "ctx_outline" in (init.instructions or "")
+            assert "ctx_read" in (init.instructions or "")
 
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            assert set(tools) == {"ctx_outline", "ctx_tree", "ctx_search", "ctx_read", "ctx_refactor"}, set(tools)
-            for read_only in ("ctx_tree", "ctx_search", "ctx_read"):
+            assert set(tools) == {"ctx_outline", "ctx_tree", "ctx_search", "ctx_read", "ctx_navigate", "ctx_refactor"}, set(tools)
+            for read_only in ("ctx_outline", "ctx_tree", "ctx_search", "ctx_read", "ctx_navigate"):
                 assert tools[read_only].annotations.read_only_hint is True, tools[read_only].annotations
+            # Only the tool that writes says it may destroy; nothing reaches outside.
+            assert tools["ctx_refactor"].annotations.destructive_hint is True
+            assert not tools["ctx_refactor"].annotations.read_only_hint
             for tool in tools.values():
                 Draft202012Validator.check_schema(tool.input_schema)
-                assert tool.description, tool.name
+                assert tool.description and tool.title, tool.name
+                assert tool.annotations.open_world_hint is False, tool.name
+                # Portable: no property typed [T, "null"] (clients on the OpenAPI
+                # subset reject it).
+                for name, prop in tool.input_schema.get("properties", {}).items():
+                    assert not isinstance(prop.get("type"), list), (tool.name, name, prop)
             actions = tools["ctx_refactor"].input_schema
             assert "action" in actions["required"], actions
 
@@ -130,7 +223,7 @@ async def main(shim, project):
                 {"action": "replace_symbol_body", "name_path": "helper", "new_body": "pub fn helper() -> i32 { 2 }"},
             )
             assert not is_error, body
-            first_hash = re.search(r"hash ([0-9a-f]{64})$", body).group(1)
+            first_hash = re.search(r"written, hash ([0-9a-f]{64})", body).group(1)
             is_error, body = await call(
                 session,
                 "ctx_refactor",
@@ -191,12 +284,12 @@ async def typed_failures_and_dialect(session, project):
     (INVALID_TARGET), never JSON-RPC errors (call_tool would raise); the published
     tool's spellings work unchanged. Leaves src/lib.rs as it found it."""
     is_error, body = await call(session, "ctx_refactor", {"action": "frobnicate", "path": "src/lib.rs"})
-    assert is_error and body.startswith("ERROR: INVALID_TARGET:") and "symbols_overview" in body, body
+    assert is_error and body.startswith("ERROR: INVALID_TARGET:") and "replace_lines" in body, body
     # Errors are structured content too: code, message, remedy, and the details an
     # agent acts on (here every candidate of an ambiguous name path).
     result = await session.call_tool("ctx_refactor", {"action": "frobnicate"})
     error = result.structured_content["error"]
-    assert result.is_error and error["code"] == "INVALID_TARGET" and "accepts:" in error["remedy"], error
+    assert result.is_error and error["code"] == "INVALID_TARGET" and "actions:" in error["remedy"], error
     result = await session.call_tool("ctx_refactor", {"action": "insert_after_symbol", "name_path": "run", "text": "fn x() {}"})
     error = result.structured_content["error"]
     assert error["code"] == "AMBIGUOUS_SYMBOL", error
@@ -285,15 +378,15 @@ async def language_servers(shim, project):
             await session.initialize()
             # `fläche` at main.py line 3, column 25 (in characters; 26 in UTF-16 would
             # be the same here, 27 in UTF-8 bytes).
-            is_error, body = await call(session, "ctx_refactor", {"action": "definition", "path": "main.py", "line": 3, "column": 26})
+            is_error, body = await call(session, "ctx_navigate", {"action": "definition", "path": "main.py", "line": 3, "column": 26})
             assert not is_error, body
             assert body == "geo.py\n  2:4  def fläche(a, b):\n1 location (pylsp)", body
-            is_error, body = await call(session, "ctx_refactor", {"action": "references", "path": "geo.py", "line": "2", "column": "5"})
+            is_error, body = await call(session, "ctx_navigate", {"action": "references", "path": "geo.py", "line": "2", "column": "5"})
             # The import line is counted, not listed: the uses are the rest.
             assert not is_error and body.endswith("4 locations (1 in imports, not listed) (pylsp)"), body
             assert "main.py\n  3:11" in body and "from geo import" not in body, body
 
-            is_error, body = await call(session, "ctx_refactor", {"action": "inspections", "path": "main.py"})
+            is_error, body = await call(session, "ctx_navigate", {"action": "inspections", "path": "main.py"})
             assert not is_error and "'os' imported but unused" in body, body
             assert "[pyflakes]" in body, body
 
@@ -308,13 +401,13 @@ async def language_servers(shim, project):
             with open(os.path.join(project, "main.py")) as f:
                 assert "area(2, 3)" in f.read()
 
-            is_error, body = await call(session, "ctx_refactor", {"action": "type_hierarchy", "path": "geo.py", "line": 2, "column": 5})
+            is_error, body = await call(session, "ctx_navigate", {"action": "type_hierarchy", "path": "geo.py", "line": 2, "column": 5})
             assert is_error and body.startswith("ERROR: UNSUPPORTED:"), body
             is_error, body = await call(session, "ctx_refactor", {"action": "move", "path": "geo.py", "line": 2, "column": 5, "destination": "x.py"})
             assert is_error and body.startswith("ERROR: BACKEND_REQUIRED:"), body
-            is_error, body = await call(session, "ctx_refactor", {"action": "references", "path": "geo.py", "line": 2})
+            is_error, body = await call(session, "ctx_navigate", {"action": "references", "path": "geo.py", "line": 2})
             assert is_error and "needs `column`" in body, body
-            is_error, body = await call(session, "ctx_refactor", {"action": "inspections", "path": "main.py", "mode": "sideways"})
+            is_error, body = await call(session, "ctx_navigate", {"action": "inspections", "path": "main.py", "mode": "sideways"})
             assert is_error and body.startswith("ERROR: INVALID_TARGET:"), body
     print("ok")
 
@@ -421,7 +514,7 @@ async def agent_loop(shim, project):
             # Fresh: the hash from the re-read.
             is_error, body = await call(session, "ctx_refactor", {"action": "replace_symbol_body", "name_path": "Version/new", "path": "src/lib.rs", "new_body": new_body.replace("agent", "agent, after the colleague"), "expected_hash": fresh_hash})
             assert not is_error, body
-            written = re.search(r"hash ([0-9a-f]{64})$", body).group(1)
+            written = re.search(r"written, hash ([0-9a-f]{64})", body).group(1)
             with open(lib) as f:
                 assert "// Built by the agent, after the colleague." in f.read()
             # A stale edit with the hash of text an answer gave: the diff is shown.
@@ -464,5 +557,7 @@ if __name__ == "__main__":
         asyncio.run(broad_roots(sys.argv[2], sys.argv[3]))
     elif sys.argv[1] == "--idle":
         asyncio.run(idle(sys.argv[2], sys.argv[3]))
+    elif sys.argv[1] == "--mixed-repository":
+        asyncio.run(mixed_repository(sys.argv[2], sys.argv[3]))
     else:
         asyncio.run(main(sys.argv[1], sys.argv[2]))

@@ -25,7 +25,9 @@ use std::{
 
 use grep_matcher::{LineTerminator, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
-use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use grep_searcher::{
+    BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
+};
 use lean_ctx_shared::{
     ErrorCode, LeanError,
     protocol::{Enclosing, TextHit},
@@ -65,8 +67,35 @@ pub fn matcher(
 /// One file's hits: the first `keep` matching lines, and how many matched.
 #[derive(Debug, Default)]
 pub struct FileHits {
+    /// Set when a line matched.
+    pub path: String,
     pub hits: Vec<TextHit>,
     pub matched: u32,
+}
+
+/// Which files `globs` let through (ripgrep's `-g`: gitignore syntax, matched
+/// against root-relative paths, `!` excluding); `None` when there are none.
+pub fn file_filter(
+    root: &std::path::Path,
+    globs: &[String],
+) -> Result<Option<ignore::overrides::Override>, LeanError> {
+    if globs.is_empty() {
+        return Ok(None);
+    }
+    let invalid = |e: ignore::Error| {
+        LeanError::new(ErrorCode::InvalidTarget, format!("not a valid glob: {e}"))
+            .with_remedy("give globs as ripgrep's -g takes them: *.toml, src/**/*.rs, !target/**")
+    };
+    let mut builder = ignore::overrides::OverrideBuilder::new(root);
+    for glob in globs {
+        builder.add(glob).map_err(invalid)?;
+    }
+    Ok(Some(builder.build().map_err(invalid)?))
+}
+
+/// Whether `filter` lets the root-relative file `rel` through.
+pub fn lets_through(filter: Option<&ignore::overrides::Override>, rel: &str) -> bool {
+    filter.is_none_or(|f| !f.matched(rel, false).is_ignore())
 }
 
 /// Searches `files` (root-relative names, the identities they were indexed at, their
@@ -79,6 +108,7 @@ pub fn search(
     matcher: &RegexMatcher,
     files: &[(String, FileId, Parsed)],
     keep: usize,
+    (before, after): (u32, u32),
 ) -> Vec<FileHits> {
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
@@ -101,6 +131,8 @@ pub fn search(
             // here, a UTF-16 file (NUL bytes) is binary and never indexed.
             .bom_sniffing(false)
             .binary_detection(BinaryDetection::quit(b'\0'))
+            .before_context(before as usize)
+            .after_context(after as usize)
             .build();
         let mut mine = Vec::new();
         // One buffer per worker, grown to the largest file it read.
@@ -155,8 +187,13 @@ fn search_file(
         rel,
         keep,
         out: FileHits::default(),
+        before: Vec::new(),
+        last_kept: false,
     };
     searcher.search_slice(matcher, buf, &mut sink).ok()?;
+    if sink.out.matched > 0 {
+        sink.out.path = rel.to_string();
+    }
     Some(sink.out)
 }
 
@@ -195,6 +232,10 @@ struct Collect<'a> {
     rel: &'a str,
     keep: usize,
     out: FileHits,
+    /// Context lines read since the last match: the next kept hit's.
+    before: Vec<String>,
+    /// Whether the last match was kept (its after-context is kept with it).
+    last_kept: bool,
 }
 
 impl Sink for Collect<'_> {
@@ -202,11 +243,51 @@ impl Sink for Collect<'_> {
 
     fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
         self.out.matched += 1;
-        if self.out.hits.len() < self.keep {
-            let hit = self.hit(m);
+        self.last_kept = self.out.hits.len() < self.keep;
+        let before = std::mem::take(&mut self.before);
+        if self.last_kept {
+            let hit = TextHit {
+                before,
+                ..self.hit(m)
+            };
             self.out.hits.push(hit);
         }
         Ok(true)
+    }
+
+    /// The searcher gives each context line once, however many matches it is near.
+    fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, std::io::Error> {
+        let text = shown(c.bytes());
+        match c.kind() {
+            SinkContextKind::Before => self.before.push(text),
+            SinkContextKind::After if self.last_kept => {
+                if let Some(hit) = self.out.hits.last_mut() {
+                    hit.after.push(text);
+                }
+            }
+            _ => {}
+        }
+        Ok(true)
+    }
+
+    fn context_break(&mut self, _: &Searcher) -> Result<bool, std::io::Error> {
+        self.before.clear();
+        Ok(true)
+    }
+}
+
+/// `line` without its line ending (LF or CRLF).
+fn unended(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\n")
+        .map_or(line, |l| l.strip_suffix(b"\r").unwrap_or(l))
+}
+
+/// A line as answers show it: without its line ending, long lines cut and marked.
+fn shown(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(unended(line));
+    match text.char_indices().nth(MAX_LINE_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.into_owned(),
     }
 }
 
@@ -239,9 +320,7 @@ impl<'a> Collect<'a> {
             offset = lean_ctx_syntax::bom::len(line);
             line = &line[offset..];
         }
-        let line = line
-            .strip_suffix(b"\n")
-            .map_or(line, |l| l.strip_suffix(b"\r").unwrap_or(l));
+        let line = unended(line);
         let start = self
             .matcher
             .find(line)
@@ -249,17 +328,14 @@ impl<'a> Collect<'a> {
             .flatten()
             .map_or(0, |found| found.start());
         let symbol = self.enclosing(offset + start);
-        let text = String::from_utf8_lossy(line);
-        let text = match text.char_indices().nth(MAX_LINE_CHARS) {
-            Some((cut, _)) => format!("{}…", &text[..cut]),
-            None => text.into_owned(),
-        };
         TextHit {
             path: self.rel.to_string(),
             line: m.line_number().unwrap_or(0) as u32,
             column: char_count(&line[..start]) as u32,
-            text,
+            text: shown(line),
             symbol,
+            before: Vec::new(),
+            after: Vec::new(),
         }
     }
 }

@@ -17,10 +17,10 @@ use lean_ctx_shared::{
     ErrorCode, LeanError,
     editor_signal::{self, EditorSignal},
     protocol::{
-        EditRequest, EditTarget, FileOutline, LanguageCount, OutlineRequest, OutlineResponse,
-        SearchSymbolRequest, SearchSymbolResponse, SearchTextRequest, SearchTextResponse,
-        SymbolHit, SymbolKind, SymbolsOverviewResponse, TreeEntry, TreeEntryKind, TreeRequest,
-        TreeResponse,
+        EditRequest, EditTarget, FileMatches, FileOutline, LanguageCount, OutlineRequest,
+        OutlineResponse, SearchSymbolRequest, SearchSymbolResponse, SearchTextRequest,
+        SearchTextResponse, Searched, SymbolHit, SymbolKind, SymbolsOverviewResponse, TreeEntry,
+        TreeEntryKind, TreeRequest, TreeResponse,
     },
 };
 
@@ -38,8 +38,9 @@ use crate::{
     budget::{self, Budget},
     declarations::Wire,
     edit::{self, Edit, Written, ambiguous, match_name_path},
+    index::root::Skipped,
     index::{ids::Hash, store::Parsed},
-    jail::{Jailed, Want},
+    jail::{self, Creation, Jailed, Want},
     registry::Project,
 };
 
@@ -74,6 +75,14 @@ pub async fn symbols_overview(
                 ErrorCode::UnsupportedLanguage,
                 format!("{} is binary", file.rel),
             ));
+        }
+        // Not "no symbols": the IDE may know the language (Scala, C#, …).
+        if !parsed.symbols.lang.is_code() {
+            return Err(LeanError::new(
+                ErrorCode::UnsupportedLanguage,
+                format!("{}: no symbols for this file type here", file.rel),
+            )
+            .with_remedy("read it with ctx_read, or open the project in a JetBrains IDE that knows its language"));
         }
         let mut budget = Budget::default();
         let mut symbols = Vec::new();
@@ -169,13 +178,32 @@ pub async fn tree(cx: &Cx<'_>, dir: &str, req: &TreeRequest) -> Outcome<TreeResp
         n => n.min(MAX_TREE_ENTRIES),
     } as usize;
     // Paths and languages only: no parse is fetched for a tree.
-    let (files, total) = project.index.langs_under(dir, usize::MAX);
+    let (files, indexed) = project.index.langs_under(dir, usize::MAX);
+    let skipped: Vec<(String, &str, String)> = project
+        .index
+        .skipped_under(dir)
+        .into_iter()
+        .map(|(path, why)| match why {
+            Skipped::Binary => (path, "binary", "binary: not indexed".to_string()),
+            Skipped::TooLarge(size) => (
+                path,
+                "oversized",
+                format!("{size} bytes, over index.max_file_bytes: not indexed"),
+            ),
+        })
+        .collect();
+    let total = indexed + skipped.len();
+    fn below<'p>(path: &'p str, dir: &str) -> &'p str {
+        path.strip_prefix(dir)
+            .map_or(path, |r| r.trim_start_matches('/'))
+    }
     let mut top = Node::default();
     for (path, lang) in &files {
-        let below = path
-            .strip_prefix(dir)
-            .map_or(path.as_str(), |r| r.trim_start_matches('/'));
-        top.add(below, lang.name());
+        let name = path.rsplit('/').next().unwrap_or(path);
+        top.add(below(path, dir), lang.kind(name), None);
+    }
+    for (path, kind, why) in &skipped {
+        top.add(below(path, dir), kind, Some(why));
     }
     // As many whole levels as the limit holds (at least one), then cut in path order.
     let per_level = top.entries_per_level(req.depth as usize);
@@ -191,10 +219,10 @@ pub async fn tree(cx: &Cx<'_>, dir: &str, req: &TreeRequest) -> Outcome<TreeResp
         depth,
         cut: false,
     };
-    let file_only = total == 1 && files[0].0 == dir;
+    let file_only = total == 1 && top.own.len() == 1 && top.own[0].0.is_empty();
     if file_only {
-        let (path, lang) = &files[0];
-        out.push(path.clone(), 0, file(lang.name()));
+        let (_, kind, why) = top.own[0];
+        out.push(dir.to_string(), 0, file(kind, why));
     } else {
         out.dir(dir, &top, 0);
     }
@@ -206,9 +234,10 @@ pub async fn tree(cx: &Cx<'_>, dir: &str, req: &TreeRequest) -> Outcome<TreeResp
     })
 }
 
-fn file(language: &str) -> TreeEntryKind {
+fn file(language: &str, skipped: Option<&str>) -> TreeEntryKind {
     TreeEntryKind::File {
         language: language.to_string(),
+        skipped: skipped.map(str::to_string),
     }
 }
 
@@ -219,17 +248,18 @@ struct Node<'a> {
     files: u32,
     languages: std::collections::BTreeMap<&'a str, u32>,
     dirs: std::collections::BTreeMap<&'a str, Node<'a>>,
-    own: Vec<(&'a str, &'a str)>,
+    /// Name, kind, and why it is not indexed (if it is not).
+    own: Vec<(&'a str, &'a str, Option<&'a str>)>,
 }
 
 impl<'a> Node<'a> {
     /// Adds the file at `rel` (relative to this directory).
-    fn add(&mut self, rel: &'a str, language: &'a str) {
+    fn add(&mut self, rel: &'a str, kind: &'a str, skipped: Option<&'a str>) {
         self.files += 1;
-        *self.languages.entry(language).or_default() += 1;
+        *self.languages.entry(kind).or_default() += 1;
         match rel.split_once('/') {
-            Some((dir, rest)) => self.dirs.entry(dir).or_default().add(rest, language),
-            None => self.own.push((rel, language)),
+            Some((dir, rest)) => self.dirs.entry(dir).or_default().add(rest, kind, skipped),
+            None => self.own.push((rel, kind, skipped)),
         }
     }
 
@@ -304,8 +334,10 @@ impl Tree {
         for (name, sub) in &node.dirs {
             self.dir(&join(name), sub, level + 1);
         }
-        for (name, language) in &node.own {
-            self.push(join(name), level + 1, file(language));
+        let mut own = node.own.clone();
+        own.sort_unstable();
+        for (name, kind, skipped) in own {
+            self.push(join(name), level + 1, file(kind, skipped));
         }
     }
 }
@@ -414,26 +446,66 @@ pub async fn search_text(cx: &Cx<'_>, req: &SearchTextRequest) -> Outcome<Search
         .await?;
     let limit = hits_limit(req.limit);
     let focused = focused(cx);
+    let filter = grep::file_filter(&project.root, &req.globs)?;
+    let through = |rel: &str| grep::lets_through(filter.as_ref(), rel);
     let mut files = project.index.identified_under(&prefix);
+    files.retain(|(rel, _, _)| through(rel));
+    let mut searched = Searched {
+        files: files.len() as u32,
+        ..Searched::default()
+    };
+    for (rel, why) in project.index.skipped_under(&prefix) {
+        match why {
+            _ if !through(&rel) => {}
+            Skipped::Binary => searched.binary += 1,
+            Skipped::TooLarge(_) => searched.oversized += 1,
+        }
+    }
     // Stable: path order among files of equal rank.
     files.sort_by_key(|(path, _, _)| -boost(&focused, &project.root.join(path)));
     let project = project.clone();
+    let (files_only, context) = (req.files_only, (req.before, req.after));
     let resp = blocking(move || {
-        let found = grep::search(&project, &matcher, &files, limit);
+        let keep = if files_only { 0 } else { limit };
+        let found = grep::search(&project, &matcher, &files, keep, context);
         let total: u32 = found.iter().map(|f| f.matched).sum();
         let matched_files = found.iter().filter(|f| f.matched > 0).count() as u32;
         let mut budget = Budget::default();
-        let hits: Vec<_> = found
-            .into_iter()
-            .flat_map(|f| f.hits)
-            .take(limit)
-            .take_while(|hit| budget.take(hit))
-            .collect();
+        let (hits, matching_files, shown): (Vec<_>, Vec<_>, u32) = if files_only {
+            let listed: Vec<_> = found
+                .into_iter()
+                .filter(|f| f.matched > 0)
+                .map(|f| FileMatches {
+                    path: f.path,
+                    lines: f.matched,
+                })
+                .take(limit)
+                .take_while(|m| budget.take(m))
+                .collect();
+            let shown = listed.len() as u32;
+            (Vec::new(), listed, shown.min(matched_files))
+        } else {
+            let hits: Vec<_> = found
+                .into_iter()
+                .flat_map(|f| f.hits)
+                .take(limit)
+                .take_while(|hit| budget.take(hit))
+                .collect();
+            let shown = hits.len() as u32;
+            (hits, Vec::new(), shown)
+        };
+        let truncated = if files_only {
+            shown < matched_files
+        } else {
+            shown < total
+        };
         Ok(SearchTextResponse {
-            truncated: hits.len() < total as usize,
+            truncated,
             hits,
+            matching_files,
             total,
             files: matched_files,
+            searched,
         })
     })
     .await?;
@@ -613,7 +685,8 @@ pub async fn edit_target(cx: &Cx<'_>, req: &EditRequest) -> Result<(Jailed, Lang
         EditTarget::NamePath {
             path: Some(path), ..
         }
-        | EditTarget::Lines { path, .. } => resolve(cx, path, Want::File).await?,
+        | EditTarget::Lines { path, .. }
+        | EditTarget::File { path } => resolve(cx, path, Want::File).await?,
     };
     // Through the jail's descriptor, never the name again.
     let size = file
@@ -635,8 +708,52 @@ pub async fn edit_symbol(
     lang: Lang,
     req: &EditRequest,
 ) -> Outcome<Written> {
+    let held = super::written::held(cx, file, req);
     let (locks, file, req) = (cx.d.locks.clone(), file.clone(), req.clone());
-    Ok(blocking(move || edit::apply(&locks, &file, lang, &Edit::of(&req))).await?)
+    Ok(blocking(move || edit::apply(&locks, &file, lang, &Edit::of(&req, held))).await?)
+}
+
+/// `create_file`: a new file written whole (its directories made), or an existing
+/// one replaced whole under its hash; answers the file, its language and the write.
+pub async fn create_file(
+    cx: &Cx<'_>,
+    req: &EditRequest,
+    path: &str,
+) -> Result<(Jailed, Lang, Written), LeanError> {
+    let lang = Lang::from_path(Path::new(path)).ok_or_else(|| {
+        LeanError::new(ErrorCode::InvalidTarget, format!("{path:?} names no file"))
+            .with_remedy("give the path of the file to create, relative to the project root")
+    })?;
+    cx.project
+        .index
+        .parse_allowed(path, req.text.len() as u64)?;
+    let (project, locks, req, path) = (
+        cx.project.clone(),
+        cx.d.locks.clone(),
+        req.clone(),
+        path.to_string(),
+    );
+    blocking(move || {
+        let edit = Edit::of(&req, Vec::new());
+        match jail::resolve_new(&project.root, &project.worktree.group, &path)? {
+            Creation::New(new) => {
+                let (file, written) = edit::create(&locks, &new, lang, &edit)?;
+                Ok((file, lang, written))
+            }
+            Creation::Exists(file) if req.expected_hash.is_none() => Err(LeanError::new(
+                ErrorCode::Conflict,
+                format!("{} exists; nothing written", file.rel),
+            )
+            .with_remedy(
+                "replace it whole by passing the hash ctx_read returned for it as expected_hash, or edit lines of it",
+            )),
+            Creation::Exists(file) => {
+                let written = edit::apply(&locks, &file, lang, &edit)?;
+                Ok((file, lang, written))
+            }
+        }
+    })
+    .await
 }
 
 /// The one file across the root holding `name_path`.

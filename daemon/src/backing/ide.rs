@@ -787,8 +787,9 @@ pub async fn edit_symbol(
         return Err(Miss::Absent);
     };
     let planned = {
+        let held = super::written::held(cx, file, req);
         let (file, req) = (file.clone(), req.clone());
-        blocking(move || edit::plan(&file, lang, &edit::Edit::of(&req))).await?
+        blocking(move || edit::plan(&file, lang, &edit::Edit::of(&req, held))).await?
     };
     let doc = DocText::new(&planned.original);
     let wire_pos = |offset: usize| {
@@ -796,9 +797,11 @@ pub async fn edit_symbol(
         json!({"line": p.line, "character": p.character})
     };
     let route = match req.action {
-        EditAction::ReplaceSymbolBody => "/replaceSymbolBody",
+        EditAction::ReplaceSymbolBody | EditAction::ReplaceLines => "/replaceSymbolBody",
         EditAction::InsertBeforeSymbol => "/insertBeforeSymbol",
         EditAction::InsertAfterSymbol => "/insertAfterSymbol",
+        // Written on disk by the route (`route::edit_symbol`); the IDE sees the new file.
+        EditAction::CreateFile => return Err(Miss::Absent),
     };
     let body = json!({
         "path": file.rel,

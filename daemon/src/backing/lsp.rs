@@ -181,12 +181,14 @@ impl Target {
 /// The ready server for `file`, with the file synced.
 async fn target(cx: &Cx<'_>, file: &Jailed, wait_ms: u32) -> Result<Target, LeanError> {
     let (d, project) = (cx.d, &cx.project);
-    let lang = Lang::from_path(&file.abs).ok_or_else(|| {
-        LeanError::new(
-            ErrorCode::UnsupportedLanguage,
-            format!("{}: no language server for this file type", file.rel),
-        )
-    })?;
+    let lang = Lang::from_path(&file.abs)
+        .filter(|lang| lang.is_code())
+        .ok_or_else(|| {
+            LeanError::new(
+                ErrorCode::UnsupportedLanguage,
+                format!("{}: no language server for this file type", file.rel),
+            )
+        })?;
     let spec = match d.lsp.choice(lang) {
         Choice::Server(spec) => spec,
         Choice::JetBrainsOnly => {

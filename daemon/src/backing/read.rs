@@ -92,7 +92,7 @@ pub async fn files(cx: &Cx<'_>, req: &ReadRequest) -> Result<Vec<Answered>, Lean
             let resolved = project.resolve(path, Want::File);
             let abs = resolved.as_ref().ok().map(|f| f.abs.clone());
             let answered = resolved
-                .and_then(|file| one(&project, &reads, &file, &req))
+                .and_then(|file| one(&project, &reads, &file, &req, budget.left()))
                 .unwrap_or_else(|e| failed(path, req.mode, e));
             let answered = Answered { abs, ..answered };
             if budget.take(&answered.read) {
@@ -209,6 +209,16 @@ fn parse(project: &Project, file: &Jailed, bytes: &[u8]) -> Result<Arc<FileSymbo
     Ok(Arc::new(extract(lang, bytes)))
 }
 
+/// Lines `first..=last` (clamped to the file) of `file` now, as a read shows them:
+/// the first line's number and the lines joined by `\n` (for a stale hash's diff).
+pub fn current_lines(file: &Jailed, first: u32, last: u32) -> Option<(u32, String)> {
+    let bytes = file.read().ok()?;
+    let index = LineIndex::new(&bytes);
+    let last = last.min(index.lines());
+    (first >= 1 && first <= last)
+        .then(|| (first, window_lines(&bytes, &index, first, last).join("\n")))
+}
+
 fn hex(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()
 }
@@ -228,9 +238,11 @@ fn window_lines(bytes: &[u8], index: &LineIndex, first: u32, last: u32) -> Vec<S
     lines_of(&bytes[start..end])
 }
 
-/// After `session`'s own symbol edit: the symbol written counts as read by the
-/// session (the agent wrote it), so re-reading it is one line, not the diff of its
-/// own edit. Other views of the file (whole, map) still show the change.
+/// After `session`'s own edit: what it wrote counts as read by it (the agent wrote
+/// it), so re-reading it is one line, not the diff of its own edit. The symbol
+/// written, and the whole file when the session held it as it was just before the
+/// write (or created it): the agent knows both versions. Other views (map, windows)
+/// still show the change.
 pub fn edited(
     reads: &Reads,
     project: &Project,
@@ -239,6 +251,27 @@ pub fn edited(
     session: &ReadSession,
     written: &Written,
 ) {
+    let whole = Key {
+        root: project.root.clone(),
+        path: file.rel.clone(),
+        view: View::File,
+    };
+    let held_before = match &written.before {
+        Some(before) => reads.hash_of(&session.id, &whole).as_ref() == Some(before),
+        None => true,
+    };
+    if held_before {
+        let bytes = &written.content;
+        let lines = LineIndex::new(bytes);
+        let text: Arc<str> = window_lines(bytes, &lines, 1, lines.lines())
+            .join("\n")
+            .into();
+        let hash = hex(bytes);
+        reads
+            .of(&project.root)
+            .hashed_from(&hash, text.clone(), Some(1));
+        reads.give(&session.id, whole, &hash, 1, text);
+    }
     let parsed;
     let symbols = match &written.parsed {
         Some(symbols) => symbols,
@@ -280,14 +313,18 @@ fn one(
     reads: &Reads,
     file: &Jailed,
     req: &ReadRequest,
+    room: u64,
 ) -> Result<Answered, LeanError> {
     let parse_needed = matches!(
         req.mode,
         ReadMode::Symbol | ReadMode::Map | ReadMode::Signatures
     );
     let (f, size) = open_sized(file)?;
-    if req.mode == ReadMode::Lines && size > MAX_ANSWER_BYTES {
-        return lines_of_a_large_file(project, reads, file, req, f);
+    // Past the answer cap a whole file is answered a page at a time; a window of a
+    // file larger than one answer is streamed, holding only its lines.
+    let paged = req.mode == ReadMode::Full && size > budget::cap();
+    if paged || (req.mode == ReadMode::Lines && size > MAX_ANSWER_BYTES) {
+        return lines_of_a_large_file(project, reads, file, req, f, room);
     }
     // The whole file in an answer (or its diff against one): refused before a byte is
     // read when it could never fit.
@@ -362,7 +399,7 @@ fn one(
         req,
         (view, window),
         (&bytes, &index, 0),
-        total_lines,
+        (total_lines, room),
     )
 }
 
@@ -375,11 +412,15 @@ fn lines_of_a_large_file(
     file: &Jailed,
     req: &ReadRequest,
     f: std::fs::File,
+    room: u64,
 ) -> Result<Answered, LeanError> {
     let rel = file.rel.as_str();
     let first = req.start_line.unwrap_or(1);
     let wanted = first..=req.end_line.unwrap_or(u32::MAX);
     let (mut window, mut line) = (Vec::new(), 1u32);
+    // Past the cap (and a first whole line) no more is kept: the answer is cut there.
+    let mut keeping = true;
+    let cap = budget::cap();
     let mut reader = std::io::BufReader::with_capacity(1 << 20, f);
     loop {
         let chunk = std::io::BufRead::fill_buf(&mut reader).map_err(|e| not_found(file, e))?;
@@ -395,7 +436,7 @@ fn lines_of_a_large_file(
         let mut from = 0;
         for nl in memchr::memchr_iter(b'\n', chunk).chain([chunk.len()]) {
             let to = (nl + 1).min(chunk.len());
-            if wanted.contains(&line) {
+            if keeping && wanted.contains(&line) {
                 window.extend_from_slice(&chunk[from..to]);
                 if window.len() as u64 > MAX_ANSWER_BYTES + 2 {
                     return Err(budget::too_large(
@@ -404,6 +445,7 @@ fn lines_of_a_large_file(
                         "read a smaller window of it (mode=lines with start_line and end_line)",
                     ));
                 }
+                keeping = window.len() as u64 <= cap || !window.contains(&b'\n');
             }
             if nl < chunk.len() {
                 line += 1;
@@ -437,7 +479,7 @@ fn lines_of_a_large_file(
         req,
         (View::Lines(first, last), window_of),
         (&window, &index, shift),
-        total_lines,
+        (total_lines, room),
     )
 }
 
@@ -464,13 +506,35 @@ fn answer(
     req: &ReadRequest,
     (view, window): (View, Window),
     (bytes, index, shift): (&[u8], &LineIndex, u32),
-    total_lines: u32,
+    (total_lines, room): (u32, u64),
 ) -> Result<Answered, LeanError> {
     let rel = file.rel.as_str();
     let start = index.line_start(window.first - shift).unwrap_or(0);
-    let end = index
-        .line_end(bytes, window.last - shift)
-        .unwrap_or(bytes.len());
+    let line_end = |line: u32| index.line_end(bytes, line - shift).unwrap_or(bytes.len());
+    // Past the answer's room (its cap, less what the batch's files before took), the
+    // whole file or a window is cut after the last whole line that fits, by the
+    // lines' encoded size (each a length and its text) with room for the rest of the
+    // answer; one line at least. A page: its hash of exactly what it shows, and the
+    // line to go on from.
+    let room = room.saturating_sub(1024 + 2 * rel.len() as u64) as usize;
+    let fits = |last: u32| line_end(last) - start + 8 * (last - window.first + 1) as usize <= room;
+    let (view, window, more) = match view {
+        View::File | View::Lines(..) if !fits(window.last) => {
+            let mut last = window.first;
+            while last < window.last && fits(last + 1) {
+                last += 1;
+            }
+            let hashed = start..line_end(last);
+            let page = Window {
+                last,
+                hashed,
+                ..window
+            };
+            (View::Lines(page.first, last), page, Some(last + 1))
+        }
+        view => (view, window, None),
+    };
+    let end = line_end(window.last);
     // Refused before it is built: lines past one answer are never copied.
     if (end - start) as u64 > MAX_ANSWER_BYTES {
         return Err(budget::too_large(
@@ -482,12 +546,16 @@ fn answer(
     let hash = hex(&bytes[window.hashed.clone()]);
     let lines = window_lines(bytes, index, window.first - shift, window.last - shift);
     let text: Arc<str> = lines.join("\n").into();
-    reads.of(&project.root).hashed(&hash, text.clone());
+    let view_first = matches!(view, View::File | View::Lines(..)).then_some(window.first);
+    reads
+        .of(&project.root)
+        .hashed_from(&hash, text.clone(), view_first);
     let shown = ReadContent::Lines {
         start_line: window.first,
         end_line: window.last,
         lines,
         name_path: window.name_path,
+        more,
     };
     let mut answer = FileRead {
         path: file.rel.clone(),

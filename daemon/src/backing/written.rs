@@ -5,7 +5,10 @@
 //! ([`settle`], or [`what_changed`] for a refusal); it never works out a write's
 //! consequences itself.
 
-use lean_ctx_shared::{ErrorCode, LeanError, protocol::EditRequest};
+use lean_ctx_shared::{
+    ErrorCode, LeanError,
+    protocol::{EditRequest, EditTarget},
+};
 
 use lean_ctx_syntax::Lang;
 
@@ -13,7 +16,29 @@ use super::{Cx, blocking, read};
 use crate::{
     edit::{self, Written},
     jail::Jailed,
+    reads::{Key, View},
 };
+
+/// The line windows (first, last) of `file` that `req`'s session holds: an
+/// `expected_hash` of one of them guards a line edit inside it (`edit::Edit::held`).
+pub fn held(cx: &Cx<'_>, file: &Jailed, req: &EditRequest) -> Vec<(u32, u32)> {
+    let Some(session) = &req.session else {
+        return Vec::new();
+    };
+    let key = Key {
+        root: cx.project.root.clone(),
+        path: file.rel.clone(),
+        view: View::File,
+    };
+    cx.d.reads
+        .windows(&session.id, &key)
+        .into_iter()
+        .filter_map(|(k, ..)| match k.view {
+            View::Lines(first, last) => Some((first, last)),
+            _ => None,
+        })
+        .collect()
+}
 
 /// Hands `written` (the bytes a backing put in `file` for `req`) to the reads and
 /// the index.
@@ -58,16 +83,33 @@ pub async fn what_changed(
     let (Some(expected), ErrorCode::Conflict) = (&req.expected_hash, e.code) else {
         return e;
     };
-    let Some(then) = cx.d.reads.of(&cx.project.root).text_of(expected) else {
+    let Some((then, first)) = cx.d.reads.of(&cx.project.root).view_of(expected) else {
         return e;
     };
+    // A hash of a read view holding the target (the whole file, a window): the
+    // view's lines now, not the target's alone.
+    let span = first
+        .filter(|_| {
+            matches!(
+                req.target,
+                EditTarget::Lines { .. } | EditTarget::File { .. }
+            )
+        })
+        .map(|first| (first, first + then.split('\n').count() as u32 - 1));
     let (file, target) = (file.clone(), req.target.clone());
-    let now = blocking(move || Ok(edit::current_target(&file, lang, &target))).await;
+    let now = blocking(move || {
+        Ok(match span {
+            Some((first, last)) => read::current_lines(&file, first, last),
+            None => edit::current_target(&file, lang, &target),
+        })
+    })
+    .await;
     let Ok(Some((line, now))) = now else {
         return e;
     };
     // A conflict of another kind (a syntax error) over text the hash still names.
-    if edit::hash_matches(blake3::hash(now.as_bytes()).to_hex().as_str(), expected) {
+    if *then == now || edit::hash_matches(blake3::hash(now.as_bytes()).to_hex().as_str(), expected)
+    {
         return e;
     }
     let diff = read::unified(&then, line, &now, line);
@@ -75,7 +117,9 @@ pub async fn what_changed(
         "{}\nwhat changed since that hash was taken (lines of the file now):\n{diff}",
         e.message
     );
-    e.with_remedy(
-        "redo the edit on the text as it is now (ctx_read mode=symbol shows it whole, with its hash)",
-    )
+    e.with_remedy(if span.is_some() {
+        "redo the edit on the lines as they are now (ctx_read mode=diff shows the rest, with the hashes)"
+    } else {
+        "redo the edit on the text as it is now (ctx_read mode=symbol shows it whole, with its hash)"
+    })
 }

@@ -129,6 +129,7 @@ impl Pool {
             Lang::Go => (c.go.as_ref(), Some("gopls")),
             Lang::Java => (c.java.as_ref(), Some("jdtls")),
             Lang::Kotlin => (c.kotlin.as_ref(), Some("kotlin-language-server")),
+            Lang::Text => return Choice::None,
         };
         let command: Vec<String> = match setting {
             Some(ServerSetting::Line(line)) if line.trim() == "jetbrains" => {

@@ -660,6 +660,11 @@ pub enum EditAction {
     ReplaceSymbolBody,
     InsertBeforeSymbol,
     InsertAfterSymbol,
+    /// Replaces whole lines ([`EditTarget::Lines`] with `end_line`) of any text file.
+    ReplaceLines,
+    /// Writes a new file ([`EditTarget::File`]); an existing one only when
+    /// `expected_hash` is its whole content's.
+    CreateFile,
 }
 
 impl EditAction {
@@ -668,6 +673,8 @@ impl EditAction {
             EditAction::ReplaceSymbolBody => "replace_symbol_body",
             EditAction::InsertBeforeSymbol => "insert_before_symbol",
             EditAction::InsertAfterSymbol => "insert_after_symbol",
+            EditAction::ReplaceLines => "replace_lines",
+            EditAction::CreateFile => "create_file",
         }
     }
 }
@@ -681,12 +688,16 @@ pub enum EditTarget {
         path: Option<String>,
     },
     /// The innermost symbol starting on `line` (1-based); with `end_line`, exactly the
-    /// whole lines `line..=end_line`.
+    /// whole lines `line..=end_line`, guarded by the hash of those lines or of any
+    /// view of the file holding them that the agent was given (the whole file, a
+    /// symbol, a window of lines its session read).
     Lines {
         path: String,
         line: u32,
         end_line: Option<u32>,
     },
+    /// A whole file, which need not exist (`create_file`).
+    File { path: String },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -715,6 +726,9 @@ pub struct EditResponse {
     /// BLAKE3 hex of the written bytes: the `expected_hash` of a follow-up edit of
     /// that range.
     pub hash: String,
+    /// BLAKE3 hex of the whole file as written: the `expected_hash` of any later line
+    /// edit of it (headless writes; the IDE's are not read back).
+    pub file_hash: Option<String>,
     /// `headless` (our atomic write) or `jetbrains` (the IDE's write command).
     pub backing: String,
     /// Why the backings asked before this one did not answer (an IDE window still
@@ -1138,10 +1152,14 @@ pub struct TreeEntry {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TreeEntryKind {
     File {
+        /// Its language, or for a text file its kind (`toml`, `markdown`, …); for a
+        /// file not indexed, why (`binary`, `oversized`).
         language: String,
+        /// Not indexed (so not read for symbols or searched): why, in words.
+        skipped: Option<String>,
     },
     Dir {
-        /// Indexed files anywhere under it.
+        /// Files found anywhere under it, indexed or not.
         files: u32,
         /// Most files first.
         languages: Vec<LanguageCount>,
@@ -1153,7 +1171,7 @@ pub enum TreeEntryKind {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TreeResponse {
     pub entries: Vec<TreeEntry>,
-    /// Indexed files under the requested path.
+    /// Files found under the requested path, indexed or not.
     pub total_files: u32,
     /// Levels listed: the depth asked, or less when listing that many levels would
     /// pass the limit (the deepest directories listed then show their counts only).
@@ -1172,7 +1190,17 @@ pub struct SearchTextRequest {
     pub case_insensitive: bool,
     /// Only under this file or directory.
     pub path: Option<String>,
-    /// Most hits (matching lines); 0: the daemon's default.
+    /// Only files whose root-relative path matches one of these globs, never those
+    /// matching one starting with `!` (ripgrep's `-g`: gitignore syntax, `*.toml` at
+    /// any depth, `src/**/*.rs`, `!tests/**`); none: every file.
+    pub globs: Vec<String>,
+    /// Lines of context shown before and after each matching line.
+    pub before: u32,
+    pub after: u32,
+    /// Only which files match, and how many lines in each, not the lines.
+    pub files_only: bool,
+    /// Most hits (matching lines, or files with `files_only`); 0: the daemon's
+    /// default.
     pub limit: u32,
     pub wait_ms: u32,
 }
@@ -1196,6 +1224,27 @@ pub struct TextHit {
     pub text: String,
     /// The innermost symbol whose declaration holds the match, if any.
     pub symbol: Option<Enclosing>,
+    /// Context: the lines right before the match (the last one is `line - 1`) and
+    /// right after it, each line of a file given once across its hits.
+    pub before: Vec<String>,
+    pub after: Vec<String>,
+}
+
+/// A file with matching lines (`files_only`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileMatches {
+    pub path: String,
+    pub lines: u32,
+}
+
+/// What a text search looked through.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Searched {
+    /// Files searched (every indexed file under the path the globs let through).
+    pub files: u32,
+    /// Files there that were not searched: binary, or over `index.max_file_bytes`.
+    pub binary: u32,
+    pub oversized: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -1203,11 +1252,14 @@ pub struct SearchTextResponse {
     /// The focused and recently focused files first (the editor signal), then by
     /// path and line.
     pub hits: Vec<TextHit>,
+    /// With `files_only`: the files with a match (in the same order), not `hits`.
+    pub matching_files: Vec<FileMatches>,
     /// Matching lines in all files searched.
     pub total: u32,
     /// Files with a match.
     pub files: u32,
     pub truncated: bool,
+    pub searched: Searched,
 }
 
 /// What `read` answers for each file.
@@ -1300,6 +1352,9 @@ pub enum ReadContent {
         lines: Vec<String>,
         /// `symbol`: the symbol's name path.
         name_path: Option<String>,
+        /// The first line left out because the answer reached its cap (the daemon's
+        /// `answers.max_bytes`): the `start_line` that continues the read.
+        more: Option<u32>,
     },
     /// `map` and `signatures`.
     Symbols {

@@ -15,7 +15,7 @@ pub(super) const GO: Language = Language {
     name: "go",
     extensions: &["go"],
     lsp_id: "go",
-    grammar: || tree_sitter_go::LANGUAGE.into(),
+    grammar: Some(|| tree_sitter_go::LANGUAGE.into()),
     classify: |node, src, _| classify(node, src),
     sibling_attribute: None,
     comments: Comments {

@@ -17,7 +17,7 @@ pub(super) const JAVA: Language = Language {
     name: "java",
     extensions: &["java"],
     lsp_id: "java",
-    grammar: || tree_sitter_java::LANGUAGE.into(),
+    grammar: Some(|| tree_sitter_java::LANGUAGE.into()),
     classify: |node, src, _| classify(node, src),
     sibling_attribute: None,
     comments: Comments {

@@ -15,7 +15,7 @@ pub(super) const KOTLIN: Language = Language {
     name: "kotlin",
     extensions: &["kt", "kts"],
     lsp_id: "kotlin",
-    grammar: || tree_sitter_kotlin_ng::LANGUAGE.into(),
+    grammar: Some(|| tree_sitter_kotlin_ng::LANGUAGE.into()),
     classify: |node, src, _| classify(node, src),
     // An annotation the grammar reads as an expression after a function.
     sibling_attribute: Some("annotated_expression"),

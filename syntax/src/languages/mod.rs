@@ -32,6 +32,7 @@ mod kotlin;
 mod python;
 mod rust;
 mod script;
+mod text;
 
 /// What the crate knows of one language.
 #[derive(Debug)]
@@ -42,7 +43,8 @@ pub(crate) struct Language {
     pub extensions: &'static [&'static str],
     /// The LSP `languageId` of its documents.
     pub lsp_id: &'static str,
-    pub grammar: fn() -> tree_sitter::Language,
+    /// `None` for [`Lang::Text`] alone: a file without a grammar has no symbols.
+    pub grammar: Option<fn() -> tree_sitter::Language>,
     /// What a node is, as far as symbols go; `parent` is the kind of the symbol
     /// whose container is being walked.
     pub classify: for<'t> fn(Node<'t>, &[u8], Option<SymbolKind>) -> Vec<Visit<'t>>,
@@ -110,6 +112,7 @@ register! {
     Go => go::GO,
     Java => java::JAVA,
     Kotlin => kotlin::KOTLIN,
+    Text => text::TEXT,
 }
 
 impl Lang {
@@ -117,19 +120,46 @@ impl Lang {
         LANGUAGES[self as usize]
     }
 
+    /// The language of the file `path` names; `None` only for a path without a file
+    /// name (`/`, `..`).
     pub fn from_path(path: &Path) -> Option<Lang> {
         Lang::from_name(path.file_name()?.as_encoded_bytes())
     }
 
     /// By a file name's extension, as `Path::extension` finds it (`.rs` alone is a
-    /// name without one). Bytes, so the walk needs no `Path` per directory entry.
+    /// name without one): a code language's, else [`Lang::Text`]; `None` only for an
+    /// empty name. Bytes, so the walk needs no `Path` per directory entry.
     pub fn from_name(name: &[u8]) -> Option<Lang> {
-        let dot = name.iter().rposition(|&b| b == b'.').filter(|&i| i > 0)?;
-        let ext = &name[dot + 1..];
-        let at = LANGUAGES
+        if name.is_empty() {
+            return None;
+        }
+        let code = name
             .iter()
-            .position(|l| l.extensions.iter().any(|e| e.as_bytes() == ext))?;
-        Some(Lang::ALL[at])
+            .rposition(|&b| b == b'.')
+            .filter(|&i| i > 0)
+            .and_then(|dot| {
+                let ext = &name[dot + 1..];
+                LANGUAGES
+                    .iter()
+                    .position(|l| l.extensions.iter().any(|e| e.as_bytes() == ext))
+            });
+        Some(code.map_or(Lang::Text, |at| Lang::ALL[at]))
+    }
+
+    /// What the file `name` (a file name, not a path) is, for listings: the
+    /// language's name, or for [`Lang::Text`] a kind its name or extension says
+    /// (`toml`, `markdown`, `shell`, …; `text` when neither does).
+    pub fn kind(self, name: &str) -> &'static str {
+        match self {
+            Lang::Text => text::kind(name),
+            code => code.name(),
+        }
+    }
+
+    /// Whether the language has a grammar, and so symbols: every one but
+    /// [`Lang::Text`].
+    pub fn is_code(self) -> bool {
+        self.language().grammar.is_some()
     }
 
     pub fn name(self) -> &'static str {
@@ -172,9 +202,10 @@ impl Lang {
         out
     }
 
-    /// Parses `src`, only the `included` ranges of it when there are any. Parsers are
-    /// per thread (they are not `Sync`) and reused.
+    /// Parses `src`, only the `included` ranges of it when there are any; `None` for
+    /// [`Lang::Text`]. Parsers are per thread (they are not `Sync`) and reused.
     pub fn parse(self, src: &[u8], included: &[tree_sitter::Range]) -> Option<tree_sitter::Tree> {
+        let grammar = self.language().grammar?;
         thread_local! {
             static PARSERS: RefCell<HashMap<Lang, tree_sitter::Parser>> = RefCell::new(HashMap::new());
         }
@@ -182,7 +213,7 @@ impl Lang {
             let mut parsers = parsers.borrow_mut();
             let parser = parsers.entry(self).or_insert_with(|| {
                 let mut p = tree_sitter::Parser::new();
-                p.set_language(&(self.language().grammar)())
+                p.set_language(&grammar())
                     .expect("grammar ABI matches tree-sitter");
                 p
             });
@@ -207,7 +238,23 @@ mod tests {
             assert_eq!(Lang::from_name(name.as_bytes()), by_path, "{name}");
         }
         assert_eq!(Lang::from_name(b"a.rs"), Some(Lang::Rust));
-        assert_eq!(Lang::from_name(b".rs"), None);
+        assert_eq!(Lang::from_name(b".rs"), Some(Lang::Text));
+        assert_eq!(Lang::from_name(b"Makefile"), Some(Lang::Text));
+        assert_eq!(Lang::from_name(b"Cargo.toml"), Some(Lang::Text));
+        assert_eq!(Lang::from_name(b""), None);
+        for (name, kind) in [
+            ("Cargo.toml", "toml"),
+            ("a.YML", "yaml"),
+            ("README.md", "markdown"),
+            ("Makefile", "make"),
+            ("run.sh", "shell"),
+            (".env", "text"),
+            ("LICENSE", "text"),
+            ("main.rs", "rust"),
+        ] {
+            let lang = Lang::from_name(name.as_bytes()).unwrap();
+            assert_eq!(lang.kind(name), kind, "{name}");
+        }
     }
 
     #[test]
@@ -285,8 +332,13 @@ mod tests {
                     "{ext} is claimed by another language too"
                 );
             }
-            // The grammar loads and parses.
-            assert!(lang.parse(b"", &[]).is_some(), "{lang:?}");
+            // The grammar loads and parses; only text has none.
+            assert_eq!(
+                lang.parse(b"", &[]).is_some(),
+                lang != Lang::Text,
+                "{lang:?}"
+            );
+            assert_eq!(lang.is_code(), lang != Lang::Text, "{lang:?}");
         }
     }
 }

@@ -15,7 +15,7 @@ pub(super) const PYTHON: Language = Language {
     name: "python",
     extensions: &["py", "pyi"],
     lsp_id: "python",
-    grammar: || tree_sitter_python::LANGUAGE.into(),
+    grammar: Some(|| tree_sitter_python::LANGUAGE.into()),
     classify,
     sibling_attribute: None,
     comments: Comments {

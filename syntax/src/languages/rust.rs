@@ -16,7 +16,7 @@ pub(super) const RUST: Language = Language {
     name: "rust",
     extensions: &["rs"],
     lsp_id: "rust",
-    grammar: || tree_sitter_rust::LANGUAGE.into(),
+    grammar: Some(|| tree_sitter_rust::LANGUAGE.into()),
     classify: |node, src, _| classify(node, src),
     sibling_attribute: Some("attribute_item"),
     comments: Comments {

@@ -649,6 +649,8 @@ mod tests {
             "web/app.ts",
             "dir.rs/in.rs",
             "ünïcode/файл.rs",
+            // Text files are the worktree's too.
+            "notes.txt",
         ]
         .into_iter()
         .map(String::from)

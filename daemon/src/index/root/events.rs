@@ -99,11 +99,13 @@ impl RootIndex {
             // or removed) is not a pass over every file per directory.
             let gone: rustc_hash::FxHashSet<&str> = gone.iter().map(String::as_str).collect();
             if !gone.is_empty() {
-                self.files.retain(|rel, _| {
+                let kept = |rel: &str| {
                     let mut names =
                         std::iter::once(rel).chain(rel.match_indices('/').map(|(i, _)| &rel[..i]));
                     !names.any(|name| gone.contains(name))
-                });
+                };
+                self.files.retain(|rel, _| kept(rel));
+                self.skipped.write().unwrap().retain(|rel, _| kept(rel));
             }
             for path in walks {
                 self.walk_and_index(&path, false, None);

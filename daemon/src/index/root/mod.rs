@@ -243,6 +243,18 @@ pub struct RootIndex {
     /// vouches for (a stale one vouches for nothing that changed since: `stat` must
     /// still match).
     git: RwLock<Option<Arc<GitIndex>>>,
+    /// Files found but not indexed, by path: named in listings and searches, never
+    /// silently left out. Cleared by each full walk, which finds them again.
+    skipped: RwLock<std::collections::BTreeMap<String, Skipped>>,
+}
+
+/// Why a file the walk found is not indexed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skipped {
+    /// NUL bytes in its first 8 KiB.
+    Binary,
+    /// Its size, over `index.max_file_bytes`.
+    TooLarge(u64),
 }
 
 impl RootIndex {
@@ -265,6 +277,7 @@ impl RootIndex {
             changes: tokio::sync::broadcast::Sender::new(64),
             git: RwLock::new(None),
             generation: AtomicU64::new(0),
+            skipped: RwLock::default(),
         }
     }
 
@@ -441,6 +454,7 @@ impl RootIndex {
         ] {
             counter.store(0, Ordering::Relaxed);
         }
+        self.skipped.write().unwrap().clear();
         if git {
             let git = GitIndex::load(&self.root).map(Arc::new);
             let expected = git.as_ref().map_or(0, |g| {
@@ -627,6 +641,7 @@ impl RootIndex {
         let open = || self.open(rel);
         let Ok(id) = open().and_then(|f| Ok(FileId::from(&rustix::fs::fstat(&f)?))) else {
             self.files.remove(rel);
+            self.skip(rel, None);
             return None;
         };
         self.index_found_from(rel, lang, id, &open)
@@ -650,6 +665,7 @@ impl RootIndex {
         if id.size() > self.config.max_file_bytes {
             self.walk.too_large.fetch_add(1, Ordering::Relaxed);
             self.files.remove(rel);
+            self.skip(rel, Some(Skipped::TooLarge(id.size())));
             return None;
         }
         let walk = self.generation.load(Ordering::Relaxed);
@@ -661,16 +677,19 @@ impl RootIndex {
             Ok((known, _)) if known.meta.binary => {
                 self.walk.binary.fetch_add(1, Ordering::Relaxed);
                 self.files.remove(rel);
+                self.skip(rel, Some(Skipped::Binary));
                 None
             }
             Ok((known, settled)) => {
                 let entry = Entry::new(id, settled, known.clone(), walk);
                 self.files.insert(rel.to_string(), entry);
+                self.skip(rel, None);
                 Some(known)
             }
             Err(_) => {
                 self.walk.unreadable.fetch_add(1, Ordering::Relaxed);
                 self.files.remove(rel);
+                self.skip(rel, None);
                 None
             }
         }
@@ -750,10 +769,11 @@ impl RootIndex {
         self.files.replace(rel, Entry::new(id, false, known, walk));
     }
 
-    /// The first `limit` indexed files under `prefix` (a root-relative dir or file;
-    /// empty = all) by path, with their parses, and how many there are.
+    /// The first `limit` indexed files of a code language under `prefix` (a
+    /// root-relative dir or file; empty = all) by path, with their parses, and how
+    /// many there are: what answers about symbols go through (text files have none).
     pub fn files_under(&self, prefix: &str, limit: usize) -> (Vec<(String, Parsed)>, usize) {
-        let (found, total) = self.listed_under(prefix, limit);
+        let (found, total) = self.listed_under(prefix, limit, |k| k.lang.is_code());
         let parsed = self
             .fetched(found)
             .into_iter()
@@ -762,23 +782,51 @@ impl RootIndex {
         (parsed, total)
     }
 
+    /// Records why `rel` is not indexed, or (`None`) that it is again or is gone.
+    fn skip(&self, rel: &str, why: Option<Skipped>) {
+        match why {
+            Some(why) => {
+                self.skipped.write().unwrap().insert(rel.to_string(), why);
+            }
+            // A read lock first: nearly every file indexed was never skipped.
+            None if self.skipped.read().unwrap().contains_key(rel) => {
+                self.skipped.write().unwrap().remove(rel);
+            }
+            None => {}
+        }
+    }
+
+    /// The files under `prefix` found but not indexed, by path, and why.
+    pub fn skipped_under(&self, prefix: &str) -> Vec<(String, Skipped)> {
+        let skipped = self.skipped.read().unwrap();
+        skipped
+            .iter()
+            .filter(|(rel, _)| under(rel, prefix))
+            .map(|(rel, why)| (rel.clone(), *why))
+            .collect()
+    }
+
     /// The first `limit` indexed files under `prefix` by path, with their languages
     /// (no parse is fetched), and how many there are.
     pub fn langs_under(&self, prefix: &str, limit: usize) -> (Vec<(String, Lang)>, usize) {
-        let (found, total) = self.listed_under(prefix, limit);
+        let (found, total) = self.listed_under(prefix, limit, |_| true);
         let langs = found.into_iter().map(|(rel, _, k)| (rel, k.lang)).collect();
         (langs, total)
     }
 
-    /// The first `limit` entries under `prefix` by path, and how many there are.
+    /// The first `limit` entries under `prefix` that `keep` keeps, by path, and how
+    /// many there are.
     fn listed_under(
         &self,
         prefix: &str,
         limit: usize,
+        keep: impl Fn(&ContentFacts) -> bool,
     ) -> (Vec<(String, FileId, ContentFacts)>, usize) {
         let files = self.files.read();
-        let mut found: Vec<(&String, &Entry)> =
-            files.iter().filter(|(rel, _)| under(rel, prefix)).collect();
+        let mut found: Vec<(&String, &Entry)> = files
+            .iter()
+            .filter(|(rel, e)| under(rel, prefix) && keep(&e.known))
+            .collect();
         let total = found.len();
         if limit < total {
             found.select_nth_unstable_by(limit, |a, b| a.0.cmp(b.0));
@@ -835,7 +883,7 @@ impl RootIndex {
     /// Every indexed file under `prefix` by path, with the identity it was indexed at:
     /// whoever reads one by name checks it is still that file.
     pub fn identified_under(&self, prefix: &str) -> Vec<(String, FileId, Parsed)> {
-        self.fetched(self.listed_under(prefix, usize::MAX).0)
+        self.fetched(self.listed_under(prefix, usize::MAX, |_| true).0)
     }
 
     /// Files found by the walk; while it runs, at least as many as expected.
@@ -1033,7 +1081,8 @@ mod tests {
         lean_ctx_testkit::git(&root, &["add", "."]);
         let index = index_of(root.clone());
         index.full_index();
-        assert_eq!(index.walk.expected.load(Ordering::Relaxed), 3);
+        // Every file git tracks: the text file too.
+        assert_eq!(index.walk.expected.load(Ordering::Relaxed), 4);
         // As if a walk were running and had found one file so far.
         index.ready.send_replace(false);
         index.walk.total.store(1, Ordering::Relaxed);
@@ -1044,14 +1093,14 @@ mod tests {
                 err.details,
                 Some(ErrorDetails::Progress(Progress {
                     done: 1,
-                    total: 3,
-                    percent: 33,
+                    total: 4,
+                    percent: 25,
                     ..
                 }))
             ),
             "{err:?}"
         );
-        assert_eq!(index.status().files_total, 3);
+        assert_eq!(index.status().files_total, 4);
     }
 
     /// `daemon status` reads the root's figures while the walk holds the file table
