@@ -29,49 +29,73 @@ pub struct DashboardArgs {
 
 pub async fn run(args: DashboardArgs, paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
     let conn = connect::connect_or_spawn(paths, "lean-ctx dashboard", None).await?;
-    let handover = if args.no_open {
-        Handover::Link
-    } else {
-        Handover::File
+    let ask = |handover| {
+        let client = conn.client.clone();
+        async move {
+            client
+                .dashboard(tarpc::context::current(), DashboardRequest { handover })
+                .await
+                .map_err(rpc_error)?
+        }
     };
-    let resp = conn
-        .client
-        .dashboard(tarpc::context::current(), DashboardRequest { handover })
-        .await
-        .map_err(rpc_error)??;
-    if args.no_open {
-        out.emit(&json!({"url": resp.url, "login": resp.handover}), || {
-            format!(
-                "{}\n(a one-time link: it opens the dashboard once, within two minutes)",
-                resp.handover
-            )
-        });
-        return Ok(ExitCode::SUCCESS);
-    }
-    out.emit(&json!({"url": resp.url, "page": resp.handover}), || {
-        format!("opening {} in your browser", resp.url)
-    });
-    if let Err(e) = open_browser(&format!("file://{}", resp.handover)) {
-        // A machine without a browser is no failure: the link form works anywhere.
-        eprintln!(
-            "could not open a browser ({e}); run `lean-ctx dashboard --no-open` and paste its link"
-        );
+    let opened = if args.no_open {
+        Err("--no-open".to_string())
+    } else {
+        let resp = ask(Handover::File).await?;
+        open_browser(&format!("file://{}", resp.handover))
+            .await
+            .map(|()| resp)
+    };
+    match opened {
+        Ok(resp) => out.emit(&json!({"url": resp.url, "page": resp.handover}), || {
+            format!("opened {} in your browser", resp.url)
+        }),
+        // No browser (a server, an SSH session) is no failure: the link works anywhere.
+        Err(why) => {
+            let resp = ask(Handover::Link).await?;
+            out.emit(
+                &json!({"url": resp.url, "login": resp.handover, "opened": false}),
+                || {
+                    let said = if args.no_open {
+                        String::new()
+                    } else {
+                        format!("no browser opened ({why}); ")
+                    };
+                    format!(
+                        "{said}open this one-time link in a browser (once, within two minutes):\n{}",
+                        resp.handover
+                    )
+                },
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Hands the one-time page to the desktop's opener without waiting for the browser.
-fn open_browser(url: &str) -> std::io::Result<()> {
+/// How long the desktop's opener may take to say whether a browser took the page.
+const OPENER_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Hands the one-time page to the desktop's opener: done when it exits cleanly (or
+/// is still running after [`OPENER_WAIT`], a browser in its foreground); why not when
+/// it cannot start or exits with a failure (`xdg-open` finding no browser).
+async fn open_browser(url: &str) -> Result<(), String> {
     let opener = if cfg!(target_os = "macos") {
         "open"
     } else {
         "xdg-open"
     };
-    std::process::Command::new(opener)
+    let mut child = tokio::process::Command::new(opener)
         .arg(url)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
+        .kill_on_drop(false)
         .spawn()
-        .map(drop)
+        .map_err(|e| format!("{opener}: {e}"))?;
+    match tokio::time::timeout(OPENER_WAIT, child.wait()).await {
+        Ok(Ok(status)) if status.success() => Ok(()),
+        Ok(Ok(status)) => Err(format!("{opener} {status}")),
+        Ok(Err(e)) => Err(format!("{opener}: {e}")),
+        Err(_) => Ok(()),
+    }
 }

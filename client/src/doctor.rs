@@ -2,8 +2,11 @@
 //! non-zero when something is broken (warnings alone do not fail).
 //!
 //! It checks the config's syntax, the data and runtime dirs, that the daemon answers
-//! (its version, the socket's mode), rust-analyzer and rust-src, and the IDE port files
-//! (pid alive, `GET /health` within 300 ms). Tool probes run from `/` with the neutral
+//! (its version, the socket's mode), rust-analyzer and rust-src, every other language
+//! server as configured (or by default) on PATH, each agent's MCP configuration that
+//! exists (its lean-ctx entry and the program it names), whether the project around
+//! the working directory is trusted (the daemon judges), and the IDE port files (pid
+//! alive, `GET /health` within 300 ms). Tool probes run from `/` with the neutral
 //! environment (`shared::tool_env`), so a repository's toolchain file never picks what
 //! they run.
 
@@ -21,7 +24,7 @@ use lean_ctx_shared::{
     LeanError, Paths,
     ide::{PORT_FILE_PREFIX, PORT_FILE_SUFFIX, PortFileError, read_port_file, verify_listener},
     process::pid_alive,
-    protocol::{StatusRequest, StatusResponse, VERSION},
+    protocol::{OpenProjectRequest, StatusRequest, StatusResponse, VERSION},
 };
 use serde::Serialize;
 
@@ -67,13 +70,23 @@ fn bad(
     }
 }
 
-pub async fn run(paths: &Paths, out: &Output) -> Result<ExitCode, LeanError> {
+pub async fn run(paths: &Paths, root: &Path, out: &Output) -> Result<ExitCode, LeanError> {
     let mut findings = vec![config(paths), data_dir(paths), runtime_dir(paths)];
     let (reached, st) = daemon(paths).await;
     findings.push(reached);
     findings.push(index_store(paths, st.as_ref()));
     findings.push(socket(paths));
-    findings.extend(rust_analyzer(&rust_server(paths)));
+    if st.is_some() {
+        findings.push(trust(paths, root).await);
+    }
+    let lsp = lsp_table(paths);
+    findings.extend(rust_analyzer(&server_program(
+        lsp.as_ref(),
+        "rust",
+        "rust-analyzer",
+    )));
+    findings.extend(language_servers(lsp.as_ref()));
+    findings.extend(agents(root));
     findings.extend(ide_port_files(paths));
     let failed = findings.iter().any(|f| f.level == Level::Fail);
     out.emit(
@@ -317,22 +330,204 @@ fn socket(paths: &Paths) -> Finding {
 
 /// The program the daemon runs for Rust: `lsp.rust` in config.toml (a command line
 /// or an argument array; `"jetbrains"` means none), else `rust-analyzer` from PATH.
-fn rust_server(paths: &Paths) -> Option<String> {
+/// `[lsp]` of the config the daemon reads; a config it ignores chooses nothing here
+/// either.
+fn lsp_table(paths: &Paths) -> Option<toml::Table> {
     let file = paths.config_file();
     let home = lean_ctx_shared::paths::canonical_home();
-    // A config the daemon ignores chooses nothing here either.
     let table = lean_ctx_shared::paths::not_the_users_own(&file, home.as_deref())
         .is_none()
         .then(|| fs::read_to_string(&file).ok())
         .flatten()
-        .and_then(|t| t.parse::<toml::Table>().ok());
-    let setting = table.as_ref().and_then(|t| t.get("lsp")?.get("rust"));
-    let program = match setting {
+        .and_then(|t| t.parse::<toml::Table>().ok())?;
+    table.get("lsp")?.as_table().cloned()
+}
+
+/// The program of the server of language `key` (`lsp.<key>`, else `default`);
+/// `None` for `"jetbrains"` (the IDE or nothing).
+fn server_program(lsp: Option<&toml::Table>, key: &str, default: &str) -> Option<String> {
+    let program = match lsp.and_then(|t| t.get(key)) {
         Some(toml::Value::String(line)) => line.split_whitespace().next().map(str::to_string),
         Some(toml::Value::Array(argv)) => argv.first().and_then(|a| a.as_str()).map(str::to_string),
-        _ => Some("rust-analyzer".to_string()),
+        _ => default.split_whitespace().next().map(str::to_string),
     };
     program.filter(|p| p != "jetbrains")
+}
+
+/// The language servers besides rust-analyzer: (config key, default command, how to
+/// get it).
+const SERVERS: &[(&str, &str, &str)] = &[
+    ("python", "pylsp", "pip install python-lsp-server"),
+    (
+        "typescript",
+        "typescript-language-server",
+        "npm install -g typescript-language-server typescript",
+    ),
+    ("go", "gopls", "go install golang.org/x/tools/gopls@latest"),
+    (
+        "java",
+        "jdtls",
+        "install Eclipse JDT LS and put jdtls on PATH",
+    ),
+    (
+        "kotlin",
+        "kotlin-language-server",
+        "install kotlin-language-server and put it on PATH",
+    ),
+];
+
+/// Each language server as configured, found or not; warnings only: outline, search,
+/// reads and symbol edits work without any.
+fn language_servers(lsp: Option<&toml::Table>) -> Vec<Finding> {
+    SERVERS
+        .iter()
+        .map(|(key, default, get)| {
+            let check = *key;
+            match server_program(lsp, key, default) {
+                None => ok(check, format!("lsp.{key} = \"jetbrains\": the IDE or nothing")),
+                Some(program) => match on_path(&program) {
+                    Some(found) => ok(check, format!("{program}: {}", found.display())),
+                    None => bad(
+                        check,
+                        Level::Warn,
+                        format!("{program} not found: navigation in {key} files needs the IDE"),
+                        format!("{get}; or set lsp.{key} in config.toml to its path, or to \"jetbrains\""),
+                    ),
+                },
+            }
+        })
+        .collect()
+}
+
+/// Where `program` is: itself if it names a path, else the first executable of that
+/// name on PATH.
+fn on_path(program: &str) -> Option<std::path::PathBuf> {
+    let executable = |p: &Path| {
+        fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let p = Path::new(program);
+        return executable(p).then(|| p.to_path_buf());
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|p| executable(p))
+}
+
+/// Whether language servers may start in `root` (the daemon's judgement).
+async fn trust(paths: &Paths, root: &Path) -> Finding {
+    let asked = async {
+        let conn = connect::connect_or_spawn(paths, "lean-ctx doctor", None).await?;
+        conn.client
+            .open_project(
+                tarpc::context::current(),
+                OpenProjectRequest {
+                    root: root.to_path_buf(),
+                },
+            )
+            .await
+            .map_err(crate::output::rpc_error)?
+    };
+    match tokio::time::timeout(Duration::from_secs(15), asked).await {
+        Ok(Ok(p)) if p.trusted => ok("trust", format!("{} is trusted", p.root.display())),
+        Ok(Ok(p)) => bad(
+            "trust",
+            Level::Warn,
+            format!(
+                "{} is not trusted: no language server starts in it",
+                p.root.display()
+            ),
+            format!(
+                "if you trust its code, `lean-ctx trust {}` (an agent cannot)",
+                p.root.display()
+            ),
+        ),
+        Ok(Err(e)) => bad(
+            "trust",
+            Level::Warn,
+            e.message.clone(),
+            e.remedy().to_string(),
+        ),
+        Err(_) => bad(
+            "trust",
+            Level::Warn,
+            "the daemon did not answer within 15 s",
+            "`lean-ctx daemon restart`",
+        ),
+    }
+}
+
+/// Each agent's MCP configuration that exists (in the project, or the user's): its
+/// lean-ctx entry and the program it starts.
+fn agents(root: &Path) -> Vec<Finding> {
+    let home = crate::install::home().ok();
+    let mut configs = vec![
+        (
+            "claude code",
+            root.join(".mcp.json"),
+            "mcpServers",
+            "claude",
+        ),
+        (
+            "vs code",
+            root.join(".vscode/mcp.json"),
+            "servers",
+            "vscode",
+        ),
+    ];
+    if let Some(home) = &home {
+        configs.push((
+            "cursor",
+            home.join(".cursor/mcp.json"),
+            "mcpServers",
+            "cursor",
+        ));
+        configs.push((
+            "codex",
+            home.join(".codex/config.toml"),
+            "mcp_servers",
+            "codex",
+        ));
+    }
+    configs
+        .into_iter()
+        .filter(|(_, file, ..)| file.exists())
+        .map(|(check, file, key, agent)| {
+            let setup = format!("`lean-ctx setup --write --agent {agent}`");
+            let text = fs::read_to_string(&file).unwrap_or_default();
+            let command = if agent == "codex" {
+                text.parse::<toml::Table>().ok().and_then(|t| {
+                    Some(t.get(key)?.get("lean-ctx")?.get("command")?.as_str()?.to_string())
+                })
+            } else {
+                serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| {
+                    Some(v.get(key)?.get("lean-ctx")?.get("command")?.as_str()?.to_string())
+                })
+            };
+            match command {
+                None => bad(
+                    check,
+                    Level::Warn,
+                    format!("{}: no lean-ctx server", file.display()),
+                    setup,
+                ),
+                Some(command) if on_path(&command).is_none() => bad(
+                    check,
+                    Level::Fail,
+                    format!("{}: lean-ctx runs {command}, which is not there", file.display()),
+                    setup,
+                ),
+                Some(_) if agent == "claude" => ok(
+                    check,
+                    format!(
+                        "{}: lean-ctx configured; Claude Code asks once to approve a project's .mcp.json servers",
+                        file.display()
+                    ),
+                ),
+                Some(_) => ok(check, format!("{}: lean-ctx configured", file.display())),
+            }
+        })
+        .collect()
 }
 
 /// rust-analyzer (as configured) and the std sources it needs; warnings only: the

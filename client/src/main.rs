@@ -98,6 +98,9 @@ enum Command {
     Dashboard(dashboard_cmd::DashboardArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions { shell: clap_complete::Shell },
+    /// Print the manual page (roff), generated from these very definitions:
+    /// `lean-ctx man | man -l -`, or save it as lean-ctx.1.
+    Man,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -131,16 +134,26 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
     let command = match cli.command {
         Command::Daemon(cmd) => return daemon_cmd::run(cmd, &paths, out).await,
         Command::EditorSignal { file } => return editor_signal(&paths, &file, out),
-        Command::Doctor => return doctor::run(&paths, out).await,
         Command::Gain(args) => return gain_cmd::run(args, &paths, out),
         Command::Dashboard(args) => return dashboard_cmd::run(args, &paths, out).await,
         Command::Completions { shell } => {
+            // Written whole, then printed: `| head` must not panic the generator.
+            let mut script = Vec::new();
             clap_complete::generate(
                 shell,
                 &mut <Cli as clap::CommandFactory>::command(),
                 "lean-ctx",
-                &mut std::io::stdout(),
+                &mut script,
             );
+            output::print(String::from_utf8_lossy(&script).trim_end());
+            return Ok(ExitCode::SUCCESS);
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+                .render(&mut page)
+                .map_err(|e| LeanError::internal(format!("cannot render the manual: {e}")))?;
+            output::print(String::from_utf8_lossy(&page).trim_end());
             return Ok(ExitCode::SUCCESS);
         }
         command => command,
@@ -154,6 +167,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
         // Answers `initialize` before the daemon is even reached.
         Command::Mcp => return mcp::serve(paths, root).await,
         Command::Setup(args) => return setup::run(args, &root, &paths, out).await,
+        Command::Doctor => return doctor::run(&paths, &root, out).await,
         Command::Trust(args) => return trust_cmd::run(args, &root, &paths, out),
         _ => {}
     }
@@ -164,6 +178,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
         | Command::Setup(_)
         | Command::Trust(_)
         | Command::Doctor
+        | Command::Man
         | Command::Gain(_)
         | Command::Dashboard(_)
         | Command::EditorSignal { .. }
@@ -191,7 +206,7 @@ async fn run(cli: Cli, out: &Output) -> Result<ExitCode, LeanError> {
                 )
                 .await
                 .map_err(output::rpc_error)??;
-            out.servers(&resp);
+            out.servers(&resp, matches!(op, ServersOp::List));
             Ok(ExitCode::SUCCESS)
         }
         Command::Project => {

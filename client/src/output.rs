@@ -28,9 +28,7 @@ impl Output {
         } else {
             human()
         };
-        let mut stdout = std::io::stdout().lock();
-        // A closed pipe (`| head`) is not an error worth a panic.
-        let _ = writeln!(stdout, "{text}");
+        print(&text);
     }
 
     /// Prints an error and returns the exit code for it.
@@ -43,7 +41,7 @@ impl Output {
                 value["error"]["details"] =
                     serde_json::to_value(details).expect("details serialize");
             }
-            println!("{}", serde_json::to_string_pretty(&value).expect("json"));
+            print(&serde_json::to_string_pretty(&value).expect("json"));
         } else {
             eprintln!("{}", lean_ctx_shared::render::error(e));
         }
@@ -75,11 +73,26 @@ impl Output {
         });
     }
 
-    pub fn servers(&self, resp: &lean_ctx_shared::protocol::LanguageServersResponse) {
+    /// `lean-ctx servers`: the servers; after an eviction or a restart, how many it
+    /// touched first.
+    pub fn servers(
+        &self,
+        resp: &lean_ctx_shared::protocol::LanguageServersResponse,
+        listing: bool,
+    ) {
         self.emit(resp, || {
-            format!("{} affected\n{}", resp.affected, servers(&resp.servers))
-                .trim_end()
-                .to_string()
+            let touched = match (listing, resp.affected) {
+                (true, _) => String::new(),
+                (false, 1) => "1 server\n".to_string(),
+                (false, n) => format!("{n} servers\n"),
+            };
+            let listed = servers(&resp.servers);
+            let listed = if resp.servers.is_empty() {
+                "no language server runs"
+            } else {
+                listed.as_str()
+            };
+            format!("{touched}{listed}").trim_end().to_string()
         });
     }
 
@@ -94,6 +107,12 @@ impl Output {
             format!("{}{}", render_status(st), render_other_builds(others))
         });
     }
+}
+
+/// `text` and a newline on stdout. A closed pipe (`| head`) is not an error worth a
+/// panic, as `println!` would make it: what was not read is dropped.
+pub fn print(text: &str) {
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
 }
 
 /// Maps a tarpc transport failure to a catalog error.

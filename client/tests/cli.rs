@@ -452,3 +452,126 @@ fn without_an_override_the_data_dir_is_the_one_the_published_plugin_takes() {
     write_stats(&home.join(".lean-ctx"), 3000, 1000);
     assert_eq!(tokens_saved(), 2000);
 }
+
+/// What people expect of a command-line tool: a closed pipe is no panic, a manual
+/// page, a dashboard that says when no browser opened (and prints the link to paste),
+/// a `servers` listing that says what it lists, and a `doctor` that checks the
+/// agents' configurations and this project's trust, each with its fix.
+#[test]
+fn the_cli_keeps_the_habits_of_a_unix_tool() {
+    let env = env();
+    let project = env.dir().join("proj");
+    fs::create_dir_all(&project).unwrap();
+    git(&project, &["init", "-q"]);
+
+    // `lean-ctx completions bash | head -1`: the reader goes away mid-write.
+    let mut child = env
+        .shim()
+        .args(["completions", "bash"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+
+    let man = env.shim().arg("man").output().unwrap();
+    let page = String::from_utf8_lossy(&man.stdout);
+    assert!(
+        man.status.success() && page.contains(".TH lean-ctx 1"),
+        "{page}"
+    );
+    assert!(page.contains("dashboard"), "every verb listed: {page}");
+
+    // No opener on PATH (a server, an SSH session): said, and the link to paste.
+    let no_opener = env.dir().join("no-opener");
+    fs::create_dir_all(&no_opener).unwrap();
+    let out = env
+        .shim()
+        .current_dir(&project)
+        .env("PATH", &no_opener)
+        .arg("dashboard")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        said.starts_with("no browser opened (xdg-open") && said.contains("/login?code="),
+        "{said}"
+    );
+
+    let listed = env
+        .shim()
+        .current_dir(&project)
+        .args(["servers"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&listed.stdout).trim(),
+        "no language server runs"
+    );
+
+    // An agent configured with a program that is gone: a failure, with its fix; the
+    // project not trusted: a warning, with the command only a user may run.
+    fs::write(
+        project.join(".mcp.json"),
+        r#"{"mcpServers": {"lean-ctx": {"command": "/gone/lean-ctx", "args": ["mcp"]}}}"#,
+    )
+    .unwrap();
+    let (out, v) = env.shim_json_in(&project, &["doctor"]);
+    assert!(!out.status.success(), "{v}");
+    let finding = |check: &str| {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["check"] == check)
+            .unwrap_or_else(|| panic!("no {check} finding: {v}"))
+            .clone()
+    };
+    let claude = finding("claude code");
+    assert_eq!(claude["level"], "fail", "{claude}");
+    assert!(
+        claude["fix"]
+            .as_str()
+            .unwrap()
+            .contains("lean-ctx setup --write")
+    );
+    let trust = finding("trust");
+    assert_eq!(trust["level"], "warn", "{trust}");
+    assert!(trust["fix"].as_str().unwrap().contains("lean-ctx trust"));
+    for server in ["python", "typescript", "go", "java", "kotlin"] {
+        finding(server);
+    }
+    // Trusted and configured: both fine.
+    env.trust(&project);
+    let lean_ctx = fs::canonicalize(SHIM).unwrap();
+    fs::write(
+        project.join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"lean-ctx": {{"command": {:?}, "args": ["mcp"]}}}}}}"#,
+            lean_ctx
+        ),
+    )
+    .unwrap();
+    let (_, v) = env.shim_json_in(&project, &["doctor"]);
+    let find = |check: &str| {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["check"] == check)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(find("claude code")["level"], "ok", "{v}");
+    assert_eq!(find("trust")["level"], "ok", "{v}");
+}

@@ -85,6 +85,8 @@ impl Project {
                     "indexing".into()
                 },
             }],
+            // The language servers' pool judges trust (`Pool::trusts`).
+            trusted: false,
         }
     }
 }

@@ -77,7 +77,9 @@ impl LeanCtx for Handler {
         let d = &self.daemon;
         d.call("open_project", async {
             note_root(&req.root);
-            Ok(d.registry.enter(&req.root)?.status())
+            let mut status = d.registry.enter(&req.root)?.status();
+            status.trusted = d.lsp.trusts(&status.root);
+            Ok(status)
         })
         .await
     }

@@ -36,6 +36,7 @@ pub fn status(d: &Daemon) -> StatusResponse {
             .list()
             .into_iter()
             .map(|mut p| {
+                p.trusted = d.lsp.trusts(&p.root);
                 p.backings
                     .extend(d.lsp.servers_of(&p.root).iter().map(|s| BackingStatus {
                         name: s.name(),

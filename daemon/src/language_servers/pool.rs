@@ -343,6 +343,11 @@ impl Pool {
     }
 
     /// The live servers of `root`.
+    /// Whether the user trusted `root` (a canonical worktree root).
+    pub fn trusts(&self, root: &Path) -> bool {
+        self.trust.is_trusted(root)
+    }
+
     pub fn servers_of(&self, root: &Path) -> Vec<Arc<Server>> {
         self.all().into_iter().filter(|s| s.root == root).collect()
     }

@@ -395,6 +395,9 @@ pub struct ProjectStatus {
     pub index: Option<IndexStatus>,
     /// Language servers, IDE windows and the headless backing, with their state.
     pub backings: Vec<BackingStatus>,
+    /// Whether the user trusted this root, so language servers may start in it
+    /// (`lean-ctx trust`).
+    pub trusted: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
