@@ -8,6 +8,15 @@
 //! wherever the loop reads, and finds the symbol by grep; edits cost the same text
 //! either way, so they are left out of both.
 //!
+//! The second loop is a change that touches configuration and code on the same
+//! crate: raise the serde dependency in both entries of `Cargo.toml` and change the
+//! code that uses it (`src/serde.rs`). With lean-ctx: a text search with a glob and
+//! context, a window of the manifest, two line edits under the hashes held, a search
+//! of the code, a window of it, a line edit, and the re-reads that check them. The
+//! alternative: grep with context, the whole manifest read before editing it, grep of
+//! the code, the whole code file read, and each file read again to check. Edits'
+//! own text is left out of both, as above.
+//!
 //! Run: `cargo bench -p lean-ctx-client --bench read_loop` (no network; the debug
 //! profile gives the same counts: `--profile dev`).
 
@@ -18,6 +27,36 @@ use lean_ctx_testkit::{TestEnv, git};
 const NEW: &str = "pub const fn new(major: u64, minor: u64, patch: u64) -> Self {\n    // Built by the agent.\n    Version {\n        major,\n        minor,\n        patch,\n        pre: Prerelease::EMPTY,\n        build: BuildMetadata::EMPTY,\n    }\n}";
 
 fn main() {
+    reading_loop();
+    mixed_task();
+}
+
+/// What an agent's read tool prints for a whole file: `cat -n`.
+fn numbered(text: &str) -> String {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| format!("{:>6}\t{l}\n", i + 1))
+        .collect()
+}
+
+/// Both columns, labelled, and their totals.
+fn report(title: &str, ours: &[(&str, usize)], theirs: &[(&str, usize)]) {
+    let sum = |v: &[(&str, usize)]| v.iter().map(|(_, n)| n).sum::<usize>();
+    println!("{title} (o200k tokens of what the agent reads)");
+    for (label, n) in ours {
+        println!("  lean-ctx  {label:<40} {n:>6}");
+    }
+    for (label, n) in theirs {
+        println!("  built-in  {label:<40} {n:>6}");
+    }
+    let (a, b) = (sum(ours), sum(theirs));
+    println!(
+        "  total: lean-ctx {a}, built-in tools {b}: {:.1}x fewer",
+        b as f64 / a as f64
+    );
+}
+
+fn reading_loop() {
     let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
     let root = env.dir().join("semver");
     lean_ctx_testkit::copy_dir(&lean_ctx_testkit::corpus_crate("semver"), &root);
@@ -40,16 +79,7 @@ fn main() {
         let at = answer.find("hash ").expect("a hash") + 5;
         answer[at..at + 16].to_string()
     };
-    // What an agent's read tool prints for the whole file: `cat -n`.
-    let whole = || -> usize {
-        let text = fs::read_to_string(&lib).unwrap();
-        let numbered: String = text
-            .lines()
-            .enumerate()
-            .map(|(i, l)| format!("{:>6}\t{l}\n", i + 1))
-            .collect();
-        tokens(&numbered)
-    };
+    let whole = || tokens(&numbered(&fs::read_to_string(&lib).unwrap()));
     let grep = || -> usize {
         let out = Command::new("grep")
             .args(["-rn", "fn new(", "src"])
@@ -109,17 +139,152 @@ fn main() {
         &hash(&diff),
     ]);
 
-    let sum = |v: &[(&str, usize)]| v.iter().map(|(_, n)| n).sum::<usize>();
-    println!("reading loop on semver src/lib.rs (o200k tokens of what the agent reads)");
-    for (label, n) in &ours {
-        println!("  lean-ctx  {label:<32} {n:>6}");
-    }
-    for (label, n) in &theirs {
-        println!("  whole     {label:<32} {n:>6}");
-    }
-    let (a, b) = (sum(&ours), sum(&theirs));
-    println!(
-        "  total: lean-ctx {a}, whole files {b}: {:.1}x fewer",
-        b as f64 / a as f64
+    report("reading loop on semver src/lib.rs", &ours, &theirs);
+}
+
+fn mixed_task() {
+    let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
+    let root = env.dir().join("semver");
+    lean_ctx_testkit::copy_dir(&lean_ctx_testkit::corpus_crate("semver"), &root);
+    git(&root, &["init", "-q"]);
+    let bpe = tiktoken_rs::o200k_base().unwrap();
+    let tokens = |s: &str| bpe.encode_ordinary(s).len();
+    let run = |args: &[&str]| -> String {
+        let out = env
+            .shim()
+            .current_dir(&root)
+            .env("LEAN_CTX_SESSION", "bench")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let hash = |answer: &str, marker: &str| -> String {
+        let at = answer.find(marker).expect("a hash") + marker.len();
+        answer[at..at + 16].to_string()
+    };
+    let whole = |path: &str| tokens(&numbered(&fs::read_to_string(root.join(path)).unwrap()));
+    let grep = |args: &[&str]| -> usize {
+        let out = Command::new("grep")
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        tokens(&String::from_utf8_lossy(&out.stdout))
+    };
+    let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let old = "version = \"1.0.220\"";
+    let lines: Vec<u32> = manifest
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| *l == old)
+        .map(|(i, _)| i as u32 + 1)
+        .collect();
+    assert_eq!(lines.len(), 2, "semver's two serde entries");
+    let (first, last) = (lines[0] - 1, lines[1] + 1);
+
+    let mut ours: Vec<(&str, usize)> = Vec::new();
+    let mut theirs: Vec<(&str, usize)> = Vec::new();
+    let found = run(&["search", "--text", old, "-g", "Cargo.toml", "-C", "1"]);
+    ours.push(("find the dependency (glob, context)", tokens(&found)));
+    theirs.push((
+        "grep -n -C1 the dependency",
+        grep(&["-n", "-C1", old, "Cargo.toml"]),
+    ));
+    let window = run(&[
+        "read",
+        "Cargo.toml",
+        "--start-line",
+        &first.to_string(),
+        "--end-line",
+        &last.to_string(),
+    ]);
+    ours.push(("read the window of both entries", tokens(&window)));
+    theirs.push(("read the manifest", whole("Cargo.toml")));
+    let new = "version = \"1.0.228\"";
+    let edited = run(&[
+        "refactor",
+        "replace-lines",
+        "Cargo.toml",
+        "--line",
+        &lines[0].to_string(),
+        "--text",
+        new,
+        "--expected-hash",
+        &hash(&window, "hash "),
+    ]);
+    // The second line under the file's new hash the first edit answered.
+    run(&[
+        "refactor",
+        "replace-lines",
+        "Cargo.toml",
+        "--line",
+        &lines[1].to_string(),
+        "--text",
+        new,
+        "--expected-hash",
+        &hash(&edited, "file hash "),
+    ]);
+    let code = run(&["search", "--text", "collect_str", "-g", "*.rs"]);
+    ours.push(("find the code that uses it", tokens(&code)));
+    theirs.push(("grep -rn the code", grep(&["-rn", "collect_str", "src"])));
+    let at: u32 = code
+        .lines()
+        .find_map(|l| l.trim().split(':').next()?.parse().ok())
+        .expect("a hit");
+    let code_window = run(&[
+        "read",
+        "src/serde.rs",
+        "--start-line",
+        &(at - 5).to_string(),
+        "--end-line",
+        &(at + 2).to_string(),
+    ]);
+    ours.push(("read the code around it", tokens(&code_window)));
+    theirs.push(("read src/serde.rs", whole("src/serde.rs")));
+    run(&[
+        "refactor",
+        "replace-lines",
+        "src/serde.rs",
+        "--line",
+        &at.to_string(),
+        "--text",
+        "        serializer.collect_str(&self)",
+        "--expected-hash",
+        &hash(&code_window, "hash "),
+    ]);
+    let check = |path: &str, first: u32, last: u32| {
+        tokens(&run(&[
+            "read",
+            path,
+            "--start-line",
+            &first.to_string(),
+            "--end-line",
+            &last.to_string(),
+        ]))
+    };
+    ours.push((
+        "re-read the manifest window",
+        check("Cargo.toml", first, last),
+    ));
+    theirs.push(("re-read the manifest", whole("Cargo.toml")));
+    ours.push((
+        "re-read the code window",
+        check("src/serde.rs", at - 5, at + 2),
+    ));
+    theirs.push(("re-read src/serde.rs", whole("src/serde.rs")));
+    assert_eq!(
+        fs::read_to_string(root.join("Cargo.toml"))
+            .unwrap()
+            .matches(new)
+            .count(),
+        2,
+        "the task's end state"
+    );
+    report(
+        "mixed task on semver: a dependency raised and the code that uses it",
+        &ours,
+        &theirs,
     );
 }

@@ -239,6 +239,31 @@ fn line_edits_are_guarded_by_the_hash_of_any_view_the_agent_holds() {
         fs::read_to_string(root.join("ci.yml")).unwrap(),
         "on: push\njobs:\n  build:\n    runs-on: debian\n    timeout-minutes: 5\n"
     );
+    // The edit added a line, so the window's lines moved: its re-read is the diff
+    // (line 5 was never read)...
+    let moved = ok(
+        &env,
+        &root,
+        &["read", "ci.yml", "--start-line", "2", "--end-line", "4"],
+    );
+    assert!(moved.contains("changed since your read"), "{moved}");
+    // ...while an edit that keeps the line count leaves the window read: unchanged.
+    let deps = hash_of(&json(
+        &env,
+        &root,
+        &["read", "Cargo.toml", "--start-line", "6", "--end-line", "7"],
+    ));
+    ok(
+        &env,
+        &root,
+        &replace_lines("Cargo.toml", "7", "serde = \"1.0.200\"", &deps),
+    );
+    let again = ok(
+        &env,
+        &root,
+        &["read", "Cargo.toml", "--start-line", "6", "--end-line", "7"],
+    );
+    assert!(again.contains("unchanged since your read"), "{again}");
     // ...but not a line outside it.
     let lib = hash_of(&json(
         &env,

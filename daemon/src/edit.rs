@@ -145,8 +145,8 @@ pub struct Written {
     pub hash: String,
     /// The bytes of `content` that `hash` covers.
     pub hashed: Range<usize>,
-    /// BLAKE3 hex of the whole file before the write; `None` for a file created.
-    pub before: Option<String>,
+    /// The whole file before the write; `None` for a file created.
+    pub original: Option<Vec<u8>>,
 }
 
 /// An edit worked out against the file's current bytes, not yet written.
@@ -181,7 +181,7 @@ impl Planned {
                 .to_hex()
                 .to_string(),
             hashed: self.hashed,
-            before: Some(blake3::hash(&self.original).to_hex().to_string()),
+            original: Some(self.original),
             content: self.content,
         }
     }
@@ -243,7 +243,7 @@ pub fn create(
         return Err(e);
     }
     let written = Written {
-        before: None,
+        original: None,
         ..planned.written()
     };
     Ok((file, written))

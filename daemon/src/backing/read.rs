@@ -240,9 +240,11 @@ fn window_lines(bytes: &[u8], index: &LineIndex, first: u32, last: u32) -> Vec<S
 
 /// After `session`'s own edit: what it wrote counts as read by it (the agent wrote
 /// it), so re-reading it is one line, not the diff of its own edit. The symbol
-/// written, and the whole file when the session held it as it was just before the
-/// write (or created it): the agent knows both versions. Other views (map, windows)
-/// still show the change.
+/// written; the whole file when the session held it as it was just before the write
+/// (or created it); and each line window it held as it was, when the write kept the
+/// file's line count (the window then shows exactly the old lines with the edit in
+/// them; a write that moved lines would bring lines into it the agent never saw).
+/// Other views (map, signatures) still show the change.
 pub fn edited(
     reads: &Reads,
     project: &Project,
@@ -251,26 +253,48 @@ pub fn edited(
     session: &ReadSession,
     written: &Written,
 ) {
-    let whole = Key {
+    let key = |view| Key {
         root: project.root.clone(),
         path: file.rel.clone(),
-        view: View::File,
+        view,
     };
-    let held_before = match &written.before {
-        Some(before) => reads.hash_of(&session.id, &whole).as_ref() == Some(before),
-        None => true,
-    };
-    if held_before {
-        let bytes = &written.content;
-        let lines = LineIndex::new(bytes);
-        let text: Arc<str> = window_lines(bytes, &lines, 1, lines.lines())
-            .join("\n")
-            .into();
-        let hash = hex(bytes);
+    let bytes = &written.content;
+    let lines = LineIndex::new(bytes);
+    let give = |view: View, first: u32, last: u32, hashed: Range<usize>| {
+        let text: Arc<str> = window_lines(bytes, &lines, first, last).join("\n").into();
+        let hash = hex(&bytes[hashed]);
         reads
             .of(&project.root)
-            .hashed_from(&hash, text.clone(), Some(1));
-        reads.give(&session.id, whole, &hash, 1, text);
+            .hashed_from(&hash, text.clone(), Some(first));
+        reads.give(&session.id, key(view), &hash, first, text);
+    };
+    let held_whole = match &written.original {
+        Some(original) => reads
+            .hash_of(&session.id, &key(View::File))
+            .is_some_and(|held| held == hex(original)),
+        None => true,
+    };
+    if held_whole {
+        give(View::File, 1, lines.lines(), 0..bytes.len());
+    }
+    if let Some(original) = &written.original {
+        let before = LineIndex::new(original);
+        if before.lines() == lines.lines() {
+            for (k, text, ..) in reads.windows(&session.id, &key(View::File)) {
+                let View::Lines(first, last) = k.view else {
+                    continue;
+                };
+                let was = window_lines(original, &before, first, last).join("\n");
+                let (Some(start), Some(end)) =
+                    (lines.line_start(first), lines.line_end(bytes, last))
+                else {
+                    continue;
+                };
+                if *text == *was {
+                    give(View::Lines(first, last), first, last, start..end);
+                }
+            }
+        }
     }
     let parsed;
     let symbols = match &written.parsed {
@@ -286,18 +310,12 @@ pub fn edited(
     else {
         return;
     };
-    let bytes = &written.content;
-    let lines = LineIndex::new(bytes);
     let first = lines.position(bytes, sym.doc_start()).line;
     let last = sym.range().end.line;
     let text = window_lines(bytes, &lines, first, last).join("\n");
-    let key = Key {
-        root: project.root.clone(),
-        path: file.rel.clone(),
-        view: View::Symbol(sym.name_path().to_string()),
-    };
+    let view = View::Symbol(sym.name_path().to_string());
     let hash = remember(&bytes[guarded(sym)], reads.of(&project.root));
-    reads.give(&session.id, key, &hash, first, text.into());
+    reads.give(&session.id, key(view), &hash, first, text.into());
 }
 
 /// What a text view of a file shows: whole lines `first..=last`, hashed over `hashed`.
