@@ -162,7 +162,7 @@ impl Rendered for ReadRequest {
 impl Rendered for SearchSymbolRequest {
     type Answer = SearchSymbolResponse;
     fn render(&self, answer: &SearchSymbolResponse) -> String {
-        render::search(answer, &self.query)
+        render::search(answer, &self.query, self.skip)
     }
     fn outcome(&self, answer: &SearchSymbolResponse) -> Outcome {
         if answer.total == 0 {
@@ -176,7 +176,7 @@ impl Rendered for SearchSymbolRequest {
 impl Rendered for SearchTextRequest {
     type Answer = SearchTextResponse;
     fn render(&self, answer: &SearchTextResponse) -> String {
-        render::search_text(answer, &self.pattern)
+        render::search_text(answer, &self.pattern, self.skip)
     }
     fn outcome(&self, answer: &SearchTextResponse) -> Outcome {
         if answer.total == 0 {

@@ -175,6 +175,9 @@ pub struct SearchArgs {
     /// Most hits (default 50).
     #[arg(long)]
     limit: Option<u32>,
+    /// Skip this many hits first: where the last answer stopped.
+    #[arg(long)]
+    skip: Option<u32>,
     /// Answer INDEXING at once instead of waiting for the first index.
     #[arg(long)]
     no_wait: bool,
@@ -200,6 +203,7 @@ impl SearchArgs {
             before: self.before_context.or(self.context),
             after: self.after_context.or(self.context),
             files_only: self.files_with_matches,
+            skip: self.skip,
             ..Input::default()
         };
         (action, input, self.no_wait)

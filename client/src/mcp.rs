@@ -433,6 +433,9 @@ pub struct SearchParams {
     /// Default 50.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub limit: Option<u32>,
+    /// Where the last answer stopped.
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub skip: Option<u32>,
 }
 
 /// `ctx_search`'s actions.
@@ -472,6 +475,7 @@ impl ToolParams for SearchParams {
             before: self.context,
             after: self.context,
             files_only: self.files_only.unwrap_or(false),
+            skip: self.skip,
             ..Input::default()
         };
         Ok((action, input))
@@ -720,6 +724,7 @@ impl ToolParams for RefactorParams {
             before: None,
             after: None,
             files_only: false,
+            skip: None,
             paths: Vec::new(),
             start_line: None,
             fresh: false,

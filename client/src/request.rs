@@ -174,6 +174,8 @@ pub struct Input {
     pub after: Option<u32>,
     /// Text and regex searches: only the matching files.
     pub files_only: bool,
+    /// Searches: hits skipped first (where the last answer stopped).
+    pub skip: Option<u32>,
     /// read: several files at once (besides or instead of `path`).
     pub paths: Vec<String>,
     /// read mode=lines: the first line.
@@ -377,6 +379,7 @@ fn search_text(action: Action, input: Input, ctx: &Ctx) -> Result<Call, LeanErro
         after: input.after.unwrap_or(0),
         files_only: input.files_only,
         limit: input.limit.unwrap_or(0),
+        skip: input.skip.unwrap_or(0),
         wait_ms: ctx.wait_ms,
     }))
 }
@@ -415,6 +418,7 @@ fn search_symbol(input: Input, ctx: &Ctx) -> Result<Call, LeanError> {
         kind,
         path: input.path.as_deref().map(|p| ctx.path(p)),
         limit: input.limit.unwrap_or(0),
+        skip: input.skip.unwrap_or(0),
         wait_ms: ctx.wait_ms,
     }))
 }
@@ -957,6 +961,16 @@ mod tests {
                 ],
                 Search,
                 json!({"action": "text", "query": "serde", "glob": ["*.toml", "!vendor/**"], "context": 2, "files_only": true}),
+            ),
+            row(
+                &["search", "--text", "x", "--limit", "10", "--skip", "20"],
+                Search,
+                json!({"action": "text", "query": "x", "limit": 10, "skip": "20"}),
+            ),
+            row(
+                &["search", "Point", "--skip", "5"],
+                Search,
+                json!({"query": "Point", "skip": 5}),
             ),
             // A glob alone, as a string; context only after (the CLI's -A).
             row(

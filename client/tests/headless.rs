@@ -1108,6 +1108,7 @@ fn every_write_by_anyone_shows_in_answers_without_a_call_naming_the_file() {
                 kind: None,
                 path: None,
                 limit: 5,
+                skip: 0,
                 wait_ms: 0,
             };
             let client = conn.client.clone();

@@ -155,6 +155,54 @@ fn text_search_covers_every_text_file_with_globs_context_and_files_only() {
     assert!(files.contains("Cargo.toml  "), "{files}");
     assert!(!files.contains(":0  "), "files only, no lines: {files}");
 
+    // A cut answer says where to go on, and going on continues exactly there.
+    let all = json(&env, &root, &["search", "--text", "e", "--limit", "500"]);
+    let total = all["total"].as_u64().unwrap();
+    assert!(total > 6, "{all}");
+    let (mut skip, mut seen) = (0u64, Vec::new());
+    loop {
+        let page = ok(
+            &env,
+            &root,
+            &[
+                "search",
+                "--text",
+                "e",
+                "--limit",
+                "4",
+                "--skip",
+                &skip.to_string(),
+            ],
+        );
+        let v = json(
+            &env,
+            &root,
+            &[
+                "search",
+                "--text",
+                "e",
+                "--limit",
+                "4",
+                "--skip",
+                &skip.to_string(),
+            ],
+        );
+        seen.extend(v["hits"].as_array().unwrap().iter().cloned());
+        if v["truncated"] == false {
+            break;
+        }
+        skip += 4;
+        assert!(
+            page.ends_with(&format!("go on with skip={skip}\n")),
+            "{page}"
+        );
+    }
+    assert_eq!(
+        serde_json::json!(seen),
+        all["hits"],
+        "every hit once, in order"
+    );
+
     // Nothing found: exit 1, as grep's, saying what was searched and what was not.
     let none = fails(&env, &root, &["search", "--text", "no such text"], 1);
     assert!(

@@ -460,7 +460,7 @@ pub async fn search_symbol(
         "search_symbol",
         None,
         Baseline::NoClaim,
-        render::search(&resp, &req.query),
+        render::search(&resp, &req.query, req.skip),
     );
     Ok(resp)
 }
@@ -491,7 +491,7 @@ pub async fn search_text(
         },
         None,
         Baseline::Text(grep),
-        render::search_text(&resp, &req.pattern),
+        render::search_text(&resp, &req.pattern, req.skip),
     );
     Ok(resp)
 }

@@ -91,6 +91,7 @@ async fn finds(conn: &Connection, root: &Path, name: &str) -> bool {
                 kind: None,
                 path: None,
                 limit: 5,
+                skip: 0,
                 wait_ms: 50_000,
             },
         )

@@ -135,7 +135,12 @@ pub fn symbols_overview(resp: &SymbolsOverviewResponse) -> String {
     s
 }
 
-pub fn search(resp: &SearchSymbolResponse, query: &str) -> String {
+/// Where a cut answer goes on: `skip` for the next call.
+fn go_on(skip: u32, shown: usize) -> String {
+    format!("go on with skip={}", skip as usize + shown)
+}
+
+pub fn search(resp: &SearchSymbolResponse, query: &str, skip: u32) -> String {
     let mut s = String::new();
     for h in &resp.hits {
         let _ = write!(
@@ -154,8 +159,9 @@ pub fn search(resp: &SearchSymbolResponse, query: &str) -> String {
     s.push_str(&match (resp.total, resp.truncated) {
         (0, _) => format!("no symbol matches {query:?}"),
         (n, true) => format!(
-            "{} of {n} matches shown (raise the limit for more)",
-            resp.hits.len()
+            "{} of {n} matches shown; {}",
+            resp.hits.len(),
+            go_on(skip, resp.hits.len())
         ),
         (n, false) => format!("{n} matches"),
     });
@@ -207,7 +213,7 @@ fn text_hits(resp: &SearchTextResponse, labels: bool) -> String {
 /// Never longer than grep's answer for the same hits (`path:LINE:text` on every
 /// line): where the symbols' names would make it longer (a few hits, each in a
 /// symbol of its own), they are left out (the JSON answer always has them).
-pub fn search_text(resp: &SearchTextResponse, pattern: &str) -> String {
+pub fn search_text(resp: &SearchTextResponse, pattern: &str, skip: u32) -> String {
     let grep: usize = resp
         .hits
         .iter()
@@ -230,16 +236,21 @@ pub fn search_text(resp: &SearchTextResponse, pattern: &str) -> String {
     }
     let files_only = !resp.matching_files.is_empty();
     s.push_str(&match (resp.total, resp.truncated) {
-        (0, _) => format!("no line matches {pattern:?} in {}", searched(&resp.searched)),
+        (0, _) => format!(
+            "no line matches {pattern:?} in {}",
+            searched(&resp.searched)
+        ),
         (n, true) if files_only => format!(
-            "{} of {} files shown, {n} matching lines (raise the limit or narrow the path for more)",
+            "{} of {} files shown, {n} matching lines; {}",
             resp.matching_files.len(),
-            resp.files
+            resp.files,
+            go_on(skip, resp.matching_files.len())
         ),
         (n, true) => format!(
-            "{} of {n} matching lines shown, in {} files (raise the limit or narrow the path for more)",
+            "{} of {n} matching lines shown, in {} files; {}",
             resp.hits.len(),
-            resp.files
+            resp.files,
+            go_on(skip, resp.hits.len())
         ),
         (n, false) => format!("{n} matching lines in {} files", resp.files),
     });
@@ -606,7 +617,7 @@ mod tests {
                 .map(|i| hit("src/rt.rs", i, "    poll(cx);", run))
                 .collect(),
         );
-        let text = search_text(&together, "poll");
+        let text = search_text(&together, "poll", 0);
         assert!(
             text.starts_with("src/rt.rs\n  function runtime/run\n    1:4  poll(cx);\n"),
             "{text}"
@@ -626,7 +637,7 @@ mod tests {
                 })
                 .collect(),
         );
-        let text = search_text(&apart, "x");
+        let text = search_text(&apart, "x", 0);
         assert!(!text.contains("SomeLongType"), "{text}");
         assert!(lines(&text) <= grep(&apart), "{text}");
     }

@@ -360,7 +360,7 @@ pub async fn search_symbol(
         .await?;
     let limit = hits_limit(req.limit);
     let focused = focused(cx);
-    let (project, reads, kind) = (project.clone(), cx.d.reads.clone(), req.kind);
+    let (project, reads, kind, skip) = (project.clone(), cx.d.reads.clone(), req.kind, req.skip);
     // On the blocking pool: scoring reads every symbol under the prefix, and after a
     // restart their parses come from the store.
     let (hits, total) = blocking(move || {
@@ -384,6 +384,7 @@ pub async fn search_symbol(
                 .then_with(|| a.2.bytes().start.cmp(&b.2.bytes().start))
         });
         let total = scored.len();
+        scored.drain(..(skip as usize).min(total));
         scored.truncate(limit);
         // The parse hash of each hit's file, in one pass over the files.
         let hit_files: std::collections::HashSet<&str> =
@@ -422,7 +423,7 @@ pub async fn search_symbol(
     })
     .await?;
     Ok(SearchSymbolResponse {
-        truncated: hits.len() < total,
+        truncated: skip as usize + hits.len() < total,
         hits,
         total: total as u32,
     })
@@ -464,9 +465,9 @@ pub async fn search_text(cx: &Cx<'_>, req: &SearchTextRequest) -> Outcome<Search
     // Stable: path order among files of equal rank.
     files.sort_by_key(|(path, _, _)| -boost(&focused, &project.root.join(path)));
     let project = project.clone();
-    let (files_only, context) = (req.files_only, (req.before, req.after));
+    let (files_only, context, skip) = (req.files_only, (req.before, req.after), req.skip as usize);
     let resp = blocking(move || {
-        let keep = if files_only { 0 } else { limit };
+        let keep = if files_only { 0 } else { skip + limit };
         let found = grep::search(&project, &matcher, &files, keep, context);
         let total: u32 = found.iter().map(|f| f.matched).sum();
         let matched_files = found.iter().filter(|f| f.matched > 0).count() as u32;
@@ -479,19 +480,21 @@ pub async fn search_text(cx: &Cx<'_>, req: &SearchTextRequest) -> Outcome<Search
                     path: f.path,
                     lines: f.matched,
                 })
+                .skip(skip)
                 .take(limit)
                 .take_while(|m| budget.take(m))
                 .collect();
-            let shown = listed.len() as u32;
+            let shown = (skip + listed.len()) as u32;
             (Vec::new(), listed, shown.min(matched_files))
         } else {
             let hits: Vec<_> = found
                 .into_iter()
                 .flat_map(|f| f.hits)
+                .skip(skip)
                 .take(limit)
                 .take_while(|hit| budget.take(hit))
                 .collect();
-            let shown = hits.len() as u32;
+            let shown = (skip + hits.len()) as u32;
             (hits, Vec::new(), shown)
         };
         let truncated = if files_only {

@@ -634,6 +634,9 @@ pub struct SearchSymbolRequest {
     /// Only under this file or directory.
     pub path: Option<String>,
     pub limit: u32,
+    /// Hits skipped first: where the last answer stopped (its `skip` plus what it
+    /// showed).
+    pub skip: u32,
     pub wait_ms: u32,
 }
 
@@ -1205,6 +1208,8 @@ pub struct SearchTextRequest {
     /// Most hits (matching lines, or files with `files_only`); 0: the daemon's
     /// default.
     pub limit: u32,
+    /// Hits (or files) skipped first: where the last answer stopped.
+    pub skip: u32,
     pub wait_ms: u32,
 }
 
