@@ -259,6 +259,47 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
         text.contains("\n-pub fn helper() -> i32 { 1 }\n+pub fn helper() -> i32 { 2 }"),
         "the diff since the read: {text}"
     );
+
+    // Configuration too: found by a glob, read, a line replaced under the file's hash.
+    let call = |tool: &str, args: &[&str]| {
+        let mut all = vec!["--method", "tools/call", "--tool-name", tool];
+        for arg in args {
+            all.extend(["--tool-arg", arg]);
+        }
+        inspect(&all)
+    };
+    let found = call(
+        "ctx_search",
+        &["action=text", "query=name", "glob=*.toml", "context=1"],
+    );
+    let text = found["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("Cargo.toml\n"), "{found}");
+    let read = call("ctx_read", &["path=Cargo.toml"]);
+    let text = read["content"][0]["text"].as_str().unwrap();
+    let at = text.find("hash ").unwrap() + 5;
+    let hash = format!("expected_hash={}", &text[at..at + 16]);
+    let replaced = call(
+        "ctx_refactor",
+        &[
+            "action=replace_lines",
+            "path=Cargo.toml",
+            "line=2",
+            "text=name = \"q\"",
+            &hash,
+        ],
+    );
+    assert_eq!(replaced["isError"], false, "{replaced}");
+    assert_eq!(
+        fs::read_to_string(project.join("Cargo.toml")).unwrap(),
+        "[package]\nname = \"q\"\n"
+    );
+    // A failure is a failure: isError, with the code as structured content.
+    let missing = call("ctx_read", &["path=missing.toml"]);
+    assert_eq!(missing["isError"], true, "{missing}");
+    assert_eq!(
+        missing["structuredContent"]["error"]["code"], "FILE_NOT_FOUND",
+        "{missing}"
+    );
 }
 
 /// What every agent session pays before its first call, as a real client (the Python

@@ -727,14 +727,11 @@ pub fn ambiguous<'a>(query: &str, found: impl Iterator<Item = (Symbol<'a>, &'a s
             line: s.range().start.line,
         })
         .collect();
-    let list = candidates
-        .iter()
-        .map(|c| format!("{} ({}:{})", c.name_path, c.path, c.line))
-        .collect::<Vec<_>>()
-        .join(", ");
+    // The candidates once: in the details, which the text form lists below the
+    // message (`render::error`), not in the message as well.
     LeanError::new(
         ErrorCode::AmbiguousSymbol,
-        format!("{query:?} matches {} symbols: {list}", candidates.len()),
+        format!("{query:?} matches {} symbols", candidates.len()),
     )
     .with_details(ErrorDetails::Candidates(candidates))
 }
