@@ -303,7 +303,7 @@ fn text_and_regex_search_label_each_line_with_its_symbol_and_never_search_an_ign
             &root,
             &["search", "--text", "needle", "--path", "src/deep"]
         ),
-        "src/deep/a/b.py\n  3:16  return 'needle'\n1 matching lines in 1 files\n"
+        "src/deep/a/b.py:3  return 'needle'\n"
     );
 }
 

@@ -273,7 +273,7 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
         &["action=text", "query=name", "glob=*.toml", "context=1"],
     );
     let text = found["content"][0]["text"].as_str().unwrap();
-    assert!(text.starts_with("Cargo.toml\n"), "{found}");
+    assert!(text.starts_with("Cargo.toml"), "{found}");
     let read = call("ctx_read", &["path=Cargo.toml"]);
     let text = read["content"][0]["text"].as_str().unwrap();
     let at = text.find("hash ").unwrap() + 5;

@@ -122,9 +122,11 @@ fn every_text_file_is_listed_with_its_kind_and_what_is_not_indexed_is_named() {
 fn text_search_covers_every_text_file_with_globs_context_and_files_only() {
     let (env, root) = fixture();
     let found = ok(&env, &root, &["search", "--text", "rust-version"]);
-    assert!(found.contains("Cargo.toml\n  4:0  rust-version"), "{found}");
-    assert!(found.contains("README.md\n  3:6  Needs"), "{found}");
-    assert!(found.ends_with("2 matching lines in 2 files\n"), "{found}");
+    // One hit a file: grep's layout, the path on each line (no column: the JSON has it).
+    assert!(found.contains("Cargo.toml:4  rust-version"), "{found}");
+    assert!(found.contains("README.md:3  Needs"), "{found}");
+    // Complete: no count line after the hits.
+    assert!(found.ends_with("Needs rust-version 1.70.\n"), "{found}");
 
     let toml = ok(
         &env,
@@ -142,7 +144,7 @@ fn text_search_covers_every_text_file_with_globs_context_and_files_only() {
     // Context as grep marks it: the lines around, `LINE-`.
     let context = ok(&env, &root, &["search", "--text", "runs-on", "-C", "1"]);
     assert!(
-        context.contains("  3-    build:\n  4:4  runs-on: ubuntu\n"),
+        context.contains("ci.yml:3-    build:\nci.yml:4  runs-on: ubuntu\n"),
         "{context}"
     );
     let v = json(&env, &root, &["search", "--regex", "^jobs", "-A", "2"]);

@@ -659,11 +659,12 @@ fn held_view_matches(
         return true;
     }
     let contains = |outer: &Range<usize>| outer.start <= range.start && range.end <= outer.end;
-    if parsed
-        .all()
-        .map(guarded)
-        .any(|g| contains(&g) && matches(&src[g]))
-    {
+    // A symbol by its whole lines (a read shows them, the indentation before its
+    // first keyword too), hashed over its guarded bytes.
+    if parsed.all().map(guarded).any(|g| {
+        let lines = line_start(src, g.start)..line_end_after(src, g.end);
+        contains(&lines) && matches(&src[g])
+    }) {
         return true;
     }
     let lines = LineIndex::new(src);

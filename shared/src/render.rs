@@ -163,18 +163,32 @@ pub fn search(resp: &SearchSymbolResponse, query: &str, skip: u32) -> String {
             resp.hits.len(),
             go_on(skip, resp.hits.len())
         ),
-        (n, false) => format!("{n} matches"),
+        // Complete: the hits say it all (a count line cost a small answer a fifth).
+        (_, false) => String::new(),
     });
+    s.truncate(s.trim_end().len());
     s
 }
 
-/// [`search_text`]'s lines, with the enclosing symbols' names or without.
-fn text_hits(resp: &SearchTextResponse, labels: bool) -> String {
+/// How [`search_text`] lays its hits out.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// By file, and within it by the enclosing symbol, each named once.
+    Labelled,
+    /// By file, the path once.
+    Grouped,
+    /// `path:LINE  text` a line, as grep (shorter when files hold one hit each).
+    Flat,
+}
+
+/// [`search_text`]'s lines in `layout`. The column is left out (grep prints none; the
+/// JSON answer has it).
+fn text_hits(resp: &SearchTextResponse, layout: Layout) -> String {
     let mut s = String::new();
     let mut file = None;
     let mut symbol = None;
     for h in &resp.hits {
-        if file != Some(&h.path) {
+        if layout != Layout::Flat && file != Some(&h.path) {
             s.push_str(&h.path);
             s.push('\n');
             file = Some(&h.path);
@@ -183,7 +197,7 @@ fn text_hits(resp: &SearchTextResponse, labels: bool) -> String {
         let here = h
             .symbol
             .as_ref()
-            .filter(|_| labels)
+            .filter(|_| layout == Layout::Labelled)
             .map(|sym| (sym.kind, &sym.name_path));
         if here.is_some() && here != symbol {
             if let Some((kind, name_path)) = here {
@@ -191,16 +205,20 @@ fn text_hits(resp: &SearchTextResponse, labels: bool) -> String {
             }
         }
         symbol = here;
-        let indent = if here.is_some() { "    " } else { "  " };
+        let lead = match (layout, here.is_some()) {
+            (Layout::Flat, _) => format!("{}:", h.path),
+            (_, true) => "    ".to_string(),
+            (_, false) => "  ".to_string(),
+        };
         // Context lines as grep marks them, `LINE-`, each as it is (indentation is
         // what context is read for).
         let first = h.line.saturating_sub(h.before.len() as u32);
         for (at, line) in (first..).zip(&h.before) {
-            let _ = writeln!(s, "{indent}{at}-  {}", line.trim_end());
+            let _ = writeln!(s, "{lead}{at}-  {}", line.trim_end());
         }
-        let _ = writeln!(s, "{indent}{}:{}  {}", h.line, h.column, h.text.trim());
+        let _ = writeln!(s, "{lead}{}  {}", h.line, h.text.trim());
         for (at, line) in (h.line + 1..).zip(&h.after) {
-            let _ = writeln!(s, "{indent}{at}-  {}", line.trim_end());
+            let _ = writeln!(s, "{lead}{at}-  {}", line.trim_end());
         }
     }
     s
@@ -208,7 +226,7 @@ fn text_hits(resp: &SearchTextResponse, labels: bool) -> String {
 
 /// Text hits grouped by file (the path once) and, within it, by the symbol that
 /// encloses them (named once, `  kind name_path`), one line each:
-/// `    LINE:COL  text`; a hit outside any symbol is `  LINE:COL  text`.
+/// `    LINE  text`; a hit outside any symbol is `  LINE  text`.
 ///
 /// Never longer than grep's answer for the same hits (`path:LINE:text` on every
 /// line): where the symbols' names would make it longer (a few hits, each in a
@@ -227,10 +245,20 @@ pub fn search_text(resp: &SearchTextResponse, pattern: &str, skip: u32) -> Strin
                     .sum::<usize>()
         })
         .sum();
-    let mut s = text_hits(resp, true);
-    if s.len() > grep {
-        s = text_hits(resp, false);
-    }
+    let labelled = text_hits(resp, Layout::Labelled);
+    let mut s = if labelled.len() <= grep {
+        labelled
+    } else {
+        let (grouped, flat) = (
+            text_hits(resp, Layout::Grouped),
+            text_hits(resp, Layout::Flat),
+        );
+        if flat.len() < grouped.len() {
+            flat
+        } else {
+            grouped
+        }
+    };
     for f in &resp.matching_files {
         let _ = writeln!(s, "{}  {}", f.path, f.lines);
     }
@@ -252,8 +280,10 @@ pub fn search_text(resp: &SearchTextResponse, pattern: &str, skip: u32) -> Strin
             resp.files,
             go_on(skip, resp.hits.len())
         ),
-        (n, false) => format!("{n} matching lines in {} files", resp.files),
+        // Complete: the hits say it all.
+        (_, false) => String::new(),
     });
+    s.truncate(s.trim_end().len());
     s
 }
 
@@ -619,10 +649,11 @@ mod tests {
         );
         let text = search_text(&together, "poll", 0);
         assert!(
-            text.starts_with("src/rt.rs\n  function runtime/run\n    1:4  poll(cx);\n"),
+            text.starts_with("src/rt.rs\n  function runtime/run\n    1  poll(cx);\n"),
             "{text}"
         );
-        let lines = |t: &str| t.rsplit_once('\n').unwrap().0.len() + 1;
+        // The whole answer, with the newline a printer adds.
+        let lines = |t: &str| t.len() + 1;
         assert!(lines(&text) <= grep(&together), "{text}");
         // Each hit in a symbol of its own: named, they would cost more than grep.
         let apart = answer(
