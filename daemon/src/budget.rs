@@ -42,10 +42,17 @@ pub struct Budget {
 }
 
 impl Default for Budget {
+    /// The cap, less room for the answer around its items (totals, flags), so an
+    /// answer built within it passes [`within_cap`].
     fn default() -> Budget {
-        Budget { left: cap() }
+        Budget {
+            left: cap().saturating_sub(ENVELOPE),
+        }
     }
 }
+
+/// Room left for what an answer holds besides its charged items.
+const ENVELOPE: u64 = 1024;
 
 impl Budget {
     /// The encoded bytes still free.
@@ -93,6 +100,28 @@ pub fn check<T: Serialize>(op: &str, value: T) -> Result<T, LeanError> {
             "narrow the request: a single file or a subdirectory as path, a smaller limit or depth",
         )),
     }
+}
+
+/// An agent operation's answer within the answer cap ([`cap`]); over it, refused
+/// saying how to ask for less (a smaller limit or depth, a narrower path).
+pub fn within_cap<T: Serialize>(op: &str, value: T) -> Result<T, LeanError> {
+    match encoded_len(&value) {
+        Some(n) if n <= cap() => Ok(value),
+        n => Err(too_large_for_cap(op, n)),
+    }
+}
+
+/// The refusal of an answer over the cap (`answers.max_bytes`).
+fn too_large_for_cap(op: &str, bytes: Option<u64>) -> LeanError {
+    let size = bytes.map_or_else(|| "too large".to_string(), |n| format!("{n} bytes"));
+    LeanError::new(
+        ErrorCode::Unsupported,
+        format!(
+            "{op}: the answer would be {size}, over the {}-byte cap of one answer (answers.max_bytes)",
+            cap()
+        ),
+    )
+    .with_remedy("ask for less: a smaller limit or depth, a narrower path; or raise answers.max_bytes in config.toml")
 }
 
 /// Bytes of file content held by requests in flight, daemon-wide, up to a cap: a

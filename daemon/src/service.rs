@@ -44,7 +44,15 @@ macro_rules! routed {
         $(async fn $op(self, _: Context, req: $req) -> Result<$resp, LeanError> {
             self.sessions.note(req.session());
             let d = &self.daemon;
-            d.call(req.action(), async { route::$op(d, req).await }).await
+            let action = req.action();
+            // An agent's answer fits the answer cap, not only the frame: those that
+            // grow with their input are built within it; this is the net for the rest.
+            d.call(action, async {
+                route::$op(d, req)
+                    .await
+                    .and_then(|answer| crate::budget::within_cap(action, answer))
+            })
+            .await
         })*
     };
 }
