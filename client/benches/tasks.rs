@@ -152,18 +152,6 @@ fn first_line(answer: &str) -> usize {
         .unwrap_or_else(|| panic!("no line number in {answer}"))
 }
 
-/// The file and name path of a symbol search's first hit (`path:L:C  kind name_path  …`).
-fn first_symbol(found: &str) -> (String, String) {
-    let line = found.lines().next().expect("a hit");
-    let mut parts = line.split("  ");
-    let path = parts.next().unwrap().split(':').next().unwrap().to_string();
-    let (_kind, name_path) = parts
-        .next()
-        .and_then(|p| p.split_once(' '))
-        .unwrap_or_else(|| panic!("not a symbol hit: {found}"));
-    (path, name_path.to_string())
-}
-
 /// The hash a read answered (`hash H`).
 fn hash(answer: &str) -> String {
     let at = answer.find("hash ").expect("a hash") + 5;
@@ -234,19 +222,15 @@ fn nothing() -> Box<dyn Fn(&Path)> {
 /// its definition then the page around it.
 fn read_symbol(
     name: &'static str,
-    (query, kind): (&'static str, &'static str),
+    query: &'static str,
     pattern: &'static str,
     (scope, glob): (&'static str, &'static str),
 ) -> Task {
     Task {
         name,
+        // The symbol by name, found in the scope: one call.
         lean: Box::new(move |call| {
-            let found = call(
-                "ctx_search",
-                json!({"query": query, "kind": kind, "path": scope, "limit": 5}),
-            );
-            let (path, name_path) = first_symbol(&found);
-            call("ctx_read", json!({"path": path, "name_path": name_path}));
+            call("ctx_read", json!({"path": scope, "name_path": query}));
         }),
         builtin: Box::new(move |root, use_| {
             let found = grep(root, &[pattern, "-g", glob, scope], use_);
@@ -280,22 +264,17 @@ fn uses(name: &'static str, text: &'static str, glob: &'static str) -> Task {
 fn add_line(
     name: &'static str,
     path: &'static str,
-    (query, kind): (&'static str, &'static str),
+    query: &'static str,
     line_text: &'static str,
     added: &'static str,
 ) -> Task {
     Task {
         name,
         lean: Box::new(move |call| {
-            let found = call(
-                "ctx_search",
-                json!({"query": query, "kind": kind, "path": path, "limit": 5}),
-            );
-            let (_, name_path) = first_symbol(&found);
             // Fresh: each task stands alone, though this session read it before.
             let symbol = call(
                 "ctx_read",
-                json!({"path": path, "name_path": name_path, "fresh": true}),
+                json!({"path": path, "name_path": query, "fresh": true}),
             );
             let line = symbol
                 .lines()
@@ -372,7 +351,7 @@ fn tasks(corpus: &str) -> Vec<Task> {
         "syn" => vec![
             read_symbol(
                 "read a struct",
-                ("TokenBuffer", "struct"),
+                "TokenBuffer",
                 "pub struct TokenBuffer",
                 ("src", "*.rs"),
             ),
@@ -380,7 +359,7 @@ fn tasks(corpus: &str) -> Vec<Task> {
             add_line(
                 "add a line in a function",
                 "src/expr.rs",
-                ("peek_precedence", "function"),
+                "peek_precedence",
                 "    fn peek_precedence(input: ParseStream) -> Precedence {",
                 "        // Checked by the agent.",
             ),
@@ -389,7 +368,7 @@ fn tasks(corpus: &str) -> Vec<Task> {
         "Django" => vec![
             read_symbol(
                 "read a method",
-                ("QuerySet/filter", "method"),
+                "QuerySet/filter",
                 "    def filter\\(self",
                 ("django", "query.py"),
             ),
@@ -397,7 +376,7 @@ fn tasks(corpus: &str) -> Vec<Task> {
             add_line(
                 "add a line in a method",
                 "django/db/models/query.py",
-                ("QuerySet/filter", "method"),
+                "QuerySet/filter",
                 "    def filter(self, *args, **kwargs):",
                 "        # Checked by the agent.",
             ),
@@ -411,7 +390,7 @@ fn tasks(corpus: &str) -> Vec<Task> {
         _ => vec![
             read_symbol(
                 "read a function",
-                ("isFunction", "function"),
+                "isFunction",
                 "export function isFunction",
                 ("src", "*.ts"),
             ),
@@ -419,7 +398,7 @@ fn tasks(corpus: &str) -> Vec<Task> {
             add_line(
                 "add a line in a function",
                 "src/internal/util/isFunction.ts",
-                ("isFunction", "function"),
+                "isFunction",
                 "export function isFunction(value: any): value is (...args: any[]) => any {",
                 "  // Checked by the agent.",
             ),

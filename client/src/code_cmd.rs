@@ -77,8 +77,8 @@ impl TreeArgs {
 
 #[derive(Debug, Args)]
 pub struct ReadArgs {
-    /// One or more files.
-    #[arg(required = true)]
+    /// One or more files (none with --name-path: the one file holding that symbol).
+    #[arg(required_unless_present = "name_path")]
     paths: Vec<String>,
     /// full (default), lines (default with --start-line/--end-line), symbol (default
     /// with --name-path), signatures, map, diff.
@@ -105,6 +105,8 @@ pub struct ReadArgs {
 impl ReadArgs {
     /// The neutral form `request::build` takes (reads never wait for the index).
     pub fn input(self) -> (Action, Input, bool) {
+        // A symbol found by name waits for the index; a file read never does.
+        let no_wait = !self.paths.is_empty();
         let input = Input {
             paths: self.paths,
             mode: self.mode,
@@ -115,7 +117,7 @@ impl ReadArgs {
             session: self.session,
             ..Input::default()
         };
-        (Action::Read, input, true)
+        (Action::Read, input, no_wait)
     }
 }
 

@@ -615,8 +615,8 @@ fn read(input: Input, ctx: &Ctx) -> Result<Call, LeanError> {
         .chain(&input.paths)
         .map(|p| ctx.path(p))
         .collect();
-    if paths.is_empty() {
-        return Err(missing("path (or paths)", "read"));
+    if paths.is_empty() && input.name_path.is_none() {
+        return Err(missing("path (or paths, or a name_path to find)", "read"));
     }
     let window = input.start_line.is_some() || input.end_line.is_some();
     let mode = match input.mode.as_deref() {
@@ -659,6 +659,7 @@ fn read(input: Input, ctx: &Ctx) -> Result<Call, LeanError> {
         name_path: input.name_path,
         fresh: input.fresh,
         session,
+        wait_ms: ctx.wait_ms,
     }))
 }
 

@@ -721,6 +721,7 @@ fn a_session_bound_to_its_connection_outlives_the_connection_while_its_process_l
                 id: id.into(),
                 ends_with_connection: bound,
             }),
+            wait_ms: 0,
         };
         let resp = rt
             .block_on(conn.client.read(tarpc::context::current(), req))

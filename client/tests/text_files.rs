@@ -144,7 +144,7 @@ fn text_search_covers_every_text_file_with_globs_context_and_files_only() {
     // Context as grep marks it: the lines around, `LINE-`.
     let context = ok(&env, &root, &["search", "--text", "runs-on", "-C", "1"]);
     assert!(
-        context.contains("ci.yml:3-    build:\nci.yml:4  runs-on: ubuntu\n"),
+        context.contains("3-    build:\n") && context.contains("4  runs-on: ubuntu\n"),
         "{context}"
     );
     let v = json(&env, &root, &["search", "--regex", "^jobs", "-A", "2"]);
@@ -560,4 +560,23 @@ fn a_file_past_the_answer_cap_is_read_in_pages_that_continue_exactly() {
         whole["files"][0]["content"]["Lines"]["more"].is_u64(),
         "{whole}"
     );
+}
+
+#[test]
+fn a_symbol_is_read_by_its_name_alone_or_within_a_directory() {
+    let (env, root) = fixture();
+    // The one file holding it, found by the index: no search first.
+    let read = ok(&env, &root, &["read", "--name-path", "answer"]);
+    assert!(
+        read.starts_with("src/lib.rs  answer, lines 1-4 of 5  hash "),
+        "{read}"
+    );
+    let within = ok(
+        &env,
+        &root,
+        &["read", "--name-path", "answer", "src", "--fresh"],
+    );
+    assert!(within.starts_with("src/lib.rs  answer"), "{within}");
+    let none = fails(&env, &root, &["read", "--name-path", "nothing"], 2);
+    assert!(none.contains("NO_SYMBOL"), "{none}");
 }

@@ -310,12 +310,13 @@ fn searched(searched: &Searched) -> String {
 }
 
 pub fn edit(action: EditAction, resp: &EditResponse) -> String {
+    // Short, as reads show a range's hash (the JSON has it whole).
     let mut s = format!(
         "{} {}:{} written, hash {}",
         action.as_str(),
         resp.path,
         resp.new_range,
-        resp.hash
+        short_hash(&resp.hash)
     );
     // The file's own hash guards the next line edit anywhere in it.
     if let Some(file) = resp.file_hash.as_ref().filter(|f| **f != resp.hash) {

@@ -224,7 +224,7 @@ async def main(shim, project):
                 {"action": "replace_symbol_body", "name_path": "helper", "new_body": "pub fn helper() -> i32 { 2 }"},
             )
             assert not is_error, body
-            first_hash = re.search(r"written, hash ([0-9a-f]{64})", body).group(1)
+            first_hash = re.search(r"written, hash ([0-9a-f]{16})", body).group(1)
             is_error, body = await call(
                 session,
                 "ctx_refactor",
@@ -515,7 +515,7 @@ async def agent_loop(shim, project):
             # Fresh: the hash from the re-read.
             is_error, body = await call(session, "ctx_refactor", {"action": "replace_symbol_body", "name_path": "Version/new", "path": "src/lib.rs", "new_body": new_body.replace("agent", "agent, after the colleague"), "expected_hash": fresh_hash})
             assert not is_error, body
-            written = re.search(r"written, hash ([0-9a-f]{64})", body).group(1)
+            written = re.search(r"written, hash ([0-9a-f]{16})", body).group(1)
             with open(lib) as f:
                 assert "// Built by the agent, after the colleague." in f.read()
             # A stale edit with the hash of text an answer gave: the diff is shown.

@@ -683,7 +683,7 @@ pub async fn edit_target(cx: &Cx<'_>, req: &EditRequest) -> Result<(Jailed, Lang
                 .wait_ready(Duration::from_millis(req.wait_ms.into()))
                 .await?;
             let (project, name_path) = (project.clone(), name_path.clone());
-            blocking(move || find_unique(&project, &name_path)).await?
+            blocking(move || find_unique(&project, "", &name_path)).await?
         }
         EditTarget::NamePath {
             path: Some(path), ..
@@ -759,9 +759,13 @@ pub async fn create_file(
     .await
 }
 
-/// The one file across the root holding `name_path`.
-fn find_unique(project: &Project, name_path: &str) -> Result<Jailed, LeanError> {
-    let (files, _) = project.index.files_under("", usize::MAX);
+/// The one file under `dir` (root-relative; `""`: the root) holding `name_path`.
+pub(super) fn find_unique(
+    project: &Project,
+    dir: &str,
+    name_path: &str,
+) -> Result<Jailed, LeanError> {
+    let (files, _) = project.index.files_under(dir, usize::MAX);
     let mut found: Vec<(Symbol<'_>, &str)> = Vec::new();
     for (path, parsed) in &files {
         found.extend(
@@ -777,7 +781,10 @@ fn find_unique(project: &Project, name_path: &str) -> Result<Jailed, LeanError> 
         [(_, path)] => project.resolve(path, Want::File),
         [] => Err(LeanError::new(
             ErrorCode::NoSymbol,
-            format!("no symbol {name_path:?} in the project"),
+            format!(
+                "no symbol {name_path:?} in {}",
+                if dir.is_empty() { "the project" } else { dir }
+            ),
         )),
         many => Err(ambiguous(name_path, many.iter().copied())),
     }

@@ -60,6 +60,31 @@ pub struct Answered {
 
 /// Reads every path of `req`, in order.
 pub async fn files(cx: &Cx<'_>, req: &ReadRequest) -> Result<Vec<Answered>, LeanError> {
+    // A symbol by its name alone, or with a directory: the one file there holding it.
+    let dir = match req.paths.as_slice() {
+        [] => Some(String::new()),
+        [one] if req.mode == ReadMode::Symbol => cx
+            .project
+            .resolve(one, Want::FileOrDir)
+            .ok()
+            .filter(Jailed::is_dir)
+            .map(|d| d.rel),
+        _ => None,
+    };
+    if let (Some(dir), ReadMode::Symbol, Some(name_path)) = (dir, req.mode, &req.name_path) {
+        cx.project
+            .index
+            .wait_ready(std::time::Duration::from_millis(req.wait_ms.into()))
+            .await?;
+        let (project, name_path) = (cx.project.clone(), name_path.clone());
+        let file =
+            blocking(move || super::headless::find_unique(&project, &dir, &name_path)).await?;
+        let req = ReadRequest {
+            paths: vec![file.rel],
+            ..req.clone()
+        };
+        return Box::pin(files(cx, &req)).await;
+    }
     if req.paths.is_empty() {
         return Err(
             LeanError::new(ErrorCode::InvalidTarget, "read needs a path").with_remedy(

@@ -208,10 +208,14 @@ impl Operation for SearchTextRequest {
     }
 }
 
-/// Reads the disk (and the index for symbols) without waiting for it.
+/// Reads the disk (and the index for symbols); waits for the index only to find
+/// the file of a symbol named without a path.
 impl Operation for ReadRequest {
     fn action(&self) -> &'static str {
         "read"
+    }
+    fn wait_ms(&self) -> u32 {
+        self.wait_ms
     }
     fn session(&self) -> Option<&ReadSession> {
         self.session.as_ref()
@@ -1324,7 +1328,8 @@ pub struct ReadSession {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReadRequest {
     pub root: PathBuf,
-    /// One or more files, relative to the root (or absolute inside it).
+    /// One or more files, relative to the root (or absolute inside it); none with
+    /// `mode=symbol`: the one file of the project holding `name_path`.
     pub paths: Vec<String>,
     pub mode: ReadMode,
     /// `lines`: 1-based, inclusive; `end_line` defaults to the last line.
@@ -1335,6 +1340,8 @@ pub struct ReadRequest {
     /// Send the content even if this session has it already.
     pub fresh: bool,
     pub session: Option<ReadSession>,
+    /// How long a symbol read without a path waits for the first index.
+    pub wait_ms: u32,
 }
 
 /// One declaration of a `map` or `signatures` answer.
