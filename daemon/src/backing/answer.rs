@@ -2,7 +2,8 @@
 //! jails each path an answer names and reads each file once; a two-phase
 //! refactoring's [`plan_hash`] and its apply gate [`may_apply`] are the same whichever
 //! backing planned it, so a preview through one and an apply through another can
-//! never pass a plan the disk no longer holds.
+//! never pass a plan the disk no longer holds. [`find_unique`] finds the one file a
+//! name path names (a symbol edit or read without a path).
 
 use std::{
     collections::HashMap,
@@ -17,9 +18,10 @@ use lean_ctx_shared::{
     },
 };
 
-use lean_ctx_syntax::Lang;
+use lean_ctx_syntax::{Lang, Symbol};
 
 use crate::{
+    edit::{ambiguous, match_name_path},
     jail::{Jailed, Want},
     language_servers::positions::{DocText, Encoding},
     registry::Project,
@@ -187,4 +189,31 @@ pub fn plan_hash(operation: &str, sorted: &[Usage]) -> String {
         h.update(b"\n");
     }
     h.finalize().to_hex().to_string()
+}
+
+/// The one file under `dir` (root-relative; `""`: the root) holding `name_path`.
+pub fn find_unique(project: &Project, dir: &str, name_path: &str) -> Result<Jailed, LeanError> {
+    let (files, _) = project.index.files_under(dir, usize::MAX);
+    let mut found: Vec<(Symbol<'_>, &str)> = Vec::new();
+    for (path, parsed) in &files {
+        found.extend(
+            match_name_path(&parsed.symbols, name_path)
+                .into_iter()
+                .map(|s| (s, path.as_str())),
+        );
+    }
+    // No preference for an exact path over deeper matches elsewhere: a bare name
+    // that silently chose the top-level symbol edited code the agent did not mean
+    // (issue 16); `/name` anchors at the top level when that is what is meant.
+    match found.as_slice() {
+        [(_, path)] => project.resolve(path, Want::File),
+        [] => Err(LeanError::new(
+            ErrorCode::NoSymbol,
+            format!(
+                "no symbol {name_path:?} in {}",
+                if dir.is_empty() { "the project" } else { dir }
+            ),
+        )),
+        many => Err(ambiguous(name_path, many.iter().copied())),
+    }
 }

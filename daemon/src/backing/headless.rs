@@ -37,11 +37,10 @@ use super::{
 use crate::{
     budget::{self, Budget},
     declarations::Wire,
-    edit::{self, Edit, Written, ambiguous, match_name_path},
+    edit::{self, Edit, Written},
     index::root::Skipped,
     index::{ids::Hash, store::Parsed},
     jail::{self, Creation, Jailed, Want},
-    registry::Project,
 };
 
 /// What answers of this backing name as their backing.
@@ -683,7 +682,7 @@ pub async fn edit_target(cx: &Cx<'_>, req: &EditRequest) -> Result<(Jailed, Lang
                 .wait_ready(Duration::from_millis(req.wait_ms.into()))
                 .await?;
             let (project, name_path) = (project.clone(), name_path.clone());
-            blocking(move || find_unique(&project, "", &name_path)).await?
+            blocking(move || super::answer::find_unique(&project, "", &name_path)).await?
         }
         EditTarget::NamePath {
             path: Some(path), ..
@@ -757,37 +756,6 @@ pub async fn create_file(
         }
     })
     .await
-}
-
-/// The one file under `dir` (root-relative; `""`: the root) holding `name_path`.
-pub(super) fn find_unique(
-    project: &Project,
-    dir: &str,
-    name_path: &str,
-) -> Result<Jailed, LeanError> {
-    let (files, _) = project.index.files_under(dir, usize::MAX);
-    let mut found: Vec<(Symbol<'_>, &str)> = Vec::new();
-    for (path, parsed) in &files {
-        found.extend(
-            match_name_path(&parsed.symbols, name_path)
-                .into_iter()
-                .map(|s| (s, path.as_str())),
-        );
-    }
-    // No preference for an exact path over deeper matches elsewhere: a bare name
-    // that silently chose the top-level symbol edited code the agent did not mean
-    // (issue 16); `/name` anchors at the top level when that is what is meant.
-    match found.as_slice() {
-        [(_, path)] => project.resolve(path, Want::File),
-        [] => Err(LeanError::new(
-            ErrorCode::NoSymbol,
-            format!(
-                "no symbol {name_path:?} in {}",
-                if dir.is_empty() { "the project" } else { dir }
-            ),
-        )),
-        many => Err(ambiguous(name_path, many.iter().copied())),
-    }
 }
 
 #[cfg(test)]

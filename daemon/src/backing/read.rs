@@ -77,8 +77,7 @@ pub async fn files(cx: &Cx<'_>, req: &ReadRequest) -> Result<Vec<Answered>, Lean
             .wait_ready(std::time::Duration::from_millis(req.wait_ms.into()))
             .await?;
         let (project, name_path) = (cx.project.clone(), name_path.clone());
-        let file =
-            blocking(move || super::headless::find_unique(&project, &dir, &name_path)).await?;
+        let file = blocking(move || super::answer::find_unique(&project, &dir, &name_path)).await?;
         let req = ReadRequest {
             paths: vec![file.rel],
             ..req.clone()
