@@ -39,6 +39,43 @@ fn numbered(text: &str) -> String {
         .collect()
 }
 
+/// semver from the pinned Rust corpus, copied and git-initialised, with the shim
+/// that runs in it as one session and the tokenizer that counts.
+struct Semver {
+    env: TestEnv,
+    root: std::path::PathBuf,
+    bpe: tiktoken_rs::CoreBPE,
+}
+
+impl Semver {
+    fn new() -> Semver {
+        let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
+        let root = env.dir().join("semver");
+        lean_ctx_testkit::copy_dir(&lean_ctx_testkit::corpus_crate("semver"), &root);
+        git(&root, &["init", "-q"]);
+        let bpe = tiktoken_rs::o200k_base().unwrap();
+        Semver { env, root, bpe }
+    }
+
+    fn tokens(&self, text: &str) -> usize {
+        self.bpe.encode_ordinary(text).len()
+    }
+
+    /// `lean-ctx ARGS` in the crate, as the session `bench`: its text.
+    fn run(&self, args: &[&str]) -> String {
+        let out = self
+            .env
+            .shim()
+            .current_dir(&self.root)
+            .env("LEAN_CTX_SESSION", "bench")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
+
 /// Both columns, labelled, and their totals.
 fn report(title: &str, ours: &[(&str, usize)], theirs: &[(&str, usize)]) {
     let sum = |v: &[(&str, usize)]| v.iter().map(|(_, n)| n).sum::<usize>();
@@ -57,24 +94,10 @@ fn report(title: &str, ours: &[(&str, usize)], theirs: &[(&str, usize)]) {
 }
 
 fn reading_loop() {
-    let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
-    let root = env.dir().join("semver");
-    lean_ctx_testkit::copy_dir(&lean_ctx_testkit::corpus_crate("semver"), &root);
-    git(&root, &["init", "-q"]);
+    let semver = Semver::new();
+    let (root, tokens) = (&semver.root, |s: &str| semver.tokens(s));
+    let run = |args: &[&str]| semver.run(args);
     let lib = root.join("src/lib.rs");
-    let bpe = tiktoken_rs::o200k_base().unwrap();
-    let tokens = |s: &str| bpe.encode_ordinary(s).len();
-    let run = |args: &[&str]| -> String {
-        let out = env
-            .shim()
-            .current_dir(&root)
-            .env("LEAN_CTX_SESSION", "bench")
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?}: {out:?}");
-        String::from_utf8(out.stdout).unwrap()
-    };
     let hash = |answer: &str| -> String {
         let at = answer.find("hash ").expect("a hash") + 5;
         answer[at..at + 16].to_string()
@@ -143,23 +166,9 @@ fn reading_loop() {
 }
 
 fn mixed_task() {
-    let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
-    let root = env.dir().join("semver");
-    lean_ctx_testkit::copy_dir(&lean_ctx_testkit::corpus_crate("semver"), &root);
-    git(&root, &["init", "-q"]);
-    let bpe = tiktoken_rs::o200k_base().unwrap();
-    let tokens = |s: &str| bpe.encode_ordinary(s).len();
-    let run = |args: &[&str]| -> String {
-        let out = env
-            .shim()
-            .current_dir(&root)
-            .env("LEAN_CTX_SESSION", "bench")
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?}: {out:?}");
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let semver = Semver::new();
+    let (root, tokens) = (&semver.root, |s: &str| semver.tokens(s));
+    let run = |args: &[&str]| semver.run(args);
     let hash = |answer: &str, marker: &str| -> String {
         let at = answer.find(marker).expect("a hash") + marker.len();
         answer[at..at + 16].to_string()
@@ -231,7 +240,12 @@ fn mixed_task() {
     theirs.push(("grep -rn the code", grep(&["-rn", "collect_str", "src"])));
     let at: u32 = code
         .lines()
-        .find_map(|l| l.trim().split(':').next()?.parse().ok())
+        // `  LINE  text` under its path, or `path:LINE  text`.
+        .find_map(|l| {
+            let l = l.trim();
+            let l = l.rsplit_once(".rs:").map_or(l, |(_, rest)| rest);
+            l.split_whitespace().next()?.parse().ok()
+        })
         .expect("a hit");
     let code_window = run(&[
         "read",
