@@ -106,7 +106,7 @@ fn reading_loop() {
     let grep = || -> usize {
         let out = Command::new("grep")
             .args(["-rn", "fn new(", "src"])
-            .current_dir(&root)
+            .current_dir(root)
             .output()
             .unwrap();
         tokens(&String::from_utf8_lossy(&out.stdout))
@@ -177,7 +177,7 @@ fn mixed_task() {
     let grep = |args: &[&str]| -> usize {
         let out = Command::new("grep")
             .args(args)
-            .current_dir(&root)
+            .current_dir(root)
             .output()
             .unwrap();
         tokens(&String::from_utf8_lossy(&out.stdout))
