@@ -168,13 +168,8 @@ impl Texts<'_> {
 
     /// The text an answer in this root hashed to `hash` (hex, any case; whole or its
     /// first [`SHORT_HASH`] digits or more), while it is kept: what a stale
-    /// `expected_hash` was taken from, to show what changed since.
-    pub fn text_of(&self, hash: &str) -> Option<Arc<str>> {
-        self.view_of(hash).map(|(text, _)| text)
-    }
-
-    /// [`Texts::text_of`], with the first line of the read view it was, if it was one
-    /// ([`Texts::hashed_from`]).
+    /// `expected_hash` was taken from, to show what changed since; with the first
+    /// line of the read view it was, if it was one ([`Texts::hashed_from`]).
     pub fn view_of(&self, hash: &str) -> Option<(Arc<str>, Option<u32>)> {
         let given = hash.trim().to_ascii_lowercase();
         let h = self.reads.texts.get(&self.key(&given)?)?;
@@ -448,6 +443,7 @@ mod tests {
         );
         let hash = "0123456789abcdef0123";
         let texts = reads.of(Path::new("/a"));
+        let text = |t: &Texts<'_>, h: &str| t.view_of(h).map(|(text, _)| text);
         assert!(!texts.keeps(hash));
         texts.hashed(hash, "two".into());
         assert!(texts.keeps(hash) && texts.keeps(&hash.to_ascii_uppercase()));
@@ -455,14 +451,14 @@ mod tests {
             !texts.keeps("0123456789abcdef9999"),
             "another hash, same prefix"
         );
-        assert_eq!(texts.text_of(" 0123456789ABCDEF").as_deref(), Some("two"));
-        assert_eq!(texts.text_of(hash).as_deref(), Some("two"));
-        assert_eq!(texts.text_of("0123456789abcdef9"), None, "another hash");
-        assert_eq!(texts.text_of("0123"), None, "too short to name one");
+        assert_eq!(text(&texts, " 0123456789ABCDEF").as_deref(), Some("two"));
+        assert_eq!(text(&texts, hash).as_deref(), Some("two"));
+        assert_eq!(text(&texts, "0123456789abcdef9"), None, "another hash");
+        assert_eq!(text(&texts, "0123"), None, "too short to name one");
         // Another root's answers never hand this root's text out.
         let other = reads.of(Path::new("/b"));
         assert!(!other.keeps(hash));
-        assert_eq!(other.text_of(hash), None, "a text of another root");
+        assert_eq!(text(&other, hash), None, "a text of another root");
         reads.forget("a");
         assert_eq!(
             reads.give("a", key("x"), "h2", 1, "two".into()),
