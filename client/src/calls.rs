@@ -142,7 +142,7 @@ rendered_alone! {
 impl Rendered for ReadRequest {
     type Answer = ReadResponse;
     fn render(&self, answer: &ReadResponse) -> String {
-        render::read(answer)
+        render::read(render::Asked::of(self), answer)
     }
     fn outcome(&self, answer: &ReadResponse) -> Outcome {
         let failed = |f: &FileRead| match &f.content {

@@ -88,7 +88,7 @@ fn eight_concurrent_windows_of_a_250_mb_file_hold_only_their_windows() {
                         "6",
                     ],
                 );
-                assert_eq!(v["files"][0]["total_lines"], 2_621_441, "{v}");
+                assert_eq!(v["files"][0]["total_lines"], 2_621_440, "{v}");
             });
         }
     });

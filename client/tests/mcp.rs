@@ -228,11 +228,8 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
     ]);
     assert_eq!(read["isError"], false, "{read}");
     let text = read["content"][0]["text"].as_str().unwrap();
-    assert!(
-        text.starts_with("src/lib.rs  helper, lines 9-9 of 10  hash "),
-        "{text}"
-    );
-    let hash = &text["src/lib.rs  helper, lines 9-9 of 10  hash ".len()..][..16];
+    assert!(text.starts_with("lines 9-9 of 9  hash "), "{text}");
+    let hash = &text["lines 9-9 of 9  hash ".len()..][..16];
     let edit = |hash: &str| {
         inspect(&[
             "--method",

@@ -71,7 +71,7 @@ fn every_mode_answers_with_the_hash_that_guards_the_next_edit_of_exactly_that() 
     assert_eq!(f["hash"], blake3_hex(CRLF.as_bytes()), "{v}");
     assert_eq!(f["content"]["Lines"]["lines"][0], "// ünï", "{v}");
     assert_eq!(f["content"]["Lines"]["lines"][2], "    \"ß\"", "{v}");
-    assert_eq!(f["total_lines"], 7);
+    assert_eq!(f["total_lines"], 6);
 
     // map: each symbol with its range and the hash of its bytes.
     let v = env.ok(&root, &["read", "src/lib.rs", "--mode", "map"]);
@@ -99,7 +99,7 @@ fn every_mode_answers_with_the_hash_that_guards_the_next_edit_of_exactly_that() 
     let shown = text(&env, &root, &["read", "src/lib.rs", "--name-path", "größe"]);
     assert!(
         shown.starts_with(&format!(
-            "src/lib.rs  Point/größe, lines 6-9 of 15  hash {}\n6  ",
+            "Point/größe, lines 6-9 of 14  hash {}\n6 ",
             &method["hash"].as_str().unwrap()[..16]
         )),
         "{shown}"
@@ -199,10 +199,10 @@ fn a_session_re_read_is_one_line_a_change_its_diff_and_fresh_the_whole() {
         text(&env, &root, &all)
     };
     let first = read(&["src/lib.rs", "--name-path", "helper"]);
-    assert!(first.contains("13      1"), "{first}");
+    assert!(first.contains("13     1"), "{first}");
     assert_eq!(
         read(&["src/lib.rs", "--name-path", "helper"]).trim(),
-        "src/lib.rs: unchanged since your read 1"
+        "unchanged since your read 1"
     );
     // Another session, and no session, get it whole.
     assert_eq!(
@@ -238,59 +238,57 @@ fn a_session_re_read_is_one_line_a_change_its_diff_and_fresh_the_whole() {
         .unwrap();
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
-        "src/lib.rs: unchanged since your read 1"
+        "unchanged since your read 1"
     );
 
-    // Someone else changes the file: the re-read is the diff, in file lines.
+    // Someone else changes the file: the re-read is the change, here the lines (their
+    // diff would be longer than they are).
     fs::write(
         root.join("src/lib.rs"),
         LIB.replace("    1\n}", "    // two\n    2\n}"),
     )
     .unwrap();
-    let diff = read(&["src/lib.rs", "--name-path", "helper"]);
+    let changed = read(&["src/lib.rs", "--name-path", "helper"]);
     assert!(
-        diff.starts_with("src/lib.rs: changed since your read 1, hash "),
-        "{diff}"
+        changed.starts_with("lines 12-15 of 15  hash ")
+            && changed
+                .contains("(read 2)\n12 pub fn helper() -> u8 {\n13     // two\n14     2\n15 }"),
+        "{changed}"
     );
-    assert!(
-        diff.contains(
-            "@@ -12,3 +12,4 @@\n pub fn helper() -> u8 {\n-    1\n+    // two\n+    2\n }"
-        ),
-        "{diff}"
-    );
-    assert!(diff.contains("(read 2)"), "{diff}");
     assert_eq!(
         read(&["src/lib.rs", "--name-path", "helper"]).trim(),
-        "src/lib.rs: unchanged since your read 2"
+        "unchanged since your read 2"
     );
     let fresh = read(&["src/lib.rs", "--name-path", "helper", "--fresh"]);
-    assert!(fresh.contains("14      2"), "{fresh}");
+    assert!(fresh.contains("14     2"), "{fresh}");
 
-    // mode=diff: against this session's last read of the whole file.
+    // mode=diff: against this session's last read of the whole file, in file lines.
+    let long: String = (0..30).map(|i| format!("fn f{i}() {{}}\r\n")).collect();
+    fs::write(root.join("src/crlf.rs"), format!("{CRLF}{long}")).unwrap();
     read(&["src/crlf.rs"]);
     assert_eq!(
         read(&["src/crlf.rs", "--mode", "diff"]).trim(),
-        "src/crlf.rs: unchanged since your read 3"
+        "unchanged since your read 3"
     );
-    fs::write(root.join("src/crlf.rs"), CRLF.replace("dritte", "vierte")).unwrap();
+    fs::write(
+        root.join("src/crlf.rs"),
+        format!("{}{long}", CRLF.replace("dritte", "vierte")),
+    )
+    .unwrap();
     let diff = read(&["src/crlf.rs", "--mode", "diff"]);
     assert!(
-        diff.contains("-fn dritte() {}\n+fn vierte() {}"),
+        diff.starts_with("changed since your read 3")
+            && diff.contains("\n@@ -4,5 +4,5 @@\n")
+            && diff.contains("\n-fn dritte() {}\n+fn vierte() {}\n"),
         "no \\r in a diff: {diff:?}"
     );
     // map: unchanged is one line, a change the diff of its rows.
     read(&["src/crlf.rs", "--mode", "map"]);
     let again = read(&["src/crlf.rs", "--mode", "map"]);
-    assert!(
-        again.starts_with("src/crlf.rs: unchanged since your read "),
-        "{again}"
-    );
+    assert!(again.starts_with("unchanged since your read "), "{again}");
     fs::write(root.join("src/crlf.rs"), CRLF.replace("dritte", "fünfte")).unwrap();
     let rows = read(&["src/crlf.rs", "--mode", "map"]);
-    assert!(
-        rows.starts_with("src/crlf.rs: changed since your read "),
-        "{rows}"
-    );
+    assert!(rows.starts_with("changed since your read "), "{rows}");
     assert!(
         rows.contains("\n-")
             && rows.contains("vierte")
@@ -342,12 +340,8 @@ fn a_file_past_one_answer_is_read_in_pages_and_windows() {
         ],
     );
     let lines = &file(&v, 0)["content"]["Lines"]["lines"];
-    assert_eq!(
-        lines.as_array().unwrap().len(),
-        39,
-        "the last line is empty"
-    );
-    assert_eq!(file(&v, 0)["total_lines"], 17 * 1024 + 1);
+    assert_eq!(lines.as_array().unwrap().len(), 39);
+    assert_eq!(file(&v, 0)["total_lines"], 17 * 1024);
     // Past index.max_file_bytes nothing is parsed: no map, no symbol.
     let (out, v) = env.shim_json_in(&root, &["read", "src/huge.rs", "--mode", "map"]);
     assert_eq!(out.status.code(), Some(2), "{v}");
@@ -387,10 +381,9 @@ fn a_window_of_a_large_file_is_streamed_and_exact_across_piece_edges() {
             ],
         );
         let f = file(&v, 0);
-        assert_eq!(f["total_lines"], 200_001, "{f}");
-        let want: Vec<&str> = (first..=last)
-            .map(|l| all.get(l - 1).copied().unwrap_or(""))
-            .collect();
+        // As `cat -n` counts: the trailing newline starts no line.
+        assert_eq!(f["total_lines"], 200_000, "{f}");
+        let want: Vec<&str> = (first..=last.min(200_000)).map(|l| all[l - 1]).collect();
         assert_eq!(
             f["content"]["Lines"]["lines"],
             serde_json::json!(want),
@@ -403,7 +396,7 @@ fn a_window_of_a_large_file_is_streamed_and_exact_across_piece_edges() {
         );
     }
     // A read whose only file failed fails: exit 2, the failure in the answer.
-    let (out, past) = env.shim_json_in(&root, &["read", "big.txt", "--start-line", "200002"]);
+    let (out, past) = env.shim_json_in(&root, &["read", "big.txt", "--start-line", "200001"]);
     assert_eq!(out.status.code(), Some(2), "{past}");
     assert_eq!(
         file(&past, 0)["content"]["Failed"]["code"],
@@ -642,6 +635,36 @@ fn gain_counts_a_read_against_the_file_and_an_unchanged_re_read_against_what_it_
     assert!(input2 > output2 && input2 <= output + 2, "{first} {second}");
 }
 
+/// A re-read whose diff would say more than the text it describes is the text: a
+/// diff is never the larger answer.
+#[test]
+fn a_re_read_whose_diff_outgrows_the_text_is_the_text() {
+    let (env, root) = fixture();
+    let read = |args: &[&str]| in_session(&env, &root, &[&["read"], args].concat());
+    let long: String = (0..30).map(|i| format!("fn f{i}() {{}}\n")).collect();
+    fs::write(root.join("src/crlf.rs"), &long).unwrap();
+    read(&["src/crlf.rs"]);
+    // One line of many changed: the diff.
+    fs::write(root.join("src/crlf.rs"), long.replace("f7()", "g7()")).unwrap();
+    let small = read(&["src/crlf.rs"]);
+    assert!(
+        small.starts_with("changed since your read 1")
+            && small.contains("\n-fn f7() {}\n+fn g7() {}\n"),
+        "{small}"
+    );
+    // Every line changed: the lines, numbered, as a first read shows them.
+    fs::write(root.join("src/crlf.rs"), "fn a() {}\nfn b() {}\n").unwrap();
+    let whole = read(&["src/crlf.rs"]);
+    assert!(whole.starts_with("lines 1-2 of 2  hash "), "{whole}");
+    assert!(
+        whole
+            .trim_end()
+            .ends_with("(read 3)\n1 fn a() {}\n2 fn b() {}"),
+        "{whole}"
+    );
+    assert_eq!(read(&["src/crlf.rs"]).trim(), "unchanged since your read 3");
+}
+
 #[test]
 fn the_sessions_own_edit_counts_as_read_and_someone_elses_as_a_change() {
     let (env, root) = fixture();
@@ -659,7 +682,7 @@ fn the_sessions_own_edit_counts_as_read_and_someone_elses_as_a_change() {
     // The agent wrote it: no diff of its own edit.
     assert_eq!(
         in_session(&["read", "src/lib.rs", "--name-path", "helper"]).trim(),
-        "src/lib.rs: unchanged since your read 2"
+        "unchanged since your read 2"
     );
     // Another session's edit is a change to this one.
     let out = env
@@ -677,8 +700,11 @@ fn the_sessions_own_edit_counts_as_read_and_someone_elses_as_a_change() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let diff = in_session(&["read", "src/lib.rs", "--name-path", "helper"]);
-    assert!(diff.contains("-    2\n+    3"), "{diff}");
+    let changed = in_session(&["read", "src/lib.rs", "--name-path", "helper"]);
+    assert!(
+        changed.contains("(read 3)\n12 pub fn helper() -> u8 {\n13     3\n14 }"),
+        "{changed}"
+    );
 }
 
 /// An MCP server's session (`ends_with_connection`) outlives its connection while the

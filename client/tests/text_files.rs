@@ -115,7 +115,7 @@ fn every_text_file_is_listed_with_its_kind_and_what_is_not_indexed_is_named() {
     assert!(tree.contains("Cargo.toml\n"), "{tree}");
     // A config file reads like code: numbered, hashed.
     let read = ok(&env, &root, &["read", "ci.yml"]);
-    assert!(read.contains("\n4      runs-on: ubuntu\n"), "{read}");
+    assert!(read.contains("\n4     runs-on: ubuntu\n"), "{read}");
 }
 
 #[test]
@@ -230,10 +230,7 @@ fn line_edits_are_guarded_by_the_hash_of_any_view_the_agent_holds() {
         &root,
         &replace_lines("Cargo.toml", "4", "rust-version = \"1.75\"", &whole),
     );
-    assert!(
-        edit.starts_with("replace_lines Cargo.toml:4:0-4:21 written"),
-        "{edit}"
-    );
+    assert!(edit.starts_with("line 4 written, file hash "), "{edit}");
     assert_eq!(
         fs::read_to_string(root.join("Cargo.toml")).unwrap(),
         CARGO.replace("1.70", "1.75")
@@ -289,14 +286,17 @@ fn line_edits_are_guarded_by_the_hash_of_any_view_the_agent_holds() {
         fs::read_to_string(root.join("ci.yml")).unwrap(),
         "on: push\njobs:\n  build:\n    runs-on: debian\n    timeout-minutes: 5\n"
     );
-    // The edit added a line, so the window's lines moved: its re-read is the diff
-    // (line 5 was never read)...
+    // The edit added a line, so the window's lines moved: its re-read is the change
+    // (line 5 was never read), here the lines themselves, shorter than their diff...
     let moved = ok(
         &env,
         &root,
         &["read", "ci.yml", "--start-line", "2", "--end-line", "4"],
     );
-    assert!(moved.contains("changed since your read"), "{moved}");
+    assert!(
+        moved.starts_with("lines 2-4 of 5  hash ") && moved.ends_with("4     runs-on: debian\n"),
+        "{moved}"
+    );
     // ...while an edit that keeps the line count leaves the window read: unchanged.
     let deps = hash_of(&json(
         &env,
@@ -382,10 +382,7 @@ fn create_file_writes_only_new_files_and_replaces_one_only_under_its_hash() {
             "# Guide\n\nHello.\n",
         ],
     );
-    assert!(
-        made.starts_with("create_file docs/new/guide.md:1:0-4:0 written"),
-        "{made}"
-    );
+    assert!(made.starts_with("lines 1-3 written, file hash "), "{made}");
     assert_eq!(
         fs::read_to_string(root.join("docs/new/guide.md")).unwrap(),
         "# Guide\n\nHello.\n"
@@ -568,7 +565,7 @@ fn a_symbol_is_read_by_its_name_alone_or_within_a_directory() {
     // The one file holding it, found by the index: no search first.
     let read = ok(&env, &root, &["read", "--name-path", "answer"]);
     assert!(
-        read.starts_with("src/lib.rs  answer, lines 1-4 of 5  hash "),
+        read.starts_with("src/lib.rs  lines 1-4 of 4  hash "),
         "{read}"
     );
     let within = ok(
@@ -576,7 +573,7 @@ fn a_symbol_is_read_by_its_name_alone_or_within_a_directory() {
         &root,
         &["read", "--name-path", "answer", "src", "--fresh"],
     );
-    assert!(within.starts_with("src/lib.rs  answer"), "{within}");
+    assert!(within.starts_with("src/lib.rs  lines 1-4 of 4"), "{within}");
     let none = fails(&env, &root, &["read", "--name-path", "nothing"], 2);
     assert!(none.contains("NO_SYMBOL"), "{none}");
 }

@@ -194,7 +194,7 @@ pub enum Creation {
 
 /// Resolves `path` for a file to create: the file itself if it exists (as
 /// [`resolve`] does), else its deepest existing directory (jailed by the same walk and
-/// rules) and the names beneath it, each a plain name (no `.`, `..` or `.git`).
+/// rules) and the names beneath it, each a plain name (no `..` or `.git`).
 pub fn resolve_new(root: &Path, group: &Path, path: &str) -> Result<Creation, LeanError> {
     match resolve(root, group, path, Want::FileOrDir) {
         Ok(found) if found.is_dir => {
@@ -212,7 +212,7 @@ pub fn resolve_new(root: &Path, group: &Path, path: &str) -> Result<Creation, Le
     let rel = given.strip_prefix(root).unwrap_or(given);
     let bad = |why: &str| {
         LeanError::new(ErrorCode::InvalidTarget, format!("{path:?}: {why}"))
-            .with_remedy("give a path inside the project root, relative to it, without `.` or `..`")
+            .with_remedy("give a path inside the project root, relative to it, without `..`")
     };
     if rel.is_absolute() {
         return Err(bad("is outside the project root"));
@@ -224,7 +224,9 @@ pub fn resolve_new(root: &Path, group: &Path, path: &str) -> Result<Creation, Le
                 names.push(n.to_os_string())
             }
             Component::Normal(_) => return Err(bad("names .git or holds a NUL byte")),
-            _ => return Err(bad("holds `.` or `..`")),
+            // `./docs/new.md` is `docs/new.md`, as a read takes it.
+            Component::CurDir => {}
+            _ => return Err(bad("holds `..`")),
         }
     }
     let name = names.pop().ok_or_else(|| bad("names no file"))?;
@@ -885,6 +887,10 @@ mod tests {
         let e = resolve(&main, &group, "../second/a.rs", Want::File).unwrap_err();
         assert_eq!(e.code, ErrorCode::WorktreeMismatch, "{}", e.message);
         assert!(e.message.contains("another worktree of this repository"));
+        let e = resolve_new(&main, &group, "../second/new.rs")
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::WorktreeMismatch, "{}", e.message);
         assert_eq!(
             refused(&main, &group, "../other/a.rs"),
             (ErrorCode::FileNotFound, OUTSIDE.to_string())
@@ -920,5 +926,93 @@ mod tests {
         opening.join().unwrap();
         let e = resolve(&root, &group, "src/a.rs", Want::File).unwrap_err();
         assert_eq!(e.code, ErrorCode::FileNotFound, "{}", e.message);
+    }
+
+    /// A file to create: its deepest existing directory and the names to make beneath
+    /// it, each judged like any path; what exists already, a directory, `.git`, NUL,
+    /// `..` or a way out is answered as such and nothing is made.
+    #[test]
+    fn a_path_to_create_is_judged_like_any_path_and_its_directories_made_beneath_the_root() {
+        let (_tmp, base, root, group) = world();
+        symlink(base.join("outside"), root.join("src/out")).unwrap();
+        let new = |path: &str| match resolve_new(&root, &group, path).unwrap() {
+            Creation::New(new) => new,
+            Creation::Exists(j) => panic!("{path}: exists as {}", j.rel),
+        };
+        let refused = |path: &str| resolve_new(&root, &group, path).map(|_| ()).unwrap_err();
+
+        let made = new("src/deep/one/two/c.rs");
+        assert_eq!(made.parent.rel, "src/deep");
+        assert_eq!(made.missing, ["one", "two"]);
+        assert_eq!(made.rel(), "src/deep/one/two/c.rs");
+        assert_eq!(new("top.rs").rel(), "top.rs");
+        assert!(matches!(
+            resolve_new(&root, &group, "src/a.rs").unwrap(),
+            Creation::Exists(j) if j.rel == "src/a.rs"
+        ));
+
+        let e = refused("src/deep");
+        assert_eq!(e.code, ErrorCode::InvalidTarget);
+        assert!(e.message.contains("is a directory"), "{}", e.message);
+        let e = refused("src/a.rs/x.rs");
+        assert_eq!(e.code, ErrorCode::InvalidTarget);
+        assert!(
+            e.message.contains("is a file, not a directory"),
+            "{}",
+            e.message
+        );
+        for path in ["src/.git/x.rs", ".git/hooks/pre-commit", "src/a\0.rs"] {
+            let e = refused(path);
+            assert_eq!(e.code, ErrorCode::InvalidTarget, "{path}: {}", e.message);
+            assert!(
+                e.message.contains(".git or holds a NUL"),
+                "{path}: {}",
+                e.message
+            );
+        }
+        let e = refused("src/../x.rs");
+        assert!(e.message.contains("holds `..`"), "{}", e.message);
+        assert_eq!(new("./src/x.rs").rel(), "src/x.rs");
+        // A way out is refused: by its name, or when its directories are made (a
+        // symlink on the way is never followed); nothing is made outside.
+        assert!(refused("../outside/new.rs").message.contains("holds `..`"));
+        let creates = |path: &str| match resolve_new(&root, &group, path) {
+            Ok(Creation::New(new)) => new.make_dirs().is_ok(),
+            Ok(Creation::Exists(_)) => panic!("{path} exists"),
+            Err(_) => false,
+        };
+        for path in ["src/out/new.rs", "src/out/dir/deeper/new.rs"] {
+            assert!(!creates(path), "{path}");
+        }
+        assert!(!base.join("outside/new.rs").exists() && !base.join("outside/dir/deeper").exists());
+        // Not a directory on the way (a FIFO): refused, not made over.
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.join("src/fifo"),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert!(!creates("src/fifo/x.rs"));
+
+        // The directories are made beneath the held parent, close-on-exec, and a
+        // parent swapped for a symlink since is refused, never followed.
+        let (file, dirs) = made.make_dirs().unwrap();
+        assert_eq!(file.rel, "src/deep/one/two/c.rs");
+        assert_eq!(dirs.len(), 2);
+        assert!(root.join("src/deep/one/two").is_dir());
+        assert!(
+            rustix::io::fcntl_getfd(file.dir())
+                .unwrap()
+                .contains(rustix::io::FdFlags::CLOEXEC)
+        );
+        NewFile::unmake(&dirs);
+        assert!(!root.join("src/deep/one").exists());
+        let raced = new("src/deep/three/d.rs");
+        fs::rename(root.join("src/deep"), root.join("src/deep.old")).unwrap();
+        symlink(base.join("outside/dir"), root.join("src/deep")).unwrap();
+        assert!(raced.make_dirs().is_err());
+        assert!(!base.join("outside/dir/three").exists());
     }
 }

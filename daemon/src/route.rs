@@ -515,7 +515,7 @@ pub async fn read(d: &Daemon, req: ReadRequest) -> Result<ReadResponse, LeanErro
         "read",
         file.as_deref(),
         Baseline::Sum(baselines),
-        render::read(&resp),
+        render::read(render::Asked::of(&req), &resp),
     );
     Ok(resp)
 }

@@ -9,16 +9,16 @@ use crate::{
     ErrorDetails, LeanError,
     protocol::{
         EditAction, EditResponse, FileRead, InspectionsResponse, LocationHit, NavigateResponse,
-        OutlineResponse, ReadContent, ReadMode, ReadResponse, RefactorResponse, ReformatResponse,
-        SearchSymbolResponse, SearchTextResponse, Searched, SymbolInfo, SymbolsOverviewResponse,
-        TreeEntryKind, TreeResponse, TypeHierarchyResponse,
+        OutlineResponse, ReadContent, ReadMode, ReadRequest, ReadResponse, RefactorResponse,
+        ReformatResponse, SearchSymbolResponse, SearchTextResponse, Searched, SymbolInfo,
+        SymbolsOverviewResponse, TreeEntryKind, TreeResponse, TypeHierarchyResponse,
     },
 };
 
 /// The hex digits of a BLAKE3 that answers show for a range (a symbol, lines) and
-/// that edits accept as `expected_hash` (the daemon's `edit::hash_matches`): 64 bits,
-/// enough to tell versions of one range apart, for a fraction of the tokens. A whole
-/// file's hash (a reformat's `expected_hash`) is shown whole.
+/// that edits and reformats accept as `expected_hash` (the daemon's
+/// `edit::hash_matches`): 64 bits, enough to tell versions of a range or a file apart,
+/// for a fraction of the tokens.
 pub const SHORT_HASH: usize = 16;
 
 /// A range's hash as answers show it.
@@ -310,17 +310,38 @@ fn searched(searched: &Searched) -> String {
 }
 
 pub fn edit(action: EditAction, resp: &EditResponse) -> String {
-    // Short, as reads show a range's hash (the JSON has it whole).
-    let mut s = format!(
-        "{} {}:{} written, hash {}",
-        action.as_str(),
-        resp.path,
-        resp.new_range,
-        short_hash(&resp.hash)
-    );
-    // The file's own hash guards the next line edit anywhere in it.
-    if let Some(file) = resp.file_hash.as_ref().filter(|f| **f != resp.hash) {
-        let _ = write!(s, "; file hash {}", &file[..SHORT_HASH.min(file.len())]);
+    // What the agent sent (the action, the path) is not said again; the lines are
+    // where its text now is, the hashes what guards its next edit.
+    let (start, end) = (&resp.new_range.start, &resp.new_range.end);
+    // A range that ends at a line's start (a whole file's, a line edit's ending)
+    // ends on the line before.
+    let (first, last) = match end.line {
+        last if end.column == 0 && last > start.line => (start.line, last - 1),
+        last => (start.line, last),
+    };
+    let mut s = if first == last {
+        format!("line {first} written")
+    } else {
+        format!("lines {first}-{last} written")
+    };
+    let by_lines = matches!(action, EditAction::ReplaceLines | EditAction::CreateFile);
+    match &resp.file_hash {
+        // The file's hash guards a later line edit anywhere in it, and so the lines
+        // just written: their own hash would say nothing more.
+        Some(file) if by_lines || *file == resp.hash => {
+            let _ = write!(s, ", file hash {}", short_hash(file));
+        }
+        Some(file) => {
+            let _ = write!(
+                s,
+                ", hash {}; file hash {}",
+                short_hash(&resp.hash),
+                short_hash(file)
+            );
+        }
+        None => {
+            let _ = write!(s, ", hash {}", short_hash(&resp.hash));
+        }
     }
     s
 }
@@ -491,9 +512,31 @@ fn backed(backing: &str, fallback: &Option<String>) -> String {
     }
 }
 
+/// What a read's request named, which its answer does not say again: the agent
+/// just sent it. Shown whole when nothing was asked (`Asked::default()`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Asked<'a> {
+    /// The one file asked for, as given.
+    pub path: Option<&'a str>,
+    /// The symbol asked for, as given.
+    pub name_path: Option<&'a str>,
+}
+
+impl<'a> Asked<'a> {
+    pub fn of(req: &'a ReadRequest) -> Asked<'a> {
+        Asked {
+            path: match req.paths.as_slice() {
+                [one] => Some(one.strip_prefix("./").unwrap_or(one)),
+                _ => None,
+            },
+            name_path: req.name_path.as_deref(),
+        }
+    }
+}
+
 /// Every file of a read, one after another.
-pub fn read(resp: &ReadResponse) -> String {
-    let mut s: Vec<String> = resp.files.iter().map(file_read).collect();
+pub fn read(asked: Asked<'_>, resp: &ReadResponse) -> String {
+    let mut s: Vec<String> = resp.files.iter().map(|f| file_read(asked, f)).collect();
     if resp.truncated {
         s.push(
             "… more files were asked for than one answer holds; read them in another call".into(),
@@ -503,24 +546,30 @@ pub fn read(resp: &ReadResponse) -> String {
 }
 
 /// One file of a read. Content: `path  what, lines A-B of N  hash H  (read K)` then
-/// the lines, each `  LINE  text`; a map or signatures: one symbol a line with its
-/// lines and hash; a re-read: one line, or the diff; a failure: its error.
-pub fn file_read(f: &FileRead) -> String {
+/// the lines, each `LINE text` (the numbers right-aligned); a map or signatures: one
+/// symbol a line with its lines and hash; a re-read: one line, or the diff; a
+/// failure: its error. The path and the symbol's name are left out where they are
+/// what was `asked`.
+pub fn file_read(asked: Asked<'_>, f: &FileRead) -> String {
     let read = f.read.map(|n| format!("  (read {n})")).unwrap_or_default();
-    // A range's hash short; the whole file's whole (reformat compares it).
-    let hash = match f.mode {
-        ReadMode::Lines | ReadMode::Symbol => short_hash(&f.hash),
-        _ => &f.hash,
+    let hash = short_hash(&f.hash);
+    // `path: ` or `path  ` before what follows, or nothing.
+    let path = |sep: &str| {
+        if asked.path == Some(f.path.as_str()) {
+            String::new()
+        } else {
+            format!("{}{sep}", f.path)
+        }
     };
     match &f.content {
         ReadContent::Unchanged { since } => {
-            format!("{}: unchanged since your read {since}", f.path)
+            format!("{}unchanged since your read {since}", path(": "))
         }
         ReadContent::Diff { since, diff } => format!(
-            "{}: changed since your read {since}, hash {hash}{read}\n{diff}",
-            f.path
+            "{}changed since your read {since}, hash {hash}{read}\n{diff}",
+            path(": ")
         ),
-        ReadContent::Failed(e) => format!("{}: {}", f.path, error(e)),
+        ReadContent::Failed(e) => format!("{}{}", path(": "), error(e)),
         ReadContent::Lines {
             start_line,
             end_line,
@@ -528,20 +577,20 @@ pub fn file_read(f: &FileRead) -> String {
             name_path,
             more,
         } => {
-            let what = name_path.as_deref().unwrap_or(f.mode.as_str());
-            // A page's hash is of its lines, short as a window's.
-            let hash = if more.is_some() {
-                short_hash(&f.hash)
-            } else {
-                hash
+            let what = match name_path.as_deref() {
+                Some(name) if asked.name_path == Some(name) => String::new(),
+                Some(name) => format!("{name}, "),
+                None if matches!(f.mode, ReadMode::Full | ReadMode::Lines) => String::new(),
+                None => format!("{}, ", f.mode.as_str()),
             };
             let mut s = format!(
-                "{}  {what}, lines {start_line}-{end_line} of {}  hash {hash}{read}\n",
-                f.path, f.total_lines
+                "{}{what}lines {start_line}-{end_line} of {}  hash {hash}{read}\n",
+                path("  "),
+                f.total_lines
             );
             let width = end_line.to_string().len();
             for (i, line) in lines.iter().enumerate() {
-                s.push_str(&format!("{:>width$}  {line}\n", *start_line as usize + i));
+                s.push_str(&format!("{:>width$} {line}\n", *start_line as usize + i));
             }
             if let Some(next) = more {
                 let _ = writeln!(
@@ -553,8 +602,8 @@ pub fn file_read(f: &FileRead) -> String {
         }
         ReadContent::Symbols { symbols, total } => {
             let mut s = format!(
-                "{}  {}, {} lines, {total} symbols  hash {hash}{read}\n",
-                f.path,
+                "{}{}, {} lines, {total} symbols  hash {hash}{read}\n",
+                path("  "),
                 f.mode.as_str(),
                 f.total_lines,
             );

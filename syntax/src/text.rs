@@ -46,6 +46,18 @@ impl LineIndex {
         self.starts.len() as u32
     }
 
+    /// Number of lines as `cat -n` and an editor's gutter count them: a trailing
+    /// newline ends the last line, it does not start an empty one (an empty text is
+    /// one empty line). What a read shows and numbers.
+    pub fn text_lines(&self) -> u32 {
+        let n = self.lines();
+        if n > 1 && self.starts[n as usize - 1] == self.len {
+            n - 1
+        } else {
+            n
+        }
+    }
+
     /// The agent position of byte `offset` (clamped to the text).
     pub fn position(&self, text: &[u8], offset: usize) -> Position {
         self.position_near(text, offset, &mut 0)
@@ -121,6 +133,22 @@ pub fn char_count(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trailing_newline_ends_the_last_line_for_reads_and_starts_one_for_positions() {
+        for (text, lines, shown) in [
+            ("", 1, 1),
+            ("\n", 2, 1),
+            ("a", 1, 1),
+            ("a\n", 2, 1),
+            ("a\r\nb\r\n", 3, 2),
+            ("a\n\n", 3, 2),
+            ("a\nb", 2, 2),
+        ] {
+            let ix = LineIndex::new(text.as_bytes());
+            assert_eq!((ix.lines(), ix.text_lines()), (lines, shown), "{text:?}");
+        }
+    }
 
     #[test]
     fn columns_count_characters_not_bytes() {

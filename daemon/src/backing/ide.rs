@@ -375,7 +375,7 @@ pub async fn reformat(
     let t = target(cx, file).await?;
     // The guard runs here, on the disk's bytes, before anything is sent.
     if let Some(want) = &req.expected_hash
-        && !t.hash.to_hex().as_str().eq_ignore_ascii_case(want.trim())
+        && !edit::hash_matches(t.hash.to_hex().as_str(), want)
     {
         return Err(LeanError::new(
             ErrorCode::Conflict,

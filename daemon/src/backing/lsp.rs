@@ -578,7 +578,7 @@ pub async fn reformat(
     let bytes = super::read(&t.file).await?;
     let expected = blake3::hash(&bytes);
     if let Some(want) = &req.expected_hash
-        && !expected.to_hex().as_str().eq_ignore_ascii_case(want.trim())
+        && !edit::hash_matches(expected.to_hex().as_str(), want)
     {
         return Err(LeanError::new(
             ErrorCode::Conflict,

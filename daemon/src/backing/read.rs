@@ -238,7 +238,7 @@ fn parse(project: &Project, file: &Jailed, bytes: &[u8]) -> Result<Arc<FileSymbo
 pub fn current_lines(file: &Jailed, first: u32, last: u32) -> Option<(u32, String)> {
     let bytes = file.read().ok()?;
     let index = LineIndex::new(&bytes);
-    let last = last.min(index.lines());
+    let last = last.min(index.text_lines());
     (first >= 1 && first <= last)
         .then(|| (first, window_lines(&bytes, &index, first, last).join("\n")))
 }
@@ -299,7 +299,7 @@ pub fn edited(
         None => true,
     };
     if held_whole {
-        give(View::File, 1, lines.lines(), 0..bytes.len());
+        give(View::File, 1, lines.text_lines(), 0..bytes.len());
     }
     if let Some(original) = &written.original {
         let before = LineIndex::new(original);
@@ -373,7 +373,7 @@ fn one(
     let whole = matches!(req.mode, ReadMode::Full | ReadMode::Diff);
     let (bytes, _held) = bytes(project, file, (f, size), parse_needed, whole)?;
     let index = LineIndex::new(&bytes);
-    let total_lines = index.lines();
+    let total_lines = index.text_lines();
     let rel = file.rel.as_str();
     let whole = || Window {
         first: 1,
@@ -459,7 +459,7 @@ fn lines_of_a_large_file(
     let rel = file.rel.as_str();
     let first = req.start_line.unwrap_or(1);
     let wanted = first..=req.end_line.unwrap_or(u32::MAX);
-    let (mut window, mut line) = (Vec::new(), 1u32);
+    let (mut window, mut line, mut ends_a_line) = (Vec::new(), 1u32, false);
     // Past the cap (and a first whole line) no more is kept: the answer is cut there.
     let mut keeping = true;
     let cap = budget::cap();
@@ -494,10 +494,12 @@ fn lines_of_a_large_file(
             }
             from = to;
         }
+        ends_a_line = chunk.last() == Some(&b'\n');
         let consumed = chunk.len();
         std::io::BufRead::consume(&mut reader, consumed);
     }
-    let total_lines = line;
+    // Lines as `LineIndex::text_lines` counts them: a trailing newline starts none.
+    let total_lines = if ends_a_line { line - 1 } else { line };
     let last = req.end_line.unwrap_or(total_lines).min(total_lines);
     if first == 0 || first > total_lines || last < first {
         return Err(out_of_range(rel, total_lines, req));
@@ -617,7 +619,7 @@ fn answer(
     };
     let fresh = req.fresh && req.mode != ReadMode::Diff;
     // What this read would have sent without the session: the baseline of a re-read.
-    let resent = lean_ctx_shared::render::file_read(&answer);
+    let resent = lean_ctx_shared::render::file_read(Default::default(), &answer);
     // A diff for a session that read only parts of the file covers those parts: what
     // it holds, not the whole file it never had.
     if req.mode == ReadMode::Diff && !reads.holds(&session.id, &key) {
@@ -643,13 +645,12 @@ fn answer(
             old,
             first,
             read,
-        } => (
-            read,
-            Some(ReadContent::Diff {
-                since,
-                diff: unified(&old, first, &text, window.first),
-            }),
-        ),
+        } => {
+            // A diff longer than the text it describes is sent as the text.
+            let diff = unified(&old, first, &text, window.first);
+            let shorter = diff.len() < text.len();
+            (read, shorter.then_some(ReadContent::Diff { since, diff }))
+        }
     };
     answer.read = Some(read);
     match content {
@@ -888,7 +889,7 @@ fn digest(
     };
     // The list as shown is kept: a changed file's map answers the diff of its rows
     // (each row carries its own line range and hash; the hunk headers count rows).
-    let shown = lean_ctx_shared::render::file_read(&answer);
+    let shown = lean_ctx_shared::render::file_read(Default::default(), &answer);
     match reads.give(id, key, &answer.hash, 1, Arc::from(shown.as_str())) {
         Seen::Same { since } if !req.fresh => {
             answer.read = Some(since);

@@ -922,7 +922,8 @@ pub struct InspectionsResponse {
 pub struct ReformatRequest {
     pub root: PathBuf,
     pub path: String,
-    /// BLAKE3 hex of the whole file as the caller last read it.
+    /// BLAKE3 hex of the whole file as the caller last read it (at least its first
+    /// 16 digits, as reads show it).
     pub expected_hash: Option<String>,
     pub wait_ms: u32,
     /// What to format (the wire's `scope`); the whole file by default.
