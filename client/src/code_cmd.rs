@@ -266,15 +266,15 @@ pub enum RefactorCommand {
         #[command(flatten)]
         write: WriteArgs,
     },
-    /// Every reference to the symbol at a position (declaration included).
+    /// Every reference to the symbol at a position or by --name-path, declaration included.
     References(NavArgs),
-    /// Where the symbol at a position is defined.
+    /// Where the symbol at a position (or --name-path) is defined.
     Definition(NavArgs),
-    /// Implementations of the trait, interface or method at a position.
+    /// Implementations of the trait, interface or method at a position (or --name-path).
     Implementations(NavArgs),
-    /// Where the symbol at a position is declared.
+    /// Where the symbol at a position (or --name-path) is declared.
     Declaration(NavArgs),
-    /// Supertypes or subtypes of the type at a position.
+    /// Supertypes or subtypes of the type at a position (or --name-path).
     TypeHierarchy {
         #[command(flatten)]
         nav: NavArgs,
@@ -316,8 +316,9 @@ pub enum RefactorCommand {
         #[arg(long)]
         no_wait: bool,
     },
-    /// Rename the symbol at a position across the project: applies at once unless
-    /// --preview; with --plan-hash only if the plan is still the previewed one.
+    /// Rename the symbol at a position (or --name-path) across the project: applies at
+    /// once unless --preview; with --plan-hash only if the plan is still the previewed
+    /// one.
     Rename {
         #[command(flatten)]
         at: AtArgs,
@@ -332,8 +333,8 @@ pub enum RefactorCommand {
         #[command(flatten)]
         two_phase: TwoPhaseArgs,
     },
-    /// Move the symbol at a position to another file, directory or package, or into a
-    /// class (needs the IDE).
+    /// Move the symbol at a position (or --name-path) to another file, directory or
+    /// package, or into a class (needs the IDE).
     Move {
         #[command(flatten)]
         at: AtArgs,
@@ -347,7 +348,7 @@ pub enum RefactorCommand {
         #[command(flatten)]
         two_phase: TwoPhaseArgs,
     },
-    /// Delete the symbol at a position if nothing uses it (needs the IDE).
+    /// Delete the symbol at a position (or --name-path) if nothing uses it (needs the IDE).
     SafeDelete {
         #[command(flatten)]
         at: AtArgs,
@@ -357,7 +358,7 @@ pub enum RefactorCommand {
         #[command(flatten)]
         two_phase: TwoPhaseArgs,
     },
-    /// Inline the symbol at a position into its usages (needs the IDE).
+    /// Inline the symbol at a position (or --name-path) into its usages (needs the IDE).
     Inline {
         #[command(flatten)]
         at: AtArgs,
@@ -373,9 +374,13 @@ pub enum RefactorCommand {
 #[derive(Debug, Args)]
 pub struct AtArgs {
     /// `PATH:LINE:COLUMN` (line 1-based, column 0-based in characters), as grep and
-    /// compilers print it.
-    #[arg(value_parser = parse_location)]
-    at: (String, u32, u32),
+    /// compilers print it; with --name-path the file or directory holding the symbol
+    /// (default: the project).
+    #[arg(required_unless_present = "name_path", value_name = "PATH:LINE:COLUMN")]
+    at: Option<String>,
+    /// The symbol by name instead of a position, e.g. `Point/new`.
+    #[arg(long)]
+    name_path: Option<String>,
     /// Most results (default 100).
     #[arg(long)]
     limit: Option<u32>,
@@ -385,16 +390,28 @@ pub struct AtArgs {
 }
 
 impl AtArgs {
-    fn input(self) -> (Input, bool) {
-        let (path, line, column) = self.at;
+    fn input(self) -> Result<(Input, bool), LeanError> {
+        let (path, line, column) = match (self.at, &self.name_path) {
+            (path, Some(_)) => (path, None, None),
+            (Some(at), None) => {
+                let (path, line, column) = parse_location(&at).map_err(|why| {
+                    LeanError::new(ErrorCode::InvalidTarget, why)
+                        .with_remedy("give PATH:LINE:COLUMN, or --name-path NAME [PATH]")
+                })?;
+                (Some(path), Some(line), Some(column))
+            }
+            // clap requires one of them.
+            (None, None) => (None, None, None),
+        };
         let input = Input {
-            path: Some(path),
-            line: Some(line),
-            column: Some(column),
+            path,
+            name_path: self.name_path,
+            line,
+            column,
             limit: self.limit,
             ..Input::default()
         };
-        (input, self.no_wait)
+        Ok((input, self.no_wait))
     }
 }
 
@@ -409,10 +426,10 @@ pub struct NavArgs {
 }
 
 impl NavArgs {
-    fn input(self) -> (Input, bool) {
-        let (input, no_wait) = self.at.input();
+    fn input(self) -> Result<(Input, bool), LeanError> {
+        let (input, no_wait) = self.at.input()?;
         let scope = self.scope;
-        (Input { scope, ..input }, no_wait)
+        Ok((Input { scope, ..input }, no_wait))
     }
 }
 
@@ -572,12 +589,12 @@ impl RefactorCommand {
             RefactorCommand::CreateFile { path, write } => {
                 (A::CreateFile, write.input(path)?, true)
             }
-            RefactorCommand::References(nav) => with(A::References, nav.input()),
-            RefactorCommand::Definition(nav) => with(A::Definition, nav.input()),
-            RefactorCommand::Implementations(nav) => with(A::Implementations, nav.input()),
-            RefactorCommand::Declaration(nav) => with(A::Declaration, nav.input()),
+            RefactorCommand::References(nav) => with(A::References, nav.input()?),
+            RefactorCommand::Definition(nav) => with(A::Definition, nav.input()?),
+            RefactorCommand::Implementations(nav) => with(A::Implementations, nav.input()?),
+            RefactorCommand::Declaration(nav) => with(A::Declaration, nav.input()?),
             RefactorCommand::TypeHierarchy { nav, direction } => {
-                let (input, no_wait) = nav.input();
+                let (input, no_wait) = nav.input()?;
                 (A::TypeHierarchy, Input { direction, ..input }, no_wait)
             }
             RefactorCommand::Inspections {
@@ -628,7 +645,7 @@ impl RefactorCommand {
                 search_text_occurrences,
                 two_phase: t,
             } => {
-                let (input, no_wait) = at.input();
+                let (input, no_wait) = at.input()?;
                 let input = Input {
                     new_name: Some(new_name),
                     search_comments,
@@ -643,7 +660,7 @@ impl RefactorCommand {
                 parent,
                 two_phase: t,
             } => {
-                let (input, no_wait) = at.input();
+                let (input, no_wait) = at.input()?;
                 let input = Input {
                     destination,
                     parent,
@@ -656,7 +673,7 @@ impl RefactorCommand {
                 propagate,
                 two_phase: t,
             } => {
-                let (input, no_wait) = at.input();
+                let (input, no_wait) = at.input()?;
                 let input = Input { propagate, ..input };
                 (A::SafeDelete, two_phase(input, t), no_wait)
             }
@@ -665,7 +682,7 @@ impl RefactorCommand {
                 keep_definition,
                 two_phase: t,
             } => {
-                let (input, no_wait) = at.input();
+                let (input, no_wait) = at.input()?;
                 let input = Input {
                     keep_definition,
                     ..input

@@ -414,7 +414,6 @@ impl ToolParams for TreeParams {
 pub struct SearchParams {
     #[schemars(extend("enum" = ["symbol", "text", "regex"]))]
     pub action: Option<String>,
-    /// Name, substring or Type/member; text; regex.
     pub query: String,
     /// symbol: function, class, ...
     pub kind: Option<String>,
@@ -555,11 +554,14 @@ const NAVIGATE_ACTIONS: &[&str] = &[
 pub struct NavigateParams {
     #[schemars(extend("enum" = ["references", "definition", "implementations", "declaration", "type_hierarchy", "inspections"]))]
     pub action: String,
-    pub path: String,
-    /// Of the name, 1-based.
+    /// File (with name_path: or a directory).
+    pub path: Option<String>,
+    /// Point/new, instead of line and column.
+    pub name_path: Option<String>,
+    /// 1-based.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub line: Option<u32>,
-    /// Of the name, 0-based.
+    /// 0-based, of the name.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub column: Option<u32>,
     /// all: libraries too.
@@ -585,7 +587,8 @@ impl ToolParams for NavigateParams {
     fn input(self) -> Result<(Action, Input), LeanError> {
         let action = refactor_action(Self::TOOL, &self.action, NAVIGATE_ACTIONS)?;
         let input = Input {
-            path: Some(self.path),
+            path: self.path,
+            name_path: self.name_path,
             line: self.line,
             column: self.column,
             scope: self.scope,
@@ -621,7 +624,7 @@ pub struct RefactorParams {
     pub path: Option<String>,
     /// Point/new, /top_level, add[1].
     pub name_path: Option<String>,
-    /// 1-based: of the symbol, the name, the first line.
+    /// 1-based.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub line: Option<u32>,
     /// Last line.
@@ -636,7 +639,7 @@ pub struct RefactorParams {
     /// Despite a syntax error or conflicts.
     #[serde(default, deserialize_with = "lenient::bool")]
     pub force: Option<bool>,
-    /// 0-based column of the name.
+    /// 0-based, of the name.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub column: Option<u32>,
     /// Navigation through ctx_refactor, as the published tool had it: read, never
@@ -791,7 +794,7 @@ impl LeanCtxMcp {
 
     #[tool(
         title = "Navigate",
-        description = "At path+line+column: references, definition, implementations, declaration, type_hierarchy; a file's inspections.",
+        description = "What the language server knows of a symbol (name_path, or path+line+column); a file's inspections.",
         annotations(read_only_hint = true, open_world_hint = false),
         input_schema = schema::<NavigateParams>()
     )]

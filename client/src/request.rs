@@ -469,14 +469,18 @@ impl Refactor<'_> {
             RefactorAction::Definition => self.navigate(NavigateAction::Definition),
             RefactorAction::Implementations => self.navigate(NavigateAction::Implementations),
             RefactorAction::Declaration => self.navigate(NavigateAction::Declaration),
-            RefactorAction::TypeHierarchy => Ok(Call::TypeHierarchy(TypeHierarchyRequest {
-                root,
-                at: self.position()?,
-                direction: choose(input.direction.as_deref(), "direction", DIRECTIONS)?,
-                scope: self.scope()?,
-                limit,
-                wait_ms,
-            })),
+            RefactorAction::TypeHierarchy => {
+                let (at, name_path) = self.position()?;
+                Ok(Call::TypeHierarchy(TypeHierarchyRequest {
+                    root,
+                    at,
+                    name_path,
+                    direction: choose(input.direction.as_deref(), "direction", DIRECTIONS)?,
+                    scope: self.scope()?,
+                    limit,
+                    wait_ms,
+                }))
+            }
             RefactorAction::Inspections => Ok(Call::Inspections(InspectionsRequest {
                 root,
                 path: self.path()?,
@@ -510,15 +514,41 @@ impl Refactor<'_> {
             .ok_or_else(|| missing("path", self.name))
     }
 
-    fn position(&self) -> Result<FilePosition, LeanError> {
-        Ok(FilePosition {
-            path: self.path()?,
-            line: self.input.line.ok_or_else(|| missing("line", self.name))?,
-            column: self
-                .input
-                .column
-                .ok_or_else(|| missing("column", self.name))?,
-        })
+    /// Where a navigation or refactoring points: `path`, `line` and `column`, or a
+    /// `name_path` (its `path` a file, a directory, or none: the project) whose
+    /// name's position the daemon finds.
+    fn position(&self) -> Result<(FilePosition, Option<String>), LeanError> {
+        let input = self.input;
+        if let Some(name_path) = &input.name_path {
+            if input.line.is_some() || input.column.is_some() {
+                return Err(invalid(
+                    format!("{}: a name_path, or a line and column, not both", self.name),
+                    "give the symbol's name_path alone (with the file or directory holding it as path)",
+                ));
+            }
+            let path = input.path.as_deref().map(|p| self.ctx.path(p));
+            let at = FilePosition {
+                path: path.unwrap_or_default(),
+                line: 0,
+                column: 0,
+            };
+            return Ok((at, Some(name_path.clone())));
+        }
+        let needs = |what| {
+            missing(what, self.name).with_remedy(format!(
+                "pass `{what}`, or the symbol's `name_path` instead of a position"
+            ))
+        };
+        let at = FilePosition {
+            path: input
+                .path
+                .as_deref()
+                .map(|p| self.ctx.path(p))
+                .ok_or_else(|| needs("path"))?,
+            line: input.line.ok_or_else(|| needs("line"))?,
+            column: input.column.ok_or_else(|| needs("column"))?,
+        };
+        Ok((at, None))
     }
 
     fn scope(&self) -> Result<Scope, LeanError> {
@@ -526,10 +556,12 @@ impl Refactor<'_> {
     }
 
     fn navigate(&self, action: NavigateAction) -> Result<Call, LeanError> {
+        let (at, name_path) = self.position()?;
         Ok(Call::Navigate(NavigateRequest {
             root: self.ctx.root.clone(),
             action,
-            at: self.position()?,
+            at,
+            name_path,
             scope: self.scope()?,
             limit: self.input.limit.unwrap_or(0),
             wait_ms: self.ctx.wait_ms,
@@ -593,9 +625,11 @@ impl Refactor<'_> {
             propagate: a == RefactorAction::SafeDelete && input.propagate,
             keep_definition: a == RefactorAction::Inline && input.keep_definition,
         };
+        let (at, name_path) = self.position()?;
         Ok(Call::Refactor(RefactorRequest {
             root: self.ctx.root.clone(),
-            at: self.position()?,
+            at,
+            name_path,
             kind,
             phase,
             limit: input.limit.unwrap_or(0),
@@ -1110,6 +1144,17 @@ mod tests {
                 Navigate,
                 json!({"action": "references", "path": "src/lib.rs", "line": 3, "column": 9}),
             ),
+            // By name: in a file, a directory, or the project.
+            row(
+                &["refactor", "references", "--name-path", "Point/new", "src"],
+                Navigate,
+                json!({"action": "references", "name_path": "Point/new", "path": "src"}),
+            ),
+            row(
+                &["refactor", "implementations", "--name-path", "Shape"],
+                Navigate,
+                json!({"action": "implementations", "name_path": "Shape"}),
+            ),
             row(
                 &[
                     "refactor",
@@ -1357,6 +1402,16 @@ mod tests {
             panic!()
         };
         assert_eq!(t.scope, Scope::All);
+        // By name: no path is the project; the position is the daemon's to find.
+        let Ok(Call::Navigate(n)) =
+            refactor(&["refactor", "references", "--name-path", "Point/new"])
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (n.at.path.as_str(), n.at.line, n.name_path.as_deref()),
+            ("", 0, Some("Point/new"))
+        );
         // Each option reaches its own refactoring only.
         let Ok(Call::Refactor(r)) =
             refactor(&["refactor", "safe-delete", "a.rs:1:2", "--propagate"])
@@ -1475,6 +1530,8 @@ mod tests {
             json!({"action": "reformat", "path": "a.rs", "reformat_scope": "page"}),
             json!({"action": "reformat", "path": "a.rs", "reformat_scope": "symbol", "line": 3}),
             json!({"action": "replace_symbol_body", "name_path": "a", "line": 3, "new_body": "x"}),
+            json!({"action": "rename", "name_path": "a", "line": 3, "column": 1, "new_name": "b"}),
+            json!({"action": "rename", "path": "a.rs", "new_name": "b"}),
         ] {
             assert_eq!(code(bad.clone()).code, ErrorCode::InvalidTarget, "{bad}");
         }

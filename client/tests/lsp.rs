@@ -86,6 +86,36 @@ fn rust_analyzer_navigates_non_ascii_code_and_reports_indexing_first() {
             .starts_with("pub fn use_it")
     );
 
+    // By name (in its file, a directory, the project), or at the declaration's start
+    // as a map or a search gives it (column 0 will do): no column to guess.
+    for args in [
+        &[
+            "refactor",
+            "references",
+            "--name-path",
+            "größe",
+            "src/lib.rs",
+        ][..],
+        &["refactor", "references", "--name-path", "größe", "src"],
+        &["refactor", "references", "--name-path", "größe"],
+        &["refactor", "references", "src/lib.rs:3:0"],
+    ] {
+        assert_eq!(
+            spots(&env.ok(&root, args)),
+            ["src/lib.rs 3:7", "src/lib.rs 4:25", "src/lib.rs 4:62"],
+            "{args:?}"
+        );
+    }
+    let imps = env.ok(
+        &root,
+        &["refactor", "implementations", "--name-path", "/Area"],
+    );
+    assert_eq!(spots(&imps), ["src/shapes.rs 3:14", "src/shapes.rs 5:14"]);
+    let many = env.err(&root, &["refactor", "definition", "--name-path", "area"]);
+    assert_eq!(many["code"], "AMBIGUOUS_SYMBOL", "{many}");
+    let none = env.err(&root, &["refactor", "references", "--name-path", "nichts"]);
+    assert_eq!(none["code"], "NO_SYMBOL", "{none}");
+
     // The second `größe(` call on line 4 is column 62: past two non-ASCII names.
     let def = env.ok(&root, &["refactor", "definition", "src/lib.rs:4:63"]);
     assert_eq!(spots(&def), ["src/lib.rs 3:7"]);
@@ -549,6 +579,13 @@ fn gopls_answers_definition_and_references_on_non_ascii_lines() {
         ["geo.go 4:5", "use.go 3:23", "use.go 3:38"],
         "{refs}"
     );
+    // By name, and at the declaration's start (`func` is no symbol): the same.
+    for args in [
+        &["refactor", "references", "--name-path", "Fläche"][..],
+        &["refactor", "references", "geo.go:4:0"],
+    ] {
+        assert_eq!(spots(&env.ok(&root, args)), spots(&refs), "{args:?}");
+    }
     let st = env.status_rows(&root, "language_servers");
     assert_eq!(st.len(), 1, "{st:?}");
     assert_eq!(st[0]["language"], "go");
@@ -808,6 +845,12 @@ fn references_mark_the_imports_and_the_text_lists_the_uses() {
         text.contains("7 locations (3 in imports, not listed)"),
         "{text}"
     );
+    // By name, in the directory that holds it: the same locations.
+    let by_name = env.ok(
+        &root,
+        &["refactor", "references", "--name-path", "shared", "src"],
+    );
+    assert_eq!(spots(&by_name), spots(&refs), "{by_name}");
 }
 
 /// A TypeScript project large enough that tsserver's project load takes seconds: the

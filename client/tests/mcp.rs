@@ -212,7 +212,7 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_one() {
     assert_eq!(called["isError"], false, "{called}");
     let text = called["content"][0]["text"].as_str().unwrap();
     assert!(
-        text.starts_with("src/lib.rs:9:0  function helper  pub fn helper() -> i32"),
+        text.starts_with("src/lib.rs:9:7  function helper  pub fn helper() -> i32"),
         "{text}"
     );
     // A read's hash (each Inspector call is a new session) guards an edit in the next.

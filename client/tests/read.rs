@@ -472,7 +472,7 @@ fn outline_search_and_symbols_overview_hash_each_symbol_and_a_stale_hash_shows_w
     let shown = text(&env, &root, &["search", "helper"]);
     assert!(
         shown.starts_with(&format!(
-            "src/lib.rs:12:0  function helper  pub fn helper() -> u8  {}\n",
+            "src/lib.rs:12:7  function helper  pub fn helper() -> u8  {}\n",
             &want[..16]
         )),
         "{shown}"

@@ -44,7 +44,7 @@ use lean_ctx_shared::{
 
 use crate::{
     accounting::{Accounted, Baseline},
-    backing::{self, Cx, Miss, Outcome, headless, ide, lsp, resolve},
+    backing::{self, Cx, Miss, Outcome, headless, ide, lsp, pointed, resolve},
     call_log::{note_backing, note_root},
     edit::Written,
     jail::{Jailed, Want},
@@ -212,7 +212,12 @@ fn record(
 
 pub async fn navigate(d: &Daemon, req: NavigateRequest) -> Result<NavigateResponse, LeanError> {
     let cx = cx(d, &req.root)?;
-    let file = resolve(&cx, &req.at.path, Want::File).await?;
+    let (file, at) = pointed(&cx, &req.at, req.name_path.as_deref(), req.wait_ms).await?;
+    let req = NavigateRequest {
+        at,
+        name_path: None,
+        ..req
+    };
     let resp = first(
         vec![
             ask(IDE, ide::navigate(&cx, &file, &req)),
@@ -242,7 +247,12 @@ pub async fn type_hierarchy(
     req: TypeHierarchyRequest,
 ) -> Result<TypeHierarchyResponse, LeanError> {
     let cx = cx(d, &req.root)?;
-    let file = resolve(&cx, &req.at.path, Want::File).await?;
+    let (file, at) = pointed(&cx, &req.at, req.name_path.as_deref(), req.wait_ms).await?;
+    let req = TypeHierarchyRequest {
+        at,
+        name_path: None,
+        ..req
+    };
     let resp = first(
         vec![
             ask(IDE, ide::type_hierarchy(&cx, &file, &req)),
@@ -307,7 +317,12 @@ pub async fn refactor(d: &Daemon, req: RefactorRequest) -> Result<RefactorRespon
         );
     }
     let cx = cx(d, &req.root)?;
-    let file = resolve(&cx, &req.at.path, Want::File).await?;
+    let (file, at) = pointed(&cx, &req.at, req.name_path.as_deref(), req.wait_ms).await?;
+    let req = RefactorRequest {
+        at,
+        name_path: None,
+        ..req
+    };
     let mut order = vec![ask(IDE, ide::refactor(&cx, &file, &req))];
     if matches!(req.kind, RefactorKind::Rename { .. }) {
         order.push(ask(LSP, answered(lsp::refactor(&cx, &file, &req))));

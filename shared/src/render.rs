@@ -140,6 +140,8 @@ fn go_on(skip: u32, shown: usize) -> String {
     format!("go on with skip={}", skip as usize + shown)
 }
 
+/// Symbol hits, one a line: `path:LINE:COL` of the name (where navigation points),
+/// the kind, name path, signature and hash.
 pub fn search(resp: &SearchSymbolResponse, query: &str, skip: u32) -> String {
     let mut s = String::new();
     for h in &resp.hits {
@@ -147,8 +149,8 @@ pub fn search(resp: &SearchSymbolResponse, query: &str, skip: u32) -> String {
             s,
             "{}:{}:{}  {} {}  {}",
             h.path,
-            h.range.start.line,
-            h.range.start.column,
+            h.name_range.start.line,
+            h.name_range.start.column,
             h.kind.as_str(),
             h.name_path,
             h.signature

@@ -195,7 +195,7 @@ async def main(shim, project):
                 assert re.search(r"progress: \d+% \(\d+/\d+ files\)", body), body
                 assert time.monotonic() < deadline, "index never finished"
                 await asyncio.sleep(0.2)
-            assert "src/lib.rs:9:0  function helper  pub fn helper() -> i32" in body, body
+            assert "src/lib.rs:9:7  function helper  pub fn helper() -> i32" in body, body
             assert body.count("\n") == 0, "one hit, and no count line: " + body
 
             is_error, body = await call(session, "ctx_search", {"action": "text", "query": "Point { x }"})
@@ -386,18 +386,22 @@ async def language_servers(shim, project):
             # The import line is counted, not listed: the uses are the rest.
             assert not is_error and body.endswith("4 locations (1 in imports, not listed) (pylsp)"), body
             assert "main.py\n  3:11" in body and "from geo import" not in body, body
+            # By name, no column to know: the same answer.
+            is_error, by_name = await call(session, "ctx_navigate", {"action": "references", "name_path": "fläche"})
+            assert not is_error and by_name == body, by_name
 
             is_error, body = await call(session, "ctx_navigate", {"action": "inspections", "path": "main.py"})
             assert not is_error and "'os' imported but unused" in body, body
             assert "[pyflakes]" in body, body
 
-            is_error, body = await call(session, "ctx_refactor", {"action": "rename", "path": "geo.py", "line": 2, "column": 5, "new_name": "area", "preview": True})
+            is_error, body = await call(session, "ctx_refactor", {"action": "rename", "name_path": "fläche", "path": "geo.py", "new_name": "area", "preview": True})
             assert not is_error, body
             plan = re.search(r"plan_hash ([0-9a-f]{64})", body).group(1)
             assert "fläche → area" in body, body
             with open(os.path.join(project, "main.py")) as f:
                 assert "fläche(2, 3)" in f.read()
-            is_error, body = await call(session, "ctx_refactor", {"action": "rename", "path": "geo.py", "line": 2, "column": 5, "new_name": "area", "plan_hash": plan})
+            # By name, previewed and applied: no column to know.
+            is_error, body = await call(session, "ctx_refactor", {"action": "rename", "name_path": "fläche", "path": "geo.py", "new_name": "area", "plan_hash": plan})
             assert not is_error and "applied to 2 files: geo.py, main.py" in body, body
             with open(os.path.join(project, "main.py")) as f:
                 assert "area(2, 3)" in f.read()
@@ -407,7 +411,7 @@ async def language_servers(shim, project):
             is_error, body = await call(session, "ctx_refactor", {"action": "move", "path": "geo.py", "line": 2, "column": 5, "destination": "x.py"})
             assert is_error and body.startswith("ERROR: BACKEND_REQUIRED:"), body
             is_error, body = await call(session, "ctx_navigate", {"action": "references", "path": "geo.py", "line": 2})
-            assert is_error and "needs `column`" in body, body
+            assert is_error and "needs `column`" in body and "name_path" in body, body
             is_error, body = await call(session, "ctx_navigate", {"action": "inspections", "path": "main.py", "mode": "sideways"})
             assert is_error and body.startswith("ERROR: INVALID_TARGET:"), body
     print("ok")

@@ -3,7 +3,9 @@
 //! refactoring's [`plan_hash`] and its apply gate [`may_apply`] are the same whichever
 //! backing planned it, so a preview through one and an apply through another can
 //! never pass a plan the disk no longer holds. [`find_unique`] finds the one file a
-//! name path names (a symbol edit or read without a path).
+//! name path names (a symbol edit or read without a path), [`name_position`] where
+//! its name is (navigation by name), [`snapped`] the name a declaration's start
+//! means.
 
 use std::{
     collections::HashMap,
@@ -14,13 +16,15 @@ use std::{
 use lean_ctx_shared::{
     ErrorCode, LeanError, Position, Range,
     protocol::{
-        Conflict, LocationHit, RefactorKind, RefactorRequest, RefactorResponse, Scope, Usage,
+        Conflict, FilePosition, LocationHit, RefactorKind, RefactorRequest, RefactorResponse,
+        Scope, Usage,
     },
 };
 
 use lean_ctx_syntax::{Lang, Symbol};
 
 use crate::{
+    declarations::Wire,
     edit::{ambiguous, match_name_path},
     jail::{Jailed, Want},
     language_servers::positions::{DocText, Encoding},
@@ -189,6 +193,64 @@ pub fn plan_hash(operation: &str, sorted: &[Usage]) -> String {
         h.update(b"\n");
     }
     h.finalize().to_hex().to_string()
+}
+
+/// Where the name of the one symbol `name_path` matches in `file` is.
+pub fn name_position(
+    project: &Project,
+    file: &Jailed,
+    name_path: &str,
+) -> Result<Position, LeanError> {
+    let parsed = project.index.file(file)?;
+    match match_name_path(&parsed.symbols, name_path).as_slice() {
+        [one] => Ok(one.name_range().start.wire()),
+        [] => Err(LeanError::new(
+            ErrorCode::NoSymbol,
+            format!("no symbol {name_path:?} in {}", file.rel),
+        )
+        .with_remedy("list the file's symbols with ctx_read mode=map")),
+        many => Err(ambiguous(
+            name_path,
+            many.iter().map(|s| (*s, file.rel.as_str())),
+        )),
+    }
+}
+
+/// `at` in `file`, unless only blanks lie between it and the start of a declaration
+/// on that line (the line and column a map, an outline or a search gives; column 0
+/// of an indented one will do): no symbol stands there, so it means the
+/// declaration's name, and that is where it points (the first such declaration on
+/// the line). A file the index cannot parse keeps `at`.
+pub fn snapped(project: &Project, file: &Jailed, at: &FilePosition) -> FilePosition {
+    let name = || {
+        let parsed = project.index.file(file).ok()?;
+        let bytes = file.read().ok()?;
+        let line = bytes
+            .split(|b| *b == b'\n')
+            .nth((at.line as usize).checked_sub(1)?)?;
+        let line = String::from_utf8_lossy(line);
+        let blank_to = |column: u32| {
+            let between = column.saturating_sub(at.column) as usize;
+            let blanks = line.chars().skip(at.column as usize).take(between);
+            blanks.filter(|c| c.is_whitespace()).count() == between
+        };
+        parsed
+            .symbols
+            .all()
+            .map(|s| (s.range().start, s.name_range().start))
+            .filter(|(start, _)| start.line == at.line && at.column <= start.column)
+            .filter(|(start, _)| blank_to(start.column))
+            .min_by_key(|(start, _)| start.column)
+            .map(|(_, name)| name)
+    };
+    match name() {
+        Some(name) => FilePosition {
+            path: at.path.clone(),
+            line: name.line,
+            column: name.column,
+        },
+        None => at.clone(),
+    }
 }
 
 /// The one file under `dir` (root-relative; `""`: the root) holding `name_path`.

@@ -409,6 +409,7 @@ pub async fn search_symbol(
                     kind: s.kind().wire(),
                     name_path: s.name_path().to_string(),
                     range,
+                    name_range: s.name_range().wire(),
                     signature: s.signature().to_string(),
                     hash: source
                         .as_ref()

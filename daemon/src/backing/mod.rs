@@ -21,7 +21,7 @@ pub mod written;
 
 use std::sync::Arc;
 
-use lean_ctx_shared::{ErrorCode, LeanError};
+use lean_ctx_shared::{ErrorCode, LeanError, protocol::FilePosition};
 
 use crate::{
     jail::{Jailed, Want},
@@ -80,6 +80,47 @@ pub async fn blocking<T: Send + 'static>(
 pub async fn resolve(cx: &Cx<'_>, path: &str, want: Want) -> Result<Jailed, LeanError> {
     let (project, path) = (cx.project.clone(), path.to_string());
     blocking(move || project.resolve(&path, want)).await
+}
+
+/// The file a navigation or refactoring points at, and the position in it: `at` as
+/// given (a declaration's start taken as its name, [`answer::snapped`]), or with a
+/// `name_path` its name's position in `at.path` (a file; a directory or empty: the
+/// one file there holding it, once the index is ready, waiting up to `wait_ms`).
+pub async fn pointed(
+    cx: &Cx<'_>,
+    at: &FilePosition,
+    name_path: Option<&str>,
+    wait_ms: u32,
+) -> Result<(Jailed, FilePosition), LeanError> {
+    let project = cx.project.clone();
+    let Some(name_path) = name_path else {
+        let file = resolve(cx, &at.path, Want::File).await?;
+        let at = at.clone();
+        return blocking(move || {
+            let at = answer::snapped(&project, &file, &at);
+            Ok((file, at))
+        })
+        .await;
+    };
+    let path = if at.path.is_empty() { "." } else { &at.path };
+    let mut file = resolve(cx, path, Want::FileOrDir).await?;
+    let name_path = name_path.to_string();
+    if file.is_dir() {
+        let wait = std::time::Duration::from_millis(wait_ms.into());
+        project.index.wait_ready(wait).await?;
+        let (project, dir, name_path) = (project.clone(), file.rel.clone(), name_path.clone());
+        file = blocking(move || answer::find_unique(&project, &dir, &name_path)).await?;
+    }
+    blocking(move || {
+        let name = answer::name_position(&project, &file, &name_path)?;
+        let at = FilePosition {
+            path: file.rel.clone(),
+            line: name.line,
+            column: name.column,
+        };
+        Ok((file, at))
+    })
+    .await
 }
 
 /// A jailed file's bytes, read through the jail's descriptors.

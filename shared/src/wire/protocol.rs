@@ -651,6 +651,8 @@ pub struct SymbolHit {
     pub kind: SymbolKind,
     pub name_path: String,
     pub range: Range,
+    /// Where its name is: the position navigation takes.
+    pub name_range: Range,
     pub signature: String,
     /// BLAKE3 hex of the declaration's bytes: the `expected_hash` of its edit.
     pub hash: Option<String>,
@@ -792,6 +794,10 @@ pub struct NavigateRequest {
     pub root: PathBuf,
     pub action: NavigateAction,
     pub at: FilePosition,
+    /// Point at a symbol by name instead (`Type/method`, as reads and edits take it):
+    /// `at.path` is then its file, a directory holding it, or empty (the project),
+    /// and `at`'s line and column are its name's, found through the index.
+    pub name_path: Option<String>,
     pub scope: Scope,
     /// Most locations to return.
     pub limit: u32,
@@ -836,6 +842,8 @@ pub enum Direction {
 pub struct TypeHierarchyRequest {
     pub root: PathBuf,
     pub at: FilePosition,
+    /// As [`NavigateRequest::name_path`].
+    pub name_path: Option<String>,
     pub direction: Direction,
     pub scope: Scope,
     pub limit: u32,
@@ -1011,6 +1019,8 @@ pub struct RefactorRequest {
     pub root: PathBuf,
     pub kind: RefactorKind,
     pub at: FilePosition,
+    /// As [`NavigateRequest::name_path`].
+    pub name_path: Option<String>,
     pub phase: RefactorPhase,
     pub limit: u32,
     pub wait_ms: u32,
