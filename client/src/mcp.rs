@@ -754,7 +754,7 @@ impl LeanCtxMcp {
 
     #[tool(
         title = "Outline",
-        description = "Symbols of a file or directory as a tree: line, kind, signature.",
+        description = "Symbols of a file or directory as a tree, with signatures.",
         annotations(read_only_hint = true, open_world_hint = false),
         input_schema = schema::<OutlineParams>()
     )]
@@ -774,7 +774,7 @@ impl LeanCtxMcp {
 
     #[tool(
         title = "Search",
-        description = "Symbols by name, substring or Type/member; or lines of any text file by text or regex.",
+        description = "Symbols by name, substring, Type/member or Type/ (its members); or lines of text files by text or regex.",
         annotations(read_only_hint = true, open_world_hint = false),
         input_schema = schema::<SearchParams>()
     )]

@@ -93,6 +93,34 @@ fn outline_search_and_overview_answer_from_the_index() {
     }
     let v = ok(&env, &root, &["search", "deep.mod.Point.move"]);
     assert_eq!(v["hits"][0]["path"], "src/deep/mod.py", "{v}");
+    // A trailing separator: the symbol and its members, the symbol first, each hit
+    // at its name (the position navigation takes).
+    for q in ["Point/", "Point::", "Point."] {
+        let v = ok(&env, &root, &["search", q]);
+        let found: Vec<(&str, &str, u64)> = v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["path"].as_str().unwrap(),
+                    h["name_path"].as_str().unwrap(),
+                    h["name_range"]["start"]["column"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("src/deep/mod.py", "Point", 6),
+                ("src/lib.rs", "Point", 11),
+                ("src/deep/mod.py", "Point/move", 8),
+                ("src/lib.rs", "Point/x", 23),
+                ("src/lib.rs", "Point/new", 11),
+            ],
+            "{q}: {v}"
+        );
+    }
     // Nothing found: exit 1, as grep's.
     let (out, v) = run(&env, &root, &["search", "/new"]);
     assert_eq!(

@@ -351,6 +351,8 @@ pub async fn search_symbol(
             .with_remedy("give a name, a substring or Type/member")
             .into());
     }
+    // `Foo/` (or `Foo::`, `Foo.`): Foo and its members.
+    let members = query.len() > 1 && query.ends_with(['/', ':', '.']);
     let project = &cx.project;
     let prefix = scope(cx, req.path.as_deref()).await?;
     project
@@ -364,6 +366,7 @@ pub async fn search_symbol(
     // restart their parses come from the store.
     let (hits, total) = blocking(move || {
         let prepared = Query::new(&query);
+        let container = members.then(|| NamePath::parse(&query));
         let mut scored: Vec<(i64, String, Symbol<'_>)> = Vec::new();
         let (files, _) = project.index.files_under(&prefix, usize::MAX);
         for (path, parsed) in &files {
@@ -372,7 +375,11 @@ pub async fn search_symbol(
                 if kind.is_some_and(|k| k != sym.kind().wire()) {
                     continue;
                 }
-                if let Some(score) = score(&sym, path, &prepared) {
+                let score = match &container {
+                    Some(container) => member_score(&sym, container),
+                    None => score(&sym, path, &prepared),
+                };
+                if let Some(score) = score {
                     scored.push((score + boost, path.clone(), sym));
                 }
             }
@@ -612,6 +619,23 @@ impl<'q> Query<'q> {
 /// How well `sym` matches `query`; `None` if it does not. Exact beats prefix beats
 /// substring, case-sensitive beats insensitive, declarations of types and functions
 /// beat fields and variables, shallow beats deep.
+/// `sym`'s score as the `container` a query ending in a separator names, or as one of
+/// its members (the nearer, the higher); `None` if it is neither. Within one score,
+/// hits keep file order.
+fn member_score(sym: &Symbol<'_>, container: &NamePath) -> Option<i64> {
+    let mut path = sym.name_path();
+    let mut depth = 0;
+    loop {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let name = name.split_once('[').map_or(name, |(name, _)| name);
+        if container.matches(path, name).is_some() {
+            return Some(1000 - 10 * depth);
+        }
+        path = path.rsplit_once('/')?.0;
+        depth += 1;
+    }
+}
+
 fn score(sym: &Symbol<'_>, file: &str, query: &Query<'_>) -> Option<i64> {
     let base = if let Some(path) = &query.path {
         let stored = sym.name_path();
