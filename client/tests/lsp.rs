@@ -85,6 +85,30 @@ fn rust_analyzer_navigates_non_ascii_code_and_reports_indexing_first() {
             .unwrap()
             .starts_with("pub fn use_it")
     );
+    // Each location names the declaration it lies in, with the hash its edit takes:
+    // the caller is edited without a read.
+    let callers: Vec<&str> = refs["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["symbol"]["name_path"].as_str().unwrap())
+        .collect();
+    assert_eq!(callers, ["größe", "use_it", "use_it"]);
+    let text = env
+        .shim()
+        .current_dir(&root)
+        .args(["refactor", "references", "src/lib.rs:3:9"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    let hash = refs["locations"][1]["symbol"]["hash"].as_str().unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "src/lib.rs\n  function größe  {}\n    3:7  pub fn größe",
+            &refs["locations"][0]["symbol"]["hash"].as_str().unwrap()[..16]
+        )) && text.contains(&format!("\n  function use_it  {}\n    4:25  ", &hash[..16])),
+        "{text}"
+    );
 
     // By name (in its file, a directory, the project), or at the declaration's start
     // as a map or a search gives it (column 0 will do): no column to guess.
@@ -173,6 +197,21 @@ fn rust_analyzer_navigates_non_ascii_code_and_reports_indexing_first() {
     assert!(st[0]["rss_bytes"].as_u64().unwrap() > 1 << 20);
     assert!(st[0]["open_documents"].as_u64().unwrap() >= 2);
     assert!(st[0]["calls_served"].as_u64().unwrap() >= 8);
+
+    // The caller's hash from the references answer guards its edit.
+    env.ok(
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "use_it",
+            "--expected-hash",
+            &hash[..16],
+            "--new-body",
+            "pub fn use_it() -> u32 { größe(&shapes::Square { side: 4 }) }",
+        ],
+    );
 }
 
 #[test]
@@ -281,13 +320,14 @@ fn rename_previews_applies_across_files_and_refuses_a_drifted_plan() {
         assert!(l["context"].as_str().unwrap().contains("Quadrat"), "{l}");
     }
 
-    // Nothing to rename at a keyword.
+    // Nothing to rename at a keyword (column 0, where the declaration starts, would
+    // mean its name).
     let nothing = env.err(
         &root,
         &[
             "refactor",
             "rename",
-            "src/shapes.rs:2:0",
+            "src/shapes.rs:2:1",
             "--new-name",
             "x",
             "--preview",
@@ -1071,12 +1111,15 @@ fn a_position_on_no_name_is_no_symbol_at_position_with_pylsp_and_gopls() {
     let root = python_project(&env, "py");
     // geo.py: `# Größe …` / `def fläche(a, b):` / `    return a * b`; main.py line 3:
     // `print("𝔘", fläche(2, 3), …)`, the `2` at column 18.
-    for at in ["geo.py:2:0", "geo.py:3:5", "geo.py:1:3", "main.py:3:18"] {
+    for at in ["geo.py:2:1", "geo.py:3:5", "geo.py:1:3", "main.py:3:18"] {
         let e = env.err(&root, &["refactor", "references", at]);
         assert_eq!(e["code"], "NO_SYMBOL_AT_POSITION", "pylsp {at}: {e}");
     }
     let refs = env.ok(&root, &["refactor", "references", "geo.py:2:5"]);
     assert_eq!(spots(&refs).len(), 4, "{refs}");
+    // Column 0, where the declaration starts: its name.
+    let at_start = env.ok(&root, &["refactor", "references", "geo.py:2:0"]);
+    assert_eq!(spots(&at_start), spots(&refs), "{at_start}");
 
     let env = TestEnv::with_shim(SHIM);
     env.write_config(&format!(

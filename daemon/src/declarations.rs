@@ -36,6 +36,29 @@ fn in_turn<T>(src: &[u8], parse: impl FnOnce() -> T) -> T {
     parse()
 }
 
+/// A file's declarations ordered by start, to find the one a byte lies in.
+#[derive(Debug)]
+pub struct Spans<'a>(Vec<(usize, usize, Symbol<'a>)>);
+
+impl<'a> Spans<'a> {
+    pub fn new(symbols: &'a FileSymbols) -> Spans<'a> {
+        let mut spans: Vec<_> = symbols
+            .all()
+            .map(|s| (s.bytes().start, s.bytes().end, s))
+            .collect();
+        spans.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        Spans(spans)
+    }
+
+    /// The innermost declaration holding byte `at`: of those starting at or before
+    /// it, the last that still holds it (ranges nest).
+    pub fn innermost(&self, at: usize) -> Option<Symbol<'a>> {
+        let before = self.0.partition_point(|s| s.0 <= at);
+        let (.., sym) = self.0[..before].iter().rev().find(|s| at < s.1)?;
+        Some(*sym)
+    }
+}
+
 /// [`lean_ctx_syntax::extract`], in its turn.
 pub fn extract(lang: Lang, src: &[u8]) -> FileSymbols {
     in_turn(src, || lean_ctx_syntax::extract(lang, src))

@@ -218,13 +218,23 @@ pub async fn navigate(d: &Daemon, req: NavigateRequest) -> Result<NavigateRespon
         name_path: None,
         ..req
     };
-    let resp = first(
+    let mut resp = first(
         vec![
             ask(IDE, ide::navigate(&cx, &file, &req)),
             ask(LSP, answered(lsp::navigate(&cx, &file, &req))),
         ],
         || ide_required(req.action.as_str()),
     )
+    .await?;
+    let (project, reads, mut hits) = (
+        cx.project.clone(),
+        d.reads.clone(),
+        std::mem::take(&mut resp.locations),
+    );
+    resp.locations = backing::blocking(move || {
+        backing::answer::enclose(&project, reads.of(&project.root), &mut hits);
+        Ok(hits)
+    })
     .await?;
     // The alternative: a grep printing one line per hit; no claim beyond that.
     let grep = resp

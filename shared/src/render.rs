@@ -8,10 +8,10 @@ use std::fmt::Write as _;
 use crate::{
     ErrorDetails, LeanError,
     protocol::{
-        EditAction, EditResponse, FileRead, InspectionsResponse, LocationHit, NavigateResponse,
-        OutlineResponse, ReadContent, ReadMode, ReadRequest, ReadResponse, RefactorResponse,
-        ReformatResponse, SearchSymbolResponse, SearchTextResponse, Searched, SymbolInfo,
-        SymbolsOverviewResponse, TreeEntryKind, TreeResponse, TypeHierarchyResponse,
+        EditAction, EditResponse, Enclosing, FileRead, InspectionsResponse, LocationHit,
+        NavigateResponse, OutlineResponse, ReadContent, ReadMode, ReadRequest, ReadResponse,
+        RefactorResponse, ReformatResponse, SearchSymbolResponse, SearchTextResponse, Searched,
+        SymbolInfo, SymbolsOverviewResponse, TreeEntryKind, TreeResponse, TypeHierarchyResponse,
     },
 };
 
@@ -375,17 +375,37 @@ fn by_file<T>(items: &[T], path: impl Fn(&T) -> &str, line: impl Fn(&T) -> Strin
     s
 }
 
-/// Locations grouped by file: `path` then `  line:col  context`.
-/// Locations grouped by file; those in imports are counted, not listed (a reference
-/// there names the symbol, the uses are the rest).
+/// Locations grouped by file (`path`), then under the declaration each lies in
+/// (`  kind name_path  hash`, the hash an edit of it passes), each `line:col  context`;
+/// those in imports are counted, not listed (a reference there names the symbol, the
+/// uses are the rest).
 pub fn locations(resp: &NavigateResponse) -> String {
     let uses: Vec<&LocationHit> = resp.locations.iter().filter(|l| !l.import).collect();
     let imports = resp.locations.len() - uses.len();
-    let mut s = by_file(
-        &uses,
-        |l| &l.path,
-        |l| format!("{}  {}", l.range.start, l.context),
-    );
+    let mut s = String::new();
+    let (mut file, mut symbol): (Option<&str>, Option<&Enclosing>) = (None, None);
+    for l in uses {
+        if file != Some(l.path.as_str()) {
+            let _ = writeln!(s, "{}", l.path);
+            (file, symbol) = (Some(l.path.as_str()), None);
+        }
+        let indent = match &l.symbol {
+            Some(e) => {
+                if symbol != Some(e) {
+                    let _ = write!(s, "  {} {}", e.kind.as_str(), e.name_path);
+                    push_hashed(&mut s, &e.hash);
+                    s.push('\n');
+                    symbol = Some(e);
+                }
+                "    "
+            }
+            None => {
+                symbol = None;
+                "  "
+            }
+        };
+        let _ = writeln!(s, "{indent}{}  {}", l.range.start, l.context);
+    }
     s.push_str(&totals(
         resp.locations.len(),
         resp.total,
@@ -674,6 +694,7 @@ mod tests {
             symbol: symbol.map(|(kind, name_path)| Enclosing {
                 kind,
                 name_path: name_path.into(),
+                hash: None,
             }),
             before: Vec::new(),
             after: Vec::new(),

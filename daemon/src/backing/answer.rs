@@ -16,18 +16,20 @@ use std::{
 use lean_ctx_shared::{
     ErrorCode, LeanError, Position, Range,
     protocol::{
-        Conflict, FilePosition, LocationHit, RefactorKind, RefactorRequest, RefactorResponse,
-        Scope, Usage,
+        Conflict, Enclosing, FilePosition, LocationHit, RefactorKind, RefactorRequest,
+        RefactorResponse, Scope, Usage,
     },
 };
 
-use lean_ctx_syntax::{Lang, Symbol};
+use lean_ctx_syntax::{Lang, Symbol, text::LineIndex};
 
 use crate::{
-    declarations::Wire,
+    backing::hashes::Source,
+    declarations::{self, Spans, Wire},
     edit::{ambiguous, match_name_path},
     jail::{Jailed, Want},
     language_servers::positions::{DocText, Encoding},
+    reads::Texts,
     registry::Project,
 };
 
@@ -88,6 +90,7 @@ impl<'a> Files<'a> {
                     path: inside.rel,
                     range,
                     import,
+                    symbol: None,
                 })
             }
             // Outside the root nothing is read: the server's numbers, 1-based, columns
@@ -100,8 +103,43 @@ impl<'a> Files<'a> {
                 ),
                 context: String::new(),
                 import: false,
+                symbol: None,
             }),
             None => None,
+        }
+    }
+}
+
+/// Names the declaration each location inside the root lies in (`LocationHit::symbol`),
+/// with the hash an edit of it passes: its file read once, through the jail, and
+/// hashed only while it holds the bytes its parse was made of.
+pub fn enclose(project: &Project, texts: Texts<'_>, hits: &mut [LocationHit]) {
+    let mut by_file: HashMap<String, Vec<&mut LocationHit>> = HashMap::new();
+    for hit in hits
+        .iter_mut()
+        .filter(|h| !Path::new(&h.path).is_absolute())
+    {
+        by_file.entry(hit.path.clone()).or_default().push(hit);
+    }
+    for (rel, hits) in by_file {
+        let Ok(file) = project.resolve(&rel, Want::File) else {
+            continue;
+        };
+        let (Ok(parsed), Ok(bytes)) = (project.index.file(&file), file.read()) else {
+            continue;
+        };
+        if parsed.hash != *blake3::hash(&bytes).as_bytes() {
+            continue;
+        }
+        let (spans, lines) = (Spans::new(&parsed.symbols), LineIndex::new(&bytes));
+        let source = Source::new(bytes);
+        for hit in hits {
+            let at = lines.offset(source.bytes(), declarations::position(hit.range.start));
+            hit.symbol = at.and_then(|at| spans.innermost(at)).map(|sym| Enclosing {
+                kind: sym.kind().wire(),
+                name_path: sym.name_path().to_string(),
+                hash: source.hash(sym, texts),
+            });
         }
     }
 }

@@ -33,10 +33,10 @@ use lean_ctx_shared::{
     protocol::{Enclosing, TextHit},
 };
 
-use lean_ctx_syntax::{FileSymbols, Symbol, text::char_count};
+use lean_ctx_syntax::{FileSymbols, text::char_count};
 
 use crate::{
-    declarations::Wire,
+    declarations::{Spans, Wire},
     index::{ids::FileId, store::Parsed},
     jail::{self, Want},
     registry::Project,
@@ -228,7 +228,7 @@ struct Collect<'a> {
     symbols: &'a FileSymbols,
     /// The symbols' byte ranges by start (outer before inner at one start), with
     /// the symbol: built at the first hit, so a file without one costs nothing.
-    spans: Option<Vec<(usize, usize, Symbol<'a>)>>,
+    spans: Option<Spans<'a>>,
     rel: &'a str,
     keep: usize,
     out: FileHits,
@@ -292,23 +292,17 @@ fn shown(line: &[u8]) -> String {
 }
 
 impl<'a> Collect<'a> {
-    /// The innermost symbol holding byte `at`: of those starting at or before it,
-    /// the last that still holds it (ranges nest).
+    /// The innermost symbol holding byte `at`.
     fn enclosing(&mut self, at: usize) -> Option<Enclosing> {
         let symbols = self.symbols;
-        let spans = self.spans.get_or_insert_with(|| {
-            let mut spans: Vec<_> = symbols
-                .all()
-                .map(|s| (s.bytes().start, s.bytes().end, s))
-                .collect();
-            spans.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-            spans
-        });
-        let before = spans.partition_point(|s| s.0 <= at);
-        let (_, _, sym) = spans[..before].iter().rev().find(|s| at < s.1)?;
+        let sym = self
+            .spans
+            .get_or_insert_with(|| Spans::new(symbols))
+            .innermost(at)?;
         Some(Enclosing {
             kind: sym.kind().wire(),
             name_path: sym.name_path().to_string(),
+            hash: None,
         })
     }
 

@@ -50,6 +50,10 @@ impl Source {
         Source { bytes }
     }
 
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
     /// The indexed file `rel` of `project`, jailed, as [`Source::read`].
     pub fn of(project: &Project, rel: &str, parsed: &Hash) -> Option<Source> {
         Source::read(&project.resolve(rel, Want::File).ok()?, parsed)

@@ -816,6 +816,9 @@ pub struct LocationHit {
     /// It lies in an import (`use`, `import`, `from … import`): a reference there
     /// names the symbol rather than uses it. The text answer counts these apart.
     pub import: bool,
+    /// The innermost declaration it lies in (inside the root), what an agent edits to
+    /// change this use; `None` at a file's top level.
+    pub symbol: Option<Enclosing>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -1228,11 +1231,15 @@ pub struct SearchTextRequest {
     pub wait_ms: u32,
 }
 
-/// The symbol a hit lies in.
+/// The declaration a hit or a location lies in, named as reads and edits name it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Enclosing {
     pub kind: SymbolKind,
     pub name_path: String,
+    /// BLAKE3 hex of the declaration's bytes as a read of it is hashed: the
+    /// `expected_hash` of its edit. Navigation's locations carry it (`None` when the
+    /// file changed since its parse); text search's hits do not.
+    pub hash: Option<String>,
 }
 
 /// One matching line.
