@@ -9,12 +9,13 @@ use std::time::Duration;
 use lean_ctx_shared::{
     LeanError,
     protocol::{
-        EditRequest, EditResponse, FileRead, InspectionsRequest, InspectionsResponse,
-        LeanCtxClient, NavigateRequest, NavigateResponse, Operation, OutlineRequest,
-        OutlineResponse, ReadContent, ReadRequest, ReadResponse, RefactorRequest, RefactorResponse,
-        ReformatRequest, ReformatResponse, SearchSymbolRequest, SearchSymbolResponse,
-        SearchTextRequest, SearchTextResponse, SymbolsOverviewRequest, SymbolsOverviewResponse,
-        TreeRequest, TreeResponse, TypeHierarchyRequest, TypeHierarchyResponse,
+        CallHierarchyRequest, CallHierarchyResponse, EditRequest, EditResponse, FileRead,
+        InspectionsRequest, InspectionsResponse, LeanCtxClient, NavigateRequest, NavigateResponse,
+        Operation, OutlineRequest, OutlineResponse, ReadContent, ReadRequest, ReadResponse,
+        RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
+        SearchSymbolResponse, SearchTextRequest, SearchTextResponse, SymbolsOverviewRequest,
+        SymbolsOverviewResponse, TreeRequest, TreeResponse, TypeHierarchyRequest,
+        TypeHierarchyResponse,
     },
     render,
 };
@@ -134,6 +135,7 @@ rendered_alone! {
     SymbolsOverviewRequest => SymbolsOverviewResponse: render::symbols_overview,
     NavigateRequest => NavigateResponse: render::locations,
     TypeHierarchyRequest => TypeHierarchyResponse: render::type_hierarchy,
+    CallHierarchyRequest => CallHierarchyResponse: render::call_hierarchy,
     InspectionsRequest => InspectionsResponse: render::inspections,
     ReformatRequest => ReformatResponse: render::reformat,
     RefactorRequest => RefactorResponse: render::refactor,

@@ -282,6 +282,18 @@ pub enum RefactorCommand {
         #[arg(long)]
         direction: Option<String>,
     },
+    /// Who calls the function or method at a position (or --name-path), or what it
+    /// calls: a tree, `--depth` levels deep.
+    CallHierarchy {
+        #[command(flatten)]
+        nav: NavArgs,
+        /// `incoming` (default: its callers) or `outgoing` (what it calls).
+        #[arg(long)]
+        direction: Option<String>,
+        /// Levels of calls (default 1, at most 5).
+        #[arg(long)]
+        depth: Option<u32>,
+    },
     /// A file's diagnostics (`--mode run`) or the diagnostic sources (`--mode list`).
     Inspections {
         path: String,
@@ -596,6 +608,19 @@ impl RefactorCommand {
             RefactorCommand::TypeHierarchy { nav, direction } => {
                 let (input, no_wait) = nav.input()?;
                 (A::TypeHierarchy, Input { direction, ..input }, no_wait)
+            }
+            RefactorCommand::CallHierarchy {
+                nav,
+                direction,
+                depth,
+            } => {
+                let (input, no_wait) = nav.input()?;
+                let input = Input {
+                    direction,
+                    depth,
+                    ..input
+                };
+                (A::CallHierarchy, input, no_wait)
             }
             RefactorCommand::Inspections {
                 path,

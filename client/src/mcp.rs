@@ -547,38 +547,38 @@ const NAVIGATE_ACTIONS: &[&str] = &[
     "implementations",
     "declaration",
     "type_hierarchy",
+    "call_hierarchy",
     "inspections",
 ];
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NavigateParams {
-    #[schemars(extend("enum" = ["references", "definition", "implementations", "declaration", "type_hierarchy", "inspections"]))]
+    #[schemars(extend("enum" = ["references", "definition", "implementations", "declaration", "type_hierarchy", "call_hierarchy", "inspections"]))]
     pub action: String,
     /// File (with name_path: or a directory).
     pub path: Option<String>,
-    /// Point/new, instead of line and column.
+    /// Point/new.
     pub name_path: Option<String>,
     /// 1-based.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub line: Option<u32>,
-    /// 0-based, of the name.
+    /// 0-based.
     #[serde(default, deserialize_with = "lenient::u32")]
     pub column: Option<u32>,
     /// all: libraries too.
     #[schemars(extend("enum" = ["project", "all"]))]
     pub scope: Option<String>,
-    #[schemars(extend("enum" = ["supertypes", "subtypes"]))]
+    #[schemars(extend("enum" = ["supertypes", "subtypes", "incoming", "outgoing"]))]
     pub direction: Option<String>,
-    /// Default 100.
+    /// call_hierarchy levels.
+    #[serde(default, deserialize_with = "lenient::u32")]
+    pub depth: Option<u32>,
     #[serde(default, deserialize_with = "lenient::u32")]
     pub limit: Option<u32>,
     // `symbols_overview` (ctx_outline does it) and inspections' `mode=list` (its
     // sources), as the published tool had them: read, not advertised.
     #[schemars(skip)]
     pub mode: Option<String>,
-    #[schemars(skip)]
-    #[serde(default, deserialize_with = "lenient::u32")]
-    pub depth: Option<u32>,
 }
 
 impl ToolParams for NavigateParams {
@@ -764,7 +764,7 @@ impl LeanCtxMcp {
 
     #[tool(
         title = "Files",
-        description = "The project's files as a tree, each directory with its file count and kinds.",
+        description = "The project's files as a tree, with counts and kinds per directory.",
         annotations(read_only_hint = true, open_world_hint = false),
         input_schema = schema::<TreeParams>()
     )]
@@ -794,7 +794,7 @@ impl LeanCtxMcp {
 
     #[tool(
         title = "Navigate",
-        description = "What the language server knows of a symbol (name_path, or path+line+column); a file's inspections.",
+        description = "Semantic navigation from a symbol (name_path, or path+line+column); a file's inspections.",
         annotations(read_only_hint = true, open_world_hint = false),
         input_schema = schema::<NavigateParams>()
     )]
@@ -1013,7 +1013,7 @@ mod tests {
         }
         // Every action once, but symbols_overview: ctx_outline does it (both tools
         // still take it, as the published tool had it).
-        assert_eq!(advertised.len(), 16, "{advertised:?}");
+        assert_eq!(advertised.len(), 17, "{advertised:?}");
         assert!(!advertised.iter().any(|(_, a)| a == "symbols_overview"));
         // Honest annotations: only the tool that writes says so.
         for t in LeanCtxMcp::tool_router().list_all() {

@@ -19,11 +19,11 @@ use std::path::PathBuf;
 use lean_ctx_shared::{
     ErrorCode, LeanError,
     protocol::{
-        Direction, EditAction, EditRequest, EditTarget, FilePosition, InspectionsMode,
-        InspectionsRequest, NavigateAction, NavigateRequest, OutlineRequest, ReadMode, ReadRequest,
-        ReadSession, RefactorKind, RefactorOptions, RefactorPhase, RefactorRequest,
-        ReformatRequest, ReformatScope, Scope, SearchSymbolRequest, SearchTextRequest, SymbolKind,
-        SymbolsOverviewRequest, TreeRequest, TypeHierarchyRequest,
+        CallDirection, CallHierarchyRequest, Direction, EditAction, EditRequest, EditTarget,
+        FilePosition, InspectionsMode, InspectionsRequest, NavigateAction, NavigateRequest,
+        OutlineRequest, ReadMode, ReadRequest, ReadSession, RefactorKind, RefactorOptions,
+        RefactorPhase, RefactorRequest, ReformatRequest, ReformatScope, Scope, SearchSymbolRequest,
+        SearchTextRequest, SymbolKind, SymbolsOverviewRequest, TreeRequest, TypeHierarchyRequest,
     },
 };
 use rmcp::schemars::{self, JsonSchema};
@@ -77,6 +77,9 @@ pub enum RefactorAction {
     Declaration,
     /// Supertypes or subtypes (`direction`) of the type at the position.
     TypeHierarchy,
+    /// Who calls the function at the position (`direction=incoming`), or what it
+    /// calls (`outgoing`), `depth` levels deep.
+    CallHierarchy,
     /// `mode=run`: the file's diagnostics; `mode=list`: the diagnostic sources.
     Inspections,
     /// Format the file at `path` in place (`reformat_scope`: the file, a region of
@@ -105,6 +108,7 @@ impl RefactorAction {
                 | RefactorAction::Implementations
                 | RefactorAction::Declaration
                 | RefactorAction::TypeHierarchy
+                | RefactorAction::CallHierarchy
                 | RefactorAction::Inspections
         )
     }
@@ -122,6 +126,7 @@ impl RefactorAction {
             RefactorAction::Implementations => "implementations",
             RefactorAction::Declaration => "declaration",
             RefactorAction::TypeHierarchy => "type_hierarchy",
+            RefactorAction::CallHierarchy => "call_hierarchy",
             RefactorAction::Inspections => "inspections",
             RefactorAction::Reformat => "reformat",
             RefactorAction::Rename => "rename",
@@ -248,6 +253,10 @@ const SCOPES: &[(&str, Scope)] = &[("project", Scope::Project), ("all", Scope::A
 const DIRECTIONS: &[(&str, Direction)] = &[
     ("supertypes", Direction::Supertypes),
     ("subtypes", Direction::Subtypes),
+];
+const CALL_DIRECTIONS: &[(&str, CallDirection)] = &[
+    ("incoming", CallDirection::Incoming),
+    ("outgoing", CallDirection::Outgoing),
 ];
 const MODES: &[(&str, InspectionsMode)] = &[
     ("run", InspectionsMode::Run),
@@ -476,6 +485,19 @@ impl Refactor<'_> {
                     at,
                     name_path,
                     direction: choose(input.direction.as_deref(), "direction", DIRECTIONS)?,
+                    scope: self.scope()?,
+                    limit,
+                    wait_ms,
+                }))
+            }
+            RefactorAction::CallHierarchy => {
+                let (at, name_path) = self.position()?;
+                Ok(Call::Callgraph(CallHierarchyRequest {
+                    root,
+                    at,
+                    name_path,
+                    direction: choose(input.direction.as_deref(), "direction", CALL_DIRECTIONS)?,
+                    depth: input.depth.unwrap_or(0),
                     scope: self.scope()?,
                     limit,
                     wait_ms,
@@ -1158,6 +1180,20 @@ mod tests {
             row(
                 &[
                     "refactor",
+                    "call-hierarchy",
+                    "--name-path",
+                    "leaf",
+                    "--direction",
+                    "outgoing",
+                    "--depth",
+                    "2",
+                ],
+                Navigate,
+                json!({"action": "call_hierarchy", "name_path": "leaf", "direction": "outgoing", "depth": 2}),
+            ),
+            row(
+                &[
+                    "refactor",
                     "definition",
                     "src/lib.rs:3:9",
                     "--scope",
@@ -1375,7 +1411,7 @@ mod tests {
             "a CLI verb without a row (or a row without a verb)"
         );
         assert_eq!(covered, mcp_actions, "an MCP action without a row");
-        assert_eq!(covered.len(), 23);
+        assert_eq!(covered.len(), 24);
     }
 
     #[test]

@@ -183,6 +183,14 @@ fn rust_analyzer_navigates_non_ascii_code_and_reports_indexing_first() {
             .any(|d| d["severity"] == "ERROR" && d["range"]["start"]["line"] == 5),
         "{diags}"
     );
+    // Each diagnostic names the declaration it lies in, as reads and edits do.
+    assert!(
+        found
+            .iter()
+            .filter(|d| d["range"]["start"]["line"] == 5)
+            .all(|d| d["symbol"]["name_path"] == "kaputt" && d["symbol"]["hash"].is_string()),
+        "{diags}"
+    );
     let list = env.ok(
         &root,
         &["refactor", "inspections", "src/lib.rs", "--mode", "list"],
@@ -613,6 +621,15 @@ fn gopls_answers_definition_and_references_on_non_ascii_lines() {
     let def = env.ok(&root, &["refactor", "definition", "use.go:3:40"]);
     assert_eq!(spots(&def), ["geo.go 4:5"], "{def}");
     assert_eq!(def["backing"], "gopls");
+    // gopls offers no declaration apart from the definition: that, said so.
+    let decl = env.ok(&root, &["refactor", "declaration", "use.go:3:40"]);
+    assert_eq!(spots(&decl), ["geo.go 4:5"], "{decl}");
+    assert!(
+        decl["fallback"]
+            .as_str()
+            .is_some_and(|f| f.contains("answered with the definition")),
+        "{decl}"
+    );
     let refs = env.ok(&root, &["refactor", "references", "geo.go:4:7"]);
     assert_eq!(
         spots(&refs),
@@ -1150,4 +1167,178 @@ fn a_position_on_no_name_is_no_symbol_at_position_with_pylsp_and_gopls() {
     }
     let refs = env.ok(&root, &["refactor", "references", "a.go:4:6"]);
     assert_eq!(spots(&refs), ["a.go 4:5"], "{refs}");
+}
+
+/// The depth-first rows of a call hierarchy: `depth path line:col name_path sites`.
+fn call_rows(v: &serde_json::Value) -> Vec<String> {
+    fn below(calls: &[serde_json::Value], parent: Option<u64>, rows: &mut Vec<String>) {
+        for (i, n) in calls.iter().enumerate() {
+            if n["parent"].as_u64() != parent {
+                continue;
+            }
+            let sites: Vec<String> = n["sites"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| format!("{}:{}", p["line"], p["column"]))
+                .collect();
+            rows.push(format!(
+                "{} {} {}:{} {} [{}]",
+                n["depth"],
+                n["path"].as_str().unwrap(),
+                n["range"]["start"]["line"],
+                n["range"]["start"]["column"],
+                n["symbol"]["name_path"].as_str().unwrap_or("-"),
+                sites.join(" ")
+            ));
+            below(calls, Some(i as u64), rows);
+        }
+    }
+    let mut rows = Vec::new();
+    below(v["calls"].as_array().unwrap(), None, &mut rows);
+    rows
+}
+
+/// Call hierarchies through three real servers, by name: callers and callees to a
+/// depth, each node the declaration an agent edits with its hash, the call sites in
+/// the caller; pylsp has none and says so.
+#[test]
+fn call_hierarchies_follow_calls_to_a_depth_through_real_servers() {
+    // gopls: leaf ← mid (twice) ← top.
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\ngo = [{:?}]\n",
+        gopls().display().to_string()
+    ));
+    let root = env.dir().join("calls");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(root.join("go.mod"), "module example.com/calls\n\ngo 1.21\n").unwrap();
+    fs::write(
+        root.join("calls.go"),
+        "package calls\n\nfunc leaf() int { return 1 }\n\nfunc mid() int { return leaf() + leaf() }\n\nfunc top() int { return mid() }\n",
+    )
+    .unwrap();
+    git(&root, &["init", "-q"]);
+    let root = fs::canonicalize(root).unwrap();
+    env.trust(&root);
+    let callers = env.ok(
+        &root,
+        &[
+            "refactor",
+            "call-hierarchy",
+            "--name-path",
+            "leaf",
+            "--depth",
+            "2",
+        ],
+    );
+    assert_eq!(callers["backing"], "gopls", "{callers}");
+    assert_eq!(callers["root_item"]["symbol"]["name_path"], "leaf");
+    assert_eq!(
+        call_rows(&callers),
+        [
+            "1 calls.go 5:5 mid [5:24 5:33]",
+            "2 calls.go 7:5 top [7:24]"
+        ],
+        "{callers}"
+    );
+    // Each node's hash guards an edit of it.
+    let hash = callers["calls"][0]["symbol"]["hash"].as_str().unwrap();
+    env.ok(
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "mid",
+            "--expected-hash",
+            &hash[..16],
+            "--new-body",
+            "func mid() int { return leaf() * 2 }",
+        ],
+    );
+    let callees = env.ok(
+        &root,
+        &[
+            "refactor",
+            "call-hierarchy",
+            "calls.go:7:0",
+            "--direction",
+            "outgoing",
+            "--depth",
+            "2",
+        ],
+    );
+    assert_eq!(
+        call_rows(&callees),
+        ["1 calls.go 5:5 mid [7:24]", "2 calls.go 3:5 leaf [5:24]"],
+        "{callees}"
+    );
+    let text = String::from_utf8(
+        env.shim()
+            .current_dir(&root)
+            .args(["refactor", "call-hierarchy", "--name-path", "leaf"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        text.starts_with("callers of calls.go:3:5  function leaf  ")
+            && text.contains("\n  calls.go:5:5  function mid  ")
+            && text.ends_with("  at 5:24\n1 call (gopls)\n"),
+        "{text}"
+    );
+
+    // rust-analyzer: größe's callers, and what use_it calls.
+    let (env, root) = rust_project("");
+    let callers = env.ok(
+        &root,
+        &["refactor", "call-hierarchy", "--name-path", "größe"],
+    );
+    assert_eq!(
+        call_rows(&callers),
+        ["1 src/lib.rs 4:7 use_it [4:25 4:62]"],
+        "{callers}"
+    );
+    let callees = env.ok(
+        &root,
+        &[
+            "refactor",
+            "call-hierarchy",
+            "--name-path",
+            "use_it",
+            "--direction",
+            "outgoing",
+        ],
+    );
+    assert_eq!(
+        call_rows(&callees),
+        ["1 src/lib.rs 3:7 größe [4:25 4:62]"],
+        "{callees}"
+    );
+
+    // tsserver: `shared`'s callers are the three modules' top levels.
+    let (env, root) = typescript_project();
+    let callers = env.ok(
+        &root,
+        &["refactor", "call-hierarchy", "--name-path", "shared"],
+    );
+    let paths: Vec<&str> = callers["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        ["src/use/u1.ts", "src/use/u2.ts", "src/use/u3.ts"],
+        "{callers}"
+    );
+
+    // pylsp offers no call hierarchy: said, with a remedy.
+    let env = python_env("");
+    let root = python_project(&env, "py");
+    let e = env.err(&root, &["refactor", "call-hierarchy", "geo.py:2:5"]);
+    assert_eq!(e["code"], "UNSUPPORTED", "{e}");
 }

@@ -6,6 +6,7 @@
 //! | operation | order |
 //! |---|---|
 //! | `navigate`, `type_hierarchy`, `inspections`, `reformat`, `rename` | IDE, then language server |
+//! | `call_hierarchy` | language server (the plugin has no route for it yet) |
 //! | `move`, `safe_delete`, `inline` | IDE only |
 //! | symbol edits | IDE (one undo entry there), then our own writer |
 //! | `symbols_overview`, `outline` of a file | headless index, then IDE (file types tree-sitter does not parse) |
@@ -30,14 +31,15 @@
 use std::{future::Future, path::Path, pin::Pin};
 
 use lean_ctx_shared::{
-    ErrorCode, LeanError,
+    ErrorCode, LeanError, Position,
     protocol::{
-        EditRequest, EditResponse, EditTarget, FileOutline, InspectionsRequest,
-        InspectionsResponse, NavigateRequest, NavigateResponse, OutlineRequest, OutlineResponse,
-        ReadRequest, ReadResponse, RefactorKind, RefactorRequest, RefactorResponse,
-        ReformatRequest, ReformatResponse, SearchSymbolRequest, SearchSymbolResponse,
-        SearchTextRequest, SearchTextResponse, SymbolsOverviewRequest, SymbolsOverviewResponse,
-        TreeRequest, TreeResponse, TypeHierarchyRequest, TypeHierarchyResponse,
+        CallHierarchyRequest, CallHierarchyResponse, EditRequest, EditResponse, EditTarget,
+        Enclosing, FileOutline, InspectionsRequest, InspectionsResponse, NavigateRequest,
+        NavigateResponse, OutlineRequest, OutlineResponse, ReadRequest, ReadResponse, RefactorKind,
+        RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse, SearchSymbolRequest,
+        SearchSymbolResponse, SearchTextRequest, SearchTextResponse, SymbolsOverviewRequest,
+        SymbolsOverviewResponse, TreeRequest, TreeResponse, TypeHierarchyRequest,
+        TypeHierarchyResponse,
     },
     render,
 };
@@ -78,6 +80,7 @@ macro_rules! backed {
 backed!(
     NavigateResponse,
     TypeHierarchyResponse,
+    CallHierarchyResponse,
     InspectionsResponse,
     ReformatResponse,
     RefactorResponse,
@@ -210,6 +213,21 @@ fn record(
     });
 }
 
+/// The declaration each place of an answer lies in, with its hash
+/// ([`backing::answer::enclosing`]), on the blocking pool.
+async fn enclosing(
+    d: &Daemon,
+    cx: &Cx<'_>,
+    places: Vec<(String, Position)>,
+) -> Result<Vec<Option<Enclosing>>, LeanError> {
+    let (project, reads) = (cx.project.clone(), d.reads.clone());
+    backing::blocking(move || {
+        let texts = reads.of(&project.root);
+        Ok(backing::answer::enclosing(&project, texts, &places))
+    })
+    .await
+}
+
 pub async fn navigate(d: &Daemon, req: NavigateRequest) -> Result<NavigateResponse, LeanError> {
     let cx = cx(d, &req.root)?;
     let (file, at) = pointed(&cx, &req.at, req.name_path.as_deref(), req.wait_ms).await?;
@@ -226,16 +244,14 @@ pub async fn navigate(d: &Daemon, req: NavigateRequest) -> Result<NavigateRespon
         || ide_required(req.action.as_str()),
     )
     .await?;
-    let (project, reads, mut hits) = (
-        cx.project.clone(),
-        d.reads.clone(),
-        std::mem::take(&mut resp.locations),
-    );
-    resp.locations = backing::blocking(move || {
-        backing::answer::enclose(&project, reads.of(&project.root), &mut hits);
-        Ok(hits)
-    })
-    .await?;
+    let places = resp
+        .locations
+        .iter()
+        .map(|l| (l.path.clone(), l.range.start));
+    let named = enclosing(d, &cx, places.collect()).await?;
+    for (l, symbol) in resp.locations.iter_mut().zip(named) {
+        l.symbol = symbol;
+    }
     // The alternative: a grep printing one line per hit; no claim beyond that.
     let grep = resp
         .locations
@@ -282,13 +298,47 @@ pub async fn type_hierarchy(
     Ok(resp)
 }
 
+pub async fn call_hierarchy(
+    d: &Daemon,
+    req: CallHierarchyRequest,
+) -> Result<CallHierarchyResponse, LeanError> {
+    let cx = cx(d, &req.root)?;
+    let (file, at) = pointed(&cx, &req.at, req.name_path.as_deref(), req.wait_ms).await?;
+    let req = CallHierarchyRequest {
+        at,
+        name_path: None,
+        ..req
+    };
+    let mut resp = first(
+        vec![ask(LSP, answered(lsp::call_hierarchy(&cx, &file, &req)))],
+        || ide_required("call_hierarchy"),
+    )
+    .await?;
+    let nodes = std::iter::once(&resp.root_item).chain(&resp.calls);
+    let places = nodes.map(|n| (n.path.clone(), n.range.start));
+    let mut named = enclosing(d, &cx, places.collect()).await?.into_iter();
+    resp.root_item.symbol = named.next().flatten();
+    for (node, symbol) in resp.calls.iter_mut().zip(named) {
+        node.symbol = symbol;
+    }
+    let output = render::call_hierarchy(&resp);
+    record(
+        d,
+        "call_hierarchy",
+        Some(&file.abs),
+        Baseline::NoClaim,
+        output,
+    );
+    Ok(resp)
+}
+
 pub async fn inspections(
     d: &Daemon,
     req: InspectionsRequest,
 ) -> Result<InspectionsResponse, LeanError> {
     let cx = cx(d, &req.root)?;
     let file = resolve(&cx, &req.path, Want::File).await?;
-    let resp = first(
+    let mut resp = first(
         vec![
             ask(IDE, ide::inspections(&cx, &file, &req)),
             ask(LSP, answered(lsp::inspections(&cx, &file, &req))),
@@ -296,6 +346,14 @@ pub async fn inspections(
         || ide_required("inspections"),
     )
     .await?;
+    let places = resp
+        .diagnostics
+        .iter()
+        .map(|d| (d.path.clone(), d.range.start));
+    let named = enclosing(d, &cx, places.collect()).await?;
+    for (diagnostic, symbol) in resp.diagnostics.iter_mut().zip(named) {
+        diagnostic.symbol = symbol;
+    }
     let output = render::inspections(&resp);
     record(d, "inspections", Some(&file.abs), Baseline::NoClaim, output);
     Ok(resp)

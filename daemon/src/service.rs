@@ -9,15 +9,15 @@ use std::{sync::Arc, time::Duration};
 use lean_ctx_shared::{
     LeanError,
     protocol::{
-        DashboardRequest, DashboardResponse, EditRequest, EditResponse, InspectionsRequest,
-        InspectionsResponse, LanguageServersRequest, LanguageServersResponse, LeanCtx,
-        MAX_PING_DELAY_MS, NavigateRequest, NavigateResponse, OpenProjectRequest, Operation,
-        OutlineRequest, OutlineResponse, PingRequest, PingResponse, ProjectStatus, ReadRequest,
-        ReadResponse, RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse,
-        SearchSymbolRequest, SearchSymbolResponse, SearchTextRequest, SearchTextResponse,
-        ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse, SymbolsOverviewRequest,
-        SymbolsOverviewResponse, TreeRequest, TreeResponse, TypeHierarchyRequest,
-        TypeHierarchyResponse,
+        CallHierarchyRequest, CallHierarchyResponse, DashboardRequest, DashboardResponse,
+        EditRequest, EditResponse, InspectionsRequest, InspectionsResponse, LanguageServersRequest,
+        LanguageServersResponse, LeanCtx, MAX_PING_DELAY_MS, NavigateRequest, NavigateResponse,
+        OpenProjectRequest, Operation, OutlineRequest, OutlineResponse, PingRequest, PingResponse,
+        ProjectStatus, ReadRequest, ReadResponse, RefactorRequest, RefactorResponse,
+        ReformatRequest, ReformatResponse, SearchSymbolRequest, SearchSymbolResponse,
+        SearchTextRequest, SearchTextResponse, ShutdownRequest, ShutdownResponse, StatusRequest,
+        StatusResponse, SymbolsOverviewRequest, SymbolsOverviewResponse, TreeRequest, TreeResponse,
+        TypeHierarchyRequest, TypeHierarchyResponse,
     },
 };
 use tarpc::context::Context;

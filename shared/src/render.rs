@@ -8,10 +8,11 @@ use std::fmt::Write as _;
 use crate::{
     ErrorDetails, LeanError,
     protocol::{
-        EditAction, EditResponse, Enclosing, FileRead, InspectionsResponse, LocationHit,
-        NavigateResponse, OutlineResponse, ReadContent, ReadMode, ReadRequest, ReadResponse,
-        RefactorResponse, ReformatResponse, SearchSymbolResponse, SearchTextResponse, Searched,
-        SymbolInfo, SymbolsOverviewResponse, TreeEntryKind, TreeResponse, TypeHierarchyResponse,
+        CallDirection, CallHierarchyResponse, CallNode, EditAction, EditResponse, Enclosing,
+        FileRead, InspectionsResponse, LocationHit, NavigateResponse, OutlineResponse, ReadContent,
+        ReadMode, ReadRequest, ReadResponse, RefactorResponse, ReformatResponse,
+        SearchSymbolResponse, SearchTextResponse, Searched, SymbolInfo, SymbolsOverviewResponse,
+        TreeEntryKind, TreeResponse, TypeHierarchyResponse,
     },
 };
 
@@ -419,6 +420,53 @@ pub fn locations(resp: &NavigateResponse) -> String {
     s
 }
 
+/// A call hierarchy as a tree: the function asked about, then each caller (callee)
+/// as `path:LINE:COL  kind name_path  hash  at L:C, …` (its name, the hash an edit
+/// of it passes, the call sites), the next level indented under it.
+pub fn call_hierarchy(resp: &CallHierarchyResponse) -> String {
+    fn row(s: &mut String, n: &CallNode, indent: usize) {
+        let (kind, name) = match &n.symbol {
+            Some(e) => (e.kind.as_str(), e.name_path.as_str()),
+            None => (n.kind.as_str(), n.name.as_str()),
+        };
+        let _ = write!(
+            s,
+            "{:indent$}{}:{}  {kind} {name}",
+            "", n.path, n.range.start
+        );
+        if let Some(e) = &n.symbol {
+            push_hashed(s, &e.hash);
+        }
+        if !n.sites.is_empty() {
+            let sites: Vec<String> = n.sites.iter().map(ToString::to_string).collect();
+            let _ = write!(s, "  at {}", sites.join(", "));
+        }
+        s.push('\n');
+    }
+    fn below(s: &mut String, calls: &[CallNode], parent: Option<u32>, indent: usize) {
+        for (i, n) in calls.iter().enumerate().filter(|(_, n)| n.parent == parent) {
+            row(s, n, indent);
+            below(s, calls, Some(i as u32), indent + 2);
+        }
+    }
+    let mut s = String::new();
+    let r = &resp.root_item;
+    s.push_str(match resp.direction {
+        CallDirection::Incoming => "callers of ",
+        CallDirection::Outgoing => "callees of ",
+    });
+    row(&mut s, r, 0);
+    below(&mut s, &resp.calls, None, 2);
+    s.push_str(&totals(
+        resp.calls.len(),
+        resp.calls.len() as u32,
+        resp.truncated,
+        "call",
+    ));
+    s.push_str(&backed(&resp.backing, &resp.fallback));
+    s
+}
+
 pub fn type_hierarchy(resp: &TypeHierarchyResponse) -> String {
     let r = &resp.root_item;
     let mut s = format!("{} {} {}:{}\n", r.kind, r.name, r.path, r.line);
@@ -435,9 +483,24 @@ pub fn type_hierarchy(resp: &TypeHierarchyResponse) -> String {
     s
 }
 
+/// Diagnostics, one a line (`path:LINE:COL SEVERITY message [source]`), under the
+/// declaration each lies in (`kind name_path  hash`, the hash an edit of it passes);
+/// or, for `mode=list`, the sources.
 pub fn inspections(resp: &InspectionsResponse) -> String {
     let mut s = String::new();
+    let mut symbol = None;
     for d in &resp.diagnostics {
+        if let Some(e) = &d.symbol
+            && symbol != Some(e)
+        {
+            let _ = write!(s, "{} {}", e.kind.as_str(), e.name_path);
+            push_hashed(&mut s, &e.hash);
+            s.push('\n');
+        }
+        symbol = d.symbol.as_ref();
+        if symbol.is_some() {
+            s.push_str("  ");
+        }
         s.push_str(&format!(
             "{}:{} {} {}{}\n",
             d.path,

@@ -408,6 +408,8 @@ async def language_servers(shim, project):
 
             is_error, body = await call(session, "ctx_navigate", {"action": "type_hierarchy", "path": "geo.py", "line": 2, "column": 5})
             assert is_error and body.startswith("ERROR: UNSUPPORTED:"), body
+            is_error, body = await call(session, "ctx_navigate", {"action": "call_hierarchy", "name_path": "area", "direction": "outgoing"})
+            assert is_error and body.startswith("ERROR: UNSUPPORTED:") and "call_hierarchy" in body, body
             is_error, body = await call(session, "ctx_refactor", {"action": "move", "path": "geo.py", "line": 2, "column": 5, "destination": "x.py"})
             assert is_error and body.startswith("ERROR: BACKEND_REQUIRED:"), body
             is_error, body = await call(session, "ctx_navigate", {"action": "references", "path": "geo.py", "line": 2})

@@ -110,19 +110,24 @@ impl<'a> Files<'a> {
     }
 }
 
-/// Names the declaration each location inside the root lies in (`LocationHit::symbol`),
-/// with the hash an edit of it passes: its file read once, through the jail, and
-/// hashed only while it holds the bytes its parse was made of.
-pub fn enclose(project: &Project, texts: Texts<'_>, hits: &mut [LocationHit]) {
-    let mut by_file: HashMap<String, Vec<&mut LocationHit>> = HashMap::new();
-    for hit in hits
-        .iter_mut()
-        .filter(|h| !Path::new(&h.path).is_absolute())
-    {
-        by_file.entry(hit.path.clone()).or_default().push(hit);
+/// The declaration each place (a root-relative path and a position in it) lies in,
+/// with the hash an edit of it passes; `None` outside the root, at a file's top
+/// level, or in a file changed since its parse. Each file is read once, through the
+/// jail, and hashed only while it holds the bytes its parse was made of.
+pub fn enclosing(
+    project: &Project,
+    texts: Texts<'_>,
+    places: &[(String, Position)],
+) -> Vec<Option<Enclosing>> {
+    let mut found = vec![None; places.len()];
+    let mut by_file: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, (path, _)) in places.iter().enumerate() {
+        if !Path::new(path).is_absolute() {
+            by_file.entry(path).or_default().push(i);
+        }
     }
-    for (rel, hits) in by_file {
-        let Ok(file) = project.resolve(&rel, Want::File) else {
+    for (rel, indexes) in by_file {
+        let Ok(file) = project.resolve(rel, Want::File) else {
             continue;
         };
         let (Ok(parsed), Ok(bytes)) = (project.index.file(&file), file.read()) else {
@@ -133,15 +138,16 @@ pub fn enclose(project: &Project, texts: Texts<'_>, hits: &mut [LocationHit]) {
         }
         let (spans, lines) = (Spans::new(&parsed.symbols), LineIndex::new(&bytes));
         let source = Source::new(bytes);
-        for hit in hits {
-            let at = lines.offset(source.bytes(), declarations::position(hit.range.start));
-            hit.symbol = at.and_then(|at| spans.innermost(at)).map(|sym| Enclosing {
+        for i in indexes {
+            let at = lines.offset(source.bytes(), declarations::position(places[i].1));
+            found[i] = at.and_then(|at| spans.innermost(at)).map(|sym| Enclosing {
                 kind: sym.kind().wire(),
                 name_path: sym.name_path().to_string(),
                 hash: source.hash(sym, texts),
             });
         }
     }
+    found
 }
 
 /// The apply gate of every two-phase refactoring, whichever backing answers: the plan

@@ -349,6 +349,7 @@ pub async fn inspections(
                 message: diag["message"].as_str().unwrap_or("").to_string(),
                 source: None,
                 code: None,
+                symbol: None,
             })
         })
         .collect();

@@ -30,11 +30,12 @@ use std::{
 use lean_ctx_shared::{
     ErrorCode, LeanError, Position, Range,
     protocol::{
-        Conflict, DiagnosticHit, Direction, FilePosition, InspectionSource, InspectionsMode,
+        CallDirection, CallHierarchyRequest, CallHierarchyResponse, CallNode, Conflict,
+        DiagnosticHit, Direction, FilePosition, InspectionSource, InspectionsMode,
         InspectionsRequest, InspectionsResponse, LocationHit, NavigateAction, NavigateRequest,
         NavigateResponse, RefactorKind, RefactorPhase, RefactorRequest, RefactorResponse,
-        ReformatRequest, ReformatResponse, ReformatScope, TypeHierarchyItem, TypeHierarchyRequest,
-        TypeHierarchyResponse, Usage,
+        ReformatRequest, ReformatResponse, ReformatScope, Scope, TypeHierarchyItem,
+        TypeHierarchyRequest, TypeHierarchyResponse, Usage,
     },
 };
 use lsp_types::{
@@ -248,6 +249,7 @@ pub async fn navigate(
     t.require_word(&req.at)?;
     let work = WorkDoneProgressParams::default();
     let partial = PartialResultParams::default();
+    let mut fallback = None;
     let raw: Vec<(lsp_types::Uri, lsp_types::Range)> = match req.action {
         NavigateAction::References => {
             t.require("referencesProvider", "references")?;
@@ -283,9 +285,20 @@ pub async fn navigate(
                     t.request::<req::GotoImplementation>(params, QUERY_TIMEOUT)
                         .await?
                 }
-                _ => {
-                    t.require("declarationProvider", "declaration")?;
+                _ if t.server.offers("declarationProvider") => {
                     t.request::<req::GotoDeclaration>(params, QUERY_TIMEOUT)
+                        .await?
+                }
+                // Where a language has no declaration apart from the definition
+                // (pylsp, gopls offer none), the definition is its declaration; the
+                // answer says so.
+                _ => {
+                    t.require("definitionProvider", "declaration")?;
+                    fallback = Some(format!(
+                        "{} has no declaration apart from the definition: answered with the definition",
+                        t.server.name()
+                    ));
+                    t.request::<req::GotoDefinition>(params, QUERY_TIMEOUT)
                         .await?
                 }
             };
@@ -312,7 +325,7 @@ pub async fn navigate(
         total,
         truncated,
         backing: t.server.name(),
-        fallback: None,
+        fallback,
     })
 }
 
@@ -417,6 +430,205 @@ pub async fn type_hierarchy(
     })
 }
 
+/// Levels of calls a call hierarchy follows at most, whatever is asked.
+const MAX_CALL_DEPTH: u32 = 5;
+
+/// A function a call hierarchy reached, as the server named it.
+struct Reached {
+    item: lsp_types::CallHierarchyItem,
+    depth: u32,
+    /// Its index in the list of those reached, of the one it was reached from.
+    parent: Option<u32>,
+    /// The call sites, and the file they lie in.
+    sites: Vec<lsp_types::Range>,
+    sites_in: lsp_types::Uri,
+}
+
+/// Who calls the function at `req.at`, or what it calls, level by level to
+/// `req.depth` (LSP call hierarchy): each function reached is listed under the one it
+/// was reached from and expanded once; calls into files outside the root are left
+/// out unless the scope is `all`, and not followed.
+pub async fn call_hierarchy(
+    cx: &Cx<'_>,
+    file: &Jailed,
+    req: &CallHierarchyRequest,
+) -> Result<CallHierarchyResponse, LeanError> {
+    let t = target(cx, file, req.wait_ms).await?;
+    let position = t.position_params(&req.at)?;
+    t.require_word(&req.at)?;
+    t.require("callHierarchyProvider", "call_hierarchy")?;
+    let params = lsp_types::CallHierarchyPrepareParams {
+        text_document_position_params: position,
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
+    let prepared = t
+        .request::<req::CallHierarchyPrepare>(params, QUERY_TIMEOUT)
+        .await?
+        .unwrap_or_default();
+    let Some(item) = prepared.into_iter().next() else {
+        return Err(LeanError::new(
+            ErrorCode::NoSymbolAtPosition,
+            format!(
+                "no function or method at {}:{}:{}",
+                t.file.rel, req.at.line, req.at.column
+            ),
+        )
+        .with_remedy("point at a function's or method's name, or give its name_path"));
+    };
+    let root = t.project.root.clone();
+    let inside = |i: &lsp_types::CallHierarchyItem| {
+        req.scope == Scope::All || uri_to_path(&i.uri).is_some_and(|p| p.starts_with(&root))
+    };
+    let most = limit(req.limit);
+    let depth = if req.depth == 0 {
+        1
+    } else {
+        req.depth.min(MAX_CALL_DEPTH)
+    };
+    let mut found: Vec<Reached> = Vec::new();
+    // Where a function's name is: each is expanded once.
+    let key = |i: &lsp_types::CallHierarchyItem| {
+        let at = i.selection_range.start;
+        (i.uri.as_str().to_string(), at.line, at.character)
+    };
+    let mut expanded = std::collections::HashSet::from([key(&item)]);
+    let mut frontier = vec![(item.clone(), None::<u32>)];
+    let mut truncated = false;
+    'levels: for level in 1..=depth {
+        let mut next = Vec::new();
+        for (from, parent) in frontier {
+            let calls: Vec<(
+                lsp_types::CallHierarchyItem,
+                Vec<lsp_types::Range>,
+                lsp_types::Uri,
+            )> = match req.direction {
+                CallDirection::Incoming => t
+                    .request::<req::CallHierarchyIncomingCalls>(
+                        lsp_types::CallHierarchyIncomingCallsParams {
+                            item: from,
+                            work_done_progress_params: WorkDoneProgressParams::default(),
+                            partial_result_params: PartialResultParams::default(),
+                        },
+                        QUERY_TIMEOUT,
+                    )
+                    .await?
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|c| {
+                        let uri = c.from.uri.clone();
+                        (c.from, c.from_ranges, uri)
+                    })
+                    .collect(),
+                CallDirection::Outgoing => t
+                    .request::<req::CallHierarchyOutgoingCalls>(
+                        lsp_types::CallHierarchyOutgoingCallsParams {
+                            item: from.clone(),
+                            work_done_progress_params: WorkDoneProgressParams::default(),
+                            partial_result_params: PartialResultParams::default(),
+                        },
+                        QUERY_TIMEOUT,
+                    )
+                    .await?
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|c| (c.to, c.from_ranges, from.uri.clone()))
+                    .collect(),
+            };
+            for (call, sites, sites_in) in calls.into_iter().filter(|(c, ..)| inside(c)) {
+                if found.len() == most {
+                    truncated = true;
+                    break 'levels;
+                }
+                let index = found.len() as u32;
+                if expanded.insert(key(&call)) {
+                    next.push((call.clone(), Some(index)));
+                }
+                found.push(Reached {
+                    item: call,
+                    depth: level,
+                    parent,
+                    sites,
+                    sites_in,
+                });
+            }
+        }
+        frontier = next;
+    }
+    let (project, enc, scope, direction) = (t.project.clone(), t.enc(), req.scope, req.direction);
+    let (root_item, calls) = blocking(move || {
+        let mut files = Files::new(&project);
+        let mut node = |i: lsp_types::CallHierarchyItem,
+                        depth: u32,
+                        parent: Option<u32>,
+                        sites: (Vec<lsp_types::Range>, lsp_types::Uri)| {
+            let hit = files.location(&uri_to_path(&i.uri)?, i.selection_range, enc, scope)?;
+            let sites_in = uri_to_path(&sites.1)?;
+            let sites = sites
+                .0
+                .into_iter()
+                .filter_map(|r| Some(files.location(&sites_in, r, enc, scope)?.range.start))
+                .collect();
+            Some(CallNode {
+                name: i.name,
+                kind: format!("{:?}", i.kind).to_lowercase(),
+                path: hit.path,
+                range: hit.range,
+                symbol: None,
+                depth,
+                parent,
+                sites,
+            })
+        };
+        let uri = item.uri.clone();
+        let root_item = node(item, 0, None, (Vec::new(), uri)).ok_or_else(|| {
+            LeanError::new(
+                ErrorCode::NoSymbolAtPosition,
+                "the function lies outside the project root",
+            )
+        })?;
+        // A node that cannot be shown (its file gone since) takes the ones reached
+        // through it along: the indexes of the rest are renumbered.
+        let mut kept: Vec<Option<u32>> = Vec::with_capacity(found.len());
+        let mut calls = Vec::new();
+        for Reached {
+            item: i,
+            depth,
+            parent,
+            sites,
+            sites_in,
+        } in found
+        {
+            let parent = match parent {
+                Some(p) => match kept[p as usize] {
+                    Some(p) => Some(p),
+                    None => {
+                        kept.push(None);
+                        continue;
+                    }
+                },
+                None => None,
+            };
+            match node(i, depth, parent, (sites, sites_in)) {
+                Some(n) => {
+                    kept.push(Some(calls.len() as u32));
+                    calls.push(n);
+                }
+                None => kept.push(None),
+            }
+        }
+        Ok((root_item, calls))
+    })
+    .await?;
+    Ok(CallHierarchyResponse {
+        root_item,
+        direction,
+        calls,
+        truncated,
+        backing: t.server.name(),
+        fallback: None,
+    })
+}
+
 pub async fn inspections(
     cx: &Cx<'_>,
     file: &Jailed,
@@ -471,6 +683,7 @@ pub async fn inspections(
                 lsp_types::NumberOrString::Number(n) => n.to_string(),
                 lsp_types::NumberOrString::String(s) => s,
             }),
+            symbol: None,
         })
         .collect();
     diagnostics.sort_by_key(|d| d.range);

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     error::{LeanError, Progress},
-    position::Range,
+    position::{Position, Range},
 };
 
 /// Bumped on any intentional wire change, and on an upgrade of tarpc or bincode that
@@ -72,6 +72,9 @@ macro_rules! operations {
                 navigate(NavigateRequest) -> NavigateResponse as Navigate, backing;
                 /// Supertypes or subtypes of the type at a position.
                 type_hierarchy(TypeHierarchyRequest) -> TypeHierarchyResponse as TypeHierarchy, backing;
+                /// Who calls a function or method (incoming), or what it calls (outgoing),
+                /// to a depth.
+                call_hierarchy(CallHierarchyRequest) -> CallHierarchyResponse as Callgraph, backing;
                 /// A file's diagnostics (`mode=run`) or the diagnostic sources (`mode=list`).
                 inspections(InspectionsRequest) -> InspectionsResponse as Inspections, backing;
                 /// Formats one file in place, atomically.
@@ -152,6 +155,7 @@ waiting! {
     OutlineRequest => "outline",
     SearchSymbolRequest => "search_symbol",
     TypeHierarchyRequest => "type_hierarchy",
+    CallHierarchyRequest => "call_hierarchy",
     InspectionsRequest => "inspections",
     ReformatRequest => "reformat",
     TreeRequest => "tree",
@@ -876,6 +880,69 @@ pub struct TypeHierarchyResponse {
     pub fallback: Option<String>,
 }
 
+/// Calls into a function or method, or out of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallDirection {
+    /// Who calls it.
+    #[default]
+    Incoming,
+    /// What it calls.
+    Outgoing,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallHierarchyRequest {
+    pub root: PathBuf,
+    pub at: FilePosition,
+    /// As [`NavigateRequest::name_path`].
+    pub name_path: Option<String>,
+    pub direction: CallDirection,
+    /// Levels of calls: 1 the direct callers (or callees), 2 theirs as well, and so
+    /// on; 0: the daemon's default (1).
+    pub depth: u32,
+    pub scope: Scope,
+    /// Most calls listed, over every level.
+    pub limit: u32,
+    pub wait_ms: u32,
+}
+
+/// One function or method of a call hierarchy.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallNode {
+    pub name: String,
+    /// The server's kind, lowercase (`function`, `method`, `constructor`).
+    pub kind: String,
+    /// Root-relative; absolute outside the root (`scope=all`).
+    pub path: String,
+    /// Where its name is.
+    pub range: Range,
+    /// Its declaration as reads and edits name it, with its hash (inside the root).
+    pub symbol: Option<Enclosing>,
+    /// 1: calls the symbol asked about (incoming) or is called by it (outgoing); 2:
+    /// calls (is called by) one of those; and so on.
+    pub depth: u32,
+    /// The index in [`CallHierarchyResponse::calls`] of the node one level up; `None`
+    /// at depth 1 (the symbol asked about).
+    pub parent: Option<u32>,
+    /// The call sites, in the caller's file: this node's (incoming), the node one
+    /// level up's (outgoing).
+    pub sites: Vec<Position>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallHierarchyResponse {
+    /// The function or method asked about (its `depth` 0, no sites).
+    pub root_item: CallNode,
+    pub direction: CallDirection,
+    /// Level by level; a function reached twice is listed each time, expanded once.
+    pub calls: Vec<CallNode>,
+    pub truncated: bool,
+    pub backing: String,
+    /// Why the backings asked before this one did not answer.
+    pub fallback: Option<String>,
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InspectionsMode {
@@ -902,6 +969,8 @@ pub struct DiagnosticHit {
     pub message: String,
     pub source: Option<String>,
     pub code: Option<String>,
+    /// The innermost declaration it lies in, with the hash an edit of it passes.
+    pub symbol: Option<Enclosing>,
 }
 
 /// A diagnostic source (`mode=list`): a linter or checker the server runs.

@@ -84,12 +84,15 @@ impl RootIndex {
                 rescan = true;
                 continue;
             }
-            // Gone, replaced, or (a directory) created or moved in: what was under
-            // the name is not there any more (a directory moved away or replaced took
-            // its files along), and a directory is walked again (which watches it).
+            // A directory created, moved in or replaced is walked again (which
+            // watches it); what was under it and the walk does not find goes after
+            // the walk, so a file indexed meanwhile never drops out for a moment.
             if kind.is_ok_and(|k| k.is_dir()) {
-                walks.push(path);
+                walks.push((path, rel));
+                continue;
             }
+            // Gone: what was under the name is not there any more (a directory moved
+            // away took its files along).
             gone.push(rel);
         }
         // A full walk drops what it does not find and walks everything anyway.
@@ -107,8 +110,8 @@ impl RootIndex {
                 self.files.retain(|rel, _| kept(rel));
                 self.skipped.write().unwrap().retain(|rel, _| kept(rel));
             }
-            for path in walks {
-                self.walk_and_index(&path, false, None);
+            for (path, rel) in walks {
+                self.walk_again(&path, &rel);
             }
         }
         if !changed.is_empty() {
@@ -118,6 +121,29 @@ impl RootIndex {
         if rescan {
             self.full_index();
         }
+    }
+
+    /// Walks the directory `rel` again, then drops what was indexed under it and the
+    /// walk did not find, unless it is a file there now (written by us meanwhile).
+    fn walk_again(&self, dir: &Path, rel: &str) {
+        self.skipped.write().unwrap().retain(|r, _| !under(r, rel));
+        let seen = Mutex::new(rustc_hash::FxHashSet::default());
+        let record = |l: Listed<'_>| {
+            let mut seen = seen.lock().unwrap();
+            for (name, _) in &l.files {
+                seen.insert(match l.rel {
+                    "" => name.to_string(),
+                    dir => format!("{dir}/{name}"),
+                });
+            }
+        };
+        self.walk_and_index(dir, false, Some(&record));
+        let seen = seen.into_inner().unwrap();
+        let there = |r: &str| {
+            std::fs::symlink_metadata(self.root.join(r)).is_ok_and(|m| m.file_type().is_file())
+        };
+        self.files
+            .retain(|r, _| !under(r, rel) || seen.contains(r) || there(r));
     }
 }
 

@@ -642,6 +642,7 @@ fn client_capabilities() -> ClientCapabilities {
             "rename": { "prepareSupport": true },
             "formatting": {},
             "typeHierarchy": {},
+            "callHierarchy": {},
             "publishDiagnostics": { "versionSupport": true, "relatedInformation": false },
             "diagnostic": {}
         },
