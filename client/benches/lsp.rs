@@ -4,7 +4,9 @@
 //! (a new daemon each time: spawn, load the workspace, answer). Whole processes, as an
 //! agent's tool call sees them. Then eight concurrent sessions on one worktree: the
 //! one shared server's RSS against eight separate servers, each in its own daemon
-//! (what eight per-session tools run), all loaded at once.
+//! (what eight per-session tools run), all loaded at once. And a session's first
+//! call: its start (`lean-ctx project`, as `lean-ctx mcp` starts) warms the server
+//! while the agent reads; its first `references` against one nothing prewarmed.
 //!
 //! Run: `bash client/benches/fetch-corpus.sh && cargo build --release --workspace --bins
 //! && cargo bench -p lean-ctx-client --bench lsp`
@@ -59,6 +61,33 @@ fn main() {
     let env = warm_env.unwrap();
     let mut warm: Vec<f64> = (0..WARM_RUNS).map(|_| timed(&env, &project, &at)).collect();
 
+    // A session's start warms the server: `lean-ctx project` (what `lean-ctx mcp`
+    // sends first) at t0, the server ready while the agent reads, then its first
+    // `references`; against the first call of a session that started nothing (the
+    // fresh runs above: spawn, load, answer).
+    let mut prewarmed = Vec::new();
+    let mut ready_after = Vec::new();
+    for _ in 0..COLD_RUNS {
+        let env = world(&project);
+        let t0 = Instant::now();
+        let out = env
+            .shim()
+            .current_dir(&project)
+            .arg("project")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        while !status_of(&env)["language_servers"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s["state"] == "ready"))
+        {
+            assert!(t0.elapsed().as_secs() < 600, "no server warmed");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        ready_after.push(t0.elapsed().as_secs_f64() * 1e3);
+        prewarmed.push(timed(&env, &project, &at));
+    }
+
     let handles: Vec<_> = (0..SESSIONS)
         .map(|_| {
             let (envs, cwd, at) = (env.envs(), project.clone(), at.clone());
@@ -107,6 +136,15 @@ fn main() {
     println!(
         "  ratio warm / fresh                       {:>9.4}x",
         w50 / c50
+    );
+    let (r50, p50) = (median(&mut ready_after), median(&mut prewarmed));
+    println!("a session's first `references` ({COLD_RUNS} sessions each):");
+    println!("  session start -> server ready (prewarm)  p50 {r50:>9.1} ms");
+    println!("  first call, server prewarmed             p50 {p50:>9.1} ms");
+    println!("  first call, nothing prewarmed            p50 {c50:>9.1} ms");
+    println!(
+        "  ratio prewarmed / cold                   {:>9.4}x",
+        p50 / c50
     );
     println!("memory, {SESSIONS} sessions on one worktree:");
     println!(

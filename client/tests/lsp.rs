@@ -1342,3 +1342,37 @@ fn call_hierarchies_follow_calls_to_a_depth_through_real_servers() {
     let e = env.err(&root, &["refactor", "call-hierarchy", "geo.py:2:5"]);
     assert_eq!(e["code"], "UNSUPPORTED", "{e}");
 }
+
+/// A session's start (`open_project`: what `lean-ctx mcp` sends first, and `lean-ctx
+/// project`) warms the language servers of its trusted root: nothing asks for one,
+/// and by the first question it is up, so even a call that will not wait gets the
+/// whole answer. An untrusted root starts none.
+#[test]
+fn a_session_start_warms_the_language_servers_of_a_trusted_root() {
+    let (env, root) = rust_project("");
+    env.ok(&root, &["project"]);
+    let warm = wait_until(Duration::from_secs(300), || {
+        env.status_rows(&root, "language_servers")
+            .iter()
+            .any(|s| s["language"] == "rust" && s["state"] == "ready")
+    });
+    assert!(warm, "{:?}", env.status_rows(&root, "language_servers"));
+    let refs = env.ok(
+        &root,
+        &["refactor", "references", "src/lib.rs:3:9", "--no-wait"],
+    );
+    assert_eq!(refs["total"], 3, "{refs}");
+
+    let other = env.dir().join("other");
+    write_crate(&other);
+    git(&other, &["init", "-q"]);
+    let other = fs::canonicalize(other).unwrap();
+    env.ok(&other, &["project"]);
+    thread::sleep(Duration::from_secs(2));
+    assert!(
+        env.status_rows(&other, "language_servers")
+            .iter()
+            .all(|s| s["root"] != other.to_str().unwrap()),
+        "an untrusted root got a server"
+    );
+}

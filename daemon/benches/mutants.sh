@@ -25,7 +25,7 @@ store='persist\.rs.*(in|replace) (Writer::load|Writer::index|Store::load_listing
 cd "$root"
 for part in "${parts[@]}"; do
   case "$part" in
-    jail) file=daemon/src/jail.rs filter='jail\.rs' tests=(--lib -- jail:: edit:: backing::) ;;
+    jail) file=daemon/src/jail.rs filter='jail\.rs' tests=(--lib -- jail:: edit:: backing:: index::) ;;
     edit) file=daemon/src/edit.rs filter='edit\.rs' tests=(--lib --test conformance -- edit:: backing:: every_symbol) ;;
     store) file=daemon/src/index/store/persist.rs filter="$store" tests=(--lib -- index::store) ;;
     *) echo "unknown part $part: jail, edit or store" >&2; exit 2 ;;

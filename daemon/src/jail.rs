@@ -610,6 +610,11 @@ fn dir_beneath(root: BorrowedFd<'_>, rel: &str, access: OFlags) -> io::Result<Ow
 
 /// `rel` opened with `flags` beneath `root`, following no symlink and no `..`.
 fn beneath(root: BorrowedFd<'_>, rel: &str, flags: OFlags) -> io::Result<OwnedFd> {
+    // `openat2` lets a `..` that stays beneath through; the paths the index opens
+    // never hold one, so none is taken, either way.
+    if rel.split('/').any(|n| n == "..") {
+        return Err(Errno::XDEV.into());
+    }
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         use rustix::fs::ResolveFlags;
@@ -620,6 +625,11 @@ fn beneath(root: BorrowedFd<'_>, rel: &str, flags: OFlags) -> io::Result<OwnedFd
             Err(e) => return Err(e.into()),
         }
     }
+    by_names(root, rel, flags)
+}
+
+/// [`beneath`] without `openat2`: one `O_NOFOLLOW` name at a time, `..` refused.
+fn by_names(root: BorrowedFd<'_>, rel: &str, flags: OFlags) -> io::Result<OwnedFd> {
     let mut names = rel.split('/').filter(|n| !n.is_empty() && *n != ".");
     let last = names
         .next_back()
@@ -1014,5 +1024,91 @@ mod tests {
         symlink(base.join("outside/dir"), root.join("src/deep")).unwrap();
         assert!(raced.make_dirs().is_err());
         assert!(!base.join("outside/dir/three").exists());
+    }
+
+    /// What the index opens by a root-relative path (`open_beneath`,
+    /// `open_dir_beneath`, `dir_handle_beneath`, `read_beneath`): beneath the root
+    /// only, no symlink or `..` followed anywhere on the way, close-on-exec, a FIFO
+    /// refused at once; through `openat2` and, where it is missing, one name at a time.
+    #[test]
+    fn the_index_opens_beneath_the_root_only_without_symlinks_and_close_on_exec() {
+        let (_tmp, base, root, _group) = world();
+        symlink(base.join("outside"), root.join("src/out")).unwrap();
+        symlink("a.rs", root.join("src/alias.rs")).unwrap();
+        symlink("deep", root.join("src/deeper")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.join("src/fifo"),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let cloexec = |fd: BorrowedFd<'_>| {
+            rustix::io::fcntl_getfd(fd)
+                .unwrap()
+                .contains(rustix::io::FdFlags::CLOEXEC)
+        };
+        let held = open_root(&root).unwrap();
+        assert!(cloexec(held.as_fd()), "the root");
+        let r = held.as_fd();
+        let mut text = String::new();
+        let mut file = open_beneath(r, "src/deep/b.rs").unwrap();
+        assert!(cloexec(file.as_fd()), "a file");
+        file.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "fn b() {}\n");
+        assert_eq!(read_beneath(&root, "src/a.rs").unwrap(), b"fn a() {}\n");
+        let file_flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        for (way, open) in [
+            (
+                "openat2",
+                beneath as fn(BorrowedFd<'_>, &str, OFlags) -> io::Result<OwnedFd>,
+            ),
+            ("by names", by_names),
+        ] {
+            let fd = open(r, "src/deep/b.rs", file_flags).unwrap();
+            assert!(cloexec(fd.as_fd()), "{way}");
+            let fd = open(r, "src/deep", dir_flags).unwrap();
+            assert!(cloexec(fd.as_fd()), "{way}");
+            for bad in [
+                "src/out/secret.rs",
+                "src/alias.rs",
+                "src/deeper/b.rs",
+                "../outside/secret.rs",
+                "src/../src/a.rs",
+                "src/deep/..",
+            ] {
+                assert!(open(r, bad, file_flags).is_err(), "{way} {bad}");
+            }
+            assert!(
+                open(r, "src/a.rs", dir_flags).is_err(),
+                "{way}: a file as a directory"
+            );
+            assert!(
+                open(r, "src/out", dir_flags).is_err(),
+                "{way}: a symlink as a directory"
+            );
+            // A FIFO is opened without waiting for a writer (and refused as no file).
+            let (tx, rx) = std::sync::mpsc::channel();
+            let fifo = root.join("src");
+            std::thread::spawn(move || {
+                let dir = open_root(&fifo).unwrap();
+                tx.send(open(dir.as_fd(), "fifo", file_flags).is_ok())
+                    .unwrap();
+            });
+            let opened = rx.recv_timeout(std::time::Duration::from_secs(5));
+            assert_eq!(opened, Ok(true), "{way}: waited on a FIFO");
+        }
+        assert!(open_beneath(r, "src/fifo").is_err(), "a FIFO is no file");
+        assert!(open_beneath(r, "src").is_err(), "a directory is no file");
+        let dir = open_dir_beneath(r, "src/deep").unwrap();
+        assert!(cloexec(dir.as_fd()));
+        assert!(open_dir_beneath(r, "").is_ok());
+        assert!(open_dir_beneath(r, "src/out").is_err());
+        assert!(open_dir_beneath(r, "src/a.rs").is_err());
+        let handle = dir_handle_beneath(r, "src").unwrap();
+        assert!(cloexec(handle.as_fd()));
+        assert!(dir_handle_beneath(r, "src/deeper").is_err());
     }
 }

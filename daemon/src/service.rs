@@ -85,8 +85,11 @@ impl LeanCtx for Handler {
         let d = &self.daemon;
         d.call("open_project", async {
             note_root(&req.root);
-            let mut status = d.registry.enter(&req.root)?.status();
+            let project = d.registry.enter(&req.root)?;
+            let mut status = project.status();
             status.trusted = d.lsp.trusts(&status.root);
+            // A session starts here: its language servers warm while it reads.
+            d.lsp.prewarm(project.index.clone());
             Ok(status)
         })
         .await

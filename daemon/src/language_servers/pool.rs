@@ -63,6 +63,10 @@ pub enum Choice {
     Refused(LeanError),
 }
 
+/// How long a prewarm waits for the root's first index before giving up (the
+/// first call then starts the servers it needs).
+const PREWARM_WAIT: Duration = Duration::from_secs(600);
+
 #[derive(Debug)]
 pub struct Pool {
     config: LspSection,
@@ -255,6 +259,29 @@ impl Pool {
                     "install typescript next to typescript-language-server (npm install -g typescript), or set lsp.tsserver in config.toml to a tsserver.js you trust",
                 )
             })
+    }
+
+    /// Starts, in the background, the server of each language `index`'s root holds
+    /// files of (once the index is ready), so the first navigation of a session that
+    /// just started waits for no cold server: only in a trusted root, and a server
+    /// warm already is only touched. A session's start (`open_project`) calls this.
+    pub fn prewarm(self: &Arc<Self>, index: Arc<RootIndex>) {
+        if !self.trusts(index.root()) {
+            return;
+        }
+        let pool = self.clone();
+        tokio::spawn(async move {
+            if index.wait_ready(PREWARM_WAIT).await.is_err() {
+                return;
+            }
+            for lang in index.code_languages() {
+                if let Choice::Server(spec) = pool.choice(lang)
+                    && let Err(e) = pool.server(index.root(), spec, &index)
+                {
+                    tracing::debug!(root = %index.root().display(), lang = lang.name(), "not prewarmed: {}", e.message);
+                }
+            }
+        });
     }
 
     /// The warm server for (root, spec), started if there is none or it died. Its

@@ -806,6 +806,18 @@ impl RootIndex {
             .collect()
     }
 
+    /// The code languages of the indexed files.
+    pub fn code_languages(&self) -> Vec<Lang> {
+        let mut langs: Vec<Lang> = Vec::new();
+        for e in self.files.read().values() {
+            let lang = e.known.lang;
+            if lang.is_code() && !langs.contains(&lang) {
+                langs.push(lang);
+            }
+        }
+        langs
+    }
+
     /// The first `limit` indexed files under `prefix` by path, with their languages
     /// (no parse is fetched), and how many there are.
     pub fn langs_under(&self, prefix: &str, limit: usize) -> (Vec<(String, Lang)>, usize) {
