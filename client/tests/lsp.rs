@@ -220,6 +220,40 @@ fn rust_analyzer_navigates_non_ascii_code_and_reports_indexing_first() {
             "pub fn use_it() -> u32 { größe(&shapes::Square { side: 4 }) }",
         ],
     );
+
+    // The warm server checks each edit: what it reports new comes with the answer
+    // (the type error in `kaputt` was there before, and is not new).
+    let clean = env.ok(
+        &root,
+        &[
+            "refactor",
+            "insert-after-symbol",
+            "--name-path",
+            "use_it",
+            "--text",
+            "pub fn twice() -> u32 { use_it() * 2 }",
+        ],
+    );
+    assert_eq!(clean["introduced"], serde_json::json!([]), "{clean}");
+    let broken = env.ok(
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "größe",
+            "--new-body",
+            "pub fn größe(s: &shapes::Square, k: u32) -> u32 { s.side * k }",
+        ],
+    );
+    let introduced = broken["introduced"].as_array().unwrap();
+    assert!(
+        !introduced.is_empty()
+            && introduced.iter().all(|d| d["severity"] == "ERROR"
+                && d["symbol"]["name_path"] == "use_it"
+                && d["range"]["start"]["line"] == 4),
+        "{broken}"
+    );
 }
 
 #[test]

@@ -634,6 +634,7 @@ async fn edited(
                 .then(|| blake3::hash(&written.content).to_hex().to_string()),
             backing: backing.into(),
             fallback: None,
+            introduced: None,
         },
         written,
     })
@@ -657,6 +658,7 @@ async fn create_file(
         file_hash: Some(written.hash.clone()),
         backing: headless::BACKING.into(),
         fallback: None,
+        introduced: None,
     };
     let replaced = written.replaced.clone();
     backing::written::settle(cx, req, &file, lang, written).await?;
@@ -677,6 +679,9 @@ pub async fn edit_symbol(d: &Daemon, req: EditRequest) -> Result<EditResponse, L
         return create_file(d, &cx, &req, path).await;
     }
     let (file, lang) = headless::edit_target(&cx, &req).await?;
+    // What the file's language server reports before the edit, when one is up: the
+    // edit's answer says what it reports new after.
+    let before = lsp::diagnostics_if_warm(&cx, &file, lang).await;
     let edited = first(
         vec![
             ask(
@@ -695,12 +700,24 @@ pub async fn edit_symbol(d: &Daemon, req: EditRequest) -> Result<EditResponse, L
         || unreachable_absent("edit_symbol"),
     )
     .await;
-    let Edited { resp, written } = match edited {
+    let Edited { mut resp, written } = match edited {
         Ok(edited) => edited,
         Err(e) => return Err(backing::written::what_changed(&cx, &file, lang, &req, e).await),
     };
     let replaced = written.replaced.clone();
     backing::written::settle(&cx, &req, &file, lang, written).await?;
+    if let Some(before) = before
+        && let Some(after) = lsp::diagnostics_if_warm(&cx, &file, lang).await
+    {
+        let mut introduced = lsp::introduced(&before, after);
+        // Each named by its declaration, with the hash that guards fixing it.
+        let places = introduced.iter().map(|d| (d.path.clone(), d.range.start));
+        let named = enclosing(d, &cx, places.collect()).await?;
+        for (diagnostic, symbol) in introduced.iter_mut().zip(named) {
+            diagnostic.symbol = symbol;
+        }
+        resp.introduced = Some(introduced);
+    }
     // The alternative: a string-replace edit sending the old and the new text.
     record(
         d,

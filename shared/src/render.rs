@@ -346,6 +346,21 @@ pub fn edit(action: EditAction, resp: &EditResponse) -> String {
             let _ = write!(s, ", hash {}", short_hash(&resp.hash));
         }
     }
+    // What the language server reports new after the edit (nothing said when it
+    // reports nothing new, or did not check).
+    let introduced = resp.introduced.as_deref().unwrap_or_default();
+    if !introduced.is_empty() {
+        let _ = write!(s, "\nnew from the language server:");
+        for d in introduced {
+            let message = d.message.lines().next().unwrap_or("");
+            let _ = write!(s, "\n  {} {} {message}", d.range.start, d.severity);
+            if let Some(e) = &d.symbol {
+                let _ = write!(s, " (in {} {}", e.kind.as_str(), e.name_path);
+                push_hashed(&mut s, &e.hash);
+                s.push(')');
+            }
+        }
+    }
     s
 }
 

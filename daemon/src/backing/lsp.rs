@@ -21,7 +21,7 @@
 //! is asked: servers answer it each in their own words, or with an empty list.
 
 use std::{
-    collections::BTreeMap,
+    collections::{BTreeMap, HashMap},
     path::PathBuf,
     sync::Arc,
     time::{Duration, Instant},
@@ -627,6 +627,50 @@ pub async fn call_hierarchy(
         backing: t.server.name(),
         fallback: None,
     })
+}
+
+/// Longest an edit waits for its file's diagnostics, before and after: a check the
+/// server cannot give at once is left out rather than slowing the edit.
+const EDIT_CHECK_WAIT: Duration = Duration::from_secs(2);
+
+/// `file`'s diagnostics from the language server of `lang` when one is up and ready
+/// for the root (none is started), within [`EDIT_CHECK_WAIT`]; `None` otherwise.
+pub async fn diagnostics_if_warm(
+    cx: &Cx<'_>,
+    file: &Jailed,
+    lang: Lang,
+) -> Option<Vec<DiagnosticHit>> {
+    cx.d.lsp.warm(&cx.project.root, lang)?;
+    let req = InspectionsRequest {
+        root: cx.project.root.clone(),
+        path: file.rel.clone(),
+        mode: InspectionsMode::Run,
+        limit: 0,
+        wait_ms: 0,
+    };
+    let asked = tokio::time::timeout(EDIT_CHECK_WAIT, inspections(cx, file, &req));
+    Some(asked.await.ok()?.ok()?.diagnostics)
+}
+
+/// The diagnostics of `after` that `before` did not have: compared by severity,
+/// message and code (an edit moves the lines of what it did not cause), each as many
+/// times as it is new.
+pub fn introduced(before: &[DiagnosticHit], after: Vec<DiagnosticHit>) -> Vec<DiagnosticHit> {
+    let key = |d: &DiagnosticHit| (d.severity.clone(), d.message.clone(), d.code.clone());
+    let mut had: HashMap<_, usize> = HashMap::new();
+    for d in before {
+        *had.entry(key(d)).or_default() += 1;
+    }
+    after
+        .into_iter()
+        .filter(|d| match had.get_mut(&key(d)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
+        .collect()
 }
 
 pub async fn inspections(

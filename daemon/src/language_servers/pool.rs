@@ -21,7 +21,10 @@ use std::{
 };
 
 use dashmap::DashMap;
-use lean_ctx_shared::{ErrorCode, LeanError, protocol::LanguageServerStatus};
+use lean_ctx_shared::{
+    ErrorCode, LeanError,
+    protocol::{LanguageServerStatus, ServerState},
+};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -259,6 +262,24 @@ impl Pool {
                     "install typescript next to typescript-language-server (npm install -g typescript), or set lsp.tsserver in config.toml to a tsserver.js you trust",
                 )
             })
+    }
+
+    /// The server of `lang` already running for `root` and ready, if there is one:
+    /// none is started here (an edit's check asks only a server that is up).
+    pub fn warm(&self, root: &Path, lang: Lang) -> Option<Arc<Server>> {
+        let Choice::Server(spec) = self.choice(lang) else {
+            return None;
+        };
+        if !self.trusts(root) {
+            return None;
+        }
+        let key = Key {
+            root: root.to_path_buf(),
+            spec,
+        };
+        let slot = self.slots.get(&key)?.clone();
+        let server = slot.server.lock().unwrap().clone()?;
+        (server.state() == ServerState::Ready).then_some(server)
     }
 
     /// Starts, in the background, the server of each language `index`'s root holds

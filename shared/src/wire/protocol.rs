@@ -750,6 +750,10 @@ pub struct EditResponse {
     /// Why the backings asked before this one did not answer (an IDE window still
     /// indexing, refusing the language, or not answering), when one was asked.
     pub fallback: Option<String>,
+    /// The diagnostics the edit introduced in its file (reported after it, not
+    /// before), from the file's language server when one was up and ready; `None`
+    /// when none checked it.
+    pub introduced: Option<Vec<DiagnosticHit>>,
 }
 
 /// A point in a file as an agent names it: `line` 1-based, `column` 0-based in
