@@ -3,7 +3,7 @@
 
 use std::{fs, path::Path, process::Command};
 
-use lean_ctx_testkit::TestEnv;
+use lean_ctx_testkit::{TestEnv, git, gopls};
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
 
@@ -44,7 +44,7 @@ fn the_python_mcp_sdk_runs_an_agent_loop_on_a_real_crate() {
         "// ünï\r\npub fn zweite() -> &'static str {\r\n    \"ß\"\r\n}\r\n",
     )
     .unwrap();
-    lean_ctx_testkit::git(&project, &["init", "-q"]);
+    git(&project, &["init", "-q"]);
     sdk_scenario(&env, &["--agent-loop"], &project, &[]);
 }
 
@@ -77,7 +77,7 @@ fn the_python_mcp_sdk_changes_code_and_configuration_in_a_mixed_repository() {
     assert!(changelog.len() > 1_000_000);
     fs::write(project.join("CHANGELOG.md"), changelog).unwrap();
     fs::write(env.dir().join("outside.txt"), "secret\n").unwrap();
-    lean_ctx_testkit::git(&project, &["init", "-q"]);
+    git(&project, &["init", "-q"]);
     sdk_scenario(&env, &["--mixed-repository"], &project, &[]);
 }
 
@@ -343,5 +343,68 @@ fn a_sessions_fixed_cost_is_at_most_1200_tokens() {
     assert!(
         total <= 1200,
         "the fixed cost is {total} tokens: instructions {instructions}, tools {tools:?}"
+    );
+}
+
+/// A call graph through a real MCP client (the Inspector CLI) and a real gopls: by
+/// name, two levels of callers, as the tree an agent reads.
+#[test]
+fn the_mcp_inspector_follows_a_call_hierarchy_by_name_through_gopls() {
+    let env = TestEnv::with_shim(SHIM);
+    env.write_config(&format!(
+        "[lsp]\ngo = [{:?}]\n",
+        gopls().display().to_string()
+    ));
+    let root = env.dir().join("calls");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(root.join("go.mod"), "module example.com/calls\n\ngo 1.21\n").unwrap();
+    fs::write(
+        root.join("calls.go"),
+        "package calls\n\nfunc leaf() int { return 1 }\n\nfunc mid() int { return leaf() + leaf() }\n\nfunc top() int { return mid() }\n",
+    )
+    .unwrap();
+    git(&root, &["init", "-q"]);
+    let root = fs::canonicalize(root).unwrap();
+    env.trust(&root);
+    let called = env.mcp_inspector(
+        &root,
+        &[],
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "ctx_navigate",
+            "--tool-arg",
+            "action=call_hierarchy",
+            "--tool-arg",
+            "name_path=leaf",
+            "--tool-arg",
+            "depth=2",
+        ],
+    );
+    assert_eq!(called["isError"], false, "{called}");
+    let text = called["content"][0]["text"].as_str().unwrap();
+    let rows: Vec<String> = text
+        .lines()
+        .map(|l| {
+            // Each row without its hash: `path:L:C  kind name  HASH  at sites`.
+            let words: Vec<&str> = l.split("  ").collect();
+            words
+                .iter()
+                .filter(|w| !(w.len() == 16 && w.chars().all(|c| c.is_ascii_hexdigit())))
+                .copied()
+                .collect::<Vec<_>>()
+                .join("  ")
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "callers of calls.go:3:5  function leaf",
+            "  calls.go:5:5  function mid  at 5:24, 5:33",
+            "    calls.go:7:5  function top  at 7:24",
+            "2 calls (gopls)",
+        ],
+        "{text}"
     );
 }
