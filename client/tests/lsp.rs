@@ -11,8 +11,8 @@ use std::{
 };
 
 use lean_ctx_testkit::{
-    TestEnv, git, gopls, pylsp, python_fixture, rust_analyzer, spots, typescript_language_server,
-    wait_until,
+    TestEnv, git, go_calls_fixture, gopls, pylsp, python_fixture, rust_analyzer, spots,
+    typescript_language_server, wait_until,
 };
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
@@ -1244,16 +1244,7 @@ fn call_hierarchies_follow_calls_to_a_depth_through_real_servers() {
         "[lsp]\ngo = [{:?}]\n",
         gopls().display().to_string()
     ));
-    let root = env.dir().join("calls");
-    fs::create_dir_all(&root).unwrap();
-    fs::write(root.join("go.mod"), "module example.com/calls\n\ngo 1.21\n").unwrap();
-    fs::write(
-        root.join("calls.go"),
-        "package calls\n\nfunc leaf() int { return 1 }\n\nfunc mid() int { return leaf() + leaf() }\n\nfunc top() int { return mid() }\n",
-    )
-    .unwrap();
-    git(&root, &["init", "-q"]);
-    let root = fs::canonicalize(root).unwrap();
+    let root = go_calls_fixture(&env.dir().join("calls"));
     env.trust(&root);
     let callers = env.ok(
         &root,

@@ -3,7 +3,7 @@
 
 use std::{fs, path::Path, process::Command};
 
-use lean_ctx_testkit::{TestEnv, git, gopls};
+use lean_ctx_testkit::{TestEnv, git, go_calls_fixture, gopls};
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
 
@@ -355,16 +355,7 @@ fn the_mcp_inspector_follows_a_call_hierarchy_by_name_through_gopls() {
         "[lsp]\ngo = [{:?}]\n",
         gopls().display().to_string()
     ));
-    let root = env.dir().join("calls");
-    fs::create_dir_all(&root).unwrap();
-    fs::write(root.join("go.mod"), "module example.com/calls\n\ngo 1.21\n").unwrap();
-    fs::write(
-        root.join("calls.go"),
-        "package calls\n\nfunc leaf() int { return 1 }\n\nfunc mid() int { return leaf() + leaf() }\n\nfunc top() int { return mid() }\n",
-    )
-    .unwrap();
-    git(&root, &["init", "-q"]);
-    let root = fs::canonicalize(root).unwrap();
+    let root = go_calls_fixture(&env.dir().join("calls"));
     env.trust(&root);
     let called = env.mcp_inspector(
         &root,

@@ -725,6 +725,25 @@ mod tests {
 
     const OUTSIDE: &str = "<path>: is outside the project root";
 
+    /// Whether `fd` is closed on exec.
+    fn cloexec(fd: BorrowedFd<'_>) -> bool {
+        rustix::io::fcntl_getfd(fd)
+            .unwrap()
+            .contains(rustix::io::FdFlags::CLOEXEC)
+    }
+
+    /// A FIFO made at `path`.
+    fn fifo(path: &Path) {
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            path,
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+    }
+
     #[test]
     fn every_way_out_answers_the_same_error_whether_or_not_the_target_exists() {
         let (_tmp, base, root, group) = world();
@@ -913,22 +932,10 @@ mod tests {
     fn jailed_opens_close_on_exec_and_never_block_on_a_fifo() {
         let (_tmp, _base, root, group) = world();
         let j = resolve(&root, &group, "src/a.rs", Want::File).unwrap();
-        let cloexec = |fd: BorrowedFd<'_>| {
-            rustix::io::fcntl_getfd(fd)
-                .unwrap()
-                .contains(rustix::io::FdFlags::CLOEXEC)
-        };
         assert!(cloexec(j.dir().as_fd()), "the held directory");
         assert!(cloexec(j.open().unwrap().as_fd()), "the file");
         fs::remove_file(root.join("src/a.rs")).unwrap();
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            root.join("src/a.rs"),
-            FileType::Fifo,
-            Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        fifo(&root.join("src/a.rs"));
         let (tx, rx) = std::sync::mpsc::channel();
         let opening = std::thread::spawn(move || tx.send(j.open().is_err()).unwrap());
         let refused = rx.recv_timeout(std::time::Duration::from_secs(5));
@@ -996,14 +1003,7 @@ mod tests {
         }
         assert!(!base.join("outside/new.rs").exists() && !base.join("outside/dir/deeper").exists());
         // Not a directory on the way (a FIFO): refused, not made over.
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            root.join("src/fifo"),
-            FileType::Fifo,
-            Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        fifo(&root.join("src/fifo"));
         assert!(!creates("src/fifo/x.rs"));
 
         // The directories are made beneath the held parent, close-on-exec, and a
@@ -1012,11 +1012,7 @@ mod tests {
         assert_eq!(file.rel, "src/deep/one/two/c.rs");
         assert_eq!(dirs.len(), 2);
         assert!(root.join("src/deep/one/two").is_dir());
-        assert!(
-            rustix::io::fcntl_getfd(file.dir())
-                .unwrap()
-                .contains(rustix::io::FdFlags::CLOEXEC)
-        );
+        assert!(cloexec(file.dir().as_fd()));
         NewFile::unmake(&dirs);
         assert!(!root.join("src/deep/one").exists());
         let raced = new("src/deep/three/d.rs");
@@ -1036,19 +1032,7 @@ mod tests {
         symlink(base.join("outside"), root.join("src/out")).unwrap();
         symlink("a.rs", root.join("src/alias.rs")).unwrap();
         symlink("deep", root.join("src/deeper")).unwrap();
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            root.join("src/fifo"),
-            FileType::Fifo,
-            Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
-        let cloexec = |fd: BorrowedFd<'_>| {
-            rustix::io::fcntl_getfd(fd)
-                .unwrap()
-                .contains(rustix::io::FdFlags::CLOEXEC)
-        };
+        fifo(&root.join("src/fifo"));
         let held = open_root(&root).unwrap();
         assert!(cloexec(held.as_fd()), "the root");
         let r = held.as_fd();

@@ -433,6 +433,21 @@ pub fn python_fixture(root: &Path) -> PathBuf {
     fs::canonicalize(root).unwrap()
 }
 
+/// A Go module in `root`, a git repository, whose calls chain: `leaf` is called
+/// twice by `mid` (line 5, columns 24 and 33), `mid` once by `top` (line 7, column
+/// 24); returns the canonical root.
+pub fn go_calls_fixture(root: &Path) -> PathBuf {
+    fs::create_dir_all(root).unwrap();
+    fs::write(root.join("go.mod"), "module example.com/calls\n\ngo 1.21\n").unwrap();
+    fs::write(
+        root.join("calls.go"),
+        "package calls\n\nfunc leaf() int { return 1 }\n\nfunc mid() int { return leaf() + leaf() }\n\nfunc top() int { return mid() }\n",
+    )
+    .unwrap();
+    git(root, &["init", "-q"]);
+    fs::canonicalize(root).unwrap()
+}
+
 /// A working rust-analyzer: `LEAN_CTX_TEST_RUST_ANALYZER`, else what
 /// `tests/ensure-rust-analyzer.sh` finds or builds (and caches outside the checkout).
 pub fn rust_analyzer() -> PathBuf {
