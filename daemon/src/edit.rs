@@ -1362,6 +1362,83 @@ mod tests {
         String::from_utf8(plan.content).unwrap()
     }
 
+    /// A plan is guarded by the hash given (of the symbol, of the whole file, or of a
+    /// window the session holds: 16 digits will do), refuses a line edit without
+    /// its last line, and hashes what the next edit's hash is checked against.
+    #[test]
+    fn a_plan_is_guarded_by_the_hash_given_and_hashes_what_it_wrote() {
+        use EditAction::{InsertAfterSymbol, ReplaceLines, ReplaceSymbolBody};
+        let src = "/// Doc.\nfn a() {\n    1\n}\n\nfn b() {}\n";
+        let source = Source::new(Lang::Rust, src.as_bytes().to_vec());
+        let named = |name: &str| EditTarget::NamePath {
+            name_path: name.into(),
+            path: None,
+        };
+        let lines = |line, end_line| EditTarget::Lines {
+            path: "f".into(),
+            line,
+            end_line,
+        };
+        let plan = |action, target: &EditTarget, text, expected: Option<&str>, held| {
+            let edit = Edit {
+                action,
+                target,
+                text,
+                expected_hash: expected,
+                force: false,
+                held,
+            };
+            plan_in(&source, "f", &edit)
+        };
+        let hash = |s: &str| blake3::hash(s.as_bytes()).to_hex().to_string();
+        let a = hash("/// Doc.\nfn a() {\n    1\n}");
+        let (new_a, two) = ("fn a() {\n    2\n}", "    2");
+        assert!(
+            plan(
+                ReplaceSymbolBody,
+                &named("a"),
+                new_a,
+                Some(&a[..16]),
+                vec![]
+            )
+            .is_ok()
+        );
+        let stale = plan(
+            ReplaceSymbolBody,
+            &named("a"),
+            new_a,
+            Some(&hash("x")[..16]),
+            vec![],
+        );
+        assert_eq!(stale.unwrap_err().code, ErrorCode::Conflict);
+        // A line inside the symbol, under the symbol's hash, the file's, a held window's.
+        let line = lines(3, Some(3));
+        assert!(plan(ReplaceLines, &line, two, Some(&a[..16]), vec![]).is_ok());
+        assert!(plan(ReplaceLines, &line, two, Some(&hash(src)[..16]), vec![]).is_ok());
+        let window = hash("fn a() {\n    1");
+        assert!(plan(ReplaceLines, &line, two, Some(&window[..16]), vec![(2, 3)]).is_ok());
+        let unheld = plan(ReplaceLines, &line, two, Some(&window[..16]), vec![]);
+        assert_eq!(unheld.unwrap_err().code, ErrorCode::Conflict);
+        let open_ended = plan(ReplaceLines, &lines(3, None), two, None, vec![]);
+        assert_eq!(open_ended.unwrap_err().code, ErrorCode::InvalidTarget);
+        // A replacement hashes from the doc comment it kept to the end of its text.
+        let p = plan(ReplaceSymbolBody, &named("a"), new_a, None, vec![]).unwrap();
+        assert_eq!(&p.content[p.written.clone()], new_a.as_bytes());
+        assert_eq!(
+            &p.content[p.hashed.clone()],
+            "/// Doc.\nfn a() {\n    2\n}".as_bytes()
+        );
+        // A line edit hashes its lines.
+        let p = plan(ReplaceLines, &line, two, None, vec![]).unwrap();
+        assert_eq!(&p.content[p.hashed.clone()], two.as_bytes());
+        // An insert after the file's last symbol keeps its final newline.
+        let p = plan(InsertAfterSymbol, &named("b"), "fn c() {}", None, vec![]).unwrap();
+        assert_eq!(
+            String::from_utf8(p.content).unwrap(),
+            "/// Doc.\nfn a() {\n    1\n}\n\nfn b() {}\n\nfn c() {}\n"
+        );
+    }
+
     /// Inserted code gets the blank lines the file puts between its siblings: those
     /// above the symbol, else those below it, at most two; none where there are none,
     /// and none between an attribute or comment inserted before an item and the item.
