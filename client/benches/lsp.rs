@@ -6,7 +6,8 @@
 //! one shared server's RSS against eight separate servers, each in its own daemon
 //! (what eight per-session tools run), all loaded at once. And a session's first
 //! call: its start (`lean-ctx project`, as `lean-ctx mcp` starts) warms the server
-//! while the agent reads; its first `references` against one nothing prewarmed.
+//! while the agent reads; its first `references` against one nothing prewarmed. Last,
+//! a "who calls this, and change the call" task in tokens against the built-in way.
 //!
 //! Run: `bash client/benches/fetch-corpus.sh && cargo build --release --workspace --bins
 //! && cargo bench -p lean-ctx-client --bench lsp`
@@ -48,6 +49,13 @@ fn main() {
         .unwrap();
     assert!(status.success());
     let at = position(&project, "src/hir/mod.rs", "pub struct Hir {", "Hir");
+    // `-- who-calls`: that task alone, on one warm server.
+    if std::env::args().any(|a| a == "who-calls") {
+        let env = world(&project);
+        timed(&env, &project, &at);
+        who_calls_and_fix(&env, &project);
+        return;
+    }
     println!("references to `Hir` at {at} in {}", krate.display());
 
     let mut cold = Vec::new();
@@ -158,6 +166,104 @@ fn main() {
     println!(
         "  ratio                                    {:>9.3}x",
         shared as f64 / total_separate as f64
+    );
+    who_calls_and_fix(&env, &project);
+}
+
+/// "Who calls `is_meta_character`? Change the call in src/ast/parse.rs": through
+/// lean-ctx (the call hierarchy by name, a one-line window for its hash, a line
+/// edit under it) against the built-in way (ripgrep, the 2,000-line page of the
+/// 6,398-line file that holds the call, a string edit), in o200k tokens read (the
+/// answers) and sent (the arguments), to the same end state.
+fn who_calls_and_fix(env: &TestEnv, project: &Path) {
+    let bpe = tiktoken_rs::o200k_base().unwrap();
+    let tokens = |s: &str| bpe.encode_ordinary(s).len();
+    let (mut read, mut sent) = (0, 0);
+    let mut lean = |args: &[&str]| {
+        let out = env.shim().current_dir(project).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        read += tokens(&text);
+        sent += tokens(&args[1..].join(" "));
+        text
+    };
+    let callers = lean(&[
+        "refactor",
+        "call-hierarchy",
+        "--name-path",
+        "is_meta_character",
+    ]);
+    let row = callers
+        .lines()
+        .find(|l| l.contains("src/ast/parse.rs:"))
+        .expect("a caller in src/ast/parse.rs");
+    let line = row
+        .rsplit("at ")
+        .next()
+        .and_then(|sites| sites.split(':').next())
+        .unwrap()
+        .to_string();
+    let window = lean(&[
+        "read",
+        "src/ast/parse.rs",
+        "--start-line",
+        &line,
+        "--end-line",
+        &line,
+    ]);
+    let hash = window.split("hash ").nth(1).unwrap()[..16].to_string();
+    let code = window.lines().nth(1).unwrap().split_once(' ').unwrap().1;
+    let indent = &code[..code.len() - code.trim_start().len()];
+    let new = format!("{indent}// Checked by the agent.\n{code}");
+    lean(&[
+        "refactor",
+        "replace-lines",
+        "src/ast/parse.rs",
+        "--line",
+        &line,
+        "--expected-hash",
+        &hash,
+        "--text",
+        &new,
+    ]);
+    let (lean_read, lean_sent) = (read, sent);
+
+    // The built-in way, on the same text as it was.
+    let path = project.join("src/ast/parse.rs");
+    let grep = Command::new("rg")
+        .current_dir(project)
+        .args(["-n", "is_meta_character(", "src"])
+        .output()
+        .unwrap();
+    let grep = String::from_utf8(grep.stdout).unwrap();
+    let now = fs::read_to_string(&path).unwrap();
+    let before = now.replacen(&format!("{indent}// Checked by the agent.\n"), "", 1);
+    let at: usize = line.parse().unwrap();
+    let page: String = before
+        .lines()
+        .enumerate()
+        .skip((at - 1) / 2000 * 2000)
+        .take(2000)
+        .map(|(i, l)| format!("{:>6}\t{l}\n", i + 1))
+        .collect();
+    let confirm = "The file src/ast/parse.rs has been updated.";
+    let builtin_read = tokens(&grep) + tokens(&page) + tokens(confirm);
+    let builtin_sent = tokens("is_meta_character( src")
+        + tokens("src/ast/parse.rs")
+        + tokens(&format!("src/ast/parse.rs{code}{new}"));
+    assert!(now.contains(&new), "the call is changed");
+    println!(
+        "who calls is_meta_character, then change the call in src/ast/parse.rs (o200k tokens):"
+    );
+    println!(
+        "  lean-ctx (call hierarchy, a window, a line edit)  read {lean_read:>6}  sent {lean_sent:>4}"
+    );
+    println!(
+        "  built-in (rg, the 2,000-line page, an edit)       read {builtin_read:>6}  sent {builtin_sent:>4}"
+    );
+    println!(
+        "  ratio (read + sent)                                {:>9.3}x",
+        (lean_read + lean_sent) as f64 / (builtin_read + builtin_sent) as f64
     );
 }
 
