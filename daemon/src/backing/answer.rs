@@ -268,24 +268,22 @@ pub fn name_position(
 pub fn snapped(project: &Project, file: &Jailed, at: &FilePosition) -> FilePosition {
     let name = || {
         let parsed = project.index.file(file).ok()?;
-        let bytes = file.read().ok()?;
-        let line = bytes
-            .split(|b| *b == b'\n')
-            .nth((at.line as usize).checked_sub(1)?)?;
-        let line = String::from_utf8_lossy(line);
-        let blank_to = |column: u32| {
-            let between = column.saturating_sub(at.column) as usize;
-            let blanks = line.chars().skip(at.column as usize).take(between);
-            blanks.filter(|c| c.is_whitespace()).count() == between
-        };
-        parsed
+        // The first declaration starting on the line at or after the column: only
+        // if there is one is the line read, to see that blanks alone lie between.
+        let (start, name) = parsed
             .symbols
             .all()
             .map(|s| (s.range().start, s.name_range().start))
             .filter(|(start, _)| start.line == at.line && at.column <= start.column)
-            .filter(|(start, _)| blank_to(start.column))
-            .min_by_key(|(start, _)| start.column)
-            .map(|(_, name)| name)
+            .min_by_key(|(start, _)| start.column)?;
+        let bytes = file.read().ok()?;
+        let line = bytes
+            .split(|b| *b == b'\n')
+            .nth((at.line as usize).checked_sub(1)?)?;
+        let between = (start.column - at.column) as usize;
+        let line = String::from_utf8_lossy(line);
+        let blanks = line.chars().skip(at.column as usize).take(between);
+        (blanks.filter(|c| c.is_whitespace()).count() == between).then_some(name)
     };
     match name() {
         Some(name) => FilePosition {

@@ -163,6 +163,15 @@ impl Target {
         .with_remedy("point at a symbol's name (line 1-based, column 0-based in characters)"))
     }
 
+    /// `NO_SYMBOL_AT_POSITION`: the server prepares no hierarchy of a `what` at `at`.
+    fn nothing_at(&self, at: &FilePosition, what: &str) -> LeanError {
+        LeanError::new(
+            ErrorCode::NoSymbolAtPosition,
+            format!("no {what} at {}:{}:{}", self.file.rel, at.line, at.column),
+        )
+        .with_remedy(format!("point at a {what}'s name, or give its name_path"))
+    }
+
     fn require(&self, capability: &str, action: &str) -> Result<(), LeanError> {
         if self.server.offers(capability) {
             Ok(())
@@ -361,13 +370,7 @@ pub async fn type_hierarchy(
         .await?
         .unwrap_or_default();
     let Some(item) = prepared.into_iter().next() else {
-        return Err(LeanError::new(
-            ErrorCode::NoSymbolAtPosition,
-            format!(
-                "no type at {}:{}:{}",
-                t.file.rel, req.at.line, req.at.column
-            ),
-        ));
+        return Err(t.nothing_at(&req.at, "type"));
     };
     let related = match req.direction {
         Direction::Supertypes => {
@@ -466,14 +469,7 @@ pub async fn call_hierarchy(
         .await?
         .unwrap_or_default();
     let Some(item) = prepared.into_iter().next() else {
-        return Err(LeanError::new(
-            ErrorCode::NoSymbolAtPosition,
-            format!(
-                "no function or method at {}:{}:{}",
-                t.file.rel, req.at.line, req.at.column
-            ),
-        )
-        .with_remedy("point at a function's or method's name, or give its name_path"));
+        return Err(t.nothing_at(&req.at, "function or method"));
     };
     let root = t.project.root.clone();
     let inside = |i: &lsp_types::CallHierarchyItem| {
