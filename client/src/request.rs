@@ -541,6 +541,7 @@ impl Refactor<'_> {
     /// name's position the daemon finds.
     fn position(&self) -> Result<(FilePosition, Option<String>), LeanError> {
         let input = self.input;
+        let path = input.path.as_deref().map(|p| self.ctx.path(p));
         if let Some(name_path) = &input.name_path {
             if input.line.is_some() || input.column.is_some() {
                 return Err(invalid(
@@ -548,7 +549,6 @@ impl Refactor<'_> {
                     "give the symbol's name_path alone (with the file or directory holding it as path)",
                 ));
             }
-            let path = input.path.as_deref().map(|p| self.ctx.path(p));
             let at = FilePosition {
                 path: path.unwrap_or_default(),
                 line: 0,
@@ -562,11 +562,7 @@ impl Refactor<'_> {
             ))
         };
         let at = FilePosition {
-            path: input
-                .path
-                .as_deref()
-                .map(|p| self.ctx.path(p))
-                .ok_or_else(|| needs("path"))?,
+            path: path.ok_or_else(|| needs("path"))?,
             line: input.line.ok_or_else(|| needs("line"))?,
             column: input.column.ok_or_else(|| needs("column"))?,
         };

@@ -11,7 +11,7 @@ use std::{
 };
 
 use lean_ctx_testkit::{
-    TestEnv, git, go_calls_fixture, gopls, pylsp, python_fixture, rust_analyzer, spots,
+    TestEnv, git, go_calls_fixture, gopls_env, pylsp, python_fixture, rust_analyzer, spots,
     typescript_language_server, wait_until,
 };
 
@@ -628,11 +628,7 @@ fn python_lsp_server_answers_definition_and_references() {
 
 #[test]
 fn gopls_answers_definition_and_references_on_non_ascii_lines() {
-    let env = TestEnv::with_shim(SHIM);
-    env.write_config(&format!(
-        "[lsp]\ngo = [{:?}]\n",
-        gopls().display().to_string()
-    ));
+    let env = gopls_env(SHIM);
     let root = env.dir().join("geo");
     fs::create_dir_all(&root).unwrap();
     fs::write(root.join("go.mod"), "module example.com/geo\n\ngo 1.26\n").unwrap();
@@ -1055,11 +1051,7 @@ fn an_mcp_call_that_allows_a_long_wait_gets_the_whole_answer_from_a_loading_serv
 /// and a blank, which other servers answer with no locations.
 #[test]
 fn gopls_answers_a_cold_call_completely_and_no_symbol_at_position_on_no_symbol() {
-    let env = TestEnv::with_shim(SHIM);
-    env.write_config(&format!(
-        "[lsp]\ngo = [{:?}]\n",
-        gopls().display().to_string()
-    ));
+    let env = gopls_env(SHIM);
     let root = env.dir().join("mod");
     fs::create_dir_all(&root).unwrap();
     fs::write(root.join("go.mod"), "module example.com/m\n\ngo 1.21\n").unwrap();
@@ -1172,11 +1164,7 @@ fn a_position_on_no_name_is_no_symbol_at_position_with_pylsp_and_gopls() {
     let at_start = env.ok(&root, &["refactor", "references", "geo.py:2:0"]);
     assert_eq!(spots(&at_start), spots(&refs), "{at_start}");
 
-    let env = TestEnv::with_shim(SHIM);
-    env.write_config(&format!(
-        "[lsp]\ngo = [{:?}]\n",
-        gopls().display().to_string()
-    ));
+    let env = gopls_env(SHIM);
     let root = env.dir().join("mod");
     fs::create_dir_all(&root).unwrap();
     fs::write(root.join("go.mod"), "module example.com/m\n\ngo 1.21\n").unwrap();
@@ -1239,11 +1227,7 @@ fn call_rows(v: &serde_json::Value) -> Vec<String> {
 #[test]
 fn call_hierarchies_follow_calls_to_a_depth_through_real_servers() {
     // gopls: leaf ← mid (twice) ← top.
-    let env = TestEnv::with_shim(SHIM);
-    env.write_config(&format!(
-        "[lsp]\ngo = [{:?}]\n",
-        gopls().display().to_string()
-    ));
+    let env = gopls_env(SHIM);
     let root = go_calls_fixture(&env.dir().join("calls"));
     env.trust(&root);
     let callers = env.ok(

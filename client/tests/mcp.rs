@@ -3,7 +3,7 @@
 
 use std::{fs, path::Path, process::Command};
 
-use lean_ctx_testkit::{TestEnv, git, go_calls_fixture, gopls};
+use lean_ctx_testkit::{TestEnv, git, go_calls_fixture, gopls_env};
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
 
@@ -350,11 +350,7 @@ fn a_sessions_fixed_cost_is_at_most_1200_tokens() {
 /// name, two levels of callers, as the tree an agent reads.
 #[test]
 fn the_mcp_inspector_follows_a_call_hierarchy_by_name_through_gopls() {
-    let env = TestEnv::with_shim(SHIM);
-    env.write_config(&format!(
-        "[lsp]\ngo = [{:?}]\n",
-        gopls().display().to_string()
-    ));
+    let env = gopls_env(SHIM);
     let root = go_calls_fixture(&env.dir().join("calls"));
     env.trust(&root);
     let called = env.mcp_inspector(

@@ -15,7 +15,7 @@ use std::{
 };
 
 use lean_ctx_testkit::{
-    TestEnv, as_another_user, git, gopls, pylsp, python_fixture, rust_analyzer, spots,
+    TestEnv, as_another_user, git, gopls_env, pylsp, python_fixture, rust_analyzer, spots,
     typescript_language_server,
 };
 
@@ -929,11 +929,7 @@ fn hostile_go_module(env: &TestEnv, marker: &Path) -> (PathBuf, Vec<(&'static st
 
 #[test]
 fn a_hostile_go_module_runs_none_of_its_code_through_gopls() {
-    let env = TestEnv::with_shim(SHIM);
-    env.write_config(&format!(
-        "[lsp]\ngo = [{:?}]\n",
-        gopls().display().to_string()
-    ));
+    let env = gopls_env(SHIM);
     let marker = env.dir().join("marker");
     let (root, shim_env) = hostile_go_module(&env, &marker);
 

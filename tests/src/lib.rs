@@ -433,6 +433,16 @@ pub fn python_fixture(root: &Path) -> PathBuf {
     fs::canonicalize(root).unwrap()
 }
 
+/// An environment (its shim `shim`) whose Go server is the real gopls.
+pub fn gopls_env(shim: &str) -> TestEnv {
+    let env = TestEnv::with_shim(shim);
+    env.write_config(&format!(
+        "[lsp]\ngo = [{:?}]\n",
+        gopls().display().to_string()
+    ));
+    env
+}
+
 /// A Go module in `root`, a git repository, whose calls chain: `leaf` is called
 /// twice by `mid` (line 5, columns 24 and 33), `mid` once by `top` (line 7, column
 /// 24); returns the canonical root.
