@@ -42,10 +42,10 @@ rustc --version
 # Debian packages the tests drive as real peers: git (worktrees), python3 (plistlib,
 # a foreign-uid client) with venv (the pinned Python tools), util-linux's setpriv and
 # unshare, uidmap's newuidmap (a user namespace for an unprivileged run), systemd's
-# systemd-analyze and systemd-socket-activate, and chromium (the browser the dashboard
-# test drives).
+# systemd-analyze and systemd-socket-activate, chromium (the browser the dashboard
+# test drives) and clangd (the C and C++ server found with no configuration).
 need=()
-for pair in git:git python3:python3 setpriv:util-linux unshare:util-linux newuidmap:uidmap systemd-analyze:systemd systemd-socket-activate:systemd /usr/bin/chromium:chromium; do
+for pair in git:git python3:python3 setpriv:util-linux unshare:util-linux newuidmap:uidmap systemd-analyze:systemd systemd-socket-activate:systemd /usr/bin/chromium:chromium clangd:clangd; do
   command -v "${pair%%:*}" >/dev/null || need+=("${pair#*:}")
 done
 python3 -c 'import ensurepip' 2>/dev/null || need+=(python3-venv)
@@ -64,7 +64,7 @@ done
 cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 
-step "real peers: rust-analyzer, gopls, python-lsp-server, typescript-language-server, the Python mcp SDK, the MCP Inspector, playwright-core"
+step "real peers: rust-analyzer, gopls, python-lsp-server, typescript-language-server, bash-language-server, clangd, the Python mcp SDK, the MCP Inspector, playwright-core"
 # rust-analyzer: rustup's component where it exists, else built once from crates.io
 # and cached outside the checkout (~8 minutes the first time on 2 cores).
 LEAN_CTX_TEST_RUST_ANALYZER="$(bash tests/ensure-rust-analyzer.sh)"
@@ -87,9 +87,11 @@ LEAN_CTX_TEST_OTHER_BUILD="$(bash tests/ensure-other-schema-build.sh)"
 export LEAN_CTX_TEST_OTHER_BUILD
 "$LEAN_CTX_TEST_OTHER_BUILD/lean-ctx" --version
 (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
-# typescript-language-server with a pinned TypeScript 5.x: the second real server of
-# the trust tests (a workspace's own node_modules/typescript must never run).
+# typescript-language-server with a pinned TypeScript 5.x (the second real server of
+# the trust tests: a workspace's own node_modules/typescript must never run) and
+# bash-language-server (found on PATH with no configuration).
 (cd tests/lsp && npm ci --no-audit --no-fund --loglevel=error)
+clangd --version | head -1
 # playwright-core only (no browser download): it drives Debian's chromium.
 (cd tests/dashboard && npm ci --no-audit --no-fund --loglevel=error)
 chromium --version

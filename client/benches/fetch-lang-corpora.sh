@@ -60,12 +60,24 @@ maven_sources() {
   (cd "$tmp" && unzip -q -o "$HOME/.m2/repository/${g//.//}/$a/$v/$a-$v-sources.jar")
 }
 
+# The languages added with the conformance corpora (C, C++, C#, Ruby, PHP, shell,
+# Lua, Scala, Swift, Haskell, Elixir, OCaml, R): their pinned conformance corpora
+# (daemon/benches/fetch-conformance.sh), each copied into a repository of its own.
+conformance() {
+  cp -r "$(bash "$here/../../daemon/benches/fetch-conformance.sh")/$1/." "$tmp"
+  rm -f "$tmp/.done"
+}
+
 once python python_sdist
 once typescript npm_pack rxjs@7.8.1 effect@3.10.0
 once javascript npm_pack lodash@4.17.21
 once go go_module golang.org/x/tools@v0.28.0
 once java maven_sources com.google.guava:guava:33.3.1-jre
 once kotlin maven_sources org.jetbrains.kotlin:kotlin-stdlib:2.0.21
-for lang in python typescript javascript go java kotlin; do
+added=(c cpp csharp ruby php bash lua scala swift haskell elixir ocaml r)
+for lang in "${added[@]}"; do
+  once "$lang" conformance "$lang"
+done
+for lang in python typescript javascript go java kotlin "${added[@]}"; do
   echo "$lang: $out/$lang"
 done

@@ -6,7 +6,8 @@
 //! `symbols_overview` latency on a cached file, and daemon RSS per indexed symbol.
 //!
 //! Per language, one pinned real corpus each (`fetch-lang-corpora.sh`: Python,
-//! TypeScript, JavaScript, Go, Java, Kotlin): a fresh daemon's whole-process
+//! TypeScript, JavaScript, Go, Java, Kotlin, and the conformance corpora of the
+//! languages added later): a fresh daemon's whole-process
 //! `lean-ctx outline` waiting for the first index against `ctags -R --languages=X` on
 //! the same tree, in alternating order, 5 rounds; in each, a second git worktree of
 //! the corpus (made beside it once) and the restart-warm index too (after `daemon
@@ -17,7 +18,8 @@
 //!
 //! Run: `bash client/benches/fetch-corpus.sh && bash client/benches/fetch-lang-corpora.sh && cargo build --release --workspace --bins && cargo bench -p lean-ctx-client --bench index`
 //! (needs Debian's `universal-ctags`). Arguments after `--` pick the parts: `rust`
-//! and any of `python typescript javascript go java kotlin` (default: all).
+//! and any of `python typescript javascript go java kotlin c cpp csharp ruby php bash
+//! lua haskell elixir ocaml r` (default: all).
 
 #[path = "common/mod.rs"]
 mod common;
@@ -40,8 +42,10 @@ const SOCKET_CALLS: usize = 2000;
 const FILE: &str = "vendor/syn-2.0.111/src/expr.rs";
 
 /// The per-language corpora: directory under `target/bench-corpus-langs`, ctags'
-/// language name, the corpus as BENCHMARKS.md names it.
-const LANGS: [(&str, &str, &str); 6] = [
+/// language names, the corpus as BENCHMARKS.md names it. The languages added later
+/// have their conformance corpora (`daemon/benches/fetch-conformance.sh` pins them);
+/// Scala and Swift are not here: universal-ctags has no parser for either.
+const LANGS: [(&str, &str, &str); 17] = [
     ("python", "Python", "Django 5.1.4 sdist (PyPI)"),
     (
         "typescript",
@@ -60,6 +64,50 @@ const LANGS: [(&str, &str, &str); 6] = [
         "Kotlin",
         "kotlin-stdlib 2.0.21 sources jar (Maven Central)",
     ),
+    // C headers are C++ in lean-ctx, as in ctags: both languages for both corpora.
+    ("c", "C,C++", "libuv 1.44.2 (Debian's upstream tarball)"),
+    (
+        "cpp",
+        "C,C++",
+        "leveldb 1.23 + fmtlib 9.1.0 (Debian's upstream tarballs)",
+    ),
+    ("csharp", "C#", "pythonnet 3.0.5 sdist's C# runtime (PyPI)"),
+    (
+        "ruby",
+        "Ruby",
+        "puma 5.6.5 + hashie 5.0.0 (Debian's upstream tarballs)",
+    ),
+    (
+        "php",
+        "PHP",
+        "composer 2.5.5 + monolog 2.9.1 src/ (Debian's upstream tarballs)",
+    ),
+    (
+        "bash",
+        "Sh",
+        "dracut 059 + bats-support 0.3.0 (Debian's upstream tarballs)",
+    ),
+    (
+        "lua",
+        "Lua",
+        "luarocks 3.8.0 + awesome 4.3 lib/ (Debian's upstream tarballs)",
+    ),
+    (
+        "haskell",
+        "Haskell",
+        "megaparsec 9.2.2 + aeson 2.0.3.0 (Debian's upstream tarballs)",
+    ),
+    (
+        "elixir",
+        "Elixir",
+        "Elixir 1.14.0's own lib/ (Debian's upstream tarball)",
+    ),
+    (
+        "ocaml",
+        "OCaml",
+        "ocaml-re 1.10.4 + menhir 20220210 (Debian's upstream tarballs)",
+    ),
+    ("r", "R", "dplyr 1.0.10 (Debian's upstream tarball)"),
 ];
 const LANG_ROUNDS: usize = 5;
 /// Warm whole-process outlines per round (their median is the round's floor).
@@ -106,7 +154,7 @@ fn languages(langs: &[&(&str, &str, &str)]) {
             // (Django's admin JavaScript), so with `LEAN_CTX_BENCH_CTAGS_ALL` set ctags
             // parses every language lean-ctx does.
             let languages = match std::env::var_os("LEAN_CTX_BENCH_CTAGS_ALL") {
-                Some(_) => "Python,JavaScript,TypeScript,Go,Java,Kotlin,Rust".to_string(),
+                Some(_) => "Python,JavaScript,TypeScript,Go,Java,Kotlin,Rust,C,C++,C#,Ruby,PHP,Sh,Lua,Haskell,Elixir,OCaml,R".to_string(),
                 None => ctags_lang.to_string(),
             };
             ctags_r(&languages, tags.path(), &tree)

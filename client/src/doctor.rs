@@ -25,6 +25,7 @@ use lean_ctx_shared::{
     ide::{PORT_FILE_PREFIX, PORT_FILE_SUFFIX, PortFileError, read_port_file, verify_listener},
     process::pid_alive,
     protocol::{OpenProjectRequest, StatusRequest, StatusResponse, VERSION},
+    servers,
 };
 use serde::Serialize;
 
@@ -354,64 +355,80 @@ fn server_program(lsp: Option<&toml::Table>, key: &str, default: &str) -> Option
     program.filter(|p| p != "jetbrains")
 }
 
-/// The language servers besides rust-analyzer: (config key, default command, how to
-/// get it).
-const SERVERS: &[(&str, &str, &str)] = &[
-    ("python", "pylsp", "pip install python-lsp-server"),
-    (
-        "typescript",
-        "typescript-language-server",
-        "npm install -g typescript-language-server typescript",
-    ),
-    ("go", "gopls", "go install golang.org/x/tools/gopls@latest"),
-    (
-        "java",
-        "jdtls",
-        "install Eclipse JDT LS and put jdtls on PATH",
-    ),
-    (
-        "kotlin",
-        "kotlin-language-server",
-        "install kotlin-language-server and put it on PATH",
-    ),
-];
-
-/// Each language server as configured, found or not; warnings only: outline, search,
-/// reads and symbol edits work without any.
+/// Each language's server besides rust-analyzer's (its own finding): the one
+/// configured, found or not, else the first known one found on the PATH servers run
+/// with (`lean_ctx_shared::servers`). Languages with neither share one warning that
+/// says what to install: outline, search, reads and symbol edits work without any.
 fn language_servers(lsp: Option<&toml::Table>) -> Vec<Finding> {
-    SERVERS
+    let env = lean_ctx_shared::tool_env::neutral(std::env::vars_os());
+    let path = env
         .iter()
-        .map(|(key, default, get)| {
-            let check = *key;
-            match server_program(lsp, key, default) {
-                None => ok(check, format!("lsp.{key} = \"jetbrains\": the IDE or nothing")),
-                Some(program) => match on_path(&program) {
-                    Some(found) => ok(check, format!("{program}: {}", found.display())),
-                    None => bad(
-                        check,
-                        Level::Warn,
-                        format!("{program} not found: navigation in {key} files needs the IDE"),
-                        format!("{get}; or set lsp.{key} in config.toml to its path, or to \"jetbrains\""),
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.as_os_str());
+    let mut findings = Vec::new();
+    let mut missing = Vec::new();
+    for (key, known) in servers::SERVERS.iter().filter(|(k, _)| *k != "rust") {
+        let get = known.first().map_or("", |k| k.get);
+        let configured = lsp.and_then(|t| t.get(*key)).is_some();
+        match server_program(lsp, key, "") {
+            None if configured => findings.push(ok(
+                key,
+                format!("lsp.{key} = \"jetbrains\": the IDE or nothing"),
+            )),
+            Some(program) if configured => findings.push(match servers::on_path(&program, path) {
+                Some(found) => ok(key, format!("{program}: {}", found.display())),
+                None => bad(
+                    key,
+                    Level::Warn,
+                    format!("{program} not found: navigation in {key} files needs the IDE"),
+                    format!(
+                        "{get}; or set lsp.{key} in config.toml to its path, or to \"jetbrains\""
                     ),
-                },
-            }
-        })
-        .collect()
+                ),
+            }),
+            _ => match known
+                .iter()
+                .find_map(|k| Some((k, servers::on_path(servers::program(k.command), path)?)))
+            {
+                Some((k, found)) => {
+                    findings.push(ok(key, format!("{}: {}", k.command, found.display())))
+                }
+                None => missing.push((key, known)),
+            },
+        }
+    }
+    if !missing.is_empty() {
+        let names = |known: &[servers::Known]| {
+            known
+                .iter()
+                .map(|k| servers::program(k.command))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        };
+        findings.push(bad(
+            "language servers",
+            Level::Warn,
+            format!(
+                "no server found for {}: navigation in those files needs the IDE",
+                missing
+                    .iter()
+                    .map(|(key, known)| format!("{key} ({})", names(known)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            missing
+                .iter()
+                .filter_map(|(key, known)| Some(format!("{key}: {}", known.first()?.get)))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ));
+    }
+    findings
 }
 
-/// Where `program` is: itself if it names a path, else the first executable of that
-/// name on PATH.
+/// Where `program` is, as the user's agent would find it (their PATH).
 fn on_path(program: &str) -> Option<std::path::PathBuf> {
-    let executable = |p: &Path| {
-        fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    if program.contains('/') {
-        let p = Path::new(program);
-        return executable(p).then(|| p.to_path_buf());
-    }
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(program))
-        .find(|p| executable(p))
+    servers::on_path(program, std::env::var_os("PATH").as_deref())
 }
 
 /// Whether language servers may start in `root` (the daemon's judgement).

@@ -88,11 +88,13 @@ impl Output {
             };
             let listed = servers(&resp.servers);
             let listed = if resp.servers.is_empty() {
-                "no language server runs"
+                "no language server runs\n"
             } else {
                 listed.as_str()
             };
-            format!("{touched}{listed}").trim_end().to_string()
+            format!("{touched}{listed}{}", languages(&resp.languages))
+                .trim_end()
+                .to_string()
         });
     }
 
@@ -329,6 +331,23 @@ fn table(rows: Vec<Vec<String>>) -> String {
 }
 
 /// The language-server table of `daemon status`.
+/// The server each language of the project gets: `rust: rust-analyzer`, or what to
+/// install when it is not found.
+fn languages(list: &[lean_ctx_shared::protocol::LanguageUse]) -> String {
+    let mut s = String::new();
+    for l in list {
+        let server = match (l.server.as_str(), l.found, &l.get) {
+            ("", _, None) => "no server known".to_string(),
+            ("", _, Some(why)) => format!("refused: {why}"),
+            (server, true, _) => server.to_string(),
+            (server, false, Some(get)) => format!("{server} (not found: {get})"),
+            (server, false, None) => format!("{server} (not found)"),
+        };
+        s.push_str(&format!("{}: {server}\n", l.language));
+    }
+    s
+}
+
 fn servers(list: &[lean_ctx_shared::protocol::LanguageServerStatus]) -> String {
     if list.is_empty() {
         return "servers      none running\n".into();

@@ -460,6 +460,11 @@ fn without_an_override_the_data_dir_is_the_one_the_published_plugin_takes() {
 #[test]
 fn the_cli_keeps_the_habits_of_a_unix_tool() {
     let env = env();
+    env.put_on_path("pylsp", &lean_ctx_testkit::pylsp());
+    env.put_on_path(
+        "bash-language-server",
+        &lean_ctx_testkit::bash_language_server(),
+    );
     let project = env.dir().join("proj");
     fs::create_dir_all(&project).unwrap();
     git(&project, &["init", "-q"]);
@@ -508,15 +513,29 @@ fn the_cli_keeps_the_habits_of_a_unix_tool() {
         "{said}"
     );
 
-    let listed = env
-        .shim()
-        .current_dir(&project)
-        .args(["servers"])
-        .output()
-        .unwrap();
+    let servers = || {
+        let out = env
+            .shim()
+            .current_dir(&project)
+            .args(["servers"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(servers(), "no language server runs");
+    // Once the project holds code: the server each of its languages gets, found on
+    // PATH (clangd, installed by the test command) or what to install (no Ruby server
+    // is installed here). Nothing is started for the listing. The daemon the
+    // dashboard call above started has its PATH (no clangd there): a new one has ours.
+    let stop = env.shim().args(["daemon", "stop"]).output().unwrap();
+    assert!(stop.status.success(), "{stop:?}");
+    fs::write(project.join("a.rb"), "def a; end\n").unwrap();
+    fs::write(project.join("b.c"), "int b(void) { return 0; }\n").unwrap();
+    let outline = env.ok(&project, &["outline", "a.rb"]);
+    assert_eq!(outline["files"][0]["symbols"][0]["name"], "a", "{outline}");
     assert_eq!(
-        String::from_utf8_lossy(&listed.stdout).trim(),
-        "no language server runs"
+        servers(),
+        "no language server runs\nc: clangd\nruby: ruby-lsp (not found: gem install ruby-lsp)"
     );
 
     // An agent configured with a program that is gone: a failure, with its fix; the
@@ -548,9 +567,26 @@ fn the_cli_keeps_the_habits_of_a_unix_tool() {
     let trust = finding("trust");
     assert_eq!(trust["level"], "warn", "{trust}");
     assert!(trust["fix"].as_str().unwrap().contains("lean-ctx trust"));
-    for server in ["python", "typescript", "go", "java", "kotlin"] {
-        finding(server);
+    // Servers on PATH are found each on its own (clangd as Debian installs it; pylsp
+    // and bash-language-server from the test command's pinned installs, put on PATH
+    // as a user would); the rest are named together with what to install (jdtls is
+    // not installed here).
+    for server in ["python", "c", "cpp", "bash"] {
+        assert_eq!(finding(server)["level"], "ok", "{server}");
     }
+    assert!(
+        finding("bash")["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("bash-language-server start: "),
+        "{v}"
+    );
+    let missing = finding("language servers");
+    assert!(
+        missing["detail"].as_str().unwrap().contains("java (jdtls)")
+            && missing["fix"].as_str().unwrap().contains("java: "),
+        "{missing}"
+    );
     // Trusted and configured: both fine.
     env.trust(&project);
     let lean_ctx = fs::canonicalize(SHIM).unwrap();

@@ -79,7 +79,7 @@ fn script() -> Value {
                 {"path": "src/Main.kt", "line": 6, "severity": "WARNING", "message": "Function \"caller\" is never used"}], "truncated": false, "total": 1}},
             "/list_inspections": {"match": {"path": "src/Main.kt"}, "response": {"inspections": [
                 {"id": "UnusedSymbol", "name": "Unused declaration", "severity": "WARNING"}], "truncated": false, "total": 1}},
-            "/symbols_overview": {"match": {"path": "src/Util.scala"}, "response": {"symbols": [
+            "/symbols_overview": {"match": {"path": "src/Util.groovy"}, "response": {"symbols": [
                 {"name": "Util", "kind": "object", "line": 1}], "truncated": false, "total": 1}},
             "/renamePreview": {"match": on_run(json!({"new_name": "execute", "search_comments": false, "search_text_occurrences": false})),
                 "response": {"usages": run_usages(), "conflicts": []}},
@@ -109,7 +109,7 @@ fn script() -> Value {
     })
 }
 
-/// A project with a Kotlin file the IDE answers for, a Scala file tree-sitter does not
+/// A project with a Kotlin file the IDE answers for, a Groovy file tree-sitter does not
 /// parse, and Python files pylsp can answer for once the IDE is gone.
 fn world() -> (TestEnv, PathBuf) {
     world_with("")
@@ -128,7 +128,7 @@ fn world_with(ide: &str) -> (TestEnv, PathBuf) {
     let root = env.dir().join("proj");
     fs::create_dir_all(root.join("src/other")).unwrap();
     fs::write(root.join("src/Main.kt"), MAIN_KT).unwrap();
-    fs::write(root.join("src/Util.scala"), "object Util {\n}\n").unwrap();
+    fs::write(root.join("src/Util.groovy"), "class Util {\n}\n").unwrap();
     fs::write(root.join("geo.py"), GEO_PY).unwrap();
     fs::write(root.join("main.py"), MAIN_PY).unwrap();
     fs::write(root.join("pyproject.toml"), "[project]\nname = \"p\"\n").unwrap();
@@ -201,8 +201,8 @@ fn every_endpoint_goes_to_the_ide_with_utf16_positions_and_guards_on_our_side() 
     assert_eq!(list["sources"][0]["name"], "Unused declaration", "{list}");
     assert_eq!(list["sources"][0]["severity"], "WARNING", "{list}");
 
-    // tree-sitter has no Scala: the IDE's structure answers.
-    let overview = env.ok(&root, &["refactor", "symbols-overview", "src/Util.scala"]);
+    // No grammar here reads Groovy: the IDE's structure answers.
+    let overview = env.ok(&root, &["refactor", "symbols-overview", "src/Util.groovy"]);
     assert_eq!(overview["symbols"][0]["name"], "Util", "{overview}");
     assert_eq!(overview["symbols"][0]["kind"], "object");
     // Kotlin is parsed here: the headless index answers, with ranges and signatures.
@@ -1116,4 +1116,116 @@ fn options_a_language_server_cannot_honour_are_unsupported_without_an_ide() {
         ],
     );
     assert_eq!(preview["backing"], "pylsp", "{preview}");
+}
+
+/// The call hierarchy through the IDE: the request carries the UTF-16 column after
+/// `𝔘`, the direction and the depth asked (the script answers only that exact body);
+/// the IDE's tree comes back level by level, each node under its parent, positions in
+/// characters again, and a node outside the root is dropped unread with the nodes
+/// reached through it. A window that refuses the language passes the call on to the
+/// language server, which answers as it does without any IDE.
+#[test]
+fn a_call_hierarchy_goes_to_the_ide_in_utf16_and_its_tree_comes_back_level_by_level() {
+    let (env, root) = world();
+    let without_ide = env.err(&root, &["refactor", "call-hierarchy", "geo.py:1:4"]);
+    assert_eq!(without_ide["code"], "UNSUPPORTED", "{without_ide}");
+
+    let outside = env.dir().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("Lib.kt"), "fun secretLine4711() = run()\n").unwrap();
+    let node = |name: &str, path: &str, range: Value, sites: Value, children: Value| json!({"name": name, "kind": "function", "path": path, "range": range, "sites": sites, "children": children});
+    // Line 2 holds `𝔘` before `Größe`: column 5 in characters, 6 in UTF-16.
+    let grosse = node(
+        "größe",
+        "src/Main.kt",
+        wire(1, 6, 11),
+        json!([wire(1, 6, 11)]),
+        json!([]),
+    );
+    let caller = node(
+        "caller",
+        "src/Main.kt",
+        wire(5, 4, 10),
+        json!([wire(5, 36, 39)]),
+        json!([grosse]),
+    );
+    let hidden = node("hidden", "src/Main.kt", wire(0, 0, 7), json!([]), json!([]));
+    let lib = outside.join("Lib.kt").display().to_string();
+    let secret = node(
+        "secret",
+        &lib,
+        wire(0, 4, 18),
+        json!([wire(0, 23, 26)]),
+        json!([hidden]),
+    );
+    let mut tree = node(
+        "run",
+        "src/Main.kt",
+        wire(3, 8, 11),
+        json!([]),
+        json!([caller, secret]),
+    );
+    tree["kind"] = "method".into();
+    let script = json!({"routes": {"/call_hierarchy": [
+        {"match": {"path": "src/Main.kt", "line": 5, "character": 36, "direction": "incoming", "depth": 2, "scope": "project"},
+         "response": {"tree": tree, "truncated": false}},
+        {"match": {"path": "geo.py", "line": 0, "character": 4, "direction": "incoming", "depth": 1},
+         "error": {"code": "UNSUPPORTED_LANGUAGE", "message": "no Python call hierarchy in this IDE"}}
+    ]}});
+    let _ide = ContractIde::start(&env, &root, &script);
+
+    let calls = env.ok(
+        &root,
+        &[
+            "refactor",
+            "call-hierarchy",
+            "src/Main.kt:6:35",
+            "--direction",
+            "incoming",
+            "--depth",
+            "2",
+        ],
+    );
+    assert_eq!(calls["backing"], "jetbrains", "{calls}");
+    assert_eq!(calls["direction"], "incoming");
+    assert_eq!(calls["truncated"], false);
+    let root_item = &calls["root_item"];
+    assert_eq!(
+        (&root_item["name"], &root_item["kind"], &root_item["depth"]),
+        (&json!("run"), &json!("method"), &json!(0))
+    );
+    assert_eq!(root_item["range"]["start"], json!({"line": 4, "column": 8}));
+    let rows: Vec<Value> = calls["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            json!([
+                n["depth"],
+                n["parent"],
+                n["path"],
+                n["name"],
+                n["range"]["start"],
+                n["sites"]
+            ])
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            json!([1, null, "src/Main.kt", "caller", {"line": 6, "column": 4}, [{"line": 6, "column": 35}]]),
+            json!([2, 0, "src/Main.kt", "größe", {"line": 2, "column": 5}, [{"line": 2, "column": 5}]]),
+        ],
+        "{calls}"
+    );
+    assert!(!calls.to_string().contains("secretLine4711"), "{calls}");
+
+    // The IDE refuses Python: the language server's answer, as without the IDE.
+    let passed = env.err(&root, &["refactor", "call-hierarchy", "geo.py:1:4"]);
+    assert_eq!(passed["code"], without_ide["code"], "{passed}");
+    let why = passed["message"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("jetbrains answered UNSUPPORTED_LANGUAGE"),
+        "{passed}"
+    );
 }

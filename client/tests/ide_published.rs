@@ -9,8 +9,8 @@
 use std::{fs, path::PathBuf};
 
 use lean_ctx_testkit::{
-    PluginDouble, Reply, TestEnv, git,
-    plugin_double::{Token, insert_symbol, replace_symbol_body, routes},
+    PluginDouble, Reply, TestEnv, git, go_calls_fixture, gopls_env,
+    plugin_double::{Token, beyond_published, insert_symbol, replace_symbol_body, routes},
     spots,
 };
 use serde_json::{Value, json};
@@ -279,7 +279,7 @@ fn refactorings_reformat_and_edits_write_through_the_published_answers() {
 fn move_safe_delete_inline_and_structure_send_only_what_the_published_plugin_reads() {
     let (env, root, ide) = world();
     fs::create_dir_all(root.join("src/other")).unwrap();
-    fs::write(root.join("src/Util.scala"), "object Util {\n}\n").unwrap();
+    fs::write(root.join("src/Util.groovy"), "class Util {\n}\n").unwrap();
     let declaration = || Reply::Json(json!({"usages": [total_usages()[0]], "conflicts": []}));
     let nothing_changed = || Reply::Json(json!({"applied": true, "changed_paths": []}));
     for route in ["/movePreview", "/safeDeletePreview", "/inlinePreview"] {
@@ -339,12 +339,12 @@ fn move_safe_delete_inline_and_structure_send_only_what_the_published_plugin_rea
         );
     }
 
-    // tree-sitter has no Scala: the IDE's structure answers.
-    let overview = env.ok(&root, &["refactor", "symbols-overview", "src/Util.scala"]);
+    // No grammar here reads Groovy: the IDE's structure answers.
+    let overview = env.ok(&root, &["refactor", "symbols-overview", "src/Util.groovy"]);
     assert_eq!(overview["symbols"][0]["name"], "Util", "{overview}");
     assert_eq!(
         ide.bodies("/symbols_overview"),
-        [json!({"path": "src/Util.scala"})]
+        [json!({"path": "src/Util.groovy"})]
     );
     ide.assert_clean();
 }
@@ -352,13 +352,15 @@ fn move_safe_delete_inline_and_structure_send_only_what_the_published_plugin_rea
 /// Every route the daemon's IDE backing can send reaches the double once, each held
 /// to the published plugin's fields: the four navigations, the structure, both
 /// inspections, the three symbol edits (the inserts too), each refactoring's preview
-/// and apply, and reformat. A route the daemon stopped sending fails here
-/// (`plugin_double::routes`), a route it sends that the plugin lacks fails the double.
+/// and apply, and reformat; and the call hierarchy, which the published plugin lacks
+/// (404: the call goes on to the language server, none here for Kotlin). A route the
+/// daemon stopped sending fails here (`plugin_double::routes`, `beyond_published`), a
+/// route it sends that the plugin lacks fails the double.
 #[test]
 fn every_route_the_daemon_sends_reaches_the_double_in_the_published_shape() {
     let (env, root, ide) = world();
     fs::create_dir_all(root.join("src/other")).unwrap();
-    fs::write(root.join("src/Util.scala"), "object Util {\n}\n").unwrap();
+    fs::write(root.join("src/Util.groovy"), "class Util {\n}\n").unwrap();
     let located =
         || Reply::Json(json!({"locations": total_usages(), "truncated": false, "total": 2}));
     for route in [
@@ -402,7 +404,7 @@ fn every_route_the_daemon_sends_reaches_the_double_in_the_published_shape() {
         assert_eq!(answer["backing"], "jetbrains", "{action}: {answer}");
     }
     env.ok(&root, &["refactor", "type-hierarchy", "src/Cart.kt:3:6"]);
-    env.ok(&root, &["refactor", "symbols-overview", "src/Util.scala"]);
+    env.ok(&root, &["refactor", "symbols-overview", "src/Util.groovy"]);
     env.ok(&root, &["refactor", "inspections", "src/Cart.kt"]);
     env.ok(
         &root,
@@ -416,6 +418,10 @@ fn every_route_the_daemon_sends_reaches_the_double_in_the_published_shape() {
     env.ok(&root, &["refactor", "safe-delete", at]);
     env.ok(&root, &["refactor", "inline", at]);
     env.ok(&root, &["refactor", "reformat", "src/Cart.kt"]);
+    let calls = env.err(&root, &["refactor", "call-hierarchy", at]);
+    assert_eq!(calls["code"], "BACKEND_REQUIRED", "{calls}");
+    let why = calls["message"].as_str().unwrap_or_default();
+    assert!(why.contains("has no /call_hierarchy"), "{calls}");
     let name = ["--name-path", "Cart/sum"];
     let edits: [(&str, &str, &str); 3] = [
         ("insert-before-symbol", "--text", "    // before"),
@@ -439,9 +445,42 @@ fn every_route_the_daemon_sends_reaches_the_double_in_the_published_shape() {
         .collect();
     sent.sort();
     sent.dedup();
-    let mut routes: Vec<String> = routes().map(String::from).collect();
+    let mut routes: Vec<String> = routes()
+        .chain(beyond_published())
+        .map(String::from)
+        .collect();
     routes.sort();
     assert_eq!(sent, routes);
+    ide.assert_clean();
+}
+
+/// The published plugin has no `/call_hierarchy`: its 404 passes the call on to the
+/// language server within the same call, which answers as it does without any IDE,
+/// and the answer says why the IDE did not.
+#[test]
+fn a_call_hierarchy_the_published_plugin_lacks_is_answered_by_the_language_server() {
+    let env = gopls_env(SHIM);
+    let root = go_calls_fixture(&env.dir().join("calls"));
+    env.trust(&root);
+    let ide = PluginDouble::start(&env, &root);
+    let callers = env.ok(
+        &root,
+        &["refactor", "call-hierarchy", "--name-path", "leaf"],
+    );
+    assert_eq!(callers["backing"], "gopls", "{callers}");
+    assert_eq!(callers["calls"][0]["name"], "mid", "{callers}");
+    let why = callers["fallback"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("jetbrains answered UNSUPPORTED") && why.contains("/call_hierarchy"),
+        "{callers}"
+    );
+    // `leaf` is line 3, column 5 (0-based: 2, 5), in the published request shape.
+    assert_eq!(
+        ide.bodies("/call_hierarchy"),
+        [
+            json!({"path": "calls.go", "line": 2, "character": 5, "scope": "project", "direction": "incoming", "depth": 1})
+        ]
+    );
     ide.assert_clean();
 }
 

@@ -1,7 +1,8 @@
 //! Backing A end to end: real shims, the real daemon, a real rust-analyzer (built from
 //! crates.io by `tests/ensure-rust-analyzer.sh` when the toolchain has none), a real
-//! gopls (`tests/ensure-gopls.sh`) and a real python-lsp-server. Fixtures carry non-ASCII lines, so every column crosses the
-//! position-encoding boundary.
+//! gopls (`tests/ensure-gopls.sh`), a real python-lsp-server, and clangd (Debian's)
+//! and bash-language-server (npm) found with no configuration. Fixtures carry
+//! non-ASCII lines, so every column crosses the position-encoding boundary.
 
 use std::{
     fs,
@@ -11,8 +12,8 @@ use std::{
 };
 
 use lean_ctx_testkit::{
-    TestEnv, git, go_calls_fixture, gopls_env, pylsp, python_fixture, rust_analyzer, spots,
-    typescript_language_server, wait_until,
+    TestEnv, bash_language_server, git, go_calls_fixture, gopls_env, pylsp, python_fixture,
+    rust_analyzer, spots, typescript_language_server, wait_until,
 };
 
 const SHIM: &str = env!("CARGO_BIN_EXE_lean-ctx");
@@ -689,11 +690,27 @@ fn a_missing_server_is_backend_required_with_a_remedy() {
     let root = env.dir().join("proj");
     write_crate(&root);
     fs::write(root.join("main.go"), "package main\nfunc main() {}\n").unwrap();
+    fs::write(root.join("A.cs"), "class A {}\n").unwrap();
     let root = fs::canonicalize(root).unwrap();
     env.trust(&root);
-    let e = env.err(&root, &["refactor", "references", "src/lib.rs:3:9"]);
+    // No C# server on PATH and none configured: the one to install is named, and
+    // references answer by name meanwhile, said to be unresolved.
+    let e = env.err(&root, &["refactor", "definition", "A.cs:1:6"]);
+    assert_eq!(e["code"], "BACKEND_REQUIRED", "{e}");
+    let csharp_ls = "dotnet tool install --global csharp-ls";
+    assert!(e["remedy"].as_str().unwrap().contains(csharp_ls), "{e}");
+    let refs = env.ok(&root, &["refactor", "references", "A.cs:1:6"]);
+    assert_eq!(refs["backing"], "by name, unresolved", "{refs}");
+    assert!(
+        refs["fallback"].as_str().unwrap().contains(csharp_ls),
+        "{refs}"
+    );
+    assert_eq!(spots(&refs), ["A.cs 1:6"], "{refs}");
+    let e = env.err(&root, &["refactor", "definition", "src/lib.rs:3:9"]);
     assert_eq!(e["code"], "BACKEND_REQUIRED", "{e}");
     assert!(e["remedy"].as_str().unwrap().contains("lsp.rust"), "{e}");
+    let refs = env.ok(&root, &["refactor", "references", "src/lib.rs:3:9"]);
+    assert_eq!(refs["backing"], "by name, unresolved", "{refs}");
     let e = env.err(&root, &["refactor", "definition", "main.go:2:6"]);
     assert_eq!(e["code"], "BACKEND_REQUIRED", "{e}");
     assert!(e["message"].as_str().unwrap().contains("jetbrains"), "{e}");
@@ -1384,4 +1401,115 @@ fn a_session_start_warms_the_language_servers_of_a_trusted_root() {
             .all(|s| s["root"] != other.to_str().unwrap()),
         "an untrusted root got a server"
     );
+}
+
+/// Servers found with no configuration at all (`shared/src/servers.rs`): clangd, as
+/// Debian installs it, for C: definition, references and rename by name, and the
+/// diagnostics an edit introduces; bash-language-server (npm, pinned in `tests/lsp`),
+/// put on the PATH as a user installs it, for shell: references. No `[lsp]` section.
+#[test]
+fn clangd_and_bash_language_server_are_found_with_no_configuration() {
+    let env = TestEnv::with_shim(SHIM);
+    env.put_on_path("bash-language-server", &bash_language_server());
+    let root = env.dir().join("c");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(root.join("geo.h"), "/* Größe */\nint area(int w, int h);\n").unwrap();
+    fs::write(
+        root.join("geo.c"),
+        "#include \"geo.h\"\n\n/* Fläche: w × h. */\nint area(int w, int h) { return w * h; }\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("main.c"),
+        "#include \"geo.h\"\n\nint main(void) { return area(2, 3) + area(4, 5); }\n",
+    )
+    .unwrap();
+    // clangd's background index (every file's references) needs the compilation
+    // database; Debian's clangd finds the system headers without it.
+    let dir = fs::canonicalize(&root).unwrap();
+    let commands: Vec<serde_json::Value> = ["geo.c", "main.c"]
+        .iter()
+        .map(|f| serde_json::json!({"directory": dir, "file": f, "arguments": ["cc", "-std=c11", "-c", f]}))
+        .collect();
+    fs::write(
+        root.join("compile_commands.json"),
+        serde_json::to_string(&commands).unwrap(),
+    )
+    .unwrap();
+    fs::write(
+        root.join("tools.sh"),
+        "#!/bin/sh\n# Grüßt.\ngreet() {\n  echo \"hi $1\"\n}\ngreet a\ngreet b\n",
+    )
+    .unwrap();
+    git(&root, &["init", "-q"]);
+    let root = dir;
+    env.trust(&root);
+
+    let def = env.ok(&root, &["refactor", "definition", "main.c:3:26"]);
+    assert_eq!(spots(&def), ["geo.c 4:4"], "{def}");
+    assert_eq!(def["backing"], "clangd", "{def}");
+    // References by name: the declaration in the header, the definition and both
+    // calls (the other files from clangd's background index).
+    let all = ["geo.c 4:4", "geo.h 2:4", "main.c 3:24", "main.c 3:37"];
+    let refs = env.ok(
+        &root,
+        &["refactor", "references", "--name-path", "area", "geo.c"],
+    );
+    assert_eq!(spots(&refs), all, "{refs}");
+
+    // An edit that breaks a call: the answer carries clangd's new diagnostic.
+    let edit = env.ok(
+        &root,
+        &[
+            "refactor",
+            "replace-symbol-body",
+            "--name-path",
+            "main",
+            "--new-body",
+            "int main(void) { return area(2) + area(4, 5); }",
+        ],
+    );
+    let introduced = edit["introduced"].as_array().cloned().unwrap_or_default();
+    assert!(
+        introduced
+            .iter()
+            .any(|d| d["path"] == "main.c" && d["message"].as_str().unwrap().contains("argument")),
+        "{edit}"
+    );
+
+    let renamed = env.ok(
+        &root,
+        &[
+            "refactor",
+            "rename",
+            "--name-path",
+            "area",
+            "geo.c",
+            "--new-name",
+            "fläche",
+        ],
+    );
+    assert_eq!(renamed["applied"], true, "{renamed}");
+    for (file, count) in [("geo.h", 1), ("geo.c", 1), ("main.c", 2)] {
+        let text = fs::read_to_string(root.join(file)).unwrap();
+        assert_eq!(text.matches("fläche(").count(), count, "{file}: {text}");
+        assert!(!text.contains("area("), "{file}: {text}");
+    }
+
+    let greet = env.ok(
+        &root,
+        &["refactor", "references", "--name-path", "greet", "tools.sh"],
+    );
+    assert_eq!(
+        spots(&greet),
+        ["tools.sh 3:0", "tools.sh 6:0", "tools.sh 7:0"],
+        "{greet}"
+    );
+    assert_eq!(greet["backing"], "bash-language-server", "{greet}");
+    let servers: Vec<String> = env
+        .status_rows(&root, "language_servers")
+        .iter()
+        .map(|s| s["language"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(servers, ["bash", "cpp"], "C is served by C++'s clangd");
 }

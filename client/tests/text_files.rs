@@ -104,7 +104,7 @@ fn hash_of(v: &Value) -> String {
 fn every_text_file_is_listed_with_its_kind_and_what_is_not_indexed_is_named() {
     let (env, root) = fixture();
     let tree = ok(&env, &root, &["tree"]);
-    for kind in ["rust 1", "toml 1", "markdown 1", "yaml 1", "shell 1"] {
+    for kind in ["rust 1", "toml 1", "markdown 1", "yaml 1", "bash 1"] {
         assert!(tree.contains(kind), "{kind}: {tree}");
     }
     assert!(tree.contains("logo.png (binary: not indexed)"), "{tree}");

@@ -162,13 +162,31 @@ fn hostile_rust_world() -> (TestEnv, PathBuf, PathBuf) {
 #[test]
 fn an_untrusted_root_starts_no_language_server_and_names_the_command_that_trusts_it() {
     let (env, marker, root) = hostile_rust_world();
-    let refused = env.err(&root, &["refactor", "references", "src/lib.rs:1:8"]);
+    let refused = env.err(&root, &["refactor", "definition", "src/lib.rs:1:8"]);
     assert_eq!(refused["code"], "BACKEND_REQUIRED", "{refused}");
     let remedy = refused["remedy"].as_str().unwrap();
+    let trust_it = format!("lean-ctx trust {}", root.display());
+    assert!(remedy.contains(&trust_it), "{refused}");
+    // References still answer, from the index by name, labelled as such (never as
+    // the server's), with why no server answered and the command that lets one.
+    let by_name = env.ok(&root, &["refactor", "references", "src/lib.rs:1:8"]);
+    assert_eq!(by_name["backing"], "by name, unresolved", "{by_name}");
     assert!(
-        remedy.contains(&format!("lean-ctx trust {}", root.display())),
-        "{refused}"
+        by_name["fallback"].as_str().unwrap().contains(&trust_it),
+        "{by_name}"
     );
+    assert_eq!(
+        spots(&by_name),
+        ["src/lib.rs 1:7", "src/lib.rs 2:24", "src/lib.rs 2:34"]
+    );
+    let out = env
+        .shim()
+        .current_dir(&root)
+        .args(["refactor", "references", "src/lib.rs:1:8"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("by name, unresolved"), "{text}");
     assert!(env.language_servers().is_empty(), "a server started");
     // The headless backing answers in every root.
     let outline = env.ok(&root, &["outline", "src/lib.rs"]);
@@ -197,7 +215,7 @@ fn an_untrusted_root_starts_no_language_server_and_names_the_command_that_trusts
         .output()
         .unwrap();
     assert!(out.status.success());
-    let again = env.err(&root, &["refactor", "references", "src/lib.rs:1:8"]);
+    let again = env.err(&root, &["refactor", "definition", "src/lib.rs:1:8"]);
     assert_eq!(again["code"], "BACKEND_REQUIRED", "{again}");
     assert_eq!(marked(&marker), "", "the repository's code ran");
 }
@@ -227,7 +245,7 @@ fn trust_entries_are_exact_paths_and_patterns_only_by_name() {
         "{listed}"
     );
     let refused = |root: &Path| {
-        let answer = env.err(root, &["refactor", "references", "geo.py:2:4"]);
+        let answer = env.err(root, &["refactor", "definition", "geo.py:2:4"]);
         answer["code"] == "BACKEND_REQUIRED"
     };
     for (root, trusted) in [
@@ -239,7 +257,7 @@ fn trust_entries_are_exact_paths_and_patterns_only_by_name() {
         (&plain, false),
     ] {
         if trusted {
-            env.ok(root, &["refactor", "references", "geo.py:2:4"]);
+            env.ok(root, &["refactor", "definition", "geo.py:2:4"]);
         } else {
             assert!(refused(root), "{} is trusted", root.display());
         }
@@ -344,7 +362,7 @@ fn a_cargo_config_another_user_planted_above_the_root_stops_rust_analyzer() {
         Some(rustix::fs::Gid::from_raw(65534)),
     )
     .unwrap();
-    let refused = env.err(&root, &["refactor", "references", "src/lib.rs:1:8"]);
+    let refused = env.err(&root, &["refactor", "definition", "src/lib.rs:1:8"]);
     assert_eq!(refused["code"], "BACKEND_REQUIRED", "{refused}");
     assert!(
         refused["message"]
@@ -436,7 +454,7 @@ fn a_cargo_config_planted_after_rust_analyzer_started_stops_it_before_cargo_runs
         format!("{manifest}\n[features]\nx = []\n"),
     )
     .unwrap();
-    let refused = env.err(&root, &["refactor", "references", "src/lib.rs:1:8"]);
+    let refused = env.err(&root, &["refactor", "definition", "src/lib.rs:1:8"]);
     assert_eq!(refused["code"], "BACKEND_REQUIRED", "{refused}");
     assert!(
         refused["message"].as_str().unwrap().contains(&format!(
@@ -494,7 +512,7 @@ fn a_config_a_repository_points_lean_ctx_at_is_ignored() {
             }
             cmd.args(args).output().unwrap()
         };
-        let out = shim(&["--json", "refactor", "references", "geo.py:2:4"]);
+        let out = shim(&["--json", "refactor", "definition", "geo.py:2:4"]);
         let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(
             answer["error"]["code"], "BACKEND_REQUIRED",

@@ -7,8 +7,8 @@
 //! whole-registry runs CONFORMANCE.md reports).
 //!
 //! Run: `cargo bench -p lean-ctx-daemon --bench conformance` (fetches on first run),
-//! every file of every corpus; `-- rust kotlin` for some of them (`rust`, `python`,
-//! `typescript`, `go`, `java`, `kotlin`). `LEAN_CTX_CONFORMANCE_RUST_EVERY=N` checks
+//! every file of every corpus; `-- rust kotlin` for some of them (a corpus is named
+//! by its directory: `rust`, `python`, `c`, `ruby`, …). `LEAN_CTX_CONFORMANCE_RUST_EVERY=N` checks
 //! every Nth Rust file only. Exits non-zero when any symbol fails.
 
 use std::{path::PathBuf, time::Instant};
@@ -28,10 +28,20 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
-    let mut dirs = vec![("rust", rust, rust_every)];
-    dirs.extend(["python", "typescript", "go", "java", "kotlin"].map(|l| (l, corpus.join(l), 1)));
-    dirs.retain(|(name, ..)| asked.is_empty() || asked.iter().any(|a| a == name));
-    let dirs = dirs.into_iter().map(|(_, dir, every)| (dir, every));
+    // Every corpus the fetch script made (a directory each), or those asked for.
+    let mut names: Vec<String> = std::fs::read_dir(&corpus)
+        .expect("the corpus directory")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    names.sort();
+    names.retain(|n| asked.is_empty() || asked.contains(n));
+    let dirs = names.into_iter().map(|name| match name.as_str() {
+        "rust" => (rust.clone(), rust_every),
+        _ => (corpus.join(&name), 1),
+    });
     let mut failed = 0;
     println!("| language | files | not parsed cleanly | symbols | failures | seconds |");
     println!("|---|---|---|---|---|---|");

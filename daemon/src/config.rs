@@ -135,6 +135,19 @@ pub struct LspSection {
     pub go: Option<ServerSetting>,
     pub java: Option<ServerSetting>,
     pub kotlin: Option<ServerSetting>,
+    pub c: Option<ServerSetting>,
+    pub cpp: Option<ServerSetting>,
+    pub csharp: Option<ServerSetting>,
+    pub ruby: Option<ServerSetting>,
+    pub php: Option<ServerSetting>,
+    pub bash: Option<ServerSetting>,
+    pub lua: Option<ServerSetting>,
+    pub scala: Option<ServerSetting>,
+    pub swift: Option<ServerSetting>,
+    pub haskell: Option<ServerSetting>,
+    pub elixir: Option<ServerSetting>,
+    pub ocaml: Option<ServerSetting>,
+    pub r: Option<ServerSetting>,
     /// A server unused this long is shut down.
     #[serde(default = "default_lsp_idle", with = "duration_str")]
     pub idle_ttl: Duration,
@@ -150,6 +163,35 @@ pub struct LspSection {
     /// The `tsserver.js` typescript-language-server runs; default: the TypeScript
     /// installed beside the server, never the project's `node_modules` (`pool.rs`).
     pub tsserver: Option<String>,
+}
+
+impl LspSection {
+    /// `lsp.<key>`, where `key` is a language's name (`lean_ctx_shared::servers`).
+    pub fn server(&self, key: &str) -> Option<&ServerSetting> {
+        match key {
+            "rust" => self.rust.as_ref(),
+            "python" => self.python.as_ref(),
+            "typescript" => self.typescript.as_ref(),
+            "javascript" => self.javascript.as_ref(),
+            "go" => self.go.as_ref(),
+            "java" => self.java.as_ref(),
+            "kotlin" => self.kotlin.as_ref(),
+            "c" => self.c.as_ref(),
+            "cpp" => self.cpp.as_ref(),
+            "csharp" => self.csharp.as_ref(),
+            "ruby" => self.ruby.as_ref(),
+            "php" => self.php.as_ref(),
+            "bash" => self.bash.as_ref(),
+            "lua" => self.lua.as_ref(),
+            "scala" => self.scala.as_ref(),
+            "swift" => self.swift.as_ref(),
+            "haskell" => self.haskell.as_ref(),
+            "elixir" => self.elixir.as_ref(),
+            "ocaml" => self.ocaml.as_ref(),
+            "r" => self.r.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 impl Default for LspSection {
@@ -361,7 +403,7 @@ mod tests {
         for bad in [
             "[daemon]\nidle_timout = \"1m\"\n",
             "[daemon]\nidle_timeout = \"soon\"\n",
-            "[lsp]\nruby = \"solargraph\"\n",
+            "[lsp]\ncobol = \"cobol-ls\"\n",
         ] {
             std::fs::write(&path, bad).unwrap();
             let err = Config::load(&path).unwrap_err();

@@ -46,7 +46,9 @@ use lean_ctx_shared::{
     render,
 };
 
-use lean_ctx_syntax::{Lang, Symbol, SymbolKind as K, name_path::NamePath, text::LineIndex};
+use lean_ctx_syntax::{
+    Lang, Symbol, SymbolKind as K, languages::ProbeSite, name_path::NamePath, text::LineIndex,
+};
 
 use crate::{
     backing::hashes,
@@ -138,22 +140,8 @@ pub type Checked = Vec<(String, Option<String>)>;
 
 /// [`check_file_as`] for a file named by its language alone.
 pub fn check_file(lang: Lang, src: &[u8]) -> Option<Checked> {
-    let rel = format!("file.{}", extension(lang));
+    let rel = format!("file.{}", lang.extension());
     check_file_as(lang, &rel, src, &Reads::default())
-}
-
-fn extension(lang: Lang) -> &'static str {
-    match lang {
-        Lang::Rust => "rs",
-        Lang::Python => "py",
-        Lang::TypeScript => "ts",
-        Lang::Tsx => "tsx",
-        Lang::JavaScript => "js",
-        Lang::Go => "go",
-        Lang::Java => "java",
-        Lang::Kotlin => "kt",
-        Lang::Text => "txt",
-    }
 }
 
 /// Every check of every symbol of `src`, the file `rel`.
@@ -435,107 +423,6 @@ fn own_text(
     Ok(())
 }
 
-/// Words that start a declaration (keywords and modifiers): none may stand right
-/// before a range.
-fn keywords(lang: Lang) -> &'static [&'static str] {
-    match lang {
-        Lang::Rust => &[
-            "pub",
-            "fn",
-            "struct",
-            "enum",
-            "union",
-            "trait",
-            "impl",
-            "mod",
-            "const",
-            "static",
-            "type",
-            "unsafe",
-            "async",
-            "extern",
-            "macro_rules",
-        ],
-        Lang::Python => &["def", "class", "async"],
-        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => &[
-            "export",
-            "default",
-            "declare",
-            "abstract",
-            "async",
-            "function",
-            "class",
-            "interface",
-            "type",
-            "enum",
-            "namespace",
-            "module",
-            "const",
-            "let",
-            "var",
-            "static",
-            "public",
-            "private",
-            "protected",
-            "readonly",
-            "override",
-            "accessor",
-        ],
-        Lang::Go => &["func", "type", "var", "const"],
-        Lang::Java => &[
-            "public",
-            "private",
-            "protected",
-            "static",
-            "final",
-            "abstract",
-            "class",
-            "interface",
-            "enum",
-            "record",
-            "synchronized",
-            "native",
-            "transient",
-            "volatile",
-            "strictfp",
-            "sealed",
-        ],
-        Lang::Kotlin => &[
-            "fun",
-            "class",
-            "object",
-            "interface",
-            "val",
-            "var",
-            "data",
-            "enum",
-            "sealed",
-            "open",
-            "abstract",
-            "override",
-            "private",
-            "public",
-            "internal",
-            "protected",
-            "companion",
-            "inline",
-            "suspend",
-            "const",
-            "lateinit",
-            "typealias",
-            "inner",
-            "value",
-            "operator",
-            "infix",
-            "tailrec",
-            "external",
-            "actual",
-            "expect",
-        ],
-        Lang::Text => &[],
-    }
-}
-
 /// (c): nothing that belongs to the declaration lies before its range.
 fn starts_at_first_keyword(
     lang: Lang,
@@ -553,11 +440,12 @@ fn starts_at_first_keyword(
     // In a comment: a comment line, or after `//`, `/*` (`#` in Python) on its line
     // (`var cont = null // waiting for new value`).
     let prefix = &src[line_start(src, word_start)..word_start];
+    let comments = lang.comments();
+    let holds = |opener: &[u8]| prefix.windows(opener.len()).any(|w| w == opener);
     let in_comment = prefix.trim_ascii_start().starts_with(b"*")
-        || prefix.windows(2).any(|w| w == b"//" || w == b"/*")
-        || ((lang == Lang::Python || lang == Lang::Rust)
-            && prefix.trim_ascii_start().starts_with(b"#"))
-        || (lang == Lang::Python && prefix.contains(&b'#'));
+        || comments.line.iter().any(|l| holds(l))
+        || comments.block.as_ref().is_some_and(|b| holds(b.open))
+        || (lang == Lang::Rust && prefix.trim_ascii_start().starts_with(b"#"));
     // A word after a `.` is a member or a package (`_size.value`, `package
     // kotlinx.coroutines.internal`), and one ending another declaration is its
     // last word: neither is a modifier of this one.
@@ -569,7 +457,7 @@ fn starts_at_first_keyword(
         && !in_comment
         && !qualified
         && !ends_another
-        && keywords(lang).iter().any(|k| k.as_bytes() == word)
+        && lang.keywords().iter().any(|k| k.as_bytes() == word)
     {
         return Err(format!(
             "range starts after `{}`",
@@ -597,12 +485,7 @@ fn starts_at_first_keyword(
     {
         return Ok(());
     }
-    let attribute = match lang {
-        Lang::Rust => above.starts_with(b"#[") && above.ends_with(b"]"),
-        Lang::Go => false,
-        _ => above.starts_with(b"@") && !above.starts_with(b"@interface"),
-    };
-    if attribute {
+    if lang.is_attribute(above) {
         return Err(format!(
             "range starts below the attribute `{}`",
             String::from_utf8_lossy(above)
@@ -622,6 +505,8 @@ fn only_attributes_before_the_core(lang: Lang, src: &[u8], s: Symbol<'_>) -> Res
     // Outside strings and brackets (an attribute's arguments), every word belongs
     // to an attribute: `@Name`, `@a.b`, `@file:Name`, or Rust's `#`.
     let mut outside = Vec::with_capacity(head.len());
+    // Where in `outside` a word ends that is called (`f(…)`): a name, not a keyword.
+    let mut called = Vec::new();
     let (mut depth, mut quote) = (0usize, None::<u8>);
     let mut i = 0;
     while i < head.len() {
@@ -630,18 +515,44 @@ fn only_attributes_before_the_core(lang: Lang, src: &[u8], s: Symbol<'_>) -> Res
             Some(_) if b == b'\\' => i += 1,
             Some(q) if b == q => quote = None,
             Some(_) => {}
+            // Triple-quoted (Elixir's `@doc """…"""`): its text may hold any quote.
+            None if head[i..].starts_with(b"\"\"\"") => {
+                let close = head[i + 3..].windows(3).position(|w| w == b"\"\"\"");
+                i = close.map_or(head.len(), |at| i + at + 6);
+                continue;
+            }
             None if b == b'"' || (b == b'\'' && lang != Lang::Rust) || b == b'`' => quote = Some(b),
-            None if matches!(b, b'(' | b'[' | b'{') => depth += 1,
+            None if matches!(b, b'(' | b'[' | b'{') => {
+                if b == b'('
+                    && depth == 0
+                    && outside
+                        .last()
+                        .is_some_and(|c: &u8| !c.is_ascii_whitespace())
+                {
+                    called.push(outside.len());
+                }
+                depth += 1;
+            }
             None if matches!(b, b')' | b']' | b'}') => depth = depth.saturating_sub(1),
             None if depth == 0 => outside.push(b),
             None => {}
         }
         i += 1;
     }
-    let stray = String::from_utf8_lossy(&outside)
-        .split_whitespace()
-        .find(|w| !(w.starts_with('@') || (lang == Lang::Rust && *w == "#")))
-        .map(str::to_string);
+    // After an attribute, a word that is no keyword is one of its arguments the
+    // language does not bracket (Elixir's `@spec f(a) :: t`, `@spec defguard(a) ::
+    // t`); a keyword is another declaration's.
+    let mut after_attribute = false;
+    let mut start = 0;
+    let stray = outside.split(u8::is_ascii_whitespace).find_map(|w| {
+        let end = start + w.len();
+        start = end + 1;
+        let attribute = lang.is_attribute(w);
+        after_attribute |= attribute;
+        let word = String::from_utf8_lossy(w);
+        let keyword = lang.keywords().contains(&&*word) && !called.contains(&end);
+        (!w.is_empty() && !attribute && (!after_attribute || keyword)).then(|| word.into_owned())
+    });
     match stray {
         Some(w) => Err(format!("range takes in `{w}` before its first keyword")),
         None => Ok(()),
@@ -657,34 +568,15 @@ fn probe(lang: Lang, src: &[u8], s: Symbol<'_>, all: &[(Symbol<'_>, Option<K>)])
         .find(|(o, _)| line_start(src, o.doc_start()) == line)
         .copied()
         .unwrap_or((s, None));
-    let grouped = !keywords(lang)
+    let grouped = !lang
+        .keywords()
         .iter()
         .any(|k| src[outer.core_start()..].starts_with(k.as_bytes()));
-    match (lang, outer.kind(), parent) {
-        (Lang::Rust, K::Field, _) => "lean_ctx_probe: u8,",
-        (Lang::Rust, K::EnumMember, _) => "LeanCtxProbe,",
-        (Lang::Rust, ..) => "fn lean_ctx_probe() {}",
-        (Lang::Python, ..) => "def lean_ctx_probe(): pass",
-        (Lang::TypeScript | Lang::Tsx, _, Some(K::Interface)) => "lean_ctx_probe: number;",
-        (_, K::EnumMember, _) if lang != Lang::Go => match lang {
-            Lang::Java | Lang::Kotlin => "LEAN_CTX_PROBE,",
-            _ => "LeanCtxProbe,",
-        },
-        (Lang::TypeScript | Lang::Tsx | Lang::JavaScript, _, Some(K::Class)) => {
-            "lean_ctx_probe = 0;"
-        }
-        (Lang::TypeScript | Lang::Tsx | Lang::JavaScript, ..) => "function lean_ctx_probe() {}",
-        (Lang::Go, K::Field, _) => "LeanCtxProbe int",
-        (Lang::Go, _, Some(K::Interface)) => "LeanCtxProbe()",
-        (Lang::Go, K::Constant | K::Variable, _) if grouped => "LeanCtxProbe = 0",
-        (Lang::Go, K::Struct | K::Interface | K::TypeAlias, _) if grouped => "LeanCtxProbe int",
-        (Lang::Go, ..) => "func lean_ctx_probe() {}",
-        (Lang::Java, _, None) => "class LeanCtxProbe {}",
-        (Lang::Java, ..) => "int leanCtxProbe();",
-        (Lang::Kotlin, ..) => "fun leanCtxProbe() {}",
-        // No symbols, so never probed.
-        (Lang::Text, ..) => "lean-ctx probe",
-    }
+    lang.probe(ProbeSite {
+        kind: outer.kind(),
+        parent,
+        grouped,
+    })
     .to_string()
 }
 

@@ -37,7 +37,9 @@ use rustix::{
     io::Errno,
 };
 
-use lean_ctx_syntax::{FileSymbols, Lang, Symbol, name_path::NamePath, text::LineIndex};
+use lean_ctx_syntax::{
+    FileSymbols, Lang, Symbol, decl::DocBlock, name_path::NamePath, text::LineIndex,
+};
 
 use crate::{
     declarations::{Wire, extract, syntax_error},
@@ -340,7 +342,7 @@ pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, L
         }
     }
 
-    let crlf = uses_crlf(original);
+    let crlf = crlf_at(original, target.start);
     let indent = line_indent(original, target.start);
     // The agent's text without blank lines before it or a line ending after it (a
     // heredoc's last newline is not a blank line to add).
@@ -495,18 +497,25 @@ impl Target {
             return self.range.start;
         }
         let head = text.trim_start().as_bytes();
-        let doc = match lang {
-            Lang::Rust => {
-                (head.starts_with(b"///") && !head.starts_with(b"////")) || head.starts_with(b"/**")
-            }
-            Lang::Go => head.starts_with(b"//"),
-            Lang::Python => false,
-            _ => head.starts_with(b"/**"),
-        };
+        let first = head
+            .split(|b| *b == b'\n')
+            .next()
+            .unwrap_or(head)
+            .trim_ascii_end();
+        // A doc comment as the language reads one above a declaration (`decl::doc_start`):
+        // a doc line (`///`, Go's `//`, Ruby's `#`) or a doc block (`/**`).
+        let comments = lang.comments();
+        let doc = comments.doc_line.is_some_and(|doc| doc(first))
+            || (comments.doc_block != DocBlock::No
+                && comments
+                    .block
+                    .as_ref()
+                    .is_some_and(|b| head.starts_with(b.doc)));
         let attrs = match lang {
             Lang::Rust => head.starts_with(b"#[") || head.starts_with(b"# ["),
             Lang::Go => false,
-            _ => head.starts_with(b"@"),
+            // `@Name`, or the language's own attribute line (PHP's `#[…]`).
+            _ => head.starts_with(b"@") || lang.is_attribute(first),
         };
         if doc {
             self.doc
@@ -772,22 +781,33 @@ fn addresses(found: &[(Symbol<'_>, &str)]) -> Vec<String> {
         .collect()
 }
 
-fn uses_crlf(src: &[u8]) -> bool {
-    src.iter()
-        .position(|b| *b == b'\n')
-        .is_some_and(|i| i > 0 && src[i - 1] == b'\r')
+/// Whether the line holding `at` ends in CRLF (the last line, without an ending:
+/// the line before it): written text takes the line endings of where it lands, so
+/// a file that mixes them keeps every line it did not ask to change (a symbol
+/// replaced by its own text is byte for byte the file).
+fn crlf_at(src: &[u8], at: usize) -> bool {
+    let ending = match src[at..].iter().position(|b| *b == b'\n') {
+        Some(i) => Some(at + i),
+        None => src[..at].iter().rposition(|b| *b == b'\n'),
+    };
+    ending.is_some_and(|i| i > 0 && src[i - 1] == b'\r')
 }
 
 fn eol(crlf: bool) -> &'static [u8] {
     if crlf { b"\r\n" } else { b"\n" }
 }
 
+/// `text` with the line endings of where it lands (`crlf`); a text that brings CRLF
+/// endings of its own (the lines an agent read of a file that mixes them) is written
+/// as given.
 fn with_line_endings(text: &str, crlf: bool) -> Vec<u8> {
-    let lf = text.replace("\r\n", "\n");
+    if text.contains("\r\n") {
+        return text.as_bytes().to_vec();
+    }
     if crlf {
-        lf.replace('\n', "\r\n").into_bytes()
+        text.replace('\n', "\r\n").into_bytes()
     } else {
-        lf.into_bytes()
+        text.as_bytes().to_vec()
     }
 }
 
@@ -1501,6 +1521,41 @@ mod tests {
         let want = "class A:\n    def f(self):\n        return 2\n";
         assert_eq!(replace("def f(self):\n    return 2"), want);
         assert_eq!(replace("    def f(self):\n        return 2"), want);
+    }
+
+    #[test]
+    fn written_text_takes_the_line_endings_of_where_it_lands() {
+        // A file that mixes them (pythonnet's SequenceDecoder.cs): LF first, a CRLF
+        // function, and one without a final newline.
+        let src = "fn a() {}\nfn b() {\r\n    1\r\n}\r\nfn c() {\n}";
+        let edit = |action, name, text| planned(Lang::Rust, src, action, name, text);
+        assert_eq!(
+            edit(EditAction::ReplaceSymbolBody, "b", "fn b() {\n    1\n}"),
+            src,
+            "replaced by its own text"
+        );
+        assert_eq!(
+            edit(EditAction::ReplaceSymbolBody, "b", "fn b() {\n    2\n}"),
+            "fn a() {}\nfn b() {\r\n    2\r\n}\r\nfn c() {\n}"
+        );
+        assert_eq!(
+            edit(EditAction::InsertAfterSymbol, "a", "fn x() {\n}"),
+            "fn a() {}\nfn x() {\n}\nfn b() {\r\n    1\r\n}\r\nfn c() {\n}"
+        );
+        assert_eq!(
+            edit(EditAction::InsertBeforeSymbol, "c", "fn x() {\n}"),
+            "fn a() {}\nfn b() {\r\n    1\r\n}\r\nfn x() {\n}\nfn c() {\n}"
+        );
+        // A symbol that mixes them itself, replaced by the lines read of it: as given.
+        let mixed = "fn a() {\r\n    1\n}\r\n";
+        let own = planned(
+            Lang::Rust,
+            mixed,
+            EditAction::ReplaceSymbolBody,
+            "a",
+            "fn a() {\r\n    1\n}",
+        );
+        assert_eq!(own, mixed);
     }
 
     /// A project `project/` with `rel` holding `fn a() {}`, and a daemon's

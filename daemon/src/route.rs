@@ -5,8 +5,8 @@
 //!
 //! | operation | order |
 //! |---|---|
-//! | `navigate`, `type_hierarchy`, `inspections`, `reformat`, `rename` | IDE, then language server |
-//! | `call_hierarchy` | language server (the plugin has no route for it yet) |
+//! | `navigate`, `type_hierarchy`, `call_hierarchy`, `inspections`, `reformat`, `rename` | IDE, then language server (the published plugin has no `/call_hierarchy`: its 404 passes on) |
+//! | `navigate` `references` | then the index by name, where neither may answer at all (`backing/by_name.rs`) |
 //! | `move`, `safe_delete`, `inline` | IDE only |
 //! | symbol edits | IDE (one undo entry there), then our own writer |
 //! | `symbols_overview`, `outline` of a file | headless index, then IDE (file types tree-sitter does not parse) |
@@ -17,7 +17,10 @@
 //! answer (the connection fails, or it hangs past its timeout: the window is then
 //! left alone until its port file changes or a health check passes again) passes the
 //! call on; so does one that answers `INDEXING`, `UNSUPPORTED_LANGUAGE` or
-//! `UNSUPPORTED` when another backing follows. Any other error is the answer. A write the
+//! `UNSUPPORTED` when another backing follows. Any other error is the answer; but a
+//! `references` none may answer (`BACKEND_REQUIRED`: an untrusted root, no server)
+//! is answered by name, said to be unresolved, with that error as its `fallback`. A
+//! write the
 //! IDE may have started is never passed on: a hung refactoring apply is an error, and
 //! a hung symbol edit passes on only while its file still holds its old bytes. The
 //! answer names the backing that answered and why the ones before it did not. When
@@ -46,7 +49,7 @@ use lean_ctx_shared::{
 
 use crate::{
     accounting::{Accounted, Baseline},
-    backing::{self, Cx, Miss, Outcome, headless, ide, lsp, pointed, resolve},
+    backing::{self, Cx, Miss, Outcome, by_name, headless, ide, lsp, pointed, resolve},
     call_log::{note_backing, note_root},
     edit::Written,
     jail::{Jailed, Want},
@@ -236,14 +239,22 @@ pub async fn navigate(d: &Daemon, req: NavigateRequest) -> Result<NavigateRespon
         name_path: None,
         ..req
     };
-    let mut resp = first(
+    let resp = first(
         vec![
             ask(IDE, ide::navigate(&cx, &file, &req)),
             ask(LSP, answered(lsp::navigate(&cx, &file, &req))),
         ],
         || ide_required(req.action.as_str()),
     )
-    .await?;
+    .await;
+    // No backing may answer at all (not one still loading: that one answers soon):
+    // references by name, said to be unresolved.
+    let mut resp = match resp {
+        Err(e) if e.code == ErrorCode::BackendRequired => {
+            by_name::references(&cx, &file, &req, e).await?
+        }
+        other => other?,
+    };
     let places = resp
         .locations
         .iter()
@@ -310,7 +321,10 @@ pub async fn call_hierarchy(
         ..req
     };
     let mut resp = first(
-        vec![ask(LSP, answered(lsp::call_hierarchy(&cx, &file, &req)))],
+        vec![
+            ask(IDE, ide::call_hierarchy(&cx, &file, &req)),
+            ask(LSP, answered(lsp::call_hierarchy(&cx, &file, &req))),
+        ],
         || ide_required("call_hierarchy"),
     )
     .await?;

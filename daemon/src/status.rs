@@ -92,8 +92,22 @@ pub async fn language_servers(
                 .len()
         }
     };
+    // What each language of the root gets, found or not: listed, not started.
+    let languages = match (req.op, root.and_then(|r| d.registry.get(r))) {
+        (LanguageServerOp::List, Some(project)) => {
+            let mut langs = project.index.code_languages();
+            langs.sort_by_key(|l| l.name());
+            langs
+                .into_iter()
+                .filter(|l| language.is_none_or(|name| l.name() == name))
+                .map(|l| d.lsp.uses(l))
+                .collect()
+        }
+        _ => Vec::new(),
+    };
     Ok(LanguageServersResponse {
         affected: affected as u32,
         servers: d.lsp.status(),
+        languages,
     })
 }

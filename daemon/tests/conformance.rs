@@ -1,6 +1,7 @@
 //! The declaration model's conformance on a fixed sample of real code nobody here
 //! wrote (`lean_ctx_daemon::conformance`; the bench `conformance` runs the whole
-//! corpora): pinned packages from PyPI, npm, the Go module proxy and Maven Central,
+//! corpora): pinned packages from PyPI, npm, the Go module proxy, Maven Central and
+//! Debian's archive (upstream tarballs),
 //! fetched once by `benches/fetch-conformance.sh` into `target/conformance-corpus`,
 //! the Rust crates `benches/rust-corpus/Cargo.lock` pins among them. Every symbol of
 //! every sampled file must pass: 0 failures.
@@ -18,6 +19,19 @@ fn every_symbol_of_a_real_sample_conforms_to_the_declaration_model() {
         (corpus.join("go"), 3),
         (corpus.join("java"), 8),
         (corpus.join("kotlin"), 16),
+        (corpus.join("c"), 2),
+        (corpus.join("cpp"), 2),
+        (corpus.join("csharp"), 2),
+        (corpus.join("ruby"), 2),
+        (corpus.join("php"), 2),
+        (corpus.join("bash"), 2),
+        (corpus.join("lua"), 2),
+        (corpus.join("scala"), 2),
+        (corpus.join("swift"), 2),
+        (corpus.join("haskell"), 2),
+        (corpus.join("elixir"), 2),
+        (corpus.join("ocaml"), 2),
+        (corpus.join("r"), 2),
     ];
     let mut report = Vec::new();
     let mut symbols = 0;

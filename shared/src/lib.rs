@@ -24,6 +24,7 @@ pub mod paths;
 pub mod process;
 pub mod remedy;
 pub mod render;
+pub mod servers;
 pub mod stats;
 pub mod tool_env;
 pub mod transport;

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use lean_ctx_syntax::{Lang, fast_check::compare_dir};
 
-const LANGS: [(&str, &[Lang]); 6] = [
+const LANGS: [(&str, &[Lang]); 19] = [
     // The web framework's JavaScript is indexed too.
     ("python", &[Lang::Python, Lang::JavaScript]),
     ("typescript", &[Lang::TypeScript, Lang::Tsx]),
@@ -24,6 +24,20 @@ const LANGS: [(&str, &[Lang]); 6] = [
     ("go", &[Lang::Go]),
     ("java", &[Lang::Java]),
     ("kotlin", &[Lang::Kotlin]),
+    // C's headers are C++ (`languages/c.rs`).
+    ("c", &[Lang::C, Lang::Cpp]),
+    ("cpp", &[Lang::Cpp, Lang::C]),
+    ("csharp", &[Lang::CSharp]),
+    ("ruby", &[Lang::Ruby]),
+    ("php", &[Lang::Php]),
+    ("bash", &[Lang::Bash]),
+    ("lua", &[Lang::Lua]),
+    ("scala", &[Lang::Scala]),
+    ("swift", &[Lang::Swift]),
+    ("haskell", &[Lang::Haskell]),
+    ("elixir", &[Lang::Elixir]),
+    ("ocaml", &[Lang::OCaml]),
+    ("r", &[Lang::R]),
 ];
 
 fn main() {

@@ -24,6 +24,13 @@ pub(crate) struct Def<'t> {
     pub(crate) node: Node<'t>,
     /// Where its range starts when before `node` (Rust's attributes are siblings).
     pub(crate) start: Option<usize>,
+    /// Where its core starts when not at `node`'s first keyword (OCaml's `and`, the
+    /// keyword of a binding but outside its node); its range starts there too.
+    pub(crate) core: Option<usize>,
+    /// Where its range ends when not at `node`'s end: past it (a Haskell function's
+    /// later equations, sibling nodes of its first), or before it (the comments a
+    /// Scala 3 indented body ends with, the next declaration's doc among them).
+    pub(crate) end: Option<usize>,
     /// Where children are (recursed as a container).
     pub(crate) body: Option<Node<'t>>,
     /// Children's name paths start here instead of at this symbol's own path (Rust
@@ -50,6 +57,8 @@ impl<'t> Def<'t> {
             name_node,
             node,
             start: None,
+            core: None,
+            end: None,
             body: None,
             scope: None,
             qualifier: None,
@@ -132,6 +141,13 @@ fn cut(mut sig: String) -> String {
 pub(crate) fn has_child(node: Node<'_>, kind: &str) -> bool {
     let mut cursor = node.walk();
     node.children(&mut cursor).any(|c| c.kind() == kind)
+}
+
+/// `node`'s first token (an unnamed child: `=`, `where`, `and`) of one of `kinds`.
+pub(crate) fn token<'t>(node: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
+    let mut cursor = node.walk();
+    node.children(&mut cursor)
+        .find(|c| !c.is_named() && kinds.contains(&c.kind()))
 }
 
 pub(crate) fn field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {

@@ -29,6 +29,18 @@
 //! | Go | none | the `//` lines directly above | `func`, `type`, `var`, `const` of an ungrouped declaration; in a `(…)` group, the spec |
 //! | Java | annotations (`@Override`) | a `/** */` block | the first modifier (`public`) or the type |
 //! | Kotlin | annotations | a `/** */` block | the first modifier (`data`, `private`) or the keyword |
+//! | Ruby | none | the `#` lines directly above (not a shebang) | `def`, `class`, `module`; a call wrapping the definition (`private def x`); `attr_reader`; a constant at its name |
+//! | PHP | `#[…]` attribute groups | a `/** */` block | the first modifier (`final`, `public`) or the keyword (`function`, `class`, `const`, `case`, `namespace`) |
+//! | Bash | none | the `#` lines directly above (not a shebang) | `function`, else the function's name |
+//! | Lua | none | the `--` lines directly above (LDoc's `---`; not a `--]]`) | `local`, `function`; an assignment at its target (`M.f = function`) |
+//! | C, C++ | `[[…]]`, `__attribute__((…))`, `__declspec(…)` before the declaration; `template <…>` and a braceless `extern "C"` are the core's start | `///` lines, a `/** */` block | `template`, the first specifier (`static`, `typedef`, `virtual`) or the type; `#define` |
+//! | C# | `[Attribute]` lists (not `[assembly: …]`) | `///` lines (XML doc), a `/** */` block | the first modifier (`public`, `static`) or the type or keyword |
+//! | Scala | annotations (`@tailrec`, `@main`) | a `/** */` block | the first modifier (`case`, `implicit`, `private[this]`) or the keyword (`def`, `given`, `extension`) |
+//! | Swift | attributes (`@objc`, `@available(…)`) | `///` lines, a `/** */` block | the first modifier (`public`, `static`) or the keyword (`func`, `init`, `case`) |
+//! | Elixir | `@doc`, `@spec`, `@impl`, `@deprecated` above a definition (`@derive`, `@enforce_keys` above `defstruct`; blank lines and comments between still attach) | none (docs are `@doc` attributes, in the range) | the defining macro (`def`, `defmodule`); `@` of an `@type` |
+//! | Haskell | none (pragmas are items of their own) | the `--` lines directly above (Haddock's `-- |` and its continuation lines), a `{-| -}` block | a function's type signature (`f :: Int -> Int`, its equations following), else its first equation; `data`, `newtype`, `type`, `class`, `instance` |
+//! | OCaml | none (`[@@…]` follows the item, inside its range) | a `(** *)` block | `let`, `type`, `module`, `class`, `exception`, `external`, `val`, `method`; `and` for a group's later binding |
+//! | R | none | the `#'` (roxygen) lines directly above | the assigned name (`f <- function(x)`) |
 //!
 //! Several names in one declaration (`const a = 1, b = 2` in TypeScript and
 //! JavaScript, `int a, b;` in Java, `var X, Y float64` and a `(…)` group's
@@ -48,20 +60,38 @@ use tree_sitter::Node;
 /// signatures go (each language's module says, `languages/`).
 #[derive(Debug)]
 pub struct Comments {
-    /// What opens a line comment: `//`, or `#` (Python).
-    pub line: &'static [u8],
-    /// Whether `/* … */` blocks are comments.
-    pub block: bool,
+    /// What opens a line comment: `//`, `#` (Python), `--` (Lua); PHP has two, OCaml
+    /// none.
+    pub line: &'static [&'static [u8]],
+    /// What opens and closes a block comment: `/*` and `*/`, `(*` and `*)` (OCaml),
+    /// `{-` and `-}` (Haskell); `None` where there is none.
+    pub block: Option<Block>,
     /// Which line comments right above a declaration are its doc comment (Rust's
     /// `///`, Go's every `//`); none where the language has no such lines.
     pub doc_line: Option<fn(&[u8]) -> bool>,
-    /// What a `/** … */` block right above a declaration is.
+    /// What a doc block (`/** … */`) right above a declaration is.
     pub doc_block: DocBlock,
     /// What opens a string or character literal (closed by the same byte).
     pub quotes: &'static [u8],
 }
 
-/// What a `/** … */` block right above a declaration is.
+/// A block comment's delimiters, and what opens one that is a doc comment.
+#[derive(Debug)]
+pub struct Block {
+    pub open: &'static [u8],
+    pub close: &'static [u8],
+    /// `/**`, `(**`, `{-|`: a block opened so is a doc block (`DocBlock` says whose).
+    pub doc: &'static [u8],
+}
+
+/// `/* … */`, with `/** … */` its doc comment: the C family's.
+pub const C_BLOCK: Block = Block {
+    open: b"/*",
+    close: b"*/",
+    doc: b"/**",
+};
+
+/// What a doc block right above a declaration is.
 #[derive(Debug, PartialEq, Eq)]
 pub enum DocBlock {
     /// Not a doc comment (Go, Python).
@@ -83,6 +113,14 @@ const LEADING: &[&str] = &[
     "line_comment",
     "block_comment",
     "multiline_comment",
+    // C and C++: `__attribute__((…))`, `[[…]]`, `__declspec(…)`; C#: `[…]`.
+    "attribute_specifier",
+    "attribute_declaration",
+    "ms_declspec_modifier",
+    "attribute_list",
+    // Swift: `@objc`, `@available(…)`, among the modifiers.
+    "attribute",
+    // PHP's `#[…]` groups are an `attribute_list` as well (above, with C#'s).
 ];
 
 /// Where `node`'s core starts: past its decorators and annotations (Python's
@@ -159,11 +197,13 @@ pub fn doc_start(comments: &Comments, src: &[u8], at: usize) -> usize {
             doc = past_indentation(src, above);
             continue;
         }
-        // A `/** … */` block ending on the line above: one block, then stop (in
-        // Rust, where every outer doc comment above an item is its doc, `///` lines
-        // and further blocks above it too). The lines up are inside that comment
-        // until the one holding its `/*`.
-        if comments.doc_block != DocBlock::No && line.ends_with(b"*/") {
+        // A doc block (`/** … */`) ending on the line above: one block, then stop
+        // (in Rust, where every outer doc comment above an item is its doc, `///`
+        // lines and further blocks above it too). The lines up are inside that
+        // comment until the one holding its opener.
+        let block = comments.block.as_ref().filter(|b| line.ends_with(b.close));
+        if let Some(block) = block.filter(|_| comments.doc_block != DocBlock::No) {
+            let (open_len, close_len) = (block.open.len(), block.close.len());
             let mut first = above;
             loop {
                 let end = src[first..]
@@ -171,13 +211,17 @@ pub fn doc_start(comments: &Comments, src: &[u8], at: usize) -> usize {
                     .position(|b| *b == b'\n')
                     .map_or(src.len(), |i| first + i);
                 let l = &src[first..end];
-                if let Some(open) = l.windows(2).position(|w| w == b"/*") {
+                if let Some(open) = l.windows(open_len).position(|w| w == block.open) {
                     let whole = l[..open].trim_ascii().is_empty();
                     let opening = &l[open..];
-                    let closes = src[first..start].windows(2).filter(|w| w == b"*/").count();
+                    let closes = src[first..start]
+                        .windows(close_len)
+                        .filter(|w| *w == block.close)
+                        .count();
+                    // `/**/` is an empty comment, not a doc block.
                     if whole
-                        && opening.starts_with(b"/**")
-                        && !opening.starts_with(b"/**/")
+                        && opening.starts_with(block.doc)
+                        && !opening[open_len..].starts_with(block.close)
                         && closes == 1
                     {
                         doc = past_indentation(src, first);
@@ -224,8 +268,9 @@ fn trim(line: &[u8]) -> &[u8] {
 pub fn strip_comments<'t>(comments: &Comments, text: &'t [u8]) -> Cow<'t, [u8]> {
     // Without a comment's first byte there is nothing to remove (strings are kept
     // byte for byte): most signatures, which then cost one scan and no copy.
-    let blocks = comments.block && text.contains(&b'/');
-    if !blocks && !text.contains(&comments.line[0]) {
+    let opens = |open: &[u8]| text.contains(&open[0]);
+    let blocks = comments.block.as_ref().is_some_and(|b| opens(b.open));
+    if !blocks && !comments.line.iter().any(|l| opens(l)) {
         return Cow::Borrowed(text);
     }
     let quotes = comments.quotes;
@@ -242,12 +287,14 @@ pub fn strip_comments<'t>(comments: &Comments, text: &'t [u8]) -> Cow<'t, [u8]> 
             let end = (j + 1).min(text.len());
             out.extend_from_slice(&text[i..end]);
             i = end;
-        } else if rest.starts_with(comments.line) {
-            i += rest.iter().position(|c| *c == b'\n').unwrap_or(rest.len());
-        } else if comments.block && rest.starts_with(b"/*") {
-            let close = rest[2..].windows(2).position(|w| w == b"*/");
-            i += close.map_or(rest.len(), |c| c + 4);
+        } else if let Some(b) = comments.block.as_ref().filter(|b| rest.starts_with(b.open)) {
+            // Before line comments: Lua's `--[[` opens a block, not a line.
+            let (open, close) = (b.open.len(), b.close.len());
+            let end = rest[open..].windows(close).position(|w| w == b.close);
+            i += end.map_or(rest.len(), |c| open + c + close);
             out.push(b' ');
+        } else if comments.line.iter().any(|l| rest.starts_with(l)) {
+            i += rest.iter().position(|c| *c == b'\n').unwrap_or(rest.len());
         } else {
             out.push(b);
             i += 1;

@@ -24,6 +24,9 @@ pub struct NamePath {
     qualified: Option<Vec<String>>,
     /// The query without its anchor, for names that hold a separator themselves.
     raw: String,
+    /// The query as written, for names that start with what reads as an anchor
+    /// (R's `.onLoad`).
+    whole: String,
     /// The names a matching symbol may have (its last segment without a `[n]`, in
     /// each reading): most symbols are rejected by one comparison with these, which
     /// keeps a lookup in a file of ten thousand symbols cheap.
@@ -42,22 +45,38 @@ pub enum Match {
 impl NamePath {
     pub fn parse(query: &str) -> NamePath {
         let query = query.trim();
-        let anchored = ["/", "::", "."].iter().any(|s| query.starts_with(s));
-        let raw = query
-            .trim_start_matches(['/', ':', '.'])
-            .trim_end_matches(['/', ':', '.']);
-        let split = |seps: &[&str]| -> Vec<String> {
-            let mut text = raw.to_string();
-            for sep in seps {
-                text = text.replace(sep, "/");
-            }
-            text.split('/')
+        // A first or last segment of operator characters is a name (Scala's `::`,
+        // `+:`), not a qualifier to trim.
+        let first_op = segments(query).first().is_some_and(|s| operator(s));
+        let anchored = query.starts_with('/')
+            || (!first_op && ["::", "."].iter().any(|s| query.starts_with(s)));
+        let mut raw = query.trim_start_matches('/');
+        if !segments(raw).first().is_some_and(|s| operator(s)) {
+            raw = raw.trim_start_matches(['/', ':', '.']);
+        }
+        if segments(raw).last().is_some_and(|s| s.is_empty()) {
+            raw = raw.trim_end_matches('/');
+        }
+        if !segments(raw).last().is_some_and(|s| operator(s)) {
+            raw = raw.trim_end_matches(['/', ':', '.']);
+        }
+        let split = |qualifiers: bool| -> Vec<String> {
+            segments(raw)
+                .into_iter()
+                .flat_map(|seg| match qualifiers && !operator(seg) {
+                    true => seg
+                        .replace("::", "/")
+                        .replace('.', "/")
+                        .split('/')
+                        .map(str::to_string)
+                        .collect(),
+                    false => vec![seg.to_string()],
+                })
                 .filter(|s| !s.is_empty())
-                .map(str::to_string)
                 .collect()
         };
-        let slash = split(&[]);
-        let all = split(&["::", "."]);
+        let slash = split(false);
+        let all = split(true);
         let last_names = [&slash, &all]
             .iter()
             .filter_map(|segs| segs.last())
@@ -68,6 +87,7 @@ impl NamePath {
             qualified: (all != slash).then_some(all),
             slash,
             raw: raw.to_string(),
+            whole: query.to_string(),
             last_names,
         }
     }
@@ -98,8 +118,10 @@ impl NamePath {
         // A path's last segment is its symbol's name, `[n]` added for a duplicate,
         // unless the name holds a `/` itself; a match needs that segment equal to the
         // query's last (`segment_eq`) or the whole name equal to the query.
-        let could =
-            name == self.raw || name.contains('/') || self.last_names.iter().any(|n| n == name);
+        let could = name == self.raw
+            || name == self.whole
+            || name.contains('/')
+            || self.last_names.iter().any(|n| n == name);
         if self.slash.is_empty() || !could {
             return None;
         }
@@ -109,12 +131,13 @@ impl NamePath {
                 .and_then(|q| segments_match(q, path, self.anchored))
         });
         found.or_else(|| {
-            // A name holding a `/` of its own.
-            (name == self.raw && (!self.anchored || path == name)).then_some(if path == name {
-                Match::Exact
-            } else {
-                Match::Suffix
-            })
+            // A name holding a `/` of its own, or starting with a `.`.
+            ((name == self.raw || name == self.whole) && (!self.anchored || path == name))
+                .then_some(if path == name {
+                    Match::Exact
+                } else {
+                    Match::Suffix
+                })
         })
     }
 }
@@ -124,7 +147,8 @@ impl NamePath {
     /// address of the first of duplicates at every level (`inner[0]/do_alloc` when a
     /// file has two `mod inner`s, each with a `do_alloc`).
     pub fn first_of_duplicates(path: &str) -> String {
-        path.split('/')
+        segments(path)
+            .into_iter()
             .map(|seg| match duplicate_index(seg) {
                 Some(_) => seg.to_string(),
                 None => format!("{seg}[0]"),
@@ -145,8 +169,9 @@ impl NamePath {
         let dir = module.rsplit_once('/').map_or("", |(d, _)| d);
         let query = self.qualified.as_ref().unwrap_or(&self.slash);
         [module, dir].into_iter().any(|outer| {
-            let segs = path
-                .rsplit('/')
+            let segs = segments(path)
+                .into_iter()
+                .rev()
                 .chain(outer.rsplit('/').filter(|s| !s.is_empty()));
             segments_from_end(query, segs, false).is_some()
         })
@@ -155,7 +180,7 @@ impl NamePath {
 
 /// `query` against the `/`-separated `path`, from the end.
 fn segments_match(query: &[String], path: &str, anchored: bool) -> Option<Match> {
-    segments_from_end(query, path.rsplit('/'), anchored)
+    segments_from_end(query, segments(path).into_iter().rev(), anchored)
 }
 
 fn segments_from_end<'p>(
@@ -183,6 +208,32 @@ fn segment_eq(q: &str, seg: &str) -> bool {
             && duplicate_index(seg) == Some(q.len())
             && seg.starts_with(q))
         || (duplicate_index(seg).is_none() && q.strip_suffix("[0]") == Some(seg))
+}
+
+/// `path`'s segments at `/`. A name that starts with `/` (Scala's and Elixir's
+/// division operator, Scala's `/:`) follows its separator: `int//`, `List//:[1]`,
+/// `Kernel///`.
+fn segments(path: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start <= path.len() {
+        // Past the slashes a name starts with (`//`, Elixir's step operator).
+        let name = match start {
+            0 => 0,
+            _ => start + path[start..].bytes().take_while(|b| *b == b'/').count(),
+        };
+        let end = path[name..].find('/').map_or(path.len(), |i| name + i);
+        out.push(&path[start..end]);
+        start = end + 1;
+    }
+    out
+}
+
+/// Whether `seg` (a `[n]` index aside) is made of operator characters alone: a
+/// name as written, never split at a qualifier (Scala's `::`, `+:`).
+fn operator(seg: &str) -> bool {
+    let name = &seg[..duplicate_index(seg).unwrap_or(seg.len())];
+    !name.is_empty() && !name.chars().any(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// Where a trailing `[n]` (digits) starts in `seg`, if it has one after a name.
@@ -250,6 +301,35 @@ mod tests {
         assert!(NamePath::parse("/new").is_qualified());
         assert!(!NamePath::parse("new").is_qualified());
         assert_eq!(NamePath::parse("a::b.c/d").joined(), "a/b/c/d");
+        assert_eq!(check("Point::", "Point", "Point"), Some(Match::Exact));
+    }
+
+    #[test]
+    fn a_name_starting_with_a_dot_is_named_whole() {
+        // R's hooks and internals (dplyr's `.onLoad`, `...length2`).
+        for name in [".onLoad", "...length2"] {
+            assert_eq!(check(name, name, name), Some(Match::Exact), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_segment_of_operator_characters_is_a_name_not_a_qualifier() {
+        for (path, name) in [("List/::", "::"), ("Chain/+:", "+:"), (":<:", ":<:")] {
+            assert_eq!(check(path, path, name), Some(Match::Exact), "{path}");
+        }
+        assert_eq!(check("List/::", "List", "List"), None);
+        assert_eq!(
+            check("List/:::[1]", "List/:::[1]", ":::"),
+            Some(Match::Exact)
+        );
+        assert_eq!(check("/::", "::", "::"), Some(Match::Exact));
+        assert_eq!(check("/::", "List/::", "::"), None);
+        assert_eq!(check("::", "List/::", "::"), Some(Match::Suffix));
+        for (path, name) in [("int//", "/"), ("List//:[1]", "/:"), ("Kernel///", "//")] {
+            assert_eq!(check(path, path, name), Some(Match::Exact), "{path}");
+        }
+        assert_eq!(check("int//", "int", "int"), None);
+        assert_eq!(NamePath::first_of_duplicates("int//"), "int[0]//[0]");
     }
 
     #[test]

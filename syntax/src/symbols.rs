@@ -327,7 +327,13 @@ fn first_error(node: Node<'_>) -> Option<Node<'_>> {
         let mut cursor = node.walk();
         let next = node
             .children(&mut cursor)
-            .find(|c| c.has_error() || c.is_missing())?;
+            .find(|c| c.has_error() || c.is_missing());
+        // An error no child holds is in the node itself: tree-sitter-c recovers
+        // inside a `#define`'s value (a comment in a continued line, libuv 1.44.2's
+        // src/unix/fsevents.c) and marks the macro alone.
+        let Some(next) = next else {
+            return Some(node);
+        };
         node = next;
     }
 }
@@ -415,12 +421,14 @@ impl Walker<'_> {
     }
 
     fn symbol(&mut self, def: Def<'_>, scope: &str, parent: Option<SymbolKind>) -> Built {
+        let core = def.core.unwrap_or_else(|| decl::core_start(def.node));
         let shape = Shape {
             kind: def.kind,
             name: def.name,
             name_bytes: def.name_node.byte_range(),
-            bytes: def.start.unwrap_or(def.node.start_byte())..def.node.end_byte(),
-            core: decl::core_start(def.node),
+            bytes: def.start.unwrap_or(def.node.start_byte()).min(core)
+                ..def.end.unwrap_or(def.node.end_byte()),
+            core,
             scope: def.scope,
             qualifier: def.qualifier,
             signature_end: def.signature_end.or(def.body.map(|b| b.start_byte())),

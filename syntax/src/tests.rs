@@ -10,7 +10,7 @@ use super::{
     symbols::{Parse, extract, extract_with},
 };
 
-fn check(lang: Lang, src: &str, expect: Expect) {
+pub(crate) fn check(lang: Lang, src: &str, expect: Expect) {
     let parsed = extract(lang, src.as_bytes());
     let mut out = outline(&parsed);
     if let Some(err) = parsed.syntax_error {

@@ -86,7 +86,7 @@ async def mixed_repository(shim, project):
                 await asyncio.sleep(0.2)
             assert not is_error, tree
             # The changelog is over index.max_file_bytes: named, and still read in pages.
-            for kind in ("toml 1", "yaml 1", "markdown 1", "shell 1", "rust 1", "oversized 1"):
+            for kind in ("toml 1", "yaml 1", "markdown 1", "bash 1", "rust 1", "oversized 1"):
                 assert kind in tree, (kind, tree)
 
             is_error, body = await call(session, "ctx_search", {"action": "text", "query": "serde", "glob": ["*.toml"], "context": 1})

@@ -91,6 +91,7 @@ impl TestEnv {
             config_dir: root.join("config"),
         };
         fs::create_dir(root.join("home")).unwrap();
+        fs::create_dir(root.join("bin")).unwrap();
         TestEnv {
             dir,
             paths,
@@ -108,9 +109,19 @@ impl TestEnv {
         &self.daemon
     }
 
+    /// Puts `program` on the `PATH` of this environment's processes as `name` (a
+    /// symlink in a directory of the temp dir, first on `PATH`): what a user has
+    /// installed, for the servers found with no configuration. Never a directory of
+    /// the checkout itself: a git repository's directories never reach a server's
+    /// `PATH` (`shared/src/tool_env.rs`).
+    pub fn put_on_path(&self, name: &str, program: &Path) {
+        std::os::unix::fs::symlink(program, self.dir().join("bin").join(name)).unwrap();
+    }
+
     /// The environment every process of this test runs with: nothing of the real
-    /// user's besides `PATH` and the Rust toolchain's homes (rust-analyzer runs
-    /// `cargo metadata`, which needs rustup's toolchain; a fake `HOME` would hide it).
+    /// user's besides `PATH` (after the directory of [`TestEnv::put_on_path`]) and the
+    /// Rust toolchain's homes (rust-analyzer runs `cargo metadata`, which needs
+    /// rustup's toolchain; a fake `HOME` would hide it).
     pub fn envs(&self) -> Vec<(&'static str, OsString)> {
         let real_home = std::env::var_os("HOME")
             .map(PathBuf::from)
@@ -119,7 +130,7 @@ impl TestEnv {
             std::env::var_os(var).unwrap_or_else(|| real_home.join(default).into())
         };
         let mut envs = vec![
-            ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+            ("PATH", self.path()),
             ("RUSTUP_HOME", toolchain("RUSTUP_HOME", ".rustup")),
             ("CARGO_HOME", toolchain("CARGO_HOME", ".cargo")),
             ("HOME", self.dir().join("home").into()),
@@ -138,6 +149,12 @@ impl TestEnv {
             envs.push(("LEAN_CTX_TEST_RUN", run));
         }
         envs
+    }
+
+    fn path(&self) -> OsString {
+        let real = std::env::var_os("PATH").unwrap_or_default();
+        let dirs = std::iter::once(self.dir().join("bin")).chain(std::env::split_paths(&real));
+        std::env::join_paths(dirs).unwrap()
     }
 
     fn command(&self, bin: &Path) -> Command {
@@ -541,25 +558,32 @@ pub fn python() -> PathBuf {
     test_venv().join("bin/python")
 }
 
-/// typescript-language-server with its own pinned TypeScript (`tests/lsp`), installed
-/// with `npm ci` if the test command has not installed it yet.
+/// typescript-language-server with its own pinned TypeScript (`tests/lsp`).
 pub fn typescript_language_server() -> PathBuf {
-    static FOUND: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    FOUND
-        .get_or_init(|| {
-            let dir = workspace().join("tests/lsp");
-            let bin = dir.join("node_modules/.bin/typescript-language-server");
-            if !bin.is_file() {
-                let status = Command::new("npm")
-                    .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-                    .current_dir(&dir)
-                    .status()
-                    .unwrap();
-                assert!(status.success(), "npm ci in {} failed", dir.display());
-            }
-            bin
-        })
-        .clone()
+    npm_server("typescript-language-server")
+}
+
+/// bash-language-server at its pinned version (`tests/lsp`).
+pub fn bash_language_server() -> PathBuf {
+    npm_server("bash-language-server")
+}
+
+/// The program `name` of `tests/lsp`'s pinned npm packages, installed with `npm ci`
+/// if the test command has not installed them yet.
+fn npm_server(name: &str) -> PathBuf {
+    static INSTALLED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let dir = workspace().join("tests/lsp");
+    let bin = dir.join("node_modules/.bin").join(name);
+    let _one_at_a_time = INSTALLED.lock().unwrap_or_else(|e| e.into_inner());
+    if !bin.is_file() {
+        let status = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success(), "npm ci in {} failed", dir.display());
+    }
+    bin
 }
 
 /// The plugin core's standalone contract server (`plugin-kotlin/core`, NOT the IDE: the

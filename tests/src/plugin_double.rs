@@ -13,7 +13,9 @@
 //!    `UNAUTHORIZED` before the route is looked at (a missing one is also a deviation:
 //!    the daemon must always send it; a wrong one can be a rotated port file);
 //! 2. `GET /health` answers `{status, ideVersion, project}`; any other method and path
-//!    without a route is 404 `NOT_FOUND` (and a deviation);
+//!    without a route is 404 `NOT_FOUND`, and a deviation unless it is a route only
+//!    our plugin has ([`beyond_published`]): the daemon sends those on purpose and
+//!    passes the call on when the published plugin answers 404;
 //! 3. the body is checked against the route's fields in docs/ide-wire.md's request
 //!    table (`REQUESTS` below).
 //!    A missing required field, a wrong JSON type, a value outside an enum, a `null`,
@@ -621,7 +623,9 @@ fn answer(s: &Shared, request: Request) -> Option<(u16, Value)> {
         ));
     }
     let Some(fields) = (method == "POST").then(|| fields(&route)).flatten() else {
-        deviation(s, format!("{method} {route}: no such route"));
+        if method != "POST" || !BEYOND_PUBLISHED.contains(&route.as_str()) {
+            deviation(s, format!("{method} {route}: no such route"));
+        }
         return Some((
             404,
             envelope("NOT_FOUND", &format!("no route for {method} {route}")),
@@ -744,6 +748,15 @@ const REQUESTS: &[(&str, &str)] = &[
 /// Every route of the request table.
 pub fn routes() -> impl Iterator<Item = &'static str> {
     REQUESTS.iter().map(|(route, _)| *route)
+}
+
+/// Routes the daemon sends that only our plugin has (docs/ide-wire.md, Beyond the
+/// published wire): the published plugin answers them 404.
+const BEYOND_PUBLISHED: &[&str] = &["/call_hierarchy"];
+
+/// The routes of [`BEYOND_PUBLISHED`].
+pub fn beyond_published() -> impl Iterator<Item = &'static str> {
+    BEYOND_PUBLISHED.iter().copied()
 }
 
 /// The fields of `route`'s body, `None` for a route the table lacks.
@@ -1008,6 +1021,18 @@ mod tests {
         s.read_to_string(&mut out).unwrap();
         assert!(out.starts_with("HTTP/1.1 400 "), "{out}");
         assert!(d.take_deviations()[0].contains("request line"));
+    }
+
+    #[test]
+    fn routes_only_our_plugin_has_are_404_without_a_deviation() {
+        let (_env, _root, d) = world();
+        for route in beyond_published() {
+            let (status, v) = http(d.port, "POST", route, Some(&d.token()), "{}");
+            assert_eq!((status, &v["error"]["code"]), (404, &json!("NOT_FOUND")));
+            // A GET of it is no request the daemon makes.
+            assert_eq!(http(d.port, "GET", route, Some(&d.token()), "").0, 404);
+        }
+        assert_eq!(d.take_deviations().len(), BEYOND_PUBLISHED.len());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The operations a JetBrains IDE window answers, when one serves exactly the
-//! caller's root: navigation, type hierarchy, inspections, reformat, the symbol edits
-//! and the two-phase refactorings (rename, move, safe delete, inline), plus
-//! `symbols_overview` for files the headless index cannot parse.
+//! caller's root: navigation, type and call hierarchy, inspections, reformat, the
+//! symbol edits and the two-phase refactorings (rename, move, safe delete, inline),
+//! plus `symbols_overview` for files the headless index cannot parse.
 //!
 //! Every function answers [`Miss::Absent`] when no IDE window serves the root and
 //! [`Miss::Unreachable`] when the window stopped answering (the router then asks the
@@ -14,10 +14,11 @@
 //! Request bodies are exactly the published plugin's (docs/ide-wire.md), plus a
 //! rename's search options on `/renameApply`: our plugin must apply what its preview
 //! showed, and the published plugin's Gson drops fields it does not know, so sending
-//! them costs nothing there.
+//! them costs nothing there. `/call_hierarchy` is a route only our plugin has: the
+//! published one answers it 404, which passes the call on ([`Target::post_beyond`]).
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, VecDeque},
     path::{Path, PathBuf},
     sync::Arc,
 };
@@ -25,11 +26,12 @@ use std::{
 use lean_ctx_shared::{
     ErrorCode, LeanError, Position, Range,
     protocol::{
-        Conflict, DiagnosticHit, Direction, EditAction, EditRequest, FilePosition,
-        InspectionSource, InspectionsMode, InspectionsRequest, InspectionsResponse, LocationHit,
-        NavigateAction, NavigateRequest, NavigateResponse, RefactorKind, RefactorPhase,
-        RefactorRequest, RefactorResponse, ReformatRequest, ReformatResponse, ReformatScope, Scope,
-        SymbolInfo, SymbolKind, SymbolsOverviewResponse, TypeHierarchyItem, TypeHierarchyRequest,
+        CallDirection, CallHierarchyRequest, CallHierarchyResponse, CallNode, Conflict,
+        DiagnosticHit, Direction, EditAction, EditRequest, FilePosition, InspectionSource,
+        InspectionsMode, InspectionsRequest, InspectionsResponse, LocationHit, NavigateAction,
+        NavigateRequest, NavigateResponse, RefactorKind, RefactorPhase, RefactorRequest,
+        RefactorResponse, ReformatRequest, ReformatResponse, ReformatScope, Scope, SymbolInfo,
+        SymbolKind, SymbolsOverviewResponse, TypeHierarchyItem, TypeHierarchyRequest,
         TypeHierarchyResponse, Usage,
     },
 };
@@ -90,6 +92,21 @@ impl Target {
                 Err(Miss::Unreachable(why))
             }
             Err(CallError::Answered(e)) => Err(Miss::Failed(e)),
+        }
+    }
+
+    /// POSTs to a route the published plugin lacks (docs/ide-wire.md, Beyond the
+    /// published wire): its 404 is `UNSUPPORTED` here, which passes the call on to the
+    /// next backing, as a language the IDE does not serve does.
+    async fn post_beyond(&self, cx: &Cx<'_>, route: &str, body: Value) -> Outcome<Value> {
+        match self.post(cx, route, body, false).await {
+            Err(Miss::Failed(e)) if e.code == ErrorCode::NotFound => Err(LeanError::new(
+                ErrorCode::Unsupported,
+                format!("the JetBrains plugin has no {route} (the published plugin lacks it)"),
+            )
+            .with_remedy("update the lean-ctx plugin in the IDE")
+            .into()),
+            other => other,
         }
     }
 
@@ -297,6 +314,112 @@ pub async fn type_hierarchy(
         backing: BACKING.into(),
         fallback: None,
     })
+}
+
+/// Who calls the function at `req.at`, or what it calls, to `req.depth` levels: the
+/// IDE's tree, level by level, each node under the one it was reached from. Every path
+/// is jailed; a node outside the root (unless the scope is `all`) is left out with the
+/// nodes reached through it. Call sites lie in the caller's file: the node's own
+/// (incoming) or its parent's (outgoing), as in LSP.
+pub async fn call_hierarchy(
+    cx: &Cx<'_>,
+    file: &Jailed,
+    req: &CallHierarchyRequest,
+) -> Outcome<CallHierarchyResponse> {
+    let t = target(cx, file).await?;
+    let levels = super::lsp::call_depth(req);
+    let mut body = t.wire(&req.at)?;
+    body["path"] = t.file.rel.clone().into();
+    body["scope"] = scope_str(req.scope).into();
+    body["direction"] = match req.direction {
+        CallDirection::Incoming => "incoming",
+        CallDirection::Outgoing => "outgoing",
+    }
+    .into();
+    body["depth"] = levels.into();
+    let answer = t.post_beyond(cx, "/call_hierarchy", body).await?;
+    let (project, scope, direction, most) = (
+        t.project.clone(),
+        req.scope,
+        req.direction,
+        limit(req.limit),
+    );
+    blocking(move || {
+        let mut files = Files::new(&project);
+        // A node as the agent sees it, and the file it lies in.
+        let mut node = |n: &Value, depth: u32, parent: Option<u32>, sites_in: Option<&Path>| {
+            let abs = ide_path(&project.root, n["path"].as_str()?);
+            let hit = files.location(&abs, wire_range(&n["range"])?, Encoding::Utf16, scope)?;
+            let sites_in = sites_in.unwrap_or(&abs);
+            let sites = n["sites"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|r| {
+                    let site = files.location(sites_in, wire_range(r)?, Encoding::Utf16, scope)?;
+                    Some(site.range.start)
+                })
+                .collect();
+            let called = CallNode {
+                name: n["name"].as_str()?.to_string(),
+                kind: n["kind"].as_str().unwrap_or("function").to_string(),
+                path: hit.path,
+                range: hit.range,
+                symbol: None,
+                depth,
+                parent,
+                sites,
+            };
+            Some((called, abs))
+        };
+        let tree = &answer["tree"];
+        let (root_item, root_abs) = node(tree, 0, None, None).ok_or_else(|| {
+            LeanError::new(
+                ErrorCode::NoSymbolAtPosition,
+                "the IDE's function lies outside the project root",
+            )
+        })?;
+        let mut calls = Vec::new();
+        let mut truncated = answer["truncated"].as_bool().unwrap_or(false);
+        let children = |n: &Value| n["children"].as_array().cloned().unwrap_or_default();
+        let mut queue: VecDeque<(Value, u32, Option<u32>, PathBuf)> = children(tree)
+            .into_iter()
+            .map(|c| (c, 1, None, root_abs.clone()))
+            .collect();
+        while let Some((n, depth, parent, parent_abs)) = queue.pop_front() {
+            if depth > levels {
+                continue;
+            }
+            let sites_in = match direction {
+                CallDirection::Incoming => None,
+                CallDirection::Outgoing => Some(parent_abs.as_path()),
+            };
+            let Some((called, abs)) = node(&n, depth, parent, sites_in) else {
+                continue;
+            };
+            if calls.len() == most {
+                truncated = true;
+                break;
+            }
+            let index = Some(calls.len() as u32);
+            calls.push(called);
+            queue.extend(
+                children(&n)
+                    .into_iter()
+                    .map(|c| (c, depth + 1, index, abs.clone())),
+            );
+        }
+        Ok(CallHierarchyResponse {
+            root_item,
+            direction,
+            calls,
+            truncated,
+            backing: BACKING.into(),
+            fallback: None,
+        })
+    })
+    .await
+    .map_err(Miss::from)
 }
 
 pub async fn inspections(

@@ -222,6 +222,12 @@ async fn target(cx: &Cx<'_>, file: &Jailed, wait_ms: u32) -> Result<Target, Lean
     };
     let server = d.lsp.server(&project.root, spec, &project.index)?;
     let wait_until = Instant::now() + Duration::from_millis(wait_ms.into());
+    // A server whose load starts with its first file (clangd) is given the file
+    // first; the others are waited for first, so the file reaches a loaded server.
+    // Synced again after the wait either way (nothing is sent if it is unchanged).
+    if server.loads_on_open() {
+        server.sync(&file.abs, &super::read(file).await?).await;
+    }
     server
         .wait_ready(wait_until.saturating_duration_since(Instant::now()))
         .await?;
@@ -436,6 +442,16 @@ pub async fn type_hierarchy(
 /// Levels of calls a call hierarchy follows at most, whatever is asked.
 const MAX_CALL_DEPTH: u32 = 5;
 
+/// The levels of calls `req` gets: 0 asks for the default (1), and no more than
+/// [`MAX_CALL_DEPTH`]; the IDE backing sends the same number.
+pub fn call_depth(req: &CallHierarchyRequest) -> u32 {
+    if req.depth == 0 {
+        1
+    } else {
+        req.depth.min(MAX_CALL_DEPTH)
+    }
+}
+
 /// A function a call hierarchy reached, as the server named it.
 struct Reached {
     item: lsp_types::CallHierarchyItem,
@@ -476,11 +492,7 @@ pub async fn call_hierarchy(
         req.scope == Scope::All || uri_to_path(&i.uri).is_some_and(|p| p.starts_with(&root))
     };
     let most = limit(req.limit);
-    let depth = if req.depth == 0 {
-        1
-    } else {
-        req.depth.min(MAX_CALL_DEPTH)
-    };
+    let depth = call_depth(req);
     let mut found: Vec<Reached> = Vec::new();
     // Where a function's name is: each is expanded once.
     let key = |i: &lsp_types::CallHierarchyItem| {

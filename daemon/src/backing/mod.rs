@@ -11,6 +11,7 @@
 //! hash and apply gate) is in [`answer`].
 
 pub mod answer;
+pub mod by_name;
 mod grep;
 pub mod hashes;
 pub mod headless;

@@ -10,6 +10,17 @@
 //! - the go command (gopls): the nearest `go.work` above the module, which chooses the
 //!   modules loaded (`GOTOOLCHAIN=local` and no `GOFLAGS`/`GOENV` already hold for
 //!   the rest, `shared/src/tool_env.rs`).
+//! - clangd (C, C++): `.clangd` files and the compilation databases
+//!   (`compile_commands.json`, `compile_flags.txt`) it looks for in every ancestor of
+//!   a file; they choose the compiler flags (a `-fplugin`, an `-include`).
+//! - MSBuild (C# servers): `Directory.Build.props`/`.targets` and NuGet's config in
+//!   every ancestor, imported into every project: tasks that run code, package sources.
+//! - Bundler (ruby-lsp, Solargraph): the nearest `Gemfile` (or `gems.rb`) above a root
+//!   that has none is the project's, and it is Ruby that runs.
+//! - cabal and stack (haskell-language-server): `cabal.project*`, `stack.yaml`,
+//!   `hie.yaml` above choose the packages and the build.
+//! - dune (ocamllsp): the outermost `dune-workspace` (else `dune-project`) above is
+//!   the workspace root, whose rules run.
 //! - rustup's toolchain files (`rust-toolchain{,.toml}`) are not read: the toolchain
 //!   is pinned (`shared/src/tool_env.rs`). npm's resolution and Python's site files
 //!   come from beside the servers themselves, not from the root's ancestors.
@@ -34,14 +45,31 @@ use lean_ctx_shared::{ErrorCode, LeanError};
 
 use crate::index::fs::watch::{Change, DirWatcher};
 
-/// The files above the root the toolchain of a server reads, by language server.
+/// The files above the root the toolchain of a server reads, by language server
+/// (the slot's language: C shares C++'s clangd).
 fn read_above(rust_analyzer: bool, language: &str) -> &'static [&'static str] {
     if rust_analyzer {
-        &[".cargo", ".cargo/config.toml", ".cargo/config"]
-    } else if language == "go" {
-        &["go.work"]
-    } else {
-        &[]
+        return &[".cargo", ".cargo/config.toml", ".cargo/config"];
+    }
+    match language {
+        "go" => &["go.work"],
+        "c" | "cpp" => &[".clangd", "compile_commands.json", "compile_flags.txt"],
+        "csharp" => &[
+            "Directory.Build.props",
+            "Directory.Build.targets",
+            "Directory.Packages.props",
+            "NuGet.Config",
+            "nuget.config",
+        ],
+        "ruby" => &["Gemfile", "gems.rb", ".solargraph.yml"],
+        "haskell" => &[
+            "cabal.project",
+            "cabal.project.local",
+            "stack.yaml",
+            "hie.yaml",
+        ],
+        "ocaml" => &["dune-workspace", "dune-project"],
+        _ => &[],
     }
 }
 

@@ -23,7 +23,8 @@ use std::{
 use dashmap::DashMap;
 use lean_ctx_shared::{
     ErrorCode, LeanError,
-    protocol::{LanguageServerStatus, ServerState},
+    protocol::{LanguageServerStatus, LanguageUse, ServerState},
+    servers,
 };
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -122,21 +123,27 @@ impl Pool {
     /// The configured (or default) server of `lang`.
     pub fn choice(&self, lang: Lang) -> Choice {
         let c = &self.config;
-        let (setting, default): (Option<&ServerSetting>, Option<&str>) = match lang {
-            Lang::Rust => (c.rust.as_ref(), Some("rust-analyzer")),
-            Lang::Python => (c.python.as_ref(), Some("pylsp")),
-            Lang::TypeScript | Lang::Tsx => (
-                c.typescript.as_ref(),
-                Some("typescript-language-server --stdio"),
-            ),
-            Lang::JavaScript => (
-                c.javascript.as_ref().or(c.typescript.as_ref()),
-                Some("typescript-language-server --stdio"),
-            ),
-            Lang::Go => (c.go.as_ref(), Some("gopls")),
-            Lang::Java => (c.java.as_ref(), Some("jdtls")),
-            Lang::Kotlin => (c.kotlin.as_ref(), Some("kotlin-language-server")),
+        // TSX is TypeScript's; JavaScript and C take TypeScript's and C++'s setting
+        // when they have none of their own.
+        let key = match lang {
             Lang::Text => return Choice::None,
+            Lang::Tsx => "typescript",
+            other => other.name(),
+        };
+        let fallback = match lang {
+            Lang::JavaScript => "typescript",
+            Lang::C => "cpp",
+            _ => key,
+        };
+        let setting = c.server(key).or_else(|| c.server(fallback));
+        // No setting: the first known server on the PATH servers run with.
+        let default = || {
+            let env = lean_ctx_shared::tool_env::neutral(std::env::vars_os());
+            let path = env
+                .iter()
+                .find(|(k, _)| k == "PATH")
+                .map(|(_, v)| v.as_os_str());
+            servers::detect(key, path).map(|known| known.command)
         };
         let command: Vec<String> = match setting {
             Some(ServerSetting::Line(line)) if line.trim() == "jetbrains" => {
@@ -144,7 +151,7 @@ impl Pool {
             }
             Some(ServerSetting::Line(line)) => line.split_whitespace().map(String::from).collect(),
             Some(ServerSetting::Argv(argv)) => argv.clone(),
-            None => match default {
+            None => match default() {
                 Some(d) => d.split_whitespace().map(String::from).collect(),
                 None => return Choice::None,
             },
@@ -177,10 +184,11 @@ impl Pool {
         } else {
             json!({})
         };
-        // TSX is TypeScript's server; share one instance per root.
+        // One instance per root for TSX and TypeScript, and for C and C++ (clangd
+        // serves both) unless C has a server of its own.
         let language = match lang {
-            Lang::Tsx => "typescript",
-            other => other.name(),
+            Lang::C if c.c.is_none() => "cpp",
+            _ => key,
         };
         Choice::Server(ServerSpec {
             language,
@@ -189,6 +197,54 @@ impl Pool {
             rust_analyzer,
             settings: settings.to_string(),
         })
+    }
+
+    /// The server `lang` gets and whether it is on the PATH servers run with
+    /// (`lean-ctx servers`): chosen as a call would choose it, nothing started.
+    pub fn uses(&self, lang: Lang) -> LanguageUse {
+        let language = lang.name().to_string();
+        match self.choice(lang) {
+            Choice::Server(spec) => {
+                let env = lean_ctx_shared::tool_env::neutral(std::env::vars_os());
+                let path = env
+                    .iter()
+                    .find(|(k, _)| k == "PATH")
+                    .map(|(_, v)| v.as_os_str());
+                let found = servers::on_path(spec.program(), path).is_some();
+                let get = (!found)
+                    .then(|| {
+                        servers::known_for(spec.language)
+                            .iter()
+                            .find(|k| servers::program(k.command) == spec.program())
+                            .map(|k| k.get.to_string())
+                    })
+                    .flatten();
+                LanguageUse {
+                    language,
+                    server: spec.command.join(" "),
+                    found,
+                    get,
+                }
+            }
+            Choice::JetBrainsOnly => LanguageUse {
+                language,
+                server: "jetbrains".into(),
+                found: true,
+                get: None,
+            },
+            Choice::None => LanguageUse {
+                language,
+                server: String::new(),
+                found: false,
+                get: None,
+            },
+            Choice::Refused(e) => LanguageUse {
+                language,
+                server: String::new(),
+                found: false,
+                get: Some(e.message),
+            },
+        }
     }
 
     /// rust-analyzer's settings: its own target dir (never block the agent's cargo),
@@ -296,10 +352,30 @@ impl Pool {
                 return;
             }
             for lang in index.code_languages() {
-                if let Choice::Server(spec) = pool.choice(lang)
-                    && let Err(e) = pool.server(index.root(), spec, &index)
-                {
-                    tracing::debug!(root = %index.root().display(), lang = lang.name(), "not prewarmed: {}", e.message);
+                let Choice::Server(spec) = pool.choice(lang) else {
+                    continue;
+                };
+                match pool.server(index.root(), spec, &index) {
+                    // A server whose load starts with its first file (clangd) is given
+                    // one of the language's, so it indexes before the first call.
+                    Ok(server) if server.loads_on_open() => {
+                        let first = index
+                            .identified_under("")
+                            .into_iter()
+                            .map(|(rel, ..)| rel)
+                            .find(|rel| Lang::from_path(Path::new(rel)) == Some(lang));
+                        let read = first.and_then(|rel| {
+                            let bytes = crate::jail::read_beneath(index.root(), &rel).ok()?;
+                            Some((index.root().join(rel), bytes))
+                        });
+                        if let Some((abs, bytes)) = read {
+                            server.sync(&abs, &bytes).await;
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::debug!(root = %index.root().display(), lang = lang.name(), "not prewarmed: {}", e.message);
+                    }
                 }
             }
         });

@@ -1184,6 +1184,22 @@ pub struct LanguageServersResponse {
     /// The servers the operation touched (for `list`, all that match).
     pub affected: u32,
     pub servers: Vec<LanguageServerStatus>,
+    /// For `list` of one root: the server each code language of the root gets, found
+    /// or not (empty otherwise).
+    pub languages: Vec<LanguageUse>,
+}
+
+/// The server a language gets: configured, else the first known one found on PATH.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LanguageUse {
+    pub language: String,
+    /// Its command line, `jetbrains` (the IDE or nothing), or empty where no server
+    /// is known.
+    pub server: String,
+    /// Whether its program is on the PATH servers run with.
+    pub found: bool,
+    /// How to get it, when it is not found.
+    pub get: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,7 +7,7 @@ use super::{Language, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, descendant, field, has_child, named, one, text},
-    decl::{Comments, DocBlock},
+    decl::{C_BLOCK, Comments, DocBlock},
     go_items, skeleton_go,
 };
 
@@ -19,13 +19,25 @@ pub(super) const GO: Language = Language {
     classify: |node, src, _| classify(node, src),
     sibling_attribute: None,
     comments: Comments {
-        line: b"//",
-        block: true,
+        line: &[b"//"],
+        block: Some(C_BLOCK),
         doc_line: Some(|line| line.starts_with(b"//")),
         doc_block: DocBlock::No,
         quotes: b"\"`",
     },
     imports: &["import_declaration"],
+    keywords: &["func", "type", "var", "const"],
+    attribute: |_| false,
+    probe: |site| {
+        use SymbolKind as K;
+        match (site.kind, site.parent) {
+            (K::Field, _) => "LeanCtxProbe int",
+            (_, Some(K::Interface)) => "LeanCtxProbe()",
+            (K::Constant | K::Variable, _) if site.grouped => "LeanCtxProbe = 0",
+            (K::Struct | K::Interface | K::TypeAlias, _) if site.grouped => "LeanCtxProbe int",
+            _ => "func lean_ctx_probe() {}",
+        }
+    },
     declarations: Some(go_items::parse),
     skeleton: Some(SkeletonLexer {
         skippable: skeleton_go::skippable,

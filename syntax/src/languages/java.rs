@@ -3,12 +3,12 @@
 
 use tree_sitter::Node;
 
-use super::{Language, SkeletonLexer};
+use super::{Language, SkeletonLexer, at_attribute};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, field, named, one, signature},
     decl,
-    decl::{Comments, DocBlock},
+    decl::{C_BLOCK, Comments, DocBlock},
     java_items,
     skeleton_brace::{self, Dialect},
 };
@@ -21,13 +21,37 @@ pub(super) const JAVA: Language = Language {
     classify: |node, src, _| classify(node, src),
     sibling_attribute: None,
     comments: Comments {
-        line: b"//",
-        block: true,
+        line: &[b"//"],
+        block: Some(C_BLOCK),
         doc_line: None,
         doc_block: DocBlock::One,
         quotes: b"\"'",
     },
     imports: &["import_declaration"],
+    keywords: &[
+        "public",
+        "private",
+        "protected",
+        "static",
+        "final",
+        "abstract",
+        "class",
+        "interface",
+        "enum",
+        "record",
+        "synchronized",
+        "native",
+        "transient",
+        "volatile",
+        "strictfp",
+        "sealed",
+    ],
+    attribute: at_attribute,
+    probe: |site| match (site.kind, site.parent) {
+        (SymbolKind::EnumMember, _) => "LEAN_CTX_PROBE,",
+        (_, None) => "class LeanCtxProbe {}",
+        _ => "int leanCtxProbe();",
+    },
     declarations: Some(java_items::parse),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Java, src),

@@ -3,11 +3,11 @@
 
 use tree_sitter::Node;
 
-use super::{Language, SkeletonLexer};
+use super::{Language, SkeletonLexer, at_attribute};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, has_child, named, one, text},
-    decl::{Comments, DocBlock},
+    decl::{C_BLOCK, Comments, DocBlock},
     skeleton_brace::{self, Dialect},
 };
 
@@ -20,13 +20,50 @@ pub(super) const KOTLIN: Language = Language {
     // An annotation the grammar reads as an expression after a function.
     sibling_attribute: Some("annotated_expression"),
     comments: Comments {
-        line: b"//",
-        block: true,
+        line: &[b"//"],
+        block: Some(C_BLOCK),
         doc_line: None,
         doc_block: DocBlock::One,
         quotes: b"\"'",
     },
     imports: &["import"],
+    keywords: &[
+        "fun",
+        "class",
+        "object",
+        "interface",
+        "val",
+        "var",
+        "data",
+        "enum",
+        "sealed",
+        "open",
+        "abstract",
+        "override",
+        "private",
+        "public",
+        "internal",
+        "protected",
+        "companion",
+        "inline",
+        "suspend",
+        "const",
+        "lateinit",
+        "typealias",
+        "inner",
+        "value",
+        "operator",
+        "infix",
+        "tailrec",
+        "external",
+        "actual",
+        "expect",
+    ],
+    attribute: at_attribute,
+    probe: |site| match site.kind {
+        SymbolKind::EnumMember => "LEAN_CTX_PROBE,",
+        _ => "fun leanCtxProbe() {}",
+    },
     declarations: None,
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Kotlin, src),

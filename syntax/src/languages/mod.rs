@@ -8,11 +8,16 @@
 //! 1. Add its grammar crate to the workspace's and this crate's `Cargo.toml`.
 //! 2. Write `languages/<name>.rs`: a `classify` that says which nodes are symbols
 //!    (`classify.rs` has the vocabulary: `Def`, `Visit`, `named`, `one`), its
-//!    comment and string rules, and a `pub(super) const Language`.
+//!    comment and string rules, keywords, attribute lines and conformance probe, and
+//!    a `pub(super) const Language`.
 //! 3. Register it: one line at the end of the `register!` list (never in the middle:
 //!    a language's place there is its byte in the persisted index).
-//! 4. Give it outline snapshots in `src/tests.rs` and a pinned corpus in
-//!    `daemon/benches/fetch-conformance.sh`.
+//! 4. Give it outline snapshots (its module's tests, through `tests::check`), a
+//!    pinned corpus in `daemon/benches/fetch-conformance.sh` (the corpus directory
+//!    is the language's name) and a row in `daemon/tests/conformance.rs`'s sample.
+//! 5. Its language servers: a row in `shared/src/servers.rs` and an `[lsp]` key in
+//!    `daemon/src/config.rs`; the files their toolchains read above a root in
+//!    `daemon/src/language_servers/ancestry.rs`.
 //!
 //! Without a declaration reader or a skeleton lexer a language is parsed whole by
 //! tree-sitter: correct, several times slower. A reader or lexer, added later, must
@@ -26,12 +31,24 @@ use tree_sitter::Node;
 
 use crate::{SymbolKind, classify::Visit, decl::Comments, rust_items::Decl};
 
+mod bash;
+mod c;
+mod csharp;
+mod elixir;
 mod go;
+mod haskell;
 mod java;
 mod kotlin;
+mod lua;
+mod ocaml;
+mod php;
 mod python;
+mod r;
+mod ruby;
 mod rust;
+mod scala;
 mod script;
+mod swift;
 mod text;
 
 /// What the crate knows of one language.
@@ -55,10 +72,36 @@ pub(crate) struct Language {
     /// The node kinds of an import (`use`, `import`, `from … import`): a reference
     /// inside one names the symbol, it does not use it.
     pub imports: &'static [&'static str],
+    /// The words that start a declaration (keywords and modifiers): a range starts
+    /// at the first of them or at an attribute before it, never after one.
+    pub keywords: &'static [&'static str],
+    /// Whether a line right above a declaration (trimmed), or a word of its head
+    /// outside brackets, is an attribute or begins one: such a line is in the
+    /// declaration's range.
+    pub attribute: fn(&[u8]) -> bool,
+    /// The smallest declaration that is valid beside a symbol at `site`: what the
+    /// conformance harness (`daemon/src/conformance.rs`) inserts before each one.
+    pub probe: fn(ProbeSite) -> &'static str,
     /// The declarations read off the tokens, `None` where the reader cannot vouch
     /// for the file.
     pub declarations: Option<Reader>,
     pub skeleton: Option<SkeletonLexer>,
+}
+
+/// Where a declaration is to be inserted: before a symbol of `kind`, inside one of
+/// `parent` (`None` at the top), `grouped` where that symbol's declaration does not
+/// start with a keyword of its own (a spec in Go's `const (…)` group).
+#[derive(Clone, Copy, Debug)]
+pub struct ProbeSite {
+    pub kind: SymbolKind,
+    pub parent: Option<SymbolKind>,
+    pub grouped: bool,
+}
+
+/// `@Name` and `@a.b(…)` (not Java's `@interface`): the attribute of the languages
+/// that write them so.
+pub(crate) fn at_attribute(text: &[u8]) -> bool {
+    text.starts_with(b"@") && !text.starts_with(b"@interface")
 }
 
 /// A declaration reader: the declarations of a file read off its tokens, `None`
@@ -113,6 +156,19 @@ register! {
     Java => java::JAVA,
     Kotlin => kotlin::KOTLIN,
     Text => text::TEXT,
+    C => c::C,
+    Cpp => c::CPP,
+    CSharp => csharp::CSHARP,
+    Ruby => ruby::RUBY,
+    Php => php::PHP,
+    Bash => bash::BASH,
+    Lua => lua::LUA,
+    Scala => scala::SCALA,
+    Swift => swift::SWIFT,
+    Haskell => haskell::HASKELL,
+    Elixir => elixir::ELIXIR,
+    OCaml => ocaml::OCAML,
+    R => r::R,
 }
 
 impl Lang {
@@ -164,6 +220,27 @@ impl Lang {
 
     pub fn name(self) -> &'static str {
         self.language().name
+    }
+
+    /// The extension its files usually have (`rs`); `txt` for [`Lang::Text`].
+    pub fn extension(self) -> &'static str {
+        self.language().extensions.first().copied().unwrap_or("txt")
+    }
+
+    /// The words that start a declaration (keywords and modifiers).
+    pub fn keywords(self) -> &'static [&'static str] {
+        self.language().keywords
+    }
+
+    /// Whether `text`, a trimmed line above a declaration or a word of its head, is
+    /// an attribute (`#[inline]`, `@Override`) or begins one.
+    pub fn is_attribute(self, text: &[u8]) -> bool {
+        (self.language().attribute)(text)
+    }
+
+    /// The smallest declaration valid at `site` (the conformance harness's probe).
+    pub fn probe(self, site: ProbeSite) -> &'static str {
+        (self.language().probe)(site)
     }
 
     /// The LSP `languageId` of its documents.
@@ -247,7 +324,8 @@ mod tests {
             ("a.YML", "yaml"),
             ("README.md", "markdown"),
             ("Makefile", "make"),
-            ("run.sh", "shell"),
+            ("run.sh", "bash"),
+            ("run.zsh", "shell"),
             (".env", "text"),
             ("LICENSE", "text"),
             ("main.rs", "rust"),

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, SkeletonLexer};
+use super::{Language, SkeletonLexer, at_attribute};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, named, one, text},
@@ -19,8 +19,8 @@ pub(super) const PYTHON: Language = Language {
     classify,
     sibling_attribute: None,
     comments: Comments {
-        line: b"#",
-        block: false,
+        line: &[b"#"],
+        block: None,
         doc_line: None,
         doc_block: DocBlock::No,
         quotes: b"\"'`",
@@ -30,6 +30,9 @@ pub(super) const PYTHON: Language = Language {
         "import_from_statement",
         "future_import_statement",
     ],
+    keywords: &["def", "class", "async"],
+    attribute: at_attribute,
+    probe: |_| "def lean_ctx_probe(): pass",
     declarations: Some(python_items::parse),
     skeleton: Some(SkeletonLexer {
         skippable: skeleton_python::skippable,

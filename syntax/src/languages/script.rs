@@ -4,24 +4,58 @@
 
 use tree_sitter::Node;
 
-use super::{Language, SkeletonLexer};
+use super::{Language, ProbeSite, SkeletonLexer, at_attribute};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, named, one, signature, text},
     decl,
-    decl::{Comments, DocBlock},
+    decl::{C_BLOCK, Comments, DocBlock},
     skeleton_brace::{self, Dialect},
     ts_items,
 };
 
-/// What the three share: comments and strings, the reader, the lexer.
+/// What the three share: comments and strings, keywords, the reader, the lexer.
 const COMMENTS: Comments = Comments {
-    line: b"//",
-    block: true,
+    line: &[b"//"],
+    block: Some(C_BLOCK),
     doc_line: None,
     doc_block: DocBlock::One,
     quotes: b"\"'`",
 };
+
+const KEYWORDS: &[&str] = &[
+    "export",
+    "default",
+    "declare",
+    "abstract",
+    "async",
+    "function",
+    "class",
+    "interface",
+    "type",
+    "enum",
+    "namespace",
+    "module",
+    "const",
+    "let",
+    "var",
+    "static",
+    "public",
+    "private",
+    "protected",
+    "readonly",
+    "override",
+    "accessor",
+];
+
+fn probe(site: ProbeSite) -> &'static str {
+    match (site.kind, site.parent) {
+        (_, Some(SymbolKind::Interface)) => "lean_ctx_probe: number;",
+        (SymbolKind::EnumMember, _) => "LeanCtxProbe,",
+        (_, Some(SymbolKind::Class)) => "lean_ctx_probe = 0;",
+        _ => "function lean_ctx_probe() {}",
+    }
+}
 
 pub(super) const TYPESCRIPT: Language = Language {
     name: "typescript",
@@ -32,6 +66,9 @@ pub(super) const TYPESCRIPT: Language = Language {
     sibling_attribute: None,
     comments: COMMENTS,
     imports: &["import_statement"],
+    keywords: KEYWORDS,
+    attribute: at_attribute,
+    probe,
     declarations: Some(|src| ts_items::parse(Dialect::Script { jsx: false }, true, src)),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Script { jsx: false }, src),
@@ -49,6 +86,9 @@ pub(super) const TSX: Language = Language {
     sibling_attribute: None,
     comments: COMMENTS,
     imports: &["import_statement"],
+    keywords: KEYWORDS,
+    attribute: at_attribute,
+    probe,
     declarations: Some(|src| ts_items::parse(Dialect::Script { jsx: true }, true, src)),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Script { jsx: true }, src),
@@ -66,6 +106,9 @@ pub(super) const JAVASCRIPT: Language = Language {
     sibling_attribute: None,
     comments: COMMENTS,
     imports: &["import_statement"],
+    keywords: KEYWORDS,
+    attribute: at_attribute,
+    probe,
     declarations: Some(|src| ts_items::parse(Dialect::Script { jsx: true }, false, src)),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Script { jsx: true }, src),

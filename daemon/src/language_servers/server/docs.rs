@@ -119,6 +119,9 @@ impl Server {
                 });
         }
         let text = Arc::new(DocText::new(bytes));
+        self.shared.update(|live| {
+            live.first_open.get_or_insert_with(Instant::now);
+        });
         self.conn
             .notify::<note::DidOpenTextDocument>(DidOpenTextDocumentParams {
                 text_document: TextDocumentItem::new(

@@ -10,8 +10,14 @@
 //! workspace", "Loading packages…") has ended. typescript-language-server loads a
 //! project when its first file opens, so readiness cannot see it coming; it runs
 //! tsserver's semantic server alone (`pool.rs`), which answers only after loading
-//! the file's project. Any other server is ready once initialised with no
-//! work-done progress running. A request that outlives its deadline while the server
+//! the file's project. clangd reads the compilation database when its first file
+//! opens and then indexes every file of it in the background (the index other files'
+//! references come from): a call opens its file before it waits, and clangd is ready
+//! once that first progress has ended, or none began within `LOAD_GRACE` (no
+//! database: nothing to index); a session's prewarm opens one file so the index is
+//! built before the first call. bash-language-server analyses a file after it opens
+//! (its first answer about a file it has just been given is empty): the same rule.
+//! Any other server is ready once initialised with no work-done progress running. A request that outlives its deadline while the server
 //! reports work in progress is `INDEXING` with that progress, not an error; and one
 //! whose caller's wait (`wait_ms`) is over while the server reports a load in
 //! progress (tsserver's "Initializing JS/TS language features" while it loads the
@@ -80,6 +86,8 @@ pub(super) struct Live {
     pub(super) health: Option<String>,
     pub(super) status_message: Option<String>,
     pub(super) readiness: Readiness,
+    /// When the first file was opened ([`Readiness::AfterOpen`]).
+    pub(super) first_open: Option<Instant>,
 }
 
 /// When a server has loaded its project (module doc).
@@ -89,17 +97,29 @@ pub(super) enum Readiness {
     RustAnalyzer,
     /// Its first work-done progress (the initial workspace load) has ended.
     FirstLoad,
+    /// Its load starts when the first file opens (clangd reads the compilation
+    /// database then, and indexes in the background): once a file is open, the
+    /// first work-done progress has ended, or none began within [`LOAD_GRACE`] (no
+    /// database: nothing to index).
+    AfterOpen,
     /// Initialised, with no work-done progress running.
     #[default]
     Idle,
 }
 
+/// How long after its first file opens an [`Readiness::AfterOpen`] server may take
+/// to start its load before it counts as having none.
+pub(super) const LOAD_GRACE: Duration = Duration::from_secs(2);
+
 impl Readiness {
     pub(super) fn of(spec: &ServerSpec) -> Readiness {
+        let program = spec.program_name();
         if spec.rust_analyzer {
             Readiness::RustAnalyzer
-        } else if spec.program_name().starts_with("gopls") {
+        } else if program.starts_with("gopls") {
             Readiness::FirstLoad
+        } else if program.starts_with("clangd") || program.starts_with("bash-language-server") {
+            Readiness::AfterOpen
         } else {
             Readiness::Idle
         }
@@ -114,6 +134,14 @@ pub(super) struct Work {
 }
 
 impl Live {
+    /// When the phase may change with no news from the server: the end of an
+    /// [`Readiness::AfterOpen`] server's grace, while it lasts.
+    pub(super) fn grace_ends(&self) -> Option<Instant> {
+        let at = self.first_open? + LOAD_GRACE;
+        (self.readiness == Readiness::AfterOpen && !self.saw_work_end && at > Instant::now())
+            .then_some(at)
+    }
+
     pub(super) fn phase(&self) -> ServerState {
         if self.failure.is_some() {
             return ServerState::Failed;
@@ -127,6 +155,11 @@ impl Live {
                     && (self.saw_work_end || self.health.as_deref().is_some_and(|h| h != "ok"))
             }
             Readiness::FirstLoad => self.saw_work_end && self.work.is_empty(),
+            Readiness::AfterOpen => {
+                self.work.is_empty()
+                    && (self.saw_work_end
+                        || self.first_open.is_some_and(|at| at.elapsed() >= LOAD_GRACE))
+            }
             Readiness::Idle => self.work.is_empty(),
         };
         if loaded {

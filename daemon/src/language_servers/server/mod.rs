@@ -156,7 +156,11 @@ impl Server {
                 ),
             )
             .with_remedy(format!(
-                "install it, or set lsp.{} in config.toml to a working command (`lean-ctx doctor` checks it)",
+                "{}, or set lsp.{} in config.toml to a working command (`lean-ctx doctor` checks it)",
+                lean_ctx_shared::servers::known_for(spec.language)
+                    .iter()
+                    .find(|k| lean_ctx_shared::servers::program(k.command) == spec.program())
+                    .map_or("install it", |k| k.get),
                 spec.language
             ))
         })?;
@@ -281,10 +285,16 @@ impl Server {
         let mut changed = self.shared.changed.subscribe();
         let deadline = tokio::time::Instant::now() + wait;
         loop {
-            let (phase, progress, unhealthy) = {
+            let (phase, progress, unhealthy, grace) = {
                 let live = self.shared.live.lock().unwrap();
                 let elapsed = self.started.elapsed();
-                (live.phase(), live.progress(elapsed), self.unhealthy(&live))
+                let grace = live.grace_ends();
+                (
+                    live.phase(),
+                    live.progress(elapsed),
+                    self.unhealthy(&live),
+                    grace,
+                )
             };
             if let Some(broken) = unhealthy {
                 return Err(broken);
@@ -294,13 +304,22 @@ impl Server {
                 ServerState::Failed => return Err(self.failed_error()),
                 ServerState::Starting | ServerState::Indexing => {}
             }
-            if tokio::time::timeout_at(deadline, changed.changed())
+            // Woken by news, or when a grace ends (the phase changes on its own).
+            let wake = grace.map_or(deadline, |g| deadline.min(g.into()));
+            if tokio::time::timeout_at(wake, changed.changed())
                 .await
                 .is_err()
+                && wake == deadline
             {
                 return Err(self.loading(progress));
             }
         }
+    }
+
+    /// Whether the server's load starts with the first file opened
+    /// ([`Readiness::AfterOpen`]): a call opens its file before waiting for it.
+    pub fn loads_on_open(&self) -> bool {
+        self.shared.live.lock().unwrap().readiness == Readiness::AfterOpen
     }
 
     /// rust-analyzer says it could not load the workspace: every answer would be

@@ -6,4 +6,6 @@ import org.jetbrains.annotations.NotNull;
 
 public abstract class Language {
   public @NotNull @NlsSafe String getDisplayName() { throw new UnsupportedOperationException("stub"); }
+
+  public final boolean isKindOf(@NotNull String anotherLanguageId) { throw new UnsupportedOperationException("stub"); }
 }

@@ -12,6 +12,8 @@
 package com.leanctx.core.api
 
 import com.leanctx.core.wire.ApplyResponse
+import com.leanctx.core.wire.CallHierarchyRequest
+import com.leanctx.core.wire.CallHierarchyResponse
 import com.leanctx.core.wire.EditRequest
 import com.leanctx.core.wire.EditResponse
 import com.leanctx.core.wire.FileRequest
@@ -39,10 +41,14 @@ interface Navigation {
     fun declaration(request: PositionRequest): LocationsResponse
 }
 
-/** File structure and type hierarchy; answers carry 1-based lines. */
+/**
+ * File structure, type and call hierarchy; symbols and types carry 1-based lines, call
+ * nodes 0-based ranges.
+ */
 interface Structure {
     fun symbolsOverview(request: FileRequest): SymbolsOverviewResponse
     fun typeHierarchy(request: TypeHierarchyRequest): TypeHierarchyResponse
+    fun callHierarchy(request: CallHierarchyRequest): CallHierarchyResponse
 }
 
 /** Inspections of the project profile; answers carry 1-based lines. */

@@ -19,6 +19,7 @@ import com.google.gson.JsonObject
 import com.google.gson.JsonParseException
 import com.google.gson.JsonParser
 import com.leanctx.core.wire.ApplyResponse
+import com.leanctx.core.wire.CallHierarchyResponse
 import com.leanctx.core.wire.EditRequest
 import com.leanctx.core.wire.ErrorCode
 import com.leanctx.core.wire.InspectionsResponse
@@ -70,6 +71,7 @@ class ContractScript private constructor(private val rules: Map<String, List<Scr
             Routes.DECLARATION to LocationsResponse::class.java,
             Routes.SYMBOLS_OVERVIEW to SymbolsOverviewResponse::class.java,
             Routes.TYPE_HIERARCHY to TypeHierarchyResponse::class.java,
+            Routes.CALL_HIERARCHY to CallHierarchyResponse::class.java,
             Routes.INSPECTIONS to InspectionsResponse::class.java,
             Routes.LIST_INSPECTIONS to ListInspectionsResponse::class.java,
             Routes.RENAME_PREVIEW to PreviewResponse::class.java,

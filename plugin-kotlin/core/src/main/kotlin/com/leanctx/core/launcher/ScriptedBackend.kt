@@ -19,6 +19,8 @@ import com.leanctx.core.api.Structure
 import com.leanctx.core.api.TextChange
 import com.leanctx.core.text.LineMap
 import com.leanctx.core.wire.ApplyResponse
+import com.leanctx.core.wire.CallHierarchyRequest
+import com.leanctx.core.wire.CallHierarchyResponse
 import com.leanctx.core.wire.ErrorCode
 import com.leanctx.core.wire.FileRequest
 import com.leanctx.core.wire.InlineRequest
@@ -51,6 +53,7 @@ class ScriptedBackend(
 
     override fun symbolsOverview(request: FileRequest) = answer<SymbolsOverviewResponse>(Routes.SYMBOLS_OVERVIEW, request)
     override fun typeHierarchy(request: TypeHierarchyRequest) = answer<TypeHierarchyResponse>(Routes.TYPE_HIERARCHY, request)
+    override fun callHierarchy(request: CallHierarchyRequest) = answer<CallHierarchyResponse>(Routes.CALL_HIERARCHY, request)
 
     override fun run(request: FileRequest) = answer<InspectionsResponse>(Routes.INSPECTIONS, request)
     override fun list(request: FileRequest) = answer<ListInspectionsResponse>(Routes.LIST_INSPECTIONS, request)

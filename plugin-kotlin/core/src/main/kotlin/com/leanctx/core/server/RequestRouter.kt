@@ -19,6 +19,7 @@ import com.google.gson.JsonObject
 import com.google.gson.JsonParseException
 import com.google.gson.JsonParser
 import com.leanctx.core.api.ProjectBackend
+import com.leanctx.core.wire.CallHierarchyRequest
 import com.leanctx.core.wire.EditRequest
 import com.leanctx.core.wire.ErrorCode
 import com.leanctx.core.wire.ErrorEnvelope
@@ -56,6 +57,7 @@ class RequestRouter(private val token: String, private val backend: ProjectBacke
             Routes.DECLARATION to { b -> navigation.declaration(PositionRequest.decode(b)) },
             Routes.SYMBOLS_OVERVIEW to { b -> structure.symbolsOverview(FileRequest.decode(b)) },
             Routes.TYPE_HIERARCHY to { b -> structure.typeHierarchy(TypeHierarchyRequest.decode(b)) },
+            Routes.CALL_HIERARCHY to { b -> structure.callHierarchy(CallHierarchyRequest.decode(b)) },
             Routes.INSPECTIONS to { b -> inspections.run(FileRequest.decode(b)) },
             Routes.LIST_INSPECTIONS to { b -> inspections.list(FileRequest.decode(b)) },
             Routes.REPLACE_SYMBOL_BODY to { b -> edits.replaceSymbolBody(EditRequest.decode(b)) },

@@ -32,6 +32,12 @@ enum class HierarchyDirection {
     @SerializedName("subtypes") SUBTYPES,
 }
 
+/** `/call_hierarchy`: who calls the function, or what it calls. */
+enum class CallDirection {
+    @SerializedName("incoming") INCOMING,
+    @SerializedName("outgoing") OUTGOING,
+}
+
 enum class MoveTargetKind {
     /** Into the directory [MoveTarget.path]. */
     @SerializedName("path") PATH,
@@ -81,6 +87,36 @@ data class TypeHierarchyRequest(
             return TypeHierarchyRequest(
                 f.path(), f.nonNegativeInt("line"), f.nonNegativeInt("character"),
                 f.enumOr("direction", HierarchyDirection.SUPERTYPES),
+                f.enumOr("scope", SearchScope.PROJECT),
+            )
+        }
+    }
+}
+
+/**
+ * `/call_hierarchy`: [depth] levels of calls, 1 the direct callers (callees) only. A
+ * missing or 0 depth is 1 and more than [MAX_CALL_DEPTH] is that many, as the daemon
+ * reads its own `depth` (shared/src/wire/protocol.rs, `CallHierarchyRequest`).
+ */
+data class CallHierarchyRequest(
+    val path: String,
+    val line: Int,
+    val character: Int,
+    val direction: CallDirection,
+    val depth: Int,
+    val scope: SearchScope,
+) {
+    val position: Position get() = Position(line, character)
+
+    companion object {
+        const val MAX_CALL_DEPTH = 5
+
+        fun decode(body: JsonObject): CallHierarchyRequest {
+            val f = Fields(body)
+            return CallHierarchyRequest(
+                f.path(), f.nonNegativeInt("line"), f.nonNegativeInt("character"),
+                f.enumOr("direction", CallDirection.INCOMING),
+                f.nonNegativeIntOr("depth", 1).coerceIn(1, MAX_CALL_DEPTH),
                 f.enumOr("scope", SearchScope.PROJECT),
             )
         }
@@ -269,6 +305,8 @@ internal class Fields(private val obj: JsonObject, private val prefix: String = 
         if (d != Math.floor(d) || d < 0 || d > Int.MAX_VALUE) malformed(name, "must be a non-negative integer")
         return d.toInt()
     }
+
+    fun nonNegativeIntOr(name: String, default: Int): Int = if (member(name) == null) default else nonNegativeInt(name)
 
     fun boolOr(name: String, default: Boolean): Boolean {
         val e = member(name) ?: return default

@@ -28,6 +28,28 @@ data class HierarchyNode(val name: String, val path: String, val line: Int, val 
 /** `/type_hierarchy`: [truncated] when the tree was cut at a node limit. */
 data class TypeHierarchyResponse(val tree: HierarchyNode, val truncated: Boolean)
 
+/**
+ * A function or method of a call hierarchy: where its name is, and [sites], the calls
+ * that link it to its parent node. As in LSP's call hierarchy they lie in the caller's
+ * file: this node's for incoming calls, the parent's for outgoing ones (the root has
+ * none). [kind] is `function`, `method` or `constructor`.
+ */
+data class CallNode(
+    val name: String,
+    val kind: String,
+    val path: String,
+    val range: Range,
+    val sites: List<Range>,
+    val children: List<CallNode>,
+)
+
+/**
+ * `/call_hierarchy`: the function asked about, its callers (callees) as children, level
+ * by level; a function reached twice is listed each time and expanded once.
+ * [truncated] when the tree was cut at [RESULT_LIMIT] nodes.
+ */
+data class CallHierarchyResponse(val tree: CallNode, val truncated: Boolean)
+
 /** One top-level symbol; [line] is 1-based. */
 data class SymbolInfo(val name: String, val kind: String, val line: Int)
 

@@ -12,6 +12,9 @@ object Routes {
     const val DECLARATION = "/declaration"
     const val SYMBOLS_OVERVIEW = "/symbols_overview"
     const val TYPE_HIERARCHY = "/type_hierarchy"
+
+    /** Beyond the published plugin, which answers it 404: the daemon then asks its language server. */
+    const val CALL_HIERARCHY = "/call_hierarchy"
     const val INSPECTIONS = "/inspections"
     const val LIST_INSPECTIONS = "/list_inspections"
     const val REPLACE_SYMBOL_BODY = "/replaceSymbolBody"
@@ -33,7 +36,7 @@ object Routes {
     /** Every POST route, in the order of docs/ide-wire.md, Routes. */
     val POST: List<String> = listOf(
         REFERENCES, DEFINITION, IMPLEMENTATIONS, DECLARATION, SYMBOLS_OVERVIEW, TYPE_HIERARCHY,
-        INSPECTIONS, LIST_INSPECTIONS, REPLACE_SYMBOL_BODY, INSERT_BEFORE_SYMBOL, INSERT_AFTER_SYMBOL,
+        CALL_HIERARCHY, INSPECTIONS, LIST_INSPECTIONS, REPLACE_SYMBOL_BODY, INSERT_BEFORE_SYMBOL, INSERT_AFTER_SYMBOL,
         RENAME_PREVIEW, RENAME_APPLY, REFORMAT, MOVE_PREVIEW, MOVE_APPLY, SAFE_DELETE_PREVIEW,
         SAFE_DELETE_APPLY, INLINE_PREVIEW, INLINE_APPLY,
     )

@@ -91,6 +91,28 @@ class ContractScriptTest {
     }
 
     @Test
+    fun `call_hierarchy rules match the canonical request, depth and direction defaulted`() {
+        val site = """{"start":{"line":5,"character":36},"end":{"line":5,"character":39}}"""
+        val caller = """{"name":"caller","kind":"function","path":"src/Main.kt","range":$range,"sites":[$site],"children":[]}"""
+        val tree = """{"name":"run","kind":"method","path":"src/Main.kt","range":$range,"sites":[],"children":[$caller]}"""
+        val (http, token) = serve(
+            """
+            {"routes": {"/call_hierarchy": [
+              {"match": {"path": "src/Main.kt", "direction": "outgoing", "depth": 5}, "error": {"code": "UNSUPPORTED_LANGUAGE", "message": "callees of Kotlin"}},
+              {"match": {"path": "src/Main.kt", "line": 3, "character": 8, "direction": "incoming", "depth": 1, "scope": "project"},
+               "response": {"tree": $tree, "truncated": false}}
+            ]}}
+            """,
+        )
+        val callers = http.post(Routes.CALL_HIERARCHY, """{"path":"src/Main.kt","line":3,"character":8}""", token)
+        assertEquals("""{"tree":$tree,"truncated":false}""", callers.body)
+        val callees = http.post(Routes.CALL_HIERARCHY, """{"path":"src/Main.kt","line":3,"character":8,"direction":"outgoing","depth":7}""", token)
+        assertEquals("UNSUPPORTED_LANGUAGE", callees.errorCode, "depth 7 is taken as 5")
+        val bad = """{"routes": {"/call_hierarchy": {"response": {"tree": {"name": "run", "sites": 3}, "truncated": false}}}}"""
+        assertTrue(assertThrows<ScriptException> { ContractScript.parse(bad) }.message!!.contains("does not fit"))
+    }
+
+    @Test
     fun `delay_ms holds the answer back, for the daemon's timeout tests`() {
         val (http, token) = serve("""{"routes": {"/list_inspections": {"delay_ms": 400, "response": {"inspections": [], "truncated": false, "total": 0}}}}""")
         val t0 = System.nanoTime()

@@ -7,6 +7,8 @@
 package com.leanctx.core.server
 
 import com.leanctx.core.support.FakeBackend
+import com.leanctx.core.wire.CallDirection
+import com.leanctx.core.wire.CallHierarchyRequest
 import com.leanctx.core.support.Http
 import com.leanctx.core.wire.ErrorCode
 import com.leanctx.core.wire.LeanCtxException
@@ -71,6 +73,7 @@ class RouterHttpTest {
         Routes.DECLARATION to (position() to setOf("locations", "truncated", "total")),
         Routes.SYMBOLS_OVERVIEW to ("""{"path":"src/Main.kt"}""" to setOf("symbols", "truncated", "total")),
         Routes.TYPE_HIERARCHY to (position() to setOf("tree", "truncated")),
+        Routes.CALL_HIERARCHY to (position() to setOf("tree", "truncated")),
         Routes.INSPECTIONS to ("""{"path":"src/Main.kt"}""" to setOf("diagnostics", "truncated", "total")),
         Routes.LIST_INSPECTIONS to ("""{"path":"src/Main.kt"}""" to setOf("inspections", "truncated", "total")),
         Routes.REPLACE_SYMBOL_BODY to (edit() to setOf("applied", "newRange", "editedText")),
@@ -95,7 +98,7 @@ class RouterHttpTest {
     @Test
     fun `every POST route of the spec has a test case`() {
         assertEquals(Routes.POST.toSet(), cases.keys)
-        assertEquals(20, Routes.POST.size)
+        assertEquals(21, Routes.POST.size)
     }
 
     @ParameterizedTest
@@ -280,6 +283,30 @@ class RouterHttpTest {
         val move = fake.lastRequest as MoveRequest
         assertEquals(MoveTargetKind.PARENT, move.target.kind)
         assertEquals(false, move.force)
+    }
+
+    @Test
+    fun `call_hierarchy takes direction, depth and scope with defaults, and answers a tree with call sites`() {
+        val answer = http.post(Routes.CALL_HIERARCHY, """{"path":"a.kt","line":1,"character":2}""", server.token)
+        assertEquals(CallHierarchyRequest("a.kt", 1, 2, CallDirection.INCOMING, 1, SearchScope.PROJECT), fake.lastRequest)
+        val site = """{"start":{"line":41,"character":8},"end":{"line":41,"character":14}}"""
+        assertEquals(
+            """{"tree":{"name":"run","kind":"method","path":"src/Main.kt","range":$site,"sites":[],"children":[""" +
+                """{"name":"caller","kind":"function","path":"src/Main.kt","range":{"start":{"line":44,"character":4},"end":{"line":44,"character":10}},""" +
+                """"sites":[$site],"children":[]}]},"truncated":false}""",
+            answer.body,
+        )
+        http.post(Routes.CALL_HIERARCHY, """{"path":"a.kt","line":1,"character":2,"direction":"outgoing","depth":3,"scope":"all"}""", server.token)
+        assertEquals(CallHierarchyRequest("a.kt", 1, 2, CallDirection.OUTGOING, 3, SearchScope.ALL), fake.lastRequest)
+        // As the daemon reads its own depth: 0 is one level, more than five is five.
+        for ((asked, taken) in listOf(0 to 1, 9 to CallHierarchyRequest.MAX_CALL_DEPTH)) {
+            http.post(Routes.CALL_HIERARCHY, """{"path":"a.kt","line":1,"character":2,"depth":$asked}""", server.token)
+            assertEquals(taken, (fake.lastRequest as CallHierarchyRequest).depth)
+        }
+        for (bad in listOf(""""direction":"sideways"""", """"depth":-1""", """"depth":"2"""")) {
+            val refused = http.post(Routes.CALL_HIERARCHY, """{"path":"a.kt","line":1,"character":2,$bad}""", server.token)
+            assertEquals(ErrorCode.INTERNAL.wire, refused.errorCode, bad)
+        }
     }
 
     @Test

@@ -17,6 +17,9 @@ import com.leanctx.core.api.Structure
 import com.leanctx.core.api.SymbolEdits
 import com.leanctx.core.text.TextSymbolEdits
 import com.leanctx.core.wire.ApplyResponse
+import com.leanctx.core.wire.CallHierarchyRequest
+import com.leanctx.core.wire.CallHierarchyResponse
+import com.leanctx.core.wire.CallNode
 import com.leanctx.core.wire.Conflict
 import com.leanctx.core.wire.Diagnostic
 import com.leanctx.core.wire.EditRequest
@@ -80,6 +83,11 @@ class FakeBackend(store: DocumentStore? = null) : Navigation, Structure, Inspect
 
     override fun typeHierarchy(request: TypeHierarchyRequest) = record(request) {
         TypeHierarchyResponse(HierarchyNode("Main", "src/Main.kt", 3, listOf(HierarchyNode("Base", "src/Base.kt", 1, emptyList()))), false)
+    }
+
+    override fun callHierarchy(request: CallHierarchyRequest) = record(request) {
+        val caller = CallNode("caller", "function", "src/Main.kt", Range(Position(44, 4), Position(44, 10)), listOf(range), emptyList())
+        CallHierarchyResponse(CallNode("run", "method", "src/Main.kt", range, emptyList(), listOf(caller)), false)
     }
 
     override fun run(request: FileRequest) = record(request) {

@@ -9,7 +9,8 @@
  *   members without itself;
  * - type_hierarchy: the class at the position, then its supertypes (`PsiClass.supers`)
  *   or its subtypes (`ClassInheritorsSearch`, direct ones per level), cut at
- *   [NODE_LIMIT] nodes with `truncated`.
+ *   [NODE_LIMIT] nodes with `truncated`;
+ * - call_hierarchy: [JvmCallHierarchy].
  */
 package com.leanctx.plugin.jvm
 
@@ -17,6 +18,8 @@ import com.intellij.psi.PsiClass
 import com.intellij.psi.PsiFile
 import com.intellij.psi.search.GlobalSearchScope
 import com.intellij.psi.search.searches.ClassInheritorsSearch
+import com.leanctx.core.wire.CallHierarchyRequest
+import com.leanctx.core.wire.CallHierarchyResponse
 import com.leanctx.core.wire.ErrorCode
 import com.leanctx.core.wire.HierarchyDirection
 import com.leanctx.core.wire.HierarchyNode
@@ -82,6 +85,14 @@ class JvmStructureProvider : LeanCtxStructureProvider {
         val tree = node(psiClass, direction, scope, locator, budget, HashSet())
         return TypeHierarchyResponse(tree, budget[0] < 0)
     }
+
+    override fun callHierarchy(
+        file: PsiFile,
+        offset: Int,
+        request: CallHierarchyRequest,
+        scope: GlobalSearchScope,
+        locator: PsiLocator,
+    ): CallHierarchyResponse = JvmCallHierarchy(locator, scope, request.direction).tree(file, offset, request.depth)
 
     /** [budget] counts nodes left; it goes negative once something was left out. */
     private fun node(

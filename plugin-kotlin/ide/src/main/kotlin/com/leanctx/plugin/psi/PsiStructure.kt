@@ -3,7 +3,8 @@
  * core plugin registers no provider: structure needs language PSI, and the only one
  * shipped lives in the optional JVM module (leanctx-jvm.xml, Java and Kotlin). In an IDE
  * without it (RustRover, PyCharm) the answer is `UNSUPPORTED_LANGUAGE`, and the daemon
- * serves `symbols_overview` from its tree-sitter index instead.
+ * serves `symbols_overview` from its tree-sitter index and the hierarchies from the
+ * language server instead.
  */
 package com.leanctx.plugin.psi
 
@@ -11,6 +12,8 @@ import com.intellij.openapi.extensions.ExtensionPointName
 import com.intellij.psi.PsiFile
 import com.intellij.psi.search.GlobalSearchScope
 import com.leanctx.core.api.Structure
+import com.leanctx.core.wire.CallHierarchyRequest
+import com.leanctx.core.wire.CallHierarchyResponse
 import com.leanctx.core.wire.ErrorCode
 import com.leanctx.core.wire.FileRequest
 import com.leanctx.core.wire.HierarchyDirection
@@ -35,6 +38,15 @@ interface LeanCtxStructureProvider {
         locator: PsiLocator,
     ): TypeHierarchyResponse
 
+    /** Who calls the function at [offset], or what it calls, to `request.depth` levels. */
+    fun callHierarchy(
+        file: PsiFile,
+        offset: Int,
+        request: CallHierarchyRequest,
+        scope: GlobalSearchScope,
+        locator: PsiLocator,
+    ): CallHierarchyResponse
+
     companion object {
         val EP_NAME: ExtensionPointName<LeanCtxStructureProvider> =
             ExtensionPointName.create("com.leanctx.plugin.structureProvider")
@@ -49,6 +61,11 @@ class PsiStructure(private val locator: PsiLocator) : Structure {
     override fun typeHierarchy(request: TypeHierarchyRequest): TypeHierarchyResponse = locator.readFile(request.path) { file ->
         val offset = locator.offset(file, request.position)
         provider(file, "type_hierarchy").typeHierarchy(file, offset, request.direction, locator.scope(request.scope), locator)
+    }
+
+    override fun callHierarchy(request: CallHierarchyRequest): CallHierarchyResponse = locator.readFile(request.path) { file ->
+        val offset = locator.offset(file, request.position)
+        provider(file, "call_hierarchy").callHierarchy(file, offset, request, locator.scope(request.scope), locator)
     }
 
     private fun provider(file: PsiFile, action: String): LeanCtxStructureProvider =
