@@ -1456,6 +1456,25 @@ fn clangd_and_bash_language_server_are_found_with_no_configuration() {
         &["refactor", "references", "--name-path", "area", "geo.c"],
     );
     assert_eq!(spots(&refs), all, "{refs}");
+    // Who calls it: `main`, at both calls (clangd's incoming call hierarchy).
+    let callers = env.ok(
+        &root,
+        &[
+            "refactor",
+            "call-hierarchy",
+            "--name-path",
+            "area",
+            "geo.c",
+            "--direction",
+            "incoming",
+        ],
+    );
+    assert_eq!(callers["backing"], "clangd", "{callers}");
+    assert_eq!(
+        call_rows(&callers),
+        ["1 main.c 3:4 main [3:24 3:37]"],
+        "{callers}"
+    );
 
     // An edit that breaks a call: the answer carries clangd's new diagnostic.
     let edit = env.ok(

@@ -187,6 +187,37 @@ fn an_untrusted_root_starts_no_language_server_and_names_the_command_that_trusts
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("by name, unresolved"), "{text}");
+    // So do its callers: the declaration each call by name lies in, with its sites.
+    let callers = env.ok(
+        &root,
+        &[
+            "refactor",
+            "call-hierarchy",
+            "src/lib.rs:1:8",
+            "--direction",
+            "incoming",
+        ],
+    );
+    assert_eq!(callers["backing"], "by name, unresolved", "{callers}");
+    let calls = callers["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{callers}");
+    assert_eq!(calls[0]["symbol"]["name_path"], "twice", "{callers}");
+    assert_eq!(
+        calls[0]["sites"],
+        serde_json::json!([{"line": 2, "column": 24}, {"line": 2, "column": 34}]),
+        "{callers}"
+    );
+    let outgoing = env.err(
+        &root,
+        &[
+            "refactor",
+            "call-hierarchy",
+            "src/lib.rs:2:8",
+            "--direction",
+            "outgoing",
+        ],
+    );
+    assert_eq!(outgoing["code"], "BACKEND_REQUIRED", "{outgoing}");
     assert!(env.language_servers().is_empty(), "a server started");
     // The headless backing answers in every root.
     let outline = env.ok(&root, &["outline", "src/lib.rs"]);

@@ -6,7 +6,7 @@
 //! | operation | order |
 //! |---|---|
 //! | `navigate`, `type_hierarchy`, `call_hierarchy`, `inspections`, `reformat`, `rename` | IDE, then language server (the published plugin has no `/call_hierarchy`: its 404 passes on) |
-//! | `navigate` `references` | then the index by name, where neither may answer at all (`backing/by_name.rs`) |
+//! | `navigate` `references`, incoming `call_hierarchy` | then the index by name, where neither may answer at all (`backing/by_name.rs`) |
 //! | `move`, `safe_delete`, `inline` | IDE only |
 //! | symbol edits | IDE (one undo entry there), then our own writer |
 //! | `symbols_overview`, `outline` of a file | headless index, then IDE (file types tree-sitter does not parse) |
@@ -17,9 +17,10 @@
 //! answer (the connection fails, or it hangs past its timeout: the window is then
 //! left alone until its port file changes or a health check passes again) passes the
 //! call on; so does one that answers `INDEXING`, `UNSUPPORTED_LANGUAGE` or
-//! `UNSUPPORTED` when another backing follows. Any other error is the answer; but a
-//! `references` none may answer (`BACKEND_REQUIRED`: an untrusted root, no server)
-//! is answered by name, said to be unresolved, with that error as its `fallback`. A
+//! `UNSUPPORTED` when another backing follows. Any other error is the answer; but
+//! `references` or incoming calls none may answer (`BACKEND_REQUIRED`: an untrusted
+//! root, no server) are answered by name, said to be unresolved, with that error as
+//! their `fallback`. A
 //! write the
 //! IDE may have started is never passed on: a hung refactoring apply is an error, and
 //! a hung symbol edit passes on only while its file still holds its old bytes. The
@@ -320,14 +321,21 @@ pub async fn call_hierarchy(
         name_path: None,
         ..req
     };
-    let mut resp = first(
+    let resp = first(
         vec![
             ask(IDE, ide::call_hierarchy(&cx, &file, &req)),
             ask(LSP, answered(lsp::call_hierarchy(&cx, &file, &req))),
         ],
         || ide_required("call_hierarchy"),
     )
-    .await?;
+    .await;
+    // As `navigate`: callers by name where no backing may answer at all.
+    let mut resp = match resp {
+        Err(e) if e.code == ErrorCode::BackendRequired => {
+            by_name::incoming_calls(&cx, &file, &req, e).await?
+        }
+        other => other?,
+    };
     let nodes = std::iter::once(&resp.root_item).chain(&resp.calls);
     let places = nodes.map(|n| (n.path.clone(), n.range.start));
     let mut named = enclosing(d, &cx, places.collect()).await?.into_iter();

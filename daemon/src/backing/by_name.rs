@@ -1,6 +1,7 @@
-//! References by name alone, the last backing of `references` (`route.rs`): where no
-//! language server may answer (an untrusted root, a language without a server found,
-//! a server that failed to start), the identifier's whole-word occurrences in the
+//! References and callers by name alone: what `references` and an incoming
+//! `call_hierarchy` answer (`route.rs`) where no language server may (an untrusted
+//! root, a language without a server found, a server that failed to start): the
+//! identifier's whole-word occurrences in the
 //! root's indexed files of the same language family, outside strings and comments
 //! (each matching file's tree-sitter parse says what an occurrence is). Not the
 //! server's references: a same-named local, field or method elsewhere is listed too,
@@ -14,93 +15,126 @@
 
 use lean_ctx_shared::{
     ErrorCode, LeanError, Position, Range,
-    protocol::{LocationHit, NavigateAction, NavigateRequest, NavigateResponse},
+    protocol::{
+        CallDirection, CallHierarchyRequest, CallHierarchyResponse, CallNode, FilePosition,
+        LocationHit, NavigateAction, NavigateRequest, NavigateResponse,
+    },
 };
 use lean_ctx_syntax::{Lang, text::LineIndex};
 use memchr::memmem;
 
 use super::{Cx, blocking, limit};
 use crate::{
-    declarations::position,
+    declarations::{self, Spans, Wire, position},
     jail::{Jailed, Want},
     language_servers::pool::Choice,
+    registry::Project,
 };
 
 /// The backing's name in an answer: never to be read as a semantic one.
 pub const BACKING: &str = "by name, unresolved";
 
-/// `req`'s references by name, where every backing answered `why` (no server may
-/// run); `why` itself where this cannot stand in (another action, a file without a
-/// grammar, a language set to `"jetbrains"`). `why` and its remedy become the
-/// answer's `fallback`.
-pub async fn references(
+/// What a by-name answer starts from: the name at the position asked about, in a
+/// language this backing may stand in for, and the `fallback` text (`why` and its
+/// remedy); `why` itself where it may not (a file without a grammar, a language set
+/// to `"jetbrains"`, no identifier there).
+struct Asked {
+    lang: Lang,
+    name: Vec<u8>,
+    fallback: String,
+}
+
+async fn asked(
     cx: &Cx<'_>,
     file: &Jailed,
-    req: &NavigateRequest,
+    at: &FilePosition,
     why: LeanError,
-) -> Result<NavigateResponse, LeanError> {
-    let lang = Lang::from_path(&file.abs).filter(|l| l.is_code());
-    let Some(lang) = lang.filter(|_| req.action == NavigateAction::References) else {
+) -> Result<Asked, LeanError> {
+    let Some(lang) = Lang::from_path(&file.abs).filter(|l| l.is_code()) else {
         return Err(why);
     };
     // `lsp.<lang> = "jetbrains"` is the IDE or nothing, as the user asked.
     if cx.d.lsp.choice(lang) == Choice::JetBrainsOnly {
         return Err(why);
     }
+    let bytes = super::read(file).await?;
+    let name = word_at(&bytes, at.line, at.column).ok_or_else(|| {
+        LeanError::new(
+            ErrorCode::NoSymbolAtPosition,
+            format!("no name at {}:{}:{}", file.rel, at.line, at.column),
+        )
+        .with_remedy("point at an identifier (line 1-based, column 0-based), or pass its name_path")
+    })?;
     let fallback = match &why.remedy {
         Some(remedy) => format!("{}: {} ({remedy})", why.code, why.message),
         None => format!("{}: {}", why.code, why.message),
     };
-    let bytes = super::read(file).await?;
-    let name = word_at(&bytes, req.at.line, req.at.column).ok_or_else(|| {
-        LeanError::new(
-            ErrorCode::NoSymbolAtPosition,
-            format!("no name at {}:{}:{}", file.rel, req.at.line, req.at.column),
-        )
-        .with_remedy("point at an identifier (line 1-based, column 0-based), or pass its name_path")
-    })?;
+    Ok(Asked {
+        lang,
+        name,
+        fallback,
+    })
+}
+
+/// Each indexed file of `lang`'s family holding `name` outside strings and comments:
+/// its root-relative path, its bytes (read now, through the jail), and the
+/// occurrences' offsets.
+fn scan(project: &Project, lang: Lang, name: &[u8], mut each: impl FnMut(&str, &[u8], Vec<usize>)) {
+    for (rel, _, _) in project.index.identified_under("") {
+        let of = Lang::from_path(std::path::Path::new(&rel));
+        let Some(of) = of.filter(|l| family(*l) == family(lang)) else {
+            continue;
+        };
+        let Ok(src) = project.resolve(&rel, Want::File).and_then(|f| {
+            f.read()
+                .map_err(|e| LeanError::new(ErrorCode::FileNotFound, e.to_string()))
+        }) else {
+            continue;
+        };
+        let found = occurrences(of, &src, name);
+        if !found.is_empty() {
+            each(&rel, &src, found);
+        }
+    }
+}
+
+/// `req`'s references by name, where every backing answered `why` (no server may
+/// run); `why` itself where this cannot stand in (another action, see [`Asked`]).
+/// `why` and its remedy become the answer's `fallback`.
+pub async fn references(
+    cx: &Cx<'_>,
+    file: &Jailed,
+    req: &NavigateRequest,
+    why: LeanError,
+) -> Result<NavigateResponse, LeanError> {
+    if req.action != NavigateAction::References {
+        return Err(why);
+    }
+    let Asked {
+        lang,
+        name,
+        fallback,
+    } = asked(cx, file, &req.at, why).await?;
     let project = cx.project.clone();
     let limit = limit(req.limit);
     blocking(move || {
-        let files = project.index.identified_under("");
         let mut locations = Vec::new();
         let mut total = 0u32;
-        for (rel, _, _) in files {
-            let same = Lang::from_path(std::path::Path::new(&rel)).map(family);
-            if same != Some(family(lang)) {
-                continue;
-            }
-            let Ok(inside) = project.resolve(&rel, Want::File) else {
-                continue;
-            };
-            let Ok(src) = inside.read() else {
-                continue;
-            };
-            let found = occurrences(lang_of(&rel, lang), &src, &name);
-            if found.is_empty() {
-                continue;
-            }
-            let lines = LineIndex::new(&src);
+        scan(&project, lang, &name, |rel, src, found| {
+            let lines = LineIndex::new(src);
             for at in found {
                 total += 1;
-                if locations.len() >= limit {
-                    continue;
+                if locations.len() < limit {
+                    locations.push(LocationHit {
+                        path: rel.to_string(),
+                        range: span(&lines, src, at, name.len()),
+                        context: String::from_utf8_lossy(line_of(src, at)).trim().to_string(),
+                        import: false,
+                        symbol: None,
+                    });
                 }
-                let start = lines.position(&src, at);
-                let end = lines.position(&src, at + name.len());
-                let line = line_of(&src, at);
-                locations.push(LocationHit {
-                    path: rel.clone(),
-                    range: Range::new(
-                        Position::new(start.line, start.column),
-                        Position::new(end.line, end.column),
-                    ),
-                    context: String::from_utf8_lossy(line).trim().to_string(),
-                    import: false,
-                    symbol: None,
-                });
             }
-        }
+        });
         Ok(NavigateResponse {
             truncated: (locations.len() as u32) < total,
             locations,
@@ -110,6 +144,102 @@ pub async fn references(
         })
     })
     .await
+}
+
+/// Who calls the function at `req.at`, by name, where every backing answered `why`:
+/// its name followed by `(`, outside strings and comments, grouped under the
+/// declaration each lies in (one level: names make no call graph). A declaration's
+/// own name is not a call, nor is a call outside every declaration listed. Outgoing
+/// calls are not read by name (`why` is the answer).
+pub async fn incoming_calls(
+    cx: &Cx<'_>,
+    file: &Jailed,
+    req: &CallHierarchyRequest,
+    why: LeanError,
+) -> Result<CallHierarchyResponse, LeanError> {
+    if req.direction != CallDirection::Incoming {
+        return Err(why);
+    }
+    let Asked {
+        lang,
+        name,
+        fallback,
+    } = asked(cx, file, &req.at, why).await?;
+    let (project, at, rel) = (cx.project.clone(), req.at.clone(), file.rel.clone());
+    let limit = limit(req.limit);
+    blocking(move || {
+        let mut calls: Vec<CallNode> = Vec::new();
+        let mut truncated = false;
+        let mut root_range = None;
+        scan(&project, lang, &name, |path, src, found| {
+            let lines = LineIndex::new(src);
+            let symbols = declarations::extract(lang_of(path, lang), src);
+            let spans = Spans::new(&symbols);
+            for at_byte in found {
+                let site = span(&lines, src, at_byte, name.len());
+                if path == rel && site.start.line == at.line && root_range.is_none() {
+                    root_range = Some(site);
+                }
+                let called = src[at_byte + name.len()..]
+                    .iter()
+                    .find(|b| !b.is_ascii_whitespace())
+                    == Some(&b'(');
+                let Some(caller) = spans.innermost(at_byte).filter(|_| called) else {
+                    continue;
+                };
+                if caller.name_range().wire().start == site.start {
+                    continue;
+                }
+                let node_at = caller.name_range().wire();
+                match calls
+                    .iter()
+                    .position(|c| c.path == path && c.range == node_at)
+                {
+                    Some(i) => calls[i].sites.push(site.start),
+                    None if calls.len() < limit => calls.push(CallNode {
+                        name: caller.name().to_string(),
+                        kind: caller.kind().wire().as_str().to_string(),
+                        path: path.to_string(),
+                        range: node_at,
+                        symbol: None,
+                        depth: 1,
+                        parent: None,
+                        sites: vec![site.start],
+                    }),
+                    None => truncated = true,
+                }
+            }
+        });
+        let asked = Position::new(at.line, at.column);
+        let range = root_range.unwrap_or(Range::new(asked, asked));
+        Ok(CallHierarchyResponse {
+            root_item: CallNode {
+                name: String::from_utf8_lossy(&name).into_owned(),
+                kind: "function".into(),
+                path: rel,
+                range,
+                symbol: None,
+                depth: 0,
+                parent: None,
+                sites: Vec::new(),
+            },
+            direction: CallDirection::Incoming,
+            calls,
+            truncated,
+            backing: BACKING.to_string(),
+            fallback: Some(fallback),
+        })
+    })
+    .await
+}
+
+/// The agent range of `len` bytes at `at`.
+fn span(lines: &LineIndex, src: &[u8], at: usize, len: usize) -> Range {
+    let (start, end) = (lines.position(src, at), lines.position(src, at + len));
+    Range::new(
+        Position::new(start.line, start.column),
+        Position::new(end.line, end.column),
+    )
 }
 
 /// Languages whose files name each other's declarations: TypeScript, TSX and
