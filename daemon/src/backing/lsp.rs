@@ -226,6 +226,10 @@ async fn target(cx: &Cx<'_>, file: &Jailed, wait_ms: u32) -> Result<Target, Lean
     // first; the others are waited for first, so the file reaches a loaded server.
     // Synced again after the wait either way (nothing is sent if it is unchanged).
     if server.loads_on_open() {
+        // Not before its handshake: a file opened earlier is never added.
+        server
+            .wait_started(wait_until.saturating_duration_since(Instant::now()))
+            .await?;
         server.sync(&file.abs, &super::read(file).await?).await;
     }
     server

@@ -185,14 +185,16 @@ impl Pool {
             json!({})
         };
         // One instance per root for TSX and TypeScript, and for C and C++ (clangd
-        // serves both) unless C has a server of its own.
-        let language = match lang {
-            Lang::C if c.c.is_none() => "cpp",
-            _ => key,
+        // serves both) unless C has a server of its own: the same spec, so the same
+        // pool key (each document still opens with its own file's `languageId`).
+        let shared = match lang {
+            Lang::Tsx => Lang::TypeScript,
+            Lang::C if c.c.is_none() => Lang::Cpp,
+            other => other,
         };
         Choice::Server(ServerSpec {
-            language,
-            language_id: lang.lsp_language_id(),
+            language: shared.name(),
+            language_id: shared.lsp_language_id(),
             command,
             rust_analyzer,
             settings: settings.to_string(),
@@ -368,7 +370,9 @@ impl Pool {
                             let bytes = crate::jail::read_beneath(index.root(), &rel).ok()?;
                             Some((index.root().join(rel), bytes))
                         });
-                        if let Some((abs, bytes)) = read {
+                        if let Some((abs, bytes)) = read
+                            && server.wait_started(PREWARM_WAIT).await.is_ok()
+                        {
                             server.sync(&abs, &bytes).await;
                         }
                     }

@@ -126,7 +126,10 @@ impl Server {
             .notify::<note::DidOpenTextDocument>(DidOpenTextDocumentParams {
                 text_document: TextDocumentItem::new(
                     uri,
-                    self.spec.language_id.into(),
+                    Lang::from_path(abs)
+                        .filter(|l| l.is_code())
+                        .map_or(self.spec.language_id, Lang::lsp_language_id)
+                        .into(),
                     0,
                     text.text().to_string(),
                 ),
@@ -208,9 +211,19 @@ impl Server {
         }
     }
 
-    /// A file whose documents this server takes (its language's `languageId`).
+    /// A file whose documents this server takes: its language's `languageId`, or
+    /// the one of the language whose server it shares (TSX TypeScript's, C C++'s).
     fn owns(&self, path: &Path) -> bool {
-        Lang::from_path(path).is_some_and(|l| l.lsp_language_id() == self.spec.language_id)
+        let shares = |l: Lang| match l {
+            Lang::Tsx => Lang::TypeScript,
+            Lang::C => Lang::Cpp,
+            other => other,
+        };
+        Lang::from_path(path).is_some_and(|l| {
+            [l, shares(l)]
+                .iter()
+                .any(|l| l.lsp_language_id() == self.spec.language_id)
+        })
     }
 }
 

@@ -279,6 +279,27 @@ impl Server {
         self.init.get().map_or(Encoding::Utf16, |i| i.encoding)
     }
 
+    /// Initialised (its handshake done: what it is told now reaches it), or as
+    /// [`Server::wait_ready`] once `wait` has passed.
+    pub async fn wait_started(&self, wait: Duration) -> Result<(), LeanError> {
+        let mut changed = self.shared.changed.subscribe();
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let phase = self.shared.live.lock().unwrap().phase();
+            match phase {
+                ServerState::Starting => {}
+                ServerState::Failed => return Err(self.failed_error()),
+                ServerState::Ready | ServerState::Indexing => return Ok(()),
+            }
+            if tokio::time::timeout_at(deadline, changed.changed())
+                .await
+                .is_err()
+            {
+                return self.wait_ready(Duration::ZERO).await;
+            }
+        }
+    }
+
     /// Ready, or `INDEXING` with progress once `wait` has passed; a failed server is
     /// `BACKEND_REQUIRED` with its reason.
     pub async fn wait_ready(&self, wait: Duration) -> Result<(), LeanError> {
