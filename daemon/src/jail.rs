@@ -948,6 +948,47 @@ mod tests {
     /// A file to create: its deepest existing directory and the names to make beneath
     /// it, each judged like any path; what exists already, a directory, `.git`, NUL,
     /// `..` or a way out is answered as such and nothing is made.
+    /// The edges the mutation run found no test at (BENCHMARKS.md, Mutation testing):
+    /// a chain of symlinks is followed up to its limit and refused past it; a file
+    /// where a directory was wanted is named as such (not retried as a swapped link);
+    /// a FIFO is neither a file nor a directory.
+    #[test]
+    fn the_walk_holds_at_its_edges() {
+        let (_tmp, _base, root, group) = world();
+        // `src/l0 -> l1 -> … -> a.rs`: `n` links, each followed once.
+        let chain = |n: usize, prefix: &str| {
+            for i in 0..n {
+                let next = if i + 1 == n {
+                    "a.rs".to_string()
+                } else {
+                    format!("{prefix}{}", i + 1)
+                };
+                symlink(next, root.join(format!("src/{prefix}{i}"))).unwrap();
+            }
+            format!("src/{prefix}0")
+        };
+        let longest = chain(MAX_HOPS, "l");
+        assert_eq!(
+            resolve(&root, &group, &longest, Want::File).unwrap().rel,
+            "src/a.rs"
+        );
+        let too_long = chain(MAX_HOPS + 1, "m");
+        let e = resolve(&root, &group, &too_long, Want::File).unwrap_err();
+        assert!(
+            e.message.contains("too many levels of symbolic links"),
+            "{}",
+            e.message
+        );
+
+        let e = resolve(&root, &group, "src/a.rs/x", Want::File).unwrap_err();
+        assert!(e.message.contains("not a directory"), "{}", e.message);
+
+        fifo(&root.join("src/pipe"));
+        let (code, why) = refused(&root, &group, "src/pipe");
+        assert_eq!(code, ErrorCode::FileNotFound);
+        assert!(why.contains("not a regular file or directory"), "{why}");
+    }
+
     #[test]
     fn a_path_to_create_is_judged_like_any_path_and_its_directories_made_beneath_the_root() {
         let (_tmp, base, root, group) = world();
