@@ -63,7 +63,8 @@ enum Command {
     /// Symbol-level reads and edits (the MCP tool `ctx_refactor`'s actions).
     #[command(subcommand)]
     Refactor(code_cmd::RefactorCommand),
-    /// The warm language servers of this project (`--all`: of every project); evict or
+    /// The warm language servers of this project (`--all`: of every project), and the
+    /// server each of its languages gets (found on PATH or configured); evict or
     /// restart them.
     Servers {
         #[arg(value_enum, default_value_t = ServersOp::List)]
