@@ -1586,6 +1586,20 @@ mod tests {
     use super::*;
     use lean_ctx_syntax::extract;
 
+    /// A record that claims no kind byte is refused, even when its seal verifies (a
+    /// store written with the key: the mutation run found the length check untested,
+    /// and without it the kind would be read past the record's end).
+    #[test]
+    fn an_empty_record_is_refused_even_under_a_valid_seal() {
+        let key = [7u8; 32];
+        let mut buf = 0u32.to_le_bytes().to_vec();
+        buf.extend_from_slice(&mac(&key, &[])[..MAC]);
+        assert_eq!(open_record(&key, &buf), None);
+        let mut one = Vec::new();
+        seal(&key, 3, b"body", &mut one);
+        assert_eq!(open_record(&key, &one), Some((3, &b"body"[..])));
+    }
+
     /// Real sources of several languages: this crate's own and the test fixtures'.
     fn samples() -> Vec<(Lang, Vec<u8>)> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
