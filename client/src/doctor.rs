@@ -360,11 +360,8 @@ fn server_program(lsp: Option<&toml::Table>, key: &str, default: &str) -> Option
 /// with (`lean_ctx_shared::servers`). Languages with neither share one warning that
 /// says what to install: outline, search, reads and symbol edits work without any.
 fn language_servers(lsp: Option<&toml::Table>) -> Vec<Finding> {
-    let env = lean_ctx_shared::tool_env::neutral(std::env::vars_os());
-    let path = env
-        .iter()
-        .find(|(k, _)| k == "PATH")
-        .map(|(_, v)| v.as_os_str());
+    let path = lean_ctx_shared::tool_env::neutral_path();
+    let path = path.as_deref();
     let mut findings = Vec::new();
     let mut missing = Vec::new();
     for (key, known) in servers::SERVERS.iter().filter(|(k, _)| *k != "rust") {

@@ -126,6 +126,15 @@ pub fn neutral(from: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsS
     env
 }
 
+/// The `PATH` of the environment [`neutral`] builds from this process's own: where
+/// the tools lean-ctx starts are looked up (`servers.rs` searches it).
+pub fn neutral_path() -> Option<OsString> {
+    neutral(std::env::vars_os())
+        .into_iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v)
+}
+
 /// The environment an auto-spawned daemon starts with, built from the shim's: what
 /// [`neutral`] passes (as it is: the daemon judges its directories when it reads
 /// them and builds each tool's environment again), a `PATH` without what a

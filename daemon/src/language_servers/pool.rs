@@ -55,6 +55,16 @@ struct Slot {
     server: Mutex<Option<Arc<Server>>>,
 }
 
+/// The language whose server `lang`'s files go to by default: TSX TypeScript's, C
+/// C++'s (clangd serves both); itself otherwise.
+pub fn shares_server_with(lang: Lang) -> Lang {
+    match lang {
+        Lang::Tsx => Lang::TypeScript,
+        Lang::C => Lang::Cpp,
+        other => other,
+    }
+}
+
 /// Which server a language gets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Choice {
@@ -138,12 +148,8 @@ impl Pool {
         let setting = c.server(key).or_else(|| c.server(fallback));
         // No setting: the first known server on the PATH servers run with.
         let default = || {
-            let env = lean_ctx_shared::tool_env::neutral(std::env::vars_os());
-            let path = env
-                .iter()
-                .find(|(k, _)| k == "PATH")
-                .map(|(_, v)| v.as_os_str());
-            servers::detect(key, path).map(|known| known.command)
+            let path = lean_ctx_shared::tool_env::neutral_path();
+            servers::detect(key, path.as_deref()).map(|known| known.command)
         };
         let command: Vec<String> = match setting {
             Some(ServerSetting::Line(line)) if line.trim() == "jetbrains" => {
@@ -188,9 +194,8 @@ impl Pool {
         // serves both) unless C has a server of its own: the same spec, so the same
         // pool key (each document still opens with its own file's `languageId`).
         let shared = match lang {
-            Lang::Tsx => Lang::TypeScript,
-            Lang::C if c.c.is_none() => Lang::Cpp,
-            other => other,
+            Lang::C if c.c.is_some() => Lang::C,
+            other => shares_server_with(other),
         };
         Choice::Server(ServerSpec {
             language: shared.name(),
@@ -207,12 +212,8 @@ impl Pool {
         let language = lang.name().to_string();
         match self.choice(lang) {
             Choice::Server(spec) => {
-                let env = lean_ctx_shared::tool_env::neutral(std::env::vars_os());
-                let path = env
-                    .iter()
-                    .find(|(k, _)| k == "PATH")
-                    .map(|(_, v)| v.as_os_str());
-                let found = servers::on_path(spec.program(), path).is_some();
+                let path = lean_ctx_shared::tool_env::neutral_path();
+                let found = servers::on_path(spec.program(), path.as_deref()).is_some();
                 let get = (!found)
                     .then(|| {
                         servers::known_for(spec.language)

@@ -214,13 +214,8 @@ impl Server {
     /// A file whose documents this server takes: its language's `languageId`, or
     /// the one of the language whose server it shares (TSX TypeScript's, C C++'s).
     fn owns(&self, path: &Path) -> bool {
-        let shares = |l: Lang| match l {
-            Lang::Tsx => Lang::TypeScript,
-            Lang::C => Lang::Cpp,
-            other => other,
-        };
         Lang::from_path(path).is_some_and(|l| {
-            [l, shares(l)]
+            [l, crate::language_servers::pool::shares_server_with(l)]
                 .iter()
                 .any(|l| l.lsp_language_id() == self.spec.language_id)
         })
