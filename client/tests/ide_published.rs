@@ -474,12 +474,14 @@ fn a_call_hierarchy_the_published_plugin_lacks_is_answered_by_the_language_serve
         why.contains("jetbrains answered UNSUPPORTED") && why.contains("/call_hierarchy"),
         "{callers}"
     );
-    // `leaf` is line 3, column 5 (0-based: 2, 5), in the published request shape.
-    assert_eq!(
-        ide.bodies("/call_hierarchy"),
-        [
-            json!({"path": "calls.go", "line": 2, "character": 5, "scope": "project", "direction": "incoming", "depth": 1})
-        ]
+    // `leaf` is line 3, column 5 (0-based: 2, 5), in the published request shape;
+    // asked again when gopls answered `INDEXING` first (a loaded machine) and the
+    // call waited and was made again.
+    let bodies = ide.bodies("/call_hierarchy");
+    let want = json!({"path": "calls.go", "line": 2, "character": 5, "scope": "project", "direction": "incoming", "depth": 1});
+    assert!(
+        !bodies.is_empty() && bodies.iter().all(|b| *b == want),
+        "{bodies:?}"
     );
     ide.assert_clean();
 }
