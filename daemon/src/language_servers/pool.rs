@@ -55,16 +55,6 @@ struct Slot {
     server: Mutex<Option<Arc<Server>>>,
 }
 
-/// The language whose server `lang`'s files go to by default: TSX TypeScript's, C
-/// C++'s (clangd serves both); itself otherwise.
-pub fn shares_server_with(lang: Lang) -> Lang {
-    match lang {
-        Lang::Tsx => Lang::TypeScript,
-        Lang::C => Lang::Cpp,
-        other => other,
-    }
-}
-
 /// Which server a language gets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Choice {
@@ -195,7 +185,7 @@ impl Pool {
         // pool key (each document still opens with its own file's `languageId`).
         let shared = match lang {
             Lang::C if c.c.is_some() => Lang::C,
-            other => shares_server_with(other),
+            other => other.shares_server_with(),
         };
         Choice::Server(ServerSpec {
             language: shared.name(),

@@ -248,6 +248,16 @@ impl Lang {
         self.language().lsp_id
     }
 
+    /// The language whose language server this one's files go to by default: TSX
+    /// TypeScript's, C C++'s (clangd serves both); itself otherwise.
+    pub fn shares_server_with(self) -> Lang {
+        match self {
+            Lang::Tsx => Lang::TypeScript,
+            Lang::C => Lang::Cpp,
+            other => other,
+        }
+    }
+
     /// How comments and strings are written (`decl.rs` reads them with these).
     pub fn comments(self) -> &'static Comments {
         &self.language().comments

@@ -215,7 +215,7 @@ impl Server {
     /// the one of the language whose server it shares (TSX TypeScript's, C C++'s).
     fn owns(&self, path: &Path) -> bool {
         Lang::from_path(path).is_some_and(|l| {
-            [l, crate::language_servers::pool::shares_server_with(l)]
+            [l, l.shares_server_with()]
                 .iter()
                 .any(|l| l.lsp_language_id() == self.spec.language_id)
         })
