@@ -192,6 +192,68 @@ fn hit(path: &str, line: u64, column: u64, symbol: &str) -> (String, u64, u64, S
     (path.into(), line, column, symbol.into())
 }
 
+/// The text index: a search reads only the files whose content may hold the
+/// pattern, yet sees every write another process made before it, at once (no wait
+/// for the watcher's debounce): a file created in a new directory, one rewritten,
+/// one appended to, one removed.
+#[test]
+fn a_text_search_reads_only_candidates_and_sees_every_write_made_before_it() {
+    let (env, root) = fixture();
+    for i in 0..200 {
+        let text = format!("fn filler_{i}() {{ let x = {i}; }}\n");
+        fs::write(root.join(format!("src/filler_{i}.rs")), text).unwrap();
+    }
+    let v = env.ok(&root, &["search", "--text", "parse_args"]);
+    assert_eq!(v["total"], 1, "{v}");
+    let all = v["searched"]["files"].as_u64().unwrap();
+    assert!(all > 200, "{v}");
+    // Only src/lib.rs holds the trigrams, and its bytes are all that is read.
+    assert_eq!(v["searched"]["read"], 1, "{v}");
+    let lib = fs::metadata(root.join("src/lib.rs")).unwrap().len();
+    assert_eq!(v["searched"]["bytes_read"], lib, "{v}");
+
+    for round in 0..24 {
+        let token = format!("fresh_token_{round}_q");
+        match round % 3 {
+            0 => {
+                let dir = root.join(format!("new_{round}/deeper"));
+                fs::create_dir_all(&dir).unwrap();
+                fs::write(dir.join("n.rs"), format!("fn {token}() {{}}\n")).unwrap();
+            }
+            1 => {
+                let text = format!("fn filler() {{ {token}(); }}\n");
+                fs::write(root.join(format!("src/filler_{round}.rs")), text).unwrap();
+            }
+            _ => {
+                let mut f = fs::OpenOptions::new()
+                    .append(true)
+                    .open(root.join("src/lib.rs"))
+                    .unwrap();
+                std::io::Write::write_all(&mut f, format!("// {token}\n").as_bytes()).unwrap();
+            }
+        }
+        let v = env.ok(&root, &["search", "--text", &token]);
+        assert_eq!(v["total"], 1, "round {round}: {v}");
+        assert!(
+            v["searched"]["read"].as_u64() <= Some(2),
+            "round {round}: {v}"
+        );
+    }
+    fs::remove_file(root.join("src/filler_5.rs")).unwrap();
+    // Nothing found: exit 1, as grep's.
+    let (out, v) = env.shim_json_in(&root, &["search", "--text", "filler_5()"]);
+    assert_eq!(
+        (out.status.code(), &v["total"]),
+        (Some(1), &json!(0)),
+        "{v}"
+    );
+
+    // Nothing to plan on (no three characters in a row): every file is read.
+    let v = env.ok(&root, &["search", "--regex", "f.l", "-l"]);
+    assert_eq!(v["searched"]["read"], v["searched"]["files"], "{v}");
+    assert!(v["files"].as_u64() > Some(190), "{v}");
+}
+
 #[test]
 fn text_and_regex_search_label_each_line_with_its_symbol_and_never_search_an_ignored_file() {
     let (env, root) = fixture();

@@ -458,7 +458,8 @@ fn the_daemon_parses_only_through_its_budgeted_door() {
 }
 
 /// No arrow up: the index's rooms each use only those below them (the store and the
-/// file system know nothing of each other, the ids nothing at all), and the index
+/// file system know nothing of each other, the text index only the ids, the ids
+/// nothing at all), and the index
 /// itself uses only the plumbing under it, never a backing, the router or the state
 /// above it (ARCHITECTURE.md, `index/`).
 #[test]
@@ -468,8 +469,9 @@ fn the_index_rooms_use_only_what_lies_below_them() {
     let uses = |room: &str| index[room].iter().map(String::as_str).collect::<Vec<_>>();
     assert_eq!(uses("ids"), Vec::<&str>::new(), "{index:#?}");
     assert_eq!(uses("fs"), ["ids"], "{index:#?}");
-    assert_eq!(uses("store"), ["ids"], "{index:#?}");
-    assert_eq!(uses("root"), ["fs", "ids", "store"], "{index:#?}");
+    assert_eq!(uses("text"), ["ids"], "{index:#?}");
+    assert_eq!(uses("store"), ["ids", "text"], "{index:#?}");
+    assert_eq!(uses("root"), ["fs", "ids", "store", "text"], "{index:#?}");
     let top = &graphs[&vec![]];
     let below: BTreeSet<&str> = ["config", "declarations", "jail", "sys", "worktree"].into();
     let above: Vec<&String> = top["index"]

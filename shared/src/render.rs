@@ -298,6 +298,13 @@ fn searched(searched: &Searched) -> String {
         n => format!("the {n} files searched"),
     };
     s.push_str(": every text file under the path and globs, ignore rules honoured");
+    if searched.read < searched.files {
+        let _ = write!(
+            s,
+            " ({} read: the text index ruled out the rest)",
+            searched.read
+        );
+    }
     let skipped: Vec<String> = [
         (searched.binary, "binary"),
         (searched.oversized, "oversized"),

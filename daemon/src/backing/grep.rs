@@ -71,6 +71,8 @@ pub struct FileHits {
     pub path: String,
     pub hits: Vec<TextHit>,
     pub matched: u32,
+    /// The file's size as read.
+    pub bytes_read: u64,
 }
 
 /// Which files `globs` let through (ripgrep's `-g`: gitignore syntax, matched
@@ -191,6 +193,7 @@ fn search_file(
         last_kept: false,
     };
     searcher.search_slice(matcher, buf, &mut sink).ok()?;
+    sink.out.bytes_read = buf.len() as u64;
     if sink.out.matched > 0 {
         sink.out.path = rel.to_string();
     }

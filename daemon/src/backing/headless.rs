@@ -39,7 +39,7 @@ use crate::{
     declarations::Wire,
     edit::{self, Edit, Written},
     index::root::Skipped,
-    index::{ids::Hash, store::Parsed},
+    index::{ids::Hash, store::Parsed, text::plan},
     jail::{self, Creation, Jailed, Want},
 };
 
@@ -49,6 +49,9 @@ pub const BACKING: &str = "headless";
 /// Default and largest number of search hits.
 const DEFAULT_HITS: u32 = 50;
 const MAX_HITS: u32 = 1000;
+/// How long a text search waits for the watcher's pending changes before it reads
+/// every file instead of trusting the text index.
+const CATCH_UP: Duration = Duration::from_secs(1);
 /// Default number of files in a directory outline.
 const DEFAULT_OUTLINE_FILES: u32 = 200;
 /// Default and largest number of entries in a tree.
@@ -455,27 +458,35 @@ pub async fn search_text(cx: &Cx<'_>, req: &SearchTextRequest) -> Outcome<Search
     let limit = hits_limit(req.limit);
     let focused = focused(cx);
     let filter = grep::file_filter(&project.root, &req.globs)?;
-    let through = |rel: &str| grep::lets_through(filter.as_ref(), rel);
-    let mut files = project.index.identified_under(&prefix);
-    files.retain(|(rel, _, _)| through(rel));
-    let mut searched = Searched {
-        files: files.len() as u32,
-        ..Searched::default()
-    };
-    for (rel, why) in project.index.skipped_under(&prefix) {
-        match why {
-            _ if !through(&rel) => {}
-            Skipped::Binary => searched.binary += 1,
-            Skipped::TooLarge(_) => searched.oversized += 1,
-        }
-    }
-    // Stable: path order among files of equal rank.
-    files.sort_by_key(|(path, _, _)| -boost(&focused, &project.root.join(path)));
+    let query = plan::query(&req.pattern, req.regex, req.case_insensitive);
     let project = project.clone();
     let (files_only, context, skip) = (req.files_only, (req.before, req.after), req.skip as usize);
     let resp = blocking(move || {
+        let through = |rel: &str| grep::lets_through(filter.as_ref(), rel);
+        // The text index leaves out files only if the index holds every write
+        // made before this search; otherwise every file is read (and checked).
+        let query = match project.index.catch_up(CATCH_UP) {
+            true => query,
+            false => plan::Query::All,
+        };
+        let (mut files, considered) = project.index.identified_matching(&prefix, &query, through);
+        let mut searched = Searched {
+            files: considered as u32,
+            read: files.len() as u32,
+            ..Searched::default()
+        };
+        for (rel, why) in project.index.skipped_under(&prefix) {
+            match why {
+                _ if !through(&rel) => {}
+                Skipped::Binary => searched.binary += 1,
+                Skipped::TooLarge(_) => searched.oversized += 1,
+            }
+        }
+        // Stable: path order among files of equal rank.
+        files.sort_by_key(|(path, _, _)| -boost(&focused, &project.root.join(path)));
         let keep = if files_only { 0 } else { skip + limit };
         let found = grep::search(&project, &matcher, &files, keep, context);
+        searched.bytes_read = found.iter().map(|f| f.bytes_read).sum();
         let total: u32 = found.iter().map(|f| f.matched).sum();
         let matched_files = found.iter().filter(|f| f.matched > 0).count() as u32;
         let mut budget = Budget::default();

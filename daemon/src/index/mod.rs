@@ -6,6 +6,8 @@
 //!   `root/warm.rs` and the watcher's events in `root/events.rs`.
 //! - [`store`]: the daemon-wide caches and the persisted store behind them, a root's
 //!   last listing, the roots to prewarm.
+//! - [`text`]: the text index, trigram posting lists per content hash, and the
+//!   planner that turns a search pattern into a query over them.
 //! - [`fs`]: the index's own walk and ignore rules, directory watches, a worktree's
 //!   git index.
 //! - [`ids`] at the bottom: the identities the rooms share.
@@ -17,3 +19,4 @@ pub mod fs;
 pub mod ids;
 pub mod root;
 pub mod store;
+pub mod text;

@@ -1364,6 +1364,10 @@ pub struct Searched {
     /// Files there that were not searched: binary, or over `index.max_file_bytes`.
     pub binary: u32,
     pub oversized: u32,
+    /// Of `files`, those read: the ones the text index could not rule out (all of
+    /// them where it could not be trusted), and their bytes.
+    pub read: u32,
+    pub bytes_read: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

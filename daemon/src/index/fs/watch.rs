@@ -4,6 +4,13 @@
 //! On Linux all roots share one inotify instance (the per-user instance limit is 128),
 //! each root a subscription routed by watch descriptor.
 //!
+//! A search that must reflect every write made before it asks [`DirWatcher::sync`]:
+//! it returns once every event the kernel queued before the call has been handed to
+//! its subscriber. On Linux the shared instance also watches a file of its own (an
+//! unnamed `O_TMPFILE`), written by each `sync`: inotify queues events in order, so when the
+//! reader meets that write's event, all events queued before it are delivered.
+//! Elsewhere (notify's backends give no such order) `sync` says it cannot.
+//!
 //! On Linux this is inotify itself. notify's inotify backend also subscribes to
 //! `IN_OPEN`, so every file anyone opened under a watched directory (our own walks,
 //! cargo, a language server loading the crate) woke its thread, and each watch it
@@ -12,7 +19,7 @@
 //! changes are delivered. Elsewhere notify serves, with reads and metadata changes
 //! filtered out.
 
-use std::{io, path::Path, path::PathBuf, sync::mpsc};
+use std::{io, path::Path, path::PathBuf, sync::mpsc, time::Duration};
 
 /// What the watcher saw.
 #[derive(Debug, PartialEq, Eq)]
@@ -25,11 +32,22 @@ pub enum Change {
 
 pub use imp::DirWatcher;
 
+/// How a subscriber hears of changes: each [`Change`] as its own message type, so a
+/// subscriber can send other messages down the same channel (the root's flushes).
+type Deliver = Box<dyn Fn(Change) + Send>;
+
+fn deliver<T: From<Change> + Send + 'static>(tx: mpsc::Sender<T>) -> Deliver {
+    // A subscriber gone away is fine: its watcher goes with it.
+    Box::new(move |change| drop(tx.send(T::from(change))))
+}
+
 #[cfg(target_os = "linux")]
 mod imp {
     use std::{
         collections::{HashMap, HashSet},
-        sync::{Arc, Mutex},
+        os::fd::{AsRawFd, OwnedFd},
+        sync::{Arc, Condvar, Mutex},
+        time::Instant,
     };
 
     use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
@@ -41,17 +59,35 @@ mod imp {
     /// user's processes), and one per root ran out at the 128th project. Its reader
     /// thread routes each event by watch descriptor to the roots watching that
     /// directory.
-    #[derive(Debug)]
     struct Shared {
         watches: Mutex<Watches>,
         routes: Mutex<Routes>,
+        /// The file `sync` writes to, and its watch; `None` where it could not be
+        /// made (no `O_TMPFILE` in the temporary directory, no `/proc`): `sync`
+        /// then says it cannot.
+        marker: Option<(OwnedFd, WatchDescriptor)>,
+        /// How many of the marker's events the reader has met, and who waits for
+        /// the next.
+        passed: Mutex<u64>,
+        passing: Condvar,
+        /// One `sync` at a time: inotify merges an event into an identical one
+        /// still queued, so two writes in flight could be met as one.
+        syncing: Mutex<()>,
     }
 
-    #[derive(Debug, Default)]
+    impl std::fmt::Debug for Shared {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("Shared")
+                .field("marker", &self.marker.is_some())
+                .finish_non_exhaustive()
+        }
+    }
+
+    #[derive(Default)]
     struct Routes {
         next_id: u64,
-        /// Each [`DirWatcher`]'s channel, by its id.
-        subscribers: HashMap<u64, mpsc::Sender<Change>>,
+        /// Each [`DirWatcher`]'s delivery, by its id.
+        subscribers: HashMap<u64, Deliver>,
         /// Who watches the directory of each watch, under which path: two roots can
         /// watch one directory (a project opened at a repository's subdirectory), and
         /// inotify gives one inode one descriptor per instance.
@@ -68,9 +104,16 @@ mod imp {
             return Ok(shared.clone());
         }
         let mut inotify = Inotify::init()?;
+        let marker = marker(&mut inotify.watches())
+            .inspect_err(|e| tracing::warn!(error = %e, "no sync marker; searches read every file"))
+            .ok();
         let shared = Arc::new(Shared {
             watches: Mutex::new(inotify.watches()),
             routes: Mutex::default(),
+            marker,
+            passed: Mutex::new(0),
+            passing: Condvar::new(),
+            syncing: Mutex::new(()),
         });
         let reader = shared.clone();
         std::thread::Builder::new()
@@ -84,17 +127,21 @@ mod imp {
                         Err(e) => {
                             tracing::warn!(error = %e, "inotify read failed; watching stops");
                             *SHARED.lock().unwrap() = None;
-                            for tx in reader.routes.lock().unwrap().subscribers.values() {
-                                let _ = tx.send(Change::Rescan);
+                            for deliver in reader.routes.lock().unwrap().subscribers.values() {
+                                deliver(Change::Rescan);
                             }
                             return;
                         }
                     };
                     let mut routes = reader.routes.lock().unwrap();
                     for ev in events {
-                        if ev.mask.contains(EventMask::Q_OVERFLOW) {
-                            for tx in routes.subscribers.values() {
-                                let _ = tx.send(Change::Rescan);
+                        if reader.marker.as_ref().is_some_and(|(_, wd)| *wd == ev.wd) {
+                            // Everything queued before it is delivered by now.
+                            *reader.passed.lock().unwrap() += 1;
+                            reader.passing.notify_all();
+                        } else if ev.mask.contains(EventMask::Q_OVERFLOW) {
+                            for deliver in routes.subscribers.values() {
+                                deliver(Change::Rescan);
                             }
                         } else if ev.mask.contains(EventMask::IGNORED) {
                             // The watch is gone (its directory was deleted).
@@ -106,8 +153,8 @@ mod imp {
                                     None => dir.clone(),
                                 };
                                 // A subscriber being dropped unsubscribes itself.
-                                if let Some(tx) = routes.subscribers.get(id) {
-                                    let _ = tx.send(Change::Path(path));
+                                if let Some(deliver) = routes.subscribers.get(id) {
+                                    deliver(Change::Path(path));
                                 }
                             }
                         }
@@ -116,6 +163,21 @@ mod imp {
             })?;
         *slot = Some(shared.clone());
         Ok(shared)
+    }
+
+    /// An unnamed file in the temporary directory, watched for writes through its
+    /// `/proc` name: nobody else can open it, and it leaves nothing behind. (A
+    /// `memfd` would do the same, but the kernel reports no events for one.)
+    fn marker(watches: &mut Watches) -> io::Result<(OwnedFd, WatchDescriptor)> {
+        use rustix::fs::{Mode, OFlags};
+        let fd = rustix::fs::open(
+            std::env::temp_dir(),
+            OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC,
+            Mode::RUSR | Mode::WUSR,
+        )?;
+        let name = format!("/proc/self/fd/{}", fd.as_raw_fd());
+        let wd = watches.add(name, WatchMask::MODIFY)?;
+        Ok((fd, wd))
     }
 
     /// One root's subscription to the shared instance.
@@ -130,12 +192,14 @@ mod imp {
     impl DirWatcher {
         /// A watcher with no watches yet, sending what it sees to `tx` from the
         /// shared reader thread.
-        pub fn new(tx: mpsc::Sender<Change>) -> io::Result<DirWatcher> {
+        pub fn new<T: From<Change> + Send + 'static>(
+            tx: mpsc::Sender<T>,
+        ) -> io::Result<DirWatcher> {
             let shared = shared()?;
             let mut routes = shared.routes.lock().unwrap();
             routes.next_id += 1;
             let id = routes.next_id;
-            routes.subscribers.insert(id, tx);
+            routes.subscribers.insert(id, deliver(tx));
             drop(routes);
             Ok(DirWatcher {
                 shared,
@@ -173,6 +237,29 @@ mod imp {
             self.mine.lock().unwrap().insert(wd);
             Ok(())
         }
+
+        /// Returns `true` once every event the kernel queued before the call has
+        /// been sent to its subscriber; `false` if that is not known within `within`
+        /// or cannot be known here (no marker).
+        pub fn sync(&self, within: Duration) -> bool {
+            let Some((marker, _)) = &self.shared.marker else {
+                return false;
+            };
+            let deadline = Instant::now() + within;
+            let _one_at_a_time = self.shared.syncing.lock().unwrap();
+            let mut passed = self.shared.passed.lock().unwrap();
+            let before = *passed;
+            if rustix::io::pwrite(marker, b"s", 0).is_err() {
+                return false;
+            }
+            while *passed == before {
+                let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                    return false;
+                };
+                passed = self.shared.passing.wait_timeout(passed, left).unwrap().0;
+            }
+            true
+        }
     }
 
     impl Drop for DirWatcher {
@@ -209,7 +296,10 @@ mod imp {
 
     impl DirWatcher {
         /// A watcher with no watches yet, sending what it sees to `tx`.
-        pub fn new(tx: mpsc::Sender<Change>) -> io::Result<DirWatcher> {
+        pub fn new<T: From<Change> + Send + 'static>(
+            tx: mpsc::Sender<T>,
+        ) -> io::Result<DirWatcher> {
+            let deliver = deliver(tx);
             let watcher =
                 notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
                     let changes = match event {
@@ -230,7 +320,7 @@ mod imp {
                         }
                     };
                     for change in changes {
-                        let _ = tx.send(change);
+                        deliver(change);
                     }
                 })
                 .map_err(io::Error::other)?;
@@ -249,6 +339,12 @@ mod imp {
                 .map_err(io::Error::other)?;
             watched.insert(dir.to_path_buf());
             Ok(())
+        }
+
+        /// Never known here: notify's backends deliver in no order a caller could
+        /// wait on.
+        pub fn sync(&self, _within: Duration) -> bool {
+            false
         }
     }
 }
@@ -282,6 +378,41 @@ mod tests {
         fs::remove_file(dir.join("old.rs")).unwrap();
         assert_eq!(next(&rx), Some(Change::Path(dir.join("old.rs"))));
         drop(watcher);
+    }
+
+    /// `sync` returns once every event queued before it has been delivered: all of
+    /// a burst of writes is there to take without waiting.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_sync_returns_after_every_event_queued_before_it_is_delivered() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = fs::canonicalize(tmp.path()).unwrap();
+        let (tx, rx) = mpsc::channel();
+        let watcher = DirWatcher::new(tx).unwrap();
+        watcher.watch(&dir).unwrap();
+        for round in 0..50 {
+            let names: Vec<_> = (0..20)
+                .map(|i| dir.join(format!("f{round}_{i}.rs")))
+                .collect();
+            for name in &names {
+                fs::write(name, "fn f() {}").unwrap();
+            }
+            assert!(watcher.sync(Duration::from_secs(5)), "round {round}");
+            let seen: std::collections::HashSet<_> = rx
+                .try_iter()
+                .filter_map(|c| match c {
+                    Change::Path(p) => Some(p),
+                    Change::Rescan => None,
+                })
+                .collect();
+            for name in &names {
+                assert!(
+                    seen.contains(name),
+                    "round {round}: {} not delivered",
+                    name.display()
+                );
+            }
+        }
     }
 
     /// Two roots watching one directory both hear of a change in it, and one of them

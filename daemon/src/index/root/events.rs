@@ -1,12 +1,17 @@
 //! Keeping one root fresh after its walk: the directory watcher's events applied in
 //! bursts (files indexed again, directories walked again, what vanished removed),
 //! and, for a root that cannot be watched whole, a walk every `rescan_interval`.
+//! A caller that must see every write made before it ([`RootIndex::catch_up`])
+//! waits for the watcher to deliver what the kernel queued, then sends a flush down
+//! the same channel: the burst before it is applied without waiting out the
+//! debounce, and the flush answered.
 
 use super::*;
 
 impl RootIndex {
     pub(super) fn start_watcher(self: &Arc<Self>) {
         let (tx, rx) = mpsc::channel();
+        let _ = self.flushes.set(tx.clone());
         match DirWatcher::new(tx) {
             Ok(w) => {
                 let _ = self.watcher.set(w);
@@ -159,13 +164,60 @@ pub(super) fn keep_fresh(index: Weak<RootIndex>, every: Duration) {
     }
 }
 
-fn watch_loop(index: Weak<RootIndex>, rx: mpsc::Receiver<Change>) {
+impl RootIndex {
+    /// Applies every change the watcher saw before the call: `false` if that cannot
+    /// be known within `within` (no watcher here, a root not watched whole, a burst
+    /// that takes longer), and the caller must look at every file itself.
+    pub fn catch_up(&self, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        let (Some(watcher), Some(flushes)) = (self.watcher.get(), self.flushes.get()) else {
+            return false;
+        };
+        if self.unwatched.lock().unwrap().is_some() || !watcher.sync(within) {
+            return false;
+        }
+        let (ack, applied) = mpsc::channel();
+        flushes.send(Note::Flush(ack)).is_ok()
+            && applied
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .is_ok()
+    }
+}
+
+/// What the watch thread hears: the watcher's changes, and flushes.
+#[derive(Debug)]
+pub(super) enum Note {
+    Seen(Change),
+    /// Apply what came before now, then answer.
+    Flush(mpsc::Sender<()>),
+}
+
+impl From<Change> for Note {
+    fn from(change: Change) -> Note {
+        Note::Seen(change)
+    }
+}
+
+fn watch_loop(index: Weak<RootIndex>, rx: mpsc::Receiver<Note>) {
     while let Ok(first) = rx.recv() {
-        let mut batch = vec![first];
-        while let Ok(more) = rx.recv_timeout(DEBOUNCE) {
-            batch.push(more);
+        let (mut batch, mut flushed) = (Vec::new(), None);
+        let mut note = Some(first);
+        // A burst ends after a quiet `DEBOUNCE`, or at a flush.
+        while let Some(n) = note.take() {
+            match n {
+                Note::Seen(change) => {
+                    batch.push(change);
+                    note = rx.recv_timeout(DEBOUNCE).ok();
+                }
+                Note::Flush(ack) => flushed = Some(ack),
+            }
         }
         let Some(index) = index.upgrade() else { return };
-        index.apply(batch);
+        if !batch.is_empty() {
+            index.apply(batch);
+        }
+        if let Some(ack) = flushed {
+            let _ = ack.send(());
+        }
     }
 }

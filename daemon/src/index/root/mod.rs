@@ -45,6 +45,7 @@ use super::{
         Caches, ContentFacts, Counters, Parsed, WalkAgain,
         listing::{Dir, Listing},
     },
+    text::plan::Query,
 };
 use crate::jail::{self, Jailed};
 
@@ -224,6 +225,8 @@ pub struct RootIndex {
     started: AtomicBool,
     last_full_ms: AtomicU64,
     watcher: Arc<OnceLock<DirWatcher>>,
+    /// The watch thread's channel, for flushes (`events.rs`).
+    flushes: OnceLock<mpsc::Sender<events::Note>>,
     /// Why some directory of the root could not be watched (the watcher did not
     /// start, a watch limit, a watch error); `None` while all are watched. Cleared by
     /// a full walk that watched every directory it entered.
@@ -270,6 +273,7 @@ impl RootIndex {
             started: AtomicBool::new(false),
             last_full_ms: AtomicU64::new(0),
             watcher: Arc::default(),
+            flushes: OnceLock::new(),
             unwatched: Mutex::new(None),
             walk_watch_errors: AtomicU64::new(0),
             ignores: Mutex::new(HashMap::new()),
@@ -896,6 +900,36 @@ impl RootIndex {
     /// whoever reads one by name checks it is still that file.
     pub fn identified_under(&self, prefix: &str) -> Vec<(String, FileId, Parsed)> {
         self.fetched(self.listed_under(prefix, usize::MAX, |_| true).0)
+    }
+
+    /// The indexed files under `prefix` that `through` lets through and whose
+    /// content may hold a match of `query` (the text index's candidates: its
+    /// contents satisfying the query, and every content it has not seen), by path,
+    /// with the identity they were indexed at and their parses; and how many files
+    /// `through` let through.
+    pub fn identified_matching(
+        &self,
+        prefix: &str,
+        query: &Query,
+        through: impl Fn(&str) -> bool,
+    ) -> (Vec<(String, FileId, Parsed)>, usize) {
+        let candidates = self.caches.text().candidates(query);
+        let files = self.files.read();
+        let mut considered = 0;
+        let mut found: Vec<(&String, &Entry)> = files
+            .iter()
+            .filter(|(rel, _)| under(rel, prefix) && through(rel))
+            .inspect(|_| considered += 1)
+            .filter(|(_, e)| candidates.may_hold(&e.known.hash))
+            .collect();
+        found.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let listed = found
+            .into_iter()
+            .map(|(rel, e)| (rel.clone(), e.id, e.known.clone()))
+            .collect();
+        drop(files);
+        drop(candidates);
+        (self.fetched(listed), considered)
     }
 
     /// Files found by the walk; while it runs, at least as many as expected.

@@ -31,7 +31,10 @@ use lean_ctx_syntax::{FileSymbols, Lang};
 use super::persist::{Meta, Store, Summary};
 use crate::{
     declarations::extract,
-    index::ids::{FileId, Hash, Oid, now},
+    index::{
+        ids::{FileId, Hash, Oid, now},
+        text::TextIndex,
+    },
 };
 
 /// Per-root lookup counters, so status can say how much a root got from the shared
@@ -114,6 +117,8 @@ pub struct Caches {
     relearned: AtomicU64,
     /// What to do when the store is found lying: each open root walks again.
     on_discard: Mutex<Vec<WalkAgain>>,
+    /// The trigrams of every content read (`index/text/`).
+    text: TextIndex,
 }
 
 /// A root's way back to a fresh walk; `false` once the root is gone.
@@ -151,12 +156,18 @@ impl Caches {
             sample_bound: AtomicU64::new(u64::MAX),
             relearned: AtomicU64::new(0),
             on_discard: Mutex::default(),
+            text: TextIndex::default(),
         }
     }
 
     /// Backs the caches by the persisted index from now on.
     pub fn persist(&self, store: Arc<Store>) {
         let _ = self.store.set(store);
+    }
+
+    /// The text index of every content read (`index/text/mod.rs`).
+    pub fn text(&self) -> &TextIndex {
+        &self.text
     }
 
     pub(in crate::index) fn store(&self) -> Option<&Store> {
@@ -370,6 +381,7 @@ impl Caches {
                         store.put_hash(id, hash);
                     }
                 }
+                self.text.add(hash, &bytes);
                 content = Some(bytes);
                 (hash, unchanged, settled)
             }
@@ -447,6 +459,7 @@ impl Caches {
     /// hashing again was 2% of lodash's index threads in perf).
     fn made(&self, lang: Lang, bytes: &[u8], hash: Option<Hash>) -> (Hash, Arc<FileSymbols>) {
         let hash = hash.unwrap_or_else(|| *blake3::hash(bytes).as_bytes());
+        self.text.add(hash, bytes);
         let symbols = Arc::new(extract(lang, bytes));
         self.symbols.insert((lang, hash), symbols.clone());
         if let Some(store) = self.store() {
@@ -584,6 +597,7 @@ impl Caches {
         // The identity is not remembered: the write just made it, so it is never
         // settled yet (`RACY`); the root's table holds it for the next answer.
         let hash = *blake3::hash(bytes).as_bytes();
+        self.text.add(hash, bytes);
         let store = self.store();
         let symbols = self.symbols.get_with((lang, hash), || {
             let symbols = Arc::new(parsed.unwrap_or_else(|| extract(lang, bytes)));
