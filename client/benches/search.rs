@@ -1,11 +1,20 @@
-//! Warm content search against spawning ripgrep on the same corpus (the pinned crates
-//! vendored by `fetch-corpus.sh`), whole process each, rounds alternating so machine
-//! noise hits both alike: `lean-ctx search --text|--regex` (a warm daemon, its index
-//! ready) vs `rg` over the same file types, for a rare and a common literal, a
-//! case-insensitive literal and a regex. Each pattern's matching-line counts are
-//! compared first, so both did the same search.
+//! Warm content search against spawning ripgrep on the same tree, whole process each,
+//! rounds alternating so machine noise hits both alike: `lean-ctx search
+//! --text|--regex` (a warm daemon, its index ready) vs `rg`, for a rare and a common
+//! literal, a case-insensitive literal, a regex with literal runs and one with no
+//! three characters in a row (nothing for the text index to plan on). Each pattern's
+//! matching-line counts are compared first, so both did the same search; each
+//! answer's `searched` says how many files the text index left to read, and their
+//! bytes. Per corpus also: the first index with and without the text index
+//! (`[index] text_index`), alternating, and the daemon's resident memory after each.
 //!
-//! Run: `bash client/benches/fetch-corpus.sh && cargo build --release --workspace --bins && cargo bench -p lean-ctx-client --bench search`
+//! Corpora: the pinned crates (`fetch-corpus.sh`, 7,621 files), and when
+//! `fetch-scale.sh` has run, Kubernetes 1.31.3 from the Go module proxy (one real
+//! large repository, opened at its directory in the composite) and the whole
+//! 105,338-file composite. `LEAN_CTX_SEARCH_ROUNDS` sets the rounds (default 30;
+//! the larger corpora take a third of them).
+//!
+//! Run: `bash client/benches/fetch-corpus.sh && bash client/benches/fetch-scale.sh && cargo build --release --workspace --bins && cargo bench -p lean-ctx-client --bench search`
 //! (needs ripgrep: `apt-get install ripgrep`).
 
 use std::{
@@ -16,26 +25,68 @@ use std::{
 
 use lean_ctx_testkit::TestEnv;
 
-const ROUNDS: usize = 30;
 /// The largest limit the daemon allows: as many lines as it will list.
 const LIMIT: &str = "1000";
-/// The file types the index holds (Rust, Python, TypeScript/TSX, JavaScript, Go,
-/// Java, Kotlin), in ripgrep's names.
-const TYPES: &[&str] = &["rust", "py", "ts", "js", "go", "java", "kotlin"];
 
 /// (label, lean-ctx mode, pattern, ignore case)
-const CASES: &[(&str, &str, &str, bool)] = &[
-    ("rare literal", "--text", "poll_ready", false),
-    ("common literal", "--text", "unsafe", false),
-    ("literal, ignore case", "--text", "deprecated", true),
-    ("regex", "--regex", r"fn \w+_mut\(", false),
+type Case = (&'static str, &'static str, &'static str, bool);
+
+/// A corpus: its label, its directory under `target/`, and its cases.
+struct Corpus {
+    label: &'static str,
+    dir: &'static str,
+    large: bool,
+    cases: &'static [Case],
+}
+
+const CORPORA: &[Corpus] = &[
+    Corpus {
+        label: "crates (7,621 files)",
+        dir: "bench-corpus/repo",
+        large: false,
+        cases: &[
+            ("rare literal", "--text", "poll_ready", false),
+            ("common literal", "--text", "unsafe", false),
+            ("literal, ignore case", "--text", "deprecated", true),
+            ("regex", "--regex", r"fn \w+_mut\(", false),
+            ("regex, no trigram", "--regex", r"\d{4}-\d\d", false),
+        ],
+    },
+    Corpus {
+        label: "Kubernetes 1.31.3",
+        dir: "scale-corpus/repo/go/k8s.io/kubernetes",
+        large: true,
+        cases: &[
+            ("rare literal", "--text", "PodSandboxStatus", false),
+            ("common literal", "--text", "return err", false),
+            ("literal, ignore case", "--text", "deprecated", true),
+            (
+                "regex",
+                "--regex",
+                r"func \(\w+ \*\w+\) Validate\w*\(",
+                false,
+            ),
+            ("regex, no trigram", "--regex", r"\d{4}-\d\d", false),
+        ],
+    },
+    Corpus {
+        label: "composite (105,338 files)",
+        dir: "scale-corpus/repo",
+        large: true,
+        cases: &[
+            ("rare literal", "--text", "poll_ready", false),
+            ("common literal", "--text", "return err", false),
+            ("literal, ignore case", "--text", "deprecated", true),
+            ("regex", "--regex", r"fn \w+_mut\(", false),
+            ("regex, no trigram", "--regex", r"\d{4}-\d\d", false),
+        ],
+    },
 ];
 
 fn main() {
-    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-corpus");
-    let repo = corpus.join("repo");
+    let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target");
     assert!(
-        corpus.join(".done").exists(),
+        target.join("bench-corpus/.done").exists(),
         "no corpus: run `bash client/benches/fetch-corpus.sh` first"
     );
     assert!(
@@ -45,27 +96,108 @@ fn main() {
             .is_ok_and(|o| o.status.success()),
         "no ripgrep: `apt-get install ripgrep`"
     );
+    let rounds: usize = std::env::var("LEAN_CTX_SEARCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(30);
+    let scale = target.join("scale-corpus/.done").exists();
+    for corpus in CORPORA {
+        if corpus.large && !scale {
+            println!(
+                "{}: skipped (run `bash client/benches/fetch-scale.sh`)",
+                corpus.label
+            );
+            continue;
+        }
+        let rounds = if corpus.large {
+            (rounds / 3).max(3)
+        } else {
+            rounds
+        };
+        bench(corpus, &target.join(corpus.dir), rounds);
+    }
+}
+
+/// A daemon of its own with the text index on or off; no size cut-off, so every
+/// file rg searches is indexed.
+fn env(text_index: bool) -> TestEnv {
     let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
     std::fs::create_dir_all(&env.paths.config_dir).unwrap();
-    // Search every file rg searches: no size cut-off.
     std::fs::write(
         env.paths.config_file(),
-        "[index]\nmax_file_bytes = 1073741824\n",
+        format!("[index]\nmax_file_bytes = 1073741824\ntext_index = {text_index}\n"),
     )
     .unwrap();
-    let t = Instant::now();
-    let tree = env.ok(&repo, &["tree", "--depth", "0"]);
+    env
+}
+
+fn bench(corpus: &Corpus, repo: &Path, rounds: usize) {
+    let bytes = searched_bytes(repo);
     println!(
-        "corpus: {} indexed files ({}), first index {:.0} ms",
-        tree["total_files"],
+        "\n== {} ({}): {:.1} MiB of text rg searches",
+        corpus.label,
         repo.display(),
-        ms(t)
+        bytes as f64 / (1 << 20) as f64
+    );
+    // The first index with and without the text index, alternating, two each.
+    let (mut with, mut without) = (Vec::new(), Vec::new());
+    let mut rss = (0, 0);
+    let mut kept = None;
+    for round in 0..2 {
+        for text_index in [true, false] {
+            let env = env(text_index);
+            let t = Instant::now();
+            // The corpus's own directory is the project, even inside the composite's
+            // repository.
+            env.ok(repo, &["--root", ".", "tree", "--depth", "0"]);
+            let ms = ms(t);
+            let resident = rss_kib(&env);
+            match text_index {
+                true => {
+                    with.push(ms);
+                    rss.0 = resident;
+                }
+                false => {
+                    without.push(ms);
+                    rss.1 = resident;
+                }
+            }
+            // The last daemon with the text index answers the searches.
+            if text_index && round == 1 {
+                kept = Some(env);
+            }
+        }
+    }
+    let env = kept.unwrap();
+    let status = env.ok(repo, &["--root", ".", "daemon", "status"]);
+    let text = status["caches"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["name"] == "text_index"))
+        .cloned()
+        .unwrap_or_default();
+    let index_bytes = text["bytes"].as_u64().unwrap_or(0);
+    println!(
+        "first index, ms (with / without the text index): {:.0}, {:.0} / {:.0}, {:.0}: {:.2}x",
+        with[0],
+        with[1],
+        without[0],
+        without[1],
+        with[1] / without[1]
+    );
+    println!(
+        "text index: {} contents, {:.1} MiB of posting lists ({:.3} B per text byte); daemon RSS {:.0} MiB with, {:.0} MiB without ({:.3} B per text byte)",
+        text["entries"],
+        index_bytes as f64 / (1 << 20) as f64,
+        index_bytes as f64 / bytes as f64,
+        rss.0 as f64 / 1024.0,
+        rss.1 as f64 / 1024.0,
+        (rss.0 as f64 - rss.1 as f64) * 1024.0 / bytes as f64
     );
 
     let ours = |mode: &str, pattern: &str, ci: bool| {
         let mut c = env.shim();
-        c.current_dir(&repo)
-            .args(["search", mode, pattern, "--limit", LIMIT]);
+        c.current_dir(repo)
+            .args(["--root", ".", "search", mode, pattern, "--limit", LIMIT]);
         if ci {
             c.arg("-i");
         }
@@ -73,10 +205,7 @@ fn main() {
     };
     let theirs = |mode: &str, pattern: &str, ci: bool| {
         let mut c = Command::new("rg");
-        c.current_dir(&repo).args(["--no-config", "-n"]);
-        for t in TYPES {
-            c.args(["-t", t]);
-        }
+        c.current_dir(repo).args(["--no-config", "-n"]);
         if mode == "--text" {
             c.arg("-F");
         }
@@ -87,26 +216,37 @@ fn main() {
         c
     };
 
-    println!("warm, whole process, {ROUNDS} rounds each, alternating (p50 / p90 / mean, ms):");
-    for &(label, mode, pattern, ci) in CASES {
+    println!("warm, whole process, {rounds} rounds each, alternating (p50 / p90 / mean, ms):");
+    for &(label, mode, pattern, ci) in corpus.cases {
         // The same search: matching lines by both.
         let mut json = ours(mode, pattern, ci);
         json.arg("--json");
         let v: serde_json::Value = serde_json::from_slice(&json.output().unwrap().stdout).unwrap();
         let ours_lines = v["total"].as_u64().unwrap();
-        let rg_lines = count_lines(theirs(mode, pattern, ci), &repo);
+        let rg_lines = count_lines(theirs(mode, pattern, ci));
+        let searched = &v["searched"];
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        for _ in 0..ROUNDS {
+        for _ in 0..rounds {
             a.push(time(ours(mode, pattern, ci)));
             b.push(time(theirs(mode, pattern, ci)));
         }
         let (a50, a90, amean) = stats(&mut a);
         let (b50, b90, bmean) = stats(&mut b);
-        println!("  {label} {pattern:?}: {ours_lines} lines (rg: {rg_lines})");
+        let same = if ours_lines == rg_lines as u64 {
+            "same"
+        } else {
+            "DIFFERENT"
+        };
+        println!(
+            "  {label} {pattern:?}: {ours_lines} lines (rg: {rg_lines}, {same}); read {} of {} files, {:.1} MiB",
+            searched["read"],
+            searched["files"],
+            searched["bytes_read"].as_u64().unwrap_or(0) as f64 / (1 << 20) as f64
+        );
         println!("    lean-ctx search {mode}  {a50:>8.2} {a90:>8.2} {amean:>8.2}");
         println!("    rg                     {b50:>8.2} {b90:>8.2} {bmean:>8.2}");
         println!(
-            "    ratio                  {:>7.2}x {:>7.2}x {:>7.2}x",
+            "    ratio                  {:>7.3}x {:>7.3}x {:>7.3}x",
             a50 / b50,
             a90 / b90,
             amean / bmean
@@ -114,9 +254,36 @@ fn main() {
     }
 }
 
+/// The bytes of the files rg searches in `repo` (`rg --files`: ignore rules,
+/// no hidden files).
+fn searched_bytes(repo: &Path) -> u64 {
+    let out = Command::new("rg")
+        .current_dir(repo)
+        .args(["--no-config", "--files", "-0"])
+        .output()
+        .unwrap();
+    out.stdout
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .filter_map(|p| std::fs::metadata(repo.join(String::from_utf8_lossy(p).as_ref())).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// The daemon's resident set, in KiB.
+fn rss_kib(env: &TestEnv) -> u64 {
+    let pid = env.daemon_pid().expect("a daemon");
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+        .unwrap()
+}
+
 /// Lines `cmd` prints.
-fn count_lines(mut cmd: Command, cwd: &Path) -> usize {
-    let out = cmd.current_dir(cwd).output().unwrap();
+fn count_lines(mut cmd: Command) -> usize {
+    let out = cmd.output().unwrap();
     out.stdout
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
@@ -128,7 +295,8 @@ fn time(mut cmd: Command) -> f64 {
     let t = Instant::now();
     let status = cmd.status().unwrap();
     let ms = t.elapsed().as_secs_f64() * 1e3;
-    assert!(status.success(), "{cmd:?}");
+    // Exit 1: nothing matched (both tools, as grep).
+    assert!(matches!(status.code(), Some(0 | 1)), "{cmd:?}");
     ms
 }
 

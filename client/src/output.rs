@@ -199,12 +199,15 @@ fn render_status(st: &StatusResponse) -> String {
         } else {
             100.0 * c.hits as f64 / lookups as f64
         };
+        let capacity = match c.capacity_bytes {
+            0 => "unbounded".to_string(),
+            n => format!("{} KiB", n / 1024),
+        };
         s.push_str(&format!(
-            "cache        {}: {} entries, {} KiB of {} KiB, {} hits / {} misses ({rate:.0}%)\n",
+            "cache        {}: {} entries, {} KiB of {capacity}, {} hits / {} misses ({rate:.0}%)\n",
             c.name,
             c.entries,
             c.bytes / 1024,
-            c.capacity_bytes / 1024,
             c.hits,
             c.misses
         ));

@@ -60,6 +60,7 @@ async fn bench() {
         idle_timeout: None,
         index: IndexConfig::default(),
         symbol_cache_bytes: 1 << 24,
+        text_index: true,
         lsp: Default::default(),
         ide: Default::default(),
         limits: Default::default(),

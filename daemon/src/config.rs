@@ -245,6 +245,10 @@ pub struct IndexSection {
     /// first; 0: none. Needs the persisted index.
     #[serde(default = "default_prewarm_roots")]
     pub prewarm_roots: usize,
+    /// Whether text searches are answered from the trigram index (memory: about a
+    /// fifth of a byte per indexed byte); off, each search reads every file.
+    #[serde(default = "default_text_index")]
+    pub text_index: bool,
 }
 
 impl Default for IndexSection {
@@ -259,6 +263,10 @@ fn default_rescan_interval() -> Duration {
 
 fn default_max_file_bytes() -> u64 {
     1024 * 1024
+}
+
+fn default_text_index() -> bool {
+    true
 }
 
 fn default_prewarm_roots() -> usize {

@@ -169,6 +169,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ..IndexConfig::default()
             },
             symbol_cache_bytes: config.index.symbol_cache_bytes,
+            text_index: config.index.text_index,
             lsp: config.lsp.clone(),
             ide: config.ide.clone(),
             limits: Limits::from(&config.daemon),

@@ -70,6 +70,8 @@ pub struct DaemonConfig {
     pub idle_timeout: Option<Duration>,
     pub index: IndexConfig,
     pub symbol_cache_bytes: u64,
+    /// `[index] text_index`: whether the caches keep the text index.
+    pub text_index: bool,
     pub lsp: LspSection,
     pub ide: IdeSection,
     pub limits: Limits,
@@ -135,7 +137,8 @@ pub struct Daemon {
 impl Daemon {
     pub fn new(config: DaemonConfig) -> Daemon {
         budget::set_cap(config.answer_max_bytes);
-        let caches = Arc::new(Caches::new(config.symbol_cache_bytes));
+        let caches =
+            Arc::new(Caches::new(config.symbol_cache_bytes).with_text_index(config.text_index));
         Daemon {
             registry: ProjectRegistry::new(caches.clone(), config.index.clone()),
             caches,
@@ -429,6 +432,7 @@ pub(crate) mod tests {
             idle_timeout: None,
             index: IndexConfig::default(),
             symbol_cache_bytes: 1 << 24,
+            text_index: true,
             lsp: LspSection::default(),
             ide: IdeSection::default(),
             limits: Limits::default(),

@@ -923,12 +923,14 @@ impl RootIndex {
             .filter(|(_, e)| candidates.may_hold(&e.known.hash))
             .collect();
         found.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        let listed = found
+        let listed: Vec<_> = found
             .into_iter()
             .map(|(rel, e)| (rel.clone(), e.id, e.known.clone()))
             .collect();
         drop(files);
         drop(candidates);
+        let kept = listed.len() as u64;
+        self.caches.text().searched(considered as u64 - kept, kept);
         (self.fetched(listed), considered)
     }
 

@@ -160,6 +160,15 @@ impl Caches {
         }
     }
 
+    /// The caches without a text index (`[index] text_index = false`): nothing
+    /// is ruled out, every search reads every file.
+    pub fn with_text_index(mut self, on: bool) -> Caches {
+        if !on {
+            self.text = TextIndex::off();
+        }
+        self
+    }
+
     /// Backs the caches by the persisted index from now on.
     pub fn persist(&self, store: Arc<Store>) {
         let _ = self.store.set(store);
@@ -625,6 +634,7 @@ impl Caches {
         let hash = self.totals.hash();
         let sym = self.totals.symbols();
         let blobs = self.blob_count.load(Ordering::Relaxed);
+        let text = self.text.figures();
         vec![
             CacheStatus {
                 name: "file_hash".into(),
@@ -649,6 +659,15 @@ impl Caches {
                 capacity_bytes: self.symbol_capacity,
                 hits: sym.hits,
                 misses: sym.misses,
+            },
+            // Hits: files a search left unread; misses: files it had to read.
+            CacheStatus {
+                name: "text_index".into(),
+                entries: text.contents,
+                bytes: text.bytes,
+                capacity_bytes: 0,
+                hits: text.ruled_out,
+                misses: text.kept,
             },
         ]
     }
