@@ -49,7 +49,8 @@ intellijPlatform {
     pluginConfiguration {
         version = project.version.toString()
         ideaVersion {
-            sinceBuild = "242"
+            // 2024.2.1: plugin.xml's supportsKotlinPluginMode exists from there on (2024.2.0 is 242.20224).
+            sinceBuild = "242.21829"
             untilBuild = provider { null }
         }
     }

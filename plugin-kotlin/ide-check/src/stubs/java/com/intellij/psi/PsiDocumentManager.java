@@ -7,6 +7,7 @@ import org.jetbrains.annotations.NotNull;
 
 public abstract class PsiDocumentManager {
   public static PsiDocumentManager getInstance(@NotNull Project project) { throw new UnsupportedOperationException("stub"); }
+  public abstract void commitAllDocuments();
   public abstract void commitDocument(@NotNull Document document);
   public abstract void doPostponedOperationsAndUnblockDocument(@NotNull Document document);
 }

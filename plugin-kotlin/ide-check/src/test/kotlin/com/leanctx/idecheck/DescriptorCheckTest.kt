@@ -11,7 +11,10 @@
  *   itself) declares; every element and attribute of the descriptor is a known one;
  * - action and group ids are unique and groups added to exist;
  * - the rules issue 19 fixed stay fixed: `supportsKotlinPluginMode` in the main
- *   descriptor, actions and the tool window factory `DumbAware`.
+ *   descriptor, actions and the tool window factory `DumbAware`;
+ * - every extension point used exists from the first build `since-build` admits (the
+ *   platform catalog records when one came later than the others), and no `order`
+ *   anchors on an extension id the platform's sources do not confirm.
  */
 package com.leanctx.idecheck
 
@@ -19,6 +22,7 @@ import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.w3c.dom.Element
+import java.io.ByteArrayInputStream
 import java.nio.file.Files
 import java.nio.file.Path
 import javax.xml.parsers.DocumentBuilderFactory
@@ -162,6 +166,55 @@ class DescriptorCheckTest {
     }
 
     @Test
+    fun `every extension point used exists from the first build since-build admits`() {
+        val gradle = ideDir.resolve("build.gradle.kts").readText()
+        val since = Regex("""sinceBuild = "([0-9.]+)"""").find(gradle)?.groupValues?.get(1) ?: error("build.gradle.kts sets no sinceBuild")
+        // The catalog must know when supportsKotlinPluginMode came (2024.2.1), or this proves nothing.
+        assertTrue("org.jetbrains.kotlin.supportsKotlinPluginMode" in platform.since, "platform-descriptors.txt lost the since line of supportsKotlinPluginMode")
+        assertTrue(compareBuilds("242", "242.21829") < 0, "since-build 242 admits 2024.2.0 (242.20224)")
+        val late = descriptors.flatMap { (name, root) ->
+            children(root, "extensions").flatMap { block ->
+                childElements(block).map { "${block.getAttribute("defaultExtensionNs")}.${it.tagName}" }
+                    .filter { ep -> platform.since[ep]?.let { compareBuilds(it, since) > 0 } == true }
+                    .map { ep -> "$name: $ep exists from build ${platform.since[ep]} on, but since-build $since admits earlier builds" }
+            }
+        }
+        assertEquals(emptyList<String>(), late)
+    }
+
+    @Test
+    fun `no extension is ordered against an id the platform's sources do not confirm`() {
+        assertEquals(emptyList<String>(), descriptors.flatMap { (name, root) -> orderProblems(name, root) })
+        // What the status-bar widget once declared: the platform names its encoding widget "Encoding" (StatusBar.StandardWidgets).
+        val probe = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+            .parse(ByteArrayInputStream("""<idea-plugin><extensions defaultExtensionNs="com.intellij"><statusBarWidgetFactory id="w" order="after encodingWidget"/></extensions></idea-plugin>""".toByteArray()))
+            .documentElement
+        assertEquals(listOf("probe: com.intellij.statusBarWidgetFactory w is ordered after encodingWidget, which the platform's sources do not confirm as an extension id"), orderProblems("probe", probe))
+    }
+
+    /**
+     * An `order` may say `first`, `last`, or `before`/`after` an extension of the plugin's
+     * own: an anchor on a platform extension's id needs that id confirmed in the platform's
+     * sources, and none is (an unknown anchor is silently ignored, so the order would
+     * not be what it says).
+     */
+    private fun orderProblems(name: String, root: Element): List<String> {
+        val own = children(root, "extensions").flatMap { childElements(it) }.map { it.getAttribute("id") }.filter { it.isNotBlank() }.toSet()
+        return children(root, "extensions").flatMap { block ->
+            childElements(block).filter { it.hasAttribute("order") }.flatMap { extension ->
+                extension.getAttribute("order").split(',').map { it.trim() }.mapNotNull { token ->
+                    val words = token.split(Regex("\\s+"))
+                    when {
+                        token == "first" || token == "last" -> null
+                        words.size == 2 && words[0] in setOf("before", "after") && words[1] in own -> null
+                        else -> "$name: ${block.getAttribute("defaultExtensionNs")}.${extension.tagName} ${extension.getAttribute("id")} is ordered ${token.ifEmpty { "(empty)" }}, which the platform's sources do not confirm as an extension id"
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     fun `the tool window factory is DumbAware`() {
         val problems = ArrayList<String>()
         for ((name, root) in descriptors) {
@@ -208,8 +261,11 @@ class DescriptorCheckTest {
         }
     }
 
-    /** The extension points, groups and dependency ids of `platform-descriptors.txt`. */
-    private class PlatformCatalog(val points: Map<String, Point>, val groups: Set<String>, val dependencies: Set<String>) {
+    /**
+     * The extension points, groups and dependency ids of `platform-descriptors.txt`, and
+     * the first build of the points that came later than the oldest build the plugin admits.
+     */
+    private class PlatformCatalog(val points: Map<String, Point>, val groups: Set<String>, val dependencies: Set<String>, val since: Map<String, String>) {
         class Point(val attributes: Set<String>, val classAttributes: Map<String, String>)
 
         companion object {
@@ -219,6 +275,7 @@ class DescriptorCheckTest {
                 val points = HashMap<String, Point>()
                 val groups = HashSet<String>()
                 val dependencies = HashSet<String>()
+                val since = HashMap<String, String>()
                 for (line in text.lines().map { it.trim() }.filter { it.isNotEmpty() && !it.startsWith("#") }) {
                     val f = line.split(Regex("\\s+"))
                     when (f[0]) {
@@ -235,10 +292,11 @@ class DescriptorCheckTest {
                         }
                         "group" -> groups.add(f[1])
                         "depends" -> dependencies.add(f[1])
+                        "since" -> since[f[1]] = f[2]
                         else -> error("unknown entry ${f[0]} in: $line")
                     }
                 }
-                return PlatformCatalog(points, groups, dependencies)
+                return PlatformCatalog(points, groups, dependencies, since)
             }
         }
     }
@@ -269,6 +327,17 @@ class DescriptorCheckTest {
             "idea-plugin/actions/action" to setOf("id", "class", "text", "description", "icon"),
             "idea-plugin/actions/action/add-to-group" to setOf("group-id", "anchor", "relative-to-action"),
         )
+
+        /** Compares IntelliJ build numbers component by component; a missing component is 0 (`242` is `242.0`). */
+        fun compareBuilds(a: String, b: String): Int {
+            val x = a.split('.').map(String::toInt)
+            val y = b.split('.').map(String::toInt)
+            for (i in 0 until maxOf(x.size, y.size)) {
+                val c = x.getOrElse(i) { 0 }.compareTo(y.getOrElse(i) { 0 })
+                if (c != 0) return c
+            }
+            return 0
+        }
 
         fun parse(path: Path): Element =
             DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(path.toFile()).documentElement

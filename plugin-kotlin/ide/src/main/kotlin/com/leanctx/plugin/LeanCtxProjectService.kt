@@ -4,8 +4,9 @@
  * delete) and the editor-focus reporter, and tears all of it down when the project
  * closes: the service is a `Disposable` the platform disposes with its project, which
  * deletes the port file at once and stops the server on a thread of its own: disposal
- * runs on the EDT, and a request in flight may be waiting for the EDT (`invokeAndWait`),
- * so stopping the server there could block the IDE for seconds.
+ * runs on the EDT, and a request in flight may be waiting for a turn on the EDT (the
+ * core's `IdeGate.write`, until its deadline), so stopping the server there could block
+ * the IDE for seconds.
  *
  * Everything with logic lives in the core; this only wires IntelliJ objects to it.
  */

@@ -5,7 +5,8 @@
  * (the IdeaVim engine/IDE split, ARCHITECTURE.md, `plugin-kotlin/`).
  *
  * Every method may throw [com.leanctx.core.wire.LeanCtxException] for a catalog error
- * (`INDEXING` in dumb mode, `NO_SYMBOL_AT_POSITION`, `UNSUPPORTED_LANGUAGE`, ...). Paths
+ * (`INDEXING` in dumb mode or when the IDE does not get to the call by the request's
+ * deadline, `NO_SYMBOL_AT_POSITION`, `UNSUPPORTED_LANGUAGE`, ...). Paths
  * in requests and answers are relative to the project root; positions are 0-based
  * lines and UTF-16 columns.
  */

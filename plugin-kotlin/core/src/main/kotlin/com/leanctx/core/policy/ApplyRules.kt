@@ -4,8 +4,11 @@
  * - the conflict gate: conflicts (ours, the platform's, found at preview or only at
  *   apply) refuse with `CONFLICT` unless `force`;
  * - no HTTP path ever waits for a human: every question an IntelliJ refactoring would
- *   put in a modal dialog is answered from the request ([HumanQuestion]), or the call is
- *   refused; the adapter's processor overrides only ask [NoModalUi];
+ *   put in a modal dialog, error dialogs included, is answered from the request
+ *   ([HumanQuestion]), or the call is refused; the adapter's processor overrides only
+ *   ask [NoModalUi];
+ * - the files an apply writes are checked on the event thread right before it writes
+ *   ([ApplyFiles]), and it saves exactly the documents it changed ([Saves]);
  * - dumb mode: an apply that meets indexing answers `INDEXING` (the platform would
  *   swallow it into a notification and change nothing, which would read as
  *   `applied: false`).
@@ -45,6 +48,15 @@ sealed interface HumanQuestion {
 
     /** The language's inline dialog ("inline all and remove / this one only"), which no processor lets us answer. */
     object InlineOptions : HumanQuestion
+
+    /** "Edit a file outside the project?" (the platform's non-project file protection): [paths] lie outside the root. */
+    data class NonProjectFiles(val paths: List<String>) : HumanQuestion
+
+    /** The error dialog of a usage search that met references the refactoring cannot update (`UnknownReferenceTypeException`). */
+    object UnsupportedUsages : HumanQuestion
+
+    /** The "index corruption detected" error dialog of a usage search interrupted without being cancelled. */
+    object InterruptedSearch : HumanQuestion
 }
 
 /**
@@ -67,6 +79,20 @@ object NoModalUi {
         HumanQuestion.AutomaticRenames -> false
         HumanQuestion.PreviewUsages -> false
         HumanQuestion.InlineOptions -> throw inlineRefusal()
+        // Never written on an agent's behalf: the daemon jails every write to the root.
+        is HumanQuestion.NonProjectFiles -> if (question.paths.isEmpty()) true else throw LeanCtxException(
+            ErrorCode.CONFLICT,
+            "outside the project: ${question.paths.take(ConflictGate.NAMED).joinToString(", ")}; lean-ctx writes only inside the project root",
+        )
+        HumanQuestion.UnsupportedUsages -> throw LeanCtxException(
+            ErrorCode.UNSUPPORTED,
+            "the IDE's usage search met references this refactoring cannot update; nothing was changed; edit them by hand",
+        )
+        // The platform rebuilds the index it suspects; the search works again once that is done.
+        HumanQuestion.InterruptedSearch -> throw LeanCtxException(
+            ErrorCode.INDEXING,
+            "the IDE's usage search was interrupted (it rebuilds the indexes it suspects); nothing was changed; retry",
+        )
     }
 
     /** The answer to [HumanQuestion.InlineOptions], which no request field can give. */
@@ -89,4 +115,53 @@ object ApplyOutcome {
 
     /** Smart-mode work met dumb mode. */
     fun indexing() = LeanCtxException(ErrorCode.INDEXING, "the IDE is indexing; retry when it is done")
+}
+
+/**
+ * One file an apply is about to write, as the IDE holds it on the event thread right
+ * before the write: where it is, whether it may be written, and its document's
+ * modification stamp when the plan was computed (null for a file the plan did not list,
+ * such as one a processor's own usage search found) and now.
+ */
+data class FileState(
+    val path: String,
+    val insideRoot: Boolean,
+    val writable: Boolean,
+    val unsaved: Boolean,
+    val stampAtPlan: Long?,
+    val stampNow: Long?,
+)
+
+/**
+ * The check an apply passes before it writes anything: every file it may change is inside
+ * the project, writable, saved in the IDE, and unchanged since the plan, so the
+ * platform's own prompts (non-project files, "make writable?", the memory/disk conflict)
+ * cannot come up, and the usages the plan found are the ones written. Otherwise
+ * `CONFLICT`, `force` or not: nothing was written.
+ */
+object ApplyFiles {
+    fun check(files: List<FileState>) {
+        NoModalUi.answer(HumanQuestion.NonProjectFiles(files.filter { !it.insideRoot }.map { it.path }), force = false)
+        NoModalUi.answer(HumanQuestion.ReadOnlyFiles(files.filter { !it.writable }.map { it.path }), force = false)
+        files.firstOrNull { it.unsaved }?.let { DiskSync.decide(it.path, DiskSync.Access.WRITE, unsavedInIde = true) }
+        val changed = files.filter { it.stampAtPlan != null && it.stampAtPlan != it.stampNow }
+        if (changed.isNotEmpty()) {
+            throw LeanCtxException(
+                ErrorCode.CONFLICT,
+                "changed in the IDE since this apply's plan was computed: ${changed.take(ConflictGate.NAMED).joinToString(", ") { it.path }}; nothing was written; retry",
+            )
+        }
+    }
+}
+
+/**
+ * What an IDE write saves: exactly the documents it left unsaved that were saved before
+ * it, so the daemon's disk checks see every change, and a document the user had left
+ * unsaved elsewhere in the IDE stays unsaved (the platform's "save all" would write it).
+ */
+object Saves {
+    fun <D> exactly(unsavedBefore: Collection<D>, unsavedAfter: Collection<D>): List<D> {
+        val before = unsavedBefore.toSet()
+        return unsavedAfter.filter { it !in before }.distinct()
+    }
 }

@@ -5,7 +5,10 @@
  * reads or edits a file the daemon may have written, the adapter asks [DiskSync] what to
  * do, given whether the IDE holds unsaved changes for it.
  *
- * - saved in the IDE: refresh it synchronously, so the Document reloads what is on disk;
+ * - saved in the IDE: refresh it, and read or write it only once the refresh is applied
+ *   (the Document has reloaded what is on disk); the refresh is asynchronous and waited
+ *   for within the request's deadline ([IdeGate]), since a synchronous one off the EDT
+ *   waits for the EDT without a bound;
  * - unsaved changes, reading: use the IDE's text and do not refresh (a refresh would
  *   raise the IDE's memory/disk conflict dialog);
  * - unsaved changes, writing: refuse with `CONFLICT`. The daemon's ranges and hashes are
@@ -21,7 +24,7 @@ object DiskSync {
     enum class Access { READ, WRITE }
 
     enum class Action {
-        /** Refresh the file from disk (synchronously, not recursively), then use it. */
+        /** Refresh the file from disk (not recursively), then use it once the refresh is applied. */
         REFRESH,
 
         /** Use the IDE's text as it is; do not refresh. */

@@ -65,8 +65,9 @@ class ProjectSession private constructor(
 
     /**
      * [close] for a caller that must not block: the IDE disposes its project service on
-     * the EDT, while HTTP handlers in flight may be waiting for that very EDT
-     * (`invokeAndWait`), so stopping the server there could block it for seconds. The
+     * the EDT, while HTTP handlers in flight may be waiting for a turn on that very EDT
+     * (`IdeGate.write`, until their deadline), so stopping the server there could block it
+     * for seconds. The
      * port file goes at once (the daemon stops calling); the keeper's last round, a
      * second port-file check and the server's stop run on [background].
      */

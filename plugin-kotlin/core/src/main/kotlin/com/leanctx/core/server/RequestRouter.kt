@@ -12,6 +12,9 @@
  * - an [IllegalArgumentException] from the backend: 200 + `INTERNAL`, as the published
  *   plugin answers it;
  * - anything else: 500 + `INTERNAL`, the only 500.
+ *
+ * The backend runs within the route's [Deadline] (the daemon's timeout for it, less a
+ * margin), which every wait on the IDE honours.
  */
 package com.leanctx.core.server
 
@@ -19,6 +22,7 @@ import com.google.gson.JsonObject
 import com.google.gson.JsonParseException
 import com.google.gson.JsonParser
 import com.leanctx.core.api.ProjectBackend
+import com.leanctx.core.policy.Deadline
 import com.leanctx.core.wire.CallHierarchyRequest
 import com.leanctx.core.wire.EditRequest
 import com.leanctx.core.wire.ErrorCode
@@ -101,7 +105,7 @@ class RequestRouter(private val token: String, private val backend: ProjectBacke
             return error(200, ErrorCode.INTERNAL, "malformed request body for $path: ${e.message}")
         }
         return try {
-            ok(route(json))
+            ok(Deadline.within(Deadline(Deadline.budget(path))) { route(json) })
         } catch (e: LeanCtxException) {
             error(200, e.code, e.message ?: e.code.wire)
         } catch (e: IllegalArgumentException) {

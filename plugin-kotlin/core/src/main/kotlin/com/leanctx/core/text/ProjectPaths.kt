@@ -71,4 +71,10 @@ class ProjectPaths(root: Path) {
             else -> abs.toString()
         }
     }
+
+    /** Whether [file] lies under the root, as given or with symlinks resolved (lexically: it need not exist). */
+    fun isInside(file: Path): Boolean {
+        val abs = file.toAbsolutePath().normalize()
+        return abs.startsWith(root) || abs.startsWith(realRoot)
+    }
 }

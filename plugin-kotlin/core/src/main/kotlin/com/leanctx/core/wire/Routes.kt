@@ -33,6 +33,12 @@ object Routes {
     /** The symbol-body edits: served by the document store, in the IDE and the double alike. */
     val EDITS: List<String> = listOf(REPLACE_SYMBOL_BODY, INSERT_BEFORE_SYMBOL, INSERT_AFTER_SYMBOL)
 
+    /**
+     * The routes the daemon waits for with its `apply_timeout` rather than its `timeout`
+     * (docs/ide-wire.md, Timeouts and retries): the symbol edits, every `*Apply`, `/reformat`.
+     */
+    val APPLY_TIMEOUT: Set<String> = (EDITS + listOf(RENAME_APPLY, REFORMAT, MOVE_APPLY, SAFE_DELETE_APPLY, INLINE_APPLY)).toSet()
+
     /** Every POST route, in the order of docs/ide-wire.md, Routes. */
     val POST: List<String> = listOf(
         REFERENCES, DEFINITION, IMPLEMENTATIONS, DECLARATION, SYMBOLS_OVERVIEW, TYPE_HIERARCHY,

@@ -1,6 +1,7 @@
 /**
  * The IDE adapter's apply rules without an IDE: the conflict gate, the answers to the
- * questions a refactoring would put in a modal dialog, dumb-mode outcomes and the
+ * questions (and error dialogs) a refactoring would put in a modal dialog, the check of
+ * the files an apply writes, exact saves, the reformat range, dumb-mode outcomes and the
  * VFS-refresh decision.
  */
 package com.leanctx.core.policy
@@ -8,6 +9,7 @@ package com.leanctx.core.policy
 import com.leanctx.core.wire.Conflict
 import com.leanctx.core.wire.ErrorCode
 import com.leanctx.core.wire.LeanCtxException
+import com.leanctx.core.wire.ReformatScopeKind
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertTrue
@@ -78,5 +80,60 @@ class ApplyRulesTest {
         val e = assertThrows<LeanCtxException> { DiskSync.decide("src/a.kt", DiskSync.Access.WRITE, unsavedInIde = true) }
         assertEquals(ErrorCode.CONFLICT, e.code)
         assertTrue(e.message!!.startsWith("src/a.kt has unsaved changes"), e.message)
+    }
+
+    @Test
+    fun `files outside the project are never written, forced or not`() {
+        val q = HumanQuestion.NonProjectFiles(listOf("/opt/lib/src/Util.kt"))
+        val e = assertThrows<LeanCtxException> { NoModalUi.answer(q, force = true) }
+        assertEquals(ErrorCode.CONFLICT, e.code)
+        assertTrue(e.message!!.startsWith("outside the project: /opt/lib/src/Util.kt"), e.message)
+        assertTrue(NoModalUi.answer(HumanQuestion.NonProjectFiles(emptyList()), force = false))
+    }
+
+    @Test
+    fun `a usage search's error dialogs become catalog errors`() {
+        // Unknown reference types: another backing or a hand edit may; a damaged index: retry.
+        assertEquals(ErrorCode.UNSUPPORTED, code { NoModalUi.answer(HumanQuestion.UnsupportedUsages, force = true) })
+        assertEquals(ErrorCode.INDEXING, code { NoModalUi.answer(HumanQuestion.InterruptedSearch, force = true) })
+    }
+
+    private fun state(path: String, inside: Boolean = true, writable: Boolean = true, unsaved: Boolean = false, atPlan: Long? = 7, now: Long? = 7) =
+        FileState(path, inside, writable, unsaved, atPlan, now)
+
+    @Test
+    fun `an apply writes only saved, writable project files unchanged since its plan`() {
+        ApplyFiles.check(listOf(state("src/A.kt"), state("src/B.kt", atPlan = null, now = 3)))
+        fun refusal(vararg files: FileState): String {
+            val e = assertThrows<LeanCtxException> { ApplyFiles.check(files.toList()) }
+            assertEquals(ErrorCode.CONFLICT, e.code)
+            return e.message!!
+        }
+        assertTrue(refusal(state("src/A.kt"), state("/opt/B.kt", inside = false)).startsWith("outside the project: /opt/B.kt"))
+        assertTrue(refusal(state("src/A.kt", writable = false)).startsWith("read-only in the IDE: src/A.kt"))
+        assertTrue(refusal(state("src/A.kt", unsaved = true)).startsWith("src/A.kt has unsaved changes"))
+        // A usage file the plan did not list is held to the same rules.
+        assertTrue(refusal(state("src/C.kt", atPlan = null, writable = false)).startsWith("read-only in the IDE: src/C.kt"))
+        val changed = refusal(state("src/A.kt", now = 8), state("src/B.kt"))
+        assertTrue(changed.startsWith("changed in the IDE since this apply's plan was computed: src/A.kt;"), changed)
+    }
+
+    @Test
+    fun `an apply saves exactly the documents it changed`() {
+        // "u" was left unsaved by the user before the apply; "a" and "b" the apply changed.
+        assertEquals(listOf("a", "b"), Saves.exactly(unsavedBefore = listOf("u"), unsavedAfter = listOf("u", "a", "b", "a")))
+        assertEquals(emptyList<String>(), Saves.exactly(unsavedBefore = listOf("u"), unsavedAfter = listOf("u")))
+        assertEquals(listOf("a"), Saves.exactly(unsavedBefore = emptyList(), unsavedAfter = listOf("a")))
+    }
+
+    @Test
+    fun `a reformat touches the requested file only, the whole of it, the region, or the innermost declaration there`() {
+        assertEquals(0 to 120, ReformatRange.of(ReformatScopeKind.FILE, 120, null, emptyList()))
+        assertEquals(10 to 20, ReformatRange.of(ReformatScopeKind.REGION, 120, 10 to 20, emptyList()))
+        // A parameter (12-15) does not cover the name 16-19; its method (8-60) does, and wins over the class (0-120).
+        val around = listOf(12 to 15, 8 to 60, 0 to 120)
+        assertEquals(8 to 60, ReformatRange.of(ReformatScopeKind.SYMBOL, 120, 16 to 19, around))
+        val e = assertThrows<LeanCtxException> { ReformatRange.of(ReformatScopeKind.SYMBOL, 120, 16 to 19, listOf(12 to 15)) }
+        assertEquals(ErrorCode.NO_SYMBOL, e.code)
     }
 }

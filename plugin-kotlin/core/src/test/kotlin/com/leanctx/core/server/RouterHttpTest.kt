@@ -6,6 +6,7 @@
  */
 package com.leanctx.core.server
 
+import com.leanctx.core.policy.Deadline
 import com.leanctx.core.support.FakeBackend
 import com.leanctx.core.wire.CallDirection
 import com.leanctx.core.wire.CallHierarchyRequest
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.MethodSource
 import org.junit.jupiter.params.provider.ValueSource
+import java.time.Duration
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
@@ -110,6 +112,17 @@ class RouterHttpTest {
         assertEquals(keys, a.obj.keySet(), a.body)
         assertEquals("application/json; charset=utf-8", a.contentType)
         assertTrue(fake.lastRequest != null, "the backend was not called")
+    }
+
+    @ParameterizedTest
+    @MethodSource("routes")
+    fun `the backend runs within the daemon's timeout for the route, less the margin`(route: String) {
+        var budget: Duration? = null
+        fake.during = { budget = Deadline.current().budget }
+        assertEquals(200, http.post(route, cases.getValue(route).first, server.token).status)
+        // docs/ide-wire.md, Timeouts and retries: 120 s for edits, applies and reformat, 30 s for the rest.
+        val daemon = if (route.endsWith("Apply") || route.endsWith("Symbol") || route.endsWith("SymbolBody") || route == Routes.REFORMAT) 120L else 30L
+        assertEquals(Duration.ofSeconds(daemon).minus(Deadline.MARGIN), budget)
     }
 
     @ParameterizedTest

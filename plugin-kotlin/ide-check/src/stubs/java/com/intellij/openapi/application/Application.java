@@ -11,6 +11,8 @@ import org.jetbrains.annotations.NotNull;
 public interface Application extends ComponentManager {
   void invokeLater(@NotNull Runnable runnable);
   void invokeLater(@NotNull Runnable runnable, @NotNull Condition<?> expired);
+  void invokeLater(@NotNull Runnable runnable, @NotNull ModalityState state);
+  // Used by ide-check's AgentPathCheckTest fixture only: the adapter never waits for the EDT without a bound.
   void invokeAndWait(@NotNull Runnable runnable, @NotNull ModalityState modalityState) throws ProcessCanceledException;
   @NotNull Future<?> executeOnPooledThread(@NotNull Runnable action);
   @NotNull <T> Future<T> executeOnPooledThread(@NotNull Callable<T> action);

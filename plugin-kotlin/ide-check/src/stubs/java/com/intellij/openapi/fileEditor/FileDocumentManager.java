@@ -9,7 +9,8 @@ import org.jetbrains.annotations.Nullable;
 public abstract class FileDocumentManager {
   public static @NotNull FileDocumentManager getInstance() { throw new UnsupportedOperationException("stub"); }
   public abstract @Nullable Document getDocument(@NotNull VirtualFile file);
-  public abstract void saveAllDocuments();
+  public abstract @Nullable VirtualFile getFile(@NotNull Document document);
+  public abstract Document @NotNull [] getUnsavedDocuments();
   public abstract void saveDocument(@NotNull Document document);
   public abstract boolean isFileModified(@NotNull VirtualFile file);
 }

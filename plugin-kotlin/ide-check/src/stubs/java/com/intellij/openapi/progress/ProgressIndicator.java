@@ -3,4 +3,6 @@ package com.intellij.openapi.progress;
 
 
 public interface ProgressIndicator {
+  void cancel();
+  boolean isCanceled();
 }

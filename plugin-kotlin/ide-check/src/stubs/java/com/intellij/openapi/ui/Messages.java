@@ -7,5 +7,7 @@ import org.jetbrains.annotations.NotNull;
 import org.jetbrains.annotations.Nullable;
 
 public class Messages {
+  // Used by ide-check's AgentPathCheckTest fixture only: no agent path may open a dialog.
+  public static void showErrorDialog(@Nullable Project project, @NlsContexts.DialogMessage String message, @NotNull @NlsContexts.DialogTitle String title) { throw new UnsupportedOperationException("stub"); }
   public static void showInfoMessage(@Nullable Project project, @NlsContexts.DialogMessage String message, @NotNull @NlsContexts.DialogTitle String title) { throw new UnsupportedOperationException("stub"); }
 }

@@ -1,7 +1,6 @@
-// Stub of intellij-community platform/core-api/src/com/intellij/openapi/vfs/VirtualFileSystem.java: the declarations lean-ctx's adapter uses, signatures only.
+// Stub of intellij-community platform/core-api/src/com/intellij/openapi/vfs/VirtualFileSystem.java: LocalFileSystem's supertype (through NewVirtualFileSystem, left out); none of its members is used.
 package com.intellij.openapi.vfs;
 
 
 public abstract class VirtualFileSystem {
-  public abstract void refresh(boolean asynchronous);
 }

@@ -2,13 +2,11 @@
 package com.intellij.psi.codeStyle;
 
 import com.intellij.openapi.project.Project;
-import com.intellij.psi.PsiElement;
 import com.intellij.psi.PsiFile;
 import com.intellij.util.IncorrectOperationException;
 import org.jetbrains.annotations.NotNull;
 
 public abstract class CodeStyleManager {
   public static @NotNull CodeStyleManager getInstance(@NotNull Project project) { throw new UnsupportedOperationException("stub"); }
-  public abstract @NotNull PsiElement reformat(@NotNull PsiElement element) throws IncorrectOperationException;
   public abstract void reformatText(@NotNull PsiFile file, int startOffset, int endOffset) throws IncorrectOperationException;
 }

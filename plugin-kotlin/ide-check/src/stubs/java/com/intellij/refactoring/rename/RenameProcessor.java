@@ -2,7 +2,6 @@
 package com.intellij.refactoring.rename;
 
 import com.intellij.openapi.project.Project;
-import com.intellij.openapi.util.Ref;
 import com.intellij.psi.PsiElement;
 import com.intellij.refactoring.BaseRefactoringProcessor;
 import com.intellij.usageView.UsageInfo;
@@ -14,15 +13,7 @@ public class RenameProcessor extends BaseRefactoringProcessor {
 
   public RenameProcessor(@NotNull Project project, @NotNull PsiElement element, @NotNull String newName, boolean isSearchInComments, boolean isSearchTextOccurrences) { super(project); throw new UnsupportedOperationException("stub"); }
 
-  public void prepareRenaming(@NotNull PsiElement element, String newName, LinkedHashMap<PsiElement, String> allRenames) { throw new UnsupportedOperationException("stub"); }
-
-  @Override
-  public boolean preprocessUsages(@NotNull Ref<UsageInfo[]> refUsages) { throw new UnsupportedOperationException("stub"); }
-
-  // @ApiStatus.OverrideOnly is BaseRefactoringProcessor's; this override does not repeat it.
+  // Implements the abstract one, so the adapter's subclass is concrete; @ApiStatus.OverrideOnly is BaseRefactoringProcessor's, this override does not repeat it.
   @Override
   public UsageInfo @NotNull [] findUsages() { throw new UnsupportedOperationException("stub"); }
-
-  @Override
-  protected boolean isPreviewUsages(UsageInfo @NotNull [] usages) { throw new UnsupportedOperationException("stub"); }
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.jetbrains.annotations.NotNull;
 
 public abstract class RenamePsiElementProcessorBase {
+  public void prepareRenaming(@NotNull PsiElement element, @NotNull String newName, @NotNull Map<PsiElement, String> allRenames) { throw new UnsupportedOperationException("stub"); }
   public void findExistingNameConflicts(@NotNull PsiElement element, @NotNull String newName, @NotNull MultiMap<PsiElement, @NlsContexts.DialogMessage String> conflicts, @NotNull Map<PsiElement, String> allRenames) { throw new UnsupportedOperationException("stub"); }
   public void findExistingNameConflicts(@NotNull PsiElement element, @NotNull String newName, @NotNull MultiMap<PsiElement, @NlsContexts.DialogMessage String> conflicts) { throw new UnsupportedOperationException("stub"); }
 }

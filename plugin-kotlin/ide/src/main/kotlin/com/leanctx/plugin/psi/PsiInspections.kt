@@ -3,17 +3,24 @@
  * inspections that apply to the file's language; `run` runs the enabled local inspections
  * on the file. Global inspections need a whole-project analysis and are left to the IDE's
  * own "Inspect Code".
+ *
+ * `run` hands the inspection engine the read action's own progress indicator
+ * (`InspectionEngine.inspectEx`), so a pending write (the user's keystroke) cancels the
+ * inspections at once and the read restarts after it; `runInspectionOnFile` would make an
+ * indicator of its own, which no write can cancel, and typing would freeze until every
+ * inspection finished (plugin-kotlin/README.md, "Under a busy IDE", point 5).
  */
 package com.leanctx.plugin.psi
 
 import com.intellij.codeInsight.daemon.HighlightDisplayKey
 import com.intellij.codeInspection.InspectionEngine
-import com.intellij.codeInspection.InspectionManager
 import com.intellij.codeInspection.ProblemDescriptorUtil
 import com.intellij.codeInspection.ex.InspectionToolWrapper
 import com.intellij.codeInspection.ex.LocalInspectionToolWrapper
+import com.intellij.openapi.progress.ProgressIndicatorProvider
 import com.intellij.profile.codeInspection.InspectionProjectProfileManager
 import com.intellij.psi.PsiFile
+import com.intellij.util.PairProcessor
 import com.leanctx.core.api.Inspections
 import com.leanctx.core.wire.Diagnostic
 import com.leanctx.core.wire.FileRequest
@@ -27,17 +34,20 @@ class PsiInspections(private val locator: PsiLocator) : Inspections {
     }
 
     override fun run(request: FileRequest): InspectionsResponse = locator.readFile(request.path) { file ->
-        val context = InspectionManager.getInstance(locator.project).createNewGlobalContext()
         val document = locator.document(file)
         val path = locator.wirePath(file.virtualFile)
-        val found = enabled(file).filterIsInstance<LocalInspectionToolWrapper>().flatMap { tool ->
-            val severity = severity(file, tool)
-            InspectionEngine.runInspectionOnFile(file, tool, context).map { problem ->
-                val element = problem.psiElement
-                val line = if (element != null) document.getLineNumber(element.textRange.startOffset) + 1 else problem.lineNumber + 1
-                Diagnostic(path, line, severity, ProblemDescriptorUtil.renderDescriptionMessage(problem, element))
+        val tools = enabled(file).filterIsInstance<LocalInspectionToolWrapper>()
+        // The read action runs its body under its own indicator, the one a write cancels.
+        val indicator = checkNotNull(ProgressIndicatorProvider.getGlobalProgressIndicator()) { "inspections run inside the locator's read action" }
+        val found = InspectionEngine.inspectEx(tools, file, file.textRange, file.textRange, false, false, true, indicator, PairProcessor.alwaysTrue())
+            .flatMap { (tool, problems) ->
+                val severity = severity(file, tool)
+                problems.map { problem ->
+                    val element = problem.psiElement
+                    val line = if (element != null) document.getLineNumber(element.textRange.startOffset) + 1 else problem.lineNumber + 1
+                    Diagnostic(path, line, severity, ProblemDescriptorUtil.renderDescriptionMessage(problem, element))
+                }
             }
-        }
         InspectionsResponse.of(found.sortedWith(compareBy<Diagnostic> { it.line }.thenBy { it.message }))
     }
 

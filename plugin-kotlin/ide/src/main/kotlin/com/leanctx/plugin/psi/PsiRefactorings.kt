@@ -1,24 +1,34 @@
 /**
  * [Refactorings] through the platform's refactoring processors: a preview finds usages
- * and conflicts in a smart read action; an apply re-checks the conflicts, refuses with
- * `CONFLICT` unless `force` (the core's [ConflictGate]), then runs the processor on the
- * EDT as one command (one undo entry) and saves every document, so the daemon's mtime
- * checks see the result.
+ * and conflicts in a read action on committed documents; an apply re-checks the
+ * conflicts, refuses with `CONFLICT` unless `force` (the core's [ConflictGate]), then
+ * runs the processor in one turn on the EDT through the core's gate (bounded by the
+ * request's deadline) as one command (one undo entry), and saves exactly the documents
+ * it changed ([Saves]), so the daemon's mtime checks see the result and nothing else of
+ * the user's is written.
  *
- * No HTTP call may wait for a human: every place a processor would open a modal dialog
- * (conflicts, automatic renames, the usage preview, read-only files, an inline handler's
- * options) is overridden or checked beforehand and answered by the core's [NoModalUi].
- * Usages are searched with the platform's public searches, never by calling a
- * processor's `@ApiStatus.OverrideOnly` `findUsages()`.
+ * No HTTP call may wait for a human (plugin-kotlin/README.md, "Under a busy IDE"): a
+ * processor's `run()` goes through `doRun`, which asks in dialogs (conflicts, automatic
+ * renames, "make writable?", the usage preview, error dialogs for an unsupported
+ * reference or an interrupted search), so rename and safe delete never call it: their
+ * usages and conflicts are computed here, answered by the core's [NoModalUi] and
+ * [ApplyFiles], and the processor is handed them through its public `executeEx`. Only the
+ * move runs `run()`, because `MoveFilesOrDirectoriesProcessor` updates only the usages
+ * its own search found; its subclass overrides every hook where `doRun` asks. Usages are
+ * searched with the platform's public searches, never by calling a processor's
+ * `@ApiStatus.OverrideOnly` `findUsages()`.
  *
  * What the platform offers language-neutrally, and so what this does:
- * - rename: `RenameProcessor`;
+ * - rename: `RenameProcessor`, with what `RenamePsiElementProcessor.prepareRenaming`
+ *   renames along; a preview builds no processor (its constructor asserts on a compiled
+ *   element and reports a usage event);
  * - move to a directory (`target.kind = path`): `MoveFilesOrDirectoriesProcessor` moves
  *   the symbol's whole file; `parent` (into another class) has no language-neutral
  *   processor and is `UNSUPPORTED`;
- * - safe delete: usages are conflicts; without them `SafeDeleteProcessor` deletes;
- *   with them and `force`, the declaration is deleted and the usages stay behind;
- *   `propagate` needs a language's own safe delete and is `UNSUPPORTED`;
+ * - safe delete: usages, and the declarations overriding or implementing the symbol, are
+ *   conflicts; without them, or with `force`, `SafeDeleteProcessor` deletes the
+ *   declaration alone and the usages stay behind; `propagate` needs a language's own
+ *   safe delete and is `UNSUPPORTED`;
  * - inline: the preview lists the usages; the apply is `UNSUPPORTED`, because every
  *   language's `InlineActionHandler` asks its options in a modal dialog that no
  *   subclass can answer.
@@ -29,16 +39,15 @@
 package com.leanctx.plugin.psi
 
 import com.intellij.lang.refactoring.InlineActionHandler
-import com.intellij.openapi.application.ApplicationManager
-import com.intellij.openapi.application.ModalityState
-import com.intellij.openapi.command.WriteCommandAction
 import com.intellij.openapi.extensions.ExtensionPointName
 import com.intellij.openapi.fileEditor.FileDocumentManager
+import com.intellij.openapi.progress.ProcessCanceledException
+import com.intellij.openapi.progress.ProgressIndicatorProvider
 import com.intellij.openapi.project.DumbService
 import com.intellij.openapi.util.Ref
 import com.intellij.openapi.util.text.StringUtil
-import com.intellij.openapi.vfs.LocalFileSystem
 import com.intellij.openapi.vfs.VirtualFile
+import com.intellij.psi.PsiCompiledElement
 import com.intellij.psi.PsiElement
 import com.intellij.psi.PsiFile
 import com.intellij.psi.PsiManager
@@ -46,8 +55,10 @@ import com.intellij.psi.PsiNamedElement
 import com.intellij.psi.SmartPointerManager
 import com.intellij.psi.SmartPsiElementPointer
 import com.intellij.psi.search.GlobalSearchScope
+import com.intellij.psi.search.searches.DefinitionsScopedSearch
 import com.intellij.psi.search.searches.ReferencesSearch
 import com.intellij.psi.util.PsiTreeUtil
+import com.intellij.refactoring.BaseRefactoringProcessor
 import com.intellij.refactoring.move.moveFilesOrDirectories.MoveFileHandler
 import com.intellij.refactoring.move.moveFilesOrDirectories.MoveFilesOrDirectoriesProcessor
 import com.intellij.refactoring.rename.RenamePsiElementProcessor
@@ -58,11 +69,13 @@ import com.intellij.usageView.UsageInfo
 import com.intellij.util.IncorrectOperationException
 import com.intellij.util.containers.MultiMap
 import com.leanctx.core.api.Refactorings
+import com.leanctx.core.policy.ApplyFiles
 import com.leanctx.core.policy.ApplyOutcome
 import com.leanctx.core.policy.ConflictGate
 import com.leanctx.core.policy.DiskSync
 import com.leanctx.core.policy.HumanQuestion
 import com.leanctx.core.policy.NoModalUi
+import com.leanctx.core.policy.Saves
 import com.leanctx.core.wire.ApplyResponse
 import com.leanctx.core.wire.Conflict
 import com.leanctx.core.wire.ErrorCode
@@ -84,9 +97,13 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
     private class Plan(
         val target: SmartPsiElementPointer<PsiElement>,
         val usages: List<Usage>,
+        /** The platform's usages behind [usages] (smart pointers inside), as a processor takes them. */
+        val infos: List<UsageInfo>,
         val conflicts: List<Conflict>,
-        /** Every file the apply may change. */
-        val files: Set<VirtualFile>,
+        /** Every file the apply may change, with its document's stamp when the plan was made. */
+        val files: Map<VirtualFile, Long?>,
+        /** What a rename renames along with the target (overriding methods, accessors, ...). */
+        val alongside: List<Pair<SmartPsiElementPointer<PsiElement>, String>>,
     ) {
         fun preview() = PreviewResponse(usages, conflicts)
     }
@@ -99,42 +116,39 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
     override fun renameApply(request: RenameApplyRequest): ApplyResponse {
         val plan = renamePlan(request.path, request.range, request.newName, request.searchComments, request.searchTextOccurrences)
         ConflictGate.check(plan.conflicts, request.force)
-        return applyOnEdt(plan) { element ->
-            val processor = object : RenameProcessor(project, element, request.newName, request.searchComments, request.searchTextOccurrences) {
-                // The platform's preprocessUsages opens ConflictsDialog itself (it never
-                // calls showConflicts), then AutomaticRenamingDialog, a "file exists"
-                // prompt, an error dialog for an invalid name and the read-only check.
-                // This keeps only its non-interactive part: the conflicts (answered by
-                // force), the unrenameable usages set aside, no automatic renames.
-                override fun preprocessUsages(refUsages: Ref<Array<UsageInfo>>): Boolean {
-                    val found = refUsages.get()
-                    NoModalUi.answer(HumanQuestion.Conflicts(renameConflicts(element, request.newName, found, myAllRenames)), request.force)
-                    val kept = LinkedHashSet(found.asList())
-                    RenameUtil.removeConflictUsages(kept)
-                    refUsages.set(kept.toTypedArray())
-                    prepareSuccessful()
-                    return true
+        return applyOnEdt("the rename", plan) { element ->
+            val alongside = plan.alongside.map { (pointer, name) -> (pointer.element ?: throw changedSincePlan()) to name }
+            // What RenameProcessor.preprocessUsages keeps: the unrenameable usages set aside.
+            val usages = LinkedHashSet(plan.infos)
+            RenameUtil.removeConflictUsages(usages)
+            object : RenameProcessor(project, element, request.newName, request.searchComments, request.searchTextOccurrences) {
+                init {
+                    myAllRenames.putAll(alongside)
                 }
-
-                override fun isPreviewUsages(usages: Array<UsageInfo>): Boolean = NoModalUi.answer(HumanQuestion.PreviewUsages, request.force)
-            }
-            processor.setPreviewUsages(false)
-            processor.run()
+            }.executeEx(usages.toTypedArray())
         }
     }
 
-    private fun renamePlan(path: String, range: Range, newName: String, comments: Boolean, text: Boolean): Plan {
-        locator.refreshWatched()
-        return locator.readFile(path) { file ->
+    private fun renamePlan(path: String, range: Range, newName: String, comments: Boolean, text: Boolean): Plan =
+        locator.readFile(path, watched = true) { file ->
             val element = locator.symbolIn(file, range)
-            // What RenameProcessor renames along (overriding methods, accessors, ...),
-            // found the way its doRun does, through its public prepareRenaming.
-            val allRenames = LinkedHashMap<PsiElement, String>()
-            allRenames[element] = newName
-            RenameProcessor(project, element, newName, comments, text).prepareRenaming(element, newName, allRenames)
+            if (element is PsiCompiledElement) {
+                throw LeanCtxException(ErrorCode.INVALID_TARGET, "${(element as? PsiNamedElement)?.name ?: "the symbol"} is compiled library code, which cannot be renamed")
+            }
+            val allRenames = renames(element, newName)
             val usages = allRenames.flatMap { (e, name) -> RenameUtil.findUsages(e, name, comments, text, allRenames).asList() }
-            plan(element, usages, renameConflicts(element, newName, usages.toTypedArray(), allRenames))
+            plan(element, usages, renameConflicts(element, newName, usages.toTypedArray(), allRenames), allRenames)
         }
+
+    /**
+     * What a rename of [element] renames along (overriding methods, accessors, ...), as
+     * RenameProcessor.prepareRenaming gathers it from every processor for the element,
+     * without building a RenameProcessor.
+     */
+    private fun renames(element: PsiElement, newName: String): LinkedHashMap<PsiElement, String> {
+        val all = linkedMapOf(element to newName)
+        for (processor in RenamePsiElementProcessor.allForElement(element)) processor.prepareRenaming(element, newName, all)
+        return all
     }
 
     /**
@@ -157,20 +171,48 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
 
     // ---- move --------------------------------------------------------------------
 
-    override fun movePreview(request: MoveRequest): PreviewResponse = movePlan(request).first.preview()
+    /** A move's plan, the directory it moves into, and the moved file's path before the move. */
+    private class Moving(val plan: Plan, val directory: VirtualFile, val from: String)
+
+    override fun movePreview(request: MoveRequest): PreviewResponse = movePlan(request).plan.preview()
 
     override fun moveApply(request: MoveRequest): ApplyResponse {
-        val (plan, directory) = movePlan(request)
+        val moving = movePlan(request)
+        val plan = moving.plan
         ConflictGate.check(plan.conflicts, request.force)
         // The moved file keeps its VirtualFile: name both its old and its new path.
-        val oldPath = locator.read { plan.target.element?.containingFile?.virtualFile?.let(locator::wirePath) }
-        val extra = { element: PsiElement -> listOfNotNull(oldPath, element.containingFile?.virtualFile?.let(locator::wirePath)) }
-        return applyOnEdt(plan, extraChanged = extra) { element ->
+        val extra = { element: PsiElement -> listOfNotNull(moving.from, element.containingFile?.virtualFile?.let(locator::wirePath)) }
+        return applyOnEdt("the move", plan, extraChanged = extra) { element ->
             val file = element as? PsiFile ?: element.containingFile
-            val dir = PsiManager.getInstance(project).findDirectory(directory)
+            val dir = PsiManager.getInstance(project).findDirectory(moving.directory)
                 ?: throw LeanCtxException(ErrorCode.INVALID_TARGET, "${request.target.path}: no longer a directory")
+            // Every hook where doRun asks a person is answered here; the usages this
+            // processor updates can only come from its own search, so it runs.
             val processor = object : MoveFilesOrDirectoriesProcessor(project, arrayOf<PsiElement>(file), dir, false, false, null, null) {
-                override fun isPreviewUsages(usages: Array<UsageInfo>): Boolean = NoModalUi.answer(HumanQuestion.PreviewUsages, request.force)
+                /** What doRun would report in an error dialog about the search, answered in preprocessUsages instead. */
+                private var searchFailure: HumanQuestion? = null
+
+                override fun findUsages(): Array<UsageInfo> = try {
+                    super.findUsages()
+                } catch (e: BaseRefactoringProcessor.UnknownReferenceTypeException) {
+                    searchFailure = HumanQuestion.UnsupportedUsages
+                    emptyArray()
+                } catch (e: ProcessCanceledException) {
+                    // Cancelled by the person at the progress dialog: doRun stops quietly.
+                    // Interrupted otherwise: doRun would report a damaged index in a dialog.
+                    if (ProgressIndicatorProvider.getGlobalProgressIndicator()?.isCanceled != false) throw e
+                    searchFailure = HumanQuestion.InterruptedSearch
+                    emptyArray()
+                }
+
+                // Before doRun's own read-only check, which may ask to make files writable:
+                // every file the processor's usages touch, including ones the plan did not list.
+                override fun preprocessUsages(refUsages: Ref<Array<UsageInfo>>): Boolean {
+                    searchFailure?.let { NoModalUi.answer(it, request.force) }
+                    val touched = (refUsages.get().mapNotNull { it.virtualFile } + listOfNotNull(file.virtualFile, moving.directory)).distinct()
+                    ApplyFiles.check(touched.map { locator.state(it, plan.files[it]) })
+                    return super.preprocessUsages(refUsages)
+                }
 
                 // preprocessUsages hands MoveFileHandler.detectConflicts' findings here;
                 // they pass only with force, like the preview's.
@@ -179,21 +221,21 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
                     prepareSuccessful()
                     return true
                 }
+
+                override fun isPreviewUsages(usages: Array<UsageInfo>): Boolean = NoModalUi.answer(HumanQuestion.PreviewUsages, request.force)
             }
             processor.setPreviewUsages(false)
             processor.run()
         }
     }
 
-    private fun movePlan(request: MoveRequest): Pair<Plan, VirtualFile> {
+    private fun movePlan(request: MoveRequest): Moving {
         if (request.target.kind == MoveTargetKind.PARENT) {
             throw LeanCtxException(ErrorCode.UNSUPPORTED, "moving into another declaration needs a language's own move refactoring; move to a directory (target.kind = path) instead")
         }
-        val dirPath = locator.paths.resolveLexically(request.target.path)
-        val directory = LocalFileSystem.getInstance().refreshAndFindFileByNioFile(dirPath)?.takeIf { it.isDirectory }
+        val directory = locator.find(locator.paths.resolveLexically(request.target.path), request.target.path)?.takeIf { it.isDirectory }
             ?: throw LeanCtxException(ErrorCode.INVALID_TARGET, "${request.target.path}: the move destination is not a directory")
-        locator.refreshWatched()
-        val plan = locator.readFile(request.path) { file ->
+        return locator.readFile(request.path, watched = true) { file ->
             val element = locator.symbolIn(file, request.range)
             val dir = PsiManager.getInstance(project).findDirectory(directory)
                 ?: throw LeanCtxException(ErrorCode.INVALID_TARGET, "${request.target.path}: not a directory the IDE knows")
@@ -218,9 +260,8 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
             for (each in MOVE_FILE_HANDLERS.extensionList) {
                 each.detectConflicts(platformConflicts, arrayOf<PsiElement>(file), usages.toTypedArray(), dir)
             }
-            plan(element, usages, conflicts + conflicts(platformConflicts))
+            Moving(plan(element, usages, conflicts + conflicts(platformConflicts)), directory, locator.wirePath(file.virtualFile))
         }
-        return plan to directory
     }
 
     // ---- safe delete ---------------------------------------------------------------
@@ -233,29 +274,30 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
         }
         val plan = safeDeletePlan(request)
         ConflictGate.check(plan.conflicts, request.force)
-        return applyOnEdt(plan) { element ->
-            if (plan.usages.isEmpty()) {
-                SafeDeleteProcessor.createInstance(project, null, arrayOf(element), false, false).apply { setPreviewUsages(false) }.run()
-            } else {
-                // Forced past its usages: delete the declaration, leave the usages to the caller.
-                WriteCommandAction.writeCommandAction(project).withName("lean-ctx safe delete (forced)").run<RuntimeException> { element.delete() }
-            }
+        return applyOnEdt("the safe delete", plan) { element ->
+            // Handed no usages, the processor deletes the declaration alone (through its
+            // language's delegates, in one command) and never searches or asks: its
+            // preprocessUsages would show the unsafe-usages dialog, a language's search the
+            // overriding-methods one. What they would ask about is the plan's conflicts.
+            SafeDeleteProcessor.createInstance(project, null, arrayOf(element), false, false).executeEx(emptyArray())
         }
     }
 
-    private fun safeDeletePlan(request: SafeDeleteRequest): Plan {
-        locator.refreshWatched()
-        return locator.readFile(request.path) { file ->
-            val element = locator.symbolIn(file, request.range)
-            val outside = ReferencesSearch.search(element, element.useScope).findAll()
-                .map { it.element }
-                .filter { !PsiTreeUtil.isAncestor(element, it, false) }
-            val usages = outside.map { UsageInfo(it) }
-            val conflicts = outside.mapNotNull { ref ->
-                locator.location(ref, ref.textRange.startOffset, ref.textRange.endOffset)?.let { Conflict(it.path, it.range, "still used here") }
-            }
-            plan(element, usages, conflicts)
+    private fun safeDeletePlan(request: SafeDeleteRequest): Plan = locator.readFile(request.path, watched = true) { file ->
+        val element = locator.symbolIn(file, request.range)
+        val outside = ReferencesSearch.search(element, element.useScope).findAll()
+            .map { it.element }
+            .filter { !PsiTreeUtil.isAncestor(element, it, false) }
+        // No reference names the symbol in a declaration overriding or implementing it, so
+        // the reference search misses those; deleting the symbol changes what they mean.
+        val overriding = DefinitionsScopedSearch.search(element, element.useScope).findAll()
+            .filter { it != element && !PsiTreeUtil.isAncestor(element, it, false) }
+        val conflicts = outside.mapNotNull { ref ->
+            locator.location(ref, ref.textRange.startOffset, ref.textRange.endOffset)?.let { Conflict(it.path, it.range, "still used here") }
+        } + overriding.mapNotNull { declaration ->
+            locator.location(declaration)?.let { Conflict(it.path, it.range, "overrides or implements it; force deletes the symbol alone and leaves this") }
         }
+        plan(element, outside.map { UsageInfo(it) }, conflicts)
     }
 
     // ---- inline ----------------------------------------------------------------------
@@ -271,23 +313,24 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
         throw NoModalUi.inlineRefusal()
     }
 
-    private fun inlinePlan(request: InlineRequest): Plan {
-        locator.refreshWatched()
-        return locator.readFile(request.path) { file ->
-            val element = locator.symbolIn(file, request.range)
-            InlineActionHandler.EP_NAME.extensionList.firstOrNull { it.canInlineElement(element) }
-                ?: throw LeanCtxException(ErrorCode.UNSUPPORTED, "no inline refactoring for this ${file.language.displayName} symbol")
-            val usages = ReferencesSearch.search(element, GlobalSearchScope.projectScope(project)).findAll().map { UsageInfo(it) }
-            plan(element, usages, emptyList())
-        }
+    private fun inlinePlan(request: InlineRequest): Plan = locator.readFile(request.path, watched = true) { file ->
+        val element = locator.symbolIn(file, request.range)
+        InlineActionHandler.EP_NAME.extensionList.firstOrNull { it.canInlineElement(element) }
+            ?: throw LeanCtxException(ErrorCode.UNSUPPORTED, "no inline refactoring for this ${file.language.displayName} symbol")
+        val usages = ReferencesSearch.search(element, GlobalSearchScope.projectScope(project)).findAll().map { UsageInfo(it) }
+        plan(element, usages, emptyList())
     }
 
     // ---- shared ----------------------------------------------------------------------
 
-    /** Inside a read action: the plan for [element] with [usages] and [conflicts]. */
-    private fun plan(element: PsiElement, usages: List<UsageInfo>, conflicts: List<Conflict>): Plan {
+    /**
+     * Inside a read action: the plan for [element] with [usages] and [conflicts]; its
+     * files are the element's, the usages' and those of what is renamed [alongside].
+     */
+    private fun plan(element: PsiElement, usages: List<UsageInfo>, conflicts: List<Conflict>, alongside: Map<PsiElement, String> = emptyMap()): Plan {
         val files = LinkedHashSet<VirtualFile>()
         element.containingFile?.virtualFile?.let(files::add)
+        alongside.keys.mapNotNullTo(files) { it.containingFile?.virtualFile }
         val wireUsages = usages.mapNotNull { usage ->
             val e = usage.element ?: return@mapNotNull null
             usage.virtualFile?.let(files::add)
@@ -295,8 +338,15 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
             val location = locator.location(e, segment.startOffset, segment.endOffset) ?: return@mapNotNull null
             Usage(location.path, location.range, context(e, segment.startOffset))
         }
-        val pointer = SmartPointerManager.getInstance(project).createSmartPsiElementPointer(element)
-        return Plan(pointer, wireUsages.distinct(), conflicts, files)
+        val pointers = SmartPointerManager.getInstance(project)
+        return Plan(
+            target = pointers.createSmartPsiElementPointer(element),
+            usages = wireUsages.distinct(),
+            infos = usages,
+            conflicts = conflicts,
+            files = files.associateWith(locator::stamp),
+            alongside = alongside.filterKeys { it != element }.map { (e, name) -> pointers.createSmartPsiElementPointer(e) to name },
+        )
     }
 
     private fun conflicts(found: MultiMap<PsiElement, String>): List<Conflict> = found.entrySet().flatMap { (element, messages) ->
@@ -312,45 +362,46 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
         return if (text.length > 120) text.take(119) + "…" else text
     }
 
+    private fun changedSincePlan() = LeanCtxException(ErrorCode.NO_SYMBOL, "the symbol changed since the preview; preview again")
+
     /**
-     * Runs [refactor] on the EDT with the plan's target, saves all documents, and reports
-     * which of the plan's files really changed, plus the wire paths [extraChanged] names
-     * after the refactoring.
+     * Runs [refactor] in one turn on the EDT with the plan's target, saves exactly the
+     * documents it changed, and reports which files really changed, plus the wire paths
+     * [extraChanged] names after the refactoring.
      *
-     * Before it: every file of the plan is brought up to date from disk and must be saved
-     * and writable in the IDE ([DiskSync], [HumanQuestion.ReadOnlyFiles]), so neither the
-     * IDE's memory/disk conflict dialog nor its "make writable?" prompt can come up.
+     * Before the turn every file of the plan is brought up to date from disk; in it, each
+     * must be inside the project, writable, saved and unchanged since the plan
+     * ([ApplyFiles]), so neither the IDE's memory/disk conflict dialog nor its "make
+     * writable?" or non-project-file prompts can come up, and the usages found are the
+     * ones written.
      */
     private fun applyOnEdt(
+        what: String,
         plan: Plan,
         extraChanged: (PsiElement) -> List<String> = { emptyList() },
         refactor: (PsiElement) -> Unit,
     ): ApplyResponse {
-        for (file in plan.files) locator.sync(file, locator.wirePath(file), DiskSync.Access.WRITE)
-        NoModalUi.answer(HumanQuestion.ReadOnlyFiles(plan.files.filter { !it.isWritable }.map(locator::wirePath)), force = false)
+        val syncs = plan.files.keys.flatMap { locator.syncs(it, locator.wirePath(it), DiskSync.Access.WRITE) }
         val dumb = DumbService.getInstance(project)
-        var outcome: Result<ApplyResponse>? = null
-        ApplicationManager.getApplication().invokeAndWait({
-            outcome = runCatching {
-                // Dumb mode begins and ends on the EDT, so this check holds until the
-                // processor itself yields (its usage search runs under a progress).
-                val dumbBefore = dumb.isDumb
-                val stamp = dumb.modificationTracker.modificationCount
-                if (dumbBefore) return@runCatching ApplyOutcome.of(dumbBefore = true, dumbDuring = false, changedPaths = emptyList())
-                val element = plan.target.element
-                    ?: throw LeanCtxException(ErrorCode.NO_SYMBOL, "the symbol changed since the preview; preview again")
-                val documents = FileDocumentManager.getInstance()
-                val before = plan.files.associateWith { documents.getDocument(it)?.modificationStamp }
-                // A processor that meets IndexNotReadyException shows a notification and
-                // returns having changed nothing; the tracker tells that case apart.
-                refactor(element)
-                documents.saveAllDocuments()
-                val changed = plan.files.filter { f -> f.isValid && documents.getDocument(f)?.modificationStamp != before[f] }
-                val paths = (changed.map { locator.wirePath(it) } + plan.target.element?.let(extraChanged).orEmpty()).distinct()
-                ApplyOutcome.of(dumbBefore = false, dumbDuring = dumb.isDumb || dumb.modificationTracker.modificationCount != stamp, changedPaths = paths)
-            }
-        }, ModalityState.defaultModalityState())
-        return outcome!!.getOrThrow()
+        return locator.gate.write(what, syncs) {
+            // Dumb mode begins and ends on the EDT, so this check holds until the
+            // processor itself yields (its modal progress pumps events).
+            val stamp = dumb.modificationTracker.modificationCount
+            if (dumb.isDumb) return@write ApplyOutcome.of(dumbBefore = true, dumbDuring = false, changedPaths = emptyList())
+            val element = plan.target.element ?: throw changedSincePlan()
+            ApplyFiles.check(plan.files.map { (file, atPlan) -> locator.state(file, atPlan) })
+            val documents = FileDocumentManager.getInstance()
+            val unsavedBefore = documents.unsavedDocuments.asList()
+            // A processor that meets IndexNotReadyException shows a notification and
+            // returns having changed nothing; the tracker tells that case apart.
+            refactor(element)
+            val saved = Saves.exactly(unsavedBefore, documents.unsavedDocuments.asList())
+            saved.forEach(documents::saveDocument)
+            val changed = plan.files.filter { (file, atPlan) -> file.isValid && locator.stamp(file) != atPlan }.keys +
+                saved.mapNotNull(documents::getFile)
+            val paths = (changed.map(locator::wirePath) + plan.target.element?.let(extraChanged).orEmpty()).distinct()
+            ApplyOutcome.of(dumbBefore = false, dumbDuring = dumb.isDumb || dumb.modificationTracker.modificationCount != stamp, changedPaths = paths)
+        }
     }
 
     private companion object {
