@@ -5,9 +5,10 @@
 //! and neither is more right: there the top-level statements the grammar fails on
 //! are blanked until the rest parses clean ([`blank_errors`]), and the fast path's
 //! top-level symbols (with all they contain) that touch none of them must be that
-//! clean parse's; the blanked statements are left out. TypeScript files the grammar
-//! fails on only for their variance annotations (`<in out A>`, newer than the
-//! grammar) are compared whole with those blanked.
+//! clean parse's; the blanked statements are left out, and so is what either side
+//! reads as one top-level statement with one of them ([`outside_failures`]).
+//! TypeScript files the grammar fails on only for their variance annotations (`<in
+//! out A>`, newer than the grammar) are compared whole with those blanked.
 //!
 //! Run by the unit test below on the conformance sample corpora and by
 //! `syntax/benches/fast_paths.rs` on whole bench corpora.
@@ -259,15 +260,46 @@ pub(crate) struct Outside {
 /// `fast` (symbols of `text`, which the grammar fails on) against a whole parse of
 /// `text` with its failing statements blanked, outside them; `None` where no clean
 /// text is reached.
+///
+/// What either side reads as one top-level statement with a failing one is left
+/// out as well, on both sides ([`with_touching`]): a skeleton parse skips the body
+/// an error is in, and where the whole parse's recovery splits the namespace around
+/// it (grpc's `metadata_batch.cc`: a macro in a body leaves `namespace grpc_core {`
+/// and its `}` failing, and the members between them at the top), the skeleton
+/// reads the namespace whole, its members in it.
 pub(crate) fn outside_failures(lang: Lang, text: &[u8], fast: &FileSymbols) -> Option<Outside> {
     let (blanked, spans) = blank_errors(lang, text)?;
     let oracle = extract_with(lang, &blanked, Parse::Whole);
+    let spans = with_touching(spans, &[&oracle, fast]);
     let (expected, _) = outline_outside(&oracle, &spans);
     let (got, compared) = outline_outside(fast, &spans);
     Some(Outside {
         compared,
         difference: first_difference(&expected, &got),
     })
+}
+
+/// `spans` with the range of every top-level symbol of `parses` that touches one of
+/// them (an end counts, as in [`outline_outside`]), again until none is added.
+fn with_touching(
+    mut spans: Vec<std::ops::Range<usize>>,
+    parses: &[&FileSymbols],
+) -> Vec<std::ops::Range<usize>> {
+    loop {
+        let grown: Vec<_> = parses
+            .iter()
+            .flat_map(|p| p.top())
+            .map(|s| s.bytes())
+            .filter(|b| {
+                spans.iter().any(|e| b.start <= e.end && e.start <= b.end)
+                    && !spans.iter().any(|e| e.start <= b.start && b.end <= e.end)
+            })
+            .collect();
+        if grown.is_empty() {
+            return spans;
+        }
+        spans.extend(grown);
+    }
 }
 
 /// `src` with the lines of the top-level statements a whole parse finds errors in,
@@ -451,9 +483,10 @@ fn render(s: Symbol<'_>, depth: usize, out: &mut String) -> usize {
 mod tests {
     use super::*;
 
-    /// The Python, Go, Java and TypeScript fast paths on every file of the
-    /// conformance sample corpora (pinned packages from PyPI, the Go module proxy,
-    /// Maven Central and npm, fetched once by `benches/fetch-conformance.sh`): 0
+    /// The Python, Go, Java and TypeScript fast paths, and the C, C++ and C#
+    /// skeletons, on every file of the conformance sample corpora (pinned packages
+    /// from PyPI, the Go module proxy, Maven Central, npm and Debian's upstream
+    /// tarballs, fetched once by `daemon/benches/fetch-conformance.sh`): 0
     /// differences.
     #[test]
     fn the_declaration_readers_agree_with_whole_parses_on_real_code() {
@@ -463,6 +496,11 @@ mod tests {
             ("go", Lang::Go, 20),
             ("java", Lang::Java, 20),
             ("typescript", Lang::TypeScript, 20),
+            ("c", Lang::C, 20),
+            // libuv's headers, which the C++ grammar reads (`languages/c.rs`).
+            ("c", Lang::Cpp, 20),
+            ("cpp", Lang::Cpp, 20),
+            ("csharp", Lang::CSharp, 20),
         ] {
             let tallies = compare_dir(&corpus.join(dir), &[lang], 1);
             let t = &tallies[&lang];
@@ -497,6 +535,39 @@ mod tests {
             without_ordinals("module A[1].b[12] | x[i] y[]"),
             "module A.b | x[i] y[]"
         );
+    }
+
+    /// What the fast path reads as one statement with a failing one is left out on
+    /// both sides: a namespace the skeleton reads whole, whose head and `}` the
+    /// whole parse's recovery left failing and whose members it left at the top.
+    #[test]
+    fn what_either_side_reads_with_a_failing_statement_is_left_out() {
+        let fast = extract_with(
+            Lang::Cpp,
+            b"namespace n {\nint f();\n}\nint g();\n",
+            Parse::Whole,
+        );
+        let oracle = extract_with(
+            Lang::Cpp,
+            b"             \nint f();\n \nint g();\n",
+            Parse::Whole,
+        );
+        let failing = vec![0..13, 23..24];
+        let (expected, _) = outline_outside(&oracle, &failing);
+        let (got, _) = outline_outside(&fast, &failing);
+        assert_ne!(
+            expected, got,
+            "the namespace's member is the oracle's at the top"
+        );
+        let spans = with_touching(failing, &[&oracle, &fast]);
+        assert_eq!(spans, vec![0..13, 23..24, 0..24]);
+        let (expected, _) = outline_outside(&oracle, &spans);
+        let (got, compared) = outline_outside(&fast, &spans);
+        assert_eq!(
+            (expected.as_str(), compared),
+            ("function g 4:0-4:8 name@4:4 | int g()\n", 1)
+        );
+        assert_eq!(got, expected);
     }
 
     /// A name error recovery made up is no symbol: kotlin-stdlib's `Regex.kt`

@@ -12,9 +12,10 @@
 //!   and core start, and how a language writes comments. `classify`: what a
 //!   language's `classify` says of a tree-sitter node (`Def`, `Visit`).
 //! - The fast paths. Lexers that find what the walker never enters (`skeleton_rust`,
-//!   `skeleton_brace` for TypeScript, TSX, JavaScript, Java and Kotlin,
-//!   `skeleton_go`, `skeleton_python`), and declaration readers that read a file's
-//!   declarations off their tokens where they can vouch for it (`rust_items`,
+//!   `skeleton_brace` for TypeScript, TSX, JavaScript, Java and Kotlin, `skeleton_c`
+//!   for C, C++ and C#, `skeleton_go`, `skeleton_python`), and declaration readers
+//!   that read a file's declarations off their tokens where they can vouch for it
+//!   (`rust_items`,
 //!   `python_items`, `go_items`, `java_items`, `ts_items`; `lookahead` is their
 //!   token lookahead).
 //! - [`languages`]: one module per language and the one table that registers them
@@ -31,8 +32,9 @@
 //! other goes to the skeleton parse and, on a syntax error it may have caused, to a
 //! whole parse. Its symbols equal a whole tree-sitter parse's on every cleanly
 //! parsing file of the corpora `fast_check` runs, and on a file the grammar fails on,
-//! outside the failing top-level statements, those of a whole parse of the file with
-//! those statements' lines blanked (error recovery is not local). Kotlin, which has no
+//! outside the failing top-level statements (and what either parse reads as one
+//! statement with one of them), those of a whole parse of the file with those
+//! statements' lines blanked (error recovery is not local). Kotlin, which has no
 //! reader, has no blanked text: on a file the grammar fails on, every symbol the whole
 //! parse recovers is one of the skeleton parse's. A symbol whose name error recovery
 //! made up is never listed.
@@ -62,6 +64,7 @@ mod python_items;
 mod rust_items;
 mod skeleton;
 mod skeleton_brace;
+mod skeleton_c;
 mod skeleton_go;
 mod skeleton_python;
 mod skeleton_rust;

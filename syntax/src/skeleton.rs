@@ -18,8 +18,8 @@
 //! parses the whole file instead (`symbols::extract_with`). Each language names its
 //! lexer (`languages/`): Rust's (`skeleton_rust`) also feeds `rust_items`, which
 //! reads declarations without any tree; TypeScript, TSX, JavaScript, Java and Kotlin
-//! share `skeleton_brace`; Go and Python have their own; all under the same rule and
-//! the same test against whole parses.
+//! share `skeleton_brace`, C, C++ and C# `skeleton_c`; Go and Python have their own;
+//! all under the same rule and the same test against whole parses.
 
 use std::ops::Range;
 

@@ -1,7 +1,8 @@
 //! C and C++: `.c` files read by tree-sitter-c; `.cc`, `.cpp`, `.cxx`, `.hpp`, … and
 //! `.h` by tree-sitter-cpp (headers are C++'s, as universal-ctags maps them: the C++
 //! grammar reads C headers as well as C's own does). One `classify` serves both, C's
-//! node kinds being a subset of C++'s.
+//! node kinds being a subset of C++'s. No declaration reader; the skeleton lexer
+//! (`skeleton_c`) leaves function bodies and initializers out of the parse.
 //!
 //! A symbol is what universal-ctags lists by default, and prototypes:
 //!
@@ -33,11 +34,12 @@
 
 use tree_sitter::Node;
 
-use super::{Language, ProbeSite};
+use super::{Language, ProbeSite, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, field, has_child, signature, text, token},
     decl::{self, C_BLOCK, Comments, DocBlock},
+    skeleton_c::{self, Dialect},
 };
 
 /// Doxygen's doc comments, `/** … */` and `///` lines; C#'s XML doc comments too
@@ -89,7 +91,11 @@ pub(super) const C: Language = Language {
     attribute: is_attribute,
     probe,
     declarations: None,
-    skeleton: None,
+    skeleton: Some(SkeletonLexer {
+        skippable: |src| skeleton_c::skippable(Dialect::C, src),
+        mark: None,
+        any_error: false,
+    }),
 };
 
 pub(super) const CPP: Language = Language {
@@ -142,7 +148,11 @@ pub(super) const CPP: Language = Language {
     attribute: is_attribute,
     probe,
     declarations: None,
-    skeleton: None,
+    skeleton: Some(SkeletonLexer {
+        skippable: |src| skeleton_c::skippable(Dialect::Cpp, src),
+        mark: Some(skeleton_c::mark),
+        any_error: false,
+    }),
 };
 
 /// `[[nodiscard]]`, `__attribute__((…))`, `__declspec(…)`.

@@ -1,4 +1,5 @@
-//! C#: `.cs` files, tree-sitter-c-sharp.
+//! C#: `.cs` files, tree-sitter-c-sharp; no declaration reader, the skeleton lexer of
+//! the C family (`skeleton_c`).
 //!
 //! A symbol is what universal-ctags lists for C#: namespaces (`module`; `A.B` as
 //! `A/B`), classes and records (`class`; a `record struct` is a `struct`), structs,
@@ -19,13 +20,14 @@
 use tree_sitter::Node;
 
 use super::{
-    Language,
+    Language, SkeletonLexer,
     c::{COMMENTS, scope_path},
 };
 use crate::{
     SymbolKind,
     classify::{Def, Visit, field, has_child, named, one, signature, text, token},
     decl,
+    skeleton_c::{self, Dialect},
 };
 
 pub(super) const CSHARP: Language = Language {
@@ -83,7 +85,11 @@ pub(super) const CSHARP: Language = Language {
         }
     },
     declarations: None,
-    skeleton: None,
+    skeleton: Some(SkeletonLexer {
+        skippable: |src| skeleton_c::skippable(Dialect::CSharp, src),
+        mark: None,
+        any_error: false,
+    }),
 };
 
 fn classify<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {
