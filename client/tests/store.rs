@@ -247,6 +247,59 @@ fn a_restarted_daemon_answers_from_the_store_and_parses_only_what_changed() {
     assert_eq!(mode(&store_dir(&env).join("index.key")), 0o600);
 }
 
+/// The text index outlives the daemon: kept when it stops, restored when the next
+/// one starts, so the first search after a restart reads only the files it cannot
+/// rule out (as a warm daemon's does) and still sees what changed meanwhile;
+/// `clear-cache` takes the snapshot with the rest. A daemon killed before it kept
+/// one reads every file (slower, never wrong).
+#[test]
+fn a_restarted_daemon_searches_from_the_kept_text_index() {
+    let (env, root) = small_files(300);
+    let search = |pattern: &str| ok(&env, &root, &["search", "--text", pattern]);
+    let v = search("f17()");
+    assert_eq!(
+        (v["total"].as_u64(), v["searched"]["read"].as_u64()),
+        (Some(1), Some(1)),
+        "{v}"
+    );
+    stop(&env);
+    let snapshot = store_dir(&env).join(index_store::TEXT);
+    assert!(snapshot.exists(), "not kept at stop");
+    fs::write(root.join("src/m5.rs"), "fn changed_meanwhile() {}\n").unwrap();
+
+    let v = search("f17()");
+    assert_eq!(
+        (v["total"].as_u64(), v["searched"]["read"].as_u64()),
+        (Some(1), Some(1)),
+        "{v}"
+    );
+    assert!(v["searched"]["files"].as_u64() >= Some(300), "{v}");
+    let v = search("changed_meanwhile");
+    assert_eq!(
+        (v["total"].as_u64(), v["searched"]["read"].as_u64()),
+        (Some(1), Some(1)),
+        "{v}"
+    );
+    let st = status(&env);
+    let text = st["caches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "text_index")
+        .cloned()
+        .unwrap();
+    assert!(text["entries"].as_u64() >= Some(300), "{st}");
+    assert!(text["hits"].as_u64() >= Some(598), "files ruled out: {st}");
+
+    // Killed: what it learned since is not kept, the snapshot before stays true.
+    env.kill9(env.daemon_pid().unwrap());
+    assert!(snapshot.exists());
+    let v = search("changed_meanwhile");
+    assert_eq!(v["total"], 1, "{v}");
+    ok(&env, env.dir(), &["daemon", "clear-cache"]);
+    assert!(!snapshot.exists(), "clear-cache leaves it");
+}
+
 /// Sets the mtime of every directory under `root` (and its own, `.git` left alone)
 /// to long ago, and with `files` every file's too: a directory changed within
 /// seconds of a walk is listed again on the next start, whatever its identity

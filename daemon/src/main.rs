@@ -189,6 +189,8 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         tokio::spawn(upgrade::step_down_when_superseded(daemon.clone(), record));
         if let Some(store) = store {
             daemon.caches.persist(store);
+            let caches = daemon.caches.clone();
+            tokio::task::spawn_blocking(move || caches.restore_text());
         }
         if args.auto_spawned {
             let daemon = daemon.clone();

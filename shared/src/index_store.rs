@@ -5,7 +5,7 @@
 //! wrong place (`LEAN_CTX_STATE_DIR` set to a project, say) loses nothing of anyone
 //! else's.
 //!
-//! `<index>/<build>/` holds one build's store: [`KEY`], [`STORE`], [`RECENT`] and one
+//! `<index>/<build>/` holds one build's store: [`KEY`], [`STORE`], [`RECENT`], [`TEXT`] and one
 //! [`LISTING_PREFIX`]`<32 hex>` per root, each written through `<name>.tmp`;
 //! `<index>/<build>.lock` is held by that build's daemon; `<build>` is 16 lowercase hex
 //! digits.
@@ -21,6 +21,8 @@ pub const KEY: &str = "index.key";
 pub const STORE: &str = "index.store";
 /// The roots a restart prewarms.
 pub const RECENT: &str = "recent-roots";
+/// The text index's snapshot.
+pub const TEXT: &str = "text-index";
 /// A root's listing: this prefix and 32 hex digits of the root's hash.
 pub const LISTING_PREFIX: &str = "listing-";
 /// What a store's directory name has after a `clear-cache` renamed it away (then the
@@ -55,6 +57,7 @@ pub fn is_store_file(name: &str) -> bool {
     name == KEY
         || name == STORE
         || name == RECENT
+        || name == TEXT
         || name
             .strip_prefix(LISTING_PREFIX)
             .is_some_and(|h| hex(h, 32))

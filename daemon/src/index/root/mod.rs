@@ -442,6 +442,7 @@ impl RootIndex {
         }
         self.caches
             .verify_sample(&|lang, hash| self.content_of(lang, hash));
+        self.caches.save_text();
     }
 
     /// Resets the walk's counters for a walk of the whole root, and (`git`) takes the

@@ -289,14 +289,14 @@ impl RootIndex {
         }
         out
     }
-    /// The bytes of an indexed file whose content has `hash` (parsed as `lang`),
-    /// read beneath the root; the caller checks they still hash to it.
-    pub(super) fn content_of(&self, lang: Lang, hash: &Hash) -> Option<Vec<u8>> {
+    /// The bytes of an indexed file whose content has `hash` (parsed as `lang`, if
+    /// given), read beneath the root; the caller checks they still hash to it.
+    pub(super) fn content_of(&self, lang: Option<Lang>, hash: &Hash) -> Option<Vec<u8>> {
         let rel = self
             .files
             .read()
             .iter()
-            .find(|(_, e)| e.known.hash == *hash && e.known.lang == lang)
+            .find(|(_, e)| e.known.hash == *hash && lang.is_none_or(|l| e.known.lang == l))
             .map(|(rel, _)| rel.clone())?;
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut self.open(&rel).ok()?, &mut bytes).ok()?;

@@ -119,6 +119,8 @@ pub struct Caches {
     on_discard: Mutex<Vec<WalkAgain>>,
     /// The trigrams of every content read (`index/text/`).
     text: TextIndex,
+    /// The text index's contents when its snapshot was last kept (or restored).
+    text_saved: AtomicU64,
 }
 
 /// A root's way back to a fresh walk; `false` once the root is gone.
@@ -129,6 +131,13 @@ impl std::fmt::Debug for WalkAgain {
         f.write_str("WalkAgain")
     }
 }
+
+/// The bytes of a root's file whose content has this hash (parsed as this
+/// language, if one is given): what a walk's checks compare the caches with.
+pub type ContentOf<'a> = dyn Fn(Option<Lang>, &Hash) -> Option<Vec<u8>> + 'a;
+
+/// How many contents the text index's snapshot brought are checked after a walk.
+const TEXT_SAMPLE: usize = 8;
 
 /// How many parses served from disk are checked after a walk: a bottom-k sample by
 /// content hash (uniform, since hashes are), so each walk checks a few dozen files.
@@ -157,6 +166,7 @@ impl Caches {
             relearned: AtomicU64::new(0),
             on_discard: Mutex::default(),
             text: TextIndex::default(),
+            text_saved: AtomicU64::new(0),
         }
     }
 
@@ -169,9 +179,11 @@ impl Caches {
         self
     }
 
-    /// Backs the caches by the persisted index from now on.
+    /// Backs the caches by the persisted index from now on; text searches wait
+    /// for [`Caches::restore_text`], which the caller runs next.
     pub fn persist(&self, store: Arc<Store>) {
         let _ = self.store.set(store);
+        self.text.restore_coming();
     }
 
     /// The text index of every content read (`index/text/mod.rs`).
@@ -188,10 +200,39 @@ impl Caches {
         self.store.get().map(|s| s.walking())
     }
 
-    /// Writes what the store's writer still holds and stops it (at exit).
+    /// Writes what the store's writer still holds and stops it (at exit), the text
+    /// index's snapshot first.
     pub fn close_store(&self, limit: std::time::Duration) {
         if let Some(store) = self.store() {
+            self.save_text();
             store.close(limit);
+        }
+    }
+
+    /// Restores the text index from the store's snapshot, if one is kept (at
+    /// start, off the request path: a search meanwhile reads every file it must).
+    pub fn restore_text(&self) {
+        let Some(store) = self.store() else { return };
+        let Some(snapshot) = store.load_text() else {
+            self.text.restore_none();
+            return;
+        };
+        if self.text.restore(&snapshot) {
+            let contents = self.text.figures().contents;
+            self.text_saved.store(contents, Ordering::Relaxed);
+            tracing::info!(contents, bytes = snapshot.len(), "text index restored");
+        }
+    }
+
+    /// Keeps the text index's snapshot in the store if it learned contents since
+    /// the last one (after a full walk, at exit).
+    pub fn save_text(&self) {
+        let Some(store) = self.store() else { return };
+        let since = self.text_saved.load(Ordering::Relaxed);
+        if let Some((snapshot, contents)) = self.text.snapshot(since)
+            && store.save_text(&snapshot)
+        {
+            self.text_saved.store(contents, Ordering::Relaxed);
         }
     }
 
@@ -251,11 +292,13 @@ impl Caches {
     /// has one). A mismatch means the store lied: it is discarded with everything in
     /// memory, and every root walks again. What the caller cannot check stays for
     /// another root. Off the request path: after a full walk, on the index thread.
-    pub fn verify_sample(&self, bytes_of: &dyn Fn(Lang, &Hash) -> Option<Vec<u8>>) {
+    pub fn verify_sample(&self, bytes_of: &ContentOf<'_>) {
+        self.verify_text(bytes_of);
         let taken = std::mem::take(&mut *self.sample.lock().unwrap());
         let mut left = Vec::new();
         for (key, lang, hash) in taken {
-            let Some(bytes) = bytes_of(lang, &hash).filter(|b| *blake3::hash(b).as_bytes() == hash)
+            let Some(bytes) =
+                bytes_of(Some(lang), &hash).filter(|b| *blake3::hash(b).as_bytes() == hash)
             else {
                 left.push((key, lang, hash));
                 continue;
@@ -279,6 +322,28 @@ impl Caches {
         sample.truncate(SAMPLE);
         if sample.len() < SAMPLE {
             self.sample_bound.store(u64::MAX, Ordering::Relaxed);
+        }
+    }
+
+    /// Checks a sample of the contents the text index's snapshot brought against
+    /// their bytes: an entry missing a trigram of its content would rule out a file
+    /// that matches, so one such entry loses the whole index and its snapshot.
+    fn verify_text(&self, bytes_of: &ContentOf<'_>) {
+        for hash in self.text.restored_sample(TEXT_SAMPLE) {
+            let Some(bytes) = bytes_of(None, &hash).filter(|b| *blake3::hash(b).as_bytes() == hash)
+            else {
+                continue;
+            };
+            if !self.text.holds(&hash, &bytes) {
+                let hex: String = hash[..8].iter().map(|b| format!("{b:02x}")).collect();
+                tracing::warn!(content = %hex, "the text index's snapshot contradicts a content: discarding it");
+                self.text.forget();
+                self.text_saved.store(0, Ordering::Relaxed);
+                if let Some(store) = self.store() {
+                    store.drop_text();
+                }
+                return;
+            }
         }
     }
 
@@ -756,6 +821,59 @@ mod tests {
         assert_eq!(c.unwrap().0.lang, Lang::Go);
     }
 
+    /// The text index outlives the process through the store (kept at close,
+    /// restored at start: the next process rules files out without reading them),
+    /// and a snapshot that contradicts a content is found after a walk and loses
+    /// the index and its file.
+    #[test]
+    fn the_text_index_is_restored_and_a_lying_one_forgotten() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("a.rs");
+        fs::write(&path, "fn alpha() { poll_ready(); }\n").unwrap();
+        let index_dir = tmp.path().join("index");
+        let id = FileId::stat(&path).unwrap();
+        let root = Counters::default();
+        let first = Caches::new(1 << 20);
+        first.persist(Store::open(&index_dir, 1 << 30));
+        let hash = first
+            .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None)
+            .unwrap()
+            .0
+            .hash;
+        first.close_store(Duration::from_secs(30));
+        drop(first);
+
+        let query = |c: &Caches, pattern| {
+            c.text()
+                .candidates(&crate::index::text::plan::query(pattern, false, false))
+                .may_hold(&hash)
+        };
+        let second = Caches::new(1 << 20);
+        let store = Store::open(&index_dir, 1 << 30);
+        second.persist(store.clone());
+        second.restore_text();
+        assert!(query(&second, "poll_ready"));
+        assert!(!query(&second, "poll_next"), "ruled out without reading");
+        // Its bytes agree: it stays.
+        let bytes = fs::read(&path).unwrap();
+        second.verify_sample(&|_, h| (*h == hash).then(|| bytes.clone()));
+        assert!(!query(&second, "poll_next"));
+
+        // A snapshot whose entry for this content was made from other bytes (a lie
+        // we wrote ourselves): the next walk's check drops the index and its file.
+        let liar = TextIndex::default();
+        liar.add(hash, b"something else entirely");
+        assert!(store.save_text(&liar.snapshot(0).unwrap().0));
+        let third = Caches::new(1 << 20);
+        third.persist(store.clone());
+        third.restore_text();
+        assert!(!query(&third, "poll_ready"), "the lie rules the file out");
+        third.verify_sample(&|_, h| (*h == hash).then(|| bytes.clone()));
+        assert!(query(&third, "poll_ready"), "forgotten: nothing ruled out");
+        assert_eq!(store.load_text(), None, "its file is gone");
+        store.close(Duration::from_secs(30));
+    }
+
     /// With a store behind them, the caches list a file whose parse the store holds
     /// without reading it, read it when its symbols are asked for, and parse the
     /// file again when neither memory nor the store has it any more.
@@ -819,7 +937,7 @@ mod tests {
         let answered = rx.recv_timeout(Duration::from_secs(10));
         drop(held);
         thread.join().unwrap();
-        assert_eq!(answered, Ok(3));
+        assert_eq!(answered, Ok(4));
     }
 
     #[test]

@@ -116,7 +116,7 @@ use lean_ctx_syntax::{
     symbols::{lang_byte, lang_of},
 };
 
-use lean_ctx_shared::index_store::{self, KEY, LISTING_PREFIX, STORE};
+use lean_ctx_shared::index_store::{self, KEY, LISTING_PREFIX, STORE, TEXT};
 
 const MAGIC: &[u8; 8] = b"LCTXIDX\0";
 /// The on-disk layout's number: bumped with any change to header, records or codec
@@ -495,6 +495,53 @@ impl Store {
             return;
         }
         evict_listings(&dir, &name);
+    }
+
+    /// Keeps the text index's snapshot (`index/text/mod.rs`), sealed with the
+    /// store's key, replacing the one kept before; `false` if it is not kept: larger
+    /// than a quarter of `index.store_max_bytes` (the one before is removed: it
+    /// would be restored stale), or not written (a full disk: the one before
+    /// stays, still true of the contents it names).
+    pub fn save_text(&self, snapshot: &[u8]) -> bool {
+        let Some((dir, key)) = self.dir_and_key() else {
+            return false;
+        };
+        if snapshot.len() as u64 > self.cap / 4 {
+            let _ = rustix::fs::unlinkat(dir.as_fd(), TEXT, AtFlags::empty());
+            tracing::info!(
+                bytes = snapshot.len(),
+                "the text index is larger than a quarter of the store's cap: not kept"
+            );
+            return false;
+        }
+        let mut sealed = Vec::with_capacity(snapshot.len() + 32);
+        sealed.extend_from_slice(snapshot);
+        sealed.extend_from_slice(&text_mac(&key, snapshot));
+        match write_replacing(&dir, TEXT, &sealed) {
+            Ok(_) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot keep the text index");
+                false
+            }
+        }
+    }
+
+    /// The text index's snapshot, if one is kept and its seal verifies.
+    pub fn load_text(&self) -> Option<Vec<u8>> {
+        let (dir, key) = self.dir_and_key()?;
+        let mut bytes = read_private(&dir, TEXT)?;
+        let body = bytes.len().checked_sub(32)?;
+        (text_mac(&key, &bytes[..body])[..] == bytes[body..]).then(|| {
+            bytes.truncate(body);
+            bytes
+        })
+    }
+
+    /// Removes the text index's snapshot (it was contradicted).
+    pub fn drop_text(&self) {
+        if let Some((dir, _)) = self.dir_and_key() {
+            let _ = rustix::fs::unlinkat(dir.as_fd(), TEXT, AtFlags::empty());
+        }
     }
 
     /// Notes a call for `root` now in the index directory's `recent-roots`
@@ -1530,6 +1577,14 @@ fn listing_mac(key: &[u8; 32], root: &Path, listing: &[u8]) -> [u8; 32] {
     *hasher.finalize().as_bytes()
 }
 
+/// The text snapshot's seal: under the store's key, so a new store's key voids it.
+fn text_mac(key: &[u8; 32], snapshot: &[u8]) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new_keyed(key);
+    hasher.update(b"text\0");
+    hasher.update(snapshot);
+    *hasher.finalize().as_bytes()
+}
+
 /// Removes the least recently written listings beyond [`MAX_LISTINGS`], never
 /// `written` (mtimes written within one clock tick tie).
 fn evict_listings(dir: &OwnedFd, written: &str) {
@@ -1767,6 +1822,34 @@ mod tests {
         store.discard("test".into());
         assert!(store.flush(Duration::from_secs(30)));
         assert_eq!(store.load_listing(Path::new(&last)), None);
+        store.close(Duration::from_secs(30));
+    }
+
+    /// The text index's snapshot is served only as written under this store's key;
+    /// one over a quarter of the cap is not kept and takes the one before with it;
+    /// a new store voids it.
+    #[test]
+    fn the_text_snapshot_is_sealed_bounded_and_voided_with_the_store() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = reopen(tmp.path(), 4096);
+        assert_eq!(store.load_text(), None);
+        assert!(store.save_text(b"the inverted lists"));
+        assert_eq!(
+            store.load_text().as_deref(),
+            Some(&b"the inverted lists"[..])
+        );
+        let path = tmp.path().join(build_dir_name()).join(TEXT);
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[2] ^= 1;
+        fs::write(&path, &bytes).unwrap();
+        assert_eq!(store.load_text(), None, "a flipped bit");
+        assert!(store.save_text(b"again"));
+        assert!(!store.save_text(&[0; 1025]), "over a quarter of the cap");
+        assert_eq!(store.load_text(), None, "the one before is gone too");
+        assert!(store.save_text(b"again"));
+        store.discard("test".into());
+        assert!(store.flush(Duration::from_secs(30)));
+        assert_eq!(store.load_text(), None, "another key's");
         store.close(Duration::from_secs(30));
     }
 

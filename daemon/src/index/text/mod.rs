@@ -17,6 +17,15 @@
 //! appended list by list, which costs a small fraction of adding each pair to its
 //! list as it comes. A query inverts what is pending first.
 //!
+//! With the store on, the index is kept on disk as one snapshot ([`TextIndex::snapshot`],
+//! sealed and replaced whole by the store: `store/persist.rs`) after each full walk
+//! and when the daemon stops, and restored when a daemon starts
+//! ([`TextIndex::restore`]), so a restarted daemon's first search reads no more
+//! than a warm one's. A snapshot that does not decode is not restored; one that
+//! decodes is checked after each walk against a sample of the contents it brought
+//! ([`TextIndex::restored_sample`], [`TextIndex::holds`]), and one contradicted
+//! loses the whole index ([`TextIndex::forget`]).
+//!
 //! **Invariant:** a content's entry is made from exactly the bytes its hash was
 //! taken of, and a hash the index holds no entry for is always a candidate: what
 //! the index does not know it never rules out.
@@ -24,13 +33,16 @@
 pub mod plan;
 pub mod trigrams;
 
-use std::sync::{
-    Mutex, RwLock, RwLockReadGuard,
-    atomic::{AtomicU64, Ordering},
+use std::{
+    sync::{
+        Condvar, Mutex, RwLock, RwLockReadGuard,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
 };
 
 use roaring::RoaringBitmap;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::ids::Hash;
 use plan::Query;
@@ -49,7 +61,14 @@ pub struct TextIndex {
     inverting: Mutex<()>,
     /// Running figures, read by `daemon status` without a lock.
     counts: Counts,
+    /// Set while a snapshot is on its way in: a query waits for it (up to
+    /// [`RESTORE_WAIT`]) rather than read every file it would rule out.
+    restoring: Mutex<bool>,
+    restored: Condvar,
 }
+
+/// The longest a query waits for a snapshot being restored.
+const RESTORE_WAIT: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Default)]
 struct Counts {
@@ -65,13 +84,21 @@ struct Counts {
 struct Inverted {
     docs: FxHashMap<Hash, u32>,
     postings: FxHashMap<u32, RoaringBitmap>,
+    /// The next document's number (past every number in `postings`: a content
+    /// added twice in a race leaves its first number unused).
+    next: u32,
+    /// Documents below this number came from a snapshot.
+    restored: u32,
 }
 
 #[derive(Debug, Default)]
 struct Pending {
-    contents: Vec<(Hash, Vec<u32>)>,
-    hashes: FxHashSet<Hash>,
-    pairs: usize,
+    /// Contents taken in since the last batch, with their numbers.
+    docs: FxHashMap<Hash, u32>,
+    /// Their (trigram, document) pairs.
+    pairs: Vec<u64>,
+    /// The next content's number.
+    next: u32,
 }
 
 /// What the text index holds, for `daemon status` and the benches.
@@ -98,73 +125,74 @@ impl TextIndex {
         }
     }
 
-    /// Adds the content `bytes` of hash `hash`, unless it is there already.
+    /// Adds the content `bytes` of hash `hash`, unless it is there already. Its
+    /// number is given here, in the order contents come in, and batches are
+    /// inverted in that order, so each list only ever appends.
     pub fn add(&self, hash: Hash, bytes: &[u8]) {
-        if self.off
-            || self.inverted.read().unwrap().docs.contains_key(&hash)
-            || self.pending.lock().unwrap().hashes.contains(&hash)
-        {
+        // A walk's workers must not wait while a batch is inverted: when the index
+        // is busy, the content is read again and the copy is dropped below.
+        let inverted = self
+            .inverted
+            .try_read()
+            .is_ok_and(|i| i.docs.contains_key(&hash));
+        if self.off || inverted || self.pending.lock().unwrap().docs.contains_key(&hash) {
             return;
         }
         let trigrams = trigrams::of(bytes);
-        let batch = {
+        let full = {
             let mut pending = self.pending.lock().unwrap();
-            if !pending.hashes.insert(hash) {
+            if pending.docs.contains_key(&hash) {
                 return;
             }
-            pending.pairs += trigrams.len();
-            pending.contents.push((hash, trigrams));
-            (pending.pairs >= BATCH_PAIRS).then(|| std::mem::take(&mut *pending))
+            let doc = pending.next;
+            pending.next += 1;
+            pending.docs.insert(hash, doc);
+            let doc = u64::from(doc);
+            pending
+                .pairs
+                .extend(trigrams.iter().map(|t| u64::from(*t) << 32 | doc));
+            pending.pairs.len() >= BATCH_PAIRS
         };
-        if let Some(batch) = batch {
-            self.invert(batch);
+        if full {
+            self.flush();
         }
     }
 
-    /// Inverts what is pending.
+    /// Inverts what is pending: the batch is taken under the inverting lock, so
+    /// batches go in in the order their contents were numbered.
     fn flush(&self) {
-        let batch = std::mem::take(&mut *self.pending.lock().unwrap());
-        if !batch.contents.is_empty() {
-            self.invert(batch);
-        }
-    }
-
-    fn invert(&self, batch: Pending) {
         let _one_at_a_time = self.inverting.lock().unwrap();
-        let first = {
-            let inverted = self.inverted.read().unwrap();
-            inverted.docs.len() as u32
+        // What comes next is numbered after what is taken.
+        let (docs, mut pairs) = {
+            let mut pending = self.pending.lock().unwrap();
+            (
+                std::mem::take(&mut pending.docs),
+                std::mem::take(&mut pending.pairs),
+            )
         };
-        let mut pairs: Vec<u64> = Vec::with_capacity(batch.pairs);
-        let mut docs = Vec::with_capacity(batch.contents.len());
-        for (hash, trigrams) in batch.contents {
-            let doc = first + docs.len() as u32;
-            docs.push(hash);
-            pairs.extend(
-                trigrams
-                    .iter()
-                    .map(|t| u64::from(*t) << 32 | u64::from(doc)),
-            );
+        if docs.is_empty() {
+            return;
         }
         pairs.sort_unstable();
         let mut inverted = self.inverted.write().unwrap();
-        for (i, hash) in docs.iter().enumerate() {
-            inverted.docs.insert(*hash, first + i as u32);
-        }
+        let added = docs.len() as u64;
+        inverted.next = inverted.next.max(docs.values().max().map_or(0, |d| d + 1));
+        inverted.docs.extend(docs);
         let (mut new_lists, mut grown) = (0, 0);
         for run in pairs.chunk_by(|a, b| a >> 32 == b >> 32) {
             let list = inverted.postings.entry((run[0] >> 32) as u32).or_default();
             let before = list.serialized_size();
             new_lists += u64::from(list.is_empty());
-            // Every document of the batch is numbered past all before it.
-            let appended = list.append(run.iter().map(|p| *p as u32));
-            debug_assert!(appended.is_ok(), "documents out of order");
+            let docs = run.iter().map(|p| *p as u32);
+            // Numbers only grow, so this appends; were one ever out of order, it
+            // is inserted where it belongs rather than lost.
+            if list.append(docs.clone()).is_err() {
+                list.extend(docs);
+            }
             grown += list.serialized_size() - before;
         }
         let counts = &self.counts;
-        counts
-            .contents
-            .fetch_add(docs.len() as u64, Ordering::Relaxed);
+        counts.contents.fetch_add(added, Ordering::Relaxed);
         counts.trigrams.fetch_add(new_lists, Ordering::Relaxed);
         counts
             .pairs
@@ -174,6 +202,12 @@ impl TextIndex {
 
     /// The contents that may hold a match of `query`.
     pub fn candidates(&self, query: &Query) -> Candidates<'_> {
+        let restoring = self.restoring.lock().unwrap();
+        drop(
+            self.restored
+                .wait_timeout_while(restoring, RESTORE_WAIT, |coming| *coming)
+                .unwrap(),
+        );
         self.flush();
         let inverted = self.inverted.read().unwrap();
         let matched = match self.off {
@@ -181,6 +215,139 @@ impl TextIndex {
             false => eval(&inverted.postings, query),
         };
         Candidates { inverted, matched }
+    }
+
+    /// The whole index as bytes: the contents in document order (a number no
+    /// content holds any more as zeros), then each trigram's list as the library
+    /// serializes it. `None` when nothing was added since `since` contents (the
+    /// count a caller last saved at: [`TextFigures::contents`]).
+    pub fn snapshot(&self, since: u64) -> Option<(Vec<u8>, u64)> {
+        self.flush();
+        let inverted = self.inverted.read().unwrap();
+        let contents = inverted.docs.len() as u64;
+        if self.off || contents == since {
+            return None;
+        }
+        let mut hashes = vec![[0u8; 32]; inverted.next as usize];
+        for (hash, doc) in &inverted.docs {
+            hashes[*doc as usize] = *hash;
+        }
+        let lists: usize = inverted
+            .postings
+            .values()
+            .map(|l| 8 + l.serialized_size())
+            .sum();
+        let mut out = Vec::with_capacity(16 + 32 * hashes.len() + lists);
+        out.extend_from_slice(&SNAPSHOT_MAGIC.to_le_bytes());
+        out.extend_from_slice(&inverted.next.to_le_bytes());
+        out.extend_from_slice(&(inverted.postings.len() as u32).to_le_bytes());
+        hashes.iter().for_each(|h| out.extend_from_slice(h));
+        for (trigram, list) in &inverted.postings {
+            out.extend_from_slice(&trigram.to_le_bytes());
+            out.extend_from_slice(&(list.serialized_size() as u32).to_le_bytes());
+            list.serialize_into(&mut out)
+                .expect("a Vec takes every write");
+        }
+        Some((out, contents))
+    }
+
+    /// A snapshot is on its way: queries wait for [`TextIndex::restore`] or
+    /// [`TextIndex::restore_none`].
+    pub fn restore_coming(&self) {
+        *self.restoring.lock().unwrap() = true;
+    }
+
+    /// No snapshot is coming after all.
+    pub fn restore_none(&self) {
+        *self.restoring.lock().unwrap() = false;
+        self.restored.notify_all();
+    }
+
+    /// Takes in a [`TextIndex::snapshot`] if nothing was inverted yet (contents
+    /// pending stay pending, numbered after it); `false` if it does not decode (a
+    /// list's numbers past its contents, a length past the end) or came too late.
+    pub fn restore(&self, bytes: &[u8]) -> bool {
+        let taken = self.take_in(bytes);
+        self.restore_none();
+        taken
+    }
+
+    fn take_in(&self, bytes: &[u8]) -> bool {
+        let Some(restored) = decode(bytes) else {
+            return false;
+        };
+        let _one_at_a_time = self.inverting.lock().unwrap();
+        let mut inverted = self.inverted.write().unwrap();
+        if self.off || inverted.next > 0 {
+            return false;
+        }
+        let c = &self.counts;
+        c.contents
+            .store(restored.docs.len() as u64, Ordering::Relaxed);
+        c.trigrams
+            .store(restored.postings.len() as u64, Ordering::Relaxed);
+        let (pairs, bytes) = restored.postings.values().fold((0, 0), |(p, b), l| {
+            (p + l.len(), b + l.serialized_size() as u64)
+        });
+        c.pairs.store(pairs, Ordering::Relaxed);
+        c.bytes.store(bytes, Ordering::Relaxed);
+        // Contents pending were numbered from 0: after the snapshot's now.
+        let shift = restored.next;
+        let mut pending = self.pending.lock().unwrap();
+        pending.docs.values_mut().for_each(|d| *d += shift);
+        pending
+            .pairs
+            .iter_mut()
+            .for_each(|p| *p += u64::from(shift));
+        pending.next += shift;
+        *inverted = restored;
+        true
+    }
+
+    /// Up to `k` contents a snapshot brought, the same ones until the index changes
+    /// (the smallest hashes: a uniform sample, hashes being uniform).
+    pub fn restored_sample(&self, k: usize) -> Vec<Hash> {
+        let inverted = self.inverted.read().unwrap();
+        let mut sample: Vec<Hash> = inverted
+            .docs
+            .iter()
+            .filter(|(_, doc)| **doc < inverted.restored)
+            .map(|(hash, _)| *hash)
+            .collect();
+        sample.sort_unstable();
+        sample.truncate(k);
+        sample
+    }
+
+    /// Whether the entry for content `hash` lists every trigram of `bytes` (its
+    /// content): an entry that misses one would rule out a file that matches.
+    /// `true` for a content it has no entry for.
+    pub fn holds(&self, hash: &Hash, bytes: &[u8]) -> bool {
+        let inverted = self.inverted.read().unwrap();
+        let Some(doc) = inverted.docs.get(hash) else {
+            return true;
+        };
+        trigrams::of(bytes).iter().all(|t| {
+            inverted
+                .postings
+                .get(t)
+                .is_some_and(|list| list.contains(*doc))
+        })
+    }
+
+    /// Drops every entry: nothing is ruled out until contents are read again.
+    pub fn forget(&self) {
+        let _one_at_a_time = self.inverting.lock().unwrap();
+        *self.pending.lock().unwrap() = Pending::default();
+        *self.inverted.write().unwrap() = Inverted::default();
+        for n in [
+            &self.counts.contents,
+            &self.counts.trigrams,
+            &self.counts.pairs,
+            &self.counts.bytes,
+        ] {
+            n.store(0, Ordering::Relaxed);
+        }
     }
 
     /// Counts what a search did with the candidates: files left unread, files read.
@@ -204,6 +371,51 @@ impl TextIndex {
             kept: get(&c.kept),
         }
     }
+}
+
+/// The first four bytes of a snapshot (its format: a new layout takes a new one).
+const SNAPSHOT_MAGIC: u32 = 0x4C54_5831;
+
+/// A snapshot's index, or `None` if it does not hold together.
+fn decode(bytes: &[u8]) -> Option<Inverted> {
+    fn u32_(rest: &mut &[u8]) -> Option<u32> {
+        let (n, tail) = rest.split_first_chunk::<4>()?;
+        *rest = tail;
+        Some(u32::from_le_bytes(*n))
+    }
+    let mut rest = bytes;
+    if u32_(&mut rest)? != SNAPSHOT_MAGIC {
+        return None;
+    }
+    let next = u32_(&mut rest)?;
+    let lists = u32_(&mut rest)?;
+    let (table, tail) = rest.split_at_checked(32 * next as usize)?;
+    rest = tail;
+    let mut docs = FxHashMap::default();
+    for (doc, hash) in table.chunks_exact(32).enumerate() {
+        let hash: Hash = hash.try_into().ok()?;
+        if hash != [0; 32] {
+            docs.insert(hash, doc as u32);
+        }
+    }
+    let mut postings = FxHashMap::default();
+    for _ in 0..lists {
+        let trigram = u32_(&mut rest)?;
+        let len = u32_(&mut rest)? as usize;
+        let (list, tail) = rest.split_at_checked(len)?;
+        rest = tail;
+        let list = RoaringBitmap::deserialize_from(list).ok()?;
+        if trigram > 0xFF_FFFF || list.max().is_some_and(|max| max >= next) {
+            return None;
+        }
+        postings.insert(trigram, list);
+    }
+    rest.is_empty().then_some(Inverted {
+        docs,
+        postings,
+        next,
+        restored: next,
+    })
 }
 
 /// The documents satisfying `query`; `None` for all of them.
@@ -363,6 +575,98 @@ mod tests {
         );
         // The test rules files out, so it can fail.
         assert!(candidates_seen > 100, "{candidates_seen}");
+    }
+
+    /// A content added again while the index is busy (its check skipped, so it is
+    /// numbered twice) leaves every later content findable: numbers come from the
+    /// pending batch, never from how many contents there are. (Counting contents
+    /// once numbered a later batch below an earlier one, and every list that held
+    /// a larger number dropped the batch: Kubernetes' search missed most files.)
+    #[test]
+    fn a_content_numbered_twice_leaves_every_later_content_findable() {
+        let index = TextIndex::default();
+        index.add(hash(1), b"fn shared_content() {}");
+        index.flush();
+        std::thread::scope(|s| {
+            let busy = index.inverted.write().unwrap();
+            s.spawn(|| index.add(hash(1), b"fn shared_content() {}"))
+                .join()
+                .unwrap();
+            drop(busy);
+        });
+        index.flush();
+        for i in 2..40u8 {
+            index.add(hash(i), format!("fn later_{i:03}() {{}}").as_bytes());
+            if i % 7 == 0 {
+                index.flush();
+            }
+        }
+        for i in 2..40u8 {
+            let c = index.candidates(&plan::query(&format!("later_{i:03}"), false, false));
+            assert!(c.may_hold(&hash(i)), "content {i} ruled out");
+            assert!(!c.may_hold(&hash(i + 1)) || i + 1 >= 40);
+        }
+        let c = index.candidates(&plan::query("shared_content", false, false));
+        assert!(c.may_hold(&hash(1)) && !c.may_hold(&hash(2)));
+    }
+
+    /// A snapshot restores the same answers, numbers what comes after it past its
+    /// own, and is refused when it does not hold together or comes after contents
+    /// were inverted.
+    #[test]
+    fn a_snapshot_restores_the_same_index_and_a_broken_one_nothing() {
+        let index = TextIndex::default();
+        index.add(hash(1), b"fn poll_ready(&mut self)");
+        index.add(hash(2), b"fn poll_next(&mut self)");
+        let (snapshot, contents) = index.snapshot(0).unwrap();
+        assert_eq!(contents, 2);
+        assert_eq!(index.snapshot(2), None, "nothing new since");
+
+        let restored = TextIndex::default();
+        // Pending when the snapshot comes in: numbered after it.
+        restored.add(hash(3), b"let poll_ready = 3;");
+        assert!(restored.restore(&snapshot));
+        let q = plan::query("poll_ready", false, false);
+        let c = restored.candidates(&q);
+        assert!(c.may_hold(&hash(1)) && c.may_hold(&hash(3)) && !c.may_hold(&hash(2)));
+        drop(c);
+        assert_eq!(restored.figures().contents, 3);
+        assert_eq!(restored.restored_sample(8), vec![hash(1), hash(2)]);
+        assert!(
+            !restored.restore(&snapshot),
+            "contents were inverted already"
+        );
+
+        let mut broken = vec![snapshot[..snapshot.len() - 1].to_vec()];
+        let mut magic = snapshot.clone();
+        magic[0] ^= 1;
+        broken.push(magic);
+        // The number of documents cut to one: the lists name a second.
+        let mut short = snapshot.clone();
+        short[4..8].copy_from_slice(&1u32.to_le_bytes());
+        short.drain(8 + 4 + 32..8 + 4 + 64);
+        broken.push(short);
+        for b in broken {
+            assert!(!TextIndex::default().restore(&b));
+        }
+    }
+
+    /// An entry that misses a trigram of its content is caught by `holds`, and
+    /// `forget` leaves nothing ruled out.
+    #[test]
+    fn an_entry_missing_its_contents_trigrams_is_caught_and_forgotten() {
+        let lying = TextIndex::default();
+        lying.add(hash(1), b"something else entirely");
+        let (snapshot, _) = lying.snapshot(0).unwrap();
+        let index = TextIndex::default();
+        assert!(index.restore(&snapshot));
+        assert!(index.holds(&hash(1), b"something else"));
+        assert!(!index.holds(&hash(1), b"fn poll_ready()"));
+        assert!(index.holds(&hash(9), b"never seen"));
+        index.forget();
+        let c = index.candidates(&plan::query("poll_ready", false, false));
+        assert!(c.may_hold(&hash(1)));
+        assert_eq!(index.figures(), TextFigures::default());
     }
 
     /// Batches are inverted as they fill, in document order, and what is pending
