@@ -205,7 +205,10 @@ fn bench(corpus: &Corpus, repo: &Path, rounds: usize) {
     };
     let theirs = |mode: &str, pattern: &str, ci: bool| {
         let mut c = Command::new("rg");
-        c.current_dir(repo).args(["--no-config", "-n"]);
+        // Never the bench's stdin: rg searches a readable stdin instead of the tree.
+        c.current_dir(repo)
+            .stdin(Stdio::null())
+            .args(["--no-config", "-n"]);
         if mode == "--text" {
             c.arg("-F");
         }

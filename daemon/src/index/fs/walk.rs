@@ -139,13 +139,17 @@ impl IgnoreSourcesAbove {
             .find(|d| lean_ctx_shared::paths::counts_as_worktree(d, root, home))?;
         let info_exclude = crate::worktree::git_dir(top)
             .map(|git_dir| crate::worktree::common_dir(&git_dir).join("info/exclude"));
-        let mut dirs: Vec<PathBuf> = root
-            .ancestors()
-            .skip(1)
-            .take_while(|d| *d != top)
-            .map(Path::to_path_buf)
-            .collect();
+        // A root at its repository's top has no directory of the repository above
+        // it: the ignore files further up are another repository's (or none), which
+        // git never applies here.
+        let mut dirs: Vec<PathBuf> = Vec::new();
         if root != top {
+            dirs.extend(
+                root.ancestors()
+                    .skip(1)
+                    .take_while(|d| *d != top)
+                    .map(Path::to_path_buf),
+            );
             dirs.push(top.to_path_buf());
         }
         dirs.reverse();
@@ -722,6 +726,25 @@ mod tests {
         assert_eq!(
             walk(&second, 2),
             BTreeSet::from(["pkg/src/lib.rs".to_string()])
+        );
+        // A repository inside an ignored directory of another one (a corpus under
+        // `target/`) obeys its own rules only: the outer `.gitignore`'s `target/`
+        // does not hide its `a/target/`.
+        let inner = main.join("target/inner");
+        write(&main, ".gitignore", "skip.rs\ntarget/\n");
+        write(&inner, "a/target/x.rs", "fn f() {}\n");
+        write(&inner, "a/y.rs", "fn f() {}\n");
+        git(&inner, &["init", "-q"]);
+        assert_eq!(
+            walk(&inner, 3),
+            BTreeSet::from(["a/target/x.rs".to_string(), "a/y.rs".to_string()])
+        );
+        assert_eq!(
+            inputs_above(&inner, None)
+                .iter()
+                .filter(|p| p.ends_with(".gitignore"))
+                .count(),
+            0
         );
         // Outside any repository only the root's own ignore files count.
         let plain = main.parent().unwrap().join("plain");
