@@ -12,7 +12,10 @@
 //! worker taking the next file in rank order.
 //!
 //! Hits past what the limit can answer are counted, not built, so a search that matches
-//! everywhere costs no more memory than one that fills the answer.
+//! everywhere costs no more memory than one that fills the answer. A file's parse is
+//! fetched only once it has a hit to label (with the store on, a parse is a read and a
+//! decode: fetching every candidate's first cost a search over all files more than
+//! the search).
 
 use std::{
     io::Read,
@@ -33,11 +36,14 @@ use lean_ctx_shared::{
     protocol::{Enclosing, TextHit},
 };
 
-use lean_ctx_syntax::{FileSymbols, text::char_count};
+use lean_ctx_syntax::text::char_count;
 
 use crate::{
     declarations::{Spans, Wire},
-    index::{ids::FileId, store::Parsed},
+    index::{
+        ids::FileId,
+        store::{ContentFacts, Parsed},
+    },
     jail::{self, Want},
     registry::Project,
 };
@@ -108,7 +114,7 @@ pub fn lets_through(filter: Option<&ignore::overrides::Override>, rel: &str) -> 
 pub fn search(
     project: &Project,
     matcher: &RegexMatcher,
-    files: &[(String, FileId, Parsed)],
+    files: &[(String, FileId, ContentFacts)],
     keep: usize,
     (before, after): (u32, u32),
 ) -> Vec<FileHits> {
@@ -142,10 +148,10 @@ pub fn search(
         loop {
             let before = kept.load(Ordering::SeqCst);
             let i = next.fetch_add(1, Ordering::SeqCst);
-            let Some((rel, id, parsed)) = files.get(i) else {
+            let Some((rel, id, known)) = files.get(i) else {
                 break;
             };
-            let file = (rel.as_str(), *id, parsed);
+            let file = (rel.as_str(), *id, known);
             let room = if before >= keep { 0 } else { keep };
             if let Some(hits) =
                 search_file(project, root, &mut searcher, matcher, file, room, &mut buf)
@@ -176,28 +182,44 @@ fn search_file(
     root: BorrowedFd<'_>,
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
-    (rel, id, parsed): (&str, FileId, &Parsed),
+    (rel, id, known): (&str, FileId, &ContentFacts),
     keep: usize,
     buf: &mut Vec<u8>,
 ) -> Option<FileHits> {
     let fresh = read(project, root, rel, id, buf)?;
-    let symbols = fresh.as_ref().unwrap_or(parsed).symbols.clone();
     let mut sink = Collect {
         matcher,
-        symbols: &symbols,
-        spans: None,
         rel,
         keep,
         out: FileHits::default(),
+        at: Vec::new(),
         before: Vec::new(),
         last_kept: false,
     };
     searcher.search_slice(matcher, buf, &mut sink).ok()?;
-    sink.out.bytes_read = buf.len() as u64;
-    if sink.out.matched > 0 {
-        sink.out.path = rel.to_string();
+    let Collect { mut out, at, .. } = sink;
+    out.bytes_read = buf.len() as u64;
+    if out.matched > 0 {
+        out.path = rel.to_string();
     }
-    Some(sink.out)
+    if !out.hits.is_empty() {
+        // The file as read: its parse again if it changed, else the one indexed.
+        let symbols = match fresh {
+            Some(parsed) => Some(parsed.symbols),
+            None => project.index.parsed(rel, id, known).map(|p| p.symbols),
+        };
+        if let Some(symbols) = symbols {
+            let spans = Spans::new(&symbols);
+            for (hit, at) in out.hits.iter_mut().zip(at) {
+                hit.symbol = spans.innermost(at).map(|sym| Enclosing {
+                    kind: sym.kind().wire(),
+                    name_path: sym.name_path().to_string(),
+                    hash: None,
+                });
+            }
+        }
+    }
+    Some(out)
 }
 
 /// The file's bytes into `buf`, and its parse again if it is no longer the file the
@@ -225,16 +247,15 @@ fn read(
     Some(Some(parsed))
 }
 
-/// A file's matching lines as hits.
+/// A file's matching lines as hits, each labelled after the search from the byte
+/// offset of its match (`at`).
 struct Collect<'a> {
     matcher: &'a RegexMatcher,
-    symbols: &'a FileSymbols,
-    /// The symbols' byte ranges by start (outer before inner at one start), with
-    /// the symbol: built at the first hit, so a file without one costs nothing.
-    spans: Option<Spans<'a>>,
     rel: &'a str,
     keep: usize,
     out: FileHits,
+    /// Per kept hit, the byte its match starts at.
+    at: Vec<usize>,
     /// Context lines read since the last match: the next kept hit's.
     before: Vec<String>,
     /// Whether the last match was kept (its after-context is kept with it).
@@ -294,21 +315,7 @@ fn shown(line: &[u8]) -> String {
     }
 }
 
-impl<'a> Collect<'a> {
-    /// The innermost symbol holding byte `at`.
-    fn enclosing(&mut self, at: usize) -> Option<Enclosing> {
-        let symbols = self.symbols;
-        let sym = self
-            .spans
-            .get_or_insert_with(|| Spans::new(symbols))
-            .innermost(at)?;
-        Some(Enclosing {
-            kind: sym.kind().wire(),
-            name_path: sym.name_path().to_string(),
-            hash: None,
-        })
-    }
-
+impl Collect<'_> {
     fn hit(&mut self, m: &SinkMatch<'_>) -> TextHit {
         let mut line = m.bytes();
         let mut offset = m.absolute_byte_offset() as usize;
@@ -324,13 +331,13 @@ impl<'a> Collect<'a> {
             .ok()
             .flatten()
             .map_or(0, |found| found.start());
-        let symbol = self.enclosing(offset + start);
+        self.at.push(offset + start);
         TextHit {
             path: self.rel.to_string(),
             line: m.line_number().unwrap_or(0) as u32,
             column: char_count(&line[..start]) as u32,
             text: shown(line),
-            symbol,
+            symbol: None,
             before: Vec::new(),
             after: Vec::new(),
         }

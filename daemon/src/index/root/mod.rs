@@ -906,14 +906,15 @@ impl RootIndex {
     /// The indexed files under `prefix` that `through` lets through and whose
     /// content may hold a match of `query` (the text index's candidates: its
     /// contents satisfying the query, and every content it has not seen), by path,
-    /// with the identity they were indexed at and their parses; and how many files
+    /// with the identity they were indexed at and what the index knows of their
+    /// content (the parse itself: [`RootIndex::parsed`]); and how many files
     /// `through` let through.
     pub fn identified_matching(
         &self,
         prefix: &str,
         query: &Query,
         through: impl Fn(&str) -> bool,
-    ) -> (Vec<(String, FileId, Parsed)>, usize) {
+    ) -> (Vec<(String, FileId, ContentFacts)>, usize) {
         let candidates = self.caches.text().candidates(query);
         let files = self.files.read();
         let mut considered = 0;
@@ -932,7 +933,13 @@ impl RootIndex {
         drop(candidates);
         let kept = listed.len() as u64;
         self.caches.text().searched(considered as u64 - kept, kept);
-        (self.fetched(listed), considered)
+        (listed, considered)
+    }
+
+    /// The parse of a file [`RootIndex::identified_matching`] listed, from the shared
+    /// caches or the store, else read again beneath the root; `None` if it went away.
+    pub fn parsed(&self, rel: &str, id: FileId, known: &ContentFacts) -> Option<Parsed> {
+        self.caches.symbols_of(known, id, &|| self.open(rel)).ok()
     }
 
     /// Files found by the walk; while it runs, at least as many as expected.
