@@ -487,8 +487,7 @@ impl Store {
         let Some((dir, key)) = self.dir_and_key() else {
             return;
         };
-        let mut sealed = listing.to_vec();
-        sealed.extend_from_slice(&listing_mac(&key, root, listing));
+        let sealed = sealed(listing, listing_mac(&key, root, listing));
         let name = listing_name(root);
         if let Err(e) = write_replacing(&dir, &name, &sealed) {
             tracing::debug!(root = %root.display(), error = %e, "cannot keep the root's listing");
@@ -514,10 +513,7 @@ impl Store {
             );
             return false;
         }
-        let mut sealed = Vec::with_capacity(snapshot.len() + 32);
-        sealed.extend_from_slice(snapshot);
-        sealed.extend_from_slice(&text_mac(&key, snapshot));
-        match write_replacing(&dir, TEXT, &sealed) {
+        match write_replacing(&dir, TEXT, &sealed(snapshot, text_mac(&key, snapshot))) {
             Ok(_) => true,
             Err(e) => {
                 tracing::warn!(error = %e, "cannot keep the text index");
@@ -529,12 +525,7 @@ impl Store {
     /// The text index's snapshot, if one is kept and its seal verifies.
     pub fn load_text(&self) -> Option<Vec<u8>> {
         let (dir, key) = self.dir_and_key()?;
-        let mut bytes = read_private(&dir, TEXT)?;
-        let body = bytes.len().checked_sub(32)?;
-        (text_mac(&key, &bytes[..body])[..] == bytes[body..]).then(|| {
-            bytes.truncate(body);
-            bytes
-        })
+        unsealed(read_private(&dir, TEXT)?, |body| text_mac(&key, body))
     }
 
     /// Removes the text index's snapshot (it was contradicted).
@@ -572,11 +563,8 @@ impl Store {
     /// The listing kept for `root`, if there is one and its seal verifies.
     pub fn load_listing(&self, root: &Path) -> Option<Vec<u8>> {
         let (dir, key) = self.dir_and_key()?;
-        let mut bytes = read_private(&dir, &listing_name(root))?;
-        let body = bytes.len().checked_sub(32)?;
-        (listing_mac(&key, root, &bytes[..body])[..] == bytes[body..]).then(|| {
-            bytes.truncate(body);
-            bytes
+        unsealed(read_private(&dir, &listing_name(root))?, |body| {
+            listing_mac(&key, root, body)
         })
     }
 
@@ -1575,6 +1563,23 @@ fn listing_mac(key: &[u8; 32], root: &Path, listing: &[u8]) -> [u8; 32] {
     hasher.update(path);
     hasher.update(listing);
     *hasher.finalize().as_bytes()
+}
+
+/// `body` followed by its seal (a file of the store's kept beside the record log).
+fn sealed(body: &[u8], mac: [u8; 32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len() + mac.len());
+    out.extend_from_slice(body);
+    out.extend_from_slice(&mac);
+    out
+}
+
+/// The body of [`sealed`] bytes if their seal is `mac_of` the body.
+fn unsealed(mut bytes: Vec<u8>, mac_of: impl Fn(&[u8]) -> [u8; 32]) -> Option<Vec<u8>> {
+    let body = bytes.len().checked_sub(32)?;
+    (mac_of(&bytes[..body])[..] == bytes[body..]).then(|| {
+        bytes.truncate(body);
+        bytes
+    })
 }
 
 /// The text snapshot's seal: under the store's key, so a new store's key voids it.
