@@ -530,10 +530,14 @@ impl Caches {
 
     /// Parses `bytes` as `lang` into the symbol cache and the store; `hash` is
     /// theirs if the caller has it (a first index hashed every file it read, and
-    /// hashing again was 2% of lodash's index threads in perf).
+    /// hashing again was 2% of lodash's index threads in perf); bytes it hashed
+    /// are in the text index already, others go in here.
     fn made(&self, lang: Lang, bytes: &[u8], hash: Option<Hash>) -> (Hash, Arc<FileSymbols>) {
-        let hash = hash.unwrap_or_else(|| *blake3::hash(bytes).as_bytes());
-        self.text.add(hash, bytes);
+        let hash = hash.unwrap_or_else(|| {
+            let hash = *blake3::hash(bytes).as_bytes();
+            self.text.add(hash, bytes);
+            hash
+        });
         let symbols = Arc::new(extract(lang, bytes));
         self.symbols.insert((lang, hash), symbols.clone());
         if let Some(store) = self.store() {
