@@ -533,6 +533,9 @@ fn the_cli_keeps_the_habits_of_a_unix_tool() {
     fs::write(project.join("b.c"), "int b(void) { return 0; }\n").unwrap();
     let outline = env.ok(&project, &["outline", "a.rb"]);
     assert_eq!(outline["files"][0]["symbols"][0]["name"], "a", "{outline}");
+    // The listing names the languages the index found: once its walk is done (an
+    // outline of one file parses that file alone; under load the listing came first).
+    env.ok(&project, &["tree", "--depth", "0"]);
     assert_eq!(
         servers(),
         "no language server runs\nc: clangd\nruby: ruby-lsp (not found: gem install ruby-lsp)"
