@@ -2,10 +2,14 @@
 //! rounds alternating so machine noise hits both alike: `lean-ctx search
 //! --text|--regex` (a warm daemon, its index ready) vs `rg`, for a rare and a common
 //! literal, a case-insensitive literal, a regex with literal runs and one with no
-//! three characters in a row (nothing for the text index to plan on). Each pattern's
-//! matching-line counts are compared first, so both did the same search; each
-//! answer's `searched` says how many files the text index left to read, and their
-//! bytes. Per corpus also: the first index with and without the text index
+//! three characters in a row (nothing for the text index to plan on), one found
+//! everywhere and one found almost nowhere. Each pattern's matching lines are compared
+//! first, file by file (`-l` pages against `rg -c`), so both did the same search.
+//! Timed: `lean-ctx search --limit 1000` (an answer of at most 1,000 lines; the
+//! search stops reading once they are found) against `rg` printing every line and
+//! against `rg | head -n 1000` (the same answer, ripgrep stopping at the closed pipe).
+//! Each answer's `searched` says how many files the text index left to read, how many
+//! were read before the answer was full, and their bytes. Per corpus also: the first index with and without the text index
 //! (`[index] text_index`), alternating, and the daemon's resident memory after each.
 //!
 //! Corpora: the pinned crates (`fetch-corpus.sh`, 7,621 files), and when
@@ -18,6 +22,7 @@
 //! (needs ripgrep: `apt-get install ripgrep`).
 
 use std::{
+    collections::BTreeMap,
     path::{Path, PathBuf},
     process::{Command, Stdio},
     time::Instant,
@@ -27,6 +32,10 @@ use lean_ctx_testkit::TestEnv;
 
 /// The largest limit the daemon allows: as many lines as it will list.
 const LIMIT: &str = "1000";
+
+/// A pattern with no three characters in a row that few lines hold: every file is
+/// read and the answer never fills (the whole scan against ripgrep's).
+const NO_TRIGRAM_RARE: &str = r"\b[a-z]\d[a-z]\d[a-z]\d[a-z]\b";
 
 /// (label, lean-ctx mode, pattern, ignore case)
 type Case = (&'static str, &'static str, &'static str, bool);
@@ -50,6 +59,7 @@ const CORPORA: &[Corpus] = &[
             ("literal, ignore case", "--text", "deprecated", true),
             ("regex", "--regex", r"fn \w+_mut\(", false),
             ("regex, no trigram", "--regex", r"\d{4}-\d\d", false),
+            ("regex, no trigram, rare", "--regex", NO_TRIGRAM_RARE, false),
         ],
     },
     Corpus {
@@ -67,6 +77,7 @@ const CORPORA: &[Corpus] = &[
                 false,
             ),
             ("regex, no trigram", "--regex", r"\d{4}-\d\d", false),
+            ("regex, no trigram, rare", "--regex", NO_TRIGRAM_RARE, false),
         ],
     },
     Corpus {
@@ -79,6 +90,7 @@ const CORPORA: &[Corpus] = &[
             ("literal, ignore case", "--text", "deprecated", true),
             ("regex", "--regex", r"fn \w+_mut\(", false),
             ("regex, no trigram", "--regex", r"\d{4}-\d\d", false),
+            ("regex, no trigram, rare", "--regex", NO_TRIGRAM_RARE, false),
         ],
     },
 ];
@@ -219,42 +231,127 @@ fn bench(corpus: &Corpus, repo: &Path, rounds: usize) {
         c
     };
 
+    let head = |mode: &str, pattern: &str, ci: bool| {
+        let mut c = Command::new("sh");
+        c.current_dir(repo).stdin(Stdio::null()).args([
+            "-c",
+            r#"rg --no-config -n $1 -- "$2" | head -n $3"#,
+            "sh",
+            &rg_flags(mode, ci),
+            pattern,
+            LIMIT,
+        ]);
+        c
+    };
+
     println!("warm, whole process, {rounds} rounds each, alternating (p50 / p90 / mean, ms):");
     for &(label, mode, pattern, ci) in corpus.cases {
-        // The same search: matching lines by both.
-        let mut json = ours(mode, pattern, ci);
-        json.arg("--json");
-        let v: serde_json::Value = serde_json::from_slice(&json.output().unwrap().stdout).unwrap();
-        let ours_lines = v["total"].as_u64().unwrap();
-        let rg_lines = count_lines(theirs(mode, pattern, ci));
-        let searched = &v["searched"];
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        for _ in 0..rounds {
-            a.push(time(ours(mode, pattern, ci)));
-            b.push(time(theirs(mode, pattern, ci)));
-        }
-        let (a50, a90, amean) = stats(&mut a);
-        let (b50, b90, bmean) = stats(&mut b);
-        let same = if ours_lines == rg_lines as u64 {
-            "same"
+        // The same search: matching lines per file by both.
+        let ours_files = matching_files(&env, repo, mode, pattern, ci);
+        let rg_files = rg_counts(repo, mode, pattern, ci);
+        let lines: u64 = rg_files.values().sum();
+        let same = if ours_files == rg_files {
+            "same in every file"
         } else {
             "DIFFERENT"
         };
+        let mut json = ours(mode, pattern, ci);
+        json.arg("--json");
+        let v: serde_json::Value = serde_json::from_slice(&json.output().unwrap().stdout).unwrap();
+        let searched = &v["searched"];
+        let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            a.push(time(ours(mode, pattern, ci)));
+            b.push(time(theirs(mode, pattern, ci)));
+            c.push(time(head(mode, pattern, ci)));
+        }
+        let (a50, a90, amean) = stats(&mut a);
+        let (b50, b90, bmean) = stats(&mut b);
+        let (c50, c90, cmean) = stats(&mut c);
         println!(
-            "  {label} {pattern:?}: {ours_lines} lines (rg: {rg_lines}, {same}); read {} of {} files, {:.1} MiB",
+            "  {label} {pattern:?}: {lines} lines in {} files (rg's; ours: {same}); the timed answer read {} of {} files ({} left unread once full), {:.1} MiB",
+            rg_files.len(),
             searched["read"],
             searched["files"],
+            searched["unread"],
             searched["bytes_read"].as_u64().unwrap_or(0) as f64 / (1 << 20) as f64
         );
         println!("    lean-ctx search {mode}  {a50:>8.2} {a90:>8.2} {amean:>8.2}");
         println!("    rg                     {b50:>8.2} {b90:>8.2} {bmean:>8.2}");
+        println!("    rg | head -n {LIMIT}       {c50:>8.2} {c90:>8.2} {cmean:>8.2}");
         println!(
-            "    ratio                  {:>7.3}x {:>7.3}x {:>7.3}x",
+            "    ratio to rg            {:>7.3}x {:>7.3}x {:>7.3}x",
             a50 / b50,
             a90 / b90,
             amean / bmean
         );
+        println!(
+            "    ratio to rg | head     {:>7.3}x {:>7.3}x {:>7.3}x",
+            a50 / c50,
+            a90 / c90,
+            amean / cmean
+        );
     }
+}
+
+/// rg's flags for a search: fixed strings for `--text`, `-i` when asked.
+fn rg_flags(mode: &str, ci: bool) -> String {
+    let mut flags = vec![];
+    if mode == "--text" {
+        flags.push("-F");
+    }
+    if ci {
+        flags.push("-i");
+    }
+    flags.join(" ")
+}
+
+/// Every file our search finds, with its matching lines: `-l` pages of 1,000 files
+/// until the answer is complete.
+fn matching_files(
+    env: &TestEnv,
+    repo: &Path,
+    mode: &str,
+    pattern: &str,
+    ci: bool,
+) -> BTreeMap<String, u64> {
+    let mut found = BTreeMap::new();
+    loop {
+        let skip = found.len().to_string();
+        let mut args = vec!["--root", ".", "search", mode, pattern, "-l"];
+        args.extend(["--limit", LIMIT, "--skip", &skip]);
+        if ci {
+            args.push("-i");
+        }
+        let (_, v) = env.shim_json_in(repo, &args);
+        for f in v["matching_files"].as_array().unwrap() {
+            let path = f["path"].as_str().unwrap().to_string();
+            found.insert(path, f["lines"].as_u64().unwrap());
+        }
+        if v["truncated"] != true {
+            return found;
+        }
+    }
+}
+
+/// rg's matching lines per file (`rg -c`).
+fn rg_counts(repo: &Path, mode: &str, pattern: &str, ci: bool) -> BTreeMap<String, u64> {
+    let mut c = Command::new("rg");
+    c.current_dir(repo)
+        .stdin(Stdio::null())
+        .args(["--no-config", "-c"]);
+    if mode == "--text" {
+        c.arg("-F");
+    }
+    if ci {
+        c.arg("-i");
+    }
+    let out = c.arg("--").arg(pattern).output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.rsplit_once(':'))
+        .map(|(path, n)| (path.to_string(), n.parse().unwrap()))
+        .collect()
 }
 
 /// The bytes of the files rg searches in `repo` (`rg --files`: ignore rules,
@@ -282,15 +379,6 @@ fn rss_kib(env: &TestEnv) -> u64 {
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
         .unwrap()
-}
-
-/// Lines `cmd` prints.
-fn count_lines(mut cmd: Command) -> usize {
-    let out = cmd.output().unwrap();
-    out.stdout
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .count()
 }
 
 fn time(mut cmd: Command) -> f64 {

@@ -249,9 +249,86 @@ fn a_text_search_reads_only_candidates_and_sees_every_write_made_before_it() {
     );
 
     // Nothing to plan on (no three characters in a row): every file is read.
-    let v = env.ok(&root, &["search", "--regex", "f.l", "-l"]);
+    let v = env.ok(
+        &root,
+        &["search", "--regex", "f.l", "-l", "--limit", "1000"],
+    );
     assert_eq!(v["searched"]["read"], v["searched"]["files"], "{v}");
     assert!(v["files"].as_u64() > Some(190), "{v}");
+}
+
+/// A search stops reading once the files before the next one fill its answer, so a
+/// pattern found everywhere costs what its answer costs; what it says it read, and
+/// the counts it gives, are what it read. A later page goes on in the same order.
+#[test]
+fn a_search_stops_reading_once_its_answer_is_full_and_says_so() {
+    let (env, root) = fixture();
+    for i in 0..300 {
+        let text = format!("fn common_{i}() {{\n    common_word();\n    common_word();\n}}\n");
+        fs::write(root.join(format!("src/c_{i:03}.rs")), text).unwrap();
+    }
+    let everything = env.ok(
+        &root,
+        &["search", "--text", "common_word", "--limit", "1000"],
+    );
+    assert_eq!(
+        (
+            everything["total"].as_u64(),
+            everything["searched"]["unread"].as_u64()
+        ),
+        (Some(600), Some(0)),
+        "{everything}"
+    );
+    let all_hits = hits(&everything);
+
+    let v = env.ok(&root, &["search", "--text", "common_word", "--limit", "5"]);
+    assert_eq!(hits(&v), all_hits[..5], "{v}");
+    let (read, unread) = (
+        v["searched"]["read"].as_u64().unwrap(),
+        v["searched"]["unread"].as_u64().unwrap(),
+    );
+    // Two workers, two hits a file: three files fill it, and a worker may have taken
+    // one more file each before it saw the answer full.
+    assert!((3..=5).contains(&read), "{v}");
+    assert_eq!(read + unread, 300, "{v}");
+    assert_eq!(v["total"].as_u64(), Some(2 * read), "{v}");
+    assert_eq!(v["truncated"], true, "{v}");
+    let text = text(
+        &env,
+        &root,
+        &["search", "--text", "common_word", "--limit", "5"],
+    );
+    // Another run: its workers may have read a file more or fewer.
+    assert!(
+        text.contains("+ matching lines shown, in ")
+            && text.contains(" files unread); go on with skip=5"),
+        "{text}"
+    );
+
+    // The next page: the same order, from where the last one stopped.
+    let next = env.ok(
+        &root,
+        &[
+            "search",
+            "--text",
+            "common_word",
+            "--limit",
+            "5",
+            "--skip",
+            "5",
+        ],
+    );
+    assert_eq!(hits(&next), all_hits[5..10], "{next}");
+
+    // Files only: filled by files with a match, each with its exact count.
+    let files = env.ok(
+        &root,
+        &["search", "--text", "common_word", "-l", "--limit", "4"],
+    );
+    let listed = files["matching_files"].as_array().unwrap();
+    assert_eq!(listed.len(), 4, "{files}");
+    assert!(listed.iter().all(|f| f["lines"] == 2), "{files}");
+    assert!(files["searched"]["unread"].as_u64() >= Some(290), "{files}");
 }
 
 #[test]
@@ -314,15 +391,17 @@ fn text_and_regex_search_label_each_line_with_its_symbol_and_never_search_an_ign
         [hit("src/ünï/straße.rs", 1, 3, "")]
     );
 
-    // Bounded, and said so.
+    // Bounded, and said so: the third file, one line, may be left unread once the
+    // first two fill the answer.
     let v = env.ok(&root, &["search", "--text", "needle", "--limit", "2"]);
     assert_eq!(
         (
             v["hits"].as_array().unwrap().len(),
-            v["total"].as_u64(),
+            v["total"].as_u64().unwrap() + v["searched"]["unread"].as_u64().unwrap(),
             v["truncated"].as_bool()
         ),
-        (2, Some(3), Some(true))
+        (2, 3, Some(true)),
+        "{v}"
     );
 
     // Ignored files are never searched, whatever they hold.

@@ -266,19 +266,27 @@ pub fn search_text(resp: &SearchTextResponse, pattern: &str, skip: u32) -> Strin
         let _ = writeln!(s, "{}  {}", f.path, f.lines);
     }
     let files_only = !resp.matching_files.is_empty();
+    // Counts of a search that stopped once its answer was full are what it read.
+    let (more, stopped) = match resp.searched.unread {
+        0 => ("", String::new()),
+        n => (
+            "+",
+            format!(" (stopped once the answer was full: {n} files unread)"),
+        ),
+    };
     s.push_str(&match (resp.total, resp.truncated) {
         (0, _) => format!(
             "no line matches {pattern:?} in {}",
             searched(&resp.searched)
         ),
         (n, true) if files_only => format!(
-            "{} of {} files shown, {n} matching lines; {}",
+            "{} of {}{more} files shown, {n}{more} matching lines{stopped}; {}",
             resp.matching_files.len(),
             resp.files,
             go_on(skip, resp.matching_files.len())
         ),
         (n, true) => format!(
-            "{} of {n} matching lines shown, in {} files; {}",
+            "{} of {n}{more} matching lines shown, in {}{more} files{stopped}; {}",
             resp.hits.len(),
             resp.files,
             go_on(skip, resp.hits.len())

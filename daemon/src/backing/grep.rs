@@ -11,8 +11,10 @@
 //! again first, so no answer lags a write and no name leads outside the root. Files are searched in parallel, each
 //! worker taking the next file in rank order.
 //!
-//! Hits past what the limit can answer are counted, not built, so a search that matches
-//! everywhere costs no more memory than one that fills the answer. A file's parse is
+//! Files are taken in the answer's order, and none is taken once the files before it
+//! fill the answer (`Fill`): a pattern that matches everywhere costs what its answer
+//! costs, not what the repository does (ripgrep piped into `head` stops the same way).
+//! Hits past what the limit can answer are counted, not built. A file's parse is
 //! fetched only once it has a hit to label (with the store on, a parse is a read and a
 //! decode: fetching every candidate's first cost a search over all files more than
 //! the search).
@@ -106,29 +108,43 @@ pub fn lets_through(filter: Option<&ignore::overrides::Override>, rel: &str) -> 
     filter.is_none_or(|f| !f.matched(rel, false).is_ignore())
 }
 
+/// What fills an answer: once the files searched before the next one in order hold
+/// this much, no later file can change the answer, and none is read.
+#[derive(Clone, Copy, Debug)]
+pub enum Fill {
+    /// Matching lines (hits are built for these, at most this many per file).
+    Lines(usize),
+    /// Files with a match (only counted, no hit is built).
+    Files(usize),
+}
+
 /// Searches `files` (root-relative names, the identities they were indexed at, their
-/// parses) in order; the answer is in the same order. Only the first `keep` hits in
-/// that order can be answered, so no more are built: at most `keep` per file, and
-/// none in a file taken after files before it had `keep` already (the rest are
-/// counted). Hits built stay under `keep` times the workers plus one.
+/// parses) in order until the answer is full (`fill`); the answer is in the same
+/// order, with how many files were left unread. Hits built stay under the lines
+/// wanted times the workers plus one.
 pub fn search(
     project: &Project,
     matcher: &RegexMatcher,
     files: &[(String, FileId, ContentFacts)],
-    keep: usize,
+    fill: Fill,
     (before, after): (u32, u32),
-) -> Vec<FileHits> {
+) -> (Vec<FileHits>, usize) {
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(files.len().max(1));
     let next = AtomicUsize::new(0);
-    // Hits kept by finished files: read before a file is taken, it counts only files
-    // taken before it (earlier in the order).
-    let kept = AtomicUsize::new(0);
+    // Hits kept (or files matched) by finished files: read before a file is taken, it
+    // counts only files taken before it, earlier in the order; once it reaches what
+    // the answer wants, the answer's first items all lie in those files.
+    let filled = AtomicUsize::new(0);
+    let (keep, wanted) = match fill {
+        Fill::Lines(n) => (n, n),
+        Fill::Files(n) => (0, n),
+    };
     let found = Mutex::new(Vec::with_capacity(files.len()));
     // A root that cannot be opened (removed meanwhile) has no file to search.
     let Ok(root) = jail::open_root(&project.root) else {
-        return Vec::new();
+        return (Vec::new(), files.len());
     };
     let root = root.as_fd();
     let work = || {
@@ -145,18 +161,20 @@ pub fn search(
         let mut mine = Vec::new();
         // One buffer per worker, grown to the largest file it read.
         let mut buf = Vec::new();
-        loop {
-            let before = kept.load(Ordering::SeqCst);
+        while filled.load(Ordering::SeqCst) < wanted {
             let i = next.fetch_add(1, Ordering::SeqCst);
             let Some((rel, id, known)) = files.get(i) else {
                 break;
             };
             let file = (rel.as_str(), *id, known);
-            let room = if before >= keep { 0 } else { keep };
             if let Some(hits) =
-                search_file(project, root, &mut searcher, matcher, file, room, &mut buf)
+                search_file(project, root, &mut searcher, matcher, file, keep, &mut buf)
             {
-                kept.fetch_add(hits.hits.len(), Ordering::SeqCst);
+                let filling = match fill {
+                    Fill::Lines(_) => hits.hits.len(),
+                    Fill::Files(_) => usize::from(hits.matched > 0),
+                };
+                filled.fetch_add(filling, Ordering::SeqCst);
                 mine.push((i, hits));
             }
         }
@@ -171,9 +189,10 @@ pub fn search(
             }
         });
     }
+    let unread = files.len().saturating_sub(next.into_inner());
     let mut found = found.into_inner().unwrap();
     found.sort_unstable_by_key(|(i, _)| *i);
-    found.into_iter().map(|(_, hits)| hits).collect()
+    (found.into_iter().map(|(_, hits)| hits).collect(), unread)
 }
 
 /// One file's hits; `None` if it is gone, unreadable or no longer indexable.

@@ -484,8 +484,13 @@ pub async fn search_text(cx: &Cx<'_>, req: &SearchTextRequest) -> Outcome<Search
         }
         // Stable: path order among files of equal rank.
         files.sort_by_key(|(path, _, _)| -boost(&focused, &project.root.join(path)));
-        let keep = if files_only { 0 } else { skip + limit };
-        let found = grep::search(&project, &matcher, &files, keep, context);
+        let fill = match files_only {
+            true => grep::Fill::Files(skip + limit),
+            false => grep::Fill::Lines(skip + limit),
+        };
+        let (found, unread) = grep::search(&project, &matcher, &files, fill, context);
+        searched.read -= unread as u32;
+        searched.unread = unread as u32;
         searched.bytes_read = found.iter().map(|f| f.bytes_read).sum();
         let total: u32 = found.iter().map(|f| f.matched).sum();
         let matched_files = found.iter().filter(|f| f.matched > 0).count() as u32;
@@ -515,11 +520,12 @@ pub async fn search_text(cx: &Cx<'_>, req: &SearchTextRequest) -> Outcome<Search
             let shown = (skip + hits.len()) as u32;
             (hits, Vec::new(), shown)
         };
-        let truncated = if files_only {
-            shown < matched_files
-        } else {
-            shown < total
-        };
+        let truncated = unread > 0
+            || if files_only {
+                shown < matched_files
+            } else {
+                shown < total
+            };
         Ok(SearchTextResponse {
             truncated,
             hits,

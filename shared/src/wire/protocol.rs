@@ -1368,6 +1368,10 @@ pub struct Searched {
     /// them where it could not be trusted), and their bytes.
     pub read: u32,
     pub bytes_read: u64,
+    /// Files the text index left that were not read: the files before them in the
+    /// answer's order already filled it. When not 0, `total` and `files` count only
+    /// what was read (there are at least that many).
+    pub unread: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
