@@ -1982,6 +1982,34 @@ mod tests {
         );
     }
 
+    /// A store file replaced by name while its writer runs (another process, a
+    /// restore from a backup: here a copy of itself, so every byte is valid) is
+    /// not written through the old file's descriptor: what comes next is in the
+    /// file the next process opens.
+    #[test]
+    fn a_store_file_replaced_under_its_running_writer_is_started_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("index");
+        let store = reopen(&dir, 1 << 30);
+        let a = put(&store, Lang::Rust, b"fn a() {}\n");
+        assert!(store.flush(Duration::from_secs(30)));
+        let path = dir.join(build_dir_name()).join(STORE);
+        let copy = path.with_extension("copy");
+        fs::copy(&path, &copy).unwrap();
+        fs::rename(&copy, &path).unwrap();
+
+        let b = put(&store, Lang::Python, b"def b(): pass\n");
+        assert!(store.flush(Duration::from_secs(30)));
+        let note = store.summary().note.unwrap_or_default();
+        assert!(note.contains("removed"), "{note}");
+        store.close(Duration::from_secs(30));
+
+        let store = reopen(&dir, 1 << 30);
+        assert_eq!(store.symbols(Lang::Python, &b).map(|s| s.count), Some(1));
+        assert!(store.symbols(Lang::Rust, &a).is_none(), "a new store");
+        store.close(Duration::from_secs(30));
+    }
+
     #[test]
     fn a_flipped_bit_in_a_parse_is_never_served() {
         let tmp = tempfile::tempdir().unwrap();
