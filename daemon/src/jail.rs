@@ -924,6 +924,14 @@ mod tests {
             refused(&main, &group, "../other/a.rs"),
             (ErrorCode::FileNotFound, OUTSIDE.to_string())
         );
+        // A file to create under a missing directory of a worktree nested in the
+        // root: the deepest existing ancestor is that worktree, named as such (not
+        // passed over for the root above it).
+        lean_ctx_testkit::git(&main, &["worktree", "add", "-q", "nested"]);
+        let e = resolve_new(&main, &group, "nested/missing/new.rs")
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::WorktreeMismatch, "{}", e.message);
     }
 
     /// What the jail opens is never inherited by a process the daemon starts, and a
