@@ -227,9 +227,9 @@ impl Caches {
     /// Keeps the text index's snapshot in the store if it learned contents since
     /// the last one (after a full walk, at exit).
     pub fn save_text(&self) {
-        // What the walk left pending goes in now, and its batch buffers go back,
-        // whether or not a store keeps the result.
-        self.text.flush();
+        // What the walk left pending goes in now, its batch buffers go back and its
+        // lists are frozen, whether or not a store keeps the result.
+        self.text.freeze();
         let Some(store) = self.store() else { return };
         let since = self.text_saved.load(Ordering::Relaxed);
         if let Some((snapshot, contents)) = self.text.snapshot(since)

@@ -21,6 +21,14 @@
 //! the trigram alone: pairs come in document order, and a stable sort keeps it. A
 //! query inverts what is pending first.
 //!
+//! When a full walk ends, the lists it grew are frozen ([`TextIndex::freeze`]):
+//! moved, merged with what was frozen before, into one buffer of lists as the
+//! library serializes them, trigrams ascending ([`Frozen`]). A list in the map costs
+//! its allocations (a map entry, the containers, each container's array) several
+//! times over its bytes, and most trigrams are in a file or two; frozen, it costs
+//! its bytes. A query reads a frozen list back (a copy of a few KiB at most) and
+//! ORs it with what was added since.
+//!
 //! With the store on, the index is kept on disk as one snapshot ([`TextIndex::snapshot`],
 //! sealed and replaced whole by the store: `store/persist.rs`) after each full walk
 //! and when the daemon stops, and restored when a daemon starts
@@ -87,6 +95,9 @@ struct Counts {
 #[derive(Debug, Default)]
 struct Inverted {
     docs: FxHashMap<Hash, u32>,
+    /// The lists as of the last freeze.
+    frozen: Frozen,
+    /// What was added since, by trigram.
     postings: FxHashMap<u32, RoaringBitmap>,
     /// The next document's number (past every number in `postings`: a content
     /// added twice in a race leaves its first number unused).
@@ -105,6 +116,83 @@ struct Pending {
     spare: Vec<u64>,
     /// The next content's number.
     next: u32,
+}
+
+/// Posting lists laid out for reading: trigrams ascending, each one's list as the
+/// library serializes it, one after another in `lists`.
+#[derive(Debug, Default)]
+struct Frozen {
+    trigrams: Vec<u32>,
+    /// Where each trigram's list ends in `lists` (it starts where the last ended).
+    ends: Vec<usize>,
+    lists: Vec<u8>,
+}
+
+impl Frozen {
+    /// The serialized list of the `i`th trigram.
+    fn bytes(&self, i: usize) -> &[u8] {
+        let start = match i {
+            0 => 0,
+            i => self.ends[i - 1],
+        };
+        &self.lists[start..self.ends[i]]
+    }
+
+    fn get(&self, trigram: u32) -> Option<RoaringBitmap> {
+        let i = self.trigrams.binary_search(&trigram).ok()?;
+        // Written by `push` from a list in memory, or checked when a snapshot was
+        // decoded.
+        RoaringBitmap::deserialize_unchecked_from(self.bytes(i)).ok()
+    }
+
+    fn push(&mut self, trigram: u32, list: &RoaringBitmap) {
+        list.serialize_into(&mut self.lists)
+            .expect("a Vec takes every write");
+        self.push_end(trigram);
+    }
+
+    fn push_bytes(&mut self, trigram: u32, bytes: &[u8]) {
+        self.lists.extend_from_slice(bytes);
+        self.push_end(trigram);
+    }
+
+    fn push_end(&mut self, trigram: u32) {
+        self.trigrams.push(trigram);
+        self.ends.push(self.lists.len());
+    }
+
+    /// `self` and `live` (ascending by trigram) as one.
+    fn merged(&self, live: &[(u32, &RoaringBitmap)]) -> Frozen {
+        let mut out = Frozen {
+            trigrams: Vec::with_capacity(self.trigrams.len() + live.len()),
+            ends: Vec::with_capacity(self.trigrams.len() + live.len()),
+            lists: Vec::with_capacity(
+                self.lists.len() + live.iter().map(|(_, l)| l.serialized_size()).sum::<usize>(),
+            ),
+        };
+        let (mut i, mut j) = (0, 0);
+        while i < self.trigrams.len() || j < live.len() {
+            let old = self.trigrams.get(i).copied();
+            match live.get(j) {
+                Some(&(t, list)) if old.is_none_or(|o| t < o) => {
+                    out.push(t, list);
+                    j += 1;
+                }
+                Some(&(t, list)) if old == Some(t) => {
+                    let mut both = RoaringBitmap::deserialize_unchecked_from(self.bytes(i))
+                        .expect("written by push or checked when decoded");
+                    both |= list;
+                    out.push(t, &both);
+                    (i, j) = (i + 1, j + 1);
+                }
+                _ => {
+                    out.push_bytes(self.trigrams[i], self.bytes(i));
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
 }
 
 /// What the text index holds, for `daemon status` and the benches.
@@ -169,7 +257,11 @@ impl TextIndex {
     /// batches go in in the order their contents were numbered. Unless the batch
     /// was full (a walk is filling them), its buffers are given back.
     pub fn flush(&self) {
-        let mut scratch = self.inverting.lock().unwrap();
+        self.flush_with(&mut self.inverting.lock().unwrap());
+    }
+
+    /// [`TextIndex::flush`] under the inverting lock, whose buffer sorts.
+    fn flush_with(&self, scratch: &mut Vec<u64>) {
         // What comes next is numbered after what is taken.
         let (docs, mut pairs) = {
             let mut pending = self.pending.lock().unwrap();
@@ -182,7 +274,7 @@ impl TextIndex {
         if docs.is_empty() {
             return;
         }
-        sort_by_trigram(&mut pairs, &mut scratch);
+        sort_by_trigram(&mut pairs, scratch);
         let mut inverted = self.inverted.write().unwrap();
         let added = docs.len() as u64;
         inverted.next = inverted.next.max(docs.values().max().map_or(0, |d| d + 1));
@@ -231,21 +323,52 @@ impl TextIndex {
                 .wait_timeout_while(restoring, RESTORE_WAIT, |coming| *coming)
                 .unwrap(),
         );
-        self.flush();
+        // A batch or a freeze under way is not waited for: what is still pending
+        // is not ruled out (it has no entry yet), only read.
+        if let Ok(mut scratch) = self.inverting.try_lock() {
+            self.flush_with(&mut scratch);
+        }
         let inverted = self.inverted.read().unwrap();
         let matched = match self.off {
             true => None,
-            false => eval(&inverted.postings, query),
+            false => eval(&inverted, query),
         };
         Candidates { inverted, matched }
     }
 
-    /// The whole index as bytes: the contents in document order (a number no
-    /// content holds any more as zeros), then each trigram's list as the library
-    /// serializes it. `None` when nothing was added since `since` contents (the
-    /// count a caller last saved at: [`TextFigures::contents`]).
+    /// Moves the lists added since the last freeze into the frozen ones (after a
+    /// full walk: module doc), and gives the memory they took back.
+    pub fn freeze(&self) {
+        let mut scratch = self.inverting.lock().unwrap();
+        self.flush_with(&mut scratch);
+        // Built under the read lock (searches go on meanwhile); no batch can go in
+        // while the inverting lock is held.
+        let frozen = {
+            let inverted = self.inverted.read().unwrap();
+            if inverted.postings.is_empty() {
+                return;
+            }
+            let mut live: Vec<(u32, &RoaringBitmap)> =
+                inverted.postings.iter().map(|(t, l)| (*t, l)).collect();
+            live.sort_unstable_by_key(|(t, _)| *t);
+            inverted.frozen.merged(&live)
+        };
+        let old = {
+            let mut inverted = self.inverted.write().unwrap();
+            inverted.postings = FxHashMap::default();
+            std::mem::replace(&mut inverted.frozen, frozen)
+        };
+        drop((old, scratch));
+        crate::sys::release_free_memory();
+    }
+
+    /// The whole index as bytes (frozen first): the contents in document order (a
+    /// number no content holds any more as zeros), then each trigram's list as the
+    /// library serializes it, trigrams ascending. `None` when nothing was added
+    /// since `since` contents (the count a caller last saved at:
+    /// [`TextFigures::contents`]).
     pub fn snapshot(&self, since: u64) -> Option<(Vec<u8>, u64)> {
-        self.flush();
+        self.freeze();
         let inverted = self.inverted.read().unwrap();
         let contents = inverted.docs.len() as u64;
         if self.off || contents == since {
@@ -255,21 +378,18 @@ impl TextIndex {
         for (hash, doc) in &inverted.docs {
             hashes[*doc as usize] = *hash;
         }
-        let lists: usize = inverted
-            .postings
-            .values()
-            .map(|l| 8 + l.serialized_size())
-            .sum();
-        let mut out = Vec::with_capacity(16 + 32 * hashes.len() + lists);
+        let frozen = &inverted.frozen;
+        let lists = frozen.lists.len() + 8 * frozen.trigrams.len();
+        let mut out = Vec::with_capacity(12 + 32 * hashes.len() + lists);
         out.extend_from_slice(&SNAPSHOT_MAGIC.to_le_bytes());
         out.extend_from_slice(&inverted.next.to_le_bytes());
-        out.extend_from_slice(&(inverted.postings.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(frozen.trigrams.len() as u32).to_le_bytes());
         hashes.iter().for_each(|h| out.extend_from_slice(h));
-        for (trigram, list) in &inverted.postings {
+        for (i, trigram) in frozen.trigrams.iter().enumerate() {
+            let list = frozen.bytes(i);
             out.extend_from_slice(&trigram.to_le_bytes());
-            out.extend_from_slice(&(list.serialized_size() as u32).to_le_bytes());
-            list.serialize_into(&mut out)
-                .expect("a Vec takes every write");
+            out.extend_from_slice(&(list.len() as u32).to_le_bytes());
+            out.extend_from_slice(list);
         }
         Some((out, contents))
     }
@@ -296,7 +416,7 @@ impl TextIndex {
     }
 
     fn take_in(&self, bytes: &[u8]) -> bool {
-        let Some(restored) = decode(bytes) else {
+        let Some((restored, pairs)) = decode(bytes) else {
             return false;
         };
         let _one_at_a_time = self.inverting.lock().unwrap();
@@ -308,12 +428,10 @@ impl TextIndex {
         c.contents
             .store(restored.docs.len() as u64, Ordering::Relaxed);
         c.trigrams
-            .store(restored.postings.len() as u64, Ordering::Relaxed);
-        let (pairs, bytes) = restored.postings.values().fold((0, 0), |(p, b), l| {
-            (p + l.len(), b + l.serialized_size() as u64)
-        });
+            .store(restored.frozen.trigrams.len() as u64, Ordering::Relaxed);
         c.pairs.store(pairs, Ordering::Relaxed);
-        c.bytes.store(bytes, Ordering::Relaxed);
+        c.bytes
+            .store(restored.frozen.lists.len() as u64, Ordering::Relaxed);
         // Contents pending were numbered from 0: after the snapshot's now.
         let shift = restored.next;
         let mut pending = self.pending.lock().unwrap();
@@ -351,10 +469,12 @@ impl TextIndex {
             return true;
         };
         trigrams::of(bytes).iter().all(|t| {
-            inverted
-                .postings
-                .get(t)
-                .is_some_and(|list| list.contains(*doc))
+            let live = inverted.postings.get(t);
+            live.is_some_and(|list| list.contains(*doc))
+                || inverted
+                    .frozen
+                    .get(*t)
+                    .is_some_and(|list| list.contains(*doc))
         })
     }
 
@@ -386,9 +506,9 @@ impl TextIndex {
     pub fn figures(&self) -> TextFigures {
         let c = &self.counts;
         if let Ok(inverted) = self.inverted.try_read() {
-            let bytes = inverted.postings.values().map(|l| l.serialized_size());
-            c.bytes
-                .store(bytes.sum::<usize>() as u64, Ordering::Relaxed);
+            let live = inverted.postings.values().map(|l| l.serialized_size());
+            let bytes = inverted.frozen.lists.len() + live.sum::<usize>();
+            c.bytes.store(bytes as u64, Ordering::Relaxed);
         }
         let get = |n: &AtomicU64| n.load(Ordering::Relaxed);
         TextFigures {
@@ -406,7 +526,9 @@ impl TextIndex {
 const SNAPSHOT_MAGIC: u32 = 0x4C54_5831;
 
 /// A snapshot's index, or `None` if it does not hold together.
-fn decode(bytes: &[u8]) -> Option<Inverted> {
+/// A snapshot's index and its (trigram, content) pairs, or `None` if it does not
+/// hold together.
+fn decode(bytes: &[u8]) -> Option<(Inverted, u64)> {
     fn u32_(rest: &mut &[u8]) -> Option<u32> {
         let (n, tail) = rest.split_first_chunk::<4>()?;
         *rest = tail;
@@ -427,24 +549,29 @@ fn decode(bytes: &[u8]) -> Option<Inverted> {
             docs.insert(hash, doc as u32);
         }
     }
-    let mut postings = FxHashMap::default();
+    let mut frozen = Frozen::default();
+    let mut pairs = 0;
     for _ in 0..lists {
         let trigram = u32_(&mut rest)?;
         let len = u32_(&mut rest)? as usize;
-        let (list, tail) = rest.split_at_checked(len)?;
+        let (bytes, tail) = rest.split_at_checked(len)?;
         rest = tail;
-        let list = RoaringBitmap::deserialize_from(list).ok()?;
-        if trigram > 0xFF_FFFF || list.max().is_some_and(|max| max >= next) {
+        let list = RoaringBitmap::deserialize_from(bytes).ok()?;
+        let ascending = frozen.trigrams.last().is_none_or(|last| *last < trigram);
+        if !ascending || trigram > 0xFF_FFFF || list.max().is_some_and(|max| max >= next) {
             return None;
         }
-        postings.insert(trigram, list);
+        pairs += list.len();
+        frozen.push_bytes(trigram, bytes);
     }
-    rest.is_empty().then_some(Inverted {
+    let inverted = Inverted {
         docs,
-        postings,
+        frozen,
+        postings: FxHashMap::default(),
         next,
         restored: next,
-    })
+    };
+    rest.is_empty().then_some((inverted, pairs))
 }
 
 /// Sorts (trigram, document) pairs by trigram, keeping the documents' order within
@@ -473,14 +600,20 @@ fn sort_by_trigram(pairs: &mut Vec<u64>, scratch: &mut Vec<u64>) {
 }
 
 /// The documents satisfying `query`; `None` for all of them.
-fn eval(postings: &FxHashMap<u32, RoaringBitmap>, query: &Query) -> Option<RoaringBitmap> {
+fn eval(inverted: &Inverted, query: &Query) -> Option<RoaringBitmap> {
     match query {
         Query::All => None,
-        Query::Tri(t) => Some(postings.get(t).cloned().unwrap_or_default()),
+        Query::Tri(t) => {
+            let mut docs = inverted.frozen.get(*t).unwrap_or_default();
+            if let Some(live) = inverted.postings.get(t) {
+                docs |= live;
+            }
+            Some(docs)
+        }
         Query::And(all) => {
             let mut acc: Option<RoaringBitmap> = None;
             for q in all {
-                if let Some(docs) = eval(postings, q) {
+                if let Some(docs) = eval(inverted, q) {
                     acc = Some(match acc {
                         Some(acc) => acc & docs,
                         None => docs,
@@ -495,7 +628,7 @@ fn eval(postings: &FxHashMap<u32, RoaringBitmap>, query: &Query) -> Option<Roari
         Query::Or(any) => {
             let mut acc = RoaringBitmap::new();
             for q in any {
-                acc |= eval(postings, q)?;
+                acc |= eval(inverted, q)?;
             }
             Some(acc)
         }
@@ -593,6 +726,10 @@ mod tests {
                 })
                 .collect();
             for (i, t) in texts.iter().enumerate() {
+                // Some contents frozen, some live, some frozen over frozen ones.
+                if i % 5 == 4 {
+                    index.freeze();
+                }
                 index.add(hash(i as u8), t.as_bytes());
             }
             let (regex, case_insensitive) = (next(3) > 0, next(2) == 0);
@@ -725,6 +862,41 @@ mod tests {
 
     /// Batches are inverted as they fill, in document order, and what is pending
     /// is inverted before a query: the answer is the same either way.
+    /// Frozen lists answer as the map did, and what comes after a freeze is merged
+    /// with them (in a query, and in the next freeze), for every trigram either
+    /// holds.
+    #[test]
+    fn frozen_lists_answer_as_live_ones_and_merge_with_what_comes_after() {
+        let index = TextIndex::default();
+        index.add(hash(1), b"fn poll_ready(&mut self)");
+        index.add(hash(2), b"fn poll_next(&mut self)");
+        let ready = plan::query("poll_ready", false, false);
+        let next = plan::query("poll_next", false, false);
+        let matched = |q: &Query| index.candidates(q).matched.unwrap();
+        let before = (matched(&ready), matched(&next));
+        index.freeze();
+        assert_eq!((matched(&ready), matched(&next)), before);
+        assert!(index.inverted.read().unwrap().postings.is_empty());
+        assert_eq!(
+            index.figures().bytes,
+            index.inverted.read().unwrap().frozen.lists.len() as u64
+        );
+        assert!(index.holds(&hash(1), b"fn poll_ready(&mut self)"));
+        assert!(!index.holds(&hash(1), b"fn poll_ready(&mut self) + more"));
+
+        // Added after the freeze: found beside the frozen ones, then frozen with them.
+        index.add(hash(3), b"let poll_ready = poll_next;");
+        index.add(hash(4), b"unrelated text");
+        let after = matched(&ready);
+        assert_eq!(after.iter().collect::<Vec<_>>(), [0, 2]);
+        index.freeze();
+        assert_eq!(matched(&ready), after);
+        assert_eq!(matched(&next).iter().collect::<Vec<_>>(), [1, 2]);
+        assert!(index.holds(&hash(3), b"let poll_ready = poll_next;"));
+        let frozen = &index.inverted.read().unwrap().frozen;
+        assert!(frozen.trigrams.is_sorted() && frozen.trigrams.len() == frozen.ends.len());
+    }
+
     /// Pairs in document order come out as a full sort would leave them.
     #[test]
     fn the_counting_sort_orders_by_trigram_then_document() {
