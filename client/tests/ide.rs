@@ -515,6 +515,39 @@ fn a_window_indexing_refusing_or_hanging_passes_the_call_on_and_ide_only_calls_w
     drop(ide);
 }
 
+/// The daemon tells the plugin its timeout for the call (`X-LeanCtx-Timeout-Ms`,
+/// docs/ide-wire.md, Timeouts and retries), so a window whose IDE is busy past it (a
+/// modal dialog left open) answers `INDEXING` before the daemon gives up: the call is
+/// passed on with the IDE's answer named, and the window is not held off. Without the
+/// header the plugin would wait out its default (28 s), the daemon would time out after
+/// 3 s and hold the window off, as the hanging window above.
+#[test]
+fn a_busy_window_answers_within_the_timeout_the_daemon_announces_and_stays_usable() {
+    let (env, root) = world_with("timeout = \"3s\"\n");
+    let script = json!({"routes": {"/definition": [
+        {"times": 1, "busy": true},
+        flache_definition()
+    ]}});
+    let definition = || {
+        let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
+        assert_eq!(spots(&def), ["geo.py 1:4"], "{def}");
+        let why = def["fallback"].as_str().map(str::to_string);
+        (def["backing"].as_str().unwrap().to_string(), why)
+    };
+    // pylsp warm first, as above: its own INDEXING would use up the scripted answers.
+    assert_eq!(definition(), ("pylsp".to_string(), None));
+    let ide = ContractIde::start(&env, &root, &script);
+    let (backing, why) = definition();
+    assert_eq!(backing, "pylsp");
+    let why = why.unwrap_or_default();
+    assert!(why.contains("jetbrains answered INDEXING"), "{why:?}");
+    assert!(why.contains("the IDE is busy"), "{why:?}");
+    // Answered, not timed out: the window is asked again at once and answers itself.
+    assert_eq!(definition(), ("jetbrains".to_string(), None));
+    assert_eq!(ide_row(&env, &root)["reachable"], true);
+    drop(ide);
+}
+
 #[test]
 fn another_worktrees_window_and_stale_or_bad_port_files_are_never_used() {
     let (env, root) = world();

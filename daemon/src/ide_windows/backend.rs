@@ -9,7 +9,9 @@
 //! the IDE [`Unreachable`](CallError::Unreachable) so the caller falls back to the
 //! next backing within the same call (and a window that hung is held off,
 //! [`Discovery::hold`]). Before every POST the
-//! listener on the port is proven the IDE's again ([`Discovery::verify`]).
+//! listener on the port is proven the IDE's again ([`Discovery::verify`]). Every POST
+//! says its timeout in [`TIMEOUT_HEADER`], so our plugin gives up (answering `INDEXING`
+//! for work a busy IDE never started) before we do.
 
 use std::time::Duration;
 
@@ -17,6 +19,9 @@ use lean_ctx_shared::{ErrorCode, LeanError};
 use serde_json::Value;
 
 use super::discovery::{Discovery, Ide};
+
+/// The header that tells the plugin this request's timeout, in milliseconds.
+pub const TIMEOUT_HEADER: &str = "X-LeanCtx-Timeout-Ms";
 
 #[derive(Debug)]
 pub enum CallError {
@@ -91,6 +96,10 @@ async fn post(
         .http()
         .post(format!("http://127.0.0.1:{}{route}", ide.port))
         .header("X-LeanCtx-Token", &ide.token)
+        // Our plugin answers within this, less a margin (a busy IDE's INDEXING arrives
+        // before we give up); the published plugin ignores the header (docs/ide-wire.md,
+        // Timeouts and retries).
+        .header(TIMEOUT_HEADER, timeout.as_millis().to_string())
         .json(body)
         .timeout(timeout)
         .send()

@@ -3,8 +3,8 @@
  * reached through the router like the real one, whose routes do what no agent path may:
  * a message dialog (behind a private helper), a `DialogWrapper`, a wait for the EDT
  * with no bound, a processor run that would ask, a processor showing its conflicts
- * dialog, inspections no write action can cancel, and a synchronous refresh. Its one
- * asynchronous refresh is allowed, and must go unreported.
+ * dialog, a safe delete processor executed with usages (its error dialog), inspections no write action can cancel, and a
+ * synchronous refresh. Its one asynchronous refresh is allowed, and must go unreported.
  */
 package com.leanctx.idecheck
 
@@ -52,6 +52,7 @@ class BlockingBackend(
     override fun implementations(request: PositionRequest): LocationsResponse {
         SafeDeleteProcessor.createInstance(project, null, arrayOf<PsiElement>(file), false, false).run()
         Asking(project, file).ask()
+        SafeDeleteProcessor.createInstance(project, null, arrayOf<PsiElement>(file), false, false).executeEx(emptyArray())
         InspectionEngine.runInspectionOnFile(file, tool, context)
         return none()
     }

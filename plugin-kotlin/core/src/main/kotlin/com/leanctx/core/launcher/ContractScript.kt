@@ -38,7 +38,7 @@ import java.nio.file.Path
 
 class ScriptException(message: String) : Exception(message)
 
-/** One scripted answer. Exactly one of [response] and [error] is set. */
+/** One scripted answer. Exactly one of [response] and [error] is set, or neither when [busy]. */
 class ScriptRule(
     val match: JsonObject?,
     val response: JsonObject?,
@@ -48,6 +48,12 @@ class ScriptRule(
     val delayMs: Long,
     /** How many more times this rule may answer; null for always. */
     private var remaining: Int?,
+    /**
+     * The IDE is busy past the request's deadline (a modal dialog left open): the rule
+     * answers what the real plugin's gate answers then, at the deadline the request
+     * brought (`X-LeanCtx-Timeout-Ms`) or the route's default.
+     */
+    val busy: Boolean = false,
 ) {
     /** Takes one use of the rule if it matches [request]. Callers hold the script's lock. */
     internal fun take(request: JsonElement): Boolean {
@@ -130,13 +136,21 @@ class ContractScript private constructor(private val rules: Map<String, List<Scr
             val where = "$route rule #$index"
             if (!element.isJsonObject) throw ScriptException("$where must be an object")
             val o = element.asJsonObject
-            val known = setOf("match", "response", "error", "edits", "delay_ms", "times")
+            val known = setOf("match", "response", "error", "edits", "delay_ms", "times", "busy")
             o.keySet().firstOrNull { it !in known }?.let { throw ScriptException("$where: unknown key \"$it\" (expected ${known.joinToString(", ")})") }
 
             val match = objectOrNull(o, "match", where)
             val response = objectOrNull(o, "response", where)
             val errorJson = objectOrNull(o, "error", where)
-            if ((response == null) == (errorJson == null)) throw ScriptException("$where needs exactly one of \"response\" and \"error\"")
+            val busy = o.get("busy")?.let { v ->
+                if (!v.isJsonPrimitive || !v.asJsonPrimitive.isBoolean) throw ScriptException("$where: \"busy\" must be true or false")
+                v.asBoolean
+            } ?: false
+            if (busy) {
+                if (response != null || errorJson != null || o.has("edits")) throw ScriptException("$where: a busy rule answers at the deadline; it takes no \"response\", \"error\" or \"edits\"")
+            } else if ((response == null) == (errorJson == null)) {
+                throw ScriptException("$where needs exactly one of \"response\" and \"error\"")
+            }
             if (response != null) {
                 try {
                     WireJson.gson.fromJson(response, RESPONSE_TYPES.getValue(route))
@@ -165,7 +179,7 @@ class ContractScript private constructor(private val rules: Map<String, List<Scr
                     }
                 }
             }.orEmpty()
-            return ScriptRule(match, response, error, edits, nonNegative(o, "delay_ms", where) ?: 0, nonNegative(o, "times", where)?.toInt())
+            return ScriptRule(match, response, error, edits, nonNegative(o, "delay_ms", where) ?: 0, nonNegative(o, "times", where)?.toInt(), busy)
         }
 
         private fun objectOrNull(o: JsonObject, key: String, where: String): JsonObject? {

@@ -6,7 +6,9 @@
  *
  * A request no rule matches is an `INTERNAL` error naming the request as received: in
  * a contract test that is the daemon sending something the test did not expect, and
- * the message shows what it sent.
+ * the message shows what it sent. A `busy` rule is an IDE that never gets to the request
+ * (a modal dialog left open): it answers what the real plugin's [IdeGate] answers, at the
+ * request's [Deadline], so a test sees which deadline the daemon's request brought.
  */
 package com.leanctx.core.launcher
 
@@ -17,6 +19,8 @@ import com.leanctx.core.api.Refactorings
 import com.leanctx.core.api.Reformatter
 import com.leanctx.core.api.Structure
 import com.leanctx.core.api.TextChange
+import com.leanctx.core.policy.Deadline
+import com.leanctx.core.policy.IdeGate
 import com.leanctx.core.text.LineMap
 import com.leanctx.core.wire.ApplyResponse
 import com.leanctx.core.wire.CallHierarchyRequest
@@ -73,6 +77,11 @@ class ScriptedBackend(
         val json = WireJson.gson.toJsonTree(request)
         val rule = script.pick(route, json)
             ?: throw LeanCtxException(ErrorCode.INTERNAL, "contract script has no rule for $route matching ${WireJson.gson.toJson(json)}")
+        if (rule.busy) {
+            val deadline = Deadline.current()
+            Thread.sleep(deadline.remainingNanos() / 1_000_000, (deadline.remainingNanos() % 1_000_000).toInt())
+            throw IdeGate.busy(route, deadline)
+        }
         if (rule.delayMs > 0) Thread.sleep(rule.delayMs)
         applyEdits(rule)
         rule.error?.let { throw LeanCtxException(it.code, it.message ?: it.code.wire) }

@@ -158,17 +158,21 @@ class IdeGate(private val ide: Ide) {
         private val TIMER = ScheduledThreadPoolExecutor(1) { r -> Thread(r, "leanctx-deadline").apply { isDaemon = true } }
             .apply { removeOnCancelPolicy = true }
 
+        /** The budget as a person reads it: whole seconds, or milliseconds under one. */
+        private fun said(deadline: Deadline): String =
+            if (deadline.budget.seconds >= 1) "${deadline.budget.seconds} s" else "${deadline.budget.toMillis()} ms"
+
         /** The IDE did not get to [what] by the deadline; nothing of it ran. */
         fun busy(what: String, deadline: Deadline) = LeanCtxException(
             ErrorCode.INDEXING,
-            "the IDE is busy: $what did not get its turn within ${deadline.budget.seconds} s " +
+            "the IDE is busy: $what did not get its turn within ${said(deadline)} " +
                 "(a modal dialog is open, or writes keep interrupting it); nothing was changed; retry once the IDE is free",
         )
 
         /** The IDE started [what] and had not finished by the deadline. */
         fun stillRunning(what: String, deadline: Deadline) = LeanCtxException(
             ErrorCode.BACKEND_REQUIRED,
-            "the IDE started $what and had not finished within ${deadline.budget.seconds} s; " +
+            "the IDE started $what and had not finished within ${said(deadline)}; " +
                 "it may still change files: check them before retrying",
         )
     }

@@ -98,6 +98,7 @@ class BackendHttpServer private constructor(
                 exchange.requestMethod,
                 exchange.requestURI.path,
                 exchange.requestHeaders.getFirst(RequestRouter.TOKEN_HEADER),
+                exchange.requestHeaders.getFirst(RequestRouter.TIMEOUT_HEADER),
             ) { if (declared > MAX_BODY_BYTES) null else readBody(exchange) }
         }
 

@@ -13,8 +13,9 @@
  *   plugin answers it;
  * - anything else: 500 + `INTERNAL`, the only 500.
  *
- * The backend runs within the route's [Deadline] (the daemon's timeout for it, less a
- * margin), which every wait on the IDE honours.
+ * The backend runs within the request's [Deadline] (the daemon's timeout for it, as its
+ * `X-LeanCtx-Timeout-Ms` header says or the route's default, less a margin), which every
+ * wait on the IDE honours.
  */
 package com.leanctx.core.server
 
@@ -84,11 +85,12 @@ class RequestRouter(private val token: String, private val backend: ProjectBacke
     }
 
     /**
-     * [presentedToken] is the `X-LeanCtx-Token` header, null when absent. [body] is read
-     * only once the request is authorised and routed; it returns null for a body too
-     * large to take.
+     * [presentedToken] is the `X-LeanCtx-Token` header, null when absent;
+     * [announcedTimeout] the `X-LeanCtx-Timeout-Ms` header, null when absent (the
+     * published daemon sends none). [body] is read only once the request is authorised
+     * and routed; it returns null for a body too large to take.
      */
-    fun handle(method: String, path: String, presentedToken: String?, body: () -> ByteArray?): HttpResult {
+    fun handle(method: String, path: String, presentedToken: String?, announcedTimeout: String? = null, body: () -> ByteArray?): HttpResult {
         if (!tokenMatches(presentedToken)) {
             val why = if (presentedToken == null) "missing X-LeanCtx-Token header" else "wrong X-LeanCtx-Token"
             return error(401, ErrorCode.UNAUTHORIZED, "$why; the token is in the port file and rotates on IDE restart")
@@ -105,7 +107,7 @@ class RequestRouter(private val token: String, private val backend: ProjectBacke
             return error(200, ErrorCode.INTERNAL, "malformed request body for $path: ${e.message}")
         }
         return try {
-            ok(Deadline.within(Deadline(Deadline.budget(path))) { route(json) })
+            ok(Deadline.within(Deadline(Deadline.budget(path, announcedTimeout))) { route(json) })
         } catch (e: LeanCtxException) {
             error(200, e.code, e.message ?: e.code.wire)
         } catch (e: IllegalArgumentException) {
@@ -146,5 +148,8 @@ class RequestRouter(private val token: String, private val backend: ProjectBacke
 
     companion object {
         const val TOKEN_HEADER = "X-LeanCtx-Token"
+
+        /** Our daemon's timeout for the request, in milliseconds (docs/ide-wire.md, Timeouts and retries). */
+        const val TIMEOUT_HEADER = "X-LeanCtx-Timeout-Ms"
     }
 }

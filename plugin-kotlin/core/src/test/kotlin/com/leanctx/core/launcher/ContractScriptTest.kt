@@ -1,6 +1,7 @@
 /**
  * The contract double in-process, over real HTTP: scripted answers per route, matching
- * on request fields (defaults included), `times`, `error`, `delay_ms`, `edits` that
+ * on request fields (defaults included), `times`, `error`, `delay_ms`, `busy` (the
+ * request's own deadline, from the daemon's `X-LeanCtx-Timeout-Ms`), `edits` that
  * really write, edit routes served by the file store with UTF-16 ranges on non-ASCII
  * lines, and load-time validation of scripts.
  */
@@ -121,6 +122,20 @@ class ContractScriptTest {
     }
 
     @Test
+    fun `a busy rule answers INDEXING at the deadline the request announced, as the plugin's gate does`() {
+        val (http, token) = serve("""{"routes": {"/references": {"busy": true}}}""")
+        val body = """{"path":"a.kt","line":0,"character":0}"""
+        val t0 = System.nanoTime()
+        // 1200 ms announced: the plugin gives up a quarter sooner, at 900 ms.
+        val a = http.post(Routes.REFERENCES, body, token, mapOf("X-LeanCtx-Timeout-Ms" to "1200"))
+        val took = (System.nanoTime() - t0) / 1_000_000
+        assertEquals(200, a.status, a.body)
+        assertEquals("INDEXING", a.errorCode, a.body)
+        assertTrue(a.obj.getAsJsonObject("error").get("message").asString.contains("the IDE is busy"), a.body)
+        assertTrue(took in 900..1190, "answered after $took ms")
+    }
+
+    @Test
     fun `an apply's edits really change the files, all ranges against the file as it was`() {
         val (http, token) = serve(
             """
@@ -186,6 +201,8 @@ class ContractScriptTest {
             """{"routes": {"/renameApply": {"response": {}, "edits": [{"path": "a", "text": "x"}]}}}""" to "edit #0",
             """{"routes": {"/references": {"response": {}, "delay_ms": -1}}}""" to "delay_ms",
             """{"routes": {"/references": {"response": {}, "sometimes": 1}}}""" to "unknown key",
+            """{"routes": {"/references": {"busy": true, "response": {}}}}""" to "busy rule",
+            """{"routes": {"/references": {"busy": "yes"}}}""" to "true or false",
             """{"route": {}}""" to "unknown top-level key",
         )
         for ((script, message) in bad) {

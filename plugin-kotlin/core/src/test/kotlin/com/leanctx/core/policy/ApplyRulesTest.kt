@@ -136,4 +136,69 @@ class ApplyRulesTest {
         val e = assertThrows<LeanCtxException> { ReformatRange.of(ReformatScopeKind.SYMBOL, 120, 16 to 19, listOf(12 to 15)) }
         assertEquals(ErrorCode.NO_SYMBOL, e.code)
     }
+
+    @Test
+    fun `a file rename onto an existing file is refused, forced or not`() {
+        val q = HumanQuestion.OverwriteFiles(listOf("src/B.kt"))
+        assertEquals(ErrorCode.CONFLICT, code { NoModalUi.answer(q, force = true) })
+        val e = assertThrows<LeanCtxException> { NoModalUi.answer(q, force = false) }
+        assertTrue(e.message!!.startsWith("already exist: src/B.kt;"), e.message)
+        assertTrue(NoModalUi.answer(HumanQuestion.OverwriteFiles(emptyList()), force = false))
+    }
+
+    @Test
+    fun `modules that are not loaded are a conflict the preview lists and force passes, not a usage view`() {
+        val conflict = NoModalUi.unloadedModules(2)!!
+        assertEquals("", conflict.path)
+        assertTrue(conflict.message.contains("2 module(s) not loaded"), conflict.message)
+        assertEquals(null, NoModalUi.unloadedModules(0))
+        val q = HumanQuestion.UnloadedModules(1)
+        assertEquals(ErrorCode.CONFLICT, code { NoModalUi.answer(q, force = false) })
+        assertTrue(NoModalUi.answer(q, force = true))
+        assertTrue(NoModalUi.answer(HumanQuestion.UnloadedModules(0), force = false))
+        // A processor that decides on its own to show the usage view: refused, forced or not.
+        assertEquals(ErrorCode.CONFLICT, code { NoModalUi.answer(HumanQuestion.UnloadedModulesUsageView(2), force = true) })
+        assertTrue(NoModalUi.answer(HumanQuestion.UnloadedModulesUsageView(0), force = false))
+    }
+
+    @Test
+    fun `a language's rename that would ask a question passes the call on`() {
+        val e = assertThrows<LeanCtxException> { NoModalUi.answer(HumanQuestion.LanguagePrompt("IllegalStateException: EDT only"), force = true) }
+        assertEquals(ErrorCode.UNSUPPORTED, e.code)
+        assertTrue(e.message!!.contains("nothing was changed"), e.message)
+    }
+
+    @Test
+    fun `a refused apply reloads exactly the documents it changed and names what it could not undo`() {
+        // The same documents a successful apply would save: not the user's unsaved "u".
+        assertEquals(listOf("a", "b"), Rollback.documents(unsavedBefore = listOf("u"), unsavedAfter = listOf("u", "a", "b")))
+        // A planned file renamed, or deleted, by the processor before it failed.
+        val before = linkedMapOf("f1" to "src/A.kt", "f2" to "src/B.kt", "f3" to "src/C.kt")
+        val now = mapOf("f1" to "src/A.kt", "f2" to "src/B2.kt")
+        assertEquals(listOf("src/B.kt", "src/C.kt"), Rollback.unrestored(before) { now[it] })
+        assertEquals(emptyList<String>(), Rollback.unrestored(before) { before[it] })
+    }
+
+    @Test
+    fun `a refused apply answers INVALID_TARGET when undone, BACKEND_REQUIRED naming what stayed changed otherwise`() {
+        val undone = ApplyFailure.answer("the rename", "Cannot rename: locked", emptyList())
+        assertEquals(ErrorCode.INVALID_TARGET, undone.code)
+        assertTrue(undone.message!!.contains("Cannot rename: locked; nothing was changed"), undone.message)
+        val partly = ApplyFailure.answer("the move", "disk full", listOf("src/A.kt"))
+        assertEquals(ErrorCode.BACKEND_REQUIRED, partly.code)
+        assertTrue(partly.message!!.endsWith("stay so: src/A.kt; check them"), partly.message)
+        // Indexing began during it (the processors stop quietly then): a retry, once undone.
+        assertEquals(ErrorCode.INDEXING, ApplyFailure.answer("the rename", "run kept its name", emptyList(), dumbDuring = true).code)
+        assertEquals(ErrorCode.BACKEND_REQUIRED, ApplyFailure.answer("the rename", "x", listOf("src/A.kt"), dumbDuring = true).code)
+    }
+
+    @Test
+    fun `a rename that left an element with its old name did not finish`() {
+        val done = RenameCheck.Renamed("run", "execute", "execute")
+        val stuck = RenameCheck.Renamed("getRun", "getExecute", "getRun")
+        val gone = RenameCheck.Renamed("Run.kt", "Execute.kt", null)
+        val same = RenameCheck.Renamed("x", "x", "x")
+        val unnamed = RenameCheck.Renamed(null, "y", null)
+        assertEquals(listOf(stuck), RenameCheck.unfinished(listOf(done, stuck, gone, same, unnamed)))
+    }
 }

@@ -30,6 +30,20 @@ class DeadlineTest {
     }
 
     @Test
+    fun `a timeout the daemon announces replaces the route's default, less the margin or a quarter of a short one`() {
+        assertEquals(Duration.ofMillis(43_000), Deadline.budget("/references", "45000"))
+        assertEquals(Duration.ofMillis(8_000), Deadline.budget("/renameApply", " 10000 "))
+        // Short timeouts keep three quarters: the answer still has to travel, but not for 2 s of 3.
+        assertEquals(Duration.ofMillis(2_250), Deadline.budget("/references", "3000"))
+        assertEquals(Duration.ofMillis(750), Deadline.budget("/references", "1000"))
+        // Missing, malformed, zero, negative or implausibly long: the published daemon's defaults.
+        for (value in listOf(null, "", "soon", "0", "-5", "1.5", (Deadline.MAX_ANNOUNCED.toMillis() + 1).toString())) {
+            assertEquals(Duration.ofSeconds(28), Deadline.budget("/references", value), value.toString())
+            assertEquals(Duration.ofSeconds(118), Deadline.budget("/moveApply", value), value.toString())
+        }
+    }
+
+    @Test
     fun `the remaining time counts down on the clock and never goes negative`() {
         var now = 1_000L
         val deadline = Deadline(Duration.ofNanos(500)) { now }

@@ -127,6 +127,19 @@ class RouterHttpTest {
 
     @ParameterizedTest
     @MethodSource("routes")
+    fun `the backend runs within the timeout the daemon announces in X-LeanCtx-Timeout-Ms, less the margin`(route: String) {
+        var budget: Duration? = null
+        fake.during = { budget = Deadline.current().budget }
+        val announced = mapOf("X-LeanCtx-Timeout-Ms" to "45000")
+        assertEquals(200, http.post(route, cases.getValue(route).first, server.token, announced).status)
+        assertEquals(Duration.ofSeconds(43), budget)
+        // A value the plugin cannot believe is the route's default, as without the header.
+        assertEquals(200, http.post(route, cases.getValue(route).first, server.token, mapOf("X-LeanCtx-Timeout-Ms" to "soon")).status)
+        assertEquals(Deadline.budget(route), budget)
+    }
+
+    @ParameterizedTest
+    @MethodSource("routes")
     fun `a route without the token is 401 UNAUTHORIZED and never reaches the backend`(route: String) {
         val a = http.post(route, cases.getValue(route).first, null)
         assertEquals(401, a.status)

@@ -24,13 +24,14 @@ data class Answer(val status: Int, val body: String, val contentType: String?) {
 class Http(private val port: Int) {
     private val client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
 
-    fun post(path: String, body: String, token: String?): Answer = send("POST", path, body, token)
+    fun post(path: String, body: String, token: String?, headers: Map<String, String> = emptyMap()): Answer = send("POST", path, body, token, headers)
 
     fun get(path: String, token: String? = null): Answer = send("GET", path, null, token)
 
-    fun send(method: String, path: String, body: String?, token: String?): Answer {
+    fun send(method: String, path: String, body: String?, token: String?, headers: Map<String, String> = emptyMap()): Answer {
         val b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:$port$path")).timeout(Duration.ofSeconds(20))
         if (token != null) b.header("X-LeanCtx-Token", token)
+        headers.forEach(b::header)
         b.header("Content-Type", "application/json")
         b.method(method, if (body == null) HttpRequest.BodyPublishers.noBody() else HttpRequest.BodyPublishers.ofString(body))
         val r = client.send(b.build(), HttpResponse.BodyHandlers.ofString())

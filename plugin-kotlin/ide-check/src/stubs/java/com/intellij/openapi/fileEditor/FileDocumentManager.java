@@ -13,4 +13,6 @@ public abstract class FileDocumentManager {
   public abstract Document @NotNull [] getUnsavedDocuments();
   public abstract void saveDocument(@NotNull Document document);
   public abstract boolean isFileModified(@NotNull VirtualFile file);
+  // Abstract in the older forms, a public method delegating to reloadFromDisk(Document, Project) in the newest: invokevirtual links in both.
+  public void reloadFromDisk(@NotNull Document document) { throw new UnsupportedOperationException("stub"); }
 }

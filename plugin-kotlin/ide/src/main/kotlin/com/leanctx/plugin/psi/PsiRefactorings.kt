@@ -35,19 +35,45 @@
  *
  * `applied` and `changed_paths` come from the documents that really changed; an apply
  * that meets dumb mode answers `INDEXING` ([ApplyOutcome]).
+ *
+ * An apply the IDE refuses partway is undone before it answers ([Rollback],
+ * [ApplyFailure]; plugin-kotlin/README.md, "Under a busy IDE", point 4): an
+ * `IncorrectOperationException` that reaches the adapter (safe delete calls the deletion
+ * itself for that reason: `SafeDeleteProcessor.performRefactoring` would catch it and show
+ * an error dialog), or a processor that returned without doing what the plan says (the
+ * platform's `RenameProcessor` catches it itself, and the move's processor is held to the
+ * same check),
+ * has every document it changed reloaded from disk, where the text from before the apply
+ * still is, since nothing is saved until an apply has succeeded.
+ *
+ * A rename renames what each language's `RenamePsiElementProcessor.prepareRenaming` adds
+ * and nothing a dialog would offer: a Java field's getters and setters are not renamed
+ * (the platform's accessor renamer is an option of the rename dialog, and the wire has no
+ * field for it; docs/ide-wire.md, Requests). `prepareRenaming` runs in the plan's read
+ * action, off the event thread, so a language that would ask there meets the platform's
+ * refusal to open a dialog off the event thread, answered `UNSUPPORTED` ([HumanQuestion.LanguagePrompt]).
+ * Usages in modules that are not loaded are a conflict of every plan
+ * ([HumanQuestion.UnloadedModules]), never the usage view the platform would open: the
+ * move, whose processor would open it on its own, is refused then
+ * ([HumanQuestion.UnloadedModulesUsageView]).
  */
 package com.leanctx.plugin.psi
 
 import com.intellij.lang.refactoring.InlineActionHandler
+import com.intellij.openapi.command.WriteCommandAction
+import com.intellij.openapi.editor.Document
 import com.intellij.openapi.extensions.ExtensionPointName
 import com.intellij.openapi.fileEditor.FileDocumentManager
+import com.intellij.openapi.module.UnloadedModuleDescription
 import com.intellij.openapi.progress.ProcessCanceledException
 import com.intellij.openapi.progress.ProgressIndicatorProvider
 import com.intellij.openapi.project.DumbService
+import com.intellij.openapi.project.IndexNotReadyException
 import com.intellij.openapi.util.Ref
 import com.intellij.openapi.util.text.StringUtil
 import com.intellij.openapi.vfs.VirtualFile
 import com.intellij.psi.PsiCompiledElement
+import com.intellij.psi.PsiDocumentManager
 import com.intellij.psi.PsiElement
 import com.intellij.psi.PsiFile
 import com.intellij.psi.PsiManager
@@ -64,17 +90,20 @@ import com.intellij.refactoring.move.moveFilesOrDirectories.MoveFilesOrDirectori
 import com.intellij.refactoring.rename.RenamePsiElementProcessor
 import com.intellij.refactoring.rename.RenameProcessor
 import com.intellij.refactoring.rename.RenameUtil
-import com.intellij.refactoring.safeDelete.SafeDeleteProcessor
+import com.intellij.refactoring.safeDelete.SafeDeleteProcessorDelegate
 import com.intellij.usageView.UsageInfo
 import com.intellij.util.IncorrectOperationException
 import com.intellij.util.containers.MultiMap
 import com.leanctx.core.api.Refactorings
+import com.leanctx.core.policy.ApplyFailure
 import com.leanctx.core.policy.ApplyFiles
 import com.leanctx.core.policy.ApplyOutcome
 import com.leanctx.core.policy.ConflictGate
 import com.leanctx.core.policy.DiskSync
 import com.leanctx.core.policy.HumanQuestion
 import com.leanctx.core.policy.NoModalUi
+import com.leanctx.core.policy.RenameCheck
+import com.leanctx.core.policy.Rollback
 import com.leanctx.core.policy.Saves
 import com.leanctx.core.wire.ApplyResponse
 import com.leanctx.core.wire.Conflict
@@ -94,7 +123,7 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
     private val project get() = locator.project
 
     /** A preview's findings, with what an apply needs to act on them later. */
-    private class Plan(
+    private data class Plan(
         val target: SmartPsiElementPointer<PsiElement>,
         val usages: List<Usage>,
         /** The platform's usages behind [usages] (smart pointers inside), as a processor takes them. */
@@ -102,8 +131,12 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
         val conflicts: List<Conflict>,
         /** Every file the apply may change, with its document's stamp when the plan was made. */
         val files: Map<VirtualFile, Long?>,
-        /** What a rename renames along with the target (overriding methods, accessors, ...). */
+        /** What a rename renames along with the target (overriding methods, parameters, ...). */
         val alongside: List<Pair<SmartPsiElementPointer<PsiElement>, String>>,
+        /** Every element a rename renames (the target first), with its name at plan time and its new name. */
+        val renamed: List<Triple<SmartPsiElementPointer<PsiElement>, String?, String>> = emptyList(),
+        /** Files a rename would overwrite (a file renamed onto an existing name). */
+        val overwrites: List<String> = emptyList(),
     ) {
         fun preview() = PreviewResponse(usages, conflicts)
     }
@@ -115,6 +148,8 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
 
     override fun renameApply(request: RenameApplyRequest): ApplyResponse {
         val plan = renamePlan(request.path, request.range, request.newName, request.searchComments, request.searchTextOccurrences)
+        // Where RenameProcessor.preprocessUsages would ask whether to overwrite: never, forced or not.
+        NoModalUi.answer(HumanQuestion.OverwriteFiles(plan.overwrites), request.force)
         ConflictGate.check(plan.conflicts, request.force)
         return applyOnEdt("the rename", plan) { element ->
             val alongside = plan.alongside.map { (pointer, name) -> (pointer.element ?: throw changedSincePlan()) to name }
@@ -126,6 +161,12 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
                     myAllRenames.putAll(alongside)
                 }
             }.executeEx(usages.toTypedArray())
+            // RenameProcessor.performRefactoring catches an IncorrectOperationException
+            // itself (its message goes to the person) and returns with part renamed.
+            val unfinished = RenameCheck.unfinished(
+                plan.renamed.map { (pointer, old, new) -> RenameCheck.Renamed(old, new, (pointer.element as? PsiNamedElement)?.name) },
+            )
+            unfinished.firstOrNull()?.let { "${it.oldName} kept its name (${unfinished.size} of ${plan.renamed.size} not renamed)" }
         }
     }
 
@@ -137,7 +178,15 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
             }
             val allRenames = renames(element, newName)
             val usages = allRenames.flatMap { (e, name) -> RenameUtil.findUsages(e, name, comments, text, allRenames).asList() }
-            plan(element, usages, renameConflicts(element, newName, usages.toTypedArray(), allRenames), allRenames)
+            val overwrites = allRenames.mapNotNull { (e, name) ->
+                val existing = (e as? PsiFile)?.containingDirectory?.findFile(name)?.takeIf { it != e }
+                existing?.virtualFile?.let(locator::wirePath)
+            }
+            val conflicts = renameConflicts(element, newName, usages.toTypedArray(), allRenames) +
+                overwrites.map { Conflict(it, null, "already exists; renaming onto it is refused (lean-ctx never overwrites a file)") }
+            val pointers = SmartPointerManager.getInstance(project)
+            val renamed = allRenames.map { (e, name) -> Triple(pointers.createSmartPsiElementPointer(e), (e as? PsiNamedElement)?.name, name) }
+            plan(element, usages, conflicts, allRenames).copy(renamed = renamed, overwrites = overwrites)
         }
 
     /**
@@ -147,7 +196,18 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
      */
     private fun renames(element: PsiElement, newName: String): LinkedHashMap<PsiElement, String> {
         val all = linkedMapOf(element to newName)
-        for (processor in RenamePsiElementProcessor.allForElement(element)) processor.prepareRenaming(element, newName, all)
+        for (processor in RenamePsiElementProcessor.allForElement(element)) {
+            try {
+                processor.prepareRenaming(element, newName, all)
+            } catch (e: RuntimeException) {
+                // Cancellation, dumb mode (answered INDEXING by the read) and our own answers
+                // pass; anything else here is a language that asked (the platform's dialogs
+                // refuse to open off the event thread, where this runs) or failed, and
+                // nothing has been changed yet.
+                if (e is ProcessCanceledException || e is IndexNotReadyException || e is LeanCtxException) throw e
+                NoModalUi.answer(HumanQuestion.LanguagePrompt("${e.javaClass.simpleName}: ${e.message}"), force = false)
+            }
+        }
         return all
     }
 
@@ -166,24 +226,30 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
                 found.putValue(e, invalid.message ?: "cannot be renamed to $name")
             }
         }
-        return conflicts(found)
+        return conflicts(found) + unloadedModules(allRenames.keys)
     }
 
     // ---- move --------------------------------------------------------------------
 
-    /** A move's plan, the directory it moves into, and the moved file's path before the move. */
-    private class Moving(val plan: Plan, val directory: VirtualFile, val from: String)
+    /**
+     * A move's plan, the directory it moves into, the moved file's path before the move, and
+     * how many modules that are not loaded its use scope reaches.
+     */
+    private class Moving(val plan: Plan, val directory: VirtualFile, val from: String, val unloaded: Int)
 
     override fun movePreview(request: MoveRequest): PreviewResponse = movePlan(request).plan.preview()
 
     override fun moveApply(request: MoveRequest): ApplyResponse {
         val moving = movePlan(request)
         val plan = moving.plan
+        // The processor's doRun would show its usage view instead of moving: refused before it runs.
+        NoModalUi.answer(HumanQuestion.UnloadedModulesUsageView(moving.unloaded), request.force)
         ConflictGate.check(plan.conflicts, request.force)
         // The moved file keeps its VirtualFile: name both its old and its new path.
         val extra = { element: PsiElement -> listOfNotNull(moving.from, element.containingFile?.virtualFile?.let(locator::wirePath)) }
         return applyOnEdt("the move", plan, extraChanged = extra) { element ->
             val file = element as? PsiFile ?: element.containingFile
+            val moved = SmartPointerManager.getInstance(project).createSmartPsiElementPointer<PsiElement>(file)
             val dir = PsiManager.getInstance(project).findDirectory(moving.directory)
                 ?: throw LeanCtxException(ErrorCode.INVALID_TARGET, "${request.target.path}: no longer a directory")
             // Every hook where doRun asks a person is answered here; the usages this
@@ -226,6 +292,11 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
             }
             processor.setPreviewUsages(false)
             processor.run()
+            // Whether MoveFilesOrDirectoriesProcessor.performRefactoring lets an
+            // IncorrectOperationException out or reports it itself, a file left where it
+            // was is a move that did not happen.
+            val now = (moved.element as? PsiFile)?.containingDirectory?.virtualFile
+            if (now == moving.directory) null else "${moving.from} was not moved"
         }
     }
 
@@ -260,7 +331,9 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
             for (each in MOVE_FILE_HANDLERS.extensionList) {
                 each.detectConflicts(platformConflicts, arrayOf<PsiElement>(file), usages.toTypedArray(), dir)
             }
-            Moving(plan(element, usages, conflicts + conflicts(platformConflicts)), directory, locator.wirePath(file.virtualFile))
+            val unloaded = unloadedModuleCount(listOf(file))
+            val planned = plan(element, usages, conflicts + conflicts(platformConflicts) + listOfNotNull(NoModalUi.unloadedModules(unloaded)))
+            Moving(planned, directory, locator.wirePath(file.virtualFile), unloaded)
         }
     }
 
@@ -275,11 +348,18 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
         val plan = safeDeletePlan(request)
         ConflictGate.check(plan.conflicts, request.force)
         return applyOnEdt("the safe delete", plan) { element ->
-            // Handed no usages, the processor deletes the declaration alone (through its
-            // language's delegates, in one command) and never searches or asks: its
-            // preprocessUsages would show the unsafe-usages dialog, a language's search the
-            // overriding-methods one. What they would ask about is the plan's conflicts.
-            SafeDeleteProcessor.createInstance(project, null, arrayOf(element), false, false).executeEx(emptyArray())
+            // What SafeDeleteProcessor.performRefactoring does when it has no usages to
+            // update (the declaration alone: its language's delegate prepares it, then it is
+            // deleted), in one command, without the processor: its search and
+            // preprocessUsages ask in dialogs (unsafe usages, overriding methods), which the
+            // plan's conflicts answer instead, and its performRefactoring turns an
+            // IncorrectOperationException into an error dialog, which here reaches
+            // applyOnEdt to be rolled back and answered.
+            WriteCommandAction.writeCommandAction(project).withName("lean-ctx safe delete").run<RuntimeException> {
+                SafeDeleteProcessorDelegate.EP_NAME.extensionList.firstOrNull { it.handlesElement(element) }?.prepareForDeletion(element)
+                element.delete()
+            }
+            if (plan.target.element?.isValid == true) "the IDE left the declaration in place" else null
         }
     }
 
@@ -297,7 +377,7 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
         } + overriding.mapNotNull { declaration ->
             locator.location(declaration)?.let { Conflict(it.path, it.range, "overrides or implements it; force deletes the symbol alone and leaves this") }
         }
-        plan(element, outside.map { UsageInfo(it) }, conflicts)
+        plan(element, outside.map { UsageInfo(it) }, conflicts + unloadedModules(listOf(element)))
     }
 
     // ---- inline ----------------------------------------------------------------------
@@ -354,6 +434,19 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
         messages.map { Conflict(at?.path ?: "", at?.range, StringUtil.removeHtmlTags(it)) }
     }
 
+    /**
+     * Inside a read action: the conflict for modules that are not loaded but lie in the use
+     * scope of any of [elements] (their usages are neither found nor updated), as
+     * `BaseRefactoringProcessor.computeUnloadedModulesFromUseScope` counts them; none when
+     * every module is loaded.
+     */
+    private fun unloadedModules(elements: Collection<PsiElement>): List<Conflict> = listOfNotNull(NoModalUi.unloadedModules(unloadedModuleCount(elements)))
+
+    /** Inside a read action: how many modules that are not loaded lie in the use scope of any of [elements]. */
+    private fun unloadedModuleCount(elements: Collection<PsiElement>): Int = elements.flatMapTo(HashSet<UnloadedModuleDescription>()) { e ->
+        (e.useScope as? GlobalSearchScope)?.unloadedModulesBelongingToScope.orEmpty()
+    }.size
+
     /** The trimmed line around [offset], at most 120 chars: enough for an agent to see the usage. */
     private fun context(element: PsiElement, offset: Int): String? {
         val document = element.containingFile?.viewProvider?.document ?: return null
@@ -367,7 +460,9 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
     /**
      * Runs [refactor] in one turn on the EDT with the plan's target, saves exactly the
      * documents it changed, and reports which files really changed, plus the wire paths
-     * [extraChanged] names after the refactoring.
+     * [extraChanged] names after the refactoring. [refactor] answers why it did not finish
+     * (null when it did); that, or an exception out of it, rolls back every document it
+     * changed ([Rollback]) before the answer ([ApplyFailure], or the exception itself).
      *
      * Before the turn every file of the plan is brought up to date from disk; in it, each
      * must be inside the project, writable, saved and unchanged since the plan
@@ -379,7 +474,7 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
         what: String,
         plan: Plan,
         extraChanged: (PsiElement) -> List<String> = { emptyList() },
-        refactor: (PsiElement) -> Unit,
+        refactor: (PsiElement) -> String?,
     ): ApplyResponse {
         val syncs = plan.files.keys.flatMap { locator.syncs(it, locator.wirePath(it), DiskSync.Access.WRITE) }
         val dumb = DumbService.getInstance(project)
@@ -392,9 +487,20 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
             ApplyFiles.check(plan.files.map { (file, atPlan) -> locator.state(file, atPlan) })
             val documents = FileDocumentManager.getInstance()
             val unsavedBefore = documents.unsavedDocuments.asList()
+            val pathsBefore = plan.files.keys.associateWith(locator::wirePath)
             // A processor that meets IndexNotReadyException shows a notification and
             // returns having changed nothing; the tracker tells that case apart.
-            refactor(element)
+            val unfinished = try {
+                refactor(element)
+            } catch (e: Throwable) {
+                val unrestored = rollBack(unsavedBefore, pathsBefore)
+                if (e is IncorrectOperationException) throw ApplyFailure.answer(what, e.message ?: e.javaClass.simpleName, unrestored)
+                throw e
+            }
+            if (unfinished != null) {
+                val dumbDuring = dumb.isDumb || dumb.modificationTracker.modificationCount != stamp
+                throw ApplyFailure.answer(what, unfinished, rollBack(unsavedBefore, pathsBefore), dumbDuring)
+            }
             val saved = Saves.exactly(unsavedBefore, documents.unsavedDocuments.asList())
             saved.forEach(documents::saveDocument)
             val changed = plan.files.filter { (file, atPlan) -> file.isValid && locator.stamp(file) != atPlan }.keys +
@@ -402,6 +508,22 @@ class PsiRefactorings(private val locator: PsiLocator) : Refactorings {
             val paths = (changed.map(locator::wirePath) + plan.target.element?.let(extraChanged).orEmpty()).distinct()
             ApplyOutcome.of(dumbBefore = false, dumbDuring = dumb.isDumb || dumb.modificationTracker.modificationCount != stamp, changedPaths = paths)
         }
+    }
+
+    /**
+     * On the EDT, after a refused apply: reloads from disk every document it changed
+     * ([Rollback.documents]: saved before the apply, so the disk holds their old text) and
+     * answers the wire paths of planned files it could not put back (renamed, moved or
+     * deleted on the file system).
+     */
+    private fun rollBack(unsavedBefore: List<Document>, pathsBefore: Map<VirtualFile, String>): List<String> {
+        val documents = FileDocumentManager.getInstance()
+        for (document in Rollback.documents(unsavedBefore, documents.unsavedDocuments.asList())) {
+            // A document whose file the failed apply deleted has nothing on disk to come back to.
+            if (documents.getFile(document)?.isValid == true) documents.reloadFromDisk(document)
+        }
+        PsiDocumentManager.getInstance(project).commitAllDocuments()
+        return Rollback.unrestored(pathsBefore) { file -> if (file.isValid) locator.wirePath(file) else null }
     }
 
     private companion object {
