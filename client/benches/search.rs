@@ -10,7 +10,8 @@
 //! against `rg | head -n 1000` (the same answer, ripgrep stopping at the closed pipe).
 //! Each answer's `searched` says how many files the text index left to read, how many
 //! were read before the answer was full, and their bytes. Per corpus also: the first index with and without the text index
-//! (`[index] text_index`), alternating, and the daemon's resident memory after each.
+//! (`[index] text_index`), alternating, and the daemon's resident memory after each
+//! once it settles (the walk's lists frozen, its buffers given back).
 //!
 //! Corpora: the pinned crates (`fetch-corpus.sh`, 7,621 files), and when
 //! `fetch-scale.sh` has run, Kubernetes 1.31.3 from the Go module proxy (one real
@@ -163,7 +164,19 @@ fn bench(corpus: &Corpus, repo: &Path, rounds: usize) {
             // repository.
             env.ok(repo, &["--root", ".", "tree", "--depth", "0"]);
             let ms = ms(t);
-            let resident = rss_kib(&env);
+            // What follows the answer settles first (the text index's lists are
+            // frozen, the walk's buffers given back): until a second passes with no
+            // fall, at most 30 s.
+            let mut resident = rss_kib(&env);
+            for _ in 0..30 {
+                std::thread::sleep(std::time::Duration::from_secs(1));
+                let now = rss_kib(&env);
+                if now * 100 > resident * 99 {
+                    resident = resident.min(now);
+                    break;
+                }
+                resident = now;
+            }
             match text_index {
                 true => {
                     with.push(ms);

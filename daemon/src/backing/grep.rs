@@ -20,7 +20,6 @@
 //! the search).
 
 use std::{
-    io::Read,
     os::fd::{AsFd, BorrowedFd},
     sync::{
         Mutex,
@@ -159,17 +158,13 @@ pub fn search(
             .after_context(after as usize)
             .build();
         let mut mine = Vec::new();
-        // One buffer per worker, grown to the largest file it read.
-        let mut buf = Vec::new();
         while filled.load(Ordering::SeqCst) < wanted {
             let i = next.fetch_add(1, Ordering::SeqCst);
             let Some((rel, id, known)) = files.get(i) else {
                 break;
             };
             let file = (rel.as_str(), *id, known);
-            if let Some(hits) =
-                search_file(project, root, &mut searcher, matcher, file, keep, &mut buf)
-            {
+            if let Some(hits) = search_file(project, root, &mut searcher, matcher, file, keep) {
                 let filling = match fill {
                     Fill::Lines(_) => hits.hits.len(),
                     Fill::Files(_) => usize::from(hits.matched > 0),
@@ -203,9 +198,8 @@ fn search_file(
     matcher: &RegexMatcher,
     (rel, id, known): (&str, FileId, &ContentFacts),
     keep: usize,
-    buf: &mut Vec<u8>,
 ) -> Option<FileHits> {
-    let fresh = read(project, root, rel, id, buf)?;
+    let (file, size, fresh) = open(project, root, rel, id)?;
     let mut sink = Collect {
         matcher,
         rel,
@@ -215,9 +209,12 @@ fn search_file(
         before: Vec::new(),
         last_kept: false,
     };
-    searcher.search_slice(matcher, buf, &mut sink).ok()?;
+    // Read through the searcher's own buffer, as ripgrep reads: a whole file as one
+    // slice costs more where the regex's fast engine gives up partway (a Unicode
+    // `\b` after a non-ASCII byte) and a slower one takes the rest of the haystack.
+    searcher.search_file(matcher, &file, &mut sink).ok()?;
     let Collect { mut out, at, .. } = sink;
-    out.bytes_read = buf.len() as u64;
+    out.bytes_read = size;
     if out.matched > 0 {
         out.path = rel.to_string();
     }
@@ -241,29 +238,28 @@ fn search_file(
     Some(out)
 }
 
-/// The file's bytes into `buf`, and its parse again if it is no longer the file the
-/// index holds (`Some(None)`: it is).
-fn read(
+/// The file opened, its size, and its parse again if it is no longer the file the
+/// index holds (`None`: it is).
+fn open(
     project: &Project,
     root: BorrowedFd<'_>,
     rel: &str,
     id: FileId,
-    buf: &mut Vec<u8>,
-) -> Option<Option<Parsed>> {
-    buf.clear();
-    if let Ok(mut file) = jail::open_beneath(root, rel)
-        && rustix::fs::fstat(&file).is_ok_and(|st| FileId::from(&st) == id)
+) -> Option<(std::fs::File, u64, Option<Parsed>)> {
+    if let Ok(file) = jail::open_beneath(root, rel)
+        && let Ok(st) = rustix::fs::fstat(&file)
+        && FileId::from(&st) == id
     {
-        file.read_to_end(buf).ok()?;
-        return Some(None);
+        return Some((file.into(), st.st_size as u64, None));
     }
     let file = project.resolve(rel, Want::File).ok()?;
     let parsed = project.index.file(&file).ok()?;
     if parsed.symbols.binary {
         return None;
     }
-    file.open().ok()?.read_to_end(buf).ok()?;
-    Some(Some(parsed))
+    let file = std::fs::File::from(file.open().ok()?);
+    let size = file.metadata().ok()?.len();
+    Some((file, size, Some(parsed)))
 }
 
 /// A file's matching lines as hits, each labelled after the search from the byte
