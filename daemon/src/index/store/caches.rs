@@ -138,6 +138,8 @@ pub type ContentOf<'a> = dyn Fn(Option<Lang>, &Hash) -> Option<Vec<u8>> + 'a;
 
 /// How many contents the text index's snapshot brought are checked after a walk.
 const TEXT_SAMPLE: usize = 8;
+/// The longest the text index's snapshot waits for the records queued before it.
+const RECORDS_BEFORE_TEXT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// How many parses served from disk are checked after a walk: a bottom-k sample by
 /// content hash (uniform, since hashes are), so each walk checks a few dozen files.
@@ -232,6 +234,14 @@ impl Caches {
         self.text.freeze();
         let Some(store) = self.store() else { return };
         let since = self.text_saved.load(Ordering::Relaxed);
+        // The records queued before it go to disk first: a restart serves from
+        // them, while the snapshot only spares it reads. On a disk with room for
+        // one of the two, the records win; a writer that does not catch up in time
+        // leaves the snapshot for the next walk. Waited for before the snapshot is
+        // made, so its copy of the lists is held only while it is written.
+        if self.text.figures().contents == since || !store.flush(RECORDS_BEFORE_TEXT) {
+            return;
+        }
         if let Some((snapshot, contents)) = self.text.snapshot(since)
             && store.save_text(&snapshot)
         {

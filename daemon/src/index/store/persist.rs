@@ -137,8 +137,6 @@ pub const MAX_PENDING: usize = 1 << 16;
 const BATCH: usize = 4096;
 /// The longest the writer holds records back for a running walk.
 const WALK_WAIT: Duration = Duration::from_secs(5);
-/// The longest the text index's snapshot waits for the records queued before it.
-const RECORDS_BEFORE_TEXT: Duration = Duration::from_secs(10);
 /// Parse bytes the writer writes and drops before it asks the allocator to give
 /// free memory back ([`crate::sys::release_free_memory`]), once it has caught up.
 const TRIM_AFTER: usize = 64 << 20;
@@ -507,13 +505,6 @@ impl Store {
         let Some((dir, key)) = self.dir_and_key() else {
             return false;
         };
-        // The records queued before it go to disk first: a restart serves from
-        // them, while the snapshot only spares it reads. On a disk with room for
-        // one of the two, the records win; a writer that does not catch up in time
-        // leaves the snapshot for the next walk.
-        if !self.flush(RECORDS_BEFORE_TEXT) {
-            return false;
-        }
         if snapshot.len() as u64 > self.cap / 4 {
             let _ = rustix::fs::unlinkat(dir.as_fd(), TEXT, AtFlags::empty());
             tracing::info!(

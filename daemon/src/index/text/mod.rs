@@ -323,10 +323,11 @@ impl TextIndex {
                 .wait_timeout_while(restoring, RESTORE_WAIT, |coming| *coming)
                 .unwrap(),
         );
-        // A batch or a freeze under way is not waited for: what is still pending
-        // is not ruled out (it has no entry yet), only read.
-        if let Ok(mut scratch) = self.inverting.try_lock() {
-            self.flush_with(&mut scratch);
+        // Only contents still pending make a query wait (for the batch or freeze
+        // under way, then for their own batch): a freeze builds under the read
+        // lock, beside the queries.
+        if !self.pending.lock().unwrap().docs.is_empty() {
+            self.flush();
         }
         let inverted = self.inverted.read().unwrap();
         let matched = match self.off {
