@@ -250,14 +250,14 @@ fn open(
         && let Ok(st) = rustix::fs::fstat(&file)
         && FileId::from(&st) == id
     {
-        return Some((file.into(), st.st_size as u64, None));
+        return Some((file, st.st_size as u64, None));
     }
     let file = project.resolve(rel, Want::File).ok()?;
     let parsed = project.index.file(&file).ok()?;
     if parsed.symbols.binary {
         return None;
     }
-    let file = std::fs::File::from(file.open().ok()?);
+    let file = file.open().ok()?;
     let size = file.metadata().ok()?.len();
     Some((file, size, Some(parsed)))
 }
