@@ -300,6 +300,29 @@ fn a_restarted_daemon_searches_from_the_kept_text_index() {
     assert!(!snapshot.exists(), "clear-cache leaves it");
 }
 
+/// A restart whose text snapshot is gone (not kept: over its share of the cap; or
+/// dropped) knows the unchanged files by identity and reads none of them: the text
+/// index is filled in from them after the walk, so searches rule files out again.
+#[test]
+fn a_restart_without_the_text_snapshot_fills_the_text_index_in_again() {
+    let (env, root) = small_files(300);
+    let search = |pattern: &str| ok(&env, &root, &["search", "--text", pattern]);
+    assert_eq!(search("f17()")["searched"]["read"], 1);
+    stop(&env);
+    let snapshot = store_dir(&env).join(index_store::TEXT);
+    fs::remove_file(&snapshot).unwrap();
+
+    let v = search("f17()");
+    assert_eq!(v["total"], 1, "{v}");
+    let filled = wait_until(Duration::from_secs(30), || {
+        search("f17()")["searched"]["read"] == 1
+    });
+    assert!(filled, "{}", search("f17()"));
+    assert!(env.log().contains("text index filled in"), "{}", env.log());
+    // And kept again for the next start.
+    assert!(wait_until(Duration::from_secs(30), || snapshot.exists()));
+}
+
 /// Sets the mtime of every directory under `root` (and its own, `.git` left alone)
 /// to long ago, and with `files` every file's too: a directory changed within
 /// seconds of a walk is listed again on the next start, whatever its identity

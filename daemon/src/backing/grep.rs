@@ -22,7 +22,7 @@
 use std::{
     os::fd::{AsFd, BorrowedFd},
     sync::{
-        Mutex,
+        Arc, Mutex,
         atomic::{AtomicUsize, Ordering},
     },
 };
@@ -124,7 +124,7 @@ pub enum Fill {
 pub fn search(
     project: &Project,
     matcher: &RegexMatcher,
-    files: &[(String, FileId, ContentFacts)],
+    files: &[(Arc<str>, FileId, ContentFacts)],
     fill: Fill,
     (before, after): (u32, u32),
 ) -> (Vec<FileHits>, usize) {
@@ -163,7 +163,7 @@ pub fn search(
             let Some((rel, id, known)) = files.get(i) else {
                 break;
             };
-            let file = (rel.as_str(), *id, known);
+            let file = (&**rel, *id, known);
             if let Some(hits) = search_file(project, root, &mut searcher, matcher, file, keep) {
                 let filling = match fill {
                     Fill::Lines(_) => hits.hits.len(),

@@ -482,8 +482,19 @@ pub async fn search_text(cx: &Cx<'_>, req: &SearchTextRequest) -> Outcome<Search
                 Skipped::TooLarge(_) => searched.oversized += 1,
             }
         }
-        // Stable: path order among files of equal rank.
-        files.sort_by_key(|(path, _, _)| -boost(&focused, &project.root.join(path)));
+        // The focused files first, in their rank; the rest stay in path order.
+        let focused: Vec<&str> = focused
+            .iter()
+            .filter_map(|f| f.strip_prefix(&project.root).ok()?.to_str())
+            .collect();
+        if !focused.is_empty() {
+            files.sort_by_key(|(path, _, _)| {
+                focused
+                    .iter()
+                    .position(|f| *f == &**path)
+                    .unwrap_or(focused.len())
+            });
+        }
         let fill = match files_only {
             true => grep::Fill::Files(skip + limit),
             false => grep::Fill::Lines(skip + limit),

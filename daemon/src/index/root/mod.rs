@@ -120,6 +120,10 @@ impl Entry {
 #[derive(Debug, Default)]
 struct FileTable {
     map: RwLock<FxHashMap<String, Entry>>,
+    /// The map's names in path order, made when a search first wants them after a
+    /// name came or went (`None`); a search over a large root would otherwise sort
+    /// every name each time.
+    order: Mutex<Option<Arc<[Arc<str>]>>>,
     files: AtomicU64,
     symbols: AtomicU64,
     bytes: AtomicU64,
@@ -154,8 +158,9 @@ impl FileTable {
         let mut map = self.map.write().unwrap();
         for (rel, entry) in entries {
             self.count(&entry, true);
-            if let Some(old) = map.insert(rel, entry) {
-                self.count(&old, false);
+            match map.insert(rel, entry) {
+                Some(old) => self.count(&old, false),
+                None => *self.order.lock().unwrap() = None,
             }
         }
     }
@@ -173,6 +178,7 @@ impl FileTable {
     fn remove(&self, rel: &str) {
         if let Some(old) = self.map.write().unwrap().remove(rel) {
             self.count(&old, false);
+            *self.order.lock().unwrap() = None;
         }
     }
 
@@ -181,9 +187,23 @@ impl FileTable {
             let kept = keep(rel, entry);
             if !kept {
                 self.count(entry, false);
+                *self.order.lock().unwrap() = None;
             }
             kept
         });
+    }
+
+    /// The names of `map` (the table, read-locked by the caller, so no name comes or
+    /// goes meanwhile) in path order.
+    fn order(&self, map: &FxHashMap<String, Entry>) -> Arc<[Arc<str>]> {
+        let mut order = self.order.lock().unwrap();
+        order
+            .get_or_insert_with(|| {
+                let mut names: Vec<Arc<str>> = map.keys().map(|k| Arc::from(k.as_str())).collect();
+                names.sort_unstable();
+                names.into()
+            })
+            .clone()
     }
 
     fn clear(&self) {
@@ -443,6 +463,9 @@ impl RootIndex {
         self.caches
             .verify_sample(&|lang, hash| self.content_of(lang, hash));
         self.caches.save_text();
+        if self.fill_text() {
+            self.caches.save_text();
+        }
     }
 
     /// Resets the walk's counters for a walk of the whole root, and (`git`) takes the
@@ -914,19 +937,21 @@ impl RootIndex {
         prefix: &str,
         query: &Query,
         through: impl Fn(&str) -> bool,
-    ) -> (Vec<(String, FileId, ContentFacts)>, usize) {
+    ) -> (Vec<(Arc<str>, FileId, ContentFacts)>, usize) {
         let candidates = self.caches.text().candidates(query);
         let files = self.files.read();
+        let order = self.files.order(&files);
+        // Names under `prefix` lie in one run of the sorted names.
+        let run = prefix.trim_end_matches('/');
+        let first = order.partition_point(|rel| &**rel < run);
         let mut considered = 0;
-        let mut found: Vec<(&String, &Entry)> = files
+        let listed: Vec<_> = order[first..]
             .iter()
-            .filter(|(rel, _)| under(rel, prefix) && through(rel))
+            .take_while(|rel| rel.starts_with(run))
+            .filter(|rel| under(rel, prefix) && through(rel))
+            .filter_map(|rel| Some((rel, files.get(&**rel)?)))
             .inspect(|_| considered += 1)
             .filter(|(_, e)| candidates.may_hold(&e.known.hash))
-            .collect();
-        found.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        let listed: Vec<_> = found
-            .into_iter()
             .map(|(rel, e)| (rel.clone(), e.id, e.known.clone()))
             .collect();
         drop(files);

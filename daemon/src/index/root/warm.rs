@@ -289,6 +289,41 @@ impl RootIndex {
         }
         out
     }
+    /// Reads again the files whose content the text index holds no entry for, and
+    /// gives it each one whose bytes still hash to what the root knows; `true` if
+    /// it took any. A restart knows unchanged files by identity and reads none of
+    /// them, so where the text index's snapshot was not kept (over its share of the
+    /// store's cap) or was dropped, their contents would stay unknown to it, and
+    /// every search would read them all.
+    pub(super) fn fill_text(&self) -> bool {
+        let text = self.caches.text();
+        // Listed first: the table's lock is not held while the text index's is taken.
+        let listed: Vec<(String, Hash)> = (self.files.read().iter())
+            .map(|(rel, e)| (rel.clone(), e.known.hash))
+            .collect();
+        let missing: Vec<_> = listed.into_iter().filter(|(_, h)| !text.knows(h)).collect();
+        let Ok(root) = jail::open_root(&self.root) else {
+            return false;
+        };
+        let taken = AtomicU64::new(0);
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        par_each(missing.len(), threads, 256, |i| {
+            let (rel, hash) = &missing[i];
+            let mut bytes = Vec::new();
+            let read = jail::open_beneath(root.as_fd(), rel)
+                .and_then(|mut f| std::io::Read::read_to_end(&mut f, &mut bytes));
+            if read.is_ok() && blake3::hash(&bytes).as_bytes() == hash {
+                text.add(*hash, &bytes);
+                taken.fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        let taken = taken.into_inner();
+        if taken > 0 {
+            tracing::info!(root = %self.root.display(), files = taken, "text index filled in");
+        }
+        taken > 0
+    }
+
     /// The bytes of an indexed file whose content has `hash` (parsed as `lang`, if
     /// given), read beneath the root; the caller checks they still hash to it.
     pub(super) fn content_of(&self, lang: Option<Lang>, hash: &Hash) -> Option<Vec<u8>> {

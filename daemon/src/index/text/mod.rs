@@ -253,6 +253,15 @@ impl TextIndex {
         }
     }
 
+    /// Whether content `hash` has an entry, or is on its way to one (always, when
+    /// the index is off: nothing is missing from it).
+    pub fn knows(&self, hash: &Hash) -> bool {
+        if self.off || self.inverted.read().unwrap().docs.contains_key(hash) {
+            return true;
+        }
+        self.pending.lock().unwrap().docs.contains_key(hash)
+    }
+
     /// Inverts what is pending: the batch is taken under the inverting lock, so
     /// batches go in in the order their contents were numbered. Unless the batch
     /// was full (a walk is filling them), its buffers are given back.
