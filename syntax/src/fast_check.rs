@@ -483,11 +483,11 @@ fn render(s: Symbol<'_>, depth: usize, out: &mut String) -> usize {
 mod tests {
     use super::*;
 
-    /// The Python, Go, Java and TypeScript fast paths, and the C, C++ and C#
-    /// skeletons, on every file of the conformance sample corpora (pinned packages
-    /// from PyPI, the Go module proxy, Maven Central, npm and Debian's upstream
-    /// tarballs, fetched once by `daemon/benches/fetch-conformance.sh`): 0
-    /// differences.
+    /// The Python, Go, Java and TypeScript fast paths, and the C, C++, C#, PHP,
+    /// Swift and Scala skeletons, on every file of the conformance sample corpora
+    /// (pinned packages from PyPI, the Go module proxy, Maven Central, npm and
+    /// Debian's upstream tarballs, fetched once by
+    /// `daemon/benches/fetch-conformance.sh`): 0 differences.
     #[test]
     fn the_declaration_readers_agree_with_whole_parses_on_real_code() {
         let corpus = lean_ctx_testkit::corpus();
@@ -501,6 +501,9 @@ mod tests {
             ("c", Lang::Cpp, 20),
             ("cpp", Lang::Cpp, 20),
             ("csharp", Lang::CSharp, 20),
+            ("php", Lang::Php, 20),
+            ("swift", Lang::Swift, 20),
+            ("scala", Lang::Scala, 20),
         ] {
             let tallies = compare_dir(&corpus.join(dir), &[lang], 1);
             let t = &tallies[&lang];

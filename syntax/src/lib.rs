@@ -12,12 +12,12 @@
 //!   and core start, and how a language writes comments. `classify`: what a
 //!   language's `classify` says of a tree-sitter node (`Def`, `Visit`).
 //! - The fast paths. Lexers that find what the walker never enters (`skeleton_rust`,
-//!   `skeleton_brace` for TypeScript, TSX, JavaScript, Java and Kotlin, `skeleton_c`
-//!   for C, C++ and C#, `skeleton_go`, `skeleton_python`), and declaration readers
-//!   that read a file's declarations off their tokens where they can vouch for it
-//!   (`rust_items`,
-//!   `python_items`, `go_items`, `java_items`, `ts_items`; `lookahead` is their
-//!   token lookahead).
+//!   `skeleton_brace` for TypeScript, TSX, JavaScript, Java, Kotlin, Swift and
+//!   Scala, `skeleton_c` for C, C++ and C#, `skeleton_php`, `skeleton_go`,
+//!   `skeleton_python`), and
+//!   declaration readers that read a file's declarations off their tokens where
+//!   they can vouch for it (`rust_items`, `python_items`, `go_items`, `java_items`,
+//!   `ts_items`; `lookahead` is their token lookahead).
 //! - [`languages`]: one module per language and the one table that registers them
 //!   ([`Lang`]): extensions, grammar, `classify`, comment rules, which fast paths.
 //!   Adding a language is a module there and one line (its module doc says how).
@@ -66,6 +66,7 @@ mod skeleton;
 mod skeleton_brace;
 mod skeleton_c;
 mod skeleton_go;
+mod skeleton_php;
 mod skeleton_python;
 mod skeleton_rust;
 pub mod symbols;

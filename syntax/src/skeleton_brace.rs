@@ -1,11 +1,15 @@
-//! The skeleton lexer of the brace languages: TypeScript, TSX, JavaScript, Java and
-//! Kotlin. It finds the brace blocks the symbol walker never enters, so tree-sitter
-//! parses them as empty blocks (`skeleton.rs` blanks them or leaves them out).
+//! The skeleton lexer of the brace languages: TypeScript, TSX, JavaScript, Java,
+//! Kotlin, Swift and Scala. It finds the brace blocks the symbol walker never
+//! enters, so tree-sitter parses them as empty blocks (`skeleton.rs` blanks them or
+//! leaves them out). A language is a dialect here: its strings, and the keywords
+//! that announce the blocks the walker enters (`Scan::declares`).
 //!
 //! The walker enters few containers in these languages: the file, type bodies (Java's
-//! and Kotlin's classes, interfaces, enums, records, objects; TypeScript's classes,
-//! interfaces and enums, whose members it reads but never enters) and TypeScript's
-//! namespace and bare blocks. Everything else in braces (function, method and
+//! and Kotlin's classes, interfaces, enums, records, objects; Swift's classes,
+//! structs, enums, protocols, extensions and actors; Scala's classes, objects,
+//! traits, enums, givens and extensions, and its package blocks; TypeScript's
+//! classes, interfaces and enums, whose members it reads but never enters) and
+//! TypeScript's namespace and bare blocks. Everything else in braces (function, method and
 //! constructor bodies, initializer blocks, lambdas, object literals, array
 //! initializers, annotation arguments, type literals) holds no symbol, and it is most
 //! of a file's bytes and nearly all of its syntax nodes. The text of the block
@@ -25,7 +29,15 @@
 //! the token before, as the ECMAScript grammar does: after an operator, an opening
 //! delimiter, a keyword like `return`, the `)` of `if (…)`), Java's text blocks and
 //! character literals, Kotlin's raw strings, `${…}` templates, character literals
-//! and nested comments.
+//! and nested comments; Swift's strings with `\(…)` holes, multi-line strings and
+//! raw strings (`#"…"#`; one with a hole, `\#(…)`, gives up on the file) and nested
+//! comments; Scala's strings, interpolated ones (a name right before the quote:
+//! `s"…${x}…"`, `$$` a dollar) with their holes, multi-line strings, whose
+//! backslashes escape nothing, character literals (a symbol literal or a quote,
+//! `'sym`, `'{…}`, gives up on the file), nested comments and XML literals (given up
+//! on, as JSX). Scala's `match`, `for` and `catch` blocks are read through, never
+//! emptied: without their cases or generators they would not parse. An indented
+//! body (Scala 3) has no braces, and is parsed.
 
 use std::ops::Range;
 
@@ -58,6 +70,8 @@ pub(super) enum Dialect {
     },
     Java,
     Kotlin,
+    Swift,
+    Scala,
 }
 
 /// One token, as far as finding bodies goes (and, in `java_items`, declarations).
@@ -86,6 +100,24 @@ enum Quoted {
     String,
     /// A Kotlin `"""…"""` raw string.
     Raw,
+    /// A Swift `"…"` string, whose holes are `\(…)`.
+    SwiftLine,
+    /// A Swift `"""…"""` string.
+    SwiftMulti,
+    /// A Scala `"…"` string; `holes` where an interpolator names it (`s"…${x}"`).
+    ScalaLine { holes: bool },
+    /// A Scala `"""…"""` string, whose backslashes escape nothing.
+    ScalaMulti { holes: bool },
+}
+
+impl Quoted {
+    /// The delimiter a hole opens and closes with: `${…}` or Swift's `\(…)`.
+    fn hole(self) -> (u8, u8) {
+        match self {
+            Quoted::SwiftLine | Quoted::SwiftMulti => (b'(', b')'),
+            _ => (b'{', b'}'),
+        }
+    }
 }
 
 pub(super) struct Lexer<'a> {
@@ -215,25 +247,35 @@ impl<'a> Lexer<'a> {
                 }
                 // `a<<b`: the second `<` of a shift follows an operator, but starts
                 // no JSX (minified code is full of them).
-                b'<' if matches!(self.dialect, Dialect::Script { jsx: true })
+                b'<' if matches!(self.dialect, Dialect::Script { jsx: true } | Dialect::Scala)
                     && self.src[..start].last() != Some(&b'<')
                     && self.expression_starts()
                     && self
                         .peek(0)
                         .is_some_and(|c| c == b'>' || is_word(c) || c == b'/') =>
                 {
-                    // JSX (or a TSX generic arrow function): its text is not code.
+                    // JSX (or a TSX generic arrow function), Scala's XML: its text is
+                    // not code.
                     return self.confused();
                 }
                 b'"' => {
                     self.double_quote()?;
                     Tok::Literal
                 }
+                // Swift has no character literals.
+                b'\'' if self.dialect == Dialect::Swift => Tok::Punct(b),
                 b'\'' => {
                     match self.dialect {
                         Dialect::Script { .. } => self.line_string(b'\'')?,
-                        Dialect::Java | Dialect::Kotlin => self.char_literal()?,
+                        _ => self.char_literal()?,
                     }
+                    Tok::Literal
+                }
+                // A Swift raw string: `#"…"#`, `##"""…"""##`.
+                b'#' if self.dialect == Dialect::Swift
+                    && self.src[self.at..].iter().find(|&&c| c != b'#') == Some(&b'"') =>
+                {
+                    self.raw_string(start)?;
                     Tok::Literal
                 }
                 b'`' => match self.dialect {
@@ -254,8 +296,8 @@ impl<'a> Lexer<'a> {
                     }
                 },
                 b'(' | b'[' | b'{' => {
-                    if b == b'{' {
-                        if let Some((_, depth)) = self.quoted.last_mut() {
+                    if let Some((quoted, depth)) = self.quoted.last_mut() {
+                        if quoted.hole().0 == b {
                             *depth += 1;
                         }
                     }
@@ -271,12 +313,14 @@ impl<'a> Lexer<'a> {
                     Tok::Open(b, start)
                 }
                 b')' | b']' | b'}' => {
-                    if b == b'}' {
-                        match self.quoted.last_mut() {
-                            Some((_, 0)) => return self.resume_quoted(),
-                            Some((_, depth)) => *depth -= 1,
-                            None => {}
+                    match self.quoted.last_mut() {
+                        Some((quoted, depth)) if quoted.hole().1 == b => {
+                            if *depth == 0 {
+                                return self.resume_quoted();
+                            }
+                            *depth -= 1;
                         }
+                        _ => {}
                     }
                     let Some(regex_after) = self.opened.pop() else {
                         return self.confused();
@@ -346,9 +390,12 @@ impl<'a> Lexer<'a> {
 }
 
 impl Lexer<'_> {
-    /// After `/*`: to the end of the comment (Kotlin's nest).
+    /// After `/*`: to the end of the comment (Kotlin's, Swift's and Scala's nest).
     fn block_comment(&mut self) -> Option<()> {
-        let nests = self.dialect == Dialect::Kotlin;
+        let nests = matches!(
+            self.dialect,
+            Dialect::Kotlin | Dialect::Swift | Dialect::Scala
+        );
         let mut depth = 1u32;
         while let Some(b) = self.peek(0) {
             self.at += 1;
@@ -407,7 +454,35 @@ impl Lexer<'_> {
         self.confused()
     }
 
-    /// After `'` in Java or Kotlin: `'x'`, `'\n'`, `'\u0041'`, `'字'`.
+    /// At a Swift raw string's first `#` (`start`): to the quote and as many `#`
+    /// that end it (three quotes first where it began with three). Its holes
+    /// (`\#(…)`) are not read: a raw string with one gives up on the file.
+    fn raw_string(&mut self, start: usize) -> Option<()> {
+        let hashes =
+            &self.src[start..start + self.src[start..].iter().take_while(|&&c| c == b'#').count()];
+        self.at = start + hashes.len() + 1;
+        let triple = self.src[self.at..].starts_with(b"\"\"");
+        if triple {
+            self.at += 2;
+        }
+        let quotes: &[u8] = if triple { b"\"\"\"" } else { b"\"" };
+        let mut end = quotes.to_vec();
+        end.extend_from_slice(hashes);
+        let mut hole = b"\\".to_vec();
+        hole.extend_from_slice(hashes);
+        hole.push(b'(');
+        let Some(i) = memchr::memmem::find(&self.src[self.at..], &end) else {
+            return self.confused();
+        };
+        let text = &self.src[self.at..self.at + i];
+        if memchr::memmem::find(text, &hole).is_some() || (!triple && text.contains(&b'\n')) {
+            return self.confused();
+        }
+        self.at += i + end.len();
+        Some(())
+    }
+
+    /// After `'` in Java, Kotlin or Scala: `'x'`, `'\n'`, `'\u0041'`, `'字'`.
     fn char_literal(&mut self) -> Option<()> {
         match self.peek(0) {
             Some(b'\\') => self.line_string(b'\''),
@@ -419,7 +494,8 @@ impl Lexer<'_> {
         }
     }
 
-    /// After `"`: a string, a Java text block or a Kotlin (raw) string.
+    /// After `"`: a string, a Java text block, a Kotlin (raw) string, a Swift or a
+    /// Scala (multi-line) string.
     fn double_quote(&mut self) -> Option<()> {
         let triple = self.peek(0) == Some(b'"') && self.peek(1) == Some(b'"');
         match self.dialect {
@@ -440,13 +516,22 @@ impl Lexer<'_> {
                 self.confused()
             }
             Dialect::Java => self.line_string(b'"'),
-            Dialect::Kotlin => {
+            Dialect::Kotlin | Dialect::Swift | Dialect::Scala => {
+                // A Scala string is interpolated where a name is right before it.
+                let holes = self.start > 0 && is_word(self.src[self.start - 1]);
                 if triple {
                     self.at += 2;
                 }
-                let kind = if triple { Quoted::Raw } else { Quoted::String };
+                let kind = match (self.dialect, triple) {
+                    (Dialect::Swift, false) => Quoted::SwiftLine,
+                    (Dialect::Swift, true) => Quoted::SwiftMulti,
+                    (Dialect::Scala, false) => Quoted::ScalaLine { holes },
+                    (Dialect::Scala, true) => Quoted::ScalaMulti { holes },
+                    (_, false) => Quoted::String,
+                    (_, true) => Quoted::Raw,
+                };
                 self.quoted.push((kind, 0));
-                // Up to its end or its first `${`, whose tokens follow.
+                // Up to its end or its first hole, whose tokens follow.
                 self.resume_quoted().map(drop)
             }
         }
@@ -462,17 +547,51 @@ impl Lexer<'_> {
         while let Some(b) = self.peek(0) {
             self.at += 1;
             match (kind, b) {
-                (Quoted::Template | Quoted::String, b'\\') => self.at += 1,
-                (_, b'$') if self.peek(0) == Some(b'{') => {
+                (Quoted::SwiftLine | Quoted::SwiftMulti, b'\\') if self.peek(0) == Some(b'(') => {
                     self.at += 1;
                     return Some(Tok::Interpolation);
                 }
-                (Quoted::Template, b'`') | (Quoted::String, b'"') => {
+                (
+                    Quoted::Template
+                    | Quoted::String
+                    | Quoted::SwiftLine
+                    | Quoted::SwiftMulti
+                    | Quoted::ScalaLine { .. },
+                    b'\\',
+                ) => self.at += 1,
+                // `$$` is a dollar; `${` opens a hole.
+                (Quoted::ScalaLine { holes: true } | Quoted::ScalaMulti { holes: true }, b'$') => {
+                    match self.peek(0) {
+                        Some(b'$') => self.at += 1,
+                        Some(b'{') => {
+                            self.at += 1;
+                            return Some(Tok::Interpolation);
+                        }
+                        _ => {}
+                    }
+                }
+                (Quoted::Template | Quoted::String | Quoted::Raw, b'$')
+                    if self.peek(0) == Some(b'{') =>
+                {
+                    self.at += 1;
+                    return Some(Tok::Interpolation);
+                }
+                (Quoted::Template, b'`')
+                | (Quoted::String | Quoted::SwiftLine | Quoted::ScalaLine { .. }, b'"') => {
                     self.quoted.pop();
                     return Some(Tok::Literal);
                 }
-                (Quoted::String, b'\n') => break,
-                (Quoted::Raw, b'"') if self.peek(0) == Some(b'"') && self.peek(1) == Some(b'"') => {
+                (Quoted::String | Quoted::SwiftLine | Quoted::ScalaLine { .. }, b'\n') => break,
+                (Quoted::SwiftMulti, b'"')
+                    if self.peek(0) == Some(b'"') && self.peek(1) == Some(b'"') =>
+                {
+                    self.at += 2;
+                    self.quoted.pop();
+                    return Some(Tok::Literal);
+                }
+                (Quoted::Raw | Quoted::ScalaMulti { .. }, b'"')
+                    if self.peek(0) == Some(b'"') && self.peek(1) == Some(b'"') =>
+                {
                     // `""""`: a raw string ends at the last quote of the run.
                     self.at += 2;
                     while self.peek(0) == Some(b'"') {
@@ -544,6 +663,16 @@ impl Scan<'_> {
                 return (frame == Frame::Top && !self.lex.confused).then_some(());
             };
             match tok {
+                // Scala's `x match { case … }`, `for { x <- xs }`, `catch { case … }`:
+                // emptied, they would not parse; read through, at any depth.
+                Tok::Open(b'{', _)
+                    if self.lex.dialect == Dialect::Scala
+                        && prev
+                            .and_then(|p| self.lex.word(p))
+                            .is_some_and(|w| matches!(w, b"match" | b"for" | b"catch")) =>
+                {
+                    self.frame_at(Frame::Inner, nesting + 1)?;
+                }
                 Tok::Open(b'{', open) if frame == Frame::Members || depth > 0 => {
                     self.skip_block(open)?;
                 }
@@ -580,7 +709,8 @@ impl Scan<'_> {
                 }
                 Tok::Close(_) => depth -= 1,
                 Tok::Punct(b';') if depth == 0 => pending = Pending::None,
-                Tok::Punct(b'<') if depth == 0 => {
+                // Scala's type parameters are in brackets; a `<` is an operator.
+                Tok::Punct(b'<') if depth == 0 && self.lex.dialect != Dialect::Scala => {
                     if let Pending::Type { angle } = &mut pending {
                         *angle += 1;
                     }
@@ -620,6 +750,23 @@ impl Scan<'_> {
             (Dialect::Kotlin, b"class" | b"interface" | b"object") => ty,
             // A member that is not a type: a class header before it had no body.
             (Dialect::Kotlin, b"fun" | b"val" | b"var" | b"init" | b"typealias") => Pending::None,
+            (
+                Dialect::Scala,
+                b"class" | b"object" | b"trait" | b"enum" | b"given" | b"extension",
+            ) => ty,
+            // A package's block is walked; an import's selectors (`a.{b, c}`) are
+            // no block, and would not parse emptied.
+            (Dialect::Scala, b"package" | b"import" | b"export") => Pending::Namespace,
+            (Dialect::Scala, b"def" | b"val" | b"var" | b"type" | b"case") => Pending::None,
+            (
+                Dialect::Swift,
+                b"class" | b"struct" | b"enum" | b"protocol" | b"extension" | b"actor",
+            ) => ty,
+            (
+                Dialect::Swift,
+                b"func" | b"var" | b"let" | b"init" | b"deinit" | b"subscript" | b"case"
+                | b"typealias" | b"associatedtype" | b"macro",
+            ) => Pending::None,
             _ => return None,
         })
     }
@@ -701,6 +848,8 @@ pub(crate) mod tests {
             Lang::Tsx | Lang::JavaScript => Dialect::Script { jsx: true },
             Lang::Java => Dialect::Java,
             Lang::Kotlin => Dialect::Kotlin,
+            Lang::Swift => Dialect::Swift,
+            Lang::Scala => Dialect::Scala,
             _ => return None,
         })
     }
@@ -799,6 +948,108 @@ val k = A::class
     }
 
     #[test]
+    fn swift_bodies_are_skipped_and_types_walked() {
+        let swift = r##"
+/** Docs, { and /* nested } */ all. */
+@available(iOS 13, *)
+public final class A<T: Equatable>: B, @unchecked Sendable where T: Hashable {
+  let s = "} \(f("}", { $0 }))" + #"} \(x) "#
+  var m = """
+    } \(g("""
+    {
+    """)) "
+    """
+  class func make() -> A<T> { A() }
+  var x: Int { get { 1 } set { } }
+  init() { super.init() }
+  deinit { }
+  subscript(i: Int) -> T { t[i] }
+  enum Kind: String, CaseIterable { case a = "}", b; func f() { } }
+  struct Inner { }
+}
+protocol P: AnyObject { var p: Int { get set }; func q() }
+extension Array where Element == Int { func sum() -> Int { reduce(0, +) } }
+let closure = { (x: Int) in x }
+actor Counter { var n = 0 }
+#if os(iOS)
+func ios() { }
+#endif
+"##;
+        expect_test::expect![[r#"
+            [
+                " Docs, { and /* nested } */ all. ",
+                " $0 ",
+                " A() ",
+                " get { 1 } set { } ",
+                " super.init() ",
+                " ",
+                " t[i] ",
+                " ",
+                " get set ",
+                " reduce(0, +) ",
+                " (x: Int) in x ",
+                " ",
+            ]
+        "#]]
+        .assert_debug_eq(&skipped(Lang::Swift, swift));
+    }
+
+    #[test]
+    fn scala_bodies_are_skipped_and_templates_walked() {
+        let scala = r##"
+package a.b { object Inner { def f = { 1 } } }
+import cats.{Eq, Show => S}
+/** Docs, { and /* nested } */ all. */
+@deprecated("}", "1") sealed abstract class A[T <: B](val x: Int = { 1 }) extends B with C {
+  val s = s"} ${ f("}", { 2 }) } $$ {" + "${" + raw"\"}"
+  val m = f"""} ${g} \""" + """\"""
+  def g(x: Int): Int = x match { case 1 => { 2 } case _ => 3 }
+  def h = for { x <- xs } yield { x }
+  def t = try { a } catch { case e: E => b }
+  val c = 'c' + '\n'
+  type L = { def run(): Unit }
+}
+given intOrd: Ord[Int] with { def compare(a: Int, b: Int) = { a - b } }
+extension (s: String) { def shout = { s.toUpperCase } }
+enum Color(val rgb: Int) { case Red extends Color(1) }
+case class P(x: Int) { def y = { x } }
+object O:
+  def z = { 0 }
+"##;
+        expect_test::expect![[r#"
+            [
+                " 1 ",
+                " Docs, { and /* nested } */ all. ",
+                " 1 ",
+                " 2 ",
+                " 2 ",
+                " x ",
+                " a ",
+                " def run(): Unit ",
+                " a - b ",
+                " s.toUpperCase ",
+                " x ",
+                " 0 ",
+            ]
+        "#]]
+        .assert_debug_eq(&skipped(Lang::Scala, scala));
+    }
+
+    /// The lexer follows nearly every file of the conformance corpora of the
+    /// languages it took last (`daemon/benches/fetch-conformance.sh`: Swift's npm
+    /// package, cats and the Scala 3 library), or the first index is slow again;
+    /// `fast_check` compares what it skips with whole parses.
+    #[test]
+    fn the_lexer_follows_nearly_every_swift_and_scala_file_of_real_code() {
+        for (dir, lang) in [("swift", Lang::Swift), ("scala", Lang::Scala)] {
+            let dialect = dialect(lang).unwrap();
+            crate::tests::follows_real_code(dir, &[dir], 100, 3, |src| {
+                scan(dialect, src).is_some()
+            });
+        }
+    }
+
+    #[test]
     fn text_the_lexer_cannot_follow_skips_nothing() {
         for (lang, src) in [
             (
@@ -810,6 +1061,17 @@ val k = A::class
             (Lang::TypeScript, "function f() { /* "),
             (Lang::Java, "class A { void m() { } } }"),
             (Lang::Kotlin, "fun f() { \"${ x\" }"),
+            (Lang::Swift, "func f() { \"\\(x\" }"),
+            (Lang::Swift, "func f() { #\"\\#(x)\"# }"),
+            (Lang::Swift, "func f() { \"}\n\" }"),
+            (Lang::Swift, "func f() { /* /* */ }"),
+            (Lang::Scala, "object A { def f = { s\"${ x\" } }"),
+            (Lang::Scala, "object A { def f = { 'sym } }"),
+            (
+                Lang::Scala,
+                "object A { def f = { x } }\nval y = <a>{'}'}</a>",
+            ),
+            (Lang::Scala, "object A { def f = { \"\"\" } \"\" } }"),
         ] {
             assert_eq!(skipped(lang, src), Vec::<&str>::new(), "{src}");
         }

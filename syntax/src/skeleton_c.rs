@@ -1222,36 +1222,15 @@ namespace N.M {
     /// whole parses.
     #[test]
     fn the_lexer_follows_nearly_every_file_of_real_code() {
-        let corpus = lean_ctx_testkit::corpus();
         for (dir, dialect, extensions) in [
             ("c", Dialect::C, &["c"][..]),
             ("c", Dialect::Cpp, &["h"][..]),
             ("cpp", Dialect::Cpp, &["cc", "h"][..]),
             ("csharp", Dialect::CSharp, &["cs"][..]),
         ] {
-            let (mut files, mut unfollowed) = (0, Vec::new());
-            for entry in ignore::WalkBuilder::new(corpus.join(dir))
-                .standard_filters(false)
-                .build()
-                .filter_map(Result::ok)
-            {
-                let path = entry.into_path();
-                let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-                if !path.is_file() || !extensions.contains(&ext) {
-                    continue;
-                }
-                files += 1;
-                let src = std::fs::read(&path).unwrap();
-                if scan(dialect, crate::bom::strip(&src)).is_none() {
-                    unfollowed.push(path.display().to_string());
-                }
-            }
-            assert!(files >= 40, "only {files} {dir} files");
-            assert!(
-                unfollowed.len() * 100 <= files * 2,
-                "{dir}: the lexer gave up on {} of {files} files: {unfollowed:#?}",
-                unfollowed.len()
-            );
+            crate::tests::follows_real_code(dir, extensions, 40, 2, |src| {
+                scan(dialect, src).is_some()
+            });
         }
     }
 

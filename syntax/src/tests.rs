@@ -10,6 +10,42 @@ use super::{
     symbols::{Parse, extract, extract_with},
 };
 
+/// For the skeleton lexers' tests that they follow nearly every file of real code
+/// (or the first index is slow again): the files under the conformance corpus's
+/// `dir` (`daemon/benches/fetch-conformance.sh`) with one of `extensions`, asserted
+/// at least `at_least`, and that `follows` gives up on at most `percent` of them.
+pub(crate) fn follows_real_code(
+    dir: &str,
+    extensions: &[&str],
+    at_least: usize,
+    percent: usize,
+    follows: impl Fn(&[u8]) -> bool,
+) {
+    let (mut files, mut unfollowed) = (0, Vec::new());
+    for entry in ignore::WalkBuilder::new(lean_ctx_testkit::corpus().join(dir))
+        .standard_filters(false)
+        .build()
+        .filter_map(Result::ok)
+    {
+        let path = entry.into_path();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !path.is_file() || !extensions.contains(&ext) {
+            continue;
+        }
+        files += 1;
+        let src = std::fs::read(&path).unwrap();
+        if !follows(crate::bom::strip(&src)) {
+            unfollowed.push(path.display().to_string());
+        }
+    }
+    assert!(files >= at_least, "only {files} {dir} files");
+    assert!(
+        unfollowed.len() * 100 <= files * percent,
+        "{dir}: the lexer gave up on {} of {files} files: {unfollowed:#?}",
+        unfollowed.len()
+    );
+}
+
 pub(crate) fn check(lang: Lang, src: &str, expect: Expect) {
     let parsed = extract(lang, src.as_bytes());
     let mut out = outline(&parsed);

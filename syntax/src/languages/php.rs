@@ -1,5 +1,6 @@
 //! PHP: `.php` and `.phtml` files, tree-sitter-php's PHP grammar (the one that reads
-//! text around `<?php … ?>`); no declaration reader, no skeleton lexer.
+//! text around `<?php … ?>`); no declaration reader, a skeleton lexer of its own
+//! (`skeleton_php`).
 //!
 //! Symbols are what universal-ctags' PHP parser calls them: namespaces (`Module`),
 //! classes, interfaces, traits (`Trait`) and enums, their methods (`Constructor` for
@@ -26,11 +27,12 @@
 
 use tree_sitter::Node;
 
-use super::Language;
+use super::{Language, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, named, one, signature},
     decl::{self, C_BLOCK, Comments, DocBlock},
+    skeleton_php,
 };
 
 pub(super) const PHP: Language = Language {
@@ -73,7 +75,11 @@ pub(super) const PHP: Language = Language {
         _ => "function lean_ctx_probe() {}",
     },
     declarations: None,
-    skeleton: None,
+    skeleton: Some(SkeletonLexer {
+        skippable: skeleton_php::skippable,
+        mark: None,
+        any_error: false,
+    }),
 };
 
 fn classify<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {

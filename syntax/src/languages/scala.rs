@@ -1,5 +1,7 @@
 //! Scala: `.scala` and `.sc` files (Scala 2 and 3, braces or indentation),
-//! tree-sitter-scala, parsed whole (no declaration reader, no skeleton lexer).
+//! tree-sitter-scala and the brace lexer (`skeleton_brace`: template and package
+//! bodies entered, braced `def` and `val` bodies skipped; an indented body is
+//! parsed); no declaration reader.
 //!
 //! Symbols are what a template holds: classes (case classes too), objects (case and
 //! package objects), traits, Scala 3 enums and their cases, `def`s (declared or
@@ -25,11 +27,12 @@
 
 use tree_sitter::Node;
 
-use super::Language;
+use super::{Language, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, descendant, field, named, one, signature, text},
     decl::{self, C_BLOCK, Comments, DocBlock},
+    skeleton_brace::{self, Dialect},
 };
 
 pub(super) const SCALA: Language = Language {
@@ -85,7 +88,11 @@ pub(super) const SCALA: Language = Language {
         Some(_) => "def leanCtxProbe = 0",
     },
     declarations: None,
-    skeleton: None,
+    skeleton: Some(SkeletonLexer {
+        skippable: |src| skeleton_brace::skippable(Dialect::Scala, src),
+        mark: None,
+        any_error: false,
+    }),
 };
 
 /// Whether `text`, a line or a word of a head, is annotations alone (`@a`,

@@ -1,5 +1,5 @@
-//! Swift: `.swift` files, tree-sitter-swift, parsed whole (no declaration reader, no
-//! skeleton lexer).
+//! Swift: `.swift` files, tree-sitter-swift and the brace lexer (`skeleton_brace`:
+//! type bodies entered, every other block skipped); no declaration reader.
 //!
 //! Symbols are the declarations of a file and of a type's body: classes, actors
 //! (classes too), structs, enums and their cases, protocols (interfaces) and their
@@ -26,11 +26,12 @@
 
 use tree_sitter::Node;
 
-use super::{Language, scala::annotations};
+use super::{Language, SkeletonLexer, scala::annotations};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, named, one, signature, text},
     decl::{self, C_BLOCK, Comments, DocBlock},
+    skeleton_brace::{self, Dialect},
 };
 
 pub(super) const SWIFT: Language = Language {
@@ -99,7 +100,11 @@ pub(super) const SWIFT: Language = Language {
         _ => "func leanCtxProbe() {}",
     },
     declarations: None,
-    skeleton: None,
+    skeleton: Some(SkeletonLexer {
+        skippable: |src| skeleton_brace::skippable(Dialect::Swift, src),
+        mark: None,
+        any_error: false,
+    }),
 };
 
 fn classify<'t>(node: Node<'t>, src: &[u8], parent: Option<SymbolKind>) -> Vec<Visit<'t>> {
