@@ -165,17 +165,21 @@ fn bench(corpus: &Corpus, repo: &Path, rounds: usize) {
             env.ok(repo, &["--root", ".", "tree", "--depth", "0"]);
             let ms = ms(t);
             // What follows the answer settles first (the text index's lists are
-            // frozen, the walk's buffers given back): until a second passes with no
-            // fall, at most 30 s.
+            // frozen, the walk's buffers given back, the snapshot written): until
+            // three seconds in a row move it by less than 1%, at most 60 s.
             let mut resident = rss_kib(&env);
-            for _ in 0..30 {
+            let mut still = 0;
+            for _ in 0..60 {
                 std::thread::sleep(std::time::Duration::from_secs(1));
                 let now = rss_kib(&env);
-                if now * 100 > resident * 99 {
-                    resident = resident.min(now);
+                still = match now.abs_diff(resident) * 100 < resident {
+                    true => still + 1,
+                    false => 0,
+                };
+                resident = now;
+                if still == 3 {
                     break;
                 }
-                resident = now;
             }
             match text_index {
                 true => {
