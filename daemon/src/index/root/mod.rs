@@ -940,20 +940,39 @@ impl RootIndex {
     ) -> (Vec<(Arc<str>, FileId, ContentFacts)>, usize) {
         let candidates = self.caches.text().candidates(query);
         let files = self.files.read();
-        let order = self.files.order(&files);
-        // Names under `prefix` lie in one run of the sorted names.
-        let run = prefix.trim_end_matches('/');
-        let first = order.partition_point(|rel| &**rel < run);
         let mut considered = 0;
-        let listed: Vec<_> = order[first..]
-            .iter()
-            .take_while(|rel| rel.starts_with(run))
-            .filter(|rel| under(rel, prefix) && through(rel))
-            .filter_map(|rel| Some((rel, files.get(&**rel)?)))
-            .inspect(|_| considered += 1)
-            .filter(|(_, e)| candidates.may_hold(&e.known.hash))
-            .map(|(rel, e)| (rel.clone(), e.id, e.known.clone()))
-            .collect();
+        let mut found: Vec<(&String, &Entry)> = Vec::new();
+        found.extend(
+            files
+                .iter()
+                .filter(|(rel, _)| under(rel, prefix) && through(rel))
+                .inspect(|_| considered += 1)
+                .filter(|(_, e)| candidates.may_hold(&e.known.hash)),
+        );
+        // Put in path order: a few candidates sorted; many (a pattern the index
+        // cannot plan) taken in the order kept for the table, as sorting a large
+        // root's names costs more than looking each one up.
+        let listed: Vec<_> = if found.len() < files.len() / 8 {
+            found.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            found
+                .into_iter()
+                .map(|(rel, e)| (Arc::from(rel.as_str()), e.id, e.known.clone()))
+                .collect()
+        } else {
+            drop(found);
+            // Names under `prefix` lie in one run of the sorted names.
+            let run = prefix.trim_end_matches('/');
+            let order = self.files.order(&files);
+            let first = order.partition_point(|rel| &**rel < run);
+            order[first..]
+                .iter()
+                .take_while(|rel| rel.starts_with(run))
+                .filter(|rel| under(rel, prefix) && through(rel))
+                .filter_map(|rel| Some((rel, files.get(&**rel)?)))
+                .filter(|(_, e)| candidates.may_hold(&e.known.hash))
+                .map(|(rel, e)| (rel.clone(), e.id, e.known.clone()))
+                .collect()
+        };
         drop(files);
         drop(candidates);
         let kept = listed.len() as u64;
