@@ -2001,6 +2001,38 @@ mod tests {
         store.close(Duration::from_secs(30));
     }
 
+    /// The store file is opened close-on-exec (no language server the daemon starts
+    /// inherits it) and never through a symlink put in its place: a link to a
+    /// copy of it (every byte valid) is not served, and the copy is left as it was.
+    #[test]
+    fn the_store_file_is_not_inherited_nor_opened_through_a_symlink() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("index");
+        let store = reopen(&dir, 1 << 30);
+        let a = put(&store, Lang::Rust, b"fn a() {}\n");
+        assert!(store.flush(Duration::from_secs(30)));
+        {
+            let disk = store.shared.disk.read().unwrap();
+            let file = disk.as_ref().unwrap().file.as_fd();
+            let flags = rustix::io::fcntl_getfd(file).unwrap();
+            assert!(flags.contains(rustix::io::FdFlags::CLOEXEC));
+        }
+        store.close(Duration::from_secs(30));
+
+        let path = dir.join(build_dir_name()).join(STORE);
+        let copy = path.with_extension("real");
+        fs::rename(&path, &copy).unwrap();
+        std::os::unix::fs::symlink(&copy, &path).unwrap();
+        let before = fs::read(&copy).unwrap();
+        let store = reopen(&dir, 1 << 30);
+        assert!(
+            store.symbols(Lang::Rust, &a).is_none(),
+            "served through a link"
+        );
+        store.close(Duration::from_secs(30));
+        assert_eq!(fs::read(&copy).unwrap(), before);
+    }
+
     #[test]
     fn a_flipped_bit_in_a_parse_is_never_served() {
         let tmp = tempfile::tempdir().unwrap();
