@@ -164,9 +164,25 @@ fn bench(corpus: &Corpus, repo: &Path, rounds: usize) {
             // repository.
             env.ok(repo, &["--root", ".", "tree", "--depth", "0"]);
             let ms = ms(t);
-            // What follows the answer settles first (the text index's lists are
-            // frozen, the walk's buffers given back, the snapshot written): until
-            // three seconds in a row move it by less than 1%, at most 60 s.
+            // What follows the answer settles first: the text index's lists are
+            // frozen and its snapshot kept (or found too large to keep), the walk's
+            // buffers given back; then until three seconds in a row move it by less
+            // than 1%, at most 60 s each. (A rate alone stopped in the middle of a
+            // long freeze on the composite.)
+            if text_index {
+                let settled = || {
+                    let log = env.log();
+                    log.contains("text index is larger")
+                        || log.contains("cannot keep the text")
+                        || has_text_snapshot(&env.paths.index_store_dir())
+                };
+                for _ in 0..120 {
+                    if settled() {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(500));
+                }
+            }
             let mut resident = rss_kib(&env);
             let mut still = 0;
             for _ in 0..60 {
@@ -385,6 +401,16 @@ fn searched_bytes(repo: &Path) -> u64 {
         .filter_map(|p| std::fs::metadata(repo.join(String::from_utf8_lossy(p).as_ref())).ok())
         .map(|m| m.len())
         .sum()
+}
+
+/// Whether a text index snapshot is kept under the store directory `dir` (in its
+/// build's directory).
+fn has_text_snapshot(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|builds| {
+        builds
+            .flatten()
+            .any(|b| b.path().join(lean_ctx_shared::index_store::TEXT).exists())
+    })
 }
 
 /// The daemon's resident set, in KiB.
