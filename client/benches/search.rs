@@ -249,17 +249,7 @@ fn bench(corpus: &Corpus, repo: &Path, rounds: usize) {
         c
     };
     let theirs = |mode: &str, pattern: &str, ci: bool| {
-        let mut c = Command::new("rg");
-        // Never the bench's stdin: rg searches a readable stdin instead of the tree.
-        c.current_dir(repo)
-            .stdin(Stdio::null())
-            .args(["--no-config", "-n"]);
-        if mode == "--text" {
-            c.arg("-F");
-        }
-        if ci {
-            c.arg("-i");
-        }
+        let mut c = rg(repo, mode, ci, "-n");
         c.arg("--").arg(pattern);
         c
     };
@@ -367,19 +357,29 @@ fn matching_files(
     }
 }
 
-/// rg's matching lines per file (`rg -c`).
-fn rg_counts(repo: &Path, mode: &str, pattern: &str, ci: bool) -> BTreeMap<String, u64> {
+/// `rg --no-config OUTPUT` in `repo`, fixed strings for `--text`, `-i` when asked;
+/// never with the bench's stdin (rg searches a readable stdin instead of the tree).
+fn rg(repo: &Path, mode: &str, ci: bool, output: &str) -> Command {
     let mut c = Command::new("rg");
     c.current_dir(repo)
         .stdin(Stdio::null())
-        .args(["--no-config", "-c"]);
+        .args(["--no-config", output]);
     if mode == "--text" {
         c.arg("-F");
     }
     if ci {
         c.arg("-i");
     }
-    let out = c.arg("--").arg(pattern).output().unwrap();
+    c
+}
+
+/// rg's matching lines per file (`rg -c`).
+fn rg_counts(repo: &Path, mode: &str, pattern: &str, ci: bool) -> BTreeMap<String, u64> {
+    let out = rg(repo, mode, ci, "-c")
+        .arg("--")
+        .arg(pattern)
+        .output()
+        .unwrap();
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| l.rsplit_once(':'))
