@@ -87,7 +87,13 @@ pub fn remove_build_dir(dir: &Path) -> io::Result<Removed> {
         for entry in entries {
             let entry = entry?;
             let path = entry.path();
-            let meta = fs::symlink_metadata(&path)?;
+            // Gone since the listing (a running writer renamed its temporary file
+            // over the snapshot): nothing left to remove.
+            let meta = match fs::symlink_metadata(&path) {
+                Ok(meta) => meta,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e),
+            };
             let ours = entry.file_name().to_str().is_some_and(is_store_file);
             if !(ours && meta.is_file()) {
                 removed.kept.push(path);

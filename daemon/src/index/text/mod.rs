@@ -48,7 +48,7 @@ pub mod trigrams;
 use std::{
     sync::{
         Condvar, Mutex, RwLock, RwLockReadGuard,
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
     },
     time::Duration,
 };
@@ -71,6 +71,9 @@ pub struct TextIndex {
     /// Held while a batch is inverted: batches go in one at a time, in document
     /// order, so each list only ever appends. It holds the sort's second buffer.
     inverting: Mutex<Vec<u64>>,
+    /// Set from when a batch leaves `pending` until its contents have entries: a
+    /// query that finds nothing pending waits for it all the same.
+    in_transit: AtomicBool,
     /// Running figures, read by `daemon status` without a lock.
     counts: Counts,
     /// Set while a snapshot is on its way in: a query waits for it (up to
@@ -275,12 +278,15 @@ impl TextIndex {
         let (docs, mut pairs) = {
             let mut pending = self.pending.lock().unwrap();
             let spare = std::mem::take(&mut pending.spare);
+            // Under the pending lock: a query that sees the batch gone sees it set.
+            self.in_transit.store(true, Ordering::SeqCst);
             (
                 std::mem::take(&mut pending.docs),
                 std::mem::replace(&mut pending.pairs, spare),
             )
         };
         if docs.is_empty() {
+            self.in_transit.store(false, Ordering::SeqCst);
             return;
         }
         sort_by_trigram(&mut pairs, scratch);
@@ -299,6 +305,7 @@ impl TextIndex {
                 list.extend(docs);
             }
         }
+        self.in_transit.store(false, Ordering::SeqCst);
         drop(inverted);
         let counts = &self.counts;
         counts.contents.fetch_add(added, Ordering::Relaxed);
@@ -332,10 +339,11 @@ impl TextIndex {
                 .wait_timeout_while(restoring, RESTORE_WAIT, |coming| *coming)
                 .unwrap(),
         );
-        // Only contents still pending make a query wait (for the batch or freeze
-        // under way, then for their own batch): a freeze builds under the read
-        // lock, beside the queries.
-        if !self.pending.lock().unwrap().docs.is_empty() {
+        // Only contents still pending or on their way in make a query wait (for
+        // the batch or freeze under way, then for their own batch): a freeze
+        // builds under the read lock, beside the queries.
+        let pending = !self.pending.lock().unwrap().docs.is_empty();
+        if pending || self.in_transit.load(Ordering::SeqCst) {
             self.flush();
         }
         let inverted = self.inverted.read().unwrap();
