@@ -484,9 +484,9 @@ mod tests {
     use super::*;
 
     /// The Python, Go, Java and TypeScript fast paths, and the C, C++, C#, PHP,
-    /// Swift and Scala skeletons, on every file of the conformance sample corpora
-    /// (pinned packages from PyPI, the Go module proxy, Maven Central, npm and
-    /// Debian's upstream tarballs, fetched once by
+    /// Swift, Scala, Ruby, Bash, Lua and R skeletons, on every file of the
+    /// conformance sample corpora (pinned packages from PyPI, the Go module proxy,
+    /// Maven Central, npm and Debian's upstream tarballs, fetched once by
     /// `daemon/benches/fetch-conformance.sh`): 0 differences.
     #[test]
     fn the_declaration_readers_agree_with_whole_parses_on_real_code() {
@@ -504,6 +504,10 @@ mod tests {
             ("php", Lang::Php, 20),
             ("swift", Lang::Swift, 20),
             ("scala", Lang::Scala, 20),
+            ("ruby", Lang::Ruby, 20),
+            ("bash", Lang::Bash, 20),
+            ("lua", Lang::Lua, 20),
+            ("r", Lang::R, 20),
         ] {
             let tallies = compare_dir(&corpus.join(dir), &[lang], 1);
             let t = &tallies[&lang];

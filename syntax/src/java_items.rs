@@ -35,7 +35,7 @@ use super::{
 pub(super) fn parse(src: &[u8]) -> Option<Vec<Decl>> {
     let mut lex = Lexer::new(src, Dialect::Java);
     // The comment ranges it would note are the skeleton's business.
-    lex.record = false;
+    lex.cur.record = false;
     let mut r = Reader {
         lex,
         src,
@@ -53,7 +53,7 @@ pub(super) fn parse(src: &[u8]) -> Option<Vec<Decl>> {
             _ => r.declaration(Body::Top, &mut out)?,
         }
     }
-    (!r.lex.confused).then_some(out)
+    (!r.lex.cur.confused).then_some(out)
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -179,7 +179,7 @@ fn lex(lexer: &mut Lexer<'_>) -> Option<Token> {
     Some(Token {
         tok,
         start: lexer.start,
-        end: lexer.at,
+        end: lexer.cur.at,
     })
 }
 

@@ -14,7 +14,8 @@
 //! - The fast paths. Lexers that find what the walker never enters (`skeleton_rust`,
 //!   `skeleton_brace` for TypeScript, TSX, JavaScript, Java, Kotlin, Swift and
 //!   Scala, `skeleton_c` for C, C++ and C#, `skeleton_php`, `skeleton_go`,
-//!   `skeleton_python`), and
+//!   `skeleton_python`, `skeleton_lua`, `skeleton_r`, `skeleton_ruby`,
+//!   `skeleton_bash`; `lex` is the cursor and scanning they share), and
 //!   declaration readers that read a file's declarations off their tokens where
 //!   they can vouch for it (`rust_items`, `python_items`, `go_items`, `java_items`,
 //!   `ts_items`; `lookahead` is their token lookahead).
@@ -57,17 +58,22 @@ pub mod fast_check;
 mod go_items;
 mod java_items;
 pub mod languages;
+mod lex;
 mod lookahead;
 pub mod name_path;
 pub mod position;
 mod python_items;
 mod rust_items;
 mod skeleton;
+mod skeleton_bash;
 mod skeleton_brace;
 mod skeleton_c;
 mod skeleton_go;
+mod skeleton_lua;
 mod skeleton_php;
 mod skeleton_python;
+mod skeleton_r;
+mod skeleton_ruby;
 mod skeleton_rust;
 pub mod symbols;
 pub mod text;

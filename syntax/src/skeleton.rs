@@ -18,9 +18,9 @@
 //! parses the whole file instead (`symbols::extract_with`). Each language names its
 //! lexer (`languages/`): Rust's (`skeleton_rust`) also feeds `rust_items`, which
 //! reads declarations without any tree; TypeScript, TSX, JavaScript, Java, Kotlin,
-//! Swift and Scala share `skeleton_brace`, C, C++ and C# `skeleton_c`; Go, Python
-//! and PHP have their own; all under the same rule and the same test against whole
-//! parses.
+//! Swift and Scala share `skeleton_brace`, C, C++ and C# `skeleton_c`; Go, Python,
+//! PHP, Lua, R, Ruby and Bash have their own; all under the same rule and the same
+//! test against whole parses.
 
 use std::ops::Range;
 

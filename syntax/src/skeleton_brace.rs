@@ -41,7 +41,10 @@
 
 use std::ops::Range;
 
-use crate::bytes::{memchr, utf8_len};
+use crate::{
+    bytes::{memchr, utf8_len},
+    lex::Cursor,
+};
 
 /// Byte ranges inside `src` (a file in `dialect`) that need no syntax tree: the
 /// interiors of the brace blocks the walker never enters, in order, disjoint. Empty
@@ -56,7 +59,7 @@ pub(super) fn scan(dialect: Dialect, src: &[u8]) -> Option<Vec<Range<usize>>> {
         lex: Lexer::new(src, dialect),
     };
     match scanner.frame(Frame::Top) {
-        Some(()) if !scanner.lex.confused => Some(scanner.lex.skip),
+        Some(()) if !scanner.lex.cur.confused => Some(scanner.lex.cur.skip),
         _ => None,
     }
 }
@@ -121,9 +124,8 @@ impl Quoted {
 }
 
 pub(super) struct Lexer<'a> {
-    src: &'a [u8],
+    pub(super) cur: Cursor<'a>,
     dialect: Dialect,
-    pub(super) at: usize,
     /// Where the token just read starts.
     pub(super) start: usize,
     /// The token before the one being read (for regular expressions and JSX).
@@ -138,47 +140,30 @@ pub(super) struct Lexer<'a> {
     closed_regex_after: bool,
     /// Newlines were crossed before the current token.
     pub(super) newline: bool,
-    /// The text could not be followed: nothing is skipped.
-    pub(super) confused: bool,
-    /// What can be skipped so far, in order: block interiors and, outside them,
-    /// block comments' text (their first three and last two bytes stay, so a
-    /// `/** */` stays a doc comment).
-    skip: Vec<Range<usize>>,
-    /// Whether comments are recorded (not while matching a block whose whole
-    /// interior is skipped anyway, nor by `java_items`, which needs none).
-    pub(super) record: bool,
 }
 
 impl<'a> Lexer<'a> {
     pub(super) fn new(src: &'a [u8], dialect: Dialect) -> Lexer<'a> {
         let mut lex = Lexer {
-            src,
+            cur: Cursor::new(src),
             dialect,
-            at: 0,
             start: 0,
             prev: None,
             opened: Vec::new(),
             quoted: Vec::new(),
             closed_regex_after: false,
             newline: false,
-            confused: false,
-            skip: Vec::new(),
-            record: true,
         };
         // A `#!` line (scripts) is not code.
         if src.starts_with(b"#!") {
-            lex.at = src.iter().position(|&b| b == b'\n').unwrap_or(src.len());
+            lex.cur.line_end();
         }
         lex
     }
 
-    fn peek(&self, ahead: usize) -> Option<u8> {
-        self.src.get(self.at + ahead).copied()
-    }
-
     pub(super) fn word(&self, tok: Tok) -> Option<&'a [u8]> {
         match tok {
-            Tok::Word(s, e) => Some(&self.src[s..e]),
+            Tok::Word(s, e) => Some(self.cur.text(s, e)),
             _ => None,
         }
     }
@@ -191,18 +176,12 @@ impl<'a> Lexer<'a> {
     /// Whether the text could not be followed (`next` answered `None` before the
     /// end).
     pub(super) fn is_confused(&self) -> bool {
-        self.confused
-    }
-
-    /// Gives up on the file; `None`, so callers can `?` out.
-    fn confused<T>(&mut self) -> Option<T> {
-        self.confused = true;
-        None
+        self.cur.confused
     }
 
     /// The next token; `None` at the end of the text or once confused.
     pub(super) fn next(&mut self) -> Option<Tok> {
-        if self.confused {
+        if self.cur.confused {
             return None;
         }
         self.newline = false;
@@ -210,7 +189,9 @@ impl<'a> Lexer<'a> {
         let tok = match tok {
             Some(tok) => tok,
             // The text ends inside a delimiter or an interpolation.
-            None if !self.opened.is_empty() || !self.quoted.is_empty() => return self.confused(),
+            None if !self.opened.is_empty() || !self.quoted.is_empty() => {
+                return self.cur.confused();
+            }
             None => return None,
         };
         self.prev = Some(tok);
@@ -219,26 +200,29 @@ impl<'a> Lexer<'a> {
 
     fn token(&mut self) -> Option<Tok> {
         loop {
-            let b = self.peek(0)?;
-            let start = self.at;
+            let b = self.cur.peek(0)?;
+            let start = self.cur.at;
             self.start = start;
-            self.at += 1;
+            self.cur.at += 1;
             return Some(match b {
                 b'\n' => {
                     self.newline = true;
                     continue;
                 }
                 b' ' | b'\t' | b'\r' | b'\x0c' => continue,
-                b'/' if self.peek(0) == Some(b'/') => {
-                    self.at = memchr(b'\n', self.src, self.at).unwrap_or(self.src.len());
+                b'/' if self.cur.peek(0) == Some(b'/') => {
+                    self.cur.line_end();
                     continue;
                 }
-                b'/' if self.peek(0) == Some(b'*') => {
-                    self.at += 1;
-                    self.block_comment()?;
-                    if self.record && start + 3 < self.at - 2 {
-                        self.skip.push(start + 3..self.at - 2);
-                    }
+                b'/' if self.cur.peek(0) == Some(b'*') => {
+                    self.cur.at += 1;
+                    // Kotlin's, Swift's and Scala's comments nest.
+                    let nests = matches!(
+                        self.dialect,
+                        Dialect::Kotlin | Dialect::Swift | Dialect::Scala
+                    );
+                    self.cur.block_comment(nests)?;
+                    self.cur.comment_read(start + 3..self.cur.at - 2);
                     continue;
                 }
                 b'/' if self.dialect_is_script() && self.expression_starts() => {
@@ -248,15 +232,16 @@ impl<'a> Lexer<'a> {
                 // `a<<b`: the second `<` of a shift follows an operator, but starts
                 // no JSX (minified code is full of them).
                 b'<' if matches!(self.dialect, Dialect::Script { jsx: true } | Dialect::Scala)
-                    && self.src[..start].last() != Some(&b'<')
+                    && self.cur.src[..start].last() != Some(&b'<')
                     && self.expression_starts()
                     && self
+                        .cur
                         .peek(0)
                         .is_some_and(|c| c == b'>' || is_word(c) || c == b'/') =>
                 {
                     // JSX (or a TSX generic arrow function), Scala's XML: its text is
                     // not code.
-                    return self.confused();
+                    return self.cur.confused();
                 }
                 b'"' => {
                     self.double_quote()?;
@@ -273,7 +258,7 @@ impl<'a> Lexer<'a> {
                 }
                 // A Swift raw string: `#"…"#`, `##"""…"""##`.
                 b'#' if self.dialect == Dialect::Swift
-                    && self.src[self.at..].iter().find(|&&c| c != b'#') == Some(&b'"') =>
+                    && self.cur.src[self.cur.at..].iter().find(|&&c| c != b'#') == Some(&b'"') =>
                 {
                     self.raw_string(start)?;
                     Tok::Literal
@@ -285,13 +270,13 @@ impl<'a> Lexer<'a> {
                     }
                     // A Kotlin identifier in backticks (Java has none).
                     _ => {
-                        let end = memchr(b'`', self.src, self.at);
+                        let end = memchr(b'`', self.cur.src, self.cur.at);
                         match end {
-                            Some(end) if !self.src[self.at..end].contains(&b'\n') => {
-                                self.at = end + 1;
-                                Tok::Word(start, self.at)
+                            Some(end) if !self.cur.src[self.cur.at..end].contains(&b'\n') => {
+                                self.cur.at = end + 1;
+                                Tok::Word(start, self.cur.at)
                             }
-                            _ => return self.confused(),
+                            _ => return self.cur.confused(),
                         }
                     }
                 },
@@ -323,30 +308,30 @@ impl<'a> Lexer<'a> {
                         _ => {}
                     }
                     let Some(regex_after) = self.opened.pop() else {
-                        return self.confused();
+                        return self.cur.confused();
                     };
                     self.closed_regex_after = regex_after;
                     Tok::Close(b)
                 }
-                b'=' if self.peek(0) == Some(b'>') && self.dialect_is_script() => {
-                    self.at += 1;
+                b'=' if self.cur.peek(0) == Some(b'>') && self.dialect_is_script() => {
+                    self.cur.at += 1;
                     Tok::Joint(b'=')
                 }
-                b':' if self.peek(0) == Some(b':') => {
-                    self.at += 1;
+                b':' if self.cur.peek(0) == Some(b':') => {
+                    self.cur.at += 1;
                     Tok::Joint(b':')
                 }
-                b'+' | b'-' if self.peek(0) == Some(b) => {
+                b'+' | b'-' if self.cur.peek(0) == Some(b) => {
                     // `a++ / b`: an increment is followed by division; as a word it
                     // says so.
-                    self.at += 1;
-                    Tok::Word(start, self.at)
+                    self.cur.at += 1;
+                    Tok::Word(start, self.cur.at)
                 }
                 b if is_word(b) => {
-                    while self.peek(0).is_some_and(is_word) {
-                        self.at += 1;
+                    while self.cur.peek(0).is_some_and(is_word) {
+                        self.cur.at += 1;
                     }
-                    Tok::Word(start, self.at)
+                    Tok::Word(start, self.cur.at)
                 }
                 _ => Tok::Punct(b),
             });
@@ -390,46 +375,19 @@ impl<'a> Lexer<'a> {
 }
 
 impl Lexer<'_> {
-    /// After `/*`: to the end of the comment (Kotlin's, Swift's and Scala's nest).
-    fn block_comment(&mut self) -> Option<()> {
-        let nests = matches!(
-            self.dialect,
-            Dialect::Kotlin | Dialect::Swift | Dialect::Scala
-        );
-        let mut depth = 1u32;
-        while let Some(b) = self.peek(0) {
-            self.at += 1;
-            match (b, self.peek(0)) {
-                (b'*', Some(b'/')) => {
-                    self.at += 1;
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(());
-                    }
-                }
-                (b'/', Some(b'*')) if nests => {
-                    self.at += 1;
-                    depth += 1;
-                }
-                _ => {}
-            }
-        }
-        self.confused()
-    }
-
     /// After the opening `/` of a regular expression: to its flags. It cannot span
     /// lines; a line ending first means the `/` was division after all.
     fn regex(&mut self) -> Option<()> {
         let mut class = false;
-        while let Some(b) = self.peek(0) {
-            self.at += 1;
+        while let Some(b) = self.cur.peek(0) {
+            self.cur.at += 1;
             match b {
-                b'\\' => self.at += 1,
+                b'\\' => self.cur.at += 1,
                 b'[' => class = true,
                 b']' => class = false,
                 b'/' if !class => {
-                    while self.peek(0).is_some_and(is_word) {
-                        self.at += 1;
+                    while self.cur.peek(0).is_some_and(is_word) {
+                        self.cur.at += 1;
                     }
                     return Some(());
                 }
@@ -437,33 +395,32 @@ impl Lexer<'_> {
                 _ => {}
             }
         }
-        self.confused()
+        self.cur.confused()
     }
 
     /// After a quote: to the same quote on this line, escapes honoured.
     fn line_string(&mut self, quote: u8) -> Option<()> {
-        while let Some(b) = self.peek(0) {
-            self.at += 1;
+        while let Some(b) = self.cur.peek(0) {
+            self.cur.at += 1;
             match b {
-                b'\\' => self.at += 1,
+                b'\\' => self.cur.at += 1,
                 b'\n' => break,
                 b if b == quote => return Some(()),
                 _ => {}
             }
         }
-        self.confused()
+        self.cur.confused()
     }
 
     /// At a Swift raw string's first `#` (`start`): to the quote and as many `#`
     /// that end it (three quotes first where it began with three). Its holes
     /// (`\#(…)`) are not read: a raw string with one gives up on the file.
     fn raw_string(&mut self, start: usize) -> Option<()> {
-        let hashes =
-            &self.src[start..start + self.src[start..].iter().take_while(|&&c| c == b'#').count()];
-        self.at = start + hashes.len() + 1;
-        let triple = self.src[self.at..].starts_with(b"\"\"");
+        let hashes = &self.cur.src[start..start + self.cur.run(b'#', start)];
+        self.cur.at = start + hashes.len() + 1;
+        let triple = self.cur.src[self.cur.at..].starts_with(b"\"\"");
         if triple {
-            self.at += 2;
+            self.cur.at += 2;
         }
         let quotes: &[u8] = if triple { b"\"\"\"" } else { b"\"" };
         let mut end = quotes.to_vec();
@@ -471,56 +428,58 @@ impl Lexer<'_> {
         let mut hole = b"\\".to_vec();
         hole.extend_from_slice(hashes);
         hole.push(b'(');
-        let Some(i) = memchr::memmem::find(&self.src[self.at..], &end) else {
-            return self.confused();
+        let Some(i) = memchr::memmem::find(&self.cur.src[self.cur.at..], &end) else {
+            return self.cur.confused();
         };
-        let text = &self.src[self.at..self.at + i];
+        let text = &self.cur.src[self.cur.at..self.cur.at + i];
         if memchr::memmem::find(text, &hole).is_some() || (!triple && text.contains(&b'\n')) {
-            return self.confused();
+            return self.cur.confused();
         }
-        self.at += i + end.len();
+        self.cur.at += i + end.len();
         Some(())
     }
 
     /// After `'` in Java, Kotlin or Scala: `'x'`, `'\n'`, `'\u0041'`, `'字'`.
     fn char_literal(&mut self) -> Option<()> {
-        match self.peek(0) {
+        match self.cur.peek(0) {
             Some(b'\\') => self.line_string(b'\''),
-            Some(first) if self.peek(utf8_len(first)) == Some(b'\'') => {
-                self.at += utf8_len(first) + 1;
+            Some(first) if self.cur.peek(utf8_len(first)) == Some(b'\'') => {
+                self.cur.at += utf8_len(first) + 1;
                 Some(())
             }
-            _ => self.confused(),
+            _ => self.cur.confused(),
         }
     }
 
     /// After `"`: a string, a Java text block, a Kotlin (raw) string, a Swift or a
     /// Scala (multi-line) string.
     fn double_quote(&mut self) -> Option<()> {
-        let triple = self.peek(0) == Some(b'"') && self.peek(1) == Some(b'"');
+        let triple = self.cur.peek(0) == Some(b'"') && self.cur.peek(1) == Some(b'"');
         match self.dialect {
             Dialect::Script { .. } => self.line_string(b'"'),
             Dialect::Java if triple => {
-                self.at += 2;
-                while let Some(b) = self.peek(0) {
-                    self.at += 1;
+                self.cur.at += 2;
+                while let Some(b) = self.cur.peek(0) {
+                    self.cur.at += 1;
                     match b {
-                        b'\\' => self.at += 1,
-                        b'"' if self.peek(0) == Some(b'"') && self.peek(1) == Some(b'"') => {
-                            self.at += 2;
+                        b'\\' => self.cur.at += 1,
+                        b'"' if self.cur.peek(0) == Some(b'"')
+                            && self.cur.peek(1) == Some(b'"') =>
+                        {
+                            self.cur.at += 2;
                             return Some(());
                         }
                         _ => {}
                     }
                 }
-                self.confused()
+                self.cur.confused()
             }
             Dialect::Java => self.line_string(b'"'),
             Dialect::Kotlin | Dialect::Swift | Dialect::Scala => {
                 // A Scala string is interpolated where a name is right before it.
-                let holes = self.start > 0 && is_word(self.src[self.start - 1]);
+                let holes = self.start > 0 && is_word(self.cur.src[self.start - 1]);
                 if triple {
-                    self.at += 2;
+                    self.cur.at += 2;
                 }
                 let kind = match (self.dialect, triple) {
                     (Dialect::Swift, false) => Quoted::SwiftLine,
@@ -542,13 +501,15 @@ impl Lexer<'_> {
     /// (`Interpolation`).
     fn resume_quoted(&mut self) -> Option<Tok> {
         let Some(&(kind, _)) = self.quoted.last() else {
-            return self.confused();
+            return self.cur.confused();
         };
-        while let Some(b) = self.peek(0) {
-            self.at += 1;
+        while let Some(b) = self.cur.peek(0) {
+            self.cur.at += 1;
             match (kind, b) {
-                (Quoted::SwiftLine | Quoted::SwiftMulti, b'\\') if self.peek(0) == Some(b'(') => {
-                    self.at += 1;
+                (Quoted::SwiftLine | Quoted::SwiftMulti, b'\\')
+                    if self.cur.peek(0) == Some(b'(') =>
+                {
+                    self.cur.at += 1;
                     return Some(Tok::Interpolation);
                 }
                 (
@@ -558,22 +519,22 @@ impl Lexer<'_> {
                     | Quoted::SwiftMulti
                     | Quoted::ScalaLine { .. },
                     b'\\',
-                ) => self.at += 1,
+                ) => self.cur.at += 1,
                 // `$$` is a dollar; `${` opens a hole.
                 (Quoted::ScalaLine { holes: true } | Quoted::ScalaMulti { holes: true }, b'$') => {
-                    match self.peek(0) {
-                        Some(b'$') => self.at += 1,
+                    match self.cur.peek(0) {
+                        Some(b'$') => self.cur.at += 1,
                         Some(b'{') => {
-                            self.at += 1;
+                            self.cur.at += 1;
                             return Some(Tok::Interpolation);
                         }
                         _ => {}
                     }
                 }
                 (Quoted::Template | Quoted::String | Quoted::Raw, b'$')
-                    if self.peek(0) == Some(b'{') =>
+                    if self.cur.peek(0) == Some(b'{') =>
                 {
-                    self.at += 1;
+                    self.cur.at += 1;
                     return Some(Tok::Interpolation);
                 }
                 (Quoted::Template, b'`')
@@ -583,19 +544,19 @@ impl Lexer<'_> {
                 }
                 (Quoted::String | Quoted::SwiftLine | Quoted::ScalaLine { .. }, b'\n') => break,
                 (Quoted::SwiftMulti, b'"')
-                    if self.peek(0) == Some(b'"') && self.peek(1) == Some(b'"') =>
+                    if self.cur.peek(0) == Some(b'"') && self.cur.peek(1) == Some(b'"') =>
                 {
-                    self.at += 2;
+                    self.cur.at += 2;
                     self.quoted.pop();
                     return Some(Tok::Literal);
                 }
                 (Quoted::Raw | Quoted::ScalaMulti { .. }, b'"')
-                    if self.peek(0) == Some(b'"') && self.peek(1) == Some(b'"') =>
+                    if self.cur.peek(0) == Some(b'"') && self.cur.peek(1) == Some(b'"') =>
                 {
                     // `""""`: a raw string ends at the last quote of the run.
-                    self.at += 2;
-                    while self.peek(0) == Some(b'"') {
-                        self.at += 1;
+                    self.cur.at += 2;
+                    while self.cur.peek(0) == Some(b'"') {
+                        self.cur.at += 1;
                     }
                     self.quoted.pop();
                     return Some(Tok::Literal);
@@ -603,7 +564,7 @@ impl Lexer<'_> {
                 _ => {}
             }
         }
-        self.confused()
+        self.cur.confused()
     }
 }
 
@@ -651,7 +612,7 @@ impl Scan<'_> {
 
     fn frame_at(&mut self, frame: Frame, nesting: u32) -> Option<()> {
         if nesting > MAX_FRAMES {
-            return self.lex.confused();
+            return self.lex.cur.confused();
         }
         let script = self.lex.dialect_is_script();
         // Parentheses and brackets open in this frame.
@@ -660,7 +621,7 @@ impl Scan<'_> {
         let mut prev: Option<Tok> = None;
         loop {
             let Some(tok) = self.lex.next() else {
-                return (frame == Frame::Top && !self.lex.confused).then_some(());
+                return (frame == Frame::Top && !self.lex.cur.confused).then_some(());
             };
             match tok {
                 // Scala's `x match { case … }`, `for { x <- xs }`, `catch { case … }`:
@@ -811,18 +772,15 @@ impl Scan<'_> {
     /// Skips the interior of the `{` just read at `open`, up to its matching `}`.
     fn skip_block(&mut self, open: usize) -> Option<()> {
         let mut depth = 1u32;
-        self.lex.record = false;
+        self.lex.cur.record = false;
         loop {
             match self.lex.next()? {
                 Tok::Open(..) => depth += 1,
                 Tok::Close(_) => {
                     depth -= 1;
                     if depth == 0 {
-                        let close = self.lex.at - 1;
-                        self.lex.record = true;
-                        if close > open + 1 {
-                            self.lex.skip.push(open + 1..close);
-                        }
+                        self.lex.cur.record = true;
+                        self.lex.cur.interior_read(open);
                         return Some(());
                     }
                 }

@@ -60,7 +60,10 @@
 
 use std::ops::Range;
 
-use crate::bytes::is_word;
+use crate::{
+    bytes::is_word,
+    lex::{Cursor, opener},
+};
 
 /// Byte ranges inside `src` (a file in `dialect`) that need no syntax tree: the
 /// interiors of the brace blocks the walker never enters and of the block comments
@@ -79,7 +82,7 @@ pub(super) fn scan(dialect: Dialect, src: &[u8]) -> Option<Vec<Range<usize>>> {
     while let Some(tok) = scan.lex.next() {
         scan.token(tok)?;
     }
-    (!scan.lex.confused && scan.levels.len() == 1).then_some(scan.lex.skip)
+    (!scan.lex.cur.confused && scan.levels.len() == 1).then_some(scan.lex.cur.skip)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,101 +140,65 @@ struct Floor {
 }
 
 struct Lexer<'a> {
-    src: &'a [u8],
+    cur: Cursor<'a>,
     dialect: Dialect,
-    at: usize,
-    /// The delimiters open, innermost last.
-    open: Vec<u8>,
     /// The `#if`s open: how many delimiters were open at each.
     conditionals: Vec<usize>,
     /// The block being skipped, if any: a conditional branch inside it must close
     /// what it opens.
     floor: Option<Floor>,
     holes: Vec<Hole>,
-    /// What can be skipped so far, in order.
-    skip: Vec<Range<usize>>,
-    /// Whether block comments are recorded (not inside a block whose whole
-    /// interior is skipped anyway).
-    record: bool,
-    /// The text could not be followed: nothing is skipped.
-    confused: bool,
 }
 
 impl<'a> Lexer<'a> {
     fn new(src: &'a [u8], dialect: Dialect) -> Lexer<'a> {
         Lexer {
-            src,
+            cur: Cursor::new(src),
             dialect,
-            at: 0,
-            open: Vec::new(),
             conditionals: Vec::new(),
             floor: None,
             holes: Vec::new(),
-            skip: Vec::new(),
-            record: true,
-            confused: false,
         }
-    }
-
-    fn peek(&self, ahead: usize) -> Option<u8> {
-        self.src.get(self.at + ahead).copied()
     }
 
     fn word(&self, tok: Tok) -> Option<&'a [u8]> {
         match tok {
-            Tok::Word(s, e) => Some(&self.src[s..e]),
+            Tok::Word(s, e) => Some(self.cur.text(s, e)),
             _ => None,
-        }
-    }
-
-    /// Gives up on the file; `None`, so callers can `?` out.
-    fn confused<T>(&mut self) -> Option<T> {
-        self.confused = true;
-        None
-    }
-
-    /// The length of the line break at `at` (`\n` or `\r\n`), 0 if there is none.
-    fn line_break(&self, at: usize) -> usize {
-        match (self.src.get(at), self.src.get(at + 1)) {
-            (Some(b'\n'), _) => 1,
-            (Some(b'\r'), Some(b'\n')) => 2,
-            _ => 0,
         }
     }
 
     /// The next token; `None` at the end of the text or once confused.
     fn next(&mut self) -> Option<Tok> {
-        if self.confused {
+        if self.cur.confused {
             return None;
         }
         let csharp = self.dialect == Dialect::CSharp;
         loop {
-            let Some(b) = self.peek(0) else {
+            let Some(b) = self.cur.peek(0) else {
                 // The text ends inside a delimiter or a string's hole.
-                if !self.open.is_empty() || !self.holes.is_empty() {
-                    return self.confused();
+                if !self.cur.open.is_empty() || !self.holes.is_empty() {
+                    return self.cur.confused();
                 }
                 return None;
             };
-            let start = self.at;
-            self.at += 1;
+            let start = self.cur.at;
+            self.cur.at += 1;
             return Some(match b {
                 b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c' => continue,
                 // A line continuation: tree-sitter-c reads it as whitespace.
-                b'\\' if !csharp && self.line_break(self.at) > 0 => {
-                    self.at += self.line_break(self.at);
+                b'\\' if !csharp && self.cur.line_break(self.cur.at) > 0 => {
+                    self.cur.at += self.cur.line_break(self.cur.at);
                     continue;
                 }
-                b'/' if self.peek(0) == Some(b'/') => {
+                b'/' if self.cur.peek(0) == Some(b'/') => {
                     self.line_comment();
                     continue;
                 }
-                b'/' if self.peek(0) == Some(b'*') => {
-                    self.at += 1;
-                    self.block_comment()?;
-                    if self.record && start + 3 < self.at - 2 {
-                        self.skip.push(start + 3..self.at - 2);
-                    }
+                b'/' if self.cur.peek(0) == Some(b'*') => {
+                    self.cur.at += 1;
+                    self.cur.block_comment(false)?;
+                    self.cur.comment_read(start + 3..self.cur.at - 2);
                     continue;
                 }
                 // Outside literals a `#` only begins a directive (tree-sitter's
@@ -249,52 +216,45 @@ impl<'a> Lexer<'a> {
                     self.char_literal()?;
                     Tok::Literal
                 }
-                b'@' if csharp => match self.peek(0) {
+                b'@' if csharp => match self.cur.peek(0) {
                     Some(b'"') => {
-                        self.at += 1;
+                        self.cur.at += 1;
                         self.verbatim()?;
                         Tok::Literal
                     }
                     Some(b'$') => {
-                        self.at = start;
+                        self.cur.at = start;
                         self.interpolated()?
                     }
                     // `@class`: an identifier, never a keyword.
                     Some(c) if is_word(c) => {
-                        self.at += 1;
+                        self.cur.at += 1;
                         self.word_end();
-                        Tok::Word(start, self.at)
+                        Tok::Word(start, self.cur.at)
                     }
                     _ => Tok::Punct(b),
                 },
-                b'$' if csharp && matches!(self.peek(0), Some(b'"' | b'$' | b'@')) => {
-                    self.at = start;
+                b'$' if csharp && matches!(self.cur.peek(0), Some(b'"' | b'$' | b'@')) => {
+                    self.cur.at = start;
                     self.interpolated()?
                 }
                 b'(' | b'[' | b'{' => {
-                    self.open.push(b);
+                    self.cur.open.push(b);
                     Tok::Open(b, start)
                 }
                 b'}' if self
                     .holes
                     .last()
-                    .is_some_and(|h| h.depth == self.open.len()) =>
+                    .is_some_and(|h| h.depth == self.cur.open.len()) =>
                 {
                     self.close_hole()?
                 }
                 b')' | b']' | b'}' => {
-                    let opener = match b {
-                        b')' => b'(',
-                        b']' => b'[',
-                        _ => b'{',
-                    };
-                    if self.open.pop() != Some(opener) {
-                        return self.confused();
-                    }
+                    self.cur.close(opener(b))?;
                     Tok::Close(b)
                 }
-                b':' if self.peek(0) == Some(b':') => {
-                    self.at += 1;
+                b':' if self.cur.peek(0) == Some(b':') => {
+                    self.cur.at += 1;
                     Tok::Scope
                 }
                 // `{x:N2}`: a format clause, to the hole's `}` (tree-sitter-c-sharp
@@ -302,33 +262,33 @@ impl<'a> Lexer<'a> {
                 b':' if self
                     .holes
                     .last()
-                    .is_some_and(|h| h.depth == self.open.len()) =>
+                    .is_some_and(|h| h.depth == self.cur.open.len()) =>
                 {
-                    let end = memchr::memchr2(b'}', b'"', &self.src[self.at..]);
-                    match end.map(|i| self.at + i) {
-                        Some(end) if self.src[end] == b'}' => self.at = end,
-                        _ => return self.confused(),
+                    let end = memchr::memchr2(b'}', b'"', &self.cur.src[self.cur.at..]);
+                    match end.map(|i| self.cur.at + i) {
+                        Some(end) if self.cur.src[end] == b'}' => self.cur.at = end,
+                        _ => return self.cur.confused(),
                     }
                     continue;
                 }
                 b'0'..=b'9' => {
                     self.number();
-                    Tok::Word(start, self.at)
+                    Tok::Word(start, self.cur.at)
                 }
                 b if is_word(b) || (b == b'$' && !csharp) => {
                     self.word_end();
                     if self.dialect == Dialect::Cpp
-                        && self.peek(0) == Some(b'"')
+                        && self.cur.peek(0) == Some(b'"')
                         && matches!(
-                            &self.src[start..self.at],
+                            &self.cur.src[start..self.cur.at],
                             b"R" | b"LR" | b"uR" | b"UR" | b"u8R"
                         )
                     {
-                        self.at += 1;
+                        self.cur.at += 1;
                         self.raw_string()?;
                         Tok::Literal
                     } else {
-                        Tok::Word(start, self.at)
+                        Tok::Word(start, self.cur.at)
                     }
                 }
                 _ => Tok::Punct(b),
@@ -338,25 +298,21 @@ impl<'a> Lexer<'a> {
 
     fn word_end(&mut self) {
         let dollar = self.dialect != Dialect::CSharp;
-        while self
-            .peek(0)
-            .is_some_and(|c| is_word(c) || (dollar && c == b'$'))
-        {
-            self.at += 1;
-        }
+        self.cur.skip_while(|c| is_word(c) || (dollar && c == b'$'));
     }
 
     /// After a number's first digit: the rest of it, with C's and C++'s digit
     /// separators (`1'000'000`, `0xFF'FF`: a quote between digits).
     fn number(&mut self) {
         let separators = self.dialect != Dialect::CSharp;
-        while let Some(c) = self.peek(0) {
-            let separator =
-                separators && c == b'\'' && self.peek(1).is_some_and(|d| d.is_ascii_alphanumeric());
+        while let Some(c) = self.cur.peek(0) {
+            let separator = separators
+                && c == b'\''
+                && self.cur.peek(1).is_some_and(|d| d.is_ascii_alphanumeric());
             if !(is_word(c) || c == b'.' || separator) {
                 return;
             }
-            self.at += 1;
+            self.cur.at += 1;
         }
     }
 
@@ -364,28 +320,18 @@ impl<'a> Lexer<'a> {
     /// continues the comment (tree-sitter-c's comment token).
     fn line_comment(&mut self) {
         let continues = self.dialect != Dialect::CSharp;
-        while let Some(i) = memchr::memchr2(b'\n', b'\\', &self.src[self.at..]) {
-            self.at += i;
-            if self.src[self.at] == b'\n' {
+        while let Some(i) = memchr::memchr2(b'\n', b'\\', &self.cur.src[self.cur.at..]) {
+            self.cur.at += i;
+            if self.cur.src[self.cur.at] == b'\n' {
                 return;
             }
-            self.at += 1;
+            self.cur.at += 1;
             if continues {
-                self.at = (self.at + self.line_break(self.at).max(1)).min(self.src.len());
+                self.cur.at =
+                    (self.cur.at + self.cur.line_break(self.cur.at).max(1)).min(self.cur.src.len());
             }
         }
-        self.at = self.src.len();
-    }
-
-    /// After `/*`: past the `*/` that ends the comment.
-    fn block_comment(&mut self) -> Option<()> {
-        match memchr::memmem::find(&self.src[self.at..], b"*/") {
-            Some(i) => {
-                self.at += i + 2;
-                Some(())
-            }
-            None => self.confused(),
-        }
+        self.cur.at = self.cur.src.len();
     }
 
     /// After `#`: to the end of the directive, as tree-sitter reads its argument
@@ -393,44 +339,40 @@ impl<'a> Lexer<'a> {
     /// and the rest of its line belong to it too). A conditional (`#if`, `#elif`,
     /// `#else`, `#endif`) is checked against the block being skipped.
     fn directive(&mut self) -> Option<()> {
-        while matches!(self.peek(0), Some(b' ' | b'\t')) {
-            self.at += 1;
-        }
-        let name = self.at;
-        while self
-            .peek(0)
-            .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
-        {
-            self.at += 1;
-        }
-        let name = &self.src[name..self.at];
+        self.cur.blanks();
+        let name = self.cur.at;
+        self.cur
+            .skip_while(|c| c.is_ascii_alphanumeric() || c == b'_');
+        let name = &self.cur.src[name..self.cur.at];
         loop {
-            let Some(i) = memchr::memchr3(b'\n', b'\\', b'/', &self.src[self.at..]) else {
-                self.at = self.src.len();
+            let Some(i) = memchr::memchr3(b'\n', b'\\', b'/', &self.cur.src[self.cur.at..]) else {
+                self.cur.at = self.cur.src.len();
                 break;
             };
-            self.at += i;
-            match self.src[self.at] {
+            self.cur.at += i;
+            match self.cur.src[self.cur.at] {
                 b'\n' => break,
-                b'\\' => self.at += 1 + self.line_break(self.at + 1),
-                _ if self.peek(1) == Some(b'*') => {
-                    self.at += 2;
-                    self.block_comment()?;
+                b'\\' => self.cur.at += 1 + self.cur.line_break(self.cur.at + 1),
+                _ if self.cur.peek(1) == Some(b'*') => {
+                    self.cur.at += 2;
+                    self.cur.block_comment(false)?;
                 }
-                _ => self.at += 1,
+                _ => self.cur.at += 1,
             }
         }
         match name {
-            b"if" | b"ifdef" | b"ifndef" => self.conditionals.push(self.open.len()),
+            b"if" | b"ifdef" | b"ifndef" => self.conditionals.push(self.cur.open.len()),
             b"elif" | b"elifdef" | b"elifndef" | b"else" | b"endif" => {
                 let Some(&opened) = self.conditionals.last() else {
-                    return self.confused();
+                    return self.cur.confused();
                 };
                 // In a skipped block, a branch ends where it began: the
                 // conditional opened inside the block, with the delimiters it had.
                 if let Some(floor) = self.floor {
-                    if self.conditionals.len() <= floor.conditionals || self.open.len() != opened {
-                        return self.confused();
+                    if self.conditionals.len() <= floor.conditionals
+                        || self.cur.open.len() != opened
+                    {
+                        return self.cur.confused();
                     }
                 }
                 if name == b"endif" {
@@ -444,80 +386,75 @@ impl<'a> Lexer<'a> {
 
     /// After `"` in C or C++: to the closing quote on the same line.
     fn string(&mut self) -> Option<()> {
-        while let Some(i) = memchr::memchr3(b'"', b'\\', b'\n', &self.src[self.at..]) {
-            self.at += i + 1;
-            match self.src[self.at - 1] {
+        while let Some(i) = memchr::memchr3(b'"', b'\\', b'\n', &self.cur.src[self.cur.at..]) {
+            self.cur.at += i + 1;
+            match self.cur.src[self.cur.at - 1] {
                 b'"' => return Some(()),
-                b'\\' => self.at = (self.at + 1).min(self.src.len()),
+                b'\\' => self.cur.at = (self.cur.at + 1).min(self.cur.src.len()),
                 _ => break,
             }
         }
-        self.confused()
+        self.cur.confused()
     }
 
     /// After `'`: a character literal, one or more characters or escapes on one
     /// line (tree-sitter-c's `char_literal`; C#'s holds one).
     fn char_literal(&mut self) -> Option<()> {
-        let first = self.at;
-        while let Some(c) = self.peek(0) {
-            self.at += 1;
+        let first = self.cur.at;
+        while let Some(c) = self.cur.peek(0) {
+            self.cur.at += 1;
             match c {
-                b'\\' => self.at += 1,
-                b'\'' if self.at - 1 > first => return Some(()),
+                b'\\' => self.cur.at += 1,
+                b'\'' if self.cur.at - 1 > first => return Some(()),
                 b'\'' | b'\n' => break,
                 _ => {}
             }
         }
-        self.confused()
+        self.cur.confused()
     }
 
     /// After `R"` (or `LR"`, `u8R"`, …): to the `)delimiter"` that closes it.
     fn raw_string(&mut self) -> Option<()> {
-        let delimiter = self.at;
-        let open = self.src[delimiter..]
+        let delimiter = self.cur.at;
+        let open = self.cur.src[delimiter..]
             .iter()
             .take(17)
             .position(|&c| c == b'(')
             .map(|i| delimiter + i);
         let Some(open) = open else {
-            return self.confused();
+            return self.cur.confused();
         };
         let mut close = Vec::with_capacity(open - delimiter + 2);
         close.push(b')');
-        close.extend_from_slice(&self.src[delimiter..open]);
+        close.extend_from_slice(&self.cur.src[delimiter..open]);
         close.push(b'"');
-        match memchr::memmem::find(&self.src[open + 1..], &close) {
-            Some(i) => {
-                self.at = open + 1 + i + close.len();
-                Some(())
-            }
-            None => self.confused(),
-        }
+        self.cur.at = open + 1;
+        self.cur.past(&close)
     }
 
     /// After `"` in C#: a string, or a raw string (three quotes or more); `""` is
     /// an empty string.
     fn csharp_quote(&mut self) -> Option<Tok> {
-        let quotes = 1 + self.run(b'"', self.at);
+        let quotes = 1 + self.cur.run(b'"', self.cur.at);
         if quotes < 3 {
             return if quotes == 2 {
-                self.at += 1;
+                self.cur.at += 1;
                 Some(Tok::Literal)
             } else {
                 self.string().map(|()| Tok::Literal)
             };
         }
-        self.at += quotes - 1;
+        self.cur.at += quotes - 1;
         // Ends at a run of exactly as many quotes (tree-sitter-c-sharp's scanner:
         // a longer or shorter run is text).
         loop {
-            let i = memchr::memchr(b'"', &self.src[self.at..]);
+            let i = memchr::memchr(b'"', &self.cur.src[self.cur.at..]);
             let Some(i) = i else {
-                return self.confused();
+                return self.cur.confused();
             };
-            self.at += i;
-            let run = self.run(b'"', self.at);
-            self.at += run;
+            self.cur.at += i;
+            let run = self.cur.run(b'"', self.cur.at);
+            self.cur.at += run;
             if run == quotes {
                 return Some(Tok::Literal);
             }
@@ -526,47 +463,39 @@ impl<'a> Lexer<'a> {
 
     /// After `@"`: a verbatim string, `""` a quote in it.
     fn verbatim(&mut self) -> Option<()> {
-        while let Some(i) = memchr::memchr(b'"', &self.src[self.at..]) {
-            self.at += i + 1;
-            if self.peek(0) != Some(b'"') {
+        while let Some(i) = memchr::memchr(b'"', &self.cur.src[self.cur.at..]) {
+            self.cur.at += i + 1;
+            if self.cur.peek(0) != Some(b'"') {
                 return Some(());
             }
-            self.at += 1;
+            self.cur.at += 1;
         }
-        self.confused()
-    }
-
-    /// How many `c` in a row from `at`.
-    fn run(&self, c: u8, at: usize) -> usize {
-        self.src[at.min(self.src.len())..]
-            .iter()
-            .take_while(|&&b| b == c)
-            .count()
+        self.cur.confused()
     }
 
     /// At a C# interpolated string's first `$` or `@`: its text up to its end or its
     /// first hole.
     fn interpolated(&mut self) -> Option<Tok> {
-        let verbatim_first = self.peek(0) == Some(b'@');
+        let verbatim_first = self.cur.peek(0) == Some(b'@');
         if verbatim_first {
-            self.at += 1;
+            self.cur.at += 1;
         }
-        let dollars = self.run(b'$', self.at);
-        self.at += dollars;
-        let verbatim = verbatim_first || self.peek(0) == Some(b'@');
+        let dollars = self.cur.run(b'$', self.cur.at);
+        self.cur.at += dollars;
+        let verbatim = verbatim_first || self.cur.peek(0) == Some(b'@');
         if !verbatim_first && verbatim {
-            self.at += 1;
+            self.cur.at += 1;
         }
-        let quotes = self.run(b'"', self.at);
-        self.at += quotes;
+        let quotes = self.cur.run(b'"', self.cur.at);
+        self.cur.at += quotes;
         let text = match (verbatim, quotes) {
-            (_, 0) => return self.confused(),
+            (_, 0) => return self.cur.confused(),
             // `$""`: empty.
             (false, 2) => return Some(Tok::Literal),
             (false, 1) if dollars == 1 => Text::Regular,
             (true, 1) if dollars == 1 => Text::Verbatim,
             (false, 3..) => Text::Raw { dollars, quotes },
-            _ => return self.confused(),
+            _ => return self.cur.confused(),
         };
         self.text(text)
     }
@@ -575,32 +504,32 @@ impl<'a> Lexer<'a> {
     /// its next hole (also `Literal`; the hole's tokens follow, and the `}` that
     /// closes it reads the text on).
     fn text(&mut self, text: Text) -> Option<Tok> {
-        while let Some(c) = self.peek(0) {
+        while let Some(c) = self.cur.peek(0) {
             match (text, c) {
-                (Text::Regular, b'\\') => self.at += 2,
+                (Text::Regular, b'\\') => self.cur.at += 2,
                 (Text::Regular, b'\n') => break,
                 (Text::Regular, b'"') => {
-                    self.at += 1;
+                    self.cur.at += 1;
                     return Some(Tok::Literal);
                 }
                 (Text::Verbatim, b'"') => {
-                    self.at += 1;
-                    if self.peek(0) != Some(b'"') {
+                    self.cur.at += 1;
+                    if self.cur.peek(0) != Some(b'"') {
                         return Some(Tok::Literal);
                     }
-                    self.at += 1;
+                    self.cur.at += 1;
                 }
-                (Text::Regular | Text::Verbatim, b'{' | b'}') if self.peek(1) == Some(c) => {
-                    self.at += 2;
+                (Text::Regular | Text::Verbatim, b'{' | b'}') if self.cur.peek(1) == Some(c) => {
+                    self.cur.at += 2;
                 }
                 (Text::Regular | Text::Verbatim, b'{') => {
-                    self.at += 1;
+                    self.cur.at += 1;
                     return self.open_hole(text);
                 }
                 (Text::Regular | Text::Verbatim, b'}') => break,
                 (Text::Raw { quotes, .. }, b'"') => {
-                    let run = self.run(b'"', self.at);
-                    self.at += run;
+                    let run = self.cur.run(b'"', self.cur.at);
+                    self.cur.at += run;
                     if run == quotes {
                         return Some(Tok::Literal);
                     }
@@ -608,8 +537,8 @@ impl<'a> Lexer<'a> {
                 (Text::Raw { dollars, .. }, b'{') => {
                     // Fewer braces than dollars are text; the last `dollars` of a
                     // longer run open the hole.
-                    let run = self.run(b'{', self.at);
-                    self.at += run;
+                    let run = self.cur.run(b'{', self.cur.at);
+                    self.cur.at += run;
                     if run >= 2 * dollars {
                         break;
                     }
@@ -617,16 +546,16 @@ impl<'a> Lexer<'a> {
                         return self.open_hole(text);
                     }
                 }
-                _ => self.at += 1,
+                _ => self.cur.at += 1,
             }
         }
-        self.confused()
+        self.cur.confused()
     }
 
     fn open_hole(&mut self, text: Text) -> Option<Tok> {
         self.holes.push(Hole {
             text,
-            depth: self.open.len(),
+            depth: self.cur.open.len(),
         });
         Some(Tok::Literal)
     }
@@ -636,10 +565,10 @@ impl<'a> Lexer<'a> {
     fn close_hole(&mut self) -> Option<Tok> {
         let hole = self.holes.pop()?;
         if let Text::Raw { dollars, .. } = hole.text {
-            if self.run(b'}', self.at - 1) < dollars {
-                return self.confused();
+            if self.cur.run(b'}', self.cur.at - 1) < dollars {
+                return self.cur.confused();
             }
-            self.at += dollars - 1;
+            self.cur.at += dollars - 1;
         }
         self.text(hole.text)
     }
@@ -746,7 +675,7 @@ impl Scan<'_> {
                 // the block the level is.
                 self.levels.pop();
                 if self.levels.is_empty() {
-                    return self.lex.confused();
+                    return self.lex.cur.confused();
                 }
                 return Some(());
             }
@@ -838,18 +767,18 @@ impl Scan<'_> {
     /// Skips the interior of the `{` just read at `open`, up to its matching `}`.
     fn skip_block(&mut self, open: usize) -> Option<()> {
         let floor = Floor {
-            open: self.lex.open.len(),
+            open: self.lex.cur.open.len(),
             conditionals: self.lex.conditionals.len(),
         };
         self.lex.floor = Some(floor);
-        self.lex.record = false;
+        self.lex.cur.record = false;
         let mut statements = false;
         loop {
             let tok = self.lex.next()?;
-            if self.lex.open.len() < floor.open {
+            if self.lex.cur.open.len() < floor.open {
                 break;
             }
-            statements |= self.lex.open.len() == floor.open
+            statements |= self.lex.cur.open.len() == floor.open
                 && (tok == Tok::Punct(b';')
                     || self.lex.word(tok).is_some_and(|w| {
                         matches!(w, b"if" | b"for" | b"while" | b"do" | b"switch" | b"try")
@@ -857,19 +786,19 @@ impl Scan<'_> {
         }
         // A conditional opened inside the block and still open past its end.
         if self.lex.conditionals.len() != floor.conditionals {
-            return self.lex.confused();
+            return self.lex.cur.confused();
         }
         self.lex.floor = None;
-        self.lex.record = true;
-        let close = self.lex.at - 1;
+        self.lex.cur.record = true;
+        let close = self.lex.cur.at - 1;
         let mut from = open + 1;
         if statements && self.lex.dialect == Dialect::Cpp {
             // Where [`mark`] writes the `;` that keeps the block a body.
-            self.lex.skip.push(from..from);
+            self.lex.cur.skip.push(from..from);
             from += 1;
         }
         if close > from {
-            self.lex.skip.push(from..close);
+            self.lex.cur.skip.push(from..close);
         }
         Some(())
     }

@@ -10,7 +10,10 @@
 //! comment forms. A file it cannot read to the end (an unterminated string or
 //! comment, a stray `}`) gets no skeleton: tree-sitter parses it whole.
 
-use super::bytes::{is_word, memchr};
+use super::{
+    bytes::{is_word, memchr},
+    lex::comment_end,
+};
 use std::ops::Range;
 
 /// The interiors of the brace blocks in `src` no symbol is read from, in order and
@@ -99,10 +102,10 @@ impl<'a> Lexer<'a> {
                     continue;
                 }
                 b'/' if src.get(self.at) == Some(&b'*') => {
-                    let end = find(b"*/", src, self.at + 1).ok_or(Broken)?;
+                    let end = comment_end(src, self.at + 1, false).ok_or(Broken)?;
                     // A general comment with a line break acts like one.
                     newline_before |= src[start..end].contains(&b'\n');
-                    self.at = end + 2;
+                    self.at = end;
                     continue;
                 }
                 b'{' | b'(' | b'[' => Kind::Open(b),
@@ -167,13 +170,6 @@ impl<'a> Lexer<'a> {
             }
         }
     }
-}
-
-fn find(needle: &[u8], src: &[u8], from: usize) -> Option<usize> {
-    src.get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|i| from + i)
 }
 
 #[cfg(test)]

@@ -37,7 +37,10 @@
 
 use std::ops::Range;
 
-use crate::bytes::is_word;
+use crate::{
+    bytes::is_word,
+    lex::{Cursor, Delimited, opener},
+};
 
 /// Byte ranges inside `src` that need no syntax tree: the interiors of the brace
 /// blocks the walker never enters, of the arrays it never reads and of the block
@@ -56,7 +59,7 @@ fn scan(src: &[u8]) -> Option<Vec<Range<usize>>> {
     while let Some(tok) = scan.lex.next() {
         scan.token(tok)?;
     }
-    (!scan.lex.confused && scan.levels.len() == 1).then_some(scan.lex.skip)
+    (!scan.lex.cur.confused && scan.levels.len() == 1).then_some(scan.lex.cur.skip)
 }
 
 /// One token, as far as finding blocks goes.
@@ -100,188 +103,148 @@ struct Hole {
 }
 
 struct Lexer<'a> {
-    src: &'a [u8],
-    at: usize,
-    /// The delimiters open, innermost last.
-    open: Vec<u8>,
+    cur: Cursor<'a>,
     holes: Vec<Hole>,
-    /// What can be skipped so far, in order.
-    skip: Vec<Range<usize>>,
-    /// Whether block comments are recorded (not inside a block whose whole interior
-    /// is skipped anyway).
-    record: bool,
-    /// The text could not be followed: nothing is skipped.
-    confused: bool,
 }
 
 impl<'a> Lexer<'a> {
     /// At the start of the file, which is text up to the first `<?`.
     fn new(src: &'a [u8]) -> Lexer<'a> {
         let mut lex = Lexer {
-            src,
-            at: 0,
-            open: Vec::new(),
+            cur: Cursor::new(src),
             holes: Vec::new(),
-            skip: Vec::new(),
-            record: true,
-            confused: false,
         };
-        lex.at = lex.after_open_tag(0);
+        lex.cur.at = lex.after_open_tag(0);
         lex
-    }
-
-    fn peek(&self, ahead: usize) -> Option<u8> {
-        self.src.get(self.at + ahead).copied()
     }
 
     fn word(&self, tok: Tok) -> Option<&'a [u8]> {
         match tok {
-            Tok::Word(s, e) => Some(&self.src[s..e]),
+            Tok::Word(s, e) => Some(self.cur.text(s, e)),
             _ => None,
         }
-    }
-
-    /// Gives up on the file; `None`, so callers can `?` out.
-    fn confused<T>(&mut self) -> Option<T> {
-        self.confused = true;
-        None
     }
 
     /// Where PHP resumes after text from `from` on: past the next `<?` (`<?php`,
     /// `<?=`, `<?`: tree-sitter-php's `php_tag`); the end if there is none.
     fn after_open_tag(&self, from: usize) -> usize {
-        let Some(i) = memchr::memmem::find(&self.src[from..], b"<?") else {
-            return self.src.len();
+        let Some(i) = memchr::memmem::find(&self.cur.src[from..], b"<?") else {
+            return self.cur.src.len();
         };
         let at = from + i + 2;
-        match self.src.get(at..at + 3) {
+        match self.cur.src.get(at..at + 3) {
             Some(php) if php.eq_ignore_ascii_case(b"php") => at + 3,
-            _ if self.src.get(at) == Some(&b'=') => at + 1,
+            _ if self.cur.src.get(at) == Some(&b'=') => at + 1,
             _ => at,
         }
     }
 
     /// The next token; `None` at the end of the text or once confused.
     fn next(&mut self) -> Option<Tok> {
-        if self.confused {
+        if self.cur.confused {
             return None;
         }
         loop {
-            let Some(b) = self.peek(0) else {
+            let Some(b) = self.cur.peek(0) else {
                 // The text ends inside a delimiter or a string's hole.
-                if !self.open.is_empty() || !self.holes.is_empty() {
-                    return self.confused();
+                if !self.cur.open.is_empty() || !self.holes.is_empty() {
+                    return self.cur.confused();
                 }
                 return None;
             };
-            let start = self.at;
-            self.at += 1;
+            let start = self.cur.at;
+            self.cur.at += 1;
             return Some(match b {
                 b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c' => continue,
-                b'/' if self.peek(0) == Some(b'/') => {
+                b'/' if self.cur.peek(0) == Some(b'/') => {
                     self.line_comment();
                     continue;
                 }
-                b'#' if self.peek(0) == Some(b'[') => {
-                    self.at += 1;
-                    self.open.push(b'[');
+                b'#' if self.cur.peek(0) == Some(b'[') => {
+                    self.cur.at += 1;
+                    self.cur.open.push(b'[');
                     Tok::Open(b'[', start + 1)
                 }
                 b'#' => {
                     // tree-sitter-php: a `#` before `?` or a line break is a comment
                     // alone.
-                    if !matches!(self.peek(0), Some(b'?' | b'\r' | b'\n')) {
+                    if !matches!(self.cur.peek(0), Some(b'?' | b'\r' | b'\n')) {
                         self.line_comment();
                     }
                     continue;
                 }
-                b'/' if self.peek(0) == Some(b'*') => {
-                    self.at += 1;
-                    self.block_comment()?;
-                    if self.record && start + 3 < self.at - 2 {
-                        self.skip.push(start + 3..self.at - 2);
-                    }
+                b'/' if self.cur.peek(0) == Some(b'*') => {
+                    self.cur.at += 1;
+                    self.cur.block_comment(false)?;
+                    self.cur.comment_read(start + 3..self.cur.at - 2);
                     continue;
                 }
-                b'?' => match self.peek(0) {
+                b'?' => match self.cur.peek(0) {
                     // `?>`: text up to the next `<?`.
                     Some(b'>') => {
-                        self.at = self.after_open_tag(self.at + 1);
+                        self.cur.at = self.after_open_tag(self.cur.at + 1);
                         Tok::Punct(b';')
                     }
-                    Some(b'-') if self.peek(1) == Some(b'>') => {
-                        self.at += 2;
+                    Some(b'-') if self.cur.peek(1) == Some(b'>') => {
+                        self.cur.at += 2;
                         Tok::Member
                     }
                     // `??`: its second `?` begins no `?>`.
                     Some(b'?') => {
-                        self.at += 1;
+                        self.cur.at += 1;
                         Tok::Punct(b'?')
                     }
                     _ => Tok::Punct(b'?'),
                 },
-                b'-' if self.peek(0) == Some(b'>') => {
-                    self.at += 1;
+                b'-' if self.cur.peek(0) == Some(b'>') => {
+                    self.cur.at += 1;
                     Tok::Member
                 }
-                b':' if self.peek(0) == Some(b':') => {
-                    self.at += 1;
+                b':' if self.cur.peek(0) == Some(b':') => {
+                    self.cur.at += 1;
                     Tok::Member
                 }
-                b'<' if self.peek(0) == Some(b'<') && self.peek(1) == Some(b'<') => {
-                    self.at += 2;
+                b'<' if self.cur.peek(0) == Some(b'<') && self.cur.peek(1) == Some(b'<') => {
+                    self.cur.at += 2;
                     self.heredoc()?
                 }
                 b'\'' => {
-                    self.single_quoted()?;
+                    self.cur.quoted(b'\'')?;
                     Tok::Literal
                 }
                 b'"' => self.text(Quoted::Double, false)?,
                 b'`' => self.text(Quoted::Backtick, false)?,
-                b'$' if self.peek(0).is_some_and(is_word) => {
-                    self.word_end();
-                    Tok::Word(start, self.at)
+                b'$' if self.cur.peek(0).is_some_and(is_word) => {
+                    self.cur.skip_while(is_word);
+                    Tok::Word(start, self.cur.at)
                 }
                 b'$' => Tok::Dollar,
                 b'(' | b'[' | b'{' => {
-                    self.open.push(b);
+                    self.cur.open.push(b);
                     Tok::Open(b, start)
                 }
                 b'}' if self
                     .holes
                     .last()
-                    .is_some_and(|h| h.depth == self.open.len()) =>
+                    .is_some_and(|h| h.depth == self.cur.open.len()) =>
                 {
                     let hole = self.holes.pop()?;
                     self.text(hole.quoted, false)?
                 }
                 b')' | b']' | b'}' => {
-                    let opener = match b {
-                        b')' => b'(',
-                        b']' => b'[',
-                        _ => b'{',
-                    };
-                    if self.open.pop() != Some(opener) {
-                        return self.confused();
-                    }
+                    self.cur.close(opener(b))?;
                     Tok::Close(b)
                 }
                 b if is_word(b) => {
-                    self.word_end();
-                    let word = &self.src[start..self.at];
+                    self.cur.skip_while(is_word);
+                    let word = &self.cur.src[start..self.cur.at];
                     if word.eq_ignore_ascii_case(b"__halt_compiler") {
-                        return self.confused();
+                        return self.cur.confused();
                     }
-                    Tok::Word(start, self.at)
+                    Tok::Word(start, self.cur.at)
                 }
                 _ => Tok::Punct(b),
             });
-        }
-    }
-
-    fn word_end(&mut self) {
-        while self.peek(0).is_some_and(is_word) {
-            self.at += 1;
         }
     }
 
@@ -290,77 +253,54 @@ impl<'a> Lexer<'a> {
     /// a line break, are the comment's).
     fn line_comment(&mut self) {
         loop {
-            let Some(i) = memchr::memchr3(b'\n', b'\r', b'?', &self.src[self.at..]) else {
-                self.at = self.src.len();
+            let Some(i) = memchr::memchr3(b'\n', b'\r', b'?', &self.cur.src[self.cur.at..]) else {
+                self.cur.at = self.cur.src.len();
                 return;
             };
-            self.at += i;
-            if self.src[self.at] != b'?' {
+            self.cur.at += i;
+            if self.cur.src[self.cur.at] != b'?' {
                 return;
             }
-            match self.peek(1) {
+            match self.cur.peek(1) {
                 Some(b'>') => return,
                 Some(b'\n' | b'\r') | None => {
-                    self.at += 1;
+                    self.cur.at += 1;
                     return;
                 }
-                Some(_) => self.at += 2,
+                Some(_) => self.cur.at += 2,
             }
         }
-    }
-
-    /// After `/*`: past the `*/` that ends the comment.
-    fn block_comment(&mut self) -> Option<()> {
-        match memchr::memmem::find(&self.src[self.at..], b"*/") {
-            Some(i) => {
-                self.at += i + 2;
-                Some(())
-            }
-            None => self.confused(),
-        }
-    }
-
-    /// After `'`: to the closing quote (`\'` and `\\` are escapes).
-    fn single_quoted(&mut self) -> Option<()> {
-        while let Some(i) = memchr::memchr2(b'\'', b'\\', &self.src[self.at..]) {
-            self.at += i + 1;
-            if self.src[self.at - 1] == b'\'' {
-                return Some(());
-            }
-            self.at = (self.at + 1).min(self.src.len());
-        }
-        self.confused()
     }
 
     /// After `<<<`: a heredoc's or nowdoc's identifier and opening line, then its
     /// text.
     fn heredoc(&mut self) -> Option<Tok> {
-        self.blanks();
-        let quote = match self.peek(0) {
+        self.cur.blanks();
+        let quote = match self.cur.peek(0) {
             Some(q @ (b'"' | b'\'')) => {
-                self.at += 1;
+                self.cur.at += 1;
                 Some(q)
             }
             _ => None,
         };
-        let tag = self.at;
-        self.word_end();
-        let tag = (tag, self.at);
+        let tag = self.cur.at;
+        self.cur.skip_while(is_word);
+        let tag = (tag, self.cur.at);
         if tag.0 == tag.1 {
-            return self.confused();
+            return self.cur.confused();
         }
         if let Some(q) = quote {
-            if self.peek(0) != Some(q) {
-                return self.confused();
+            if self.cur.peek(0) != Some(q) {
+                return self.cur.confused();
             }
-            self.at += 1;
+            self.cur.at += 1;
         }
         // Nothing more on the opening line.
-        self.blanks();
-        match self.peek(0) {
-            Some(b'\n') => self.at += 1,
-            Some(b'\r') => self.at += 1 + usize::from(self.peek(1) == Some(b'\n')),
-            _ => return self.confused(),
+        self.cur.blanks();
+        match self.cur.peek(0) {
+            Some(b'\n') => self.cur.at += 1,
+            Some(b'\r') => self.cur.at += 1 + usize::from(self.cur.peek(1) == Some(b'\n')),
+            _ => return self.cur.confused(),
         }
         let quoted = match quote {
             Some(b'\'') => Quoted::Nowdoc { tag },
@@ -369,25 +309,23 @@ impl<'a> Lexer<'a> {
         self.text(quoted, true)
     }
 
-    /// Past spaces and tabs.
-    fn blanks(&mut self) {
-        while matches!(self.peek(0), Some(b' ' | b'\t')) {
-            self.at += 1;
-        }
-    }
-
     /// At a line's start inside a heredoc or nowdoc: past its closing identifier if
     /// the line is it (after blanks, followed by no name character).
     fn closing_tag(&mut self, (start, end): (usize, usize)) -> bool {
-        let mut at = self.at;
-        while matches!(self.src.get(at), Some(b' ' | b'\t' | b'\x0b' | b'\x0c')) {
+        let mut at = self.cur.at;
+        while matches!(self.cur.src.get(at), Some(b' ' | b'\t' | b'\x0b' | b'\x0c')) {
             at += 1;
         }
-        let tag = &self.src[start..end];
-        let closes = self.src[at..].starts_with(tag)
-            && !self.src.get(at + tag.len()).copied().is_some_and(is_word);
+        let tag = &self.cur.src[start..end];
+        let closes = self.cur.src[at..].starts_with(tag)
+            && !self
+                .cur
+                .src
+                .get(at + tag.len())
+                .copied()
+                .is_some_and(is_word);
         if closes {
-            self.at = at + tag.len();
+            self.cur.at = at + tag.len();
         }
         closes
     }
@@ -408,26 +346,26 @@ impl<'a> Lexer<'a> {
                     return Some(Tok::Literal);
                 }
             }
-            let Some(c) = self.peek(0) else {
-                return self.confused();
+            let Some(c) = self.cur.peek(0) else {
+                return self.cur.confused();
             };
-            self.at += 1;
+            self.cur.at += 1;
             line_start = false;
             match c {
                 b'"' if quoted == Quoted::Double => return Some(Tok::Literal),
                 b'`' if quoted == Quoted::Backtick => return Some(Tok::Literal),
                 b'\n' => line_start = true,
-                b'\r' => line_start = self.peek(0) != Some(b'\n'),
+                b'\r' => line_start = self.cur.peek(0) != Some(b'\n'),
                 // `\{` opens no hole; `\$`, `\"`, `` \` ``, `\\` are escapes. A
                 // line break after a backslash is still one.
                 b'\\' if holes => {
-                    if matches!(self.peek(0), Some(b'{' | b'$' | b'"' | b'`' | b'\\')) {
-                        self.at += 1;
+                    if matches!(self.cur.peek(0), Some(b'{' | b'$' | b'"' | b'`' | b'\\')) {
+                        self.cur.at += 1;
                     }
                 }
-                b'{' if holes && self.peek(0) == Some(b'$') => return self.open_hole(quoted),
-                b'$' if holes && self.peek(0) == Some(b'{') => {
-                    self.at += 1;
+                b'{' if holes && self.cur.peek(0) == Some(b'$') => return self.open_hole(quoted),
+                b'$' if holes && self.cur.peek(0) == Some(b'{') => {
+                    self.cur.at += 1;
                     return self.open_hole(quoted);
                 }
                 _ => {}
@@ -438,7 +376,7 @@ impl<'a> Lexer<'a> {
     fn open_hole(&mut self, quoted: Quoted) -> Option<Tok> {
         self.holes.push(Hole {
             quoted,
-            depth: self.open.len(),
+            depth: self.cur.open.len(),
         });
         Some(Tok::Literal)
     }
@@ -597,7 +535,7 @@ impl Scan<'_> {
                 // the block the level is.
                 self.levels.pop();
                 if self.levels.is_empty() {
-                    return self.lex.confused();
+                    return self.lex.cur.confused();
                 }
                 return Some(());
             }
@@ -641,20 +579,13 @@ impl Scan<'_> {
     }
 }
 
-impl Lexer<'_> {
-    /// Skips the interior of the delimiter just read at `open`, up to its match.
-    fn skip_delimited(&mut self, open: usize) -> Option<()> {
-        let floor = self.open.len();
-        self.record = false;
-        while self.open.len() >= floor {
-            self.next()?;
-        }
-        self.record = true;
-        let close = self.at - 1;
-        if close > open + 1 {
-            self.skip.push(open + 1..close);
-        }
-        Some(())
+impl<'a> Delimited<'a> for Lexer<'a> {
+    fn cur(&mut self) -> &mut Cursor<'a> {
+        &mut self.cur
+    }
+
+    fn advance(&mut self) -> Option<()> {
+        self.next().map(drop)
     }
 }
 

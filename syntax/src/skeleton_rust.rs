@@ -5,7 +5,10 @@
 
 use std::ops::Range;
 
-use crate::bytes::{is_word, utf8_len};
+use crate::{
+    bytes::{is_word, utf8_len},
+    lex::comment_end,
+};
 
 /// One Rust token, as far as finding bodies and declarations goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -268,25 +271,9 @@ impl<'a> RustLexer<'a> {
     /// After `/*`: to the end of the comment, nested ones included; false if the
     /// text ends first.
     fn block_comment(&mut self) -> bool {
-        let mut depth = 1u32;
-        while let Some(b) = self.peek(0) {
-            self.at += 1;
-            match (b, self.peek(0)) {
-                (b'*', Some(b'/')) => {
-                    self.at += 1;
-                    depth -= 1;
-                    if depth == 0 {
-                        return true;
-                    }
-                }
-                (b'/', Some(b'*')) => {
-                    self.at += 1;
-                    depth += 1;
-                }
-                _ => {}
-            }
-        }
-        false
+        let end = comment_end(self.src, self.at, true);
+        self.at = end.unwrap_or(self.src.len());
+        end.is_some()
     }
 
     /// After `"`: to the end of the string, escapes honoured; false if the text

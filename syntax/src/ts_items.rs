@@ -111,7 +111,7 @@ impl<'a> Reader<'a> {
             while self.lex.in_template() {
                 self.lex.next()?;
             }
-            let end = self.lex.at;
+            let end = self.lex.cur.at;
             return Some(Some(T {
                 tok: Tok::Literal,
                 start,
@@ -122,7 +122,7 @@ impl<'a> Reader<'a> {
         Some(Some(T {
             tok,
             start,
-            end: self.lex.at,
+            end: self.lex.cur.at,
             nl,
         }))
     }

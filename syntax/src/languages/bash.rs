@@ -1,5 +1,6 @@
-//! Bash: `.sh` and `.bash` files, tree-sitter-bash; no declaration reader, no
-//! skeleton lexer.
+//! Bash: `.sh` and `.bash` files, tree-sitter-bash; no declaration reader, a
+//! skeleton lexer of its own (`skeleton_bash`: function bodies, loops, groups,
+//! comments).
 //!
 //! Symbols are functions (`Function`), in both forms (`f() { … }`, `function f { … }`,
 //! with any compound command as body): what universal-ctags' Sh parser calls them.
@@ -19,11 +20,12 @@
 
 use tree_sitter::Node;
 
-use super::Language;
+use super::{Language, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Visit, field, named, one},
     decl::{Comments, DocBlock},
+    skeleton_bash,
 };
 
 pub(super) const BASH: Language = Language {
@@ -45,7 +47,13 @@ pub(super) const BASH: Language = Language {
     attribute: |_| false,
     probe: |_| "lean_ctx_probe() { :; }",
     declarations: None,
-    skeleton: None,
+    // A misread reserved word moves a `}` or `done` anywhere: any error may be the
+    // lexer's.
+    skeleton: Some(SkeletonLexer {
+        skippable: skeleton_bash::skippable,
+        mark: None,
+        any_error: true,
+    }),
 };
 
 fn classify<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {

@@ -1,4 +1,5 @@
-//! Lua: `.lua` files, tree-sitter-lua; no declaration reader, no skeleton lexer.
+//! Lua: `.lua` files, tree-sitter-lua; no declaration reader, a skeleton lexer
+//! (`skeleton_lua`: function bodies and table constructors are never entered).
 //!
 //! Symbols are functions, as universal-ctags' Lua parser has them: `function f`,
 //! `local function f`, `function a.b.f` and `function a.b:m` (a `Method`: it takes
@@ -20,7 +21,7 @@
 
 use tree_sitter::Node;
 
-use super::Language;
+use super::{Language, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, one, text},
@@ -50,7 +51,11 @@ pub(super) const LUA: Language = Language {
     attribute: |_| false,
     probe: |_| "local function lean_ctx_probe() end",
     declarations: None,
-    skeleton: None,
+    skeleton: Some(SkeletonLexer {
+        skippable: crate::skeleton_lua::skippable,
+        mark: None,
+        any_error: false,
+    }),
 };
 
 fn classify<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {

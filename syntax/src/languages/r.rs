@@ -1,4 +1,5 @@
-//! R: `.R` and `.r` files, tree-sitter-r; no declaration reader or skeleton lexer.
+//! R: `.R` and `.r` files, tree-sitter-r; no declaration reader, a skeleton lexer
+//! (`skeleton_r`: blocks and calls' arguments are never entered).
 //!
 //! R declares by assigning: a symbol is a top-level assignment to a name (`f <-
 //! function(x) …`, `f = function(x) …`, `f <<- …`, the name also quoted or in
@@ -15,7 +16,7 @@
 
 use tree_sitter::Node;
 
-use super::Language;
+use super::{Language, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, one, text},
@@ -41,7 +42,11 @@ pub(super) const R: Language = Language {
     attribute: |_| false,
     probe: |_| "lean_ctx_probe <- function() NULL",
     declarations: None,
-    skeleton: None,
+    skeleton: Some(SkeletonLexer {
+        skippable: crate::skeleton_r::skippable,
+        mark: None,
+        any_error: false,
+    }),
 };
 
 fn classify<'t>(node: Node<'t>, src: &[u8]) -> Vec<Visit<'t>> {

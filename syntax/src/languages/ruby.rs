@@ -1,5 +1,6 @@
 //! Ruby: `.rb`, `.rake`, `.gemspec` and `.ru` files, tree-sitter-ruby; no declaration
-//! reader, no skeleton lexer.
+//! reader, a skeleton lexer of its own (`skeleton_ruby`: method bodies, blocks
+//! without symbols, comments).
 //!
 //! Symbols are what universal-ctags' Ruby parser calls them: modules (`Module`),
 //! classes (`Class`), methods (`Method` in a class or module, `Function` at the top),
@@ -32,11 +33,12 @@
 
 use tree_sitter::Node;
 
-use super::Language;
+use super::{Language, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, field, one, signature, text},
     decl::{self, Comments, DocBlock},
+    skeleton_ruby,
 };
 
 pub(super) const RUBY: Language = Language {
@@ -68,7 +70,12 @@ pub(super) const RUBY: Language = Language {
     attribute: |_| false,
     probe: |_| "def lean_ctx_probe; end",
     declarations: None,
-    skeleton: None,
+    // A misread keyword moves an `end` anywhere: any error may be the lexer's.
+    skeleton: Some(SkeletonLexer {
+        skippable: skeleton_ruby::skippable,
+        mark: None,
+        any_error: true,
+    }),
 };
 
 /// The calls that declare attributes.

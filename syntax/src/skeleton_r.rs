@@ -1,0 +1,333 @@
+//! The skeleton lexer of R (`languages/r.rs`). It finds what the symbol walker never
+//! enters, so tree-sitter parses it as empty (`skeleton.rs` blanks it or leaves it
+//! out).
+//!
+//! **What is never entered.** The walker reads the file's top-level expressions and
+//! nothing inside them: an assignment's name, its operator, whether its value is a
+//! `function` and where that function's body starts. So the interior of every `{…}`
+//! is skipped (function bodies, and the blocks of `if`, loops and calls), and so are
+//! a call's arguments (`f(…)`, where `f` is a name: `setClass(…)`, `x <- c(…)`,
+//! `R6Class(…)`): an empty block and a call without arguments parse, and every node
+//! around them keeps its offsets. The parentheses after a keyword (`if`, `for`,
+//! `while`, `function`) and a parenthesized expression would not parse empty, and
+//! are read through; so is a call whose name is on an earlier line, which is no call
+//! at the top level. The text of the comments outside them is skipped too, a run of
+//! comment lines as one range (`Cursor::line_comment_read`; roxygen blocks are much
+//! of a documented package); the comments stay comments.
+//!
+//! **Following the text** as tree-sitter-r reads it: `#` comments to the line's end,
+//! strings in either quote with their escapes (over line breaks too), raw strings
+//! (`r"(…)"`, `R'--[…]--'`, `r"{…}"`), names in backticks with their escapes, and
+//! `%…%` operators on one line. Where the lexer cannot follow the text (an
+//! unterminated literal, unbalanced or mismatched delimiters) it skips nothing and
+//! the file gets a whole parse.
+
+use std::ops::Range;
+
+use crate::lex::{Cursor, Delimited, opener};
+
+/// Byte ranges inside `src` that need no syntax tree: the interiors of blocks and of
+/// calls' arguments, and the comments' text outside them, in order, disjoint. Empty
+/// where the lexer cannot follow the text.
+pub(super) fn skippable(src: &[u8]) -> Vec<Range<usize>> {
+    scan(src).unwrap_or_default()
+}
+
+/// The ranges [`skippable`] answers; `None` where the lexer cannot follow the text.
+fn scan(src: &[u8]) -> Option<Vec<Range<usize>>> {
+    let mut lex = Lexer {
+        cur: Cursor::new(src),
+    };
+    let mut prev = Tok::Other;
+    while let Some(tok) = lex.next() {
+        match tok {
+            Tok::Open(b'{', open) => lex.skip_delimited(open)?,
+            Tok::Open(b'(', open) if lex.calls(prev, open) => lex.skip_delimited(open)?,
+            _ => {}
+        }
+        prev = tok;
+    }
+    (!lex.cur.confused).then_some(lex.cur.skip)
+}
+
+/// One token, as far as finding blocks and arguments goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tok {
+    /// A name or number (`start..end`), in backticks too.
+    Word(usize, usize),
+    /// `(`, `[` or `{` at this offset.
+    Open(u8, usize),
+    Close,
+    Other,
+}
+
+struct Lexer<'a> {
+    cur: Cursor<'a>,
+}
+
+impl Lexer<'_> {
+    /// The next token; `None` at the end of the text or once confused.
+    fn next(&mut self) -> Option<Tok> {
+        if self.cur.confused {
+            return None;
+        }
+        loop {
+            let Some(b) = self.cur.peek(0) else {
+                if !self.cur.open.is_empty() {
+                    return self.cur.confused();
+                }
+                return None;
+            };
+            let start = self.cur.at;
+            self.cur.at += 1;
+            return Some(match b {
+                b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c' => continue,
+                b'#' => {
+                    self.cur.line_comment_end();
+                    // Not recorded inside a skipped block: its range is the block's.
+                    self.cur.line_comment_read(start + 1..self.cur.at, 0);
+                    continue;
+                }
+                b'"' | b'\'' => {
+                    self.cur.quoted(b)?;
+                    Tok::Other
+                }
+                b'`' => {
+                    self.cur.quoted(b)?;
+                    Tok::Word(start, self.cur.at)
+                }
+                b'%' => {
+                    match memchr::memchr3(b'%', b'\\', b'\n', &self.cur.src[self.cur.at..]) {
+                        Some(i) if self.cur.src[self.cur.at + i] == b'%' => self.cur.at += i + 1,
+                        _ => return self.cur.confused(),
+                    }
+                    Tok::Other
+                }
+                b'(' | b'[' | b'{' => {
+                    self.cur.open.push(b);
+                    Tok::Open(b, start)
+                }
+                b')' | b']' | b'}' => {
+                    self.cur.close(opener(b))?;
+                    Tok::Close
+                }
+                b if is_word(b) => {
+                    self.cur.skip_while(is_word);
+                    let raw = matches!(&self.cur.src[start..self.cur.at], b"r" | b"R")
+                        .then(|| self.raw_string())
+                        .flatten();
+                    match raw {
+                        Some((text, closer)) => {
+                            self.cur.at = text;
+                            self.cur.past(&closer)?;
+                            Tok::Other
+                        }
+                        None => Tok::Word(start, self.cur.at),
+                    }
+                }
+                _ => Tok::Other,
+            });
+        }
+    }
+
+    /// After `r` or `R`: the closer of the raw string that starts here, if one
+    /// does (a quote, dashes and an opening bracket; its closer is the bracket's, as
+    /// many dashes and the quote), and where its text starts.
+    fn raw_string(&self) -> Option<(usize, Vec<u8>)> {
+        let at = self.cur.at;
+        let quote = self.cur.peek(0).filter(|q| matches!(q, b'"' | b'\''))?;
+        let dashes = self.cur.run(b'-', at + 1);
+        let close = match self.cur.src.get(at + 1 + dashes)? {
+            b'(' => b')',
+            b'[' => b']',
+            b'{' => b'}',
+            _ => return None,
+        };
+        let mut closer = vec![close];
+        closer.resize(dashes + 1, b'-');
+        closer.push(quote);
+        Some((at + dashes + 2, closer))
+    }
+
+    /// Whether the `(` at `open`, after `prev`, opens a call's arguments: after a
+    /// name that is no keyword, on the same line.
+    fn calls(&self, prev: Tok, open: usize) -> bool {
+        let Tok::Word(start, end) = prev else {
+            return false;
+        };
+        let name = &self.cur.src[start..end];
+        let keyword = matches!(
+            name,
+            b"if"
+                | b"else"
+                | b"for"
+                | b"in"
+                | b"while"
+                | b"repeat"
+                | b"function"
+                | b"next"
+                | b"break"
+        ) || name.first().is_some_and(u8::is_ascii_digit);
+        !keyword && !self.cur.src[end..open].contains(&b'\n')
+    }
+}
+
+impl<'a> Delimited<'a> for Lexer<'a> {
+    fn cur(&mut self) -> &mut Cursor<'a> {
+        &mut self.cur
+    }
+
+    fn advance(&mut self) -> Option<()> {
+        self.next().map(drop)
+    }
+}
+
+/// A byte of a name or number (`.` included, any non-ASCII byte too).
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b >= 0x80 || matches!(b, b'_' | b'.')
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    use super::*;
+    use crate::{
+        Lang,
+        fast_check::outline,
+        symbols::{Parse, extract_with},
+    };
+
+    fn skipped(src: &str) -> Vec<&str> {
+        skippable(src.as_bytes())
+            .into_iter()
+            .map(|r| &src[r])
+            .collect()
+    }
+
+    #[test]
+    fn blocks_and_arguments_are_skipped_and_the_top_level_read() {
+        let src = r#"#' Adds.
+#' @export
+add <- function(x, y = c(1, 2)) {
+  inner <- function(z) { z }
+  x + y
+}
+sub = function(a) a - 1
+VERSION <- paste0("1", ".0")
+`%+%` <- function(a, b) paste(a, b)
+if (TRUE) { hidden <- 1 } else { other() }
+for (i in seq_len(3)) print(i)
+while (x) { }
+x <- (a + b)
+f
+(y)
+pkg::g(1)(2)
+"#;
+        expect![[r#"
+            [
+                "' Adds.\n#' @export",
+                "1, 2",
+                "\n  inner <- function(z) { z }\n  x + y\n",
+                "\"1\", \".0\"",
+                "a, b",
+                " hidden <- 1 ",
+                " other() ",
+                "3",
+                "i",
+                " ",
+                "1",
+            ]
+        "#]]
+        .assert_debug_eq(&skipped(src));
+    }
+
+    #[test]
+    fn strings_and_comments_hide_their_delimiters() {
+        let src = r#"
+f <- function() { s <- "}\"{"; t <- '}\'{'; `a}b` <- 1; x %in% y; x %{% y }
+g <- function() { r"(})" ; R'--[ ]" } ]-' ]--' ; r"{ } }" }
+h <- function() {
+  # a comment's }
+  "a
+  }"
+}
+"#;
+        expect![[r#"
+            [
+                " s <- \"}\\\"{\"; t <- '}\\'{'; `a}b` <- 1; x %in% y; x %{% y ",
+                " r\"(})\" ; R'--[ ]\" } ]-' ]--' ; r\"{ } }\" ",
+                "\n  # a comment's }\n  \"a\n  }\"\n",
+            ]
+        "#]]
+        .assert_debug_eq(&skipped(src));
+    }
+
+    #[test]
+    fn text_the_lexer_cannot_follow_skips_nothing() {
+        for src in [
+            "f <- function() { s <- 'x }",
+            "f <- function() { s <- \"x }",
+            "f <- function() { `x }",
+            "f <- function() { r\"( }\" }",
+            "f <- function() { x %in y }",
+            "f <- function() { } }",
+            "f <- function() { g(} ) }",
+        ] {
+            assert_eq!(skipped(src), Vec::<&str>::new(), "{src}");
+        }
+    }
+
+    /// Skeleton and whole parses list the same symbols where the tricky constructs
+    /// are (and the grammar reads them cleanly).
+    #[test]
+    fn skeletons_of_the_tricky_constructs_read_as_the_whole_text() {
+        let src = r#"#' Adds.
+#'
+#' @param x A number.
+#' @export
+add <- function(x, y = list(a = {1})) {
+  inner <- function(z) z
+  x + y
+}
+
+# Not a doc comment.
+sub = function(a) a - 1
+"quoted" <- function() NULL
+`%+%` <- function(a, b) paste(a, b)
+VERSION <- c(major = 1, minor = r"(0)")
+cache <<- new.env()
+obj$method <- function() 1
+function(x) x -> right
+setClass("Person", representation(name = "character"))
+Counter <- R6::R6Class("Counter", public = list(add = function(n = 1) {
+  self$count <- self$count + n
+}))
+if (TRUE) {
+  hidden <- 1
+} else {
+  other <- 2
+}
+for (i in seq_len(3)) {
+  loop <- i
+}
+total <- (1 + 2) * sum(1:10)
+lambda <- \(x) x + 1
+x %>% f() |> g()
+"#;
+        let whole = extract_with(Lang::R, src.as_bytes(), Parse::Whole);
+        assert_eq!(whole.syntax_error, None, "{}", outline(&whole));
+        assert!(skippable(src.as_bytes()).len() >= 10);
+        let fast = extract_with(Lang::R, src.as_bytes(), Parse::Skeleton);
+        assert_eq!(outline(&fast), outline(&whole));
+        assert!(whole.count >= 9, "{}", outline(&whole));
+    }
+
+    /// The lexer follows nearly every file of the conformance corpus
+    /// (`daemon/benches/fetch-conformance.sh`: dplyr), or the first index is slow
+    /// again; `fast_check` compares what it skips with whole parses.
+    #[test]
+    fn the_lexer_follows_nearly_every_file_of_real_code() {
+        crate::tests::follows_real_code("r", &["R", "r"], 90, 1, |src| scan(src).is_some());
+    }
+}
