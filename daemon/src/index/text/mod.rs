@@ -13,21 +13,21 @@
 //! part is ours (`plan.rs`).
 //!
 //! Contents come in on the threads that read them (the walk's parse workers), and
-//! are inverted in batches: a batch's (trigram, document) pairs are sorted once and
-//! appended list by list, which costs a small fraction of adding each pair to its
-//! list as it comes. A list costs a lookup and a few cache misses per batch however
-//! few pairs it gets, so batches are large (a 32 MiB buffer, kept for the next batch
-//! while a walk fills them, given back after), and the sort is a counting sort on
-//! the trigram alone: pairs come in document order, and a stable sort keeps it. A
-//! query inverts what is pending first.
+//! are inverted in batches: a batch's (trigram, document) pairs are sorted once, by
+//! a counting sort on the trigram alone (pairs come in document order, and a stable
+//! sort keeps it), and kept as they come out of it: trigrams ascending, each one's
+//! documents after another in one array ([`Batch`]). Nothing is looked up per list:
+//! when each batch was appended to a map of bitmaps, finding each list (cache
+//! misses on the map and the bitmap's containers) was most of an inversion, and the
+//! walk's workers pay for it. Batches are large (a 32 MiB buffer, kept for the next
+//! batch while a walk fills them, given back after). A query inverts what is
+//! pending first, and reads a trigram's documents from each batch.
 //!
-//! When a full walk ends, the lists it grew are frozen ([`TextIndex::freeze`]):
-//! moved, merged with what was frozen before, into one buffer of lists as the
-//! library serializes them, trigrams ascending ([`Frozen`]). A list in the map costs
-//! its allocations (a map entry, the containers, each container's array) several
-//! times over its bytes, and most trigrams are in a file or two; frozen, it costs
-//! its bytes. A query reads a frozen list back (a copy of a few KiB at most) and
-//! ORs it with what was added since.
+//! When a full walk ends, its batches are frozen ([`TextIndex::freeze`]): merged,
+//! with what was frozen before, into one buffer of lists as the library serializes
+//! them, trigrams ascending ([`Frozen`]): a list then costs its Roaring bytes (about
+//! half a batch's four bytes a pair) and a query reads it back (a copy of a few KiB
+//! at most), ORed with what was added since.
 //!
 //! With the store on, the index is kept on disk as one snapshot ([`TextIndex::snapshot`],
 //! sealed and replaced whole by the store: `store/persist.rs`) after each full walk
@@ -80,6 +80,8 @@ pub struct TextIndex {
     /// [`RESTORE_WAIT`]) rather than read every file it would rule out.
     restoring: Mutex<bool>,
     restored: Condvar,
+    /// Counts [`TextIndex::forget`]s: contents known before one are unknown after.
+    epoch: AtomicU64,
 }
 
 /// The longest a query waits for a snapshot being restored.
@@ -100,10 +102,11 @@ struct Inverted {
     docs: FxHashMap<Hash, u32>,
     /// The lists as of the last freeze.
     frozen: Frozen,
-    /// What was added since, by trigram.
-    postings: FxHashMap<u32, RoaringBitmap>,
-    /// The next document's number (past every number in `postings`: a content
-    /// added twice in a race leaves its first number unused).
+    /// What was inverted since, oldest first: each batch's documents are past
+    /// every earlier one's.
+    live: Vec<Batch>,
+    /// The next document's number (past every number in `live`: a content added
+    /// twice in a race leaves its first number unused).
     next: u32,
     /// Documents below this number came from a snapshot.
     restored: u32,
@@ -119,6 +122,50 @@ struct Pending {
     spare: Vec<u64>,
     /// The next content's number.
     next: u32,
+}
+
+/// One batch's lists as its sort left them: trigrams ascending, each one's
+/// documents (ascending) one after another in `docs`.
+#[derive(Debug, Default)]
+struct Batch {
+    trigrams: Vec<u32>,
+    /// Where each trigram's documents end in `docs`.
+    ends: Vec<u32>,
+    docs: Vec<u32>,
+}
+
+impl Batch {
+    /// The lists of `pairs`, sorted by trigram then document.
+    fn of_sorted(pairs: &[u64]) -> Batch {
+        let mut batch = Batch {
+            docs: Vec::with_capacity(pairs.len()),
+            ..Batch::default()
+        };
+        for run in pairs.chunk_by(|a, b| a >> 32 == b >> 32) {
+            batch.trigrams.push((run[0] >> 32) as u32);
+            batch.docs.extend(run.iter().map(|p| *p as u32));
+            batch.ends.push(batch.docs.len() as u32);
+        }
+        batch
+    }
+
+    /// The documents of the `i`th trigram.
+    fn docs_of(&self, i: usize) -> &[u32] {
+        let start = match i {
+            0 => 0,
+            i => self.ends[i - 1] as usize,
+        };
+        &self.docs[start..self.ends[i] as usize]
+    }
+
+    fn get(&self, trigram: u32) -> Option<&[u32]> {
+        let i = self.trigrams.binary_search(&trigram).ok()?;
+        Some(self.docs_of(i))
+    }
+
+    fn bytes(&self) -> usize {
+        4 * (self.trigrams.len() + self.ends.len() + self.docs.len())
+    }
 }
 
 /// Posting lists laid out for reading: trigrams ascending, each one's list as the
@@ -164,37 +211,48 @@ impl Frozen {
         self.ends.push(self.lists.len());
     }
 
-    /// `self` and `live` (ascending by trigram) as one.
-    fn merged(&self, live: &[(u32, &RoaringBitmap)]) -> Frozen {
+    /// `self` and the batches `live` (oldest first) as one: a merge of their
+    /// ascending trigrams, each list made of its frozen part and each batch's after
+    /// it, in order.
+    fn merged(&self, live: &[Batch]) -> Frozen {
         let mut out = Frozen {
-            trigrams: Vec::with_capacity(self.trigrams.len() + live.len()),
-            ends: Vec::with_capacity(self.trigrams.len() + live.len()),
-            lists: Vec::with_capacity(
-                self.lists.len() + live.iter().map(|(_, l)| l.serialized_size()).sum::<usize>(),
-            ),
+            trigrams: Vec::with_capacity(self.trigrams.len()),
+            ends: Vec::with_capacity(self.trigrams.len()),
+            lists: Vec::with_capacity(self.lists.len()),
         };
-        let (mut i, mut j) = (0, 0);
-        while i < self.trigrams.len() || j < live.len() {
-            let old = self.trigrams.get(i).copied();
-            match live.get(j) {
-                Some(&(t, list)) if old.is_none_or(|o| t < o) => {
-                    out.push(t, list);
-                    j += 1;
-                }
-                Some(&(t, list)) if old == Some(t) => {
-                    let mut both = RoaringBitmap::deserialize_unchecked_from(self.bytes(i))
-                        .expect("written by push or checked when decoded");
-                    both |= list;
-                    out.push(t, &both);
-                    (i, j) = (i + 1, j + 1);
-                }
-                _ => {
-                    out.push_bytes(self.trigrams[i], self.bytes(i));
+        let mut at = vec![0; live.len()];
+        let mut i = 0;
+        loop {
+            let next = live.iter().zip(&at).filter_map(|(b, &k)| b.trigrams.get(k));
+            let old = self.trigrams.get(i);
+            let Some(&t) = next.chain(old).min() else {
+                return out;
+            };
+            let fresh = live
+                .iter()
+                .zip(&at)
+                .any(|(b, &k)| b.trigrams.get(k) == Some(&t));
+            if !fresh {
+                out.push_bytes(t, self.bytes(i));
+                i += 1;
+                continue;
+            }
+            let mut list = match old == Some(&t) {
+                true => {
                     i += 1;
+                    RoaringBitmap::deserialize_unchecked_from(self.bytes(i - 1))
+                        .expect("written by push or checked when decoded")
+                }
+                false => RoaringBitmap::new(),
+            };
+            for (batch, k) in live.iter().zip(&mut at) {
+                if batch.trigrams.get(*k) == Some(&t) {
+                    append(&mut list, batch.docs_of(*k));
+                    *k += 1;
                 }
             }
+            out.push(t, &list);
         }
-        out
     }
 }
 
@@ -203,12 +261,13 @@ impl Frozen {
 pub struct TextFigures {
     /// Contents inverted.
     pub contents: u64,
-    /// Distinct trigrams, and (trigram, content) pairs.
+    /// Distinct trigrams as of the last freeze (a walk's end), and (trigram,
+    /// content) pairs.
     pub trigrams: u64,
     pub pairs: u64,
-    /// The posting lists' size as the library serializes them: what they hold in
-    /// memory, within the maps' own overhead (as of the last time the index was
-    /// not busy inverting).
+    /// The posting lists' size: frozen, as the library serializes them; in batches
+    /// not frozen yet, four bytes a pair. What they hold in memory (as of the last
+    /// time the index was not busy inverting).
     pub bytes: u64,
     /// Files searches left unread because of it, and files they read.
     pub ruled_out: u64,
@@ -290,26 +349,16 @@ impl TextIndex {
             return;
         }
         sort_by_trigram(&mut pairs, scratch);
+        let batch = Batch::of_sorted(&pairs);
         let mut inverted = self.inverted.write().unwrap();
         let added = docs.len() as u64;
         inverted.next = inverted.next.max(docs.values().max().map_or(0, |d| d + 1));
         inverted.docs.extend(docs);
-        let mut new_lists = 0;
-        for run in pairs.chunk_by(|a, b| a >> 32 == b >> 32) {
-            let list = inverted.postings.entry((run[0] >> 32) as u32).or_default();
-            new_lists += u64::from(list.is_empty());
-            let docs = run.iter().map(|p| *p as u32);
-            // Numbers only grow, so this appends; were one ever out of order, it
-            // is inserted where it belongs rather than lost.
-            if list.append(docs.clone()).is_err() {
-                list.extend(docs);
-            }
-        }
+        inverted.live.push(batch);
         self.in_transit.store(false, Ordering::SeqCst);
         drop(inverted);
         let counts = &self.counts;
         counts.contents.fetch_add(added, Ordering::Relaxed);
-        counts.trigrams.fetch_add(new_lists, Ordering::Relaxed);
         counts
             .pairs
             .fetch_add(pairs.len() as u64, Ordering::Relaxed);
@@ -354,29 +403,33 @@ impl TextIndex {
         Candidates { inverted, matched }
     }
 
-    /// Moves the lists added since the last freeze into the frozen ones (after a
-    /// full walk: module doc), and gives the memory they took back.
+    /// Moves the batches inverted since the last freeze into the frozen lists
+    /// (after a full walk: module doc), and gives the memory they took back.
     pub fn freeze(&self) {
-        let mut scratch = self.inverting.lock().unwrap();
-        self.flush_with(&mut scratch);
+        self.freeze_with(&mut self.inverting.lock().unwrap());
+    }
+
+    /// [`TextIndex::freeze`] under the inverting lock.
+    fn freeze_with(&self, scratch: &mut Vec<u64>) {
+        self.flush_with(scratch);
         // Built under the read lock (searches go on meanwhile); no batch can go in
         // while the inverting lock is held.
         let frozen = {
             let inverted = self.inverted.read().unwrap();
-            if inverted.postings.is_empty() {
+            if inverted.live.is_empty() {
                 return;
             }
-            let mut live: Vec<(u32, &RoaringBitmap)> =
-                inverted.postings.iter().map(|(t, l)| (*t, l)).collect();
-            live.sort_unstable_by_key(|(t, _)| *t);
-            inverted.frozen.merged(&live)
+            inverted.frozen.merged(&inverted.live)
         };
+        self.counts
+            .trigrams
+            .store(frozen.trigrams.len() as u64, Ordering::Relaxed);
         let old = {
             let mut inverted = self.inverted.write().unwrap();
-            inverted.postings = FxHashMap::default();
+            inverted.live = Vec::new();
             std::mem::replace(&mut inverted.frozen, frozen)
         };
-        drop((old, scratch));
+        drop(old);
         crate::sys::release_free_memory();
     }
 
@@ -386,7 +439,10 @@ impl TextIndex {
     /// since `since` contents (the count a caller last saved at:
     /// [`TextFigures::contents`]).
     pub fn snapshot(&self, since: u64) -> Option<(Vec<u8>, u64)> {
-        self.freeze();
+        // No batch goes in between the freeze and the copy: its contents would be
+        // listed without their lists, and ruled out by the restored index.
+        let mut scratch = self.inverting.lock().unwrap();
+        self.freeze_with(&mut scratch);
         let inverted = self.inverted.read().unwrap();
         let contents = inverted.docs.len() as u64;
         if self.off || contents == since {
@@ -487,8 +543,8 @@ impl TextIndex {
             return true;
         };
         trigrams::of(bytes).iter().all(|t| {
-            let live = inverted.postings.get(t);
-            live.is_some_and(|list| list.contains(*doc))
+            let live = inverted.live.iter().filter_map(|b| b.get(*t));
+            live.into_iter().any(|docs| docs.binary_search(doc).is_ok())
                 || inverted
                     .frozen
                     .get(*t)
@@ -499,6 +555,7 @@ impl TextIndex {
     /// Drops every entry: nothing is ruled out until contents are read again.
     pub fn forget(&self) {
         let _one_at_a_time = self.inverting.lock().unwrap();
+        self.epoch.fetch_add(1, Ordering::Relaxed);
         *self.pending.lock().unwrap() = Pending::default();
         *self.inverted.write().unwrap() = Inverted::default();
         for n in [
@@ -509,6 +566,12 @@ impl TextIndex {
         ] {
             n.store(0, Ordering::Relaxed);
         }
+    }
+
+    /// Changes when the index forgets what it knew: a caller that gave it every
+    /// content of its files in one epoch need not look for gaps again in it.
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Relaxed)
     }
 
     /// Counts what a search did with the candidates: files left unread, files read.
@@ -524,7 +587,7 @@ impl TextIndex {
     pub fn figures(&self) -> TextFigures {
         let c = &self.counts;
         if let Ok(inverted) = self.inverted.try_read() {
-            let live = inverted.postings.values().map(|l| l.serialized_size());
+            let live = inverted.live.iter().map(Batch::bytes);
             let bytes = inverted.frozen.lists.len() + live.sum::<usize>();
             c.bytes.store(bytes as u64, Ordering::Relaxed);
         }
@@ -543,7 +606,6 @@ impl TextIndex {
 /// The first four bytes of a snapshot (its format: a new layout takes a new one).
 const SNAPSHOT_MAGIC: u32 = 0x4C54_5831;
 
-/// A snapshot's index, or `None` if it does not hold together.
 /// A snapshot's index and its (trigram, content) pairs, or `None` if it does not
 /// hold together.
 fn decode(bytes: &[u8]) -> Option<(Inverted, u64)> {
@@ -585,7 +647,7 @@ fn decode(bytes: &[u8]) -> Option<(Inverted, u64)> {
     let inverted = Inverted {
         docs,
         frozen,
-        postings: FxHashMap::default(),
+        live: Vec::new(),
         next,
         restored: next,
     };
@@ -617,14 +679,23 @@ fn sort_by_trigram(pairs: &mut Vec<u64>, scratch: &mut Vec<u64>) {
     }
 }
 
+/// Adds a batch's `docs` to `list`. Numbers only grow, so this appends (a tenth
+/// of inserting each, in a freeze); were one ever out of order, it is inserted
+/// where it belongs rather than lost.
+fn append(list: &mut RoaringBitmap, docs: &[u32]) {
+    if list.append(docs.iter().copied()).is_err() {
+        list.extend(docs.iter().copied());
+    }
+}
+
 /// The documents satisfying `query`; `None` for all of them.
 fn eval(inverted: &Inverted, query: &Query) -> Option<RoaringBitmap> {
     match query {
         Query::All => None,
         Query::Tri(t) => {
             let mut docs = inverted.frozen.get(*t).unwrap_or_default();
-            if let Some(live) = inverted.postings.get(t) {
-                docs |= live;
+            for live in inverted.live.iter().filter_map(|b| b.get(*t)) {
+                append(&mut docs, live);
             }
             Some(docs)
         }
@@ -664,6 +735,11 @@ pub struct Candidates<'a> {
 }
 
 impl Candidates<'_> {
+    /// How many of the index's contents satisfy the query (`None`: every one).
+    pub fn matched(&self) -> Option<u64> {
+        self.matched.as_ref().map(RoaringBitmap::len)
+    }
+
     /// Whether content `hash` may hold a match: it satisfies the query, or the
     /// index has not seen it.
     pub fn may_hold(&self, hash: &Hash) -> bool {
@@ -894,7 +970,7 @@ mod tests {
         let before = (matched(&ready), matched(&next));
         index.freeze();
         assert_eq!((matched(&ready), matched(&next)), before);
-        assert!(index.inverted.read().unwrap().postings.is_empty());
+        assert!(index.inverted.read().unwrap().live.is_empty());
         assert_eq!(
             index.figures().bytes,
             index.inverted.read().unwrap().frozen.lists.len() as u64
@@ -955,5 +1031,21 @@ mod tests {
         h[..4].copy_from_slice(&12_346u32.to_le_bytes());
         assert!(!c.may_hold(&h));
         assert_eq!(c.matched.as_ref().map(RoaringBitmap::len), Some(1));
+        drop(c);
+
+        // Several batches frozen into one list each: the same answers.
+        assert!(index.inverted.read().unwrap().live.len() > 1);
+        let shared = plan::query("shared_tail", false, false);
+        let every = index.candidates(&shared).matched.unwrap();
+        assert_eq!(every.len(), u64::from(n));
+        index.freeze();
+        assert_eq!(index.candidates(&shared).matched.unwrap(), every);
+        let c = index.candidates(&plan::query("item_012345", false, false));
+        assert_eq!(c.matched.as_ref().map(RoaringBitmap::len), Some(1));
+        h[..4].copy_from_slice(&12_345u32.to_le_bytes());
+        assert!(c.may_hold(&h));
+        drop(c);
+        assert!(index.holds(&h, text(12_345).as_bytes()));
+        assert!(!index.holds(&h, text(12_346).as_bytes()));
     }
 }
