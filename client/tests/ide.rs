@@ -429,6 +429,15 @@ fn a_wrong_token_is_unauthorized_and_a_dead_ide_falls_back_in_the_same_call() {
     assert_eq!(kt["code"], "BACKEND_REQUIRED", "{kt}");
 }
 
+/// The definition of `fläche`, asked at the call in main.py: the backing that
+/// answered, and why the ones before it did not.
+fn flache_backing(env: &TestEnv, root: &Path) -> (String, Option<String>) {
+    let def = env.ok(root, &["refactor", "definition", "main.py:2:12"]);
+    assert_eq!(spots(&def), ["geo.py 1:4"], "{def}");
+    let why = def["fallback"].as_str().map(str::to_string);
+    (def["backing"].as_str().unwrap().to_string(), why)
+}
+
 /// `/definition` for `fläche` in main.py, as the IDE answers it.
 fn flache_definition() -> Value {
     json!({"response": {"locations": [{"path": "geo.py", "range": wire(0, 4, 10)}], "truncated": false, "total": 1}})
@@ -448,14 +457,7 @@ fn a_window_indexing_refusing_or_hanging_passes_the_call_on_and_ide_only_calls_w
         "/implementations": indexing,
         "/safeDeletePreview": indexing,
     }});
-    // The definition of `fläche`, asked at the call in main.py: the backing that
-    // answered, and why the ones before it did not.
-    let definition = || {
-        let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
-        assert_eq!(spots(&def), ["geo.py 1:4"], "{def}");
-        let why = def["fallback"].as_str().map(str::to_string);
-        (def["backing"].as_str().unwrap().to_string(), why)
-    };
+    let definition = || flache_backing(&env, &root);
     // pylsp warm first: while it starts it answers INDEXING too, and every retry of
     // the shim would use up one of the window's scripted answers.
     assert_eq!(definition(), ("pylsp".to_string(), None));
@@ -528,12 +530,7 @@ fn a_busy_window_answers_within_the_timeout_the_daemon_announces_and_stays_usabl
         {"times": 1, "busy": true},
         flache_definition()
     ]}});
-    let definition = || {
-        let def = env.ok(&root, &["refactor", "definition", "main.py:2:12"]);
-        assert_eq!(spots(&def), ["geo.py 1:4"], "{def}");
-        let why = def["fallback"].as_str().map(str::to_string);
-        (def["backing"].as_str().unwrap().to_string(), why)
-    };
+    let definition = || flache_backing(&env, &root);
     // pylsp warm first, as above: its own INDEXING would use up the scripted answers.
     assert_eq!(definition(), ("pylsp".to_string(), None));
     let ide = ContractIde::start(&env, &root, &script);

@@ -269,6 +269,9 @@ pub struct RootIndex {
     /// Files found but not indexed, by path: named in listings and searches, never
     /// silently left out. Cleared by each full walk, which finds them again.
     skipped: RwLock<std::collections::BTreeMap<String, Skipped>>,
+    /// The text index's epoch ([`TextIndex::epoch`]) as of the root's last
+    /// [`RootIndex::fill_text`]: a later walk fills it again only for a new epoch.
+    text_filled: AtomicU64,
 }
 
 /// Why a file the walk found is not indexed.
@@ -302,6 +305,7 @@ impl RootIndex {
             git: RwLock::new(None),
             generation: AtomicU64::new(0),
             skipped: RwLock::default(),
+            text_filled: AtomicU64::new(u64::MAX),
         }
     }
 
@@ -941,25 +945,30 @@ impl RootIndex {
         let candidates = self.caches.text().candidates(query);
         let files = self.files.read();
         let mut considered = 0;
-        let mut found: Vec<(&String, &Entry)> = Vec::new();
-        found.extend(
-            files
-                .iter()
-                .filter(|(rel, _)| under(rel, prefix) && through(rel))
-                .inspect(|_| considered += 1)
-                .filter(|(_, e)| candidates.may_hold(&e.known.hash)),
-        );
+        let mut kept = |rel: &str, e: &Entry| {
+            let passes = under(rel, prefix) && through(rel);
+            considered += usize::from(passes);
+            passes && candidates.may_hold(&e.known.hash)
+        };
         // Put in path order: a few candidates sorted; many (a pattern the index
-        // cannot plan) taken in the order kept for the table, as sorting a large
-        // root's names costs more than looking each one up.
-        let listed: Vec<_> = if found.len() < files.len() / 8 {
+        // cannot plan, a root whose contents it may not have seen) taken in the
+        // order kept for the table, as sorting a large root's names costs more
+        // than looking each one up. How many is judged before any file is looked
+        // at, by the contents (of every root) that satisfy the query.
+        let filled = self.text_filled.load(Ordering::Relaxed) == self.caches.text().epoch();
+        let few = filled
+            && candidates
+                .matched()
+                .is_some_and(|n| n < files.len() as u64 / 8);
+        let listed: Vec<_> = if few {
+            let mut found: Vec<(&String, &Entry)> =
+                files.iter().filter(|(rel, e)| kept(rel, e)).collect();
             found.sort_unstable_by(|a, b| a.0.cmp(b.0));
             found
                 .into_iter()
                 .map(|(rel, e)| (Arc::from(rel.as_str()), e.id, e.known.clone()))
                 .collect()
         } else {
-            drop(found);
             // Names under `prefix` lie in one run of the sorted names.
             let run = prefix.trim_end_matches('/');
             let order = self.files.order(&files);
@@ -967,9 +976,8 @@ impl RootIndex {
             order[first..]
                 .iter()
                 .take_while(|rel| rel.starts_with(run))
-                .filter(|rel| under(rel, prefix) && through(rel))
                 .filter_map(|rel| Some((rel, files.get(&**rel)?)))
-                .filter(|(_, e)| candidates.may_hold(&e.known.hash))
+                .filter(|(rel, e)| kept(rel, e))
                 .map(|(rel, e)| (rel.clone(), e.id, e.known.clone()))
                 .collect()
         };

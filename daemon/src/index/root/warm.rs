@@ -294,9 +294,14 @@ impl RootIndex {
     /// it took any. A restart knows unchanged files by identity and reads none of
     /// them, so where the text index's snapshot was not kept (over its share of the
     /// store's cap) or was dropped, their contents would stay unknown to it, and
-    /// every search would read them all.
+    /// every search would read them all. Once per root and text index epoch: every
+    /// later walk reads what changed, and gives it to the index as it reads it.
     pub(super) fn fill_text(&self) -> bool {
         let text = self.caches.text();
+        let epoch = text.epoch();
+        if self.text_filled.swap(epoch, Ordering::Relaxed) == epoch {
+            return false;
+        }
         // Listed first: the table's lock is not held while the text index's is taken.
         let listed: Vec<(String, Hash)> = (self.files.read().iter())
             .map(|(rel, e)| (rel.clone(), e.known.hash))

@@ -230,18 +230,22 @@ impl Caches {
     /// the last one (after a full walk, at exit).
     pub fn save_text(&self) {
         // What the walk left pending goes in now, its batch buffers go back and its
-        // lists are frozen, whether or not a store keeps the result.
-        self.text.freeze();
-        let Some(store) = self.store() else { return };
+        // lists are frozen (by the snapshot, or alone), whether or not a store
+        // keeps the result.
+        self.text.flush();
         let since = self.text_saved.load(Ordering::Relaxed);
         // The records queued before it go to disk first: a restart serves from
         // them, while the snapshot only spares it reads. On a disk with room for
         // one of the two, the records win; a writer that does not catch up in time
         // leaves the snapshot for the next walk. Waited for before the snapshot is
         // made, so its copy of the lists is held only while it is written.
-        if self.text.figures().contents == since || !store.flush(RECORDS_BEFORE_TEXT) {
+        let store = self.store().filter(|store| {
+            self.text.figures().contents != since && store.flush(RECORDS_BEFORE_TEXT)
+        });
+        let Some(store) = store else {
+            self.text.freeze();
             return;
-        }
+        };
         if let Some((snapshot, contents)) = self.text.snapshot(since)
             && store.save_text(&snapshot)
         {
