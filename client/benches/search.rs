@@ -138,7 +138,10 @@ fn env(text_index: bool) -> TestEnv {
     std::fs::create_dir_all(&env.paths.config_dir).unwrap();
     std::fs::write(
         env.paths.config_file(),
-        format!("[index]\nmax_file_bytes = 1073741824\ntext_index = {text_index}\n"),
+        // The composite's lists (about 230 MB) pass the default cap's quarter.
+        format!(
+            "[index]\nmax_file_bytes = 1073741824\nstore_max_bytes = 4294967296\ntext_index = {text_index}\n"
+        ),
     )
     .unwrap();
     env

@@ -61,6 +61,7 @@ async fn bench() {
         index: IndexConfig::default(),
         symbol_cache_bytes: 1 << 24,
         text_index: true,
+        text_index_cap: 0,
         lsp: Default::default(),
         ide: Default::default(),
         limits: Default::default(),

@@ -246,9 +246,23 @@ pub struct IndexSection {
     #[serde(default = "default_prewarm_roots")]
     pub prewarm_roots: usize,
     /// Whether text searches are answered from the trigram index (memory: about a
-    /// fifth of a byte per indexed byte); off, each search reads every file.
+    /// fifth of a byte per indexed byte, at most a quarter of `store_max_bytes`;
+    /// files past that are read by every search); off, each search reads every
+    /// file.
     #[serde(default = "default_text_index")]
     pub text_index: bool,
+}
+
+impl IndexSection {
+    /// The most the text index's lists may take in memory: a quarter of the
+    /// store's cap, as its snapshot on disk (`index/store/persist.rs`), or of the
+    /// default cap with the store off.
+    pub fn text_index_cap(&self) -> u64 {
+        match self.store_max_bytes {
+            0 => default_store_max_bytes() / 4,
+            cap => cap / 4,
+        }
+    }
 }
 
 impl Default for IndexSection {

@@ -170,6 +170,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             },
             symbol_cache_bytes: config.index.symbol_cache_bytes,
             text_index: config.index.text_index,
+            text_index_cap: config.index.text_index_cap(),
             lsp: config.lsp.clone(),
             ide: config.ide.clone(),
             limits: Limits::from(&config.daemon),

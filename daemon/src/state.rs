@@ -70,8 +70,10 @@ pub struct DaemonConfig {
     pub idle_timeout: Option<Duration>,
     pub index: IndexConfig,
     pub symbol_cache_bytes: u64,
-    /// `[index] text_index`: whether the caches keep the text index.
+    /// `[index] text_index`: whether the caches keep the text index, and the most
+    /// its lists may take (a quarter of `index.store_max_bytes`).
     pub text_index: bool,
+    pub text_index_cap: u64,
     pub lsp: LspSection,
     pub ide: IdeSection,
     pub limits: Limits,
@@ -137,8 +139,10 @@ pub struct Daemon {
 impl Daemon {
     pub fn new(config: DaemonConfig) -> Daemon {
         budget::set_cap(config.answer_max_bytes);
-        let caches =
-            Arc::new(Caches::new(config.symbol_cache_bytes).with_text_index(config.text_index));
+        let caches = Arc::new(
+            Caches::new(config.symbol_cache_bytes)
+                .with_text_index(config.text_index, config.text_index_cap),
+        );
         Daemon {
             registry: ProjectRegistry::new(caches.clone(), config.index.clone()),
             caches,
@@ -433,6 +437,7 @@ pub(crate) mod tests {
             index: IndexConfig::default(),
             symbol_cache_bytes: 1 << 24,
             text_index: true,
+            text_index_cap: 0,
             lsp: LspSection::default(),
             ide: IdeSection::default(),
             limits: Limits::default(),

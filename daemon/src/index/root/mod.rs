@@ -955,7 +955,8 @@ impl RootIndex {
         // order kept for the table, as sorting a large root's names costs more
         // than looking each one up. How many is judged before any file is looked
         // at, by the contents (of every root) that satisfy the query.
-        let filled = self.text_filled.load(Ordering::Relaxed) == self.caches.text().epoch();
+        let text = self.caches.text();
+        let filled = self.text_filled.load(Ordering::Relaxed) == text.epoch() && !text.is_full();
         let few = filled
             && candidates
                 .matched()

@@ -172,12 +172,14 @@ impl Caches {
         }
     }
 
-    /// The caches without a text index (`[index] text_index = false`): nothing
-    /// is ruled out, every search reads every file.
-    pub fn with_text_index(mut self, on: bool) -> Caches {
-        if !on {
-            self.text = TextIndex::off();
-        }
+    /// The caches with a text index whose lists take at most about `cap` bytes,
+    /// or without one (`[index] text_index = false`): nothing is ruled out, every
+    /// search reads every file.
+    pub fn with_text_index(mut self, on: bool, cap: u64) -> Caches {
+        self.text = match on {
+            true => TextIndex::with_cap(cap),
+            false => TextIndex::off(),
+        };
         self
     }
 
@@ -751,7 +753,7 @@ impl Caches {
                 name: "text_index".into(),
                 entries: text.contents,
                 bytes: text.bytes,
-                capacity_bytes: 0,
+                capacity_bytes: self.text.cap(),
                 hits: text.ruled_out,
                 misses: text.kept,
             },

@@ -82,7 +82,18 @@ pub struct TextIndex {
     restored: Condvar,
     /// Counts [`TextIndex::forget`]s: contents known before one are unknown after.
     epoch: AtomicU64,
+    /// The most the lists may take, estimated as frozen ([`LIST_BYTES_PER_PAIR`]);
+    /// 0: no bound. Contents past it are not taken in: they stay unknown, so every
+    /// search reads them, as it would with no index.
+    cap: u64,
+    /// Set when a content was turned away for the cap (logged once an epoch).
+    full: AtomicBool,
 }
+
+/// A (trigram, content) pair's bytes in a frozen list, about: Roaring keeps a
+/// list of fewer than 4,096 contents as an array of 16-bit numbers, and a denser
+/// one as a bitmap (a bit per content), so two bytes is its most.
+const LIST_BYTES_PER_PAIR: u64 = 2;
 
 /// The longest a query waits for a snapshot being restored.
 const RESTORE_WAIT: Duration = Duration::from_secs(5);
@@ -282,6 +293,32 @@ impl TextIndex {
         }
     }
 
+    /// An index whose lists take at most about `cap` bytes (0: no bound).
+    pub fn with_cap(cap: u64) -> TextIndex {
+        TextIndex {
+            cap,
+            ..TextIndex::default()
+        }
+    }
+
+    /// Whether the pairs held and `more` pass the cap.
+    fn over_cap(&self, held: u64, more: u64) -> bool {
+        let over = self.cap > 0 && (held + more) * LIST_BYTES_PER_PAIR > self.cap;
+        if over && !self.full.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                cap = self.cap,
+                "the text index is at its cap (a quarter of index.store_max_bytes): \
+                 files past it are searched by reading them"
+            );
+        }
+        over
+    }
+
+    /// Whether a content was turned away for the cap since the index last forgot.
+    pub fn is_full(&self) -> bool {
+        self.full.load(Ordering::Relaxed)
+    }
+
     /// Adds the content `bytes` of hash `hash`, unless it is there already. Its
     /// number is given here, in the order contents come in, and batches are
     /// inverted in that order, so each list only ever appends.
@@ -295,10 +332,15 @@ impl TextIndex {
         if self.off || inverted || self.pending.lock().unwrap().docs.contains_key(&hash) {
             return;
         }
+        let held = || self.counts.pairs.load(Ordering::Relaxed);
+        if self.over_cap(held(), 0) {
+            return;
+        }
         let trigrams = trigrams::of(bytes);
         let full = {
             let mut pending = self.pending.lock().unwrap();
-            if pending.docs.contains_key(&hash) {
+            let more = (pending.pairs.len() + trigrams.len()) as u64;
+            if pending.docs.contains_key(&hash) || self.over_cap(held(), more) {
                 return;
             }
             let doc = pending.next;
@@ -556,6 +598,7 @@ impl TextIndex {
     pub fn forget(&self) {
         let _one_at_a_time = self.inverting.lock().unwrap();
         self.epoch.fetch_add(1, Ordering::Relaxed);
+        self.full.store(false, Ordering::Relaxed);
         *self.pending.lock().unwrap() = Pending::default();
         *self.inverted.write().unwrap() = Inverted::default();
         for n in [
@@ -580,6 +623,11 @@ impl TextIndex {
             .ruled_out
             .fetch_add(ruled_out, Ordering::Relaxed);
         self.counts.kept.fetch_add(kept, Ordering::Relaxed);
+    }
+
+    /// The bound [`TextIndex::with_cap`] set (0: none).
+    pub fn cap(&self) -> u64 {
+        self.cap
     }
 
     /// Read without waiting for a lock: what is pending is not in them yet, and
@@ -989,6 +1037,29 @@ mod tests {
         assert!(index.holds(&hash(3), b"let poll_ready = poll_next;"));
         let frozen = &index.inverted.read().unwrap().frozen;
         assert!(frozen.trigrams.is_sorted() && frozen.trigrams.len() == frozen.ends.len());
+    }
+
+    /// Past its cap the index takes no content in: those stay unknown, so they are
+    /// always candidates, and a forget makes room again.
+    #[test]
+    fn contents_past_the_cap_stay_unknown_and_are_always_candidates() {
+        // Room for about 40 pairs: the first text's 22 trigrams, not the second's.
+        let index = TextIndex::with_cap(80);
+        index.add(hash(1), b"fn poll_ready(&mut self)");
+        assert!(!index.is_full());
+        index.add(hash(2), b"fn poll_next(&mut self)");
+        assert!(index.is_full());
+        assert!(index.knows(&hash(1)) && !index.knows(&hash(2)));
+        let c = index.candidates(&plan::query("poll_ready", false, false));
+        assert!(c.may_hold(&hash(1)) && c.may_hold(&hash(2)));
+        drop(c);
+        let c = index.candidates(&plan::query("poll_next", false, false));
+        assert!(!c.may_hold(&hash(1)) && c.may_hold(&hash(2)));
+        drop(c);
+        index.forget();
+        assert!(!index.is_full());
+        index.add(hash(2), b"fn poll_next(&mut self)");
+        assert!(index.knows(&hash(2)));
     }
 
     /// Pairs in document order come out as a full sort would leave them.
