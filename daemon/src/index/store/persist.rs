@@ -1973,6 +1973,58 @@ mod tests {
         );
     }
 
+    /// A first start, and a clean reopen whose last record is the smallest parse
+    /// (an empty file's: shorter than a parse's head), note nothing; a key or a
+    /// store file that is there but cannot be used is rebuilt, and said so.
+    #[test]
+    fn a_first_or_clean_start_notes_nothing_and_an_unusable_key_or_file_is_said() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("index");
+        let build = dir.join(build_dir_name());
+        let note = |store: &Store| store.summary().note;
+        let store = reopen(&dir, 1 << 30);
+        let a = put(&store, Lang::Rust, b"fn a() {}\n");
+        let empty = put(&store, Lang::Python, b"");
+        assert!(store.flush(Duration::from_secs(30)));
+        assert_eq!(note(&store), None, "a first start");
+        store.close(Duration::from_secs(30));
+
+        let store = reopen(&dir, 1 << 30);
+        assert!(store.symbols(Lang::Python, &empty).is_some());
+        assert!(store.symbols(Lang::Rust, &a).is_some());
+        assert_eq!(note(&store), None, "a clean reopen");
+        store.close(Duration::from_secs(30));
+
+        // The store file gone, its key kept: a quiet new start.
+        fs::remove_file(build.join(STORE)).unwrap();
+        let store = reopen(&dir, 1 << 30);
+        assert!(store.symbols(Lang::Rust, &a).is_none());
+        assert_eq!(note(&store), None, "a missing store file");
+        let a = put(&store, Lang::Rust, b"fn a() {}\n");
+        store.close(Duration::from_secs(30));
+
+        // The store file a symlink (to itself, every byte valid): not opened.
+        let real = build.join("real");
+        fs::rename(build.join(STORE), &real).unwrap();
+        std::os::unix::fs::symlink(&real, build.join(STORE)).unwrap();
+        let store = reopen(&dir, 1 << 30);
+        assert!(store.symbols(Lang::Rust, &a).is_none());
+        let said = note(&store).unwrap_or_default();
+        assert!(said.contains("rebuilt: cannot open it"), "{said:?}");
+        let a = put(&store, Lang::Rust, b"fn a() {}\n");
+        store.close(Duration::from_secs(30));
+
+        // A key one byte too long.
+        let mut key = fs::read(build.join(KEY)).unwrap();
+        key.push(0);
+        fs::write(build.join(KEY), key).unwrap();
+        let store = reopen(&dir, 1 << 30);
+        assert!(store.symbols(Lang::Rust, &a).is_none());
+        let said = note(&store).unwrap_or_default();
+        assert!(said.contains("rebuilt: its key"), "{said:?}");
+        store.close(Duration::from_secs(30));
+    }
+
     /// A store file replaced by name while its writer runs (another process, a
     /// restore from a backup: here a copy of itself, so every byte is valid) is
     /// not written through the old file's descriptor: what comes next is in the
