@@ -484,7 +484,8 @@ mod tests {
     use super::*;
 
     /// The Python, Go, Java and TypeScript fast paths, and the C, C++, C#, PHP,
-    /// Swift, Scala, Ruby, Bash, Lua and R skeletons, on every file of the
+    /// Swift, Scala, Ruby, Bash, Lua, R, Haskell, OCaml and Elixir skeletons, on
+    /// every file of the
     /// conformance sample corpora (pinned packages from PyPI, the Go module proxy,
     /// Maven Central, npm and Debian's upstream tarballs, fetched once by
     /// `daemon/benches/fetch-conformance.sh`): 0 differences.
@@ -508,6 +509,9 @@ mod tests {
             ("bash", Lang::Bash, 20),
             ("lua", Lang::Lua, 20),
             ("r", Lang::R, 20),
+            ("haskell", Lang::Haskell, 20),
+            ("ocaml", Lang::OCaml, 20),
+            ("elixir", Lang::Elixir, 20),
         ] {
             let tallies = compare_dir(&corpus.join(dir), &[lang], 1);
             let t = &tallies[&lang];

@@ -1,9 +1,11 @@
 //! The cursor the skeleton lexers that give up on text they cannot follow share
 //! (`skeleton_c`, `skeleton_brace`, `skeleton_php`, `skeleton_lua`, `skeleton_r`,
-//! `skeleton_ruby`, `skeleton_bash`): the text, where the lexer is in it, the ranges
-//! it found to skip, and whether it could follow the text at all; with the scanning
-//! they do the same way (comments and runs of them, quoted strings with backslash
-//! escapes, a raw string's closer, a heredoc's lines, runs of a byte, line breaks).
+//! `skeleton_ruby`, `skeleton_bash`, `skeleton_haskell`, `skeleton_ocaml`,
+//! `skeleton_elixir`): the text, where the lexer is in it, the ranges it found to
+//! skip, and whether it could follow the text at all; with the scanning they do the
+//! same way (a token loop's next byte, comments and runs of them, quoted strings
+//! with backslash escapes, a raw string's closer, a heredoc's lines, runs of a
+//! byte, line breaks) and the unit a skipped expression becomes (`parenthesize`).
 //! `comment_end` also serves `skeleton_rust` and `skeleton_go`, whose lexers answer
 //! otherwise. What a language reads differently (its strings, its keywords, which
 //! blocks the walker enters) stays in its lexer.
@@ -39,6 +41,23 @@ impl<'a> Cursor<'a> {
 
     pub(crate) fn peek(&self, ahead: usize) -> Option<u8> {
         self.src.get(self.at + ahead).copied()
+    }
+
+    /// The next byte and where it is, read past: the head of a token loop. `None`
+    /// once confused, or at the end of the text, where the lexer gives up if
+    /// anything is still open there (a delimiter, or `unclosed`: a string's hole).
+    pub(crate) fn next_byte(&mut self, unclosed: bool) -> Option<(usize, u8)> {
+        if self.confused {
+            return None;
+        }
+        let Some(b) = self.peek(0) else {
+            if !self.open.is_empty() || unclosed {
+                return self.confused();
+            }
+            return None;
+        };
+        self.at += 1;
+        Some((self.at - 1, b))
     }
 
     /// The text `start..end` (a word token's).
@@ -227,6 +246,14 @@ pub(crate) trait Delimited<'a> {
         self.cur().interior_read(open);
         Some(())
     }
+}
+
+/// Makes the text around `gap` (a skipped range one byte inside an expression or
+/// a type) `()`, the unit: its first and last bytes become the brackets, so the
+/// declaration keeps its range (`skeleton_haskell`, `skeleton_ocaml`).
+pub(crate) fn parenthesize(text: &mut [u8], gap: &Range<usize>) {
+    text[gap.start - 1] = b'(';
+    text[gap.end] = b')';
 }
 
 /// The opening delimiter `close` closes.

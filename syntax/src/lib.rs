@@ -15,7 +15,8 @@
 //!   `skeleton_brace` for TypeScript, TSX, JavaScript, Java, Kotlin, Swift and
 //!   Scala, `skeleton_c` for C, C++ and C#, `skeleton_php`, `skeleton_go`,
 //!   `skeleton_python`, `skeleton_lua`, `skeleton_r`, `skeleton_ruby`,
-//!   `skeleton_bash`; `lex` is the cursor and scanning they share), and
+//!   `skeleton_bash`, `skeleton_haskell`, `skeleton_ocaml`, `skeleton_elixir`;
+//!   `lex` is the cursor and scanning they share), and
 //!   declaration readers that read a file's declarations off their tokens where
 //!   they can vouch for it (`rust_items`, `python_items`, `go_items`, `java_items`,
 //!   `ts_items`; `lookahead` is their token lookahead).
@@ -68,8 +69,11 @@ mod skeleton;
 mod skeleton_bash;
 mod skeleton_brace;
 mod skeleton_c;
+mod skeleton_elixir;
 mod skeleton_go;
+mod skeleton_haskell;
 mod skeleton_lua;
+mod skeleton_ocaml;
 mod skeleton_php;
 mod skeleton_python;
 mod skeleton_r;

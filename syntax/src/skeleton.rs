@@ -19,8 +19,8 @@
 //! lexer (`languages/`): Rust's (`skeleton_rust`) also feeds `rust_items`, which
 //! reads declarations without any tree; TypeScript, TSX, JavaScript, Java, Kotlin,
 //! Swift and Scala share `skeleton_brace`, C, C++ and C# `skeleton_c`; Go, Python,
-//! PHP, Lua, R, Ruby and Bash have their own; all under the same rule and the same
-//! test against whole parses.
+//! PHP, Lua, R, Ruby, Bash, Haskell, OCaml and Elixir have their own; all under
+//! the same rule and the same test against whole parses.
 
 use std::ops::Range;
 

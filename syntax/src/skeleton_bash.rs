@@ -767,17 +767,8 @@ mod tests {
     use super::*;
     use crate::{
         Lang,
-        fast_check::outline,
-        skeleton::Skeleton,
-        symbols::{Parse, extract_with},
+        tests::{skeleton_reads_as_whole, skipped, skips_nothing},
     };
-
-    fn skipped(src: &str) -> Vec<&str> {
-        skippable(src.as_bytes())
-            .into_iter()
-            .map(|r| &src[r])
-            .collect()
-    }
 
     #[test]
     fn bodies_are_skipped_and_containers_walked() {
@@ -822,7 +813,7 @@ sub() ( cd /tmp && ls )
                 "echo group; ",
             ]
         "#]]
-        .assert_debug_eq(&skipped(src));
+        .assert_debug_eq(&skipped(skippable, src));
     }
 
     #[test]
@@ -851,24 +842,25 @@ EOF
                 "    echo '}' \"} $(echo '}' \"$(echo done)\") ${x:-\\}} ${y%%[{]*} `fi`\" $'\\'}' a#}\n    # a comment's }\n    cat <<EOF <<-'END'; echo }\n}\nEOF\n\tdone }\n\tEND\n    x=$(( (1 + 2) * 3 )) w=$[ (x >> 1) & 1 ]; (( x > 1 )) && y=( a '}' \"(\" ) ; z=@(a|b)\n    [[ $x =~ ^(a|b)?(:([0-9]+))$ && ( -f x ) ]] && echo }\n    while :; do case $x in\n        '}') echo ;; *\\)*) echo ;;& @(x|y)) ;;\n    esac done\n    for ((i = 0; i < 3; i++)) { echo; }\n    for i do :; done\n    echo $(case x in a) echo }; esac)\n    echo {a,b} {} }\n",
             ]
         "#]]
-        .assert_debug_eq(&skipped(src));
+        .assert_debug_eq(&skipped(skippable, src));
     }
 
     #[test]
     fn text_the_lexer_cannot_follow_skips_nothing() {
-        for src in [
-            "f() {\n  echo 'a\n}\n",
-            "f() {\n  echo \"$(a\"\n}\n",
-            "f() {\n  echo ${a\n}\n",
-            "f() {\n  cat <<EOF\n}\n",
-            "f() {\n  x\n}\n}\n",
-            "f() {\n  if x; then y; done\n}\n",
-            "f() {\n  echo (x)\n}\n",
-            "f() {\n  cat <<EOF; echo \"a\nb\"\nEOF\n}\n",
-            "f() {\n  case x in a) ;; \n}\n",
-        ] {
-            assert_eq!(skipped(src), Vec::<&str>::new(), "{src}");
-        }
+        skips_nothing(
+            skippable,
+            &[
+                "f() {\n  echo 'a\n}\n",
+                "f() {\n  echo \"$(a\"\n}\n",
+                "f() {\n  echo ${a\n}\n",
+                "f() {\n  cat <<EOF\n}\n",
+                "f() {\n  x\n}\n}\n",
+                "f() {\n  if x; then y; done\n}\n",
+                "f() {\n  echo (x)\n}\n",
+                "f() {\n  cat <<EOF; echo \"a\nb\"\nEOF\n}\n",
+                "f() {\n  case x in a) ;; \n}\n",
+            ],
+        );
     }
 
     /// Skeleton and whole parses list the same symbols where the tricky constructs
@@ -919,24 +911,9 @@ last() {
     [[ $x =~ ^(a|b)$ ]] && echo ok
 }
 "#;
-        let whole = extract_with(Lang::Bash, src.as_bytes(), Parse::Whole);
-        assert_eq!(whole.syntax_error, None, "{}", outline(&whole));
-        assert!(skippable(src.as_bytes()).len() >= 6, "{src}");
-        // The skeleton itself parses (no whole parse behind the outline), the
-        // longest bodies left out.
-        let skeleton = Skeleton::of(Lang::Bash, src.as_bytes()).unwrap();
+        // The longest bodies are left out of the skeleton's parse.
+        let skeleton = skeleton_reads_as_whole(Lang::Bash, src, 6, 7);
         assert!(!skeleton.included.is_empty());
-        let tree = Lang::Bash
-            .parse(&skeleton.text, &skeleton.included)
-            .unwrap();
-        assert!(
-            !tree.root_node().has_error(),
-            "{}",
-            tree.root_node().to_sexp()
-        );
-        let fast = extract_with(Lang::Bash, src.as_bytes(), Parse::Skeleton);
-        assert_eq!(outline(&fast), outline(&whole));
-        assert!(whole.count >= 7, "{}", outline(&whole));
     }
 
     /// The lexer follows nearly every file of the conformance corpus

@@ -813,10 +813,7 @@ pub(crate) mod tests {
     }
 
     fn skipped(lang: Lang, src: &str) -> Vec<&str> {
-        skippable(dialect(lang).unwrap(), src.as_bytes())
-            .into_iter()
-            .map(|r| &src[r])
-            .collect()
+        crate::tests::skipped(|text| skippable(dialect(lang).unwrap(), text), src)
     }
 
     #[test]

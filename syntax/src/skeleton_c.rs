@@ -170,20 +170,9 @@ impl<'a> Lexer<'a> {
 
     /// The next token; `None` at the end of the text or once confused.
     fn next(&mut self) -> Option<Tok> {
-        if self.cur.confused {
-            return None;
-        }
         let csharp = self.dialect == Dialect::CSharp;
         loop {
-            let Some(b) = self.cur.peek(0) else {
-                // The text ends inside a delimiter or a string's hole.
-                if !self.cur.open.is_empty() || !self.holes.is_empty() {
-                    return self.cur.confused();
-                }
-                return None;
-            };
-            let start = self.cur.at;
-            self.cur.at += 1;
+            let (start, b) = self.cur.next_byte(!self.holes.is_empty())?;
             return Some(match b {
                 b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c' => continue,
                 // A line continuation: tree-sitter-c reads it as whitespace.
@@ -833,10 +822,7 @@ mod tests {
     use super::*;
 
     fn skipped(dialect: Dialect, src: &str) -> Vec<&str> {
-        skippable(dialect, src.as_bytes())
-            .into_iter()
-            .map(|r| &src[r])
-            .collect()
+        crate::tests::skipped(|text| skippable(dialect, text), src)
     }
 
     #[test]
@@ -934,12 +920,7 @@ auto lambda = [] { struct Local { int x; }; };
     /// are (and the grammar reads them cleanly).
     #[test]
     fn skeletons_of_the_tricky_constructs_read_as_the_whole_text() {
-        use crate::{
-            Lang,
-            fast_check::outline,
-            skeleton::Skeleton,
-            symbols::{Parse, extract_with},
-        };
+        use crate::{Lang, tests::skeleton_reads_as_whole};
         for (lang, src) in [
             (
                 Lang::C,
@@ -1006,12 +987,7 @@ auto lambda = [](int x) { return x; };
 "#,
             ),
         ] {
-            let whole = extract_with(lang, src.as_bytes(), Parse::Whole);
-            assert_eq!(whole.syntax_error, None, "{lang:?}: {}", outline(&whole));
-            assert!(Skeleton::of(lang, src.as_bytes()).is_some(), "{lang:?}");
-            let fast = extract_with(lang, src.as_bytes(), Parse::Skeleton);
-            assert_eq!(outline(&fast), outline(&whole), "{lang:?}");
-            assert!(whole.count >= 8, "{lang:?}: {}", outline(&whole));
+            skeleton_reads_as_whole(lang, src, 1, 8);
         }
     }
 

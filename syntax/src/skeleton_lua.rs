@@ -87,18 +87,8 @@ impl<'a> Lexer<'a> {
 
     /// The next token; `None` at the end of the text or once confused.
     fn next(&mut self) -> Option<Tok> {
-        if self.cur.confused {
-            return None;
-        }
         loop {
-            let Some(b) = self.cur.peek(0) else {
-                if !self.cur.open.is_empty() {
-                    return self.cur.confused();
-                }
-                return None;
-            };
-            let start = self.cur.at;
-            self.cur.at += 1;
+            let (start, b) = self.cur.next_byte(false)?;
             return Some(match b {
                 b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c' => continue,
                 b'-' if self.cur.peek(0) == Some(b'-') => {
@@ -245,16 +235,8 @@ mod tests {
     use super::*;
     use crate::{
         Lang,
-        fast_check::outline,
-        symbols::{Parse, extract_with},
+        tests::{skeleton_reads_as_whole, skipped, skips_nothing},
     };
-
-    fn skipped(src: &str) -> Vec<&str> {
-        skippable(src.as_bytes())
-            .into_iter()
-            .map(|r| &src[r])
-            .collect()
-    }
 
     #[test]
     fn bodies_and_tables_are_skipped_and_blocks_walked() {
@@ -291,7 +273,7 @@ return M
                 " ",
             ]
         "#]]
-        .assert_debug_eq(&skipped(src));
+        .assert_debug_eq(&skipped(skippable, src));
     }
 
     #[test]
@@ -318,25 +300,26 @@ local t = { [[}]], ["end"] = '}', [k] = "{" }
                 " ",
             ]
         "#]]
-        .assert_debug_eq(&skipped(src));
+        .assert_debug_eq(&skipped(skippable, src));
     }
 
     #[test]
     fn text_the_lexer_cannot_follow_skips_nothing() {
-        for src in [
-            "function f() local s = 'x end",
-            "function f() local s = [[ x end",
-            "function f() --[[ end",
-            "function f() end end",
-            "function f() if x then end",
-            "function f() g(} ) end",
-            "function f() repeat end",
-            "function f() x = 1 until x end",
-            "function { }",
-            "local t = { function() }",
-        ] {
-            assert_eq!(skipped(src), Vec::<&str>::new(), "{src}");
-        }
+        skips_nothing(
+            skippable,
+            &[
+                "function f() local s = 'x end",
+                "function f() local s = [[ x end",
+                "function f() --[[ end",
+                "function f() end end",
+                "function f() if x then end",
+                "function f() g(} ) end",
+                "function f() repeat end",
+                "function f() x = 1 until x end",
+                "function { }",
+                "local t = { function() }",
+            ],
+        );
     }
 
     /// Skeleton and whole parses list the same symbols where the tricky constructs
@@ -377,12 +360,7 @@ end
 
 return M
 "#;
-        let whole = extract_with(Lang::Lua, src.as_bytes(), Parse::Whole);
-        assert_eq!(whole.syntax_error, None, "{}", outline(&whole));
-        assert!(skippable(src.as_bytes()).len() >= 8);
-        let fast = extract_with(Lang::Lua, src.as_bytes(), Parse::Skeleton);
-        assert_eq!(outline(&fast), outline(&whole));
-        assert!(whole.count >= 8, "{}", outline(&whole));
+        skeleton_reads_as_whole(Lang::Lua, src, 8, 8);
     }
 
     /// The lexer follows nearly every file of the conformance corpus

@@ -141,19 +141,8 @@ impl<'a> Lexer<'a> {
 
     /// The next token; `None` at the end of the text or once confused.
     fn next(&mut self) -> Option<Tok> {
-        if self.cur.confused {
-            return None;
-        }
         loop {
-            let Some(b) = self.cur.peek(0) else {
-                // The text ends inside a delimiter or a string's hole.
-                if !self.cur.open.is_empty() || !self.holes.is_empty() {
-                    return self.cur.confused();
-                }
-                return None;
-            };
-            let start = self.cur.at;
-            self.cur.at += 1;
+            let (start, b) = self.cur.next_byte(!self.holes.is_empty())?;
             return Some(match b {
                 b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c' => continue,
                 b'/' if self.cur.peek(0) == Some(b'/') => {
@@ -596,16 +585,8 @@ mod tests {
     use super::*;
     use crate::{
         Lang,
-        fast_check::outline,
-        symbols::{Parse, extract_with},
+        tests::{skeleton_reads_as_whole, skipped, skips_nothing},
     };
-
-    fn skipped(src: &str) -> Vec<&str> {
-        skippable(src.as_bytes())
-            .into_iter()
-            .map(|r| &src[r])
-            .collect()
-    }
 
     #[test]
     fn bodies_are_skipped_and_containers_walked() {
@@ -666,7 +647,7 @@ return ['k' => fn() => 1];
                 "'k' => fn() => 1",
             ]
         "#]]
-        .assert_debug_eq(&skipped(src));
+        .assert_debug_eq(&skipped(skippable, src));
     }
 
     #[test]
@@ -696,7 +677,7 @@ function d() { $e = "{$a("{$b('}')}")}"; }
                 " $e = \"{$a(\"{$b('}')}\")}\"; ",
             ]
         "#]]
-        .assert_debug_eq(&skipped(src));
+        .assert_debug_eq(&skipped(skippable, src));
     }
 
     #[test]
@@ -715,33 +696,37 @@ function d() { $e = "{$a("{$b('}')}")}"; }
                 " /* } */ ",
             ]
         "#]]
-        .assert_debug_eq(&skipped(src));
+        .assert_debug_eq(&skipped(skippable, src));
         // No PHP at all: nothing to skip.
-        assert_eq!(skipped("<p>{ function f() { } }</p>\n"), Vec::<&str>::new());
+        assert_eq!(
+            skipped(skippable, "<p>{ function f() { } }</p>\n"),
+            Vec::<&str>::new()
+        );
     }
 
     #[test]
     fn keywords_are_read_in_any_case() {
         let src = "<?php\nFUNCTION f() { a(); }\nIf (x()) { Function g() { b(); } }\nCLASS C { }\nWHILE (1) { c(); }\n";
-        assert_eq!(skipped(src), vec![" a(); ", " b(); ", " c(); "]);
+        assert_eq!(skipped(skippable, src), vec![" a(); ", " b(); ", " c(); "]);
     }
 
     #[test]
     fn text_the_lexer_cannot_follow_skips_nothing() {
-        for src in [
-            "<?php function f() { $s = 'x; }",
-            "<?php function f() { $s = \"x; }",
-            "<?php function f() { $s = \"{$x\"; }",
-            "<?php function f() { /* } ",
-            "<?php function f() { } }",
-            "<?php function f() { g(} ) }",
-            "<?php function f() { $h = <<<EOT\n}\nEOTX;\n}\n",
-            "<?php function f() { $h = <<<EOT x\n}\nEOT;\n}\n",
-            "<?php function f() { } __halt_compiler(); {",
-            "<?php function f() { ?> never back",
-        ] {
-            assert_eq!(skipped(src), Vec::<&str>::new(), "{src}");
-        }
+        skips_nothing(
+            skippable,
+            &[
+                "<?php function f() { $s = 'x; }",
+                "<?php function f() { $s = \"x; }",
+                "<?php function f() { $s = \"{$x\"; }",
+                "<?php function f() { /* } ",
+                "<?php function f() { } }",
+                "<?php function f() { g(} ) }",
+                "<?php function f() { $h = <<<EOT\n}\nEOTX;\n}\n",
+                "<?php function f() { $h = <<<EOT x\n}\nEOT;\n}\n",
+                "<?php function f() { } __halt_compiler(); {",
+                "<?php function f() { ?> never back",
+            ],
+        );
     }
 
     /// Skeleton and whole parses list the same symbols where the tricky constructs
@@ -806,12 +791,7 @@ namespace\helper();
 function last(array $a = ['{' => 1]): array { return [$a]; }
 "#;
         for src in [src, templates] {
-            let whole = extract_with(Lang::Php, src.as_bytes(), Parse::Whole);
-            assert_eq!(whole.syntax_error, None, "{}", outline(&whole));
-            assert!(skippable(src.as_bytes()).len() >= 4, "{src}");
-            let fast = extract_with(Lang::Php, src.as_bytes(), Parse::Skeleton);
-            assert_eq!(outline(&fast), outline(&whole));
-            assert!(whole.count >= 3, "{}", outline(&whole));
+            skeleton_reads_as_whole(Lang::Php, src, 4, 3);
         }
     }
 

@@ -727,17 +727,8 @@ mod tests {
     use super::*;
     use crate::{
         Lang,
-        fast_check::outline,
-        skeleton::Skeleton,
-        symbols::{Parse, extract_with},
+        tests::{skeleton_reads_as_whole, skipped, skips_nothing},
     };
-
-    fn skipped(src: &str) -> Vec<&str> {
-        skippable(src.as_bytes())
-            .into_iter()
-            .map(|r| &src[r])
-            .collect()
-    }
 
     #[test]
     fn bodies_are_skipped_and_containers_walked() {
@@ -789,7 +780,7 @@ end
                 " x; ",
             ]
         "#]]
-        .assert_debug_eq(&skipped(src));
+        .assert_debug_eq(&skipped(skippable, src));
     }
 
     #[test]
@@ -839,7 +830,7 @@ end
                 "    s = \"end #{if x then \"end\" end} #{{a: 1}[:a]}\" + 'end'\n    t = %w[end if] + %q{a {end} b} + %Q|#{x}| + %r{do}i + %(a (end) b)\n    r = /end #{x}/ unless a / 2 / b\n    c = ?e + ?\\n + ?\" + ?'\n    h = [<<~ONE, <<-'TWO', <<THREE]\n      end do\n    ONE\n      #{not interpolated\n      TWO\nif\nTHREE\n    :end.to_proc if :\"do\"\n    x.end; x&.class; x::def; { if: 1, end: 2 }\n    loop do\n      while a do b end\n      until a\n        c\n      end\n      for i in 1..2 do end\n    end\n    y = if a then b else c end\n    z = begin 1 rescue 2 end\n    puts %w[a], /x/, <<~E\n      end\n    E\n    $' + $\" + `end`\n  ",
             ]
         "#]]
-        .assert_debug_eq(&skipped(src));
+        .assert_debug_eq(&skipped(skippable, src));
     }
 
     #[test]
@@ -863,26 +854,27 @@ Y = [1,
                 "1,\n  2",
             ]
         "#]]
-        .assert_debug_eq(&skipped(src));
+        .assert_debug_eq(&skipped(skippable, src));
     }
 
     #[test]
     fn text_the_lexer_cannot_follow_skips_nothing() {
-        for src in [
-            "def f\n  x = 'a\nend\n",
-            "def f\n  x = \"#{a\"\nend\n",
-            "def f\n  x = %w[a\nend\n",
-            "def f\n  <<~E\n  x\nend\n",
-            "def f\n  x = [<<~E, \"a\nb\"]\nE\nend\n",
-            "def f\n  x\nend\nend\n",
-            "def f\n  g(]\nend\n",
-            "def f\n  if x\nend\n",
-            "=begin\ndef f\n  x\nend\n",
-            "def f\n  x = % \nend\n",
-            "class C\n  def\nend\n",
-        ] {
-            assert_eq!(skipped(src), Vec::<&str>::new(), "{src}");
-        }
+        skips_nothing(
+            skippable,
+            &[
+                "def f\n  x = 'a\nend\n",
+                "def f\n  x = \"#{a\"\nend\n",
+                "def f\n  x = %w[a\nend\n",
+                "def f\n  <<~E\n  x\nend\n",
+                "def f\n  x = [<<~E, \"a\nb\"]\nE\nend\n",
+                "def f\n  x\nend\nend\n",
+                "def f\n  g(]\nend\n",
+                "def f\n  if x\nend\n",
+                "=begin\ndef f\n  x\nend\n",
+                "def f\n  x = % \nend\n",
+                "class C\n  def\nend\n",
+            ],
+        );
     }
 
     /// Skeleton and whole parses list the same symbols where the tricky constructs
@@ -962,24 +954,9 @@ end
 __END__
 def not_code
 "##;
-        let whole = extract_with(Lang::Ruby, src.as_bytes(), Parse::Whole);
-        assert_eq!(whole.syntax_error, None, "{}", outline(&whole));
-        assert!(skippable(src.as_bytes()).len() >= 8, "{src}");
-        // The skeleton itself parses (no whole parse behind the outline), the
-        // longest bodies left out.
-        let skeleton = Skeleton::of(Lang::Ruby, src.as_bytes()).unwrap();
+        // The longest bodies are left out of the skeleton's parse.
+        let skeleton = skeleton_reads_as_whole(Lang::Ruby, src, 8, 15);
         assert!(!skeleton.included.is_empty());
-        let tree = Lang::Ruby
-            .parse(&skeleton.text, &skeleton.included)
-            .unwrap();
-        assert!(
-            !tree.root_node().has_error(),
-            "{}",
-            tree.root_node().to_sexp()
-        );
-        let fast = extract_with(Lang::Ruby, src.as_bytes(), Parse::Skeleton);
-        assert_eq!(outline(&fast), outline(&whole));
-        assert!(whole.count >= 15, "{}", outline(&whole));
     }
 
     /// The lexer follows nearly every file of the conformance corpus

@@ -415,11 +415,7 @@ mod tests {
     use super::*;
 
     fn skipped(src: &str) -> Vec<&str> {
-        RustLexer::new(src.as_bytes(), true)
-            .skippable()
-            .into_iter()
-            .map(|r| &src[r])
-            .collect()
+        crate::tests::skipped(|text| RustLexer::new(text, true).skippable(), src)
     }
 
     #[test]

@@ -1,12 +1,15 @@
 //! Outline snapshots per language (expect-test: `UPDATE_EXPECT=1 cargo test` rewrites
 //! them). Each line: kind, name path, range, name position, signature.
 
+use std::ops::Range;
+
 use expect_test::{Expect, expect};
 
 use super::{
     Lang,
     fast_check::{self, outline},
     rust_items,
+    skeleton::Skeleton,
     symbols::{Parse, extract, extract_with},
 };
 
@@ -44,6 +47,58 @@ pub(crate) fn follows_real_code(
         "{dir}: the lexer gave up on {} of {files} files: {unfollowed:#?}",
         unfollowed.len()
     );
+}
+
+/// For the skeleton lexers' tests: the text of each range `skippable` finds in
+/// `src`, in order.
+pub(crate) fn skipped(skippable: impl Fn(&[u8]) -> Vec<Range<usize>>, src: &str) -> Vec<&str> {
+    skippable(src.as_bytes())
+        .into_iter()
+        .map(|r| &src[r])
+        .collect()
+}
+
+/// For the skeleton lexers' tests: `skippable` gives up on each of `srcs` (text it
+/// cannot follow), skipping nothing.
+pub(crate) fn skips_nothing(skippable: impl Fn(&[u8]) -> Vec<Range<usize>>, srcs: &[&str]) {
+    for src in srcs {
+        assert_eq!(skipped(&skippable, src), Vec::<&str>::new(), "{src}");
+    }
+}
+
+/// For the skeleton lexers' tests of their tricky constructs: `src` parses cleanly
+/// whole, its skeleton skips at least `at_least_skipped` ranges and itself parses
+/// without an error (so no whole parse stands behind the outline), and lists the
+/// same symbols as the whole parse, at least `at_least_symbols` of them. The
+/// skeleton, for what a lexer asserts beyond that.
+pub(crate) fn skeleton_reads_as_whole(
+    lang: Lang,
+    src: &str,
+    at_least_skipped: usize,
+    at_least_symbols: usize,
+) -> Skeleton {
+    let whole = extract_with(lang, src.as_bytes(), Parse::Whole);
+    assert_eq!(whole.syntax_error, None, "{lang:?}: {}", outline(&whole));
+    let skeleton = Skeleton::of(lang, src.as_bytes()).expect("a skeleton");
+    assert!(
+        skeleton.skipped.len() >= at_least_skipped,
+        "{lang:?}: {:?}",
+        skeleton.skipped
+    );
+    let tree = lang.parse(&skeleton.text, &skeleton.included).unwrap();
+    assert!(
+        !tree.root_node().has_error(),
+        "{lang:?}: {}",
+        tree.root_node().to_sexp()
+    );
+    let fast = extract_with(lang, src.as_bytes(), Parse::Skeleton);
+    assert_eq!(outline(&fast), outline(&whole), "{lang:?}");
+    assert!(
+        whole.count >= at_least_symbols,
+        "{lang:?}: {}",
+        outline(&whole)
+    );
+    skeleton
 }
 
 pub(crate) fn check(lang: Lang, src: &str, expect: Expect) {

@@ -1,5 +1,5 @@
-//! Elixir: `.ex` and `.exs` files, tree-sitter-elixir, parsed whole (no declaration
-//! reader, no skeleton lexer).
+//! Elixir: `.ex` and `.exs` files, tree-sitter-elixir; no declaration reader, a
+//! skeleton lexer (`skeleton_elixir`: function bodies are never entered).
 //!
 //! Elixir declares with macros, so the grammar sees calls: a symbol is a call of a
 //! defining macro at the top of a file or in a module's `do` block. Modules
@@ -33,7 +33,7 @@
 
 use tree_sitter::Node;
 
-use super::Language;
+use super::{Language, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, field, one, text},
@@ -85,7 +85,13 @@ pub(super) const ELIXIR: Language = Language {
         Some(_) => "def lean_ctx_probe, do: nil",
     },
     declarations: None,
-    skeleton: None,
+    skeleton: Some(SkeletonLexer {
+        skippable: crate::skeleton_elixir::skippable,
+        mark: None,
+        // A misread `do` or `end` moves a body's end far from where an error shows
+        // (`skeleton_elixir.rs`).
+        any_error: true,
+    }),
 };
 
 /// The module attributes that belong to the declaration below them.

@@ -1,5 +1,6 @@
-//! Haskell: `.hs` files, tree-sitter-haskell; no declaration reader or skeleton
-//! lexer.
+//! Haskell: `.hs` files, tree-sitter-haskell; no declaration reader, a skeleton
+//! lexer (`skeleton_haskell`: equations' right-hand sides and signatures' types
+//! are never entered).
 //!
 //! The symbols are what universal-ctags' Haskell parser calls functions, types and
 //! constructors, with the members a class or an instance holds:
@@ -32,7 +33,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, ProbeSite};
+use super::{Language, ProbeSite, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, one, signature, text, token},
@@ -65,7 +66,13 @@ pub(super) const HASKELL: Language = Language {
     attribute: |_| false,
     probe,
     declarations: None,
-    skeleton: None,
+    skeleton: Some(SkeletonLexer {
+        skippable: crate::skeleton_haskell::skippable,
+        mark: Some(crate::lex::parenthesize),
+        // The layout: a misread line moves a declaration's end far from where an
+        // error shows (`skeleton_haskell.rs`).
+        any_error: true,
+    }),
 };
 
 /// Whether a trimmed line is a `--` comment: dashes not followed by a symbol (`-->`

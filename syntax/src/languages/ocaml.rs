@@ -1,7 +1,7 @@
 //! OCaml: `.ml` files (implementations), tree-sitter-ocaml's `LANGUAGE_OCAML`; no
-//! declaration reader or skeleton lexer. Interfaces (`.mli`) need the grammar's
-//! other language, `LANGUAGE_OCAML_INTERFACE`, and so would be a language of their
-//! own.
+//! declaration reader, a skeleton lexer (`skeleton_ocaml`: `let` bodies are never
+//! entered). Interfaces (`.mli`) need the grammar's other language,
+//! `LANGUAGE_OCAML_INTERFACE`, and so would be a language of their own.
 //!
 //! The symbols are what universal-ctags' OCaml parser tags, at the top level and in
 //! the structures, signatures and objects that hold them:
@@ -30,7 +30,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, ProbeSite};
+use super::{Language, ProbeSite, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, has_child, one, token},
@@ -77,7 +77,13 @@ pub(super) const OCAML: Language = Language {
     attribute: |_| false,
     probe,
     declarations: None,
-    skeleton: None,
+    skeleton: Some(SkeletonLexer {
+        skippable: crate::skeleton_ocaml::skippable,
+        mark: Some(crate::lex::parenthesize),
+        // A misread `let` or `in` moves a body's end far from where an error shows
+        // (`skeleton_ocaml.rs`).
+        any_error: true,
+    }),
 };
 
 /// Each probe is also valid before an `and` of its kind's group (`let a = 0 and b …`

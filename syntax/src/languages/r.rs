@@ -97,34 +97,17 @@ mod tests {
     fn r_assignments_of_functions_and_values() {
         check(
             Lang::R,
-            r#"#' Adds.
-#'
-#' @param x A number.
-#' @export
-add <- function(x, y = 2) {
-  inner <- function(z) z
-  x + y
-}
-
-# Not a doc comment.
-sub = function(a) a - 1
-"quoted" <- function() NULL
-`%+%` <- function(a, b) paste(a, b)
-VERSION <- "1.0"
-cache <<- new.env()
-obj$method <- function() 1
-function(x) x -> right
-if (TRUE) {
-  hidden <- 1
-}
-"#,
+            crate::skeleton_r::TRICKY,
             expect![[r#"
-                function add 5:0-8:1 name@5:0 | add <- function(x, y = 2)
+                function add 5:0-8:1 name@5:0 | add <- function(x, y = list(a = {1}))
                 function sub 11:0-11:23 name@11:0 | sub = function(a)
                 function quoted 12:0-12:27 name@12:1 | "quoted" <- function()
                 function %+% 13:0-13:35 name@13:0 | `%+%` <- function(a, b)
-                variable VERSION 14:0-14:16 name@14:0 | VERSION
+                variable VERSION 14:0-14:39 name@14:0 | VERSION
                 variable cache 15:0-15:19 name@15:0 | cache
+                variable Counter 19:0-21:3 name@19:0 | Counter
+                variable total 30:0-30:28 name@30:0 | total
+                function lambda 31:0-31:20 name@31:0 | lambda <- \(x)
             "#]],
         );
     }

@@ -1,0 +1,726 @@
+//! The skeleton lexer of Haskell (`languages/haskell.rs`). It finds the equations'
+//! right-hand sides and the signatures' types, which the symbol walker never
+//! enters, so tree-sitter parses them as `()` (`skeleton.rs` blanks them or leaves
+//! them out).
+//!
+//! **What is never entered.** The walker reads the top-level declarations and the
+//! declarations of a `class`'s or an `instance`'s `where` block; of an equation
+//! (`f x = …`, `x <+> y = …`, `f x | guard = …`) only the name, the patterns and
+//! where its right-hand side starts (its first `=` or `|`), and where its last
+//! token ends (the symbol's range); of a signature (`f, g :: Int -> Int`) its names
+//! and where it ends (its text is the file's). So the text after an equation's
+//! first `=` or a signature's `::`, to its last token (guards, `where` bindings and
+//! all), is skipped; its first and last bytes become `(` and `)`
+//! (`lex::parenthesize`), and the declaration reads as `f x = ()` or `f :: ()` with
+//! the same range. Everything else (`data`, `class` and `instance` heads, imports,
+//! pragmas) is read as it is.
+//!
+//! **Following the text** as tree-sitter-haskell reads it: the layout (a
+//! declaration is a line at its block's column with the lines indented deeper after
+//! it), nested `{- -}` comments, pragmas (`{-# … #-}`, nodes in a declaration's
+//! range), `--` comments (dashes alone: `-->` is an operator; a comment after a
+//! declaration's last token on its line is in its range), strings with their
+//! escapes and gaps, character literals (`'x'`, `'\n'`) apart from primes in names
+//! (`x'`) and Template Haskell's and promotion's ticks (`'Just`, `''T`),
+//! quasi-quotes (`[q|…|]`), and CPP directives at a line's start (the lines from
+//! `#else` or `#elif` to the `#endif` are one token, not parsed). A declaration is
+//! left whole where it is not plainly one: a `let`, `where`, `case`, `if`, `do`,
+//! `\` or `;` before its `=`, a CPP line inside it. Where the lexer cannot follow the
+//! text (an unterminated literal or comment, unbalanced brackets, a line left of its
+//! block's column, explicit braces at the top) it skips nothing and the file gets a
+//! whole parse; any syntax error of the skeleton sends the file to a whole parse too
+//! (`any_error` in `languages/haskell.rs`), as a misread layout can move a
+//! declaration's end far from where the error shows.
+
+use std::ops::Range;
+
+use crate::lex::Cursor;
+
+/// Byte ranges inside `src` that need no syntax tree: the interiors of the
+/// equations' right-hand sides and the signatures' types (their first and last
+/// bytes are where `lex::parenthesize` writes the brackets), in order, disjoint.
+/// Empty where the lexer cannot follow the text.
+pub(super) fn skippable(src: &[u8]) -> Vec<Range<usize>> {
+    scan(src).unwrap_or_default()
+}
+
+/// The ranges [`skippable`] answers; `None` where the lexer cannot follow the text.
+fn scan(src: &[u8]) -> Option<Vec<Range<usize>>> {
+    let mut lex = Lexer {
+        cur: Cursor::new(src),
+        tokens: Vec::new(),
+        line_start: 0,
+    };
+    lex.tokens()?;
+    let tokens = std::mem::take(&mut lex.tokens);
+    // Past CPP and pragmas (`{-# LANGUAGE … #-}`).
+    let first = tokens
+        .iter()
+        .position(|t| t.kind != Kind::Cpp && !src[t.start..].starts_with(b"{-#"));
+    let Some(first) = first else {
+        return Some(Vec::new());
+    };
+    // After the module header's `where`, or from the first token.
+    let body = if lex.is(&tokens[first], b"module") {
+        first + tokens[first..].iter().position(|t| lex.is(t, b"where"))? + 1
+    } else {
+        first
+    };
+    let Some(start) = tokens[body..].iter().position(|t| t.kind != Kind::Cpp) else {
+        return Some(Vec::new());
+    };
+    let start = body + start;
+    if tokens[start].kind == Kind::Open(b'{') {
+        return lex.cur.confused();
+    }
+    let column = lex.column(tokens[start].start);
+    lex.block(&tokens[start..], column)?;
+    Some(lex.cur.skip)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A name, keyword or number.
+    Word,
+    /// A symbolic operator (`=`, `::`, `<$>`).
+    Op,
+    Open(u8),
+    Close(u8),
+    /// A string, character, quasi-quote or pragma.
+    Literal,
+    /// `,`, `;`, a backtick, a tick.
+    Punct(u8),
+    /// A CPP directive's line (its continuation lines too; from `#else` to the
+    /// `#endif`, all its lines).
+    Cpp,
+}
+
+/// What a CPP directive does, as far as reading on goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cpp {
+    /// `#if`, `#ifdef`, `#ifndef`.
+    Start,
+    /// `#else`, `#elif`…: the code up to the `#endif` is not parsed.
+    Else,
+    End,
+    Other,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Token {
+    start: usize,
+    end: usize,
+    kind: Kind,
+    /// The first token on its line: its column decides the layout.
+    first: bool,
+    /// Where the comments after it on its line end (its own end if none are):
+    /// tree-sitter-haskell ends a declaration after them.
+    trail: usize,
+}
+
+struct Lexer<'a> {
+    cur: Cursor<'a>,
+    tokens: Vec<Token>,
+    /// Where the line being read starts.
+    line_start: usize,
+}
+
+impl Lexer<'_> {
+    /// Whether `token` is the word `word`.
+    fn is(&self, token: &Token, word: &[u8]) -> bool {
+        token.kind == Kind::Word && &self.cur.src[token.start..token.end] == word
+    }
+
+    /// Whether `token` is the operator `op`.
+    fn is_op(&self, token: &Token, op: &[u8]) -> bool {
+        token.kind == Kind::Op && &self.cur.src[token.start..token.end] == op
+    }
+
+    /// The column of `at`, in characters, as tree-sitter counts it.
+    fn column(&self, at: usize) -> usize {
+        let line = memchr::memrchr(b'\n', &self.cur.src[..at]).map_or(0, |i| i + 1);
+        self.cur.src[line..at]
+            .iter()
+            .filter(|&&b| b & 0xC0 != 0x80)
+            .count()
+    }
+
+    /// Reads the whole text into tokens, comments left out.
+    fn tokens(&mut self) -> Option<()> {
+        let mut first = true;
+        while let Some(b) = self.cur.peek(0) {
+            let start = self.cur.at;
+            self.cur.at += 1;
+            let kind = match b {
+                b'\n' => {
+                    self.line_start = self.cur.at;
+                    first = true;
+                    continue;
+                }
+                b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c' => continue,
+                b'#' if start == self.line_start
+                    && let Some(directive) = self.cpp_directive() =>
+                {
+                    self.cpp(directive);
+                    Kind::Cpp
+                }
+                // A pragma is a node of its own, in a declaration's range.
+                b'{' if self.cur.src[self.cur.at..].starts_with(b"-#") => {
+                    self.block_comment()?;
+                    Kind::Literal
+                }
+                b'{' if self.cur.peek(0) == Some(b'-') => {
+                    self.block_comment()?;
+                    self.trailing(first);
+                    // A token after a comment's last line is that line's first.
+                    first |= self.lines_from(start);
+                    continue;
+                }
+                b'(' | b'{' => Kind::Open(b),
+                b'[' => {
+                    let quoter = self.cur.src[self.cur.at..]
+                        .iter()
+                        .take_while(|&&c| is_word(c) || c == b'.')
+                        .count();
+                    if self.cur.peek(quoter) == Some(b'|') {
+                        self.cur.at += quoter + 1;
+                        self.cur.past(b"|]")?;
+                        Kind::Literal
+                    } else {
+                        Kind::Open(b)
+                    }
+                }
+                b')' | b']' | b'}' => Kind::Close(b),
+                b'"' => {
+                    self.string()?;
+                    Kind::Literal
+                }
+                b'\'' => {
+                    if self.char_literal() {
+                        Kind::Literal
+                    } else {
+                        Kind::Punct(b)
+                    }
+                }
+                b',' | b';' | b'`' => Kind::Punct(b),
+                b if is_symbol(b) => {
+                    self.cur.skip_while(is_symbol);
+                    let op = &self.cur.src[start..self.cur.at];
+                    if op.len() >= 2 && op.iter().all(|&c| c == b'-') {
+                        self.cur.line_end();
+                        self.trailing(first);
+                        continue;
+                    }
+                    Kind::Op
+                }
+                _ => {
+                    self.cur.skip_while(is_word);
+                    Kind::Word
+                }
+            };
+            self.tokens.push(Token {
+                start,
+                end: self.cur.at,
+                kind,
+                first,
+                trail: self.cur.at,
+            });
+            self.lines_from(start);
+            first = false;
+        }
+        Some(())
+    }
+
+    /// A token or comment from `start` was read, up to here: whether it took line
+    /// breaks (the line being read starts after its last).
+    fn lines_from(&mut self, start: usize) -> bool {
+        match memchr::memrchr(b'\n', &self.cur.src[start..self.cur.at]) {
+            Some(i) => {
+                self.line_start = start + i + 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A comment was read, up to here: the last token's trail, if it is on the
+    /// comment's line (`first`: no token is yet).
+    fn trailing(&mut self, first: bool) {
+        if let Some(last) = self.tokens.last_mut().filter(|_| !first) {
+            last.trail = self.cur.at;
+        }
+    }
+
+    /// After a `#` at a line's start: the CPP directive that follows, if one does
+    /// (as tree-sitter-haskell's scanner knows them: a conditional, `define`,
+    /// `include` and the like, nothing but blanks, or a script's first line).
+    fn cpp_directive(&self) -> Option<Cpp> {
+        let rest = &self.cur.src[self.cur.at..];
+        let blanks = rest
+            .iter()
+            .take_while(|&&c| c == b' ' || c == b'\t')
+            .count();
+        let word_len = rest[blanks..].iter().take_while(|&&c| is_word(c)).count();
+        match &rest[blanks..blanks + word_len] {
+            b"if" | b"ifdef" | b"ifndef" => Some(Cpp::Start),
+            b"else" | b"elif" | b"elifdef" | b"elifndef" => Some(Cpp::Else),
+            b"endif" => Some(Cpp::End),
+            b"define" | b"undef" | b"include" | b"pragma" | b"error" | b"warning" | b"line" => {
+                Some(Cpp::Other)
+            }
+            b"" if matches!(rest.get(blanks), None | Some(b'\n' | b'\r')) => Some(Cpp::Other),
+            _ if self.cur.at == 1 && rest.first() == Some(&b'!') => Some(Cpp::Other),
+            _ => None,
+        }
+    }
+
+    /// In a CPP directive: past its line, and the lines a `\` at a line's end
+    /// continues it on; after `#else` or `#elif`, past every line up to the
+    /// `#endif` that ends its conditional (tree-sitter-haskell reads them as one
+    /// token: that code is not parsed).
+    fn cpp(&mut self, directive: Cpp) {
+        let mut nesting = usize::from(directive == Cpp::Else);
+        loop {
+            self.cpp_line();
+            if nesting == 0 || self.cur.at == self.cur.src.len() {
+                return;
+            }
+            self.cur.at += 1;
+            self.line_start = self.cur.at;
+            if self.cur.peek(0) == Some(b'#') {
+                self.cur.at += 1;
+                let next = self.cpp_directive();
+                self.cur.at -= 1;
+                match next {
+                    Some(Cpp::Start) => nesting += 1,
+                    Some(Cpp::End) => nesting -= 1,
+                    _ => {}
+                }
+                if nesting == 0 {
+                    // Before the `#endif`, a directive of its own.
+                    self.cur.at -= 1;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// In a CPP directive's line: to its end, and the lines a `\` at a line's end
+    /// continues it on.
+    fn cpp_line(&mut self) {
+        loop {
+            self.cur.line_end();
+            let line = &self.cur.src[self.line_start..self.cur.at];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if !line.trim_ascii_end().ends_with(b"\\") || self.cur.at == self.cur.src.len() {
+                return;
+            }
+            self.cur.at += 1;
+            self.line_start = self.cur.at;
+        }
+    }
+
+    /// After `{` with `-` next: past the `-}` that ends the comment or pragma
+    /// (comments nest).
+    fn block_comment(&mut self) -> Option<()> {
+        self.cur.at += 1;
+        let mut depth = 1usize;
+        while depth > 0 {
+            let Some(i) = memchr::memchr2(b'{', b'-', &self.cur.src[self.cur.at..]) else {
+                return self.cur.confused();
+            };
+            self.cur.at += i + 1;
+            match (self.cur.src[self.cur.at - 1], self.cur.peek(0)) {
+                (b'{', Some(b'-')) => {
+                    self.cur.at += 1;
+                    depth += 1;
+                }
+                (b'-', Some(b'}')) => {
+                    self.cur.at += 1;
+                    depth -= 1;
+                }
+                _ => {}
+            }
+        }
+        Some(())
+    }
+
+    /// After `"`: past the `"` that ends the string (a `\` escapes the byte after
+    /// it, or starts a gap of white space up to the next `\`).
+    fn string(&mut self) -> Option<()> {
+        loop {
+            match self.cur.peek(0) {
+                None | Some(b'\n') => return self.cur.confused(),
+                Some(b'"') => {
+                    self.cur.at += 1;
+                    return Some(());
+                }
+                Some(b'\\') if self.cur.peek(1).is_some_and(|c| c.is_ascii_whitespace()) => {
+                    self.cur.at += 1;
+                    self.cur.skip_while(|c| c.is_ascii_whitespace());
+                    if self.cur.peek(0) != Some(b'\\') {
+                        return self.cur.confused();
+                    }
+                    self.cur.at += 1;
+                }
+                Some(b'\\') => self.cur.at += 2,
+                Some(_) => self.cur.at += 1,
+            }
+        }
+    }
+
+    /// After a `'`: past a character literal (`'x'`, `'\n'`, `'\''`) if one is
+    /// here, else (a tick: `'Just`, `''T`) nothing. After a name's byte the quote
+    /// is the name's prime and was read with it.
+    fn char_literal(&mut self) -> bool {
+        let rest = &self.cur.src[self.cur.at..];
+        let len = match rest.first() {
+            // `'\''`, `'\n'`, `'\x41'`, `'\SOH'`: to the quote after the escape.
+            Some(b'\\') => match rest.iter().skip(2).take(10).position(|&c| c == b'\'') {
+                Some(i) => i + 2,
+                None => return false,
+            },
+            Some(&c) if c != b'\n' => crate::bytes::utf8_len(c),
+            _ => return false,
+        };
+        if rest.get(len) != Some(&b'\'') {
+            return false;
+        }
+        self.cur.at += len + 1;
+        true
+    }
+
+    /// The declarations of a block at `column` (`tokens`, to the block's end):
+    /// each one's expression skipped, each `class` and `instance` block read as a
+    /// block of its own.
+    fn block(&mut self, tokens: &[Token], column: usize) -> Option<()> {
+        let mut at = 0;
+        while at < tokens.len() {
+            if tokens[at].kind == Kind::Cpp {
+                at += 1;
+                continue;
+            }
+            let end = self.declaration_end(tokens, at, column)?;
+            self.declaration(&tokens[at..end], column)?;
+            at = end;
+        }
+        Some(())
+    }
+
+    /// Where the declaration that starts at `tokens[at]` ends: before the next line
+    /// at `column`, or the CPP lines before one; a line left of it gives up on the
+    /// file.
+    fn declaration_end(&mut self, tokens: &[Token], at: usize, column: usize) -> Option<usize> {
+        let mut k = at + 1;
+        while k < tokens.len() {
+            let t = tokens[k];
+            if t.kind == Kind::Cpp {
+                // CPP lines end the declaration if the code after them does.
+                let next = tokens[k..].iter().position(|t| t.kind != Kind::Cpp);
+                match next.map(|n| tokens[k + n]) {
+                    None => return Some(k),
+                    Some(n) if n.first && self.column(n.start) <= column => return Some(k),
+                    Some(_) => k += next.unwrap_or(0),
+                }
+                continue;
+            }
+            if t.first {
+                let col = self.column(t.start);
+                if col < column {
+                    return self.cur.confused();
+                }
+                if col == column {
+                    return Some(k);
+                }
+            }
+            k += 1;
+        }
+        Some(k)
+    }
+
+    /// One declaration's tokens.
+    fn declaration(&mut self, tokens: &[Token], column: usize) -> Option<()> {
+        let head = tokens[0];
+        let depth = tokens.iter().try_fold(0usize, |depth, t| match t.kind {
+            Kind::Open(_) => Some(depth + 1),
+            Kind::Close(_) => depth.checked_sub(1),
+            _ => Some(depth),
+        });
+        if depth != Some(0) {
+            return self.cur.confused();
+        }
+        if self.is(&head, b"class") || self.is(&head, b"instance") {
+            return self.members(tokens, column);
+        }
+        const KEYWORDS: &[&[u8]] = &[
+            b"data",
+            b"newtype",
+            b"type",
+            b"deriving",
+            b"foreign",
+            b"import",
+            b"infix",
+            b"infixl",
+            b"infixr",
+            b"pattern",
+            b"default",
+            b"module",
+        ];
+        if KEYWORDS.iter().any(|k| self.is(&head, k)) || tokens.iter().any(|t| t.kind == Kind::Cpp)
+        {
+            return Some(());
+        }
+        let mut depth = 0usize;
+        for (i, t) in tokens.iter().enumerate() {
+            let text = &self.cur.src[t.start..t.end];
+            match t.kind {
+                Kind::Open(_) => depth += 1,
+                Kind::Close(_) => depth -= 1,
+                _ if depth > 0 => {}
+                Kind::Op if text == b"\\" => return Some(()),
+                Kind::Op if text == b"::" || text == b"=" => {
+                    // `x :: Int = 5` is no signature: left whole.
+                    let rest = &tokens[i + 1..];
+                    if text == b"=" || !rest.iter().any(|t| self.is_op(t, b"=")) {
+                        self.expression(rest);
+                    }
+                    return Some(());
+                }
+                Kind::Punct(b';') => return Some(()),
+                Kind::Word
+                    if matches!(
+                        text,
+                        b"let" | b"where" | b"case" | b"of" | b"if" | b"do" | b"mdo"
+                    ) =>
+                {
+                    return Some(());
+                }
+                _ => {}
+            }
+        }
+        Some(())
+    }
+
+    /// A right-hand side's or a signature's type's tokens (from the one after the
+    /// `=` or `::`): skippable but for its first and last bytes.
+    fn expression(&mut self, tokens: &[Token]) {
+        let (Some(first), Some(last)) = (tokens.first(), tokens.last()) else {
+            return;
+        };
+        if last.trail - first.start >= 3 {
+            self.cur.skip.push(first.start + 1..last.trail - 1);
+        }
+    }
+
+    /// A `class` or `instance` declaration: the block after its `where`, if it has
+    /// one laid out deeper than `column`.
+    fn members(&mut self, tokens: &[Token], column: usize) -> Option<()> {
+        let mut depth = 0usize;
+        for (i, t) in tokens.iter().enumerate() {
+            match t.kind {
+                Kind::Open(_) => depth += 1,
+                Kind::Close(_) => depth -= 1,
+                Kind::Word if depth == 0 && self.is(t, b"where") => {
+                    let rest = &tokens[i + 1..];
+                    let Some(start) = rest.iter().position(|t| t.kind != Kind::Cpp) else {
+                        return Some(());
+                    };
+                    let inner = self.column(rest[start].start);
+                    if rest[start].kind == Kind::Open(b'{') || inner <= column {
+                        return Some(());
+                    }
+                    // Lines left of the block's column would end it early: left whole.
+                    if rest[start..]
+                        .iter()
+                        .any(|t| t.kind != Kind::Cpp && t.first && self.column(t.start) < inner)
+                    {
+                        return Some(());
+                    }
+                    return self.block(&rest[start..], inner);
+                }
+                _ => {}
+            }
+        }
+        Some(())
+    }
+}
+
+/// A byte of a symbolic operator (`reserved_symbolic` bytes excepted, as in
+/// tree-sitter-haskell's scanner).
+fn is_symbol(b: u8) -> bool {
+    b"!#$%&*+./<=>?@\\^|-~:".contains(&b)
+}
+
+/// A byte of a name or number: a prime too (`foldl'`), any non-ASCII byte.
+fn is_word(b: u8) -> bool {
+    crate::bytes::is_word(b) || b == b'\''
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    use super::*;
+    use crate::{
+        Lang,
+        tests::{skeleton_reads_as_whole, skipped, skips_nothing},
+    };
+
+    #[test]
+    fn right_hand_sides_and_types_are_skipped_and_declarations_read() {
+        let src = r#"module M (f, T (..)) where
+import Data.List (sort)
+f :: Int -> Int
+f 0 = 1
+f n
+  | n < 0 = negate n
+  | otherwise = n * f (n - 1)
+  where helper = 1 -- trailing
+x <+> y = x + y
+data T = A | B { b :: Int } deriving Show
+class C a where
+  c :: a -> Int
+  c _ = 0
+instance C T where
+  c A = 1
+  c (B n) = n
+    {-# INLINE c #-}
+g = do
+  let y = 1
+  pure y
+h x | let y = x, y > 0 = y
+x :: Int = 5
+"#;
+        expect![[r#"
+            [
+                "nt -> In",
+                "egate n\n  | otherwise = n * f (n - 1)\n  where helper = 1 -- trailin",
+                " + ",
+                " -> In",
+                "\n    {-# INLINE c #-",
+                "o\n  let y = 1\n  pure ",
+            ]
+        "#]]
+        .assert_debug_eq(&skipped(skippable, src));
+    }
+
+    #[test]
+    fn comments_strings_and_characters_hide_the_layout() {
+        let src = r#"f = g {- a
+x = 1 {- nested -} -}
+  "a -- b\
+\c = d" '"' '[' 'x'
+  where g' = 'a' : ""
+y = [q|
+z = 1
+|] ''T 'Just
+#if X
+w = 1
+#else
+  more = continued
+#endif
+v = -- a comment
+  v
+"#;
+        expect![[r#"
+            [
+                " {- a\nx = 1 {- nested -} -}\n  \"a -- b\\\n\\c = d\" '\"' '[' 'x'\n  where g' = 'a' : \"",
+                "q|\nz = 1\n|] ''T 'Jus",
+            ]
+        "#]]
+        .assert_debug_eq(&skipped(skippable, src));
+    }
+
+    #[test]
+    fn text_the_lexer_cannot_follow_skips_nothing() {
+        skips_nothing(
+            skippable,
+            &[
+                "f = g\n  where x = \"a\n",
+                "f = g {- a\n",
+                "f = [q| a\n",
+                "f = (g\n",
+                "f = g)\n",
+                "module M where\n  f = g x\ng = h y\n",
+                "module M where {\nf = g x\n}\n",
+            ],
+        );
+    }
+
+    /// Skeleton and whole parses list the same symbols where the tricky constructs
+    /// are (and the grammar reads them cleanly).
+    #[test]
+    fn skeletons_of_the_tricky_constructs_read_as_the_whole_text() {
+        let src = r#"{-# LANGUAGE CPP #-}
+-- | The module.
+module Data.Shape
+  ( Shape (..)
+  , area
+  ) where
+
+import qualified Data.Map as M
+
+-- | The area.
+area :: Shape -> Double
+area (Circle r) = pi * r * r -- of a circle
+{-# INLINE area #-}
+area (Rect w h) = w * h
+
+x <+> y = x + y
+infixl 6 <+>
+
+abs' n
+  | n < 0 = negate n
+  | otherwise = n
+  where helper = "a -- b {- c"
+
+lo, hi :: Int
+lo = 0
+
+main = do
+  let s = [q|
+main = 1
+|]
+  print (area (Circle 1), s, '"', 'x', ''Shape)
+
+#if MIN_VERSION_base(4,9,0)
+modern = "yes"
+#else
+modern = "no"
+#endif
+
+data Shape
+  = Circle Double
+  | Rect { width, height :: Double }
+  deriving (Show, Eq)
+
+class Monad m => MonadLog m where
+  logMsg :: String -> m ()
+  logMsg _ = pure ()
+
+instance MonadLog IO where
+  logMsg s = do
+    putStrLn s
+    putStrLn "done, and long enough to be left out of the parse altogether"
+    putStrLn "as the skeleton leaves out bodies of 256 bytes and more: a few lines"
+    putStrLn "of it will do, with one more line, and then another one to be sure"
+    putStrLn "that it is long enough: two hundred and fifty six bytes are a lot"
+    {-# INLINE logMsg #-}
+
+instance Show Shape where
+  show (Circle r) = "circle " ++ show r
+  show Rect{} = "rect"
+"#;
+        // The longest body is left out of the skeleton's parse.
+        let skeleton = skeleton_reads_as_whole(Lang::Haskell, src, 8, 15);
+        assert!(!skeleton.included.is_empty());
+    }
+
+    /// The lexer follows nearly every file of the conformance corpus
+    /// (`daemon/benches/fetch-conformance.sh`: aeson and megaparsec), or the first
+    /// index is slow again; `fast_check` compares what it skips with whole parses.
+    #[test]
+    fn the_lexer_follows_nearly_every_file_of_real_code() {
+        crate::tests::follows_real_code("haskell", &["hs"], 60, 1, |src| scan(src).is_some());
+    }
+}
