@@ -2025,6 +2025,36 @@ mod tests {
         store.close(Duration::from_secs(30));
     }
 
+    /// A parse record whose length was cut below a parse's head (a flipped bit in
+    /// its length field): the load stops there, says so, and the store goes on;
+    /// the head is never read past the record.
+    #[test]
+    fn a_parse_record_shorter_than_its_head_ends_the_load_there() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("index");
+        let store = reopen(&dir, 1 << 30);
+        let a = put(&store, Lang::Rust, b"fn a() {}\n");
+        store.close(Duration::from_secs(30));
+        let path = dir.join(build_dir_name()).join(STORE);
+        let mut bytes = fs::read(&path).unwrap();
+        assert_eq!(
+            bytes[HEADER + 4],
+            K_SYMBOLS,
+            "the first record is the parse"
+        );
+        bytes[HEADER..HEADER + 4].copy_from_slice(&11u32.to_le_bytes());
+        fs::write(&path, bytes).unwrap();
+
+        let store = reopen(&dir, 1 << 30);
+        assert!(store.symbols(Lang::Rust, &a).is_none());
+        let note = store.summary().note.unwrap_or_default();
+        assert!(note.contains("does not verify"), "{note:?}");
+        let b = put(&store, Lang::Python, b"def b(): pass\n");
+        assert!(store.flush(Duration::from_secs(30)));
+        assert_eq!(store.symbols(Lang::Python, &b).map(|s| s.count), Some(1));
+        store.close(Duration::from_secs(30));
+    }
+
     /// A store file replaced by name while its writer runs (another process, a
     /// restore from a backup: here a copy of itself, so every byte is valid) is
     /// not written through the old file's descriptor: what comes next is in the
