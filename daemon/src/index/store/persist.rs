@@ -98,7 +98,7 @@ use std::{
     },
     path::{Path, PathBuf},
     sync::{
-        Arc, Condvar, Mutex, RwLock,
+        Arc, Condvar, Mutex, PoisonError, RwLock,
         atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering},
         mpsc,
     },
@@ -761,14 +761,37 @@ struct Writer {
     lost: std::cell::Cell<bool>,
 }
 
+/// Marks the store loaded when dropped, however the writer's load ends: a load
+/// that panics (a bug) leaves no store to serve, and lookups answer as without
+/// one instead of waiting for a load that never comes.
+struct LoadEnds<'a>(&'a Shared);
+
+impl Drop for LoadEnds<'_> {
+    fn drop(&mut self) {
+        let shared = self.0;
+        if std::thread::panicking() {
+            // Whatever the load left half made is dropped, and the locks it held
+            // are usable again.
+            *shared.disk.write().unwrap_or_else(PoisonError::into_inner) = None;
+            shared.disk.clear_poison();
+            shared.note.clear_poison();
+            shared.note(true, "the store's load failed: serving without it".into());
+        }
+        let (done, cv) = &shared.loaded;
+        *done.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        done.clear_poison();
+        cv.notify_all();
+    }
+}
+
 impl Writer {
     fn run(mut self, rx: mpsc::Receiver<Msg>) {
+        let shared = self.shared.clone();
+        let load = LoadEnds(&shared);
         self.lock = self.lock_build_dir();
         let disk = self.lock.as_ref().and_then(|_| self.open());
         self.shared.set_disk(disk);
-        let (done, cv) = &self.shared.loaded;
-        *done.lock().unwrap() = true;
-        cv.notify_all();
+        drop(load);
         // Bytes of parses written and dropped since the allocator was last asked to
         // give free memory back.
         let mut dropped = 0;
@@ -1971,6 +1994,47 @@ mod tests {
             fs::metadata(&path).unwrap().len() < len - 1,
             "truncated to whole records"
         );
+    }
+
+    /// A load that panics (a bug: no input may make it) while it holds the served
+    /// store's lock leaves no store, and lookups answer at once, as with none,
+    /// instead of waiting for the load forever.
+    #[test]
+    fn a_load_that_panics_leaves_lookups_answering_without_a_store() {
+        let shared = Arc::new(Shared::default());
+        let loading = shared.clone();
+        let load = std::thread::spawn(move || {
+            let _ends = LoadEnds(&loading);
+            let _half_made = loading.disk.write().unwrap();
+            panic!("a bug in the load");
+        });
+        assert!(load.join().is_err());
+        let store = Store {
+            dir: PathBuf::new(),
+            cap: 1 << 30,
+            tx: Mutex::new(None),
+            shared,
+            writer: Mutex::new(None),
+        };
+        // Asked on a thread of its own, so a lookup that waits fails the test
+        // rather than hanging it.
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let answers = (
+                store.blob(&[9; 20]),
+                store.symbols(Lang::Rust, &[1; 32]).is_none(),
+                store.flush(Duration::from_secs(1)),
+                store.summary().note.unwrap_or_default(),
+            );
+            let _ = tx.send(answers);
+        });
+        let (blob, no_symbols, flushed, note) = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("lookups answer");
+        assert_eq!(blob, None);
+        assert!(no_symbols);
+        assert!(!flushed, "no writer to flush");
+        assert!(note.contains("load failed"), "{note}");
     }
 
     /// A first start, and a clean reopen whose last record is the smallest parse
