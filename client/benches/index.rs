@@ -14,7 +14,9 @@
 //! start`, auto-spawned by the outline itself, and a second after `daemon start`,
 //! prewarmed), whole process as well, a warm call of the same outline (the floor
 //! no restart can go under: the process start and the shim alone), and daemon RSS
-//! per symbol; with the BENCHMARKS.md rows.
+//! per symbol; and the floor under any parser: a fresh daemon's first index of a
+//! copy of the corpus whose files no language claims (the same bytes walked, read,
+//! hashed, stored and text-indexed, nothing parsed); with the BENCHMARKS.md rows.
 //!
 //! Run: `bash client/benches/fetch-corpus.sh && bash client/benches/fetch-lang-corpora.sh && cargo build --release --workspace --bins && cargo bench -p lean-ctx-client --bench index`
 //! (needs Debian's `universal-ctags`). Arguments after `--` pick the parts: `rust`
@@ -42,9 +44,8 @@ const SOCKET_CALLS: usize = 2000;
 const FILE: &str = "vendor/syn-2.0.111/src/expr.rs";
 
 /// The per-language corpora: directory under `target/bench-corpus-langs`, ctags'
-/// language names, the corpus as BENCHMARKS.md names it. The languages added later
-/// have their conformance corpora (`daemon/benches/fetch-conformance.sh` pins them);
-/// Scala and Swift are not here: universal-ctags has no parser for either.
+/// language names, the corpus as BENCHMARKS.md names it (`fetch-lang-corpora.sh`
+/// pins them). Scala and Swift are not here: universal-ctags has no parser for either.
 const LANGS: [(&str, &str, &str); 17] = [
     ("python", "Python", "Django 5.1.4 sdist (PyPI)"),
     (
@@ -65,49 +66,57 @@ const LANGS: [(&str, &str, &str); 17] = [
         "kotlin-stdlib 2.0.21 sources jar (Maven Central)",
     ),
     // C headers are C++ in lean-ctx, as in ctags: both languages for both corpora.
-    ("c", "C,C++", "libuv 1.44.2 (Debian's upstream tarball)"),
     (
-        "cpp",
+        "c",
         "C,C++",
-        "leveldb 1.23 + fmtlib 9.1.0 (Debian's upstream tarballs)",
+        "git 2.39.5 + redis 7.0.15 (Debian's upstream tarballs)",
     ),
-    ("csharp", "C#", "pythonnet 3.0.5 sdist's C# runtime (PyPI)"),
+    ("cpp", "C,C++", "rocksdb 7.8.3 (Debian's upstream tarball)"),
+    (
+        "csharp",
+        "C#",
+        "keepass2 2.47 + Newtonsoft.Json 6.0.8 + NUnit 2.6.4 (Debian's upstream tarballs)",
+    ),
     (
         "ruby",
         "Ruby",
-        "puma 5.6.5 + hashie 5.0.0 (Debian's upstream tarballs)",
+        "rails 6.1.7.10 + vagrant 2.3.4 + rubocop 1.39.0 (Debian's upstream tarballs)",
     ),
     (
         "php",
         "PHP",
-        "composer 2.5.5 + monolog 2.9.1 src/ (Debian's upstream tarballs)",
+        "WordPress 6.1.9 + phpMyAdmin 5.2.1 (Debian's upstream tarballs)",
     ),
     (
         "bash",
         "Sh",
-        "dracut 059 + bats-support 0.3.0 (Debian's upstream tarballs)",
+        "git 2.39.5's t/ + dracut 059 (Debian's upstream tarballs)",
     ),
     (
         "lua",
         "Lua",
-        "luarocks 3.8.0 + awesome 4.3 lib/ (Debian's upstream tarballs)",
+        "neovim 0.7.2 + nmap 7.93 + prosody 0.12.3 + awesome 4.3 (Debian's upstream tarballs)",
     ),
     (
         "haskell",
         "Haskell",
-        "megaparsec 9.2.2 + aeson 2.0.3.0 (Debian's upstream tarballs)",
+        "pandoc 2.17.1.1 + git-annex 10.20230126 + ShellCheck 0.9.0 (Debian's upstream tarballs)",
     ),
     (
         "elixir",
         "Elixir",
-        "Elixir 1.14.0's own lib/ (Debian's upstream tarball)",
+        "Elixir 1.14.0's lib/, with its tests (Debian's upstream tarball)",
     ),
     (
         "ocaml",
         "OCaml",
-        "ocaml-re 1.10.4 + menhir 20220210 (Debian's upstream tarballs)",
+        "OCaml 4.13.1 + dune 2.9.3 (Debian's upstream tarballs)",
     ),
-    ("r", "R", "dplyr 1.0.10 (Debian's upstream tarball)"),
+    (
+        "r",
+        "R",
+        "R 4.2.2's own packages, src/library (Debian's upstream tarball)",
+    ),
 ];
 const LANG_ROUNDS: usize = 5;
 /// Warm whole-process outlines per round (their median is the round's floor).
@@ -149,6 +158,7 @@ fn languages(langs: &[&(&str, &str, &str)]) {
             "no {dir} corpus: run `bash client/benches/fetch-lang-corpora.sh` first"
         );
         let second = second_worktree(&tree);
+        let floor = floor_copy(&tree);
         let ctags = || {
             // The files lean-ctx indexes: a corpus may ship other languages too
             // (Django's admin JavaScript), so with `LEAN_CTX_BENCH_CTAGS_ALL` set ctags
@@ -165,21 +175,24 @@ fn languages(langs: &[&(&str, &str, &str)]) {
         // the median; both sides read from the cache after this.
         ctags();
         lang_round(&tree, &second);
-        let (mut rounds, mut theirs) = (vec![], vec![]);
+        first_index(&floor);
+        let (mut rounds, mut theirs, mut floors) = (vec![], vec![], vec![]);
         for round in 0..LANG_ROUNDS {
             // Alternating which goes first, so neither always meets a warm page cache.
             if round % 2 == 1 {
                 theirs.push(ctags());
             }
             let r = lang_round(&tree, &second);
+            floors.push(first_index(&floor));
             if round % 2 == 0 {
                 theirs.push(ctags());
             }
             println!(
-                "  {dir} round {round}: lean-ctx {:.0} ms ({} files, {} symbols), second worktree {:.0} ms, restart-warm {:.0} ms (auto-spawned {:.0} ms, prewarmed {:.1} ms, a warm call {:.1} ms); in the daemon: first walk {:.0} ms, restart {}; ctags {:.0} ms",
+                "  {dir} round {round}: lean-ctx {:.0} ms ({} files, {} symbols), the same bytes as text {:.0} ms, second worktree {:.0} ms, restart-warm {:.0} ms (auto-spawned {:.0} ms, prewarmed {:.1} ms, a warm call {:.1} ms); in the daemon: first walk {:.0} ms, restart {}; ctags {:.0} ms",
                 ms(r.first),
                 r.files,
                 r.symbols,
+                ms(floors[round]),
                 ms(r.second),
                 ms(r.restart),
                 ms(r.restart_auto),
@@ -207,6 +220,9 @@ fn languages(langs: &[&(&str, &str, &str)]) {
         let (restart_auto, prewarmed) = (pick(|r| r.restart_auto), pick(|r| r.prewarmed));
         let warm_call = pick(|r| r.warm_call);
         let ratio = ms(first) / ms(median(&theirs));
+        // What no parser can go under: the same bytes walked, read, hashed, stored and
+        // text-indexed, with nothing parsed (`floor_copy`).
+        let floor_ratio = ms(median(&floors)) / ms(median(&theirs));
         let last = rounds.last().unwrap();
         let per_symbol = |rss: u64| rss as f64 / last.symbols.max(1) as f64;
         // Second worktree, restart-warm (each with its share of the first index) and
@@ -242,26 +258,28 @@ fn languages(langs: &[&(&str, &str, &str)]) {
             per_symbol(last.rss_warm),
         );
         println!(
-            "{dir}: {} files, {} symbols (ctags {ctags_symbols} tags); lean-ctx median {:.0} ms, ctags median {:.0} ms: {ratio:.2}x | {warm}",
+            "{dir}: {} files, {} symbols (ctags {ctags_symbols} tags); lean-ctx median {:.0} ms, ctags median {:.0} ms: {ratio:.2}x; the same bytes as text {:.0} ms: {floor_ratio:.2}x | {warm}",
             last.files,
             last.symbols,
             ms(first),
             ms(median(&theirs)),
+            ms(median(&floors)),
         );
         rows.push(format!(
-            "| {title} | {} | {} | {} | {} | {} | {ratio:.2}x | {warm} |",
+            "| {title} | {} | {} | {} | {} | {} | {ratio:.2}x | {} ({floor_ratio:.2}x) | {warm} |",
             thousands(last.files),
             thousands(last.symbols),
             span(&ours),
             thousands(ctags_symbols as u64),
             span(&theirs),
+            span(&floors),
         ));
     }
     println!("\nBENCHMARKS.md rows (medians of {LANG_ROUNDS} alternating rounds):");
     println!(
-        "| corpus | files | symbols | lean-ctx first index | ctags tags | universal-ctags | ratio | second worktree | restart-warm | restart-warm, auto-spawned | restart-warm, prewarmed | a warm call (the floor) | restart-warm in the daemon (of its first walk) | RSS/symbol (both worktrees; after restart-warm) |"
+        "| corpus | files | symbols | lean-ctx first index | ctags tags | universal-ctags | ratio | the same bytes as text (ratio to ctags) | second worktree | restart-warm | restart-warm, auto-spawned | restart-warm, prewarmed | a warm call (the floor) | restart-warm in the daemon (of its first walk) | RSS/symbol (both worktrees; after restart-warm) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for row in rows {
         println!("{row}");
     }
@@ -271,6 +289,27 @@ fn languages(langs: &[&(&str, &str, &str)]) {
 fn second_worktree(tree: &Path) -> PathBuf {
     let name = tree.file_name().unwrap().to_string_lossy();
     let second = tree.with_file_name(format!("{name}-second"));
+    let head = |dir: &Path| {
+        Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["rev-parse", "HEAD"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| o.stdout)
+    };
+    // A corpus fetched again (its pins changed) is a new repository: the worktree
+    // made beside the old one is dropped.
+    if second.exists() && head(&second) != head(tree) {
+        std::fs::remove_dir_all(&second).unwrap();
+        Command::new("git")
+            .arg("-C")
+            .arg(tree)
+            .args(["worktree", "prune"])
+            .status()
+            .unwrap();
+    }
     if !second.join(".git").exists() {
         let ok = Command::new("git")
             .arg("-C")
@@ -283,6 +322,84 @@ fn second_worktree(tree: &Path) -> PathBuf {
         assert!(ok, "git worktree add {}", second.display());
     }
     second
+}
+
+/// `tree` copied once beside it (`<name>-floor`, a git repository too) with `.floor`
+/// after every file's name, so no language claims any file: a first index of it
+/// walks, reads, hashes, stores and text-indexes the same bytes and parses nothing,
+/// the floor under any parser's first index of `tree`.
+fn floor_copy(tree: &Path) -> PathBuf {
+    let name = tree.file_name().unwrap().to_string_lossy();
+    let floor = tree.with_file_name(format!("{name}-floor"));
+    let done = floor.join(".floor-of");
+    let head = std::fs::read(tree.join(".done")).unwrap();
+    if std::fs::read(&done).is_ok_and(|d| d == head) {
+        return floor;
+    }
+    let _ = std::fs::remove_dir_all(&floor);
+    let listed = Command::new("git")
+        .arg("-C")
+        .arg(tree)
+        .args(["ls-files", "-z"])
+        .output()
+        .unwrap();
+    assert!(
+        listed.status.success(),
+        "git ls-files in {}",
+        tree.display()
+    );
+    for rel in listed.stdout.split(|&b| b == 0).filter(|r| !r.is_empty()) {
+        let rel = Path::new(std::str::from_utf8(rel).unwrap());
+        let mut to = floor.join(rel).into_os_string();
+        to.push(".floor");
+        std::fs::create_dir_all(floor.join(rel).parent().unwrap()).unwrap();
+        std::fs::copy(tree.join(rel), to).unwrap();
+    }
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(&floor)
+            .args(["-c", "user.name=bench", "-c", "user.email=bench@localhost"])
+            .args(args)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "git {args:?} in {}", floor.display());
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "floor"]);
+    std::fs::write(&done, head).unwrap();
+    floor
+}
+
+/// A daemon's environment with empty caches and no size cut-off.
+fn fresh_env() -> TestEnv {
+    let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
+    std::fs::create_dir_all(&env.paths.config_dir).unwrap();
+    std::fs::write(
+        env.paths.config_file(),
+        "[index]\nmax_file_bytes = 1073741824\n",
+    )
+    .unwrap();
+    env
+}
+
+/// A fresh daemon's first index of `tree`, whole process, as `lang_round` times it.
+fn first_index(tree: &Path) -> Duration {
+    let env = fresh_env();
+    let mut outline = env.shim();
+    outline
+        .current_dir(tree)
+        .args(["outline", "--limit", "1"])
+        .stdout(Stdio::null());
+    let took = time(outline);
+    let ok = env
+        .shim()
+        .args(["daemon", "stop"])
+        .stdout(Stdio::null())
+        .status();
+    assert!(ok.unwrap().success(), "daemon stop");
+    took
 }
 
 /// One round on one corpus, each step a whole `lean-ctx outline` process waiting for
@@ -315,13 +432,7 @@ struct Round {
 }
 
 fn lang_round(tree: &Path, second: &Path) -> Round {
-    let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
-    std::fs::create_dir_all(&env.paths.config_dir).unwrap();
-    std::fs::write(
-        env.paths.config_file(),
-        "[index]\nmax_file_bytes = 1073741824\n",
-    )
-    .unwrap();
+    let env = fresh_env();
     let daemon = |step: &str| {
         let ok = env
             .shim()

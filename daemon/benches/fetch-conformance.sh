@@ -17,20 +17,8 @@ mkdir -p "$out"
 exec 9>"$out/.lock"
 flock 9
 tmp="$out/.tmp"
-
-# once NAME FUNCTION ARGS...: runs FUNCTION ARGS unless NAME was fetched already by
-# the same pins (the function's text, its arguments and, for Rust, the lock file); the
-# command fills "$tmp", which then becomes "$out/NAME". Pins are per corpus: a new
-# language's fetch leaves the others' corpora where they are.
-once() {
-  local name=$1; shift
-  local pins
-  pins=$( { declare -f "$1"; echo "$@"; if [[ $name == rust ]]; then cat "$here/rust-corpus/Cargo.lock"; fi; } | sha256sum | cut -c1-16)
-  [[ $(cat "$out/$name/.done" 2>/dev/null) == "$pins" ]] && return 0
-  rm -rf "$tmp" "$out/$name"; mkdir -p "$tmp"
-  if ! "$@" >"$out/$name.log" 2>&1; then cat "$out/$name.log" >&2; exit 1; fi
-  mv "$tmp" "$out/$name"; echo "$pins" >"$out/$name/.done"
-}
+# `once` and the registries' fetchers.
+source "$here/fetch-lib.sh"
 
 # Python: an sdist from PyPI (decorators, properties, dataclass-like classes).
 python_sdist() {
@@ -59,24 +47,6 @@ go_modules() {
 cargo_vendor() {
   cargo vendor --locked --versioned-dirs --manifest-path "$here/rust-corpus/Cargo.toml" "$tmp"
 }
-# Java and Kotlin: `-sources.jar`s from Maven Central.
-maven_sources() {
-  local coords=$1
-  mvn -B -q dependency:get -Dtransitive=false -Dartifact="$coords:jar:sources"
-  local g=${coords%%:*} rest=${coords#*:}; local a=${rest%%:*} v=${rest#*:}
-  (cd "$tmp" && unzip -q -o "$HOME/.m2/repository/${g//.//}/$a/$v/$a-$v-sources.jar")
-}
-
-# Debian: a source package's upstream tarball from Debian's archive, checked against
-# the sha256 given, unpacked with its top directory dropped.
-debian_orig() {
-  local path=$1 sha=$2
-  curl -fsSL --retry 3 -o "$tmp/orig" "http://deb.debian.org/debian/pool/main/$path"
-  echo "$sha  $tmp/orig" | sha256sum -c --quiet
-  tar -xf "$tmp/orig" -C "$tmp" --strip-components=1
-  rm "$tmp/orig"
-}
-
 # Corpora of C, C++, C#.
 # C and C++: upstream tarballs from Debian (`debian_orig`): after the extensions
 # (`c|h`), DIR PATH SHA256 per tarball, each unpacked into DIR with only those files.
@@ -104,26 +74,6 @@ once cpp c_family_orig 'cc|cpp|h' \
   fmtlib-9.1.0 f/fmtlib/fmtlib_9.1.0+ds1.orig.tar.gz 84ce1c2d0be3a9863935137969dcec6970125caac032f82474640bfc81463583
 once csharp csharp_sdist
 # Corpora of Ruby, PHP, shell, Lua.
-# debian_sources EXTS [DIR KEEP PATH SHA256]...: upstream tarballs (`debian_orig`),
-# each into a directory DIR of its own, keeping only the regular files named `*.EXT`
-# (EXTS comma-separated: the language's extensions) under the paths KEEP matches
-# (`*`: all, `src/*`: a library without its tests and fixtures).
-debian_sources() {
-  local -a exts names=()
-  IFS=, read -ra exts <<<"$1"; shift
-  local e
-  for e in "${exts[@]}"; do names+=(-o -name "*.$e"); done
-  while (($# >= 4)); do
-    (
-      tmp=$tmp/$1; mkdir -p "$tmp"
-      debian_orig "$3" "$4"
-      cd "$tmp"
-      find . -type f -path "./$2" \( -false "${names[@]}" \) -o ! -type d -delete
-      find . -type d -empty -delete
-    )
-    shift 4
-  done
-}
 once ruby debian_sources rb,rake,gemspec,ru \
   puma-5.6.5 '*' p/puma/puma_5.6.5.orig.tar.gz 8c056fddcf3acefb4547bff3533741cd8e8a1b08c3ff0a60a5ec68f208b4659b \
   hashie-5.0.0 '*' r/ruby-hashie/ruby-hashie_5.0.0.orig.tar.gz f16d5394d732678d6287a334aeb41e88bb12fe78c22c4b749ffcb0570014f59a
