@@ -23,6 +23,9 @@
 //! `until` of a `repeat`. Where the lexer cannot follow the text (an unterminated
 //! literal or comment, unbalanced or mismatched blocks and delimiters) it skips
 //! nothing and the file gets a whole parse.
+//!
+//! Its tokens and its stack of open blocks are also what the declaration reader
+//! (`lua_items`) reads off and skips with.
 
 use std::ops::Range;
 
@@ -48,33 +51,39 @@ fn scan(src: &[u8]) -> Option<Vec<Range<usize>>> {
     (!lex.cur.confused).then_some(lex.cur.skip)
 }
 
-/// One token, as far as finding bodies and tables goes.
+/// One token: what finding bodies and tables needs, and what `lua_items` reads
+/// declarations off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tok {
-    /// `(`, `[` or `{` at this offset.
+pub(crate) enum Tok {
+    /// `(`, `[` or `{`, or the keyword opening a block (`IF`, `DO`, `REPEAT`), at
+    /// this offset.
     Open(u8, usize),
-    /// A closing delimiter, `end` or `until`.
-    Close,
+    /// A closing delimiter, `end` or `until`: what it closed (`(` for `)`,
+    /// `FUNCTION` for a function's `end`).
+    Close(u8),
     Function,
-    /// A name (part of a function's name), `.` or `:`.
-    Name,
-    Other,
+    /// A word (a name, a number, a keyword but those above) starting at this offset.
+    Word(usize),
+    /// Any other byte outside strings and comments: `.`, `:`, an operator's first.
+    Punct(u8),
+    /// A quoted or long string starting at this offset.
+    Literal(usize),
 }
 
 /// What opened a block, on the stack of open delimiters beside `(`, `[` and `{`:
 /// `end` closes these (`do` for `while` and `for` too).
-const FUNCTION: u8 = b'f';
-const IF: u8 = b'i';
-const DO: u8 = b'd';
+pub(crate) const FUNCTION: u8 = b'f';
+pub(crate) const IF: u8 = b'i';
+pub(crate) const DO: u8 = b'd';
 /// `until` closes this.
-const REPEAT: u8 = b'r';
+pub(crate) const REPEAT: u8 = b'r';
 
-struct Lexer<'a> {
-    cur: Cursor<'a>,
+pub(crate) struct Lexer<'a> {
+    pub(crate) cur: Cursor<'a>,
 }
 
 impl<'a> Lexer<'a> {
-    fn new(src: &'a [u8]) -> Lexer<'a> {
+    pub(crate) fn new(src: &'a [u8]) -> Lexer<'a> {
         let mut lex = Lexer {
             cur: Cursor::new(src),
         };
@@ -86,11 +95,19 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token; `None` at the end of the text or once confused.
-    fn next(&mut self) -> Option<Tok> {
+    pub(crate) fn next(&mut self) -> Option<Tok> {
         loop {
             let (start, b) = self.cur.next_byte(false)?;
+            // Blanks and words first, by table: most of the bytes.
+            match CLASS[b as usize] {
+                SPACE => {
+                    self.cur.skip_while(|b| CLASS[b as usize] == SPACE);
+                    continue;
+                }
+                WORD => return self.word(start),
+                _ => {}
+            }
             return Some(match b {
-                b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c' => continue,
                 b'-' if self.cur.peek(0) == Some(b'-') => {
                     self.cur.at += 1;
                     match self.long_bracket(self.cur.at) {
@@ -111,47 +128,46 @@ impl<'a> Lexer<'a> {
                 b'[' => match self.long_bracket(start) {
                     Some(level) => {
                         self.long_text(level)?;
-                        Tok::Other
+                        Tok::Literal(start)
                     }
                     None => self.open(b, start),
                 },
                 b'"' | b'\'' => {
                     self.cur.quoted(b)?;
-                    Tok::Other
+                    Tok::Literal(start)
                 }
                 b'(' | b'{' => self.open(b, start),
                 b')' | b']' | b'}' => {
                     self.cur.close(opener(b))?;
-                    Tok::Close
+                    Tok::Close(opener(b))
                 }
-                b'.' | b':' => Tok::Name,
-                b if is_word(b) => {
-                    self.cur.skip_while(is_word);
-                    match &self.cur.src[start..self.cur.at] {
-                        b"function" => {
-                            self.cur.open.push(FUNCTION);
-                            Tok::Function
-                        }
-                        b"if" => self.open(IF, start),
-                        b"do" => self.open(DO, start),
-                        b"repeat" => self.open(REPEAT, start),
-                        b"end" => {
-                            if !matches!(self.cur.open.last(), Some(&(FUNCTION | IF | DO))) {
-                                return self.cur.confused();
-                            }
-                            self.cur.open.pop();
-                            Tok::Close
-                        }
-                        b"until" => {
-                            self.cur.close(REPEAT)?;
-                            Tok::Close
-                        }
-                        _ => Tok::Name,
-                    }
-                }
-                _ => Tok::Other,
+                _ => Tok::Punct(b),
             });
         }
+    }
+
+    /// The word starting at `start`: a keyword that opens or closes a block, or
+    /// a name (or number, or other keyword).
+    fn word(&mut self, start: usize) -> Option<Tok> {
+        self.cur.skip_while(is_word);
+        Some(match &self.cur.src[start..self.cur.at] {
+            b"function" => {
+                self.cur.open.push(FUNCTION);
+                Tok::Function
+            }
+            b"if" => self.open(IF, start),
+            b"do" => self.open(DO, start),
+            b"repeat" => self.open(REPEAT, start),
+            b"end" => match self.cur.open.pop() {
+                Some(what @ (FUNCTION | IF | DO)) => Tok::Close(what),
+                _ => return self.cur.confused(),
+            },
+            b"until" => {
+                self.cur.close(REPEAT)?;
+                Tok::Close(REPEAT)
+            }
+            _ => Tok::Word(start),
+        })
     }
 
     fn open(&mut self, what: u8, start: usize) -> Tok {
@@ -167,13 +183,20 @@ impl<'a> Lexer<'a> {
         Some(level)
     }
 
-    /// Inside a long string or comment of `level`: past its closer.
+    /// Inside a long string or comment of `level`: past its closer, a `]`, `level`
+    /// `=` and a `]`.
     fn long_text(&mut self, level: usize) -> Option<()> {
-        let mut close = Vec::with_capacity(level + 2);
-        close.push(b']');
-        close.resize(level + 1, b'=');
-        close.push(b']');
-        self.cur.past(&close)
+        let src = self.cur.src;
+        while let Some(i) = memchr::memchr(b']', &src[self.cur.at..]) {
+            let tail = &src[self.cur.at + i + 1..];
+            self.cur.at += i + 1;
+            if tail.len() > level && tail[level] == b']' && tail[..level].iter().all(|&b| b == b'=')
+            {
+                self.cur.at += level + 1;
+                return Some(());
+            }
+        }
+        self.cur.confused()
     }
 
     /// After `function`: past its name and parameters, then its body, which is
@@ -183,7 +206,7 @@ impl<'a> Lexer<'a> {
         loop {
             match self.next()? {
                 Tok::Open(b'(', _) => break,
-                Tok::Name => {}
+                Tok::Word(_) | Tok::Punct(b'.' | b':') => {}
                 _ => return self.cur.confused(),
             }
         }
@@ -225,8 +248,29 @@ fn long_bracket_at(src: &[u8], at: usize) -> Option<usize> {
 /// characters, operators, delimiters and quotes (`$`, `@`, `!`, `?` and any non-ASCII
 /// byte included).
 fn is_word(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b >= 0x80 || matches!(b, b'_' | b'$' | b'@' | b'!' | b'?' | b'`')
+    CLASS[b as usize] == WORD
 }
+
+/// What each byte is to the lexer's hot loops: [`WORD`], [`SPACE`] or neither.
+const CLASS: [u8; 256] = {
+    let mut class = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric()
+            || c >= 0x80
+            || matches!(c, b'_' | b'$' | b'@' | b'!' | b'?' | b'`')
+        {
+            class[b] = WORD;
+        } else if matches!(c, b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c') {
+            class[b] = SPACE;
+        }
+        b += 1;
+    }
+    class
+};
+const WORD: u8 = 1;
+const SPACE: u8 = 2;
 
 #[cfg(test)]
 mod tests {

@@ -472,7 +472,9 @@ impl Walker<'_> {
             bytes: decl.bytes,
             core: decl.core,
             scope: impl_scope,
-            qualifier: decl.qualifier.map(text),
+            // A table path (`a.b` of Lua's `function a.b.f`) is a name path, as
+            // `languages/lua.rs` makes it; Go's receiver types have no dots.
+            qualifier: decl.qualifier.map(|q| text(q).replace('.', "/")),
             signature_end: decl.sig_end,
             signature: shared,
         };

@@ -1,5 +1,6 @@
-//! Lua: `.lua` files, tree-sitter-lua; no declaration reader, a skeleton lexer
-//! (`skeleton_lua`: function bodies and table constructors are never entered).
+//! Lua: `.lua` files, tree-sitter-lua; a declaration reader (`lua_items`) and,
+//! where it declines, a skeleton lexer (`skeleton_lua`: function bodies and table
+//! constructors are never entered).
 //!
 //! Symbols are functions, as universal-ctags' Lua parser has them: `function f`,
 //! `local function f`, `function a.b.f` and `function a.b:m` (a `Method`: it takes
@@ -50,7 +51,7 @@ pub(super) const LUA: Language = Language {
     keywords: &["local", "function"],
     attribute: |_| false,
     probe: |_| "local function lean_ctx_probe() end",
-    declarations: None,
+    declarations: Some(crate::lua_items::parse),
     skeleton: Some(SkeletonLexer {
         skippable: crate::skeleton_lua::skippable,
         mark: None,
