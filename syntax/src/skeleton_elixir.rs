@@ -1,17 +1,16 @@
-//! The skeleton lexer of Elixir (`languages/elixir.rs`). It finds the function
-//! bodies the symbol walker never enters and the heredocs' text it never reads, so
-//! tree-sitter parses them empty (`skeleton.rs` blanks them or leaves them out).
+//! The skeleton lexer of Elixir (`languages/elixir.rs`). It finds the blocks the
+//! symbol walker never enters and the heredocs' text it never reads, so tree-sitter
+//! parses them empty (`skeleton.rs` blanks them or leaves them out).
 //!
 //! **What is never entered.** The walker reads the calls of the defining macros at
-//! the top and in the `do` blocks of modules, protocols and implementations; of a
-//! `def`, `defp`, `defmacro`, `defmacrop`, `defguard` or `defguardp` only its head
-//! and where its call ends. So the interior of the `do … end` block that such a
-//! call opens on its head's line is skipped, but for the blank after `do` and the
-//! one before `end` (left out of the parse, a gap would join them into one word):
-//! `do end` parses, and the call keeps its range. A keyword body (`def f, do: x`)
-//! is read as it is. The lines of a heredoc (`@doc """…"""`, most of a documented
-//! module) are skipped too, but for the line break and blanks before its closer,
-//! which end it.
+//! the top and in the `do` blocks of modules, protocols and implementations, and
+//! enters no other call. So the interior of every other `do … end` block (a
+//! function's body, a `test`, `describe`, `if`, `quote` or `for` block) is skipped,
+//! but for the blank after `do` and the one before `end` (left out of the parse, a
+//! gap would join them into one word): `do end` parses, and the call keeps its
+//! range. A keyword body (`def f, do: x`) is read as it is. The lines of a heredoc
+//! (`@doc """…"""`, most of a documented module) are skipped too, but for the line
+//! break and blanks before its closer, which end it.
 //!
 //! **Following the text** as tree-sitter-elixir reads it: `#` comments, strings,
 //! charlists and heredocs (`"""`, `'''`, closed on a line of their own) with their
@@ -40,7 +39,7 @@ fn scan(src: &[u8]) -> Option<Vec<Range<usize>>> {
     let mut lex = Lexer {
         cur: Cursor::new(src),
         frames: Vec::new(),
-        def: None,
+        container: None,
         nesting: 0,
     };
     lex.code(None)?;
@@ -65,9 +64,10 @@ const MAX_NESTING: usize = 64;
 struct Lexer<'a> {
     cur: Cursor<'a>,
     frames: Vec<Frame>,
-    /// A defining macro read on this line, at this depth of frames: its `do`
-    /// opens a body.
-    def: Option<usize>,
+    /// A module, protocol or implementation read at this depth of frames: its `do`
+    /// opens the one kind of block the walker enters. Kept past line breaks (a
+    /// `defimpl P,` continued on the next line) until a `do` or `do:` takes it.
+    container: Option<usize>,
     /// Interpolations open.
     nesting: usize,
 }
@@ -89,8 +89,6 @@ impl Lexer<'_> {
             let start = self.cur.at;
             self.cur.at += 1;
             match b {
-                // A defining macro's line ended without its `do`.
-                b'\n' if self.def == Some(self.frames.len()) => self.def = None,
                 b'#' => self.cur.line_end(),
                 b'"' | b'\'' => self.quoted(b, true)?,
                 b'?' => {
@@ -139,10 +137,10 @@ impl Lexer<'_> {
             self.cur.at += 1;
         }
         let src = self.cur.src;
-        // `do:`, a key: a defining macro's keyword body, and no block.
+        // `do:`, a key: a keyword body, and no block.
         if self.cur.peek(0) == Some(b':') && self.cur.peek(1) != Some(b':') {
-            if &src[start..self.cur.at] == b"do" {
-                self.def = None;
+            if &src[start..self.cur.at] == b"do" && self.container == Some(self.frames.len()) {
+                self.container = None;
             }
             self.cur.at += 1;
             return Some(());
@@ -152,12 +150,18 @@ impl Lexer<'_> {
             return Some(());
         }
         match &src[start..self.cur.at] {
-            b"def" | b"defp" | b"defmacro" | b"defmacrop" | b"defguard" | b"defguardp" => {
-                self.def = Some(self.frames.len());
+            b"defmodule" | b"defprotocol" | b"defimpl" => {
+                self.container = Some(self.frames.len());
             }
+            // Any other call's block (a function's body, `test`, `if`, `quote`,
+            // `for`) holds nothing the walker reads: `languages/elixir.rs` skips
+            // every call but the defining macros, and enters only the containers'.
             b"do" => {
-                let body = (self.def == Some(self.frames.len())).then_some(self.cur.at);
-                self.def = None;
+                let entered = self.container == Some(self.frames.len());
+                let body = (!entered).then_some(self.cur.at);
+                if entered {
+                    self.container = None;
+                }
                 self.frames.push(Frame::Block { body });
             }
             b"fn" => self.frames.push(Frame::Block { body: None }),
@@ -260,9 +264,9 @@ impl Lexer<'_> {
         }
         self.nesting += 1;
         self.frames.push(Frame::Hole);
-        let (def, depth) = (self.def.take(), self.frames.len());
+        let (container, depth) = (self.container.take(), self.frames.len());
         self.code(Some(depth - 1))?;
-        self.def = def;
+        self.container = container;
         self.nesting -= 1;
         Some(())
     }
@@ -345,6 +349,8 @@ end
                 "    quote do\n      def unquote(x)(), do: 1\n    end\n ",
                 "x",
                 "    fn y -> y end.(a)\n ",
+                "1 else 2",
+                "    def inner, do: :ok\n ",
             ]
         "#]]
         .assert_debug_eq(&skipped(skippable, src));
@@ -447,9 +453,30 @@ end
 defimpl Size, for: List do
   def size(list), do: length(list)
 end
+
+defimpl Size,
+  for: Map do
+  def size(map), do: map_size(map)
+end
+
+if Code.ensure_loaded?(Jason) do
+  defmodule Hidden do
+    def f, do: 1
+  end
+end
+
+defmodule SizeTest do
+  use ExUnit.Case
+
+  describe "size" do
+    test "of a list" do
+      assert Size.size([1, 2]) == 2
+    end
+  end
+end
 "#;
         // The longest range is left out of the skeleton's parse.
-        let skeleton = skeleton_reads_as_whole(Lang::Elixir, src, 4, 12);
+        let skeleton = skeleton_reads_as_whole(Lang::Elixir, src, 6, 15);
         assert!(!skeleton.included.is_empty());
     }
 
