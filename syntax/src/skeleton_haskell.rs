@@ -114,7 +114,8 @@ struct Token {
     /// The first token on its line: its column decides the layout.
     first: bool,
     /// Where the comments after it on its line end (its own end if none are):
-    /// tree-sitter-haskell ends a declaration after them.
+    /// tree-sitter-haskell ends a declaration after them when a layout block is
+    /// still open there (`Lexer::expression`).
     trail: usize,
 }
 
@@ -502,14 +503,51 @@ impl Lexer<'_> {
     }
 
     /// A right-hand side's or a signature's type's tokens (from the one after the
-    /// `=` or `::`): skippable but for its first and last bytes.
+    /// `=` or `::`): skippable but for its first and last bytes. The comments after
+    /// its last token on that line are in the declaration's node only when a layout
+    /// block is still open there (its implicit close comes after them); otherwise
+    /// they follow the node, and the walker takes them into the range as it does
+    /// after any declaration, so they are parsed, not skipped.
     fn expression(&mut self, tokens: &[Token]) {
         let (Some(first), Some(last)) = (tokens.first(), tokens.last()) else {
             return;
         };
-        if last.trail - first.start >= 3 {
-            self.cur.skip.push(first.start + 1..last.trail - 1);
+        let end = match self.block_open(tokens) {
+            true => last.trail,
+            false => last.end,
+        };
+        if end - first.start >= 3 {
+            self.cur.skip.push(first.start + 1..end - 1);
         }
+    }
+
+    /// Whether `tokens` leave a layout block open at their end: one opened outside
+    /// brackets (`where`, `do`, `mdo`, `rec`, `of`, `\case`, a `let` no `in` closes)
+    /// and not by an explicit `{`.
+    fn block_open(&self, tokens: &[Token]) -> bool {
+        let (mut depth, mut lets) = (0usize, 0usize);
+        for (i, t) in tokens.iter().enumerate() {
+            match t.kind {
+                Kind::Open(_) => depth += 1,
+                Kind::Close(_) => depth = depth.saturating_sub(1),
+                Kind::Word if depth == 0 => {
+                    let explicit = tokens
+                        .get(i + 1)
+                        .is_some_and(|n| n.kind == Kind::Open(b'{'));
+                    match &self.cur.src[t.start..t.end] {
+                        b"let" if !explicit => lets += 1,
+                        b"in" => lets = lets.saturating_sub(1),
+                        b"where" | b"do" | b"mdo" | b"rec" | b"of" if !explicit => return true,
+                        b"case" if i > 0 && self.is_op(&tokens[i - 1], b"\\") && !explicit => {
+                            return true;
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        lets > 0
     }
 
     /// A `class` or `instance` declaration: the block after its `where`, if it has
@@ -710,9 +748,18 @@ instance MonadLog IO where
 instance Show Shape where
   show (Circle r) = "circle " ++ show r
   show Rect{} = "rect"
+
+-- A comment after a one-line equation's last token follows its node; after a
+-- layout block still open there, it is in the node.
+plain :: Int -> Int
+plain x = negate x -- after the node
+
+blocked :: Int -> Int
+blocked x = y + 1
+  where y = x * 2 -- in the where block's node
 "#;
         // The longest body is left out of the skeleton's parse.
-        let skeleton = skeleton_reads_as_whole(Lang::Haskell, src, 8, 15);
+        let skeleton = skeleton_reads_as_whole(Lang::Haskell, src, 10, 17);
         assert!(!skeleton.included.is_empty());
     }
 
