@@ -8,16 +8,17 @@
 //! where its body's last token ends (the binding's range). So the body after the
 //! binding's `=` is skipped, to its last token; its first and last bytes become `(`
 //! and `)` (`lex::parenthesize`), and the binding reads as `let f x = ()` with the
-//! same range. A `fun` or `function` body keeps what comes before its first `->`
-//! (`fun x -> ()`, `function A -> ()`). Everything else (types, signatures,
-//! classes, the heads of modules) is read as it is; the structures in it are read
-//! item by item.
+//! same range; attributes after its last token (`x [@inline]`) stay outside the
+//! skip, as the grammar leaves them out of the binding's node. A `fun` or
+//! `function` body keeps what comes before its first `->` (`fun x -> ()`,
+//! `function A -> ()`). Everything else (types, signatures, classes, the heads of
+//! modules) is read as it is; the structures in it are read item by item.
 //!
 //! **Where a body ends.** A binding's body ends where its item ends: at the next
 //! item's keyword (`let` after a complete expression, `type`, `module`, `open`,
-//! `include`, `exception`, `external`, `class`), at `;;`, at an item attribute
-//! (`[@@…]`), at the `and` of the next binding, or at the `end` of the structure it
-//! is in; a `let` where an expression begins is one of the body's own (`let … in`),
+//! `include`, `exception`, `external`, `class`), at `;;`, at an item attribute or
+//! extension (`[@@…]`, `[%%…]`), at the `and` of the next binding, or at the `end`
+//! of the structure it is in; a `let` where an expression begins is one of the body's own (`let … in`),
 //! and so are the `and`s before its `in`. An `in` of no `let` of the body's own
 //! ends it too: that `let` began an expression (`class c = let x = … in object …
 //! end`), which the walker never enters either. Brackets, `begin`, `struct`, `sig`,
@@ -266,6 +267,10 @@ impl Lexer<'_> {
         // The token before (read through whole), none at the body's start.
         let mut prev: Option<Token> = None;
         let (mut arrow, mut from, mut next_starts) = (false, None, true);
+        // Where the body's last token ends, attributes after it (`x [@inline]`)
+        // aside: tree-sitter-ocaml leaves them out of the binding's node, so they
+        // are parsed after the `()`, not skipped.
+        let mut last_end = None;
         let after = loop {
             let Some(t) = self.next() else {
                 break After::Item;
@@ -305,17 +310,21 @@ impl Lexer<'_> {
             if arrow && from.is_none() && t.kind == Kind::Op && self.text(t) == b"->" {
                 next_starts = true;
             }
+            let attribute = t.kind == Kind::Open(b'[') && self.cur.src[t.end..].starts_with(b"@");
             self.through(t)?;
             prev = Some(Token {
                 end: self.cur.at,
                 ..t
             });
+            if !attribute {
+                last_end = Some(self.cur.at);
+            }
         };
-        let Some(last) = prev.filter(|_| pending == 0) else {
+        let Some(last_end) = last_end.filter(|_| pending == 0 && prev.is_some()) else {
             return self.cur.confused();
         };
-        if let Some(from) = from.filter(|&from| last.end >= from + 3) {
-            self.cur.skip.push(from + 1..last.end - 1);
+        if let Some(from) = from.filter(|&from| last_end >= from + 3) {
+            self.cur.skip.push(from + 1..last_end - 1);
         }
         Some(after)
     }
@@ -341,8 +350,11 @@ impl Lexer<'_> {
         };
         match t.kind {
             Kind::Op => self.text(t) == b";;",
-            // `[@@inline]`, `[@@@warning …]`.
-            Kind::Open(b'[') => self.cur.src[t.end..].starts_with(b"@@"),
+            // `[@@inline]`, `[@@@warning …]`; `[%%expect …]`, an item extension.
+            Kind::Open(b'[') => {
+                let rest = &self.cur.src[t.end..];
+                rest.starts_with(b"@@") || rest.starts_with(b"%%")
+            }
             Kind::Word => match self.text(t) {
                 b"type" | b"include" | b"external" | b"class" | b"val" | b"method"
                 | b"initializer" | b"inherit" | b"constraint" => true,
@@ -678,9 +690,23 @@ let long () =
   print_endline "first and last bytes are the brackets of the unit it reads as"
 
 let () = long ()
+
+(* An attribute after a body follows the binding's node; an item extension is
+   an item of its own. *)
+let inlined x = x + 1 [@inline]
+
+let warned =
+  (let r = ref 0 in
+   incr r;
+   !r)[@ocaml.warning "-3"]
+
+let flattened = List.concat [[1]; [2]]
+[%%expect {|
+val flattened : int list = [1; 2]
+|}]
 "#;
         // The longest body is left out of the skeleton's parse.
-        let skeleton = skeleton_reads_as_whole(Lang::OCaml, src, 8, 15);
+        let skeleton = skeleton_reads_as_whole(Lang::OCaml, src, 11, 18);
         assert!(!skeleton.included.is_empty());
     }
 
