@@ -203,20 +203,21 @@ pub fn doc_start(comments: &Comments, src: &[u8], at: usize) -> usize {
         // comment until the one holding its opener.
         let block = comments.block.as_ref().filter(|b| line.ends_with(b.close));
         if let Some(block) = block.filter(|_| comments.doc_block != DocBlock::No) {
-            let (open_len, close_len) = (block.open.len(), block.close.len());
+            let open_len = block.open.len();
             let mut first = above;
             loop {
-                let end = src[first..]
-                    .iter()
-                    .position(|b| *b == b'\n')
-                    .map_or(src.len(), |i| first + i);
+                let end = memchr::memchr(b'\n', &src[first..]).map_or(src.len(), |i| first + i);
                 let l = &src[first..end];
-                if let Some(open) = l.windows(open_len).position(|w| w == block.open) {
+                // Found by their first byte (as are the closers below): a
+                // comparison at every byte showed in profiles of PHP's doc blocks.
+                let open =
+                    memchr::memchr_iter(block.open[0], l).find(|&i| l[i..].starts_with(block.open));
+                if let Some(open) = open {
                     let whole = l[..open].trim_ascii().is_empty();
                     let opening = &l[open..];
-                    let closes = src[first..start]
-                        .windows(close_len)
-                        .filter(|w| *w == block.close)
+                    let inside = &src[first..start];
+                    let closes = memchr::memchr_iter(block.close[0], inside)
+                        .filter(|&i| inside[i..].starts_with(block.close))
                         .count();
                     // `/**/` is an empty comment, not a doc block.
                     if whole
@@ -253,10 +254,7 @@ fn past_indentation(src: &[u8], line: usize) -> usize {
 }
 
 fn line_start(src: &[u8], at: usize) -> usize {
-    src[..at]
-        .iter()
-        .rposition(|b| *b == b'\n')
-        .map_or(0, |i| i + 1)
+    memchr::memrchr(b'\n', &src[..at]).map_or(0, |i| i + 1)
 }
 
 fn trim(line: &[u8]) -> &[u8] {

@@ -62,9 +62,9 @@ fn scan(src: &[u8]) -> Option<Vec<Range<usize>>> {
     (!scan.lex.cur.confused && scan.levels.len() == 1).then_some(scan.lex.cur.skip)
 }
 
-/// One token, as far as finding blocks goes.
+/// One token, as far as finding blocks goes (and reading declarations: `php_items`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tok {
+pub(crate) enum Tok {
     /// A name, keyword, number or variable (`$name`): `start..end`.
     Word(usize, usize),
     /// An opening delimiter at this offset (`#[` as `[`).
@@ -95,24 +95,40 @@ enum Quoted {
 
 /// An interpolation hole (`{$…}`, `${…}`) the lexer is inside of.
 #[derive(Clone, Copy, Debug)]
-struct Hole {
+pub(crate) struct Hole {
     /// The string to read on once the hole closes.
     quoted: Quoted,
     /// How many delimiters were open when it opened: a `}` at that depth closes it.
     depth: usize,
 }
 
-struct Lexer<'a> {
-    cur: Cursor<'a>,
-    holes: Vec<Hole>,
+pub(crate) struct Lexer<'a> {
+    pub(crate) cur: Cursor<'a>,
+    pub(crate) holes: Vec<Hole>,
+    /// Where the token last read starts (`#` of `#[`, `?` of `?>`).
+    pub(crate) start: usize,
 }
+
+/// The bytes a delimiter, literal, comment, `?>` or heredoc starts with: what
+/// [`Lexer::skip_body`] stops at.
+static STARTS_TOKEN: [bool; 256] = {
+    let mut table = [false; 256];
+    let bytes = b"()[]{}'\"`#/?<";
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 impl<'a> Lexer<'a> {
     /// At the start of the file, which is text up to the first `<?`.
-    fn new(src: &'a [u8]) -> Lexer<'a> {
+    pub(crate) fn new(src: &'a [u8]) -> Lexer<'a> {
         let mut lex = Lexer {
             cur: Cursor::new(src),
             holes: Vec::new(),
+            start: 0,
         };
         lex.cur.at = lex.after_open_tag(0);
         lex
@@ -140,11 +156,17 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token; `None` at the end of the text or once confused.
-    fn next(&mut self) -> Option<Tok> {
+    pub(crate) fn next(&mut self) -> Option<Tok> {
         loop {
             let (start, b) = self.cur.next_byte(!self.holes.is_empty())?;
+            self.start = start;
             return Some(match b {
-                b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c' => continue,
+                b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c' => {
+                    self.cur.skip_while(|b| {
+                        matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c')
+                    });
+                    continue;
+                }
                 b'/' if self.cur.peek(0) == Some(b'/') => {
                     self.line_comment();
                     continue;
@@ -235,6 +257,23 @@ impl<'a> Lexer<'a> {
                 _ => Tok::Punct(b),
             });
         }
+    }
+
+    /// Reads on until fewer than `floor` delimiters are open (a body `php_items`
+    /// never reads), jumping over the bytes no token that matters there starts
+    /// with: names, numbers, spaces, most operators. A `__halt_compiler` there goes
+    /// unseen (tree-sitter-php does not know it either, and PHP allows it only at
+    /// the top).
+    pub(crate) fn skip_body(&mut self, floor: usize) -> Option<()> {
+        while self.cur.open.len() >= floor {
+            let rest = &self.cur.src[self.cur.at..];
+            self.cur.at += rest
+                .iter()
+                .position(|&b| STARTS_TOKEN[b as usize])
+                .unwrap_or(rest.len());
+            self.next()?;
+        }
+        Some(())
     }
 
     /// After `//` or `#`: to the line's end or a `?>`, which ends PHP (the comment

@@ -1,6 +1,6 @@
 //! PHP: `.php` and `.phtml` files, tree-sitter-php's PHP grammar (the one that reads
-//! text around `<?php … ?>`); no declaration reader, a skeleton lexer of its own
-//! (`skeleton_php`).
+//! text around `<?php … ?>`); a declaration reader (`php_items`) and a skeleton
+//! lexer of its own (`skeleton_php`), which the reader's tokens come from.
 //!
 //! Symbols are what universal-ctags' PHP parser calls them: namespaces (`Module`),
 //! classes, interfaces, traits (`Trait`) and enums, their methods (`Constructor` for
@@ -74,7 +74,7 @@ pub(super) const PHP: Language = Language {
         Some(SymbolKind::Interface) => "function leanCtxProbe();",
         _ => "function lean_ctx_probe() {}",
     },
-    declarations: None,
+    declarations: Some(crate::php_items::parse),
     skeleton: Some(SkeletonLexer {
         skippable: skeleton_php::skippable,
         mark: None,
