@@ -19,7 +19,8 @@
 //!   `lex` is the cursor and scanning they share), and
 //!   declaration readers that read a file's declarations off their tokens where
 //!   they can vouch for it (`rust_items`, `python_items`, `go_items`, `java_items`,
-//!   `ts_items`, `lua_items`, `php_items`; `lookahead` is their token lookahead).
+//!   `ts_items`, `lua_items`, `php_items`, `r_items`; `lookahead` is their token
+//!   lookahead).
 //! - [`languages`]: one module per language and the one table that registers them
 //!   ([`Lang`]): extensions, grammar, `classify`, comment rules, which fast paths.
 //!   Adding a language is a module there and one line (its module doc says how).
@@ -66,6 +67,7 @@ pub mod name_path;
 mod php_items;
 pub mod position;
 mod python_items;
+mod r_items;
 mod rust_items;
 mod skeleton;
 mod skeleton_bash;

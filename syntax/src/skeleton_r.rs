@@ -1,6 +1,7 @@
 //! The skeleton lexer of R (`languages/r.rs`). It finds what the symbol walker never
 //! enters, so tree-sitter parses it as empty (`skeleton.rs` blanks it or leaves it
-//! out).
+//! out). The declaration reader (`r_items`) reads the top-level expressions with its
+//! tokens, and passes over blocks and arguments with [`Lexer::skip_block`] too.
 //!
 //! **What is never entered.** The walker reads the file's top-level expressions and
 //! nothing inside them: an assignment's name, its operator, whether its value is a
@@ -24,7 +25,7 @@
 
 use std::ops::Range;
 
-use crate::lex::{Cursor, Delimited, opener};
+use crate::lex::{Cursor, opener};
 
 /// Byte ranges inside `src` that need no syntax tree: the interiors of blocks and of
 /// calls' arguments, and the comments' text outside them, in order, disjoint. Empty
@@ -35,39 +36,52 @@ pub(super) fn skippable(src: &[u8]) -> Vec<Range<usize>> {
 
 /// The ranges [`skippable`] answers; `None` where the lexer cannot follow the text.
 fn scan(src: &[u8]) -> Option<Vec<Range<usize>>> {
-    let mut lex = Lexer {
-        cur: Cursor::new(src),
-    };
-    let mut prev = Tok::Other;
+    let mut lex = Lexer::new(src);
+    let mut prev = None;
     while let Some(tok) = lex.next() {
-        match tok {
-            Tok::Open(b'{', open) => lex.skip_delimited(open)?,
-            Tok::Open(b'(', open) if lex.calls(prev, open) => lex.skip_delimited(open)?,
-            _ => {}
+        let skip = match tok {
+            Tok::Open(b'{', open) => Some(open),
+            Tok::Open(b'(', open) if lex.calls(prev, open) => Some(open),
+            _ => None,
+        };
+        if let Some(open) = skip {
+            lex.skip_block()?;
+            lex.cur.interior_read(open);
         }
-        prev = tok;
+        prev = Some(tok);
     }
     (!lex.cur.confused).then_some(lex.cur.skip)
 }
 
-/// One token, as far as finding blocks and arguments goes.
+/// One token, as far as finding blocks and arguments (and, for `r_items`, the
+/// top-level expressions) goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tok {
+pub(crate) enum Tok {
     /// A name or number (`start..end`), in backticks too.
     Word(usize, usize),
+    /// A string, quoted or raw, starting here.
+    Str(usize),
     /// `(`, `[` or `{` at this offset.
     Open(u8, usize),
+    /// `)`, `]` or `}`.
     Close,
-    Other,
+    /// Any other byte at this offset, or a `%…%` operator starting here.
+    Punct(usize),
 }
 
-struct Lexer<'a> {
-    cur: Cursor<'a>,
+pub(crate) struct Lexer<'a> {
+    pub(crate) cur: Cursor<'a>,
 }
 
-impl Lexer<'_> {
+impl<'a> Lexer<'a> {
+    pub(crate) fn new(src: &'a [u8]) -> Lexer<'a> {
+        Lexer {
+            cur: Cursor::new(src),
+        }
+    }
+
     /// The next token; `None` at the end of the text or once confused.
-    fn next(&mut self) -> Option<Tok> {
+    pub(crate) fn next(&mut self) -> Option<Tok> {
         loop {
             let (start, b) = self.cur.next_byte(false)?;
             return Some(match b {
@@ -80,18 +94,15 @@ impl Lexer<'_> {
                 }
                 b'"' | b'\'' => {
                     self.cur.quoted(b)?;
-                    Tok::Other
+                    Tok::Str(start)
                 }
                 b'`' => {
                     self.cur.quoted(b)?;
                     Tok::Word(start, self.cur.at)
                 }
                 b'%' => {
-                    match memchr::memchr3(b'%', b'\\', b'\n', &self.cur.src[self.cur.at..]) {
-                        Some(i) if self.cur.src[self.cur.at + i] == b'%' => self.cur.at += i + 1,
-                        _ => return self.cur.confused(),
-                    }
-                    Tok::Other
+                    self.special()?;
+                    Tok::Punct(start)
                 }
                 b'(' | b'[' | b'{' => {
                     self.cur.open.push(b);
@@ -103,21 +114,75 @@ impl Lexer<'_> {
                 }
                 b if is_word(b) => {
                     self.cur.skip_while(is_word);
-                    let raw = matches!(&self.cur.src[start..self.cur.at], b"r" | b"R")
-                        .then(|| self.raw_string())
-                        .flatten();
-                    match raw {
-                        Some((text, closer)) => {
-                            self.cur.at = text;
-                            self.cur.past(&closer)?;
-                            Tok::Other
-                        }
-                        None => Tok::Word(start, self.cur.at),
+                    if matches!(&self.cur.src[start..self.cur.at], b"r" | b"R") && self.raw()? {
+                        Tok::Str(start)
+                    } else {
+                        Tok::Word(start, self.cur.at)
                     }
                 }
-                _ => Tok::Other,
+                _ => Tok::Punct(start),
             });
         }
+    }
+
+    /// Past the closer of the bracket [`Lexer::next`] just opened, through what it
+    /// holds; `None` (confused) where the text ends first or a closer does not
+    /// match. Tokens are not made here, only the bytes that open or close something
+    /// stopped at (a lookup table over the rest): the interiors are most of a file.
+    pub(crate) fn skip_block(&mut self) -> Option<()> {
+        let floor = self.cur.open.len();
+        let src = self.cur.src;
+        while self.cur.open.len() >= floor {
+            let Some(i) = src[self.cur.at..]
+                .iter()
+                .position(|b| STOPS[usize::from(*b)])
+            else {
+                return self.cur.confused();
+            };
+            let at = self.cur.at + i;
+            self.cur.at = at + 1;
+            match src[at] {
+                b'#' => self.cur.line_comment_end(),
+                b'`' => self.cur.quoted(b'`')?,
+                b'%' => self.special()?,
+                q @ (b'"' | b'\'') => {
+                    // After a word `r` or `R`, a raw string (as `next` reads it).
+                    let word_r = at >= 1
+                        && matches!(src[at - 1], b'r' | b'R')
+                        && (at < 2 || !is_word(src[at - 2]));
+                    self.cur.at = at;
+                    if !(word_r && self.raw()?) {
+                        self.cur.at = at + 1;
+                        self.cur.quoted(q)?;
+                    }
+                }
+                b @ (b'(' | b'[' | b'{') => self.cur.open.push(b),
+                b => self.cur.close(opener(b))?,
+            }
+        }
+        Some(())
+    }
+
+    /// After a `%`: past the `%` that closes the operator on its line (`%in%`).
+    fn special(&mut self) -> Option<()> {
+        match memchr::memchr3(b'%', b'\\', b'\n', &self.cur.src[self.cur.at..]) {
+            Some(i) if self.cur.src[self.cur.at + i] == b'%' => {
+                self.cur.at += i + 1;
+                Some(())
+            }
+            _ => self.cur.confused(),
+        }
+    }
+
+    /// After a word `r` or `R`: past the raw string that starts here, if one does
+    /// (`Some(false)` where none does; `None` where it is not closed).
+    fn raw(&mut self) -> Option<bool> {
+        let Some((text, closer)) = self.raw_string() else {
+            return Some(false);
+        };
+        self.cur.at = text;
+        self.cur.past(&closer)?;
+        Some(true)
     }
 
     /// After `r` or `R`: the closer of the raw string that starts here, if one
@@ -141,8 +206,8 @@ impl Lexer<'_> {
 
     /// Whether the `(` at `open`, after `prev`, opens a call's arguments: after a
     /// name that is no keyword, on the same line.
-    fn calls(&self, prev: Tok, open: usize) -> bool {
-        let Tok::Word(start, end) = prev else {
+    fn calls(&self, prev: Option<Tok>, open: usize) -> bool {
+        let Some(Tok::Word(start, end)) = prev else {
             return false;
         };
         let name = &self.cur.src[start..end];
@@ -162,18 +227,21 @@ impl Lexer<'_> {
     }
 }
 
-impl<'a> Delimited<'a> for Lexer<'a> {
-    fn cur(&mut self) -> &mut Cursor<'a> {
-        &mut self.cur
+/// The bytes [`Lexer::skip_block`] stops at: brackets, and what opens a comment, a
+/// string, a name in backticks or a `%…%` operator.
+static STOPS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    let stops = b"()[]{}#\"'`%";
+    while i < stops.len() {
+        t[stops[i] as usize] = true;
+        i += 1;
     }
-
-    fn advance(&mut self) -> Option<()> {
-        self.next().map(drop)
-    }
-}
+    t
+};
 
 /// A byte of a name or number (`.` included, any non-ASCII byte too).
-fn is_word(b: u8) -> bool {
+pub(crate) fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b >= 0x80 || matches!(b, b'_' | b'.')
 }
 

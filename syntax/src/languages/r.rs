@@ -1,5 +1,6 @@
-//! R: `.R` and `.r` files, tree-sitter-r; no declaration reader, a skeleton lexer
-//! (`skeleton_r`: blocks and calls' arguments are never entered).
+//! R: `.R` and `.r` files, tree-sitter-r; a declaration reader (`r_items`), and a
+//! skeleton lexer (`skeleton_r`: blocks and calls' arguments are never entered) for
+//! the files it declines.
 //!
 //! R declares by assigning: a symbol is a top-level assignment to a name (`f <-
 //! function(x) …`, `f = function(x) …`, `f <<- …`, the name also quoted or in
@@ -41,7 +42,7 @@ pub(super) const R: Language = Language {
     keywords: &[],
     attribute: |_| false,
     probe: |_| "lean_ctx_probe <- function() NULL",
-    declarations: None,
+    declarations: Some(crate::r_items::parse),
     skeleton: Some(SkeletonLexer {
         skippable: crate::skeleton_r::skippable,
         mark: None,
