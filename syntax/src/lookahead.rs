@@ -20,6 +20,11 @@ impl<T: Copy, const N: usize> Lookahead<T, N> {
         self.0[n]
     }
 
+    /// Whether no token is looked at and not taken.
+    pub(super) fn is_empty(&self) -> bool {
+        self.0[0].is_none()
+    }
+
     /// The next token, taken.
     pub(super) fn take(&mut self, pull: impl FnOnce() -> Option<T>) -> Option<T> {
         match self.0[0] {

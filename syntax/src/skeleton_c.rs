@@ -56,7 +56,8 @@
 //! entered. One lexer for both would test every byte against both languages' cases.
 //! PHP is no dialect here for the same reason: its text around `<?php … ?>`, its
 //! heredocs and `{$…}` holes, and the `if` blocks the walker enters at its top
-//! (`languages/php.rs`) share little with C's.
+//! (`languages/php.rs`) share little with C's. C#'s declaration reader
+//! (`csharp_items`) reads this lexer's tokens.
 
 use std::ops::Range;
 
@@ -94,9 +95,10 @@ pub(super) enum Dialect {
     CSharp,
 }
 
-/// One token, as far as finding blocks goes.
+/// One token, as far as finding blocks goes (and reading C#'s declarations,
+/// `csharp_items`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tok {
+pub(crate) enum Tok {
     /// An identifier, keyword or number: `start..end`.
     Word(usize, usize),
     /// An opening delimiter at this offset.
@@ -139,11 +141,22 @@ struct Floor {
     conditionals: usize,
 }
 
-struct Lexer<'a> {
-    cur: Cursor<'a>,
+pub(crate) struct Lexer<'a> {
+    pub(crate) cur: Cursor<'a>,
     dialect: Dialect,
+    /// Where the last token read starts.
+    pub(crate) start: usize,
+    /// Directives read so far, and of them the conditionals (`#if`, `#elif`,
+    /// `#else`, `#endif`): `csharp_items` checks where they stand.
+    pub(crate) directives: u32,
+    pub(crate) branches: u32,
+    /// Where the last directive and the last conditional read start (their `#`),
+    /// and whether that conditional is an `#if`.
+    pub(crate) directive_at: usize,
+    pub(crate) branch_at: usize,
+    pub(crate) branch_if: bool,
     /// The `#if`s open: how many delimiters were open at each.
-    conditionals: Vec<usize>,
+    pub(crate) conditionals: Vec<usize>,
     /// The block being skipped, if any: a conditional branch inside it must close
     /// what it opens.
     floor: Option<Floor>,
@@ -151,10 +164,16 @@ struct Lexer<'a> {
 }
 
 impl<'a> Lexer<'a> {
-    fn new(src: &'a [u8], dialect: Dialect) -> Lexer<'a> {
+    pub(crate) fn new(src: &'a [u8], dialect: Dialect) -> Lexer<'a> {
         Lexer {
             cur: Cursor::new(src),
             dialect,
+            start: 0,
+            directives: 0,
+            branches: 0,
+            directive_at: 0,
+            branch_at: 0,
+            branch_if: false,
             conditionals: Vec::new(),
             floor: None,
             holes: Vec::new(),
@@ -168,11 +187,47 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Gives up on the file wherever a conditional's branch ends with other
+    /// delimiters open than where it began, as inside a skipped block (`skip_block`),
+    /// everywhere: then every branch holds whole declarations or whole groups.
+    pub(crate) fn balanced_branches(&mut self) {
+        self.floor = Some(Floor {
+            open: 0,
+            conditionals: 0,
+        });
+    }
+
+    /// C#, in a group skipped whole (`csharp_items`): past the bytes whose tokens
+    /// matter nothing there (words, numbers, operators, blanks), to the next that
+    /// may: a delimiter, a quote, a comment, a directive, a string's `@` or `$`. In
+    /// an interpolation hole, whose format clause a `:` opens, nothing is skipped.
+    pub(crate) fn skip_plain(&mut self) {
+        const PLAIN: [bool; 256] = {
+            let mut plain = [true; 256];
+            let mut i = 0;
+            let marks = b"(){}[]\"'/#@$";
+            while i < marks.len() {
+                plain[marks[i] as usize] = false;
+                i += 1;
+            }
+            plain
+        };
+        if !self.holes.is_empty() || self.dialect != Dialect::CSharp {
+            return;
+        }
+        let rest = &self.cur.src[self.cur.at..];
+        self.cur.at += rest
+            .iter()
+            .position(|b| !PLAIN[*b as usize])
+            .unwrap_or(rest.len());
+    }
+
     /// The next token; `None` at the end of the text or once confused.
-    fn next(&mut self) -> Option<Tok> {
+    pub(crate) fn next(&mut self) -> Option<Tok> {
         let csharp = self.dialect == Dialect::CSharp;
         loop {
             let (start, b) = self.cur.next_byte(!self.holes.is_empty())?;
+            self.start = start;
             return Some(match b {
                 b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c' => continue,
                 // A line continuation: tree-sitter-c reads it as whitespace.
@@ -193,7 +248,13 @@ impl<'a> Lexer<'a> {
                 // Outside literals a `#` only begins a directive (tree-sitter's
                 // directive tokens match it anywhere, not only at a line's start).
                 b'#' => {
+                    let (branches, open) = (self.branches, self.conditionals.len());
                     self.directive()?;
+                    self.directive_at = start;
+                    if self.branches != branches {
+                        self.branch_at = start;
+                        self.branch_if = self.conditionals.len() > open;
+                    }
                     continue;
                 }
                 b'"' if csharp => self.csharp_quote()?,
@@ -333,6 +394,7 @@ impl<'a> Lexer<'a> {
         self.cur
             .skip_while(|c| c.is_ascii_alphanumeric() || c == b'_');
         let name = &self.cur.src[name..self.cur.at];
+        self.directives += 1;
         loop {
             let Some(i) = memchr::memchr3(b'\n', b'\\', b'/', &self.cur.src[self.cur.at..]) else {
                 self.cur.at = self.cur.src.len();
@@ -350,8 +412,12 @@ impl<'a> Lexer<'a> {
             }
         }
         match name {
-            b"if" | b"ifdef" | b"ifndef" => self.conditionals.push(self.cur.open.len()),
+            b"if" | b"ifdef" | b"ifndef" => {
+                self.branches += 1;
+                self.conditionals.push(self.cur.open.len());
+            }
             b"elif" | b"elifdef" | b"elifndef" | b"else" | b"endif" => {
+                self.branches += 1;
                 let Some(&opened) = self.conditionals.last() else {
                     return self.cur.confused();
                 };

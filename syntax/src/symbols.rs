@@ -458,7 +458,12 @@ impl Walker<'_> {
                 };
                 (header, Some(text(type_name)))
             }
-            None => (text(decl.name.clone()), None),
+            // C#'s operators and destructors are named by what is before their name.
+            None => match self.lang {
+                Lang::CSharp => crate::csharp_items::name(self.src, decl.name.clone()),
+                _ => None,
+            }
+            .map_or_else(|| (text(decl.name.clone()), None), |name| (name, None)),
         };
         // One of several names (`ts_items`): the signature as `script` builds it.
         let shared = decl.head.map(|head| {

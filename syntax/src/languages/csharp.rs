@@ -1,5 +1,5 @@
-//! C#: `.cs` files, tree-sitter-c-sharp; no declaration reader, the skeleton lexer of
-//! the C family (`skeleton_c`).
+//! C#: `.cs` files, tree-sitter-c-sharp; a declaration reader (`csharp_items`), else
+//! the skeleton lexer of the C family (`skeleton_c`).
 //!
 //! A symbol is what universal-ctags lists for C#: namespaces (`module`; `A.B` as
 //! `A/B`), classes and records (`class`; a `record struct` is a `struct`), structs,
@@ -84,7 +84,7 @@ pub(super) const CSHARP: Language = Language {
             _ => "class LeanCtxProbe {}",
         }
     },
-    declarations: None,
+    declarations: Some(crate::csharp_items::parse),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_c::skippable(Dialect::CSharp, src),
         mark: None,
