@@ -20,9 +20,9 @@
 //! `:=`. It declines on what the grammar fails on or reads otherwise (an operator
 //! with no operand, a keyword or a line break after `$`, `@` or `::`, a number the
 //! grammar splits: `1a`, text the lexer cannot follow), on non-ASCII names, whose
-//! identifier rules it does not check, and on assignments to a raw string or to a
-//! name in backticks: the walker names a declaration by its bytes, and such a
-//! symbol's name is not its bytes (`` `%+%` `` is named `%+%`). Inside brackets it
+//! identifier rules it does not check, and on assignments to a raw string (a
+//! name in backticks is read with them, and `symbols.rs` names the symbol without
+//! them, `` `%+%` `` as `%+%`, as the walker does). Inside brackets it
 //! checks only that they match: where the grammar fails inside them, its recovery
 //! may read the rest of the file otherwise (the test over real code, `fast_check`,
 //! compares clean files symbol for symbol).
@@ -119,8 +119,8 @@ enum Lhs {
     /// A name the walker reads as its bytes (an identifier, a quoted string's
     /// text), and where the expression starts.
     Name { start: usize, name: Range<usize> },
-    /// A name in backticks, a raw string, or a string whose text is not one the
-    /// walker would name a symbol by.
+    /// A raw string, an empty name in backticks, or a string whose text is not one
+    /// the walker would name a symbol by.
     Unread,
 }
 
@@ -383,7 +383,17 @@ impl Reader<'_> {
                 start,
                 name: start..end,
             },
-            (_, Class::Name { backticks: true }) => Lhs::Unread,
+            (Tok::Word(start, end), Class::Name { backticks: true }) => {
+                let text = &self.src[start..end];
+                if std::str::from_utf8(text).is_err() || text.iter().all(|b| *b == b'`') {
+                    Lhs::Unread
+                } else {
+                    Lhs::Name {
+                        start,
+                        name: start..end,
+                    }
+                }
+            }
             (Tok::Str(start), _) => {
                 let end = self.lex.cur.at;
                 if !matches!(self.src[start], b'"' | b'\'') {
@@ -571,7 +581,6 @@ h <- -x^2 -> k
             "f <- x ? y",
             "f = function(x) x <- 1",
             // Names it does not read as the walker does.
-            "`%+%` <- function(a, b) 1",
             "r\"(f)\" <- 1",
             "caf\u{e9} <- 1",
             // Numbers tree-sitter-r reads as several tokens.

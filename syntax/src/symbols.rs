@@ -458,9 +458,12 @@ impl Walker<'_> {
                 };
                 (header, Some(text(type_name)))
             }
-            // C#'s operators and destructors are named by what is before their name.
+            // C#'s operators and destructors are named by what is before their name;
+            // R's backticked names (`` `%+%` ``) without their backticks, as its
+            // walker names them (`languages/r.rs`).
             None => match self.lang {
                 Lang::CSharp => crate::csharp_items::name(self.src, decl.name.clone()),
+                Lang::R => Some(text(decl.name.clone()).trim_matches('`').to_string()),
                 _ => None,
             }
             .map_or_else(|| (text(decl.name.clone()), None), |name| (name, None)),
