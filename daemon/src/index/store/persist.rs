@@ -1990,10 +1990,14 @@ mod tests {
         let note = store.summary().note.unwrap();
         assert!(note.contains("does not verify"), "{note}");
         store.close(Duration::from_secs(30));
-        assert!(
-            fs::metadata(&path).unwrap().len() < len - 1,
-            "truncated to whole records"
+        let kept = fs::metadata(&path).unwrap().len();
+        assert!(kept < len - 1, "truncated to whole records");
+        // The note says where and how much, as the file shows it.
+        let said = format!(
+            "record at offset {kept} does not verify (torn or corrupted): {} bytes from there dropped",
+            len - 1 - kept
         );
+        assert!(note.contains(&said), "{note}");
     }
 
     /// A load that panics (a bug: no input may make it) while it holds the served
