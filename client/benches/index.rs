@@ -559,15 +559,9 @@ fn rust() {
         (vec![], vec![], vec![], vec![], vec![]);
     let mut last = None;
     for round in 0..ROUNDS {
-        // A fresh daemon per round: empty caches, as on first use.
-        let env = TestEnv::with_shim(env!("CARGO_BIN_EXE_lean-ctx"));
-        std::fs::create_dir_all(&env.paths.config_dir).unwrap();
-        // Parse everything ctags parses: no size cut-off.
-        std::fs::write(
-            env.paths.config_file(),
-            "[index]\nmax_file_bytes = 1073741824\n",
-        )
-        .unwrap();
+        // A fresh daemon per round: empty caches, as on first use, and everything
+        // ctags parses parsed (no size cut-off).
+        let env = fresh_env();
         assert!(
             env.shim()
                 .args(["daemon", "start"])
