@@ -1002,6 +1002,7 @@ mod tests {
         Lang,
         fast_check::outline,
         symbols::{Parse, extract_with},
+        tests::reader_agrees,
     };
 
     fn reads_as_whole(src: &str) {
@@ -1199,16 +1200,11 @@ mod tests {
                 }
                 src.push_str(breaks[pick(breaks.len())]);
             }
-            let whole = extract_with(Lang::Php, src.as_bytes(), Parse::Whole);
-            if whole.syntax_error.is_some() {
+            let Some(vouches) = reader_agrees(Lang::Php, &src) else {
                 continue;
-            }
+            };
             clean += 1;
-            if parse(src.as_bytes()).is_some() {
-                vouched += 1;
-                let read = extract_with(Lang::Php, src.as_bytes(), Parse::Declarations);
-                assert_eq!(outline(&read), outline(&whole), "{src:?}");
-            }
+            vouched += usize::from(vouches);
         }
         // Declined: mostly stray `else:`, `endif;` and `endforeach;`, which the
         // grammar reads as a label or a constant where no `if` or loop opened them.

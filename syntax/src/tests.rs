@@ -58,6 +58,22 @@ pub(crate) fn skipped(skippable: impl Fn(&[u8]) -> Vec<Range<usize>>, src: &str)
         .collect()
 }
 
+/// For the declaration readers' tests over generated snippets: `None` where `src`
+/// does not parse cleanly whole (not counted); else whether `lang`'s reader vouches
+/// for it, asserted to list what the whole parse lists when it does.
+pub(crate) fn reader_agrees(lang: Lang, src: &str) -> Option<bool> {
+    let whole = extract_with(lang, src.as_bytes(), Parse::Whole);
+    if whole.syntax_error.is_some() {
+        return None;
+    }
+    let read = lang.language().declarations.expect("a reader")(src.as_bytes());
+    if read.is_some() {
+        let read = extract_with(lang, src.as_bytes(), Parse::Declarations);
+        assert_eq!(outline(&read), outline(&whole), "{src:?}");
+    }
+    Some(read.is_some())
+}
+
 /// For the skeleton lexers' tests: `skippable` gives up on each of `srcs` (text it
 /// cannot follow), skipping nothing.
 pub(crate) fn skips_nothing(skippable: impl Fn(&[u8]) -> Vec<Range<usize>>, srcs: &[&str]) {
