@@ -2000,6 +2000,52 @@ mod tests {
         assert!(note.contains(&said), "{note}");
     }
 
+    /// A restart knows each stored parse's figures (what a root lists a file with
+    /// before its symbols are read) as they were when it was put.
+    #[test]
+    fn a_reopened_store_knows_each_parse_by_its_figures() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = b"/// Docs.\nfn a() {}\nstruct B { c: u8 }\nimpl B { fn d(&self) {} }\n";
+        let store = reopen(tmp.path(), 1 << 30);
+        let a = put(&store, Lang::Rust, src);
+        store.close(Duration::from_secs(30));
+        let store = reopen(tmp.path(), 1 << 30);
+        let meta = store.meta(Lang::Rust, &a).unwrap();
+        assert_eq!(meta, Meta::of(&extract(Lang::Rust, src)));
+        assert!(meta.count > 1 && meta.weight > 1, "{meta:?}");
+        store.close(Duration::from_secs(30));
+    }
+
+    /// A record whose length field reads zero (a write torn at its start) ends the
+    /// load there: what came before stays, the rest is dropped and said.
+    #[test]
+    fn a_record_of_length_zero_ends_the_load_there() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(build_dir_name()).join(STORE);
+        let store = reopen(tmp.path(), 1 << 30);
+        let a = put(&store, Lang::Rust, b"fn a() {}\n");
+        assert!(store.flush(Duration::from_secs(30)));
+        let before = fs::metadata(&path).unwrap().len();
+        let b = put(&store, Lang::Rust, b"fn b() {}\n");
+        store.close(Duration::from_secs(30));
+        let file = fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.write_all_at(&[0; 4], before).unwrap();
+        drop(file);
+        let store = reopen(tmp.path(), 1 << 30);
+        assert!(
+            store.symbols(Lang::Rust, &a).is_some(),
+            "what came before stays"
+        );
+        assert!(store.symbols(Lang::Rust, &b).is_none());
+        let note = store.summary().note.unwrap_or_default();
+        assert!(
+            note.contains(&format!("offset {before} does not verify")),
+            "{note}"
+        );
+        store.close(Duration::from_secs(30));
+        assert_eq!(fs::metadata(&path).unwrap().len(), before);
+    }
+
     /// A load that panics (a bug: no input may make it) while it holds the served
     /// store's lock leaves no store, and lookups answer at once, as with none,
     /// instead of waiting for the load forever.
