@@ -2046,6 +2046,56 @@ mod tests {
         assert_eq!(fs::metadata(&path).unwrap().len(), before);
     }
 
+    /// The store's directory is made 0700, kept ours and private: merely readable
+    /// by others it is tightened; writable by them, a symlink, another user's, or
+    /// in a parent others may write (but a sticky one, as `/tmp`) it is refused.
+    #[test]
+    fn the_stores_directory_is_ours_private_and_in_a_parent_only_we_write() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| fs::metadata(p).unwrap().mode() & 0o7777;
+        let chmod =
+            |p: &Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
+        let refused = |dir: &Path, why: &str| {
+            let e = open_private_dir(dir).map(drop).unwrap_err().to_string();
+            assert!(e.contains(why), "{e}");
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let parent = tmp.path().join("parent");
+        fs::create_dir(&parent).unwrap();
+        chmod(&parent, 0o755);
+        let dir = parent.join("index");
+        open_private_dir(&dir).unwrap();
+        assert_eq!(mode(&dir), 0o700, "made private");
+        open_private_dir(&dir).unwrap();
+        chmod(&dir, 0o755);
+        open_private_dir(&dir).unwrap();
+        assert_eq!(mode(&dir), 0o700, "tightened");
+        for writable in [0o720, 0o702] {
+            chmod(&dir, writable);
+            refused(&dir, "writable by others");
+        }
+        chmod(&dir, 0o700);
+        for writable in [0o775, 0o777] {
+            chmod(&parent, writable);
+            refused(&dir, "is writable by others");
+        }
+        chmod(&parent, 0o1777);
+        open_private_dir(&dir).unwrap();
+        chmod(&parent, 0o755);
+        // A symlink to a private directory of ours is not followed.
+        let real = parent.join("real");
+        fs::create_dir(&real).unwrap();
+        chmod(&real, 0o700);
+        let link = parent.join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert!(open_private_dir(&link).is_err(), "a symlink opened");
+        // Another user's (root can give it away).
+        if rustix::process::geteuid().is_root() {
+            std::os::unix::fs::chown(&dir, Some(4_000_000), None).unwrap();
+            refused(&dir, "owned by uid 4000000");
+        }
+    }
+
     /// A load that panics (a bug: no input may make it) while it holds the served
     /// store's lock leaves no store, and lookups answer at once, as with none,
     /// instead of waiting for the load forever.
