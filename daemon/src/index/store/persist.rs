@@ -2096,6 +2096,45 @@ mod tests {
         }
     }
 
+    /// A store file merely readable by others is tightened to 0600; one they could
+    /// have written, or not a regular file, is refused.
+    #[test]
+    fn a_store_file_is_a_regular_file_only_we_write() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("file");
+        fs::write(&path, b"x").unwrap();
+        let check = |m: u32| {
+            fs::set_permissions(&path, fs::Permissions::from_mode(m)).unwrap();
+            let fd: OwnedFd = File::open(&path).unwrap().into();
+            private_file(&fd).map(|_| fs::metadata(&path).unwrap().mode() & 0o777)
+        };
+        assert_eq!(check(0o600).unwrap(), 0o600);
+        assert_eq!(check(0o644).unwrap(), 0o600, "tightened");
+        for writable in [0o620, 0o602] {
+            let e = check(writable).unwrap_err().to_string();
+            assert!(e.contains("writable by others"), "{e}");
+        }
+        let dir: OwnedFd = File::open(tmp.path()).unwrap().into();
+        assert!(private_file(&dir).is_err(), "a directory");
+    }
+
+    /// A store whose last record is a small one (a file identity's hash, ending the
+    /// file exactly) keeps it across a restart.
+    #[test]
+    fn a_small_record_at_the_end_of_the_file_is_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = reopen(tmp.path(), 1 << 30);
+        let a = put(&store, Lang::Rust, b"fn a() {}\n");
+        assert!(store.flush(Duration::from_secs(30)));
+        store.put_blob([7; 20], a);
+        store.close(Duration::from_secs(30));
+        let store = reopen(tmp.path(), 1 << 30);
+        assert_eq!(store.blob(&[7; 20]), Some(a));
+        assert_eq!(store.summary().note, None);
+        store.close(Duration::from_secs(30));
+    }
+
     /// A load that panics (a bug: no input may make it) while it holds the served
     /// store's lock leaves no store, and lookups answer at once, as with none,
     /// instead of waiting for the load forever.
