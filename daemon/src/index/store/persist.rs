@@ -2006,13 +2006,24 @@ mod tests {
     fn a_reopened_store_knows_each_parse_by_its_figures() {
         let tmp = tempfile::tempdir().unwrap();
         let src = b"/// Docs.\nfn a() {}\nstruct B { c: u8 }\nimpl B { fn d(&self) {} }\n";
+        let binary = b"package p\n\x00binary";
         let store = reopen(tmp.path(), 1 << 30);
         let a = put(&store, Lang::Rust, src);
+        let b = put(&store, Lang::Go, binary);
+        // The flag is not the language byte's low bit: Python's is 1.
+        let c = put(&store, Lang::Python, b"def c(): pass\n");
         store.close(Duration::from_secs(30));
         let store = reopen(tmp.path(), 1 << 30);
         let meta = store.meta(Lang::Rust, &a).unwrap();
         assert_eq!(meta, Meta::of(&extract(Lang::Rust, src)));
-        assert!(meta.count > 1 && meta.weight > 1, "{meta:?}");
+        assert!(
+            meta.count > 1 && meta.weight > 1 && !meta.binary,
+            "{meta:?}"
+        );
+        let meta = store.meta(Lang::Go, &b).unwrap();
+        assert_eq!(meta, Meta::of(&extract(Lang::Go, binary)));
+        assert!(meta.binary, "{meta:?}");
+        assert!(!store.meta(Lang::Python, &c).unwrap().binary);
         store.close(Duration::from_secs(30));
     }
 
@@ -2217,6 +2228,21 @@ mod tests {
         let a = put(&store, Lang::Rust, b"fn a() {}\n");
         store.close(Duration::from_secs(30));
 
+        // The key a symlink to a copy of itself: not read, so nothing verifies.
+        let copy = build.join("key-copy");
+        fs::copy(build.join(KEY), &copy).unwrap();
+        fs::remove_file(build.join(KEY)).unwrap();
+        std::os::unix::fs::symlink(&copy, build.join(KEY)).unwrap();
+        let store = reopen(&dir, 1 << 30);
+        assert!(
+            store.symbols(Lang::Rust, &a).is_none(),
+            "read through a link"
+        );
+        let said = note(&store).unwrap_or_default();
+        assert!(said.contains("rebuilt: its key"), "{said:?}");
+        let a = put(&store, Lang::Rust, b"fn a() {}\n");
+        store.close(Duration::from_secs(30));
+
         // A key one byte too long.
         let mut key = fs::read(build.join(KEY)).unwrap();
         key.push(0);
@@ -2225,6 +2251,41 @@ mod tests {
         assert!(store.symbols(Lang::Rust, &a).is_none());
         let said = note(&store).unwrap_or_default();
         assert!(said.contains("rebuilt: its key"), "{said:?}");
+        store.close(Duration::from_secs(30));
+    }
+
+    /// The roots calls were made for outlive a restart, and are read only from a
+    /// regular file of ours that others cannot write: a symlink to a copy of it, or
+    /// the file made group-writable, reads as none.
+    #[test]
+    fn recent_roots_are_read_back_only_from_a_private_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("index");
+        let store = reopen(&dir, 1 << 30);
+        store.used(Path::new("/p/one"));
+        store.used(Path::new("/p/two"));
+        store.close(Duration::from_secs(30));
+        let roots = |store: &Store| -> Vec<PathBuf> {
+            store.recent_roots().into_iter().map(|(p, _)| p).collect()
+        };
+        let store = reopen(&dir, 1 << 30);
+        let mut both = roots(&store);
+        both.sort();
+        assert_eq!(both, [Path::new("/p/one"), Path::new("/p/two")]);
+
+        let file = dir.join(recent::FILE);
+        let copy = dir.join("recent-copy");
+        fs::copy(&file, &copy).unwrap();
+        fs::remove_file(&file).unwrap();
+        std::os::unix::fs::symlink(&copy, &file).unwrap();
+        assert!(roots(&store).is_empty(), "read through a link");
+
+        fs::remove_file(&file).unwrap();
+        fs::rename(&copy, &file).unwrap();
+        assert_eq!(roots(&store).len(), 2);
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o620)).unwrap();
+        assert!(roots(&store).is_empty(), "writable by the group");
         store.close(Duration::from_secs(30));
     }
 
