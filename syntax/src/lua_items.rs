@@ -722,7 +722,7 @@ mod tests {
         Lang,
         fast_check::outline,
         symbols::{Parse, extract_with},
-        tests::reader_agrees,
+        tests::Generated,
     };
 
     /// Each of these parses cleanly whole, and the reader vouches for it and lists
@@ -819,13 +819,6 @@ mod tests {
     /// reader declines or lists what the whole parse does.
     #[test]
     fn generated_statements_read_as_the_whole_parse_reads_them() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut pick = move |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
         let statements = [
             "function f() end",
             "local function g(a, ...) end",
@@ -889,25 +882,17 @@ mod tests {
             "(a)",
         ];
         let breaks = [" ", "\n", " --c\n", "--[[c]]", "\t", "\r\n"];
-        let (mut clean, mut vouched) = (0, 0);
-        for _ in 0..4000 {
-            let mut src = String::new();
-            for _ in 0..1 + pick(8) {
-                match pick(3) {
-                    0 => src.push_str(tokens[pick(tokens.len())]),
-                    _ => src.push_str(statements[pick(statements.len())]),
-                }
-                src.push_str(breaks[pick(breaks.len())]);
-            }
-            if pick(2) == 0 {
-                src = src.replace(' ', breaks[pick(breaks.len())]);
-            }
-            let Some(vouches) = reader_agrees(Lang::Lua, &src) else {
-                continue;
-            };
-            clean += 1;
-            vouched += usize::from(vouches);
+        let (clean, vouched) = Generated {
+            lang: Lang::Lua,
+            prefix: "",
+            statements: &statements,
+            tokens: &tokens,
+            token_one_in: 3,
+            breaks: &breaks,
+            respace: true,
+            rounds: 4000,
         }
+        .run();
         assert!(
             vouched > 300 && vouched * 10 > clean * 9,
             "{vouched} of {clean}"

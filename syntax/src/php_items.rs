@@ -1002,7 +1002,7 @@ mod tests {
         Lang,
         fast_check::outline,
         symbols::{Parse, extract_with},
-        tests::reader_agrees,
+        tests::Generated,
     };
 
     fn reads_as_whole(src: &str) {
@@ -1092,13 +1092,6 @@ mod tests {
     /// reader declines or lists what the whole parse does.
     #[test]
     fn generated_statements_read_as_the_whole_parse_reads_them() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut pick = move |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
         let statements = [
             "function f() {}",
             "function &g($a = [1]): int {}",
@@ -1190,22 +1183,17 @@ mod tests {
             "new",
         ];
         let breaks = [" ", "\n", " // c\n", "/* c */", "\t", "\r\n", "\n\n"];
-        let (mut clean, mut vouched) = (0, 0);
-        for _ in 0..3000 {
-            let mut src = String::from("<?php\n");
-            for _ in 0..1 + pick(8) {
-                match pick(4) {
-                    0 => src.push_str(tokens[pick(tokens.len())]),
-                    _ => src.push_str(statements[pick(statements.len())]),
-                }
-                src.push_str(breaks[pick(breaks.len())]);
-            }
-            let Some(vouches) = reader_agrees(Lang::Php, &src) else {
-                continue;
-            };
-            clean += 1;
-            vouched += usize::from(vouches);
+        let (clean, vouched) = Generated {
+            lang: Lang::Php,
+            prefix: "<?php\n",
+            statements: &statements,
+            tokens: &tokens,
+            token_one_in: 4,
+            breaks: &breaks,
+            respace: false,
+            rounds: 3000,
         }
+        .run();
         // Declined: mostly stray `else:`, `endif;` and `endforeach;`, which the
         // grammar reads as a label or a constant where no `if` or loop opened them.
         assert!(

@@ -679,17 +679,11 @@ h <- -x^2 -> k
             "a <- function(x) x\n",
             "`v`",
         ];
-        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut pick = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed as usize
-        };
+        let mut pick = crate::tests::picker();
         let (mut vouched, mut differ) = (0, Vec::new());
         for _ in 0..20_000 {
-            let len = 1 + pick() % 12;
-            let src: String = (0..len).map(|_| pieces[pick() % pieces.len()]).collect();
+            let len = 1 + pick(12);
+            let src: String = (0..len).map(|_| pieces[pick(pieces.len())]).collect();
             let whole = extract_with(Lang::R, src.as_bytes(), Parse::Whole);
             if whole.syntax_error.is_some() || parse(src.as_bytes()).is_none() {
                 continue;

@@ -74,6 +74,61 @@ pub(crate) fn reader_agrees(lang: Lang, src: &str) -> Option<bool> {
     Some(read.is_some())
 }
 
+/// For the declaration readers' tests over generated programs: `rounds` texts of
+/// `prefix` then one to eight pieces, each a stray token one time in `token_one_in`
+/// and a statement otherwise, each followed by one of `breaks` (and, when `respace`,
+/// half of the texts with every space replaced by one break). Each goes through
+/// [`reader_agrees`]; returns how many parsed cleanly whole and how many of those the
+/// reader vouched for.
+pub(crate) struct Generated<'a> {
+    pub lang: Lang,
+    pub prefix: &'a str,
+    pub statements: &'a [&'a str],
+    pub tokens: &'a [&'a str],
+    pub token_one_in: usize,
+    pub breaks: &'a [&'a str],
+    pub respace: bool,
+    pub rounds: usize,
+}
+
+impl Generated<'_> {
+    pub(crate) fn run(&self) -> (usize, usize) {
+        let mut pick = picker();
+        let (mut clean, mut vouched) = (0, 0);
+        for _ in 0..self.rounds {
+            let mut src = String::from(self.prefix);
+            for _ in 0..1 + pick(8) {
+                if pick(self.token_one_in) == 0 {
+                    src.push_str(self.tokens[pick(self.tokens.len())]);
+                } else {
+                    src.push_str(self.statements[pick(self.statements.len())]);
+                }
+                src.push_str(self.breaks[pick(self.breaks.len())]);
+            }
+            if self.respace && pick(2) == 0 {
+                src = src.replace(' ', self.breaks[pick(self.breaks.len())]);
+            }
+            let Some(vouches) = reader_agrees(self.lang, &src) else {
+                continue;
+            };
+            clean += 1;
+            vouched += usize::from(vouches);
+        }
+        (clean, vouched)
+    }
+}
+
+/// A deterministic picker for generated tests (xorshift64): `pick(n)` is below `n`.
+pub(crate) fn picker() -> impl FnMut(usize) -> usize {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    }
+}
+
 /// For the skeleton lexers' tests: `skippable` gives up on each of `srcs` (text it
 /// cannot follow), skipping nothing.
 pub(crate) fn skips_nothing(skippable: impl Fn(&[u8]) -> Vec<Range<usize>>, srcs: &[&str]) {
