@@ -10,8 +10,10 @@
 //! against `rg | head -n 1000` (the same answer, ripgrep stopping at the closed pipe).
 //! Each answer's `searched` says how many files the text index left to read, how many
 //! were read before the answer was full, and their bytes. Per corpus also: the first index with and without the text index
-//! (`[index] text_index`), alternating, and the daemon's resident memory after each
-//! once it settles (the walk's lists frozen, its buffers given back).
+//! (`[index] text_index`), alternating, then that daemon's first search (with the
+//! text index it waits for the fill the walk's end makes), and the daemon's resident
+//! memory after each once it settles (the walk's lists frozen, its buffers given
+//! back).
 //!
 //! Corpora: the pinned crates (`fetch-corpus.sh`, 7,621 files), and when
 //! `fetch-scale.sh` has run, Kubernetes 1.31.3 from the Go module proxy (one real
@@ -34,6 +36,8 @@ use lean_ctx_testkit::TestEnv;
 
 /// The largest limit the daemon allows: as many lines as it will list.
 const LIMIT: &str = "1000";
+/// A literal no corpus holds: the first index's first search finds nothing.
+const ABSENT: &str = "qzx_absent_from_every_corpus_xzq";
 
 /// A pattern with no three characters in a row that few lines hold: every file is
 /// read and the answer never fills (the whole scan against ripgrep's).
@@ -167,6 +171,9 @@ fn bench(corpus: &Corpus, repo: &Path, rounds: usize) {
     // each (two over a GiB of text), a ratio per round, their median reported.
     let first_rounds = if bytes > 1 << 30 { 2 } else { 5 };
     let (mut with, mut without) = (Vec::new(), Vec::new());
+    // And the first search made right after (a literal in no file): with the text
+    // index it waits for the fill the walk's end makes; without, it reads every file.
+    let (mut then_with, mut then_without) = (Vec::new(), Vec::new());
     let mut rss = (0, 0);
     let mut kept = None;
     for round in 0..first_rounds {
@@ -176,7 +183,10 @@ fn bench(corpus: &Corpus, repo: &Path, rounds: usize) {
             // The corpus's own directory is the project, even inside the composite's
             // repository.
             env.ok(repo, &["--root", ".", "tree", "--depth", "0"]);
-            let ms = ms(t);
+            let answered = ms(t);
+            let (out, v) = env.shim_json_in(repo, &["--root", ".", "search", "--text", ABSENT]);
+            assert_eq!(out.status.code(), Some(1), "{v}");
+            let then = ms(t);
             // What follows the answer settles first: the text index's lists are
             // frozen and its snapshot kept (or found too large to keep), the walk's
             // buffers given back; then until three seconds in a row move it by less
@@ -212,11 +222,13 @@ fn bench(corpus: &Corpus, repo: &Path, rounds: usize) {
             }
             match text_index {
                 true => {
-                    with.push(ms);
+                    with.push(answered);
+                    then_with.push(then);
                     rss.0 = resident;
                 }
                 false => {
-                    without.push(ms);
+                    without.push(answered);
+                    then_without.push(then);
                     rss.1 = resident;
                 }
             }
@@ -245,6 +257,17 @@ fn bench(corpus: &Corpus, repo: &Path, rounds: usize) {
         "first index, ms (with / without the text index): {} / {}: median ratio {:.2}x",
         shown(&with),
         shown(&without),
+        stats(&mut ratios).0
+    );
+    let mut ratios: Vec<f64> = then_with
+        .iter()
+        .zip(&then_without)
+        .map(|(w, o)| w / o)
+        .collect();
+    println!(
+        "first index and a first search, ms (with: the search waits for the text index's fill / without: it reads every file): {} / {}: median ratio {:.2}x",
+        shown(&then_with),
+        shown(&then_without),
         stats(&mut ratios).0
     );
     println!(

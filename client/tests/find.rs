@@ -207,8 +207,19 @@ fn a_text_search_reads_only_candidates_and_sees_every_write_made_before_it() {
     assert_eq!(v["total"], 1, "{v}");
     let all = v["searched"]["files"].as_u64().unwrap();
     assert!(all > 200, "{v}");
-    // Only src/lib.rs holds the trigrams, and its bytes are all that is read.
+    // Only src/lib.rs holds the trigrams, and its bytes are all that is read: the
+    // search waited for the text index's fill, which took every file after the walk
+    // had answered (the walk itself leaves them to it).
     assert_eq!(v["searched"]["read"], 1, "{v}");
+    let log = env.log();
+    let indexed = log.find(" indexed ").expect("the walk's line");
+    let filled = log[indexed..]
+        .lines()
+        .find(|l| l.contains("text index filled in"));
+    assert!(
+        filled.is_some_and(|l| l.ends_with(&format!(" files={all}"))),
+        "{log}"
+    );
     let lib = fs::metadata(root.join("src/lib.rs")).unwrap().len();
     assert_eq!(v["searched"]["bytes_read"], lib, "{v}");
 

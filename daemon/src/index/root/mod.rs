@@ -269,9 +269,17 @@ pub struct RootIndex {
     /// Files found but not indexed, by path: named in listings and searches, never
     /// silently left out. Cleared by each full walk, which finds them again.
     skipped: RwLock<std::collections::BTreeMap<String, Skipped>>,
-    /// The text index's epoch ([`TextIndex::epoch`]) as of the root's last
-    /// [`RootIndex::fill_text`]: a later walk fills it again only for a new epoch.
+    /// The text index's epoch ([`TextIndex::epoch`]) when the root's last
+    /// [`RootIndex::fill_text`] ended (`u64::MAX`: none yet, or one under way).
     text_filled: AtomicU64,
+    /// Set while a full walk runs: what it reads goes to the text index only at its
+    /// end ([`RootIndex::fill_text`]), after the calls waiting for the walk are
+    /// answered, rather than on the walk's threads (the first index is what a new
+    /// session waits for; a search meanwhile reads what the text index lacks).
+    text_later: AtomicBool,
+    /// Held from a full walk's end until its [`RootIndex::fill_text`] is done;
+    /// searches wait for it.
+    text_fill: Mutex<()>,
 }
 
 /// Why a file the walk found is not indexed.
@@ -306,6 +314,8 @@ impl RootIndex {
             generation: AtomicU64::new(0),
             skipped: RwLock::default(),
             text_filled: AtomicU64::new(u64::MAX),
+            text_later: AtomicBool::new(false),
+            text_fill: Mutex::new(()),
         }
     }
 
@@ -451,7 +461,9 @@ impl RootIndex {
         };
         // Without a store nothing keeps the listing: not recorded.
         let keep = self.caches.store().is_some();
+        self.text_later.store(true, Ordering::Relaxed);
         self.walk_and_index(&self.root, true, keep.then_some(&record));
+        self.text_later.store(false, Ordering::Relaxed);
         listing.dirs = dirs.into_inner().unwrap();
         if self.watcher.get().is_some() && self.walk_watch_errors.load(Ordering::Relaxed) == 0 {
             // Every directory is watched (again): events keep the root fresh.
@@ -460,16 +472,18 @@ impl RootIndex {
             }
         }
         drop(store_waits);
+        // Taken before the walk's waiters are let go: a search they make next waits
+        // for the text index's fill rather than read every file it lacks.
+        let filling = self.text_fill.lock().unwrap();
         self.end_walk(generation, started, "walked");
         if keep {
             self.keep_listing(listing);
         }
         self.caches
             .verify_sample(&|lang, hash| self.content_of(lang, hash));
+        self.fill_text();
+        drop(filling);
         self.caches.save_text();
-        if self.fill_text() {
-            self.caches.save_text();
-        }
     }
 
     /// Resets the walk's counters for a walk of the whole root, and (`git`) takes the
@@ -643,7 +657,9 @@ impl RootIndex {
             .unwrap()
             .as_ref()
             .and_then(|g| g.clean_blob(rel, &id));
-        self.caches.parse(open, id, lang, &self.counters, blob)
+        let text_now = !self.text_later.load(Ordering::Relaxed);
+        self.caches
+            .parse(open, id, lang, &self.counters, blob, text_now)
     }
 
     /// Reads again the files whose identities were not settled when they were read
@@ -935,13 +951,15 @@ impl RootIndex {
     /// contents satisfying the query, and every content it has not seen), by path,
     /// with the identity they were indexed at and what the index knows of their
     /// content (the parse itself: [`RootIndex::parsed`]); and how many files
-    /// `through` let through.
+    /// `through` let through. Waits for a full walk's fill of the text index, if
+    /// one is under way.
     pub fn identified_matching(
         &self,
         prefix: &str,
         query: &Query,
         through: impl Fn(&str) -> bool,
     ) -> (Vec<(Arc<str>, FileId, ContentFacts)>, usize) {
+        drop(self.text_fill.lock().unwrap());
         let candidates = self.caches.text().candidates(query);
         let files = self.files.read();
         let mut considered = 0;

@@ -290,25 +290,23 @@ impl RootIndex {
         out
     }
     /// Reads again the files whose content the text index holds no entry for, and
-    /// gives it each one whose bytes still hash to what the root knows; `true` if
-    /// it took any. A restart knows unchanged files by identity and reads none of
-    /// them, so where the text index's snapshot was not kept (over its share of the
-    /// store's cap) or was dropped, their contents would stay unknown to it, and
-    /// every search would read them all. Once per root and text index epoch: every
-    /// later walk reads what changed, and gives it to the index as it reads it.
-    pub(super) fn fill_text(&self) -> bool {
+    /// gives it each one whose bytes still hash to what the root knows. After each
+    /// full walk: the walk leaves what it reads to this (`text_later`), and a
+    /// restart knows unchanged files by identity and reads none of them, so where
+    /// the text index's snapshot was not kept (over its share of the store's cap)
+    /// or was dropped, their contents would stay unknown to it, and every search
+    /// would read them all.
+    pub(super) fn fill_text(&self) {
         let text = self.caches.text();
         let epoch = text.epoch();
-        if self.text_filled.swap(epoch, Ordering::Relaxed) == epoch {
-            return false;
-        }
+        self.text_filled.store(u64::MAX, Ordering::Relaxed);
         // Listed first: the table's lock is not held while the text index's is taken.
         let listed: Vec<(String, Hash)> = (self.files.read().iter())
             .map(|(rel, e)| (rel.clone(), e.known.hash))
             .collect();
         let missing: Vec<_> = listed.into_iter().filter(|(_, h)| !text.knows(h)).collect();
         let Ok(root) = jail::open_root(&self.root) else {
-            return false;
+            return;
         };
         let taken = AtomicU64::new(0);
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -326,7 +324,7 @@ impl RootIndex {
         if taken > 0 {
             tracing::info!(root = %self.root.display(), files = taken, "text index filled in");
         }
-        taken > 0
+        self.text_filled.store(epoch, Ordering::Relaxed);
     }
 
     /// The bytes of an indexed file whose content has `hash` (parsed as `lang`, if

@@ -400,7 +400,9 @@ impl Caches {
     /// a hash hit, a parse known to the store as a symbol hit). With the parse:
     /// whether `id` stands for those bytes for as long as it lasts, and so is
     /// remembered (known already, vouched for by git, or settled when read:
-    /// [`FileId::settled`]).
+    /// [`FileId::settled`]). `text_now`: whether bytes read go to the text index as
+    /// they are read; a root's full walk leaves them to its end, which fills the
+    /// text index in (`RootIndex::fill_text`) once the waiting calls are answered.
     pub fn parse(
         &self,
         open: &dyn Fn() -> io::Result<std::fs::File>,
@@ -408,6 +410,7 @@ impl Caches {
         lang: Lang,
         root: &Counters,
         blob: Option<Oid>,
+        text_now: bool,
     ) -> io::Result<(ContentFacts, bool)> {
         self.relearn();
         // What git vouches for first: in a fresh worktree the identity is new anyway.
@@ -474,7 +477,9 @@ impl Caches {
                         store.put_hash(id, hash);
                     }
                 }
-                self.text.add(hash, &bytes);
+                if text_now {
+                    self.text.add(hash, &bytes);
+                }
                 content = Some(bytes);
                 (hash, unchanged, settled)
             }
@@ -550,7 +555,8 @@ impl Caches {
     /// Parses `bytes` as `lang` into the symbol cache and the store; `hash` is
     /// theirs if the caller has it (a first index hashed every file it read, and
     /// hashing again was 2% of lodash's index threads in perf); bytes it hashed
-    /// are in the text index already, others go in here.
+    /// went to the text index with it (or are left to a full walk's end), others go
+    /// in here.
     fn made(&self, lang: Lang, bytes: &[u8], hash: Option<Hash>) -> (Hash, Arc<FileSymbols>) {
         let hash = hash.unwrap_or_else(|| {
             let hash = *blake3::hash(bytes).as_bytes();
@@ -815,6 +821,7 @@ mod tests {
                 Lang::Rust,
                 &root,
                 Some(blob),
+                true,
             )
             .unwrap()
             .0;
@@ -824,7 +831,14 @@ mod tests {
         let id = FileId::stat(&second).unwrap();
         fs::remove_file(&second).unwrap();
         let b = caches
-            .parse(&at(tmp.path(), "b.rs"), id, Lang::Rust, &root, Some(blob))
+            .parse(
+                &at(tmp.path(), "b.rs"),
+                id,
+                Lang::Rust,
+                &root,
+                Some(blob),
+                true,
+            )
             .unwrap()
             .0;
         assert_eq!(b.hash, a.hash);
@@ -840,6 +854,7 @@ mod tests {
             Lang::Go,
             &root,
             Some(blob),
+            true,
         );
         assert_eq!(c.unwrap().0.lang, Lang::Go);
     }
@@ -859,7 +874,7 @@ mod tests {
         let first = Caches::new(1 << 20);
         first.persist(Store::open(&index_dir, 1 << 30));
         let hash = first
-            .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None)
+            .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None, true)
             .unwrap()
             .0
             .hash;
@@ -911,7 +926,7 @@ mod tests {
         let first = Caches::new(1 << 20);
         first.persist(Store::open(&index_dir, 1 << 30));
         let made = first
-            .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None)
+            .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None, true)
             .unwrap()
             .0;
         assert!(made.held.is_none(), "the store gives it back: not held");
@@ -923,7 +938,7 @@ mod tests {
         let store = Store::open(&index_dir, 1 << 30);
         second.persist(store.clone());
         let listed = second
-            .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None)
+            .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None, true)
             .unwrap()
             .0;
         assert_eq!((listed.hash, listed.meta), (made.hash, made.meta));
@@ -979,6 +994,7 @@ mod tests {
                 Lang::Rust,
                 &root,
                 Some([1; 20]),
+                true,
             )
             .unwrap()
             .0
@@ -991,6 +1007,7 @@ mod tests {
                 Lang::Rust,
                 &root,
                 Some([1; 20]),
+                true,
             )
             .unwrap()
             .0;
@@ -1034,13 +1051,21 @@ mod tests {
                 Lang::Rust,
                 &root,
                 Some([2; 20]),
+                true,
             )
             .unwrap()
             .0;
         assert_eq!(parsed.hash, *blake3::hash(b"fn newer() {}\n").as_bytes());
         assert!(caches.blobs.read().unwrap().is_empty());
         caches
-            .parse(&at(tmp.path(), "a.rs"), stale, Lang::Rust, &root, None)
+            .parse(
+                &at(tmp.path(), "a.rs"),
+                stale,
+                Lang::Rust,
+                &root,
+                None,
+                true,
+            )
             .unwrap();
         assert_eq!(counts(&root)[1], 2, "the stale identity is read again");
     }
@@ -1070,7 +1095,7 @@ mod tests {
         let root = Counters::default();
         for _ in 0..2 {
             caches
-                .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None)
+                .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None, true)
                 .unwrap();
         }
         assert_eq!(counts(&root)[..2], [0, 2], "read both times");
@@ -1080,7 +1105,7 @@ mod tests {
         std::thread::sleep(RACY + Duration::from_millis(100));
         for _ in 0..2 {
             caches
-                .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None)
+                .parse(&at(tmp.path(), "a.rs"), id, Lang::Rust, &root, None, true)
                 .unwrap();
         }
         assert_eq!(counts(&root)[..2], [1, 3], "read once more, then known");
