@@ -188,20 +188,6 @@ const MODIFIERS: &[&[u8]] = &[
     b"var",
 ];
 
-/// What may follow `static` in a declaration: `static` first there is declined.
-const MODIFIERS_AND_KEYWORDS: &[&[u8]] = &[
-    b"public",
-    b"protected",
-    b"private",
-    b"static",
-    b"final",
-    b"abstract",
-    b"readonly",
-    b"var",
-    b"class",
-    b"const",
-];
-
 fn is_in(word: &[u8], words: &[&[u8]]) -> bool {
     words.iter().any(|w| word.eq_ignore_ascii_case(w))
 }
@@ -663,8 +649,11 @@ impl<'a> Reader<'a> {
             b"static" => {
                 let next = self.peek()?;
                 // `?>` is no `;` there: what follows the text may be a declaration.
+                // What may follow `static` in a declaration: `static` first there is
+                // declined.
+                let declares = |w: &[u8]| is_in(w, MODIFIERS) || w == b"class" || w == b"const";
                 if next.kind == Kind::CloseTag
-                    || (next.kind == Kind::Word && is_in(self.text(next), MODIFIERS_AND_KEYWORDS))
+                    || (next.kind == Kind::Word && declares(self.text(next)))
                 {
                     return None;
                 }
