@@ -16,7 +16,8 @@
 //! no restart can go under: the process start and the shim alone), and daemon RSS
 //! per symbol; and the floor under any parser: a fresh daemon's first index of a
 //! copy of the corpus whose files no language claims (the same bytes walked, read,
-//! hashed, stored and text-indexed, nothing parsed); with the BENCHMARKS.md rows.
+//! hashed and stored, nothing parsed; the text index fills in after the answer, as
+//! in every first index); with the BENCHMARKS.md rows.
 //!
 //! Run: `bash client/benches/fetch-corpus.sh && bash client/benches/fetch-lang-corpora.sh && cargo build --release --workspace --bins && cargo bench -p lean-ctx-client --bench index`
 //! (needs Debian's `universal-ctags`). Arguments after `--` pick the parts: `rust`
