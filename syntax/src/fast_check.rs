@@ -101,7 +101,7 @@ pub fn compare_dir(dir: &Path, langs: &[Lang], every: usize) -> BTreeMap<Lang, T
         let declined = lang
             .language()
             .declarations
-            .is_some_and(|read| read(body).is_none());
+            .is_some_and(|r| (r.read)(body).is_none());
         let unparsed = whole.syntax_error.is_some();
         if declined {
             let rel = path.strip_prefix(dir).unwrap_or(path);

@@ -19,8 +19,8 @@
 //!   `lex` is the cursor and scanning they share), and
 //!   declaration readers that read a file's declarations off their tokens where
 //!   they can vouch for it (`rust_items`, `python_items`, `go_items`, `java_items`,
-//!   `ts_items`, `lua_items`, `php_items`, `csharp_items`, `r_items`; `lookahead`
-//!   is their token lookahead).
+//!   `ts_items`, `lua_items`, `php_items`, `csharp_items`, `r_items`,
+//!   `ocaml_items`; `lookahead` is their token lookahead).
 //! - [`languages`]: one module per language and the one table that registers them
 //!   ([`Lang`]): extensions, grammar, `classify`, comment rules, which fast paths.
 //!   Adding a language is a module there and one line (its module doc says how).
@@ -65,6 +65,7 @@ mod lex;
 mod lookahead;
 mod lua_items;
 pub mod name_path;
+mod ocaml_items;
 mod php_items;
 pub mod position;
 mod python_items;

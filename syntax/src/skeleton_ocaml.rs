@@ -15,8 +15,9 @@
 //! modules) is read as it is; the structures in it are read item by item.
 //!
 //! **Where a body ends.** A binding's body ends where its item ends: at the next
-//! item's keyword (`let` after a complete expression, `type`, `module`, `open`,
-//! `include`, `exception`, `external`, `class`), at `;;`, at an item attribute or
+//! item's keyword (`let` after a complete expression, `type` but a local
+//! binding's `: type a.`, `module`, `open`, `include`, `exception`, `external`,
+//! `class`), at `;;`, at an item attribute or
 //! extension (`[@@…]`, `[%%…]`), at the `and` of the next binding, or at the `end`
 //! of the structure it is in; a `let` where an expression begins is one of the body's own (`let … in`),
 //! and so are the `and`s before its `in`. An `in` of no `let` of the body's own
@@ -49,16 +50,13 @@ pub(super) fn skippable(src: &[u8]) -> Vec<Range<usize>> {
 
 /// The ranges [`skippable`] answers; `None` where the lexer cannot follow the text.
 fn scan(src: &[u8]) -> Option<Vec<Range<usize>>> {
-    let mut lex = Lexer {
-        cur: Cursor::new(src),
-        back: None,
-    };
+    let mut lex = Lexer::new(src);
     lex.structure(true)?;
     (!lex.cur.confused).then_some(lex.cur.skip)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     /// A name, keyword or number.
     Word,
     /// An operator (`=`, `->`, `::`, `;;`, `;`, `,`, a backtick).
@@ -71,38 +69,58 @@ enum Kind {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Token {
-    start: usize,
-    end: usize,
-    kind: Kind,
+pub(crate) struct Token {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) kind: Kind,
 }
 
-struct Lexer<'a> {
-    cur: Cursor<'a>,
+/// The tokenizer, and the reading of `let` bodies `ocaml_items` shares.
+pub(crate) struct Lexer<'a> {
+    pub(crate) cur: Cursor<'a>,
     /// A token read and put back.
-    back: Option<Token>,
+    pub(crate) back: Option<Token>,
 }
 
 /// What follows a binding's body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum After {
+pub(crate) enum After {
     /// `and`: the next binding of the group.
     And,
+    /// An `in` of no `let` of the body's own: the `let` began an expression.
+    In,
     /// Anything else: the item ends (the token is put back).
     Item,
 }
 
-impl Lexer<'_> {
-    fn text(&self, t: Token) -> &[u8] {
+/// A binding's body as [`Lexer::body`] read it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Body {
+    pub(crate) after: After,
+    /// Where its last token ends, attributes after it (`x [@inline]`) aside.
+    pub(crate) end: usize,
+    /// It is a `fun` or a `function`.
+    pub(crate) function: bool,
+}
+
+impl<'a> Lexer<'a> {
+    pub(crate) fn new(src: &'a [u8]) -> Lexer<'a> {
+        Lexer {
+            cur: Cursor::new(src),
+            back: None,
+        }
+    }
+
+    pub(crate) fn text(&self, t: Token) -> &'a [u8] {
         &self.cur.src[t.start..t.end]
     }
 
-    fn is(&self, t: Token, word: &[u8]) -> bool {
+    pub(crate) fn is(&self, t: Token, word: &[u8]) -> bool {
         t.kind == Kind::Word && self.text(t) == word
     }
 
     /// The next token, comments left out; `None` at the end of the text.
-    fn next(&mut self) -> Option<Token> {
+    pub(crate) fn next(&mut self) -> Option<Token> {
         if let Some(t) = self.back.take() {
             return Some(t);
         }
@@ -197,7 +215,7 @@ impl Lexer<'_> {
     /// After a token that opens something to be read through whole (a bracket,
     /// `begin`, `sig`, `object`, `struct`, `do`): past its closer; any other token
     /// is read as it is.
-    fn through(&mut self, t: Token) -> Option<()> {
+    pub(crate) fn through(&mut self, t: Token) -> Option<()> {
         let Some(close) = self.closer(t) else {
             return Some(());
         };
@@ -253,15 +271,16 @@ impl Lexer<'_> {
                 }
                 self.through(t)?;
             }
-            if self.body()? == After::Item {
+            if self.body()?.after != After::And {
                 return Some(());
             }
         }
     }
 
     /// A binding's body, after its `=`: skippable, but for its first and last bytes
-    /// (from the token after its first `->` for a `fun` or `function`).
-    fn body(&mut self) -> Option<After> {
+    /// (from the token after its first `->` for a `fun` or `function`), noted unless
+    /// the cursor records nothing (`ocaml_items` reads bodies to their ends only).
+    pub(crate) fn body(&mut self) -> Option<Body> {
         // `let`s of the body waiting for their `in`.
         let mut pending = 0usize;
         // The token before (read through whole), none at the body's start.
@@ -292,7 +311,7 @@ impl Lexer<'_> {
                 if pending == 0 {
                     // The `let` was an expression's (a class's `let … in object
                     // … end`, a script's `let … in`): its item reads on.
-                    break After::Item;
+                    break After::In;
                 }
                 pending -= 1;
             } else if self.is(t, b"and") && pending == 0 {
@@ -323,10 +342,14 @@ impl Lexer<'_> {
         let Some(last_end) = last_end.filter(|_| pending == 0 && prev.is_some()) else {
             return self.cur.confused();
         };
-        if let Some(from) = from.filter(|&from| last_end >= from + 3) {
+        if let Some(from) = from.filter(|&from| self.cur.record && last_end >= from + 3) {
             self.cur.skip.push(from + 1..last_end - 1);
         }
-        Some(after)
+        Some(Body {
+            after,
+            end: last_end,
+            function: arrow,
+        })
     }
 
     /// Whether `prev` ends a value: a name, a literal, a bracket or block (read
@@ -356,8 +379,10 @@ impl Lexer<'_> {
                 rest.starts_with(b"@@") || rest.starts_with(b"%%")
             }
             Kind::Word => match self.text(t) {
-                b"type" | b"include" | b"external" | b"class" | b"val" | b"method"
-                | b"initializer" | b"inherit" | b"constraint" => true,
+                // `let f : type a. …`, a local binding's head.
+                b"type" => !after(&[b":"]),
+                b"include" | b"external" | b"class" | b"val" | b"method" | b"initializer"
+                | b"inherit" | b"constraint" => true,
                 b"module" | b"open" => !after(&[b"let"]),
                 b"exception" => !after(&[b"let", b"with", b"|"]),
                 _ => false,
@@ -491,7 +516,7 @@ fn is_word(b: u8) -> bool {
 
 /// OCaml's keywords, less those that end a value (`end`, `done`, `true`,
 /// `false` are operands).
-fn is_keyword(word: &[u8]) -> bool {
+pub(crate) fn is_keyword(word: &[u8]) -> bool {
     matches!(
         word,
         b"and"
@@ -656,6 +681,7 @@ let ( +++ ) a b = a + b [@@inline]
 let compose = fun f g x -> f (g x)
 let id : type a. a -> a = fun x -> ignore "a body"; x
 let unit () = let x = 1 in let y = 2 in ignore (x + y)
+let local l = let rec length : type a. a list -> int = fun _ -> 0 in length l
 let seq () =
   print_string "let (* in *)";
   print_char '"';

@@ -284,8 +284,8 @@ pub(crate) fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
         depth: 0,
     };
     let reader = lang.language().declarations;
-    if let Some(read) = reader.filter(|_| how == Parse::Declarations) {
-        if let Some(decls) = read(body) {
+    if let Some(reader) = reader.filter(|_| how == Parse::Declarations) {
+        if let Some(decls) = (reader.read)(body) {
             let symbols = decls
                 .into_iter()
                 .map(|d| walker.decl(d, "", None))
@@ -458,15 +458,10 @@ impl Walker<'_> {
                 };
                 (header, Some(text(type_name)))
             }
-            // C#'s operators and destructors are named by what is before their name;
-            // R's backticked names (`` `%+%` ``) without their backticks, as its
-            // walker names them (`languages/r.rs`).
-            None => match self.lang {
-                Lang::CSharp => crate::csharp_items::name(self.src, decl.name.clone()),
-                Lang::R => Some(text(decl.name.clone()).trim_matches('`').to_string()),
-                _ => None,
-            }
-            .map_or_else(|| (text(decl.name.clone()), None), |name| (name, None)),
+            // A reader's own naming where the walker's is not the bytes as they stand.
+            None => (self.lang.language().declarations)
+                .and_then(|r| r.name?(self.src, decl.kind, decl.name.clone()))
+                .map_or_else(|| (text(decl.name.clone()), None), |name| (name, None)),
         };
         // One of several names (`ts_items`): the signature as `script` builds it.
         let shared = decl.head.map(|head| {

@@ -66,7 +66,7 @@ pub(crate) fn reader_agrees(lang: Lang, src: &str) -> Option<bool> {
     if whole.syntax_error.is_some() {
         return None;
     }
-    let read = lang.language().declarations.expect("a reader")(src.as_bytes());
+    let read = (lang.language().declarations.expect("a reader").read)(src.as_bytes());
     if read.is_some() {
         let read = extract_with(lang, src.as_bytes(), Parse::Declarations);
         assert_eq!(outline(&read), outline(&whole), "{src:?}");

@@ -1279,7 +1279,7 @@ mod tests {
 
     /// The reader as `lang` registers it (`languages/script.rs`).
     fn parse(lang: Lang, src: &[u8]) -> Option<Vec<Decl>> {
-        (lang.language().declarations.unwrap())(src)
+        (lang.language().declarations.unwrap().read)(src)
     }
 
     /// The shapes the reader vouches for give exactly the whole parse's symbols.

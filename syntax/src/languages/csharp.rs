@@ -20,7 +20,7 @@
 use tree_sitter::Node;
 
 use super::{
-    Language, SkeletonLexer,
+    Language, Reader, SkeletonLexer,
     c::{COMMENTS, scope_path},
 };
 use crate::{
@@ -84,7 +84,11 @@ pub(super) const CSHARP: Language = Language {
             _ => "class LeanCtxProbe {}",
         }
     },
-    declarations: Some(crate::csharp_items::parse),
+    declarations: Some(Reader {
+        read: crate::csharp_items::parse,
+        // Operators and destructors are named by what is before their name.
+        name: Some(|src, _, name| crate::csharp_items::name(src, name)),
+    }),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_c::skippable(Dialect::CSharp, src),
         mark: None,

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, SkeletonLexer};
+use super::{Language, Reader, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, descendant, field, has_child, named, one, text},
@@ -38,7 +38,7 @@ pub(super) const GO: Language = Language {
             _ => "func lean_ctx_probe() {}",
         }
     },
-    declarations: Some(go_items::parse),
+    declarations: Some(Reader::new(go_items::parse)),
     skeleton: Some(SkeletonLexer {
         skippable: skeleton_go::skippable,
         mark: None,

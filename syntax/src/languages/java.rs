@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, SkeletonLexer, at_attribute};
+use super::{Language, Reader, SkeletonLexer, at_attribute};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, field, named, one, signature},
@@ -52,7 +52,7 @@ pub(super) const JAVA: Language = Language {
         (_, None) => "class LeanCtxProbe {}",
         _ => "int leanCtxProbe();",
     },
-    declarations: Some(java_items::parse),
+    declarations: Some(Reader::new(java_items::parse)),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Java, src),
         mark: None,

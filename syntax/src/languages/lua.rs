@@ -22,7 +22,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, SkeletonLexer};
+use super::{Language, Reader, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, one, text},
@@ -51,7 +51,7 @@ pub(super) const LUA: Language = Language {
     keywords: &["local", "function"],
     attribute: |_| false,
     probe: |_| "local function lean_ctx_probe() end",
-    declarations: Some(crate::lua_items::parse),
+    declarations: Some(Reader::new(crate::lua_items::parse)),
     skeleton: Some(SkeletonLexer {
         skippable: crate::skeleton_lua::skippable,
         mark: None,

@@ -104,9 +104,26 @@ pub(crate) fn at_attribute(text: &[u8]) -> bool {
     text.starts_with(b"@") && !text.starts_with(b"@interface")
 }
 
-/// A declaration reader: the declarations of a file read off its tokens, `None`
-/// where it cannot vouch for the file.
-pub(crate) type Reader = fn(&[u8]) -> Option<Vec<Decl>>;
+/// A declaration reader (`<language>_items.rs`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Reader {
+    /// The declarations of a file read off its tokens, `None` where it cannot vouch
+    /// for the file.
+    pub read: fn(&[u8]) -> Option<Vec<Decl>>,
+    pub name: Option<DeclName>,
+}
+
+/// A declaration's name where the walker's is not its name's bytes as they stand
+/// (C#'s `operator +`, R's backticked names): from the source, the declaration's
+/// kind and its name's bytes; `None` for the bytes as they stand.
+pub(crate) type DeclName = fn(&[u8], SymbolKind, Range<usize>) -> Option<String>;
+
+impl Reader {
+    /// A reader whose names are their bytes.
+    pub(crate) const fn new(read: fn(&[u8]) -> Option<Vec<Decl>>) -> Reader {
+        Reader { read, name: None }
+    }
+}
 
 /// What fills in the text around a blanked range.
 pub(crate) type Mark = fn(&mut [u8], &Range<usize>);

@@ -1,6 +1,6 @@
-//! OCaml: `.ml` files (implementations), tree-sitter-ocaml's `LANGUAGE_OCAML`; no
-//! declaration reader, a skeleton lexer (`skeleton_ocaml`: `let` bodies are never
-//! entered). Interfaces (`.mli`) need the grammar's other language,
+//! OCaml: `.ml` files (implementations), tree-sitter-ocaml's `LANGUAGE_OCAML`; a
+//! declaration reader (`ocaml_items`) and a skeleton lexer (`skeleton_ocaml`: `let`
+//! bodies are never entered). Interfaces (`.mli`) need the grammar's other language,
 //! `LANGUAGE_OCAML_INTERFACE`, and so would be a language of their own.
 //!
 //! The symbols are what universal-ctags' OCaml parser tags, at the top level and in
@@ -30,7 +30,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, ProbeSite, SkeletonLexer};
+use super::{Language, ProbeSite, Reader, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, has_child, one, token},
@@ -76,7 +76,10 @@ pub(super) const OCAML: Language = Language {
     ],
     attribute: |_| false,
     probe,
-    declarations: None,
+    declarations: Some(Reader {
+        read: crate::ocaml_items::parse,
+        name: Some(|src, _, name| crate::ocaml_items::name(src, name)),
+    }),
     skeleton: Some(SkeletonLexer {
         skippable: crate::skeleton_ocaml::skippable,
         mark: Some(crate::lex::parenthesize),

@@ -27,7 +27,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, SkeletonLexer};
+use super::{Language, Reader, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, named, one, signature},
@@ -74,7 +74,7 @@ pub(super) const PHP: Language = Language {
         Some(SymbolKind::Interface) => "function leanCtxProbe();",
         _ => "function lean_ctx_probe() {}",
     },
-    declarations: Some(crate::php_items::parse),
+    declarations: Some(Reader::new(crate::php_items::parse)),
     skeleton: Some(SkeletonLexer {
         skippable: skeleton_php::skippable,
         mark: None,

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, SkeletonLexer, at_attribute};
+use super::{Language, Reader, SkeletonLexer, at_attribute};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, named, one, text},
@@ -33,7 +33,7 @@ pub(super) const PYTHON: Language = Language {
     keywords: &["def", "class", "async"],
     attribute: at_attribute,
     probe: |_| "def lean_ctx_probe(): pass",
-    declarations: Some(python_items::parse),
+    declarations: Some(Reader::new(python_items::parse)),
     skeleton: Some(SkeletonLexer {
         skippable: skeleton_python::skippable,
         mark: Some(skeleton_python::mark),

@@ -17,7 +17,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, SkeletonLexer};
+use super::{Language, Reader, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, one, text},
@@ -42,7 +42,17 @@ pub(super) const R: Language = Language {
     keywords: &[],
     attribute: |_| false,
     probe: |_| "lean_ctx_probe <- function() NULL",
-    declarations: Some(crate::r_items::parse),
+    declarations: Some(Reader {
+        read: crate::r_items::parse,
+        // `` `%+%` ``: the name without its backticks, as `classify` names it.
+        name: Some(|src, _, name| {
+            Some(
+                String::from_utf8_lossy(&src[name])
+                    .trim_matches('`')
+                    .to_string(),
+            )
+        }),
+    }),
     skeleton: Some(SkeletonLexer {
         skippable: crate::skeleton_r::skippable,
         mark: None,

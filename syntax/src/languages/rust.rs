@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, SkeletonLexer};
+use super::{Language, Reader, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, descendant, field, named, one, signature, text},
@@ -50,7 +50,7 @@ pub(super) const RUST: Language = Language {
         SymbolKind::EnumMember => "LeanCtxProbe,",
         _ => "fn lean_ctx_probe() {}",
     },
-    declarations: Some(rust_items::parse),
+    declarations: Some(Reader::new(rust_items::parse)),
     skeleton: Some(SkeletonLexer {
         skippable: |src| RustLexer::new(src, true).skippable(),
         mark: None,

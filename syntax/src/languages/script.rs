@@ -4,7 +4,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, ProbeSite, SkeletonLexer, at_attribute};
+use super::{Language, ProbeSite, Reader, SkeletonLexer, at_attribute};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, named, one, signature, text},
@@ -69,7 +69,9 @@ pub(super) const TYPESCRIPT: Language = Language {
     keywords: KEYWORDS,
     attribute: at_attribute,
     probe,
-    declarations: Some(|src| ts_items::parse(Dialect::Script { jsx: false }, true, src)),
+    declarations: Some(Reader::new(|src| {
+        ts_items::parse(Dialect::Script { jsx: false }, true, src)
+    })),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Script { jsx: false }, src),
         mark: None,
@@ -89,7 +91,9 @@ pub(super) const TSX: Language = Language {
     keywords: KEYWORDS,
     attribute: at_attribute,
     probe,
-    declarations: Some(|src| ts_items::parse(Dialect::Script { jsx: true }, true, src)),
+    declarations: Some(Reader::new(|src| {
+        ts_items::parse(Dialect::Script { jsx: true }, true, src)
+    })),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Script { jsx: true }, src),
         mark: None,
@@ -109,7 +113,9 @@ pub(super) const JAVASCRIPT: Language = Language {
     keywords: KEYWORDS,
     attribute: at_attribute,
     probe,
-    declarations: Some(|src| ts_items::parse(Dialect::Script { jsx: true }, false, src)),
+    declarations: Some(Reader::new(|src| {
+        ts_items::parse(Dialect::Script { jsx: true }, false, src)
+    })),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Script { jsx: true }, src),
         mark: None,
