@@ -20,7 +20,7 @@
 //!   declaration readers that read a file's declarations off their tokens where
 //!   they can vouch for it (`rust_items`, `python_items`, `go_items`, `java_items`,
 //!   `ts_items`, `lua_items`, `php_items`, `csharp_items`, `r_items`,
-//!   `ocaml_items`; `lookahead` is their token lookahead).
+//!   `ocaml_items`, `haskell_items`; `lookahead` is their token lookahead).
 //! - [`languages`]: one module per language and the one table that registers them
 //!   ([`Lang`]): extensions, grammar, `classify`, comment rules, which fast paths.
 //!   Adding a language is a module there and one line (its module doc says how).
@@ -59,6 +59,7 @@ pub mod decl;
 #[cfg(any(test, feature = "harness"))]
 pub mod fast_check;
 mod go_items;
+mod haskell_items;
 mod java_items;
 pub mod languages;
 mod lex;

@@ -44,6 +44,18 @@ pub(super) fn skippable(src: &[u8]) -> Vec<Range<usize>> {
     scan(src).unwrap_or_default()
 }
 
+/// The tokens of `src`, comments left out (`haskell_items` reads declarations off
+/// them); `None` where the lexer cannot follow the text.
+pub(super) fn tokens(src: &[u8]) -> Option<Vec<Token>> {
+    let mut lex = Lexer {
+        cur: Cursor::new(src),
+        tokens: Vec::new(),
+        line_start: 0,
+    };
+    lex.tokens()?;
+    Some(lex.tokens)
+}
+
 /// The ranges [`skippable`] answers; `None` where the lexer cannot follow the text.
 fn scan(src: &[u8]) -> Option<Vec<Range<usize>>> {
     let mut lex = Lexer {
@@ -79,7 +91,7 @@ fn scan(src: &[u8]) -> Option<Vec<Range<usize>>> {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     /// A name, keyword or number.
     Word,
     /// A symbolic operator (`=`, `::`, `<$>`).
@@ -107,16 +119,16 @@ enum Cpp {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Token {
-    start: usize,
-    end: usize,
-    kind: Kind,
+pub(super) struct Token {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) kind: Kind,
     /// The first token on its line: its column decides the layout.
-    first: bool,
+    pub(super) first: bool,
     /// Where the comments after it on its line end (its own end if none are):
     /// tree-sitter-haskell ends a declaration after them when a layout block is
     /// still open there (`Lexer::expression`).
-    trail: usize,
+    pub(super) trail: usize,
 }
 
 struct Lexer<'a> {
@@ -137,13 +149,9 @@ impl Lexer<'_> {
         token.kind == Kind::Op && &self.cur.src[token.start..token.end] == op
     }
 
-    /// The column of `at`, in characters, as tree-sitter counts it.
+    /// The column of `at` ([`column`]).
     fn column(&self, at: usize) -> usize {
-        let line = memchr::memrchr(b'\n', &self.cur.src[..at]).map_or(0, |i| i + 1);
-        self.cur.src[line..at]
-            .iter()
-            .filter(|&&b| b & 0xC0 != 0x80)
-            .count()
+        column(self.cur.src, at)
     }
 
     /// Reads the whole text into tokens, comments left out.
@@ -512,42 +520,13 @@ impl Lexer<'_> {
         let (Some(first), Some(last)) = (tokens.first(), tokens.last()) else {
             return;
         };
-        let end = match self.block_open(tokens) {
+        let end = match block_open(self.cur.src, tokens) {
             true => last.trail,
             false => last.end,
         };
         if end - first.start >= 3 {
             self.cur.skip.push(first.start + 1..end - 1);
         }
-    }
-
-    /// Whether `tokens` leave a layout block open at their end: one opened outside
-    /// brackets (`where`, `do`, `mdo`, `rec`, `of`, `\case`, a `let` no `in` closes)
-    /// and not by an explicit `{`.
-    fn block_open(&self, tokens: &[Token]) -> bool {
-        let (mut depth, mut lets) = (0usize, 0usize);
-        for (i, t) in tokens.iter().enumerate() {
-            match t.kind {
-                Kind::Open(_) => depth += 1,
-                Kind::Close(_) => depth = depth.saturating_sub(1),
-                Kind::Word if depth == 0 => {
-                    let explicit = tokens
-                        .get(i + 1)
-                        .is_some_and(|n| n.kind == Kind::Open(b'{'));
-                    match &self.cur.src[t.start..t.end] {
-                        b"let" if !explicit => lets += 1,
-                        b"in" => lets = lets.saturating_sub(1),
-                        b"where" | b"do" | b"mdo" | b"rec" | b"of" if !explicit => return true,
-                        b"case" if i > 0 && self.is_op(&tokens[i - 1], b"\\") && !explicit => {
-                            return true;
-                        }
-                        _ => {}
-                    }
-                }
-                _ => {}
-            }
-        }
-        lets > 0
     }
 
     /// A `class` or `instance` declaration: the block after its `where`, if it has
@@ -581,6 +560,47 @@ impl Lexer<'_> {
         }
         Some(())
     }
+}
+
+/// The column of `at`, in characters, as tree-sitter counts it but for tabs (one
+/// here, eight to tree-sitter-haskell's scanner: `haskell_items` declines there).
+pub(super) fn column(src: &[u8], at: usize) -> usize {
+    let line = memchr::memrchr(b'\n', &src[..at]).map_or(0, |i| i + 1);
+    src[line..at].iter().filter(|&&b| b & 0xC0 != 0x80).count()
+}
+
+/// Whether `tokens` leave a layout block open at their end: one opened outside
+/// brackets (`where`, `do`, `mdo`, `rec`, `of`, `\case`, a `let` no `in` closes)
+/// and not by an explicit `{`.
+pub(super) fn block_open(src: &[u8], tokens: &[Token]) -> bool {
+    let (mut depth, mut lets) = (0usize, 0usize);
+    for (i, t) in tokens.iter().enumerate() {
+        match t.kind {
+            Kind::Open(_) => depth += 1,
+            Kind::Close(_) => depth = depth.saturating_sub(1),
+            Kind::Word if depth == 0 => {
+                let explicit = tokens
+                    .get(i + 1)
+                    .is_some_and(|n| n.kind == Kind::Open(b'{'));
+                match &src[t.start..t.end] {
+                    b"let" if !explicit => lets += 1,
+                    b"in" => lets = lets.saturating_sub(1),
+                    b"where" | b"do" | b"mdo" | b"rec" | b"of" if !explicit => return true,
+                    b"case"
+                        if i > 0
+                            && tokens[i - 1].kind == Kind::Op
+                            && &src[tokens[i - 1].start..tokens[i - 1].end] == b"\\"
+                            && !explicit =>
+                    {
+                        return true;
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    lets > 0
 }
 
 /// A byte of a symbolic operator (`reserved_symbolic` bytes excepted, as in

@@ -1,6 +1,6 @@
-//! Haskell: `.hs` files, tree-sitter-haskell; no declaration reader, a skeleton
-//! lexer (`skeleton_haskell`: equations' right-hand sides and signatures' types
-//! are never entered).
+//! Haskell: `.hs` files, tree-sitter-haskell; a declaration reader
+//! (`haskell_items`), a skeleton lexer (`skeleton_haskell`: equations' right-hand
+//! sides and signatures' types are never entered).
 //!
 //! The symbols are what universal-ctags' Haskell parser calls functions, types and
 //! constructors, with the members a class or an instance holds:
@@ -33,7 +33,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, ProbeSite, SkeletonLexer};
+use super::{Language, ProbeSite, Reader, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, field, one, signature, text, token},
@@ -65,7 +65,11 @@ pub(super) const HASKELL: Language = Language {
     ],
     attribute: |_| false,
     probe,
-    declarations: None,
+    declarations: Some(Reader {
+        read: crate::haskell_items::parse,
+        // Operators as `classify` names them (`(<+>)`), instances by their heads.
+        name: Some(crate::haskell_items::name),
+    }),
     skeleton: Some(SkeletonLexer {
         skippable: crate::skeleton_haskell::skippable,
         mark: Some(crate::lex::parenthesize),
