@@ -20,7 +20,8 @@
 //!   declaration readers that read a file's declarations off their tokens where
 //!   they can vouch for it (`rust_items`, `python_items`, `go_items`, `java_items`,
 //!   `ts_items`, `lua_items`, `php_items`, `csharp_items`, `r_items`,
-//!   `ocaml_items`, `haskell_items`; `lookahead` is their token lookahead).
+//!   `ocaml_items`, `haskell_items`, `c_items`; `lookahead` is their token
+//!   lookahead).
 //! - [`languages`]: one module per language and the one table that registers them
 //!   ([`Lang`]): extensions, grammar, `classify`, comment rules, which fast paths.
 //!   Adding a language is a module there and one line (its module doc says how).
@@ -53,6 +54,7 @@
 
 pub mod bom;
 mod bytes;
+mod c_items;
 mod classify;
 mod csharp_items;
 pub mod decl;

@@ -161,6 +161,9 @@ pub(crate) struct Lexer<'a> {
     /// what it opens.
     floor: Option<Floor>,
     holes: Vec<Hole>,
+    /// Every directive read (its `#` to its line's end, continuations and all) when
+    /// `Some`: `c_items` reads `#define`s and conditionals off them.
+    pub(crate) log: Option<Vec<Range<usize>>>,
 }
 
 impl<'a> Lexer<'a> {
@@ -177,6 +180,7 @@ impl<'a> Lexer<'a> {
             conditionals: Vec::new(),
             floor: None,
             holes: Vec::new(),
+            log: None,
         }
     }
 
@@ -251,6 +255,9 @@ impl<'a> Lexer<'a> {
                     let (branches, open) = (self.branches, self.conditionals.len());
                     self.directive()?;
                     self.directive_at = start;
+                    if let Some(log) = &mut self.log {
+                        log.push(start..self.cur.at);
+                    }
                     if self.branches != branches {
                         self.branch_at = start;
                         self.branch_if = self.conditionals.len() > open;

@@ -465,7 +465,12 @@ impl Walker<'_> {
         };
         // One of several names (`ts_items`): the signature as `script` builds it.
         let shared = decl.head.map(|head| {
-            let own = decl.name.start..decl.sig_end.unwrap_or(decl.name.end);
+            let start = (self.lang.language().declarations)
+                .and_then(|r| r.own_start)
+                .map_or(decl.name.start, |own_start| {
+                    own_start(self.src, decl.name.start)
+                });
+            let own = start..decl.sig_end.unwrap_or(decl.name.end);
             signature(&[&self.src[head], &self.src[own]].concat())
         });
         let shape = Shape {

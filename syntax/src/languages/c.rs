@@ -1,8 +1,9 @@
 //! C and C++: `.c` files read by tree-sitter-c; `.cc`, `.cpp`, `.cxx`, `.hpp`, … and
 //! `.h` by tree-sitter-cpp (headers are C++'s, as universal-ctags maps them: the C++
 //! grammar reads C headers as well as C's own does). One `classify` serves both, C's
-//! node kinds being a subset of C++'s. No declaration reader; the skeleton lexer
-//! (`skeleton_c`) leaves function bodies and initializers out of the parse.
+//! node kinds being a subset of C++'s. The declaration reader (`c_items`) reads C,
+//! and C++ written in C's subset; elsewhere the skeleton lexer (`skeleton_c`)
+//! leaves function bodies and initializers out of the parse.
 //!
 //! A symbol is what universal-ctags lists by default, and prototypes:
 //!
@@ -34,7 +35,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, ProbeSite, SkeletonLexer};
+use super::{Language, ProbeSite, Reader, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, field, has_child, signature, text, token},
@@ -90,7 +91,11 @@ pub(super) const C: Language = Language {
     ],
     attribute: is_attribute,
     probe,
-    declarations: None,
+    declarations: Some(Reader {
+        read: crate::c_items::parse,
+        name: None,
+        own_start: Some(crate::c_items::own_start),
+    }),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_c::skippable(Dialect::C, src),
         mark: None,
@@ -147,7 +152,11 @@ pub(super) const CPP: Language = Language {
     ],
     attribute: is_attribute,
     probe,
-    declarations: None,
+    declarations: Some(Reader {
+        read: crate::c_items::parse_cpp,
+        name: None,
+        own_start: Some(crate::c_items::own_start),
+    }),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_c::skippable(Dialect::Cpp, src),
         mark: Some(skeleton_c::mark),

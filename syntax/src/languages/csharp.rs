@@ -88,6 +88,7 @@ pub(super) const CSHARP: Language = Language {
         read: crate::csharp_items::parse,
         // Operators and destructors are named by what is before their name.
         name: Some(|src, _, name| crate::csharp_items::name(src, name)),
+        own_start: None,
     }),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_c::skippable(Dialect::CSharp, src),

@@ -69,6 +69,7 @@ pub(super) const HASKELL: Language = Language {
         read: crate::haskell_items::parse,
         // Operators as `classify` names them (`(<+>)`), instances by their heads.
         name: Some(crate::haskell_items::name),
+        own_start: None,
     }),
     skeleton: Some(SkeletonLexer {
         skippable: crate::skeleton_haskell::skippable,

@@ -111,6 +111,10 @@ pub(crate) struct Reader {
     /// for the file.
     pub read: fn(&[u8]) -> Option<Vec<Decl>>,
     pub name: Option<DeclName>,
+    /// Where the text of one of several names (a [`Decl`] with a `head`) starts,
+    /// from its name's start, where it starts before its name (C's declarators:
+    /// `*b` of `int a, *b;`); `None`: at its name.
+    pub own_start: Option<fn(&[u8], usize) -> usize>,
 }
 
 /// A declaration's name where the walker's is not its name's bytes as they stand
@@ -121,7 +125,11 @@ pub(crate) type DeclName = fn(&[u8], SymbolKind, Range<usize>) -> Option<String>
 impl Reader {
     /// A reader whose names are their bytes.
     pub(crate) const fn new(read: fn(&[u8]) -> Option<Vec<Decl>>) -> Reader {
-        Reader { read, name: None }
+        Reader {
+            read,
+            name: None,
+            own_start: None,
+        }
     }
 }
 

@@ -79,6 +79,7 @@ pub(super) const OCAML: Language = Language {
     declarations: Some(Reader {
         read: crate::ocaml_items::parse,
         name: Some(|src, _, name| crate::ocaml_items::name(src, name)),
+        own_start: None,
     }),
     skeleton: Some(SkeletonLexer {
         skippable: crate::skeleton_ocaml::skippable,

@@ -52,6 +52,7 @@ pub(super) const R: Language = Language {
                     .to_string(),
             )
         }),
+        own_start: None,
     }),
     skeleton: Some(SkeletonLexer {
         skippable: crate::skeleton_r::skippable,

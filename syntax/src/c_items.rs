@@ -1,0 +1,1572 @@
+//! C declarations read straight off the tokens, without a syntax tree: what the
+//! walker takes from tree-sitter-c's tree (`languages/c.rs`), and from
+//! tree-sitter-cpp's for a header (or C++ file) written in C's subset, for the
+//! files this reader can vouch for.
+//!
+//! A file is directives and declarations: specifiers (storage classes,
+//! qualifiers, `__attribute__((…))`, `__declspec(…)`) around one type (a word, a
+//! primitive type, sizes such as `unsigned long`, or `struct`, `union`, `enum`
+//! with a tag, a body or both), then declarators (pointers, parentheses, arrays,
+//! parameters) ended by `;`, or one followed by a function's body. Bodies,
+//! parameter lists, array sizes, initializers and bit widths are skipped as
+//! balanced groups of the skeleton lexer's tokens ([`skeleton_c::Lexer`], which
+//! knows C's literals, comments, continuations and directives); the member lists
+//! of structs, unions and enums are read. Symbols are those of `classify` in
+//! `languages/c.rs`: each declarator's name (a function, prototype, variable,
+//! constant, field, type alias), the tagged type defined, an anonymous type's
+//! members under its first name or loose where it declares none, enumerators
+//! sharing an anonymous enum's range when its list opens on their line; a
+//! typedef's name alone in parentheses is none. One of several names keeps the
+//! declaration's head in its signature (`symbols.rs` joins it to the name's own
+//! declarator, from [`own_start`]). In C++ an `extern "C" {…}` block's
+//! declarations are the file's, and a braceless `extern "C"` starts the one it
+//! holds.
+//!
+//! Directives are logged by the lexer. Between declarations a `#define` is a
+//! macro (but an include guard, a valueless `#define X` right inside `#ifndef X`),
+//! and a conditional is followed as tree-sitter reads it, every branch in turn;
+//! every branch must close what it opens (`Lexer::balanced_branches`) and the
+//! conditional must end in the list it began in. Inside a skipped `{…}` anything
+//! goes; elsewhere inside a declaration a directive declines.
+//!
+//! Macros: `FOO(x);` alone is a call (no symbol), `FOO(x) y;` declares `y` of the
+//! macro's type, `static LIST_HEAD(x);` and `TEST_BEGIN(x) {…}` declare `x`. Where
+//! a declaration holds two types (`static NORETURN void f(void)`, `void NORETURN
+//! f(void)`, `T *JET_MUTABLE name`, a macro's "type" holding a literal, a
+//! declaration without its `;` before `static`), tree-sitter fails on it: the
+//! reader reads it as one declaration, and `fast_check` compares only what is
+//! outside such failures. So does it for a C header's `extern "C" {` and `}`
+//! each alone in an `#ifdef __cplusplus`, which it reads without them.
+//!
+//! It is strict elsewhere: old-style parameter declarations, attributes after a
+//! C declarator without parameters, `[[…]]`, `_Atomic`, `typeof`, `asm`, calling
+//! conventions, a qualifier inside a sized type (`unsigned const int`), `typedef`
+//! after a specifier, a comment or qualifier in the text of one of several names,
+//! a conditional without its name on its line or with text after it, and for
+//! C++ every word of its own (`class`, `namespace`, `template`, `operator`, …),
+//! `::`, `&`, `FOO(x);`, a definition without a type and brace initialization
+//! answer `None`, and the skeleton parse answers (tree-sitter-cpp, which knows no
+//! macro's type, fails on `FOO(x) y;`).
+
+use std::ops::Range;
+
+use crate::SymbolKind as K;
+
+use super::{
+    rust_items::Decl,
+    skeleton_c::{Dialect, Lexer, Tok},
+};
+
+/// The declarations of a C file, or `None` where this reader cannot vouch for the
+/// answer.
+pub(super) fn parse(src: &[u8]) -> Option<Vec<Decl>> {
+    read(Dialect::C, src)
+}
+
+/// The declarations of a C++ file (a header, mostly) written in C's subset, or
+/// `None`.
+pub(super) fn parse_cpp(src: &[u8]) -> Option<Vec<Decl>> {
+    match without_cplusplus_linkage(src) {
+        Some(text) => read(Dialect::Cpp, &text),
+        None => read(Dialect::Cpp, src),
+    }
+}
+
+/// A C header's `#ifdef __cplusplus` / `extern "C" {` / `#endif`, and the `}`
+/// closing it the same way, blanked (offsets kept); `None` without one. Each
+/// branch leaves a brace open, which tree-sitter-cpp fails on; without the two,
+/// the header reads as C, its declarations where the walker lists them either way
+/// (an `extern "C"` block's are the file's).
+fn without_cplusplus_linkage(src: &[u8]) -> Option<Vec<u8>> {
+    const OPEN: &[u8] = b"#ifdef __cplusplus";
+    let mut out: Option<Vec<u8>> = None;
+    for at in memchr::memmem::find_iter(src, OPEN) {
+        let line = |from: usize| {
+            let end = memchr::memchr(b'\n', &src[from..]).map_or(src.len(), |i| from + i + 1);
+            (from, end)
+        };
+        if at > 0 && src[at - 1] != b'\n' {
+            continue;
+        }
+        let (_, first) = line(at);
+        let (body, second) = line(first);
+        let (end, third) = line(second);
+        let inner = src[body..second].trim_ascii();
+        let endif = src[end..third].trim_ascii();
+        if !comment_only(&src[at + OPEN.len()..first])
+            || !matches!(inner, b"extern \"C\" {" | b"}")
+            || !endif.starts_with(b"#endif")
+            || !comment_only(&endif[b"#endif".len()..])
+        {
+            continue;
+        }
+        let text = out.get_or_insert_with(|| src.to_vec());
+        for b in &mut text[at..third] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    out
+}
+
+fn read(dialect: Dialect, src: &[u8]) -> Option<Vec<Decl>> {
+    let mut lex = Lexer::new(src, dialect);
+    lex.cur.record = false;
+    lex.balanced_branches();
+    lex.log = Some(Vec::new());
+    let mut r = Reader {
+        lex,
+        src,
+        cpp: dialect == Dialect::Cpp,
+        ahead: Vec::new(),
+        held: None,
+        logged: 0,
+        conditionals: Vec::new(),
+        level: 0,
+        last_end: 0,
+    };
+    let mut out = Vec::new();
+    r.items(Ctx::TOP, &mut out)?;
+    (r.conditionals.is_empty() && r.lex.conditionals.is_empty()).then_some(out)
+}
+
+/// Where the declarator naming `name` starts, as the walker's signature of one of
+/// several names takes it (`*b` of `int a, *b;`, `(*f)` of `int a, (*f)(void);`):
+/// past the `*`, `(` and blanks right before the name.
+pub(crate) fn own_start(src: &[u8], name: usize) -> usize {
+    let mut at = name;
+    while at > 0 && matches!(src[at - 1], b'*' | b'(' | b' ' | b'\t' | b'\r' | b'\n') {
+        at -= 1;
+    }
+    at + src[at..name]
+        .iter()
+        .take_while(|b| b.is_ascii_whitespace())
+        .count()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum T {
+    Word,
+    Open(u8),
+    Close(u8),
+    Punct(u8),
+    /// `::`, a string or a character literal: never in a declaration's head.
+    Other,
+    /// A directive, `#` to its line's end.
+    Directive,
+    Eof,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Token {
+    t: T,
+    start: usize,
+    end: usize,
+}
+
+/// A conditional open: the container level it opened at, the name of an
+/// `#ifndef`, and whether its first branch is being read.
+struct Conditional {
+    level: u32,
+    ifndef: Option<Range<usize>>,
+    first: bool,
+}
+
+/// Where items are read.
+#[derive(Clone, Copy)]
+struct Ctx {
+    /// In a struct's or union's member list.
+    fields: bool,
+    /// Ends at a `}`: a member list, or the block of an `extern "C"`.
+    closed: bool,
+    /// In an enum's list: only conditionals may stand there.
+    enumerators: bool,
+    /// The members of an anonymous enum declaring nothing are listed here sharing
+    /// its range when its list opens on their line (`opened_on_first_line` in
+    /// `languages/c.rs`): they do unless what holds them is an enum, a variable or
+    /// a field. `None`: not known yet (the body of an anonymous struct, whose
+    /// symbol is its first declarator's).
+    shares: Option<bool>,
+}
+
+impl Ctx {
+    const TOP: Ctx = Ctx {
+        fields: false,
+        closed: false,
+        enumerators: false,
+        shares: Some(true),
+    };
+}
+
+/// The type a declaration's specifiers name.
+#[derive(Default)]
+struct Type {
+    /// `struct`, `union` or `enum` with a body.
+    kind: Option<K>,
+    tag: Option<Range<usize>>,
+    /// Where the body opens, and its members.
+    body: Option<usize>,
+    members: Vec<Decl>,
+    /// An anonymous enum's members would share its range (its list opens on the
+    /// line of its first member).
+    on_first_line: bool,
+    /// A type named at all (a word, or a `struct`, `union`, `enum`).
+    named: bool,
+    /// Named by `struct`, `union` or `enum`.
+    keyword: bool,
+    /// Named by a word alone, no primitive type.
+    plain: bool,
+    /// `signed`, `unsigned`, `long`, `short`.
+    sized: bool,
+    /// A directive stands in its enum list.
+    branched: bool,
+    /// Two types (`static NORETURN void f(void)`): tree-sitter-c fails on the
+    /// declaration.
+    doubled: bool,
+}
+
+/// One declarator: its name, where it starts, whether it declares a function (the
+/// name's own declarator takes the parameters), whether the object is `const`
+/// (`constant` in `languages/c.rs`), and where its signature stops.
+struct Declarator {
+    start: usize,
+    name: Range<usize>,
+    function: bool,
+    constant: Option<bool>,
+    sig_end: usize,
+    /// The name alone in parentheses.
+    hidden: bool,
+    /// It takes parameters.
+    params: bool,
+}
+
+struct Reader<'a> {
+    lex: Lexer<'a>,
+    src: &'a [u8],
+    /// tree-sitter-cpp's reading (`.h` and C++ files).
+    cpp: bool,
+    /// Tokens looked at and not taken, in order.
+    ahead: Vec<Token>,
+    /// The token read after directives still to be handed out.
+    held: Option<Token>,
+    /// Of the lexer's logged directives, those handed out.
+    logged: usize,
+    conditionals: Vec<Conditional>,
+    /// Member lists entered.
+    level: u32,
+    /// Where the last token taken ends.
+    last_end: usize,
+}
+
+/// Deeper nesting of member lists is declined: the walker stops at 64 containers.
+const MAX_LEVEL: u32 = 32;
+
+/// Specifiers tree-sitter-c reads as storage classes or qualifiers.
+const SPECIFIERS: &[&[u8]] = &[
+    b"static",
+    b"extern",
+    b"auto",
+    b"register",
+    b"inline",
+    b"__inline",
+    b"__inline__",
+    b"__forceinline",
+    b"thread_local",
+    b"__thread",
+    b"const",
+    b"constexpr",
+    b"volatile",
+    b"restrict",
+    b"__restrict__",
+    b"_Noreturn",
+    b"noreturn",
+    b"typedef",
+];
+
+/// Words that are no name and no type of their own.
+const RESERVED: &[&[u8]] = &[
+    b"if",
+    b"else",
+    b"while",
+    b"for",
+    b"do",
+    b"switch",
+    b"case",
+    b"default",
+    b"return",
+    b"break",
+    b"continue",
+    b"goto",
+    b"sizeof",
+    b"struct",
+    b"union",
+    b"enum",
+    b"signed",
+    b"unsigned",
+    b"long",
+    b"short",
+    b"true",
+    b"false",
+    b"NULL",
+    b"nullptr",
+    b"asm",
+    b"__asm__",
+    b"__asm",
+    b"typeof",
+    b"__typeof__",
+    b"__typeof",
+    b"_Atomic",
+    b"_Alignas",
+    b"alignas",
+    b"_Alignof",
+    b"alignof",
+    b"_Generic",
+    b"_Static_assert",
+    b"static_assert",
+    b"_Thread_local",
+    b"__restrict",
+    b"__extension__",
+    b"__attribute__",
+    b"__attribute",
+    b"__declspec",
+    b"offsetof",
+    b"__based",
+    b"__cdecl",
+    b"__clrcall",
+    b"__stdcall",
+    b"__fastcall",
+    b"__thiscall",
+    b"__vectorcall",
+    b"_unaligned",
+    b"__unaligned",
+    b"__try",
+    b"__leave",
+    b"__finally",
+    b"__except",
+    b"_Complex",
+    b"__complex__",
+    b"_Imaginary",
+    b"_Nonnull",
+    b"_Nullable",
+    // A primitive type to one grammar, a name to the other.
+    b"_Bool",
+];
+
+/// C++'s words the reader does not read (classes, templates, namespaces, …):
+/// where one stands, it declines.
+const CPP: &[&[u8]] = &[
+    b"class",
+    b"namespace",
+    b"template",
+    b"typename",
+    b"public",
+    b"private",
+    b"protected",
+    b"operator",
+    b"virtual",
+    b"friend",
+    b"using",
+    b"explicit",
+    b"mutable",
+    b"this",
+    b"new",
+    b"delete",
+    b"noexcept",
+    b"throw",
+    b"decltype",
+    b"static_cast",
+    b"dynamic_cast",
+    b"reinterpret_cast",
+    b"const_cast",
+    b"consteval",
+    b"constinit",
+    b"concept",
+    b"requires",
+    b"co_await",
+    b"co_return",
+    b"co_yield",
+    b"try",
+    b"catch",
+    b"final",
+    b"override",
+    b"wchar_t",
+];
+
+/// tree-sitter-c's primitive types: types, never names.
+const PRIMITIVE: &[&[u8]] = &[
+    b"void",
+    b"char",
+    b"int",
+    b"float",
+    b"double",
+    b"bool",
+    b"size_t",
+    b"ssize_t",
+    b"ptrdiff_t",
+    b"intptr_t",
+    b"uintptr_t",
+    b"charptr_t",
+    b"nullptr_t",
+    b"max_align_t",
+    b"int8_t",
+    b"int16_t",
+    b"int32_t",
+    b"int64_t",
+    b"uint8_t",
+    b"uint16_t",
+    b"uint32_t",
+    b"uint64_t",
+    b"char8_t",
+    b"char16_t",
+    b"char32_t",
+];
+
+const SIZED: &[&[u8]] = &[b"signed", b"unsigned", b"long", b"short"];
+
+/// Whether `w` is in `list` (of words starting with a lowercase letter or `_`,
+/// and `NULL`: most names are not).
+fn listed(list: &[&[u8]], w: &[u8]) -> bool {
+    w.first()
+        .is_some_and(|b| b.is_ascii_lowercase() || *b == b'_' || *b == b'N')
+        && list.contains(&w)
+}
+
+impl<'a> Reader<'a> {
+    /// The next token off the lexer, the directives before it first.
+    fn pull(&mut self) -> Option<Token> {
+        let log = self.lex.log.as_mut()?;
+        if self.logged < log.len() {
+            let d = log[self.logged].clone();
+            self.logged += 1;
+            return Some(Token {
+                t: T::Directive,
+                start: d.start,
+                end: d.end,
+            });
+        }
+        log.clear();
+        self.logged = 0;
+        if let Some(t) = self.held.take() {
+            return Some(t);
+        }
+        let t = match self.lex.next() {
+            None if self.lex.cur.confused => return None,
+            None => Token {
+                t: T::Eof,
+                start: self.src.len(),
+                end: self.src.len(),
+            },
+            Some(tok) => {
+                let (start, end) = (self.lex.start, self.lex.cur.at);
+                let t = match tok {
+                    Tok::Word(..) => T::Word,
+                    Tok::Open(b, _) => T::Open(b),
+                    Tok::Close(b) => T::Close(b),
+                    Tok::Punct(b) => T::Punct(b),
+                    Tok::Scope | Tok::Literal => T::Other,
+                };
+                Token { t, start, end }
+            }
+        };
+        if self.lex.log.as_ref().is_some_and(|l| !l.is_empty()) {
+            self.held = Some(t);
+            return self.pull();
+        }
+        Some(t)
+    }
+
+    fn peek(&mut self, n: usize) -> Option<Token> {
+        while self.ahead.len() <= n {
+            let t = self.pull()?;
+            self.ahead.push(t);
+        }
+        Some(self.ahead[n])
+    }
+
+    fn take(&mut self) -> Option<Token> {
+        let t = match self.ahead.is_empty() {
+            true => self.pull(),
+            false => Some(self.ahead.remove(0)),
+        }?;
+        self.last_end = t.end;
+        Some(t)
+    }
+
+    /// A word that is no name and no type of its own.
+    fn reserved(&self, w: &[u8]) -> bool {
+        listed(RESERVED, w) || (self.cpp && listed(CPP, w))
+    }
+
+    fn text(&self, t: Token) -> &'a [u8] {
+        &self.src[t.start..t.end]
+    }
+
+    fn word(&mut self, n: usize) -> Option<&'a [u8]> {
+        let t = self.peek(n)?;
+        (t.t == T::Word).then(|| self.text(t))
+    }
+
+    fn is(&mut self, n: usize, t: T) -> bool {
+        self.peek(n).is_some_and(|p| p.t == t)
+    }
+
+    /// Past the group `open` (taken) opens, through its closer; where that ends. A
+    /// directive inside must stand among statements or initializers, in braces.
+    fn skip_group(&mut self, open: Token) -> Option<usize> {
+        let T::Open(b) = open.t else {
+            return None;
+        };
+        let braces = b == b'{';
+        let mut depth = 1usize;
+        // What is read ahead already, token by token; then straight off the lexer.
+        while !self.ahead.is_empty()
+            || self.held.is_some()
+            || self.lex.log.as_ref().is_some_and(|l| l.len() > self.logged)
+        {
+            let t = self.take()?;
+            match t.t {
+                T::Open(_) => depth += 1,
+                T::Close(_) => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(t.end);
+                    }
+                }
+                T::Directive if !braces => return None,
+                T::Eof => return None,
+                _ => {}
+            }
+        }
+        let floor = self.lex.cur.open.len() + 1 - depth;
+        loop {
+            if let Tok::Close(_) = self.lex.next()? {
+                if self.lex.cur.open.len() < floor {
+                    break;
+                }
+            }
+        }
+        let log = self.lex.log.as_mut()?;
+        if !braces && !log.is_empty() {
+            return None;
+        }
+        log.clear();
+        self.logged = 0;
+        self.last_end = self.lex.cur.at;
+        Some(self.lex.cur.at)
+    }
+
+    /// The token after the group opening at the `n`th token ahead, and whether a
+    /// literal is in the group.
+    fn after_group(&mut self, n: usize) -> Option<(Token, bool)> {
+        let mut depth = 0usize;
+        let mut literal = false;
+        let mut i = n;
+        loop {
+            let t = self.peek(i)?;
+            i += 1;
+            match t.t {
+                T::Open(_) => depth += 1,
+                T::Close(_) => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some((self.peek(i)?, literal));
+                    }
+                }
+                T::Other => literal = true,
+                T::Directive | T::Eof => return None,
+                _ => {}
+            }
+        }
+    }
+
+    /// The items of the file (to its end), of a member list or of an `extern "C"`
+    /// block (to its `}`, taken).
+    fn items(&mut self, ctx: Ctx, out: &mut Vec<Decl>) -> Option<()> {
+        loop {
+            let t = self.peek(0)?;
+            match t.t {
+                T::Eof if !ctx.closed => return Some(()),
+                T::Close(b'}') if ctx.closed => {
+                    self.take();
+                    return Some(());
+                }
+                T::Directive => {
+                    self.take();
+                    self.directive(t, ctx, out)?;
+                }
+                _ => self.item(ctx, out)?,
+            }
+        }
+    }
+
+    /// A directive between items: a `#define` is a symbol, unless it guards the
+    /// header; a conditional is followed.
+    fn directive(&mut self, d: Token, ctx: Ctx, out: &mut Vec<Decl>) -> Option<()> {
+        let src = self.src;
+        let line = &src[d.start..d.end];
+        let mut at = 1 + blanks(&line[1..]);
+        let name_len = line[at..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        let name = &line[at..at + name_len];
+        at += name_len;
+        let top = self.conditionals.last();
+        let here = top.is_some_and(|c| c.level == self.level);
+        match name {
+            b"if" | b"ifdef" | b"ifndef" | b"elif" | b"elifdef" | b"elifndef"
+                if line[at..].trim_ascii().is_empty() =>
+            {
+                // tree-sitter-c takes its argument from the next line.
+                return None;
+            }
+            b"ifdef" | b"ifndef" | b"elifdef" | b"elifndef" | b"else" | b"endif"
+                if !comment_only(match name {
+                    b"else" | b"endif" => &line[at..],
+                    _ => {
+                        let word = at + blanks(&line[at..]);
+                        &line[word + word_len(&line[word..])..]
+                    }
+                }) =>
+            {
+                // tree-sitter-c reads on after a name (or none) as code.
+                return None;
+            }
+            b"if" | b"ifdef" | b"ifndef" => {
+                let word = at + blanks(&line[at..]);
+                let len = word_len(&line[word..]);
+                self.conditionals.push(Conditional {
+                    level: self.level,
+                    ifndef: (name == b"ifndef" && len > 0)
+                        .then(|| d.start + word..d.start + word + len),
+                    first: true,
+                });
+            }
+            b"elif" | b"elifdef" | b"elifndef" | b"else" if here => {
+                self.conditionals.last_mut()?.first = false;
+            }
+            b"endif" if here => {
+                self.conditionals.pop();
+            }
+            b"elif" | b"elifdef" | b"elifndef" | b"else" | b"endif" => return None,
+            _ if ctx.enumerators => return None,
+            b"define" => {
+                let skipped = blanks(&line[at..]);
+                if skipped == 0 {
+                    return None;
+                }
+                at += skipped;
+                let len = word_len(&line[at..]);
+                if len == 0 || line[at].is_ascii_digit() {
+                    return None;
+                }
+                let name = d.start + at..d.start + at + len;
+                at += len;
+                let function = line.get(at) == Some(&b'(');
+                if function {
+                    at += 1 + line[at + 1..].iter().position(|b| *b == b')')? + 1;
+                    if line[name.end - d.start..at].contains(&b'\n') {
+                        return None;
+                    }
+                }
+                let params_end = at;
+                // The value starts past blanks, continued lines and block
+                // comments followed by more; tree-sitter reads a `//` comment
+                // there as no value.
+                let mut commented = false;
+                loop {
+                    at += blanks(&line[at..]);
+                    match line.get(at..at + 2) {
+                        Some(b"\\\n") => at += 2,
+                        Some(b"\\\r") if line.get(at + 2) == Some(&b'\n') => at += 3,
+                        Some(b"/*") => {
+                            let close = line[at + 2..].windows(2).position(|w| w == b"*/")?;
+                            at += 2 + close + 2;
+                            commented = true;
+                        }
+                        _ => break,
+                    }
+                }
+                let candidate = !function
+                    && top.is_some_and(|c| {
+                        c.first
+                            && c.level == self.level
+                            && c.ifndef
+                                .as_ref()
+                                .is_some_and(|g| src[g.clone()] == src[name.clone()])
+                    });
+                let value = match line.get(at) {
+                    // Whether a comment is a value matters only to a guard.
+                    _ if candidate && commented => return None,
+                    None | Some(b'\n' | b'\r') => None,
+                    Some(b'/') if line.get(at + 1) == Some(&b'/') => None,
+                    Some(b'\\') => return None,
+                    Some(_) => Some(d.start + at),
+                };
+                if !(candidate && value.is_none()) {
+                    let sig_end = value.unwrap_or(d.start + params_end);
+                    out.push(decl(K::Macro, name, d.start..d.end, d.start, Some(sig_end)));
+                }
+            }
+            b"include" if ctx.fields => return None,
+            b"" => return None,
+            _ => {}
+        }
+        Some(())
+    }
+
+    /// One item: a declaration, a type definition, a function definition, or `;`.
+    fn item(&mut self, ctx: Ctx, out: &mut Vec<Decl>) -> Option<()> {
+        let first = self.peek(0)?;
+        let start = first.start;
+        if first.t == T::Punct(b';') && !ctx.fields {
+            // An empty statement (after a function's body, say): no symbol.
+            self.take();
+            return Some(());
+        }
+        let mut core = None;
+        if self.cpp && self.text(first) == b"extern" && self.is(1, T::Other) {
+            // `extern "C"`: a block the walker descends into, or the start of the
+            // one declaration it holds (`outer` in `languages/c.rs`).
+            if ctx.closed || self.src[self.peek(1)?.start] != b'"' {
+                return None;
+            }
+            self.take();
+            self.take();
+            if self.is(0, T::Open(b'{')) {
+                self.take();
+                self.level += 1;
+                let ctx = Ctx {
+                    closed: true,
+                    ..Ctx::TOP
+                };
+                self.items(ctx, out)?;
+                self.level -= 1;
+                return Some(());
+            }
+            core = Some(start);
+        }
+        let mut typedef = false;
+        let mut constant = false;
+        let mut ty = Type::default();
+        loop {
+            let t = self.peek(0)?;
+            if t.t == T::Open(b'[') {
+                return None;
+            }
+            if t.t != T::Word {
+                break;
+            }
+            let w = self.text(t);
+            if w == b"__attribute__" || w == b"__declspec" {
+                self.take();
+                let open = self.take()?;
+                if open.t != T::Open(b'(') {
+                    return None;
+                }
+                self.skip_group(open)?;
+                continue;
+            }
+            if listed(SPECIFIERS, w) {
+                // tree-sitter-c's type definitions start with `typedef`.
+                // Nor is a qualifier within `unsigned const int` the declaration's.
+                if (w == b"typedef" && t.start != start) || (ty.sized && !ty.named) {
+                    return None;
+                }
+                self.take();
+                core.get_or_insert(t.start);
+                typedef |= w == b"typedef";
+                constant |= w == b"const" || w == b"constexpr";
+                continue;
+            }
+            if listed(SIZED, w) {
+                // `redisAtomic unsigned long n;` is one type to tree-sitter-c, a
+                // primitive type or a `struct` before a size none.
+                if ty.named && !ty.plain {
+                    return None;
+                }
+                self.take();
+                core.get_or_insert(t.start);
+                ty.sized = true;
+                continue;
+            }
+            let kind = match w {
+                b"struct" => Some(K::Struct),
+                b"union" => Some(K::Union),
+                b"enum" => Some(K::Enum),
+                _ => None,
+            };
+            if let Some(kind) = kind {
+                if ty.named || ty.sized {
+                    return None;
+                }
+                self.take();
+                core.get_or_insert(t.start);
+                self.tagged(kind, &mut ty)?;
+                continue;
+            }
+            if self.reserved(w) || w[0].is_ascii_digit() {
+                return None;
+            }
+            let primitive = listed(PRIMITIVE, w);
+            if ty.named {
+                // A name, unless a declarator follows it (`static NORETURN void
+                // f(void)`, `void NORETURN f(void)`): two types, which
+                // tree-sitter-c fails on, so what is read of them is compared with
+                // nothing (`fast_check`).
+                let next = self.peek(1)?;
+                let typed = next.t == T::Punct(b'*')
+                    || (next.t == T::Word && self.text(next) != b"__attribute__");
+                // A primitive type before anything else is a name to it (`c
+                // int;`, `LUALIB_API int (luaopen_cjson) (lua_State *L);` in
+                // redis 7.0's script_lua.c).
+                if primitive && !typed {
+                    return None;
+                }
+                if !typed {
+                    break;
+                }
+                ty.doubled = true;
+                self.take();
+                continue;
+            }
+            if ty.sized && !primitive {
+                // `unsigned x;`: the name (tree-sitter-c's `sized_type_specifier`
+                // takes a type name only at a lower precedence).
+                let next = self.peek(1)?;
+                if matches!(
+                    next.t,
+                    T::Punct(b';' | b',' | b'=' | b':') | T::Open(b'[' | b'(')
+                ) {
+                    break;
+                }
+            }
+            if !primitive && self.is(1, T::Open(b'(')) {
+                // `FOO(x);` alone is a call; `FOO(x) y;` declares `y` of a macro's
+                // type (no type holds a literal: `GIT_PATH_FUNC(a, "b")` is no
+                // type, and tree-sitter-c fails there); else `FOO` is the type and
+                // the group a declarator (`static LIST_HEAD(x);` declares `x`,
+                // `TEST_BEGIN(x) {…}` defines `x`).
+                if typedef {
+                    return None;
+                }
+                let (after, literal) = self.after_group(1)?;
+                let statement = t.start == start && !ctx.fields;
+                if literal && after.t == T::Word && !ctx.fields {
+                    // `static GIT_PATH_FUNC(a, "b")` then a declaration: a macro
+                    // invocation of its own, which tree-sitter-c fails on.
+                    self.take();
+                    let open = self.take()?;
+                    self.skip_group(open)?;
+                    return Some(());
+                }
+                let macro_type = match after.t {
+                    // tree-sitter-cpp reads a definition without a type as a
+                    // constructor's, named by the macro.
+                    _ if self.cpp && statement => return None,
+                    T::Punct(b';') if statement => {
+                        while self.take()?.end < after.end {}
+                        return Some(());
+                    }
+                    T::Word => self.text(after) != b"__attribute__",
+                    T::Punct(b'*') => !statement,
+                    T::Open(b'{') => false,
+                    _ if statement => return None,
+                    _ => false,
+                };
+                if macro_type {
+                    // tree-sitter-cpp knows no macro's type: it fails there.
+                    ty.doubled |= self.cpp;
+                    self.take();
+                    let open = self.take()?;
+                    self.skip_group(open)?;
+                    core.get_or_insert(t.start);
+                    ty.named = true;
+                    ty.doubled |= literal;
+                    continue;
+                }
+            }
+            self.take();
+            core.get_or_insert(t.start);
+            ty.named = true;
+            ty.plain = !primitive && !ty.sized;
+        }
+        if !(ty.named || ty.sized) {
+            // A stray `;` or a statement.
+            return None;
+        }
+        let core = core?;
+        let mut names: Vec<Declarator> = Vec::new();
+        let end = loop {
+            if names.is_empty() && self.is(0, T::Punct(b';')) {
+                break self.take()?.end;
+            }
+            let mut d = self.declarator()?;
+            // `int (x);` at the top is a cast to tree-sitter-cpp.
+            if self.cpp && d.hidden && !ctx.fields && !typedef {
+                return None;
+            }
+            // `T *JET_MUTABLE name`: a name after a declarator without parameters
+            // (which old-style parameter declarations may follow), where
+            // tree-sitter-c fails.
+            while self.word(0).is_some_and(|w| {
+                w != b"__attribute__" && !self.reserved(w) && !listed(SPECIFIERS, w)
+            }) && (ty.doubled || !d.params)
+            {
+                ty.doubled = true;
+                d = self.declarator()?;
+            }
+            while self.word(0) == Some(b"__attribute__") {
+                // A function declarator holds the attributes after its parameters;
+                // tree-sitter-cpp leaves them out of another declarator.
+                if !(d.params || self.cpp) {
+                    return None;
+                }
+                self.take();
+                let open = self.take()?;
+                if open.t != T::Open(b'(') {
+                    return None;
+                }
+                let end = self.skip_group(open)?;
+                if d.params {
+                    d.sig_end = end;
+                }
+            }
+            // `static GIT_PATH_FUNC(a, "b")` then `static …`: no `;` ends the
+            // first, which tree-sitter-c fails on (no old-style parameter
+            // declaration is `static`); what follows is another declaration.
+            if (ty.doubled || d.params)
+                && matches!(self.word(0), Some(b"static" | b"extern" | b"typedef"))
+            {
+                names.push(d);
+                let end = self.last_end;
+                return self.declaration(ctx, start..end, core, typedef, constant, ty, names, out);
+            }
+            let mut t = self.take()?;
+            match t.t {
+                T::Punct(b'=') if !ctx.fields => {
+                    d.sig_end = self.peek(0)?.start;
+                    self.value()?;
+                    t = self.take()?;
+                }
+                T::Punct(b':') if ctx.fields => {
+                    self.value()?;
+                    t = self.take()?;
+                }
+                // tree-sitter-cpp reads `int x {…}` as a variable, and a type
+                // with a macro before its name (`struct EXPORT Name {…}`) as a
+                // function, which `languages/c.rs` lists as the type.
+                T::Open(b'{')
+                    if (d.params || !(self.cpp || ty.keyword))
+                        && names.is_empty()
+                        && !ctx.fields
+                        && !typedef
+                        && ty.body.is_none() =>
+                {
+                    let end = self.skip_group(t)?;
+                    out.push(decl(K::Function, d.name, start..end, core, Some(t.start)));
+                    return Some(());
+                }
+                _ => {}
+            }
+            names.push(d);
+            match t.t {
+                T::Punct(b',') => {}
+                T::Punct(b';') => break t.end,
+                _ => return None,
+            }
+        };
+        self.declaration(ctx, start..end, core, typedef, constant, ty, names, out)
+    }
+
+    /// A declaration's symbols (`declaration` in `languages/c.rs`): the type it
+    /// defines with a body and a tag, and one per declarator.
+    #[allow(clippy::too_many_arguments)]
+    fn declaration(
+        &mut self,
+        ctx: Ctx,
+        bytes: Range<usize>,
+        core: usize,
+        typedef: bool,
+        constant: bool,
+        mut ty: Type,
+        names: Vec<Declarator>,
+        out: &mut Vec<Decl>,
+    ) -> Option<()> {
+        let src = self.src;
+        let anonymous = ty.body.is_some() && ty.tag.is_none();
+        if anonymous && names.is_empty() {
+            // Its members are listed where it is.
+            if ty.kind == Some(K::Enum) && ty.on_first_line {
+                if ty.branched {
+                    return None;
+                }
+                if ctx.shares? {
+                    for m in &mut ty.members {
+                        // Its own text is the signature, comments and all.
+                        if has_comment(&src[m.bytes.clone()]) {
+                            return None;
+                        }
+                        m.sig_end = Some(m.bytes.end);
+                        m.bytes = bytes.clone();
+                    }
+                }
+            }
+            out.append(&mut ty.members);
+            return Some(());
+        }
+        let mut members = std::mem::take(&mut ty.members);
+        if let (Some(kind), Some(tag), Some(body)) = (ty.kind, ty.tag.clone(), ty.body) {
+            let mut d = decl(kind, tag, bytes.clone(), core, Some(body));
+            d.members = std::mem::take(&mut members);
+            out.push(d);
+        }
+        let head_end = ty.body.or(names.first().map(|d| d.start)).unwrap_or(core);
+        for (i, d) in names.into_iter().enumerate() {
+            // `typedef struct foo {…} foo;` names the struct once.
+            let tag = ty
+                .tag
+                .as_ref()
+                .is_some_and(|t| src[t.clone()] == src[d.name.clone()]);
+            if typedef && (d.hidden || tag) {
+                continue;
+            }
+            let body = i == 0 && anonymous;
+            let kind = match (typedef, body) {
+                (true, true) => ty.kind?,
+                (true, false) => K::TypeAlias,
+                _ if d.function && ctx.fields => K::Method,
+                _ if d.function => K::Function,
+                _ if ctx.fields => K::Field,
+                _ if d.constant.unwrap_or(constant) => K::Constant,
+                _ => K::Variable,
+            };
+            let mut out_decl = decl(kind, d.name.clone(), bytes.clone(), core, Some(d.sig_end));
+            if ty.body.is_some() || i > 0 {
+                // The signature is the head and the declarator's own text
+                // (`symbols.rs` joins them): the reader vouches for that text
+                // being what the walker takes.
+                if own_start(src, d.name.start) != d.start
+                    || core > head_end
+                    || has_comment(&src[core..head_end])
+                    || has_comment(&src[d.start..d.sig_end])
+                {
+                    return None;
+                }
+                out_decl.head = Some(core..head_end);
+            }
+            if body {
+                out_decl.members = std::mem::take(&mut members);
+            }
+            out.push(out_decl);
+        }
+        Some(())
+    }
+
+    /// After `struct`, `union` or `enum`: its attributes, tag and body.
+    fn tagged(&mut self, kind: K, ty: &mut Type) -> Option<()> {
+        while self.word(0) == Some(b"__attribute__") {
+            self.take();
+            let open = self.take()?;
+            if open.t != T::Open(b'(') {
+                return None;
+            }
+            self.skip_group(open)?;
+        }
+        let mut tag = None;
+        if let Some(w) = self.word(0) {
+            if self.reserved(w)
+                || listed(PRIMITIVE, w)
+                || listed(SPECIFIERS, w)
+                || listed(SIZED, w)
+                || w[0].is_ascii_digit()
+            {
+                return None;
+            }
+            let t = self.take()?;
+            tag = Some(t.start..t.end);
+        }
+        ty.named = true;
+        ty.keyword = true;
+        if !self.is(0, T::Open(b'{')) {
+            return tag.map(|_| ());
+        }
+        let open = self.take()?;
+        ty.kind = Some(kind);
+        ty.body = Some(open.start);
+        if kind == K::Enum {
+            self.enumerators(open, ty)?;
+        } else {
+            self.level += 1;
+            if self.level > MAX_LEVEL {
+                return None;
+            }
+            let ctx = Ctx {
+                fields: true,
+                closed: true,
+                enumerators: false,
+                shares: tag.is_some().then_some(true),
+            };
+            self.items(ctx, &mut ty.members)?;
+            self.level -= 1;
+        }
+        ty.tag = tag;
+        Some(())
+    }
+
+    /// An enum's list, `{` taken, through its `}`.
+    fn enumerators(&mut self, open: Token, ty: &mut Type) -> Option<()> {
+        let src = self.src;
+        self.level += 1;
+        if self.level > MAX_LEVEL {
+            return None;
+        }
+        let ctx = Ctx {
+            fields: false,
+            closed: true,
+            enumerators: true,
+            shares: None,
+        };
+        loop {
+            let t = self.take()?;
+            match t.t {
+                T::Close(b'}') => {
+                    self.level -= 1;
+                    return Some(());
+                }
+                T::Directive => {
+                    ty.branched = true;
+                    self.directive(t, ctx, &mut Vec::new())?;
+                }
+                T::Word if !self.reserved(self.text(t)) && !src[t.start].is_ascii_digit() => {
+                    if ty.members.is_empty() {
+                        ty.on_first_line = !src[open.start..t.start].contains(&b'\n');
+                    }
+                    let mut end = t.end;
+                    if self.is(0, T::Punct(b'=')) {
+                        self.take();
+                        loop {
+                            let v = self.peek(0)?;
+                            match v.t {
+                                T::Punct(b',') | T::Close(b'}') => break,
+                                T::Open(_) => {
+                                    self.take();
+                                    end = self.skip_group(v)?;
+                                }
+                                T::Close(_) | T::Directive | T::Eof => return None,
+                                _ => {
+                                    self.take();
+                                    end = v.end;
+                                }
+                            }
+                        }
+                    }
+                    ty.members.push(decl(
+                        K::EnumMember,
+                        t.start..t.end,
+                        t.start..end,
+                        t.start,
+                        None,
+                    ));
+                    if self.is(0, T::Punct(b',')) {
+                        self.take();
+                    } else if !self.is(0, T::Close(b'}')) {
+                        return None;
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A declarator, to its name and past its arrays and parameters.
+    fn declarator(&mut self) -> Option<Declarator> {
+        let start = self.peek(0)?.start;
+        Some(Declarator {
+            start,
+            ..self.nested(0)?
+        })
+    }
+
+    /// A declarator at `depth` parentheses.
+    fn nested(&mut self, depth: u32) -> Option<Declarator> {
+        if depth > 8 {
+            return None;
+        }
+        let mut pointer = None;
+        while self.is(0, T::Punct(b'*')) {
+            self.take();
+            let mut constant = false;
+            while let Some(w) = self.word(0) {
+                if !matches!(w, b"const" | b"volatile" | b"restrict" | b"__restrict__") {
+                    break;
+                }
+                constant |= w == b"const";
+                self.take();
+            }
+            pointer = Some(constant);
+        }
+        let t = self.take()?;
+        let mut d = match t.t {
+            T::Word => {
+                let w = self.text(t);
+                if self.reserved(w)
+                    || listed(PRIMITIVE, w)
+                    || listed(SPECIFIERS, w)
+                    || listed(SIZED, w)
+                    || w[0].is_ascii_digit()
+                {
+                    return None;
+                }
+                Declarator {
+                    start: t.start,
+                    name: t.start..t.end,
+                    function: self.is(0, T::Open(b'(')),
+                    constant: None,
+                    sig_end: t.end,
+                    hidden: false,
+                    params: false,
+                }
+            }
+            T::Open(b'(') => {
+                let bare = !self.is(0, T::Punct(b'*'));
+                let inner = self.nested(depth + 1)?;
+                let close = self.take()?;
+                if close.t != T::Close(b')') {
+                    return None;
+                }
+                // `(name)`: tree-sitter-c's typedef names nothing there
+                // (`declared` in `languages/c.rs` finds no identifier).
+                let bare = bare && inner.sig_end == inner.name.end;
+                Declarator {
+                    sig_end: close.end,
+                    hidden: inner.hidden || bare,
+                    ..inner
+                }
+            }
+            _ => return None,
+        };
+        loop {
+            let t = self.peek(0)?;
+            match t.t {
+                T::Open(b'(') => {
+                    self.take();
+                    d.sig_end = self.skip_group(t)?;
+                    d.constant = Some(false);
+                    d.params = true;
+                }
+                T::Open(b'[') => {
+                    self.take();
+                    d.sig_end = self.skip_group(t)?;
+                }
+                _ => break,
+            }
+        }
+        if d.constant.is_none() {
+            d.constant = pointer;
+        }
+        Some(d)
+    }
+
+    /// An initializer or a bit field's width: to the `,` or `;` after it.
+    fn value(&mut self) -> Option<()> {
+        loop {
+            let t = self.peek(0)?;
+            match t.t {
+                T::Punct(b',' | b';') => return Some(()),
+                T::Open(_) => {
+                    self.take();
+                    self.skip_group(t)?;
+                }
+                T::Close(_) | T::Directive | T::Eof => return None,
+                _ => {
+                    self.take();
+                }
+            }
+        }
+    }
+}
+
+fn decl(
+    kind: K,
+    name: Range<usize>,
+    bytes: Range<usize>,
+    core: usize,
+    sig_end: Option<usize>,
+) -> Decl {
+    Decl {
+        kind,
+        name,
+        bytes,
+        core,
+        sig_end,
+        members: Vec::new(),
+        impl_of: None,
+        qualifier: None,
+        head: None,
+    }
+}
+
+/// Whether `s` holds a comment's opener.
+fn has_comment(s: &[u8]) -> bool {
+    s.windows(2).any(|w| w == b"/*" || w == b"//")
+}
+
+/// Whether `s` holds only blanks and a comment.
+fn comment_only(s: &[u8]) -> bool {
+    let s = s.trim_ascii();
+    s.is_empty()
+        || s.starts_with(b"//")
+        || (s.starts_with(b"/*")
+            && s.ends_with(b"*/")
+            && s[2..].windows(2).filter(|w| *w == b"*/").count() == 1)
+}
+
+/// Spaces and tabs at the start of `s`.
+fn blanks(s: &[u8]) -> usize {
+    s.iter().take_while(|b| matches!(b, b' ' | b'\t')).count()
+}
+
+fn word_len(s: &[u8]) -> usize {
+    s.iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse, parse_cpp};
+    use crate::{
+        Lang,
+        fast_check::{outline, outside_failures},
+        symbols::{Parse, extract_with},
+        tests::{Generated, reader_agrees},
+    };
+
+    /// Each of these parses cleanly whole, and the reader vouches for it and lists
+    /// what the whole parse does.
+    #[test]
+    fn declarations_read_as_the_whole_parse_reads_them() {
+        for src in [
+            "int a, *b, (*c)(int), d[3];\nstatic const char *const names[] = {\"a\"};\n",
+            "static inline int *\nptr(void) { return 0; }\nint f(void) {};\n;\n",
+            "int f(void) __attribute__((noreturn));\n__attribute__((unused)) static int a;\nstatic __attribute__((unused)) int b;\n__declspec(dllexport) int c(void);\n",
+            "struct X;\nstatic struct Y { int a : 3, b; } y;\nstruct Z { int (*f)(void); int g(void); char *const p; };\n",
+            "typedef void fn(int);\nchar *const cp = 0;\nunsigned u;\nunsigned long ul, *pul;\nlong f1(void);\n",
+            "typedef enum { E1 = 1 << 2, E2 = (3) } E;\nstruct W { enum { WA, WB } m; enum { WC = 1 }; };\n",
+            "struct V { union { int i; float f; }; struct { int j; } named; };\nint (*getfn(int x))(void);\n",
+            "enum { A, B };\nenum { C,\n  D };\nenum {\n  E,\n  F\n};\nstruct { int x; } s1, *s2;\ntypedef struct n { int a; } N, *PN;\n",
+            "typedef struct node {\n  struct node *next, *prev;\n  union { int i; } u;\n} node_t;\ntypedef struct stream stream;\n",
+            "enum e {\n  A,\n#ifdef X\n  B,\n#else\n  B = 2,\n#endif\n  C\n};\n",
+            "struct s {\n  int a;\n#define SZ 3\n#ifdef X\n  int b;\n#else\n  int c;\n#endif\n#pragma pack\n};\n",
+            "#ifndef X_H\n#define X_H\n#define Y // c\n#define Z /* c */\n#define W \\\n  1\n#define V(a) \\\n  a\n#define  U   /* a */ 2\n#endif\n",
+            "#ifndef G\n#define G // guard\n#endif\n#ifdef H\n#define H\n#endif\n#ifndef I\n#else\n#define I\n#endif\n",
+            "typedef int (fn_t)(int);\ntypedef int ((fn2_t))(int);\ntypedef int (*fp_t)(int);\nint (x);\nstruct S { int (y); };\n",
+            "static LIST_HEAD(work_head);\nFOO(x);\nFOO(a, b);\nFOO(x) y;\nstatic FOO(x) *z;\n",
+            "TEST_BEGIN(test_a) {\n\tint x = 1;\n}\nTEST_END\n\nTEST_BEGIN(test_b) {\n}\n",
+            "int f(int a) {\n#ifdef X\n  return 1;\n#else\n  return 2;\n#endif\n}\nconst int k = 1, *p;\n",
+            "/** Doc. */\nstatic int a; // trailing\n/* c */ int /* c */ b /* c */;\nint c = /* c */ 1;\n",
+            "struct s { struct { int a; } x, y; enum { P = 1, Q } e; };\n",
+        ] {
+            assert_eq!(reader_agrees(Lang::C, src), Some(true), "{src}");
+        }
+    }
+
+    /// Headers the C++ grammar reads, in C's subset.
+    #[test]
+    fn headers_read_as_tree_sitter_cpp_reads_them() {
+        for src in [
+            "#ifndef X_H\n#define X_H\nstruct S { int a; int (*f)(void); int g(void); } ;\nint const c = 1;\nbool d;\n#endif\n",
+            "extern \"C\" {\nint a;\nint f(void);\n}\nextern \"C\" int g(void);\nextern \"C\" int h(void) { return 0; }\n",
+            "typedef int (fn_t)(int);\n",
+            "struct S { int (y); int module; int import; };\n",
+            "typedef struct n { int a; } N, *PN;\nstruct { int x; } s1, *s2;\nint a, *b, (*c)(int), d[3];\nenum { A, B };\n",
+            "int f(void) __attribute__((noreturn));\nstruct T { int x __attribute__((aligned(8))); };\ntypedef BOOL _Bool2;\n",
+            "struct S { redisAtomic unsigned long value; };\nstatic inline int f(void) { return 0; }\n",
+        ] {
+            assert_eq!(reader_agrees(Lang::Cpp, src), Some(true), "{src}");
+        }
+        for src in [
+            "class C { int a; };",
+            "namespace n { int a; }",
+            "template <typename T> T f(T t);",
+            "int &r = x;",
+            "int x{3};",
+            "std::string s;",
+            "FOO(x);",
+            "TEST_BEGIN(x) {\n}\n",
+            "int (x);",
+            "static LIST_HEAD(work_head);",
+            "struct S { int f() const { return 0; } };",
+        ] {
+            assert!(parse_cpp(src.as_bytes()).is_none(), "vouched for {src:?}");
+        }
+    }
+
+    /// Clean text this reader cannot vouch for.
+    #[test]
+    fn what_it_cannot_vouch_for_is_left_to_tree_sitter() {
+        for src in [
+            // Old-style parameter declarations.
+            "int h(a) int a; { return a; }\n",
+            // A call the grammar reads as no declaration.
+            "monotime (*getMonotonicUs)(void) = NULL;\n",
+            // A primitive type before `(` is a name to tree-sitter-c.
+            "LUALIB_API int (luaopen_cjson) (lua_State *L);\n",
+            // A qualifier between a later name and its `*`.
+            "const int k1 = 1, *const k3 = 0;\n",
+            // A comment in a later name's own text.
+            "int a, *b /* c */ [2];\n",
+            "x = 1;\n",
+            "int f(\n#ifdef X\nint a\n#else\nint b\n#endif\n);\n",
+        ] {
+            assert!(parse(src.as_bytes()).is_none(), "vouched for {src:?}");
+        }
+        for src in [
+            "int f(void) {",
+            "struct s { int a;",
+            "#ifdef X\nint a;\n",
+            "#endif\n",
+            "int a = \"unterminated;\n",
+            "enum { A B };",
+        ] {
+            assert!(parse(src.as_bytes()).is_none(), "vouched for {src:?}");
+        }
+        assert!(parse(b"").is_some_and(|d| d.is_empty()));
+        let deep = "struct s { ".repeat(100) + &"} x; ".repeat(100);
+        assert!(parse(deep.as_bytes()).is_none());
+    }
+
+    /// Declarations tree-sitter fails on (macros it cannot know): the reader reads
+    /// them whole, and outside them lists what a parse without them does.
+    #[test]
+    fn macros_tree_sitter_fails_on_are_read_whole() {
+        let c = [
+            "static NORETURN void die(const char *s)\n{\n}\nint a;\n",
+            "static void NORETURN die(const char *s)\n{\n}\nint a;\n",
+            "static GIT_PATH_FUNC(git_path_todo_file, \"sequencer/todo\")\nstatic int x;\nint y;\n",
+            "REDIS_NO_SANITIZE(\"bounds\")\nint f(void) { return 0; }\nint a;\n",
+            "int a;\nX(three)\nint b;\nint c;\n",
+            "witness_t *JET_MUTABLE witness = impl;\nint b;\n",
+            "static redisAtomic size_t used_memory = 0;\nint a;\n",
+            "TEST_BEGIN(a) {\n}\nTEST_END\n\nint\nmain(void) {\n\treturn 0;\n}\nint b;\n",
+        ]
+        .map(|src| (Lang::C, src));
+        // A C header's `extern "C"` block, opened and closed in conditionals.
+        let cpp = [
+            "#ifdef __cplusplus\nextern \"C\" {\n#endif\nint a;\nint f(void);\n#ifdef __cplusplus\n}\n#endif\nint b;\n",
+            "#ifndef X_H\n#define X_H\n#ifdef __cplusplus\nextern \"C\" {\n#endif\nint a;\n#ifdef __cplusplus\n}\n#endif\n#endif\n",
+            "static NORETURN void die(const char *s);\nint a;\n",
+            "static FOO(x) *z;\nint a;\n",
+        ]
+        .map(|src| (Lang::Cpp, src));
+        for (lang, src) in c.into_iter().chain(cpp) {
+            let fast = extract_with(lang, src.as_bytes(), Parse::Declarations);
+            assert!(
+                extract_with(lang, src.as_bytes(), Parse::Whole)
+                    .syntax_error
+                    .is_some(),
+                "{src}"
+            );
+            let read = (lang.language().declarations.expect("a reader").read)(src.as_bytes());
+            assert!(read.is_some(), "declined {src:?}");
+            let outside = outside_failures(lang, src.as_bytes(), &fast).expect("clean text");
+            assert_eq!(outside.difference, None, "{src}\n{}", outline(&fast));
+        }
+    }
+
+    /// Declarations and stray tokens strung together at random: on every text the
+    /// grammar reads cleanly, the reader declines or lists what the whole parse
+    /// does.
+    #[test]
+    fn generated_declarations_read_as_the_whole_parse_reads_them() {
+        let statements = [
+            "int a;",
+            "static const char *s = \"x\";",
+            "int a, *b, c[2];",
+            "int f(void);",
+            "int f(int a) { return a; }",
+            "static inline void *\ng(void) { return 0; }",
+            "struct s { int a; char *b; };",
+            "struct s;",
+            "typedef struct { int x; } t;",
+            "typedef struct n { struct n *next; } n_t, *n_p;",
+            "typedef int (*cb)(int);",
+            "enum e { A, B = 2 };",
+            "enum { C, D };",
+            "union u { int i; float f; } v;",
+            "#define M 1",
+            "#define F(a) (a)",
+            "#ifndef M",
+            "#ifdef X",
+            "#else",
+            "#endif",
+            "#include <x.h>",
+            "FOO(x);",
+            "FOO(x) y;",
+            "static LIST_HEAD(h);",
+            "unsigned long n;",
+            "const int k = 1;",
+            "int *const p = 0;",
+            ";",
+            "extern \"C\" {",
+            "}",
+            "extern \"C\" int e(void);",
+        ];
+        let tokens = [
+            "int",
+            "static",
+            "const",
+            "*",
+            "x",
+            "(",
+            ")",
+            "{",
+            "}",
+            ";",
+            ",",
+            "=",
+            "1",
+            "struct",
+            "enum",
+            "typedef",
+            "[",
+            "]",
+            ":",
+            "/* c */",
+            "__attribute__((x))",
+            "#define",
+            "unsigned",
+            "FOO",
+        ];
+        let breaks = [" ", "\n", " /* c */\n", "// c\n", "\t", "\r\n"];
+        for lang in [Lang::C, Lang::Cpp] {
+            let (clean, vouched) = Generated {
+                lang,
+                prefix: "",
+                statements: &statements,
+                tokens: &tokens,
+                token_one_in: 4,
+                breaks: &breaks,
+                respace: true,
+                rounds: 4000,
+            }
+            .run();
+            assert!(
+                vouched > 300 && vouched * 10 > clean * 6,
+                "{lang:?}: {vouched} of {clean}"
+            );
+        }
+    }
+
+    /// The reader vouches for nearly every file of the conformance corpus
+    /// (`daemon/benches/fetch-conformance.sh`: libuv), or the first index is slow
+    /// again; `fast_check` compares what it reads with whole parses.
+    #[test]
+    fn the_reader_vouches_for_nearly_every_file_of_real_code() {
+        crate::tests::follows_real_code("c", &["c"], 100, 5, |src| parse(src).is_some());
+        // libuv's headers, which the C++ grammar reads.
+        crate::tests::follows_real_code("c", &["h"], 20, 30, |src| parse_cpp(src).is_some());
+    }
+}
