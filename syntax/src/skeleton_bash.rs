@@ -31,6 +31,19 @@
 //! parse; any syntax error of the skeleton sends the file to a whole parse too
 //! (`any_error` in `languages/bash.rs`), as a misread reserved word can move a `}`
 //! far from where the error shows.
+//!
+//! **As tree-sitter-bash reads it**, where that is not as plain, the lexer follows
+//! it or gives up: a reserved word after an assignment, a redirection or `!` (but `[[`
+//! and `(`) is a command's name, and so are `time`, `coproc` and a `do` with no
+//! loop; a heredoc's body ends at the first line that starts with its delimiter
+//! after blanks (the lexer gives up on a body with such a line before its own
+//! end), and a line of only `\` continues the command before it (it gives up).
+//!
+//! **Marks** ([`marks`]): for the declaration reader (`bash_items`), the lexer
+//! also tells where functions are defined and where the frames the walker looks
+//! into open and close, and whether each definition or `if` starts a statement
+//! there (not after `&&` or `|`, not in a loop's condition), so no syntax tree is
+//! needed for the files it can follow.
 
 use std::ops::Range;
 
@@ -44,17 +57,73 @@ pub(super) fn skippable(src: &[u8]) -> Vec<Range<usize>> {
 
 /// The ranges [`skippable`] answers; `None` where the lexer cannot follow the text.
 fn scan(src: &[u8]) -> Option<Vec<Range<usize>>> {
-    let mut lex = Lexer {
-        cur: Cursor::new(src),
-        frames: Vec::new(),
-        heredocs: Vec::new(),
-        command: true,
-        body_next: false,
-        for_do: false,
-        nesting: 0,
-    };
-    lex.code(None)?;
-    (!lex.cur.confused && lex.frames.is_empty()).then_some(lex.cur.skip)
+    Lexer::new(src, None).read().map(|lex| lex.cur.skip)
+}
+
+/// What `bash_items` reads declarations from: the [`Mark`]s of the text, in order;
+/// `None` where the lexer cannot follow it.
+pub(crate) fn marks(src: &[u8]) -> Option<Vec<Mark>> {
+    let mut lex = Lexer::new(src, Some(Vec::new()));
+    // Comments are for skeletons: none recorded, nothing allocated for them.
+    lex.cur.record = false;
+    lex.read()?.marks
+}
+
+/// What the walker may list, as the lexer reads it (for `bash_items`): function
+/// definitions, and the frames around them the walker looks into (a function's `{ …
+/// }` body, an `if`), in a frame it looks into, where the text is. Each `heredoc`
+/// says a heredoc's body was still to come on a later line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mark {
+    /// A function's name was read (and its `()` if any, to `head_end`): its
+    /// definition starts at `start` (the name, or `function`). `plain`: it starts a
+    /// statement of the frame's list, not in a loop's condition, nor `function`
+    /// where tree-sitter-bash reads it as a bare command's name (only then is it
+    /// the node the walker counts). A pipeline's or list's later command is not
+    /// marked, nor what is in it.
+    Function {
+        start: usize,
+        name: (usize, usize),
+        head_end: usize,
+        plain: bool,
+        heredoc: bool,
+    },
+    /// The body of the function just marked (`{` or `(`) opens at `at`.
+    Body { at: usize, heredoc: bool },
+    /// An `if` that starts a statement (as `Function`'s `plain` says) opens.
+    If { heredoc: bool },
+    /// An `if` that may or may not be in a loop's condition opens.
+    Unsure,
+    /// What the last `Body` or `If` still open opened closes: its `}`, `)` or `fi`
+    /// starts at `at`.
+    Close { at: usize, heredoc: bool },
+}
+
+/// The loops whose condition (or word list) is being read in a frame.
+#[derive(Clone, Copy, Debug, Default)]
+struct Loops {
+    /// `while`, `until`, `for` and `select` read, less the `do`s and `for` bodies
+    /// in braces read.
+    open: u32,
+    /// The last one read is a `for` or `select`, whose body may be `{ … }`.
+    brace: bool,
+}
+
+/// What a command starting here is part of: the walker counts only statements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lead {
+    /// A statement of the innermost frame's list starts here.
+    Statement,
+    /// A later command of a pipeline or list, or the one `!` negates (also on the
+    /// next line: `a &&⏎ b`).
+    Command,
+    /// Inside a command: a line break or `;` ends it.
+    Other,
+    /// A statement starts here, after a line break that ended a command of two or
+    /// more assignments and redirections only (`redirected`: one of them a
+    /// redirection), which tree-sitter-bash may read on with a `function` (or,
+    /// when `redirected`, a compound command's first word) as its name.
+    Bare { redirected: bool },
 }
 
 /// Something open that a later token closes.
@@ -94,6 +163,12 @@ struct Open {
     /// Opened after a heredoc on the line: the heredoc's body is in it, its start
     /// not.
     in_heredoc_line: bool,
+    /// The loops whose condition was being read around it (restored when it closes).
+    loops: Loops,
+    /// The walker looks for functions in it (for [`Mark`]s).
+    walked: bool,
+    /// A [`Mark`] was made when it opened: one is made when it closes.
+    marked: bool,
 }
 
 /// A heredoc whose body starts on the next line.
@@ -108,6 +183,20 @@ struct Heredoc {
 /// How deep `$(…)` and `${…}` may nest before the lexer gives up (the stack is the
 /// limit: each is a call).
 const MAX_NESTING: usize = 64;
+
+/// The reserved words that start a compound command.
+const OPENERS: [&[u8]; 10] = [
+    b"{",
+    b"if",
+    b"case",
+    b"for",
+    b"select",
+    b"while",
+    b"until",
+    b"[[",
+    b"!",
+    b"function",
+];
 
 /// Whether `b` ends a word (Bash's metacharacters).
 fn is_meta(b: u8) -> bool {
@@ -131,9 +220,73 @@ struct Lexer<'a> {
     for_do: bool,
     /// `$(…)` and `${…}` open.
     nesting: usize,
+    /// What a command starting here is part of.
+    lead: Lead,
+    /// The loops whose condition (or word list) is being read in the innermost frame.
+    loops: Loops,
+    /// Assignments and redirections read in a command that has no name yet.
+    bare: u32,
+    /// One of them is a redirection.
+    bare_redirected: bool,
+    /// The [`Mark`]s made so far, where they are wanted.
+    marks: Option<Vec<Mark>>,
+    /// A function was just marked: its body is to be marked.
+    marked_function: bool,
 }
 
-impl Lexer<'_> {
+impl<'a> Lexer<'a> {
+    fn new(src: &'a [u8], marks: Option<Vec<Mark>>) -> Lexer<'a> {
+        Lexer {
+            cur: Cursor::new(src),
+            frames: Vec::new(),
+            heredocs: Vec::new(),
+            command: true,
+            body_next: false,
+            for_do: false,
+            nesting: 0,
+            lead: Lead::Statement,
+            loops: Loops::default(),
+            bare: 0,
+            bare_redirected: false,
+            marks,
+            marked_function: false,
+        }
+    }
+
+    /// The whole text read; `None` where the lexer cannot follow it.
+    fn read(mut self) -> Option<Self> {
+        self.code(None)?;
+        (!self.cur.confused && self.frames.is_empty()).then_some(self)
+    }
+
+    /// Whether a command starting here is a statement the walker counts, where it
+    /// looks.
+    fn plain(&self) -> bool {
+        matches!(self.lead, Lead::Statement | Lead::Bare { .. }) && self.loops.open == 0
+    }
+
+    /// An assignment or a redirection (`redirection`) was read where `lead` was:
+    /// counted while the command has no name (after a line break too, where
+    /// tree-sitter-bash reads on a bare command).
+    fn bare_item(&mut self, lead: Lead, redirection: bool) {
+        (self.bare, self.bare_redirected) = match lead {
+            Lead::Other if self.bare == 0 => (0, false),
+            Lead::Other | Lead::Bare { .. } => (self.bare + 1, self.bare_redirected || redirection),
+            Lead::Statement | Lead::Command => (1, redirection),
+        };
+    }
+
+    /// Whether the walker looks for functions in the innermost frame.
+    fn walked(&self) -> bool {
+        self.frames.last().is_none_or(|o| o.walked)
+    }
+
+    fn mark(&mut self, mark: Mark) {
+        if let Some(marks) = &mut self.marks {
+            marks.push(mark);
+        }
+    }
+
     fn peek(&self, ahead: usize) -> Option<u8> {
         self.cur.peek(ahead)
     }
@@ -163,8 +316,13 @@ impl Lexer<'_> {
             }
             let start = self.cur.at;
             match b {
-                b' ' | b'\t' | b'\r' => self.cur.at += 1,
+                b' ' | b'\t' | b'\r' => self.cur.skip_while(|c| matches!(c, b' ' | b'\t' | b'\r')),
                 b'\\' if self.cur.line_break(start + 1) > 0 => {
+                    // Right after a line break, tree-sitter-bash reads on the command
+                    // that line break ended.
+                    if start > 0 && self.cur.src[start - 1] == b'\n' {
+                        return self.cur.confused();
+                    }
                     self.cur.at += 1 + self.cur.line_break(start + 1);
                 }
                 b'\n' => {
@@ -172,6 +330,14 @@ impl Lexer<'_> {
                     self.heredoc_bodies()?;
                     if self.top() != Some(Frame::Case(Case::Subject)) {
                         self.command = true;
+                    }
+                    if self.lead == Lead::Other {
+                        self.lead = match self.bare {
+                            0 | 1 => Lead::Statement,
+                            _ => Lead::Bare {
+                                redirected: self.bare_redirected,
+                            },
+                        };
                     }
                 }
                 b'#' => {
@@ -190,16 +356,20 @@ impl Lexer<'_> {
                         self.item_end()?;
                     }
                     self.command = true;
+                    self.lead = Lead::Statement;
                 }
                 b'&' | b'|' => {
                     self.cur.at += 1;
                     // `&>` and `&>>` redirect; `&&`, `||`, `|&`, `&`, `|` end a
                     // command.
                     if b == b'&' && self.peek(0) == Some(b'>') {
-                        self.redirection()?;
+                        self.redirected()?;
                     } else {
+                        self.lead = Lead::Command;
                         if matches!(self.peek(0), Some(b'&' | b'|')) {
                             self.cur.at += 1;
+                        } else if b == b'&' {
+                            self.lead = Lead::Statement;
                         }
                         self.command = true;
                     }
@@ -208,11 +378,13 @@ impl Lexer<'_> {
                     self.cur.at += 2;
                     self.arithmetic(b'(', 2)?;
                     self.command = false;
+                    (self.lead, self.bare) = (Lead::Other, 0);
                 }
                 b'(' if self.command => {
                     self.cur.at += 1;
-                    self.body_next = false;
                     self.open(Frame::Paren);
+                    self.body_next = false;
+                    self.lead = Lead::Statement;
                 }
                 b'(' => return self.cur.confused(),
                 b')' => {
@@ -221,12 +393,14 @@ impl Lexer<'_> {
                     }
                     self.close(start);
                     self.cur.at += 1;
+                    (self.lead, self.bare) = (Lead::Other, 0);
                 }
                 b'<' | b'>' if self.peek(1) == Some(b'(') => {
                     self.cur.at += 2;
                     self.substitution()?;
+                    (self.lead, self.bare) = (Lead::Other, 0);
                 }
-                b'<' | b'>' => self.redirection()?,
+                b'<' | b'>' => self.redirected()?,
                 _ => self.word()?,
             }
         }
@@ -238,12 +412,48 @@ impl Lexer<'_> {
 
     /// Opens `frame`, its interior starting here.
     fn open(&mut self, frame: Frame) {
+        let body = std::mem::take(&mut self.marked_function);
+        let (mut marked, mut walked) = (false, false);
+        if self.marks.is_some() {
+            // Where its opener is (`{`, `(`), and a heredoc's body to come.
+            let (at, heredoc) = (self.cur.at - 1, !self.heredocs.is_empty());
+            let mark = match frame {
+                // A function's `( … )` body is no container of the walker's.
+                Frame::Brace { body: true } if body => Some((Mark::Body { at, heredoc }, true)),
+                Frame::Paren if body && self.body_next => Some((Mark::Body { at, heredoc }, false)),
+                Frame::If { .. } if self.walked() && self.plain() => {
+                    Some((Mark::If { heredoc }, true))
+                }
+                // In a loop's condition, where tree-sitter-bash may read it
+                // otherwise than Bash (reserved words in `while if …`).
+                Frame::If { .. } if self.walked() && self.lead == Lead::Statement => {
+                    Some((Mark::Unsure, false))
+                }
+                _ => None,
+            };
+            if let Some((mark, walks)) = mark {
+                self.mark(mark);
+                (marked, walked) = (true, walks);
+            }
+        }
         self.frames.push(Open {
             frame,
             interior: self.cur.at,
             defines: false,
             in_heredoc_line: !self.heredocs.is_empty(),
+            loops: std::mem::take(&mut self.loops),
+            walked,
+            marked,
         });
+    }
+
+    /// The frame `open` was closed, its closer starting at `at`.
+    fn closed(&mut self, open: Open, at: usize) {
+        self.loops = open.loops;
+        if open.marked {
+            let heredoc = !self.heredocs.is_empty();
+            self.mark(Mark::Close { at, heredoc });
+        }
     }
 
     /// Closes the innermost frame, whose closer starts at `at`: its interior is
@@ -252,6 +462,7 @@ impl Lexer<'_> {
         let Some(open) = self.frames.pop() else {
             return;
         };
+        self.closed(open, at);
         let skip = match open.frame {
             Frame::Brace { body } => !body || !open.defines,
             Frame::Do | Frame::Case(_) => true,
@@ -294,6 +505,12 @@ impl Lexer<'_> {
     /// A word: a reserved word where a command starts, a function's name, or any
     /// other.
     fn word(&mut self) -> Option<()> {
+        self.lead = self.command_word()?;
+        Some(())
+    }
+
+    /// [`Lexer::word`]; what a command starting after it is part of.
+    fn command_word(&mut self) -> Option<Lead> {
         let start = self.cur.at;
         let plain = self.word_end()?;
         let word = self.cur.text(start, self.cur.at);
@@ -311,14 +528,34 @@ impl Lexer<'_> {
                     open.interior = self.cur.at;
                 }
             }
-            return Some(());
+            return Some(Lead::Other);
         }
         if !self.command {
-            return Some(());
+            return self.other_word(start);
+        }
+        // After a bare command's line, tree-sitter-bash may read `function` or,
+        // after a redirection (which makes the other reading a
+        // `redirected_statement`, which it ranks lower), a compound command's
+        // first word or a function's name as that command's name and go on
+        // (where that leaves a closer unread, it fails and reads as the lexer
+        // does).
+        if let Lead::Bare { redirected } = self.lead {
+            if word == b"function" || redirected && OPENERS.contains(&word) {
+                return self.cur.confused();
+            }
         }
         let body_next = std::mem::take(&mut self.body_next);
         match word {
-            b"{" => self.open(Frame::Brace { body: body_next }),
+            b"{" => {
+                // `for ((…)) { … }`: a body, not a group in a condition.
+                if self.loops.brace {
+                    self.loops = Loops {
+                        open: self.loops.open - 1,
+                        brace: false,
+                    };
+                }
+                self.open(Frame::Brace { body: body_next });
+            }
             b"}" => {
                 if !matches!(self.top(), Some(Frame::Brace { .. })) {
                     return self.cur.confused();
@@ -326,6 +563,15 @@ impl Lexer<'_> {
                 self.close(start);
             }
             b"do" => {
+                // Read in the frame of the loop's condition, which it ends; with no
+                // loop, tree-sitter-bash reads a command named `do`.
+                if self.loops.open == 0 {
+                    return self.cur.confused();
+                }
+                self.loops = Loops {
+                    open: self.loops.open - 1,
+                    brace: false,
+                };
                 self.open(Frame::Do);
             }
             b"done" => {
@@ -345,6 +591,10 @@ impl Lexer<'_> {
             // `for ((…))` is followed by its `do` or `{`; `for x in …` by words,
             // `for x do` by its `do`.
             b"for" | b"select" => {
+                self.loops = Loops {
+                    open: self.loops.open + 1,
+                    brace: true,
+                };
                 self.cur.blanks();
                 if self.cur.src[self.cur.at..].starts_with(b"((") {
                     self.cur.at += 2;
@@ -359,36 +609,94 @@ impl Lexer<'_> {
                 self.cur.blanks();
                 let name = self.cur.at;
                 self.word_end()?;
-                if self.cur.at == name {
+                // No name on the line, or a comment where it would be (which
+                // tree-sitter-bash reads past to a name on a later line).
+                if self.cur.at == name || self.cur.src[name] == b'#' {
                     return self.cur.confused();
                 }
+                let name = (name, self.cur.at);
                 self.parentheses();
-                self.defined();
+                self.defined(start, name);
             }
-            b"while" | b"until" | b"!" | b"time" | b"coproc" => {}
+            b"while" | b"until" => {
+                self.loops = Loops {
+                    open: self.loops.open + 1,
+                    brace: false,
+                };
+            }
+            b"!" => return self.negated(),
             _ => {
+                let name = (start, self.cur.at);
                 if self.parentheses() {
-                    self.defined();
+                    // As `function` after a bare command's line (above); with no
+                    // redirection among it, that reading fails at `()`.
+                    if self.lead == (Lead::Bare { redirected: true }) {
+                        return self.cur.confused();
+                    }
+                    self.defined(start, name);
                 } else {
                     return self.other_word(start);
                 }
             }
         }
-        Some(())
+        // After these, a statement's list goes on or starts; after the others
+        // (closers, `case`, `]]`, a function's head, `for`'s name) a command of
+        // its own cannot start without a `;` or line break.
+        self.bare = 0;
+        Some(match word {
+            b"{" | b"do" | b"if" | b"then" | b"else" | b"elif" | b"while" | b"until" => {
+                Lead::Statement
+            }
+            _ => Lead::Other,
+        })
     }
 
     /// A word that is no reserved word: a command's name or argument, or an
-    /// assignment before one (a command still starts after it).
-    fn other_word(&mut self, start: usize) -> Option<()> {
+    /// assignment before one (counted while the command has no name). No reserved
+    /// word follows in the command: Bash and tree-sitter-bash read `x=1 if` as a
+    /// command named `if` (and `time` and `coproc`, to tree-sitter-bash, are
+    /// commands' names too).
+    fn other_word(&mut self, start: usize) -> Option<Lead> {
         let word = self.cur.text(start, self.cur.at);
+        // A redirection's descriptor (`2` of `2>&1`): the redirection counts.
+        if word.iter().all(u8::is_ascii_digit) && matches!(self.peek(0), Some(b'<' | b'>')) {
+            return Some(self.lead);
+        }
         let name = word
             .iter()
             .take_while(|&&c| crate::bytes::is_word(c))
             .count();
         let assignment =
             name > 0 && matches!(&word[name..], [b'=', ..] | [b'+', b'=', ..] | [b'[', ..]);
-        self.command = self.command && assignment;
-        Some(())
+        if assignment {
+            self.bare_item(self.lead, false);
+        } else {
+            self.bare = 0;
+        }
+        self.command = false;
+        Some(Lead::Other)
+    }
+
+    /// After `!` where a command starts: tree-sitter-bash negates a command, a
+    /// `[[ … ]]` test or a subshell only, and reads a reserved word after `!` as a
+    /// command's name.
+    fn negated(&mut self) -> Option<Lead> {
+        self.cur.blanks();
+        match self.peek(0) {
+            Some(b'(') => {}
+            Some(b) if !is_meta(b) && b != b'#' => {
+                let start = self.cur.at;
+                let plain = self.word_end()?;
+                if plain && self.cur.text(start, self.cur.at) == b"[[" {
+                    self.test()?;
+                    return Some(Lead::Other);
+                }
+                return self.other_word(start);
+            }
+            // A line break or comment between: who reads what after it is unsure.
+            _ => return self.cur.confused(),
+        }
+        Some(Lead::Command)
     }
 
     /// After a function's name: past `()` if it follows (blanks allowed around).
@@ -407,11 +715,24 @@ impl Lexer<'_> {
         false
     }
 
-    /// A function's name and `()` were read: its body is next.
-    fn defined(&mut self) {
+    /// A function's name and `()` were read, its definition starting at `start`:
+    /// its body is next.
+    fn defined(&mut self, start: usize, name: (usize, usize)) {
         self.defines();
         self.body_next = true;
         self.command = true;
+        // A pipeline's or list's later command is no statement the walker counts,
+        // nor is what is defined in it.
+        self.marked_function = self.marks.is_some() && self.walked() && self.lead != Lead::Command;
+        if self.marked_function {
+            self.mark(Mark::Function {
+                start,
+                name,
+                head_end: self.cur.at,
+                plain: self.plain(),
+                heredoc: !self.heredocs.is_empty(),
+            });
+        }
     }
 
     fn set_top(&mut self, frame: Frame) {
@@ -436,6 +757,7 @@ impl Lexer<'_> {
         }
         if word == b"fi" {
             self.frames.pop();
+            self.closed(open, start);
             if open.defines {
                 self.defines();
             }
@@ -466,6 +788,7 @@ impl Lexer<'_> {
             return self.cur.confused();
         }
         self.close(start);
+        (self.lead, self.bare) = (Lead::Other, 0);
         Some(())
     }
 
@@ -496,6 +819,7 @@ impl Lexer<'_> {
                     self.cur.at += 1;
                     self.set_top(Frame::Case(Case::Commands));
                     self.command = true;
+                    self.lead = Lead::Statement;
                     return Some(());
                 }
                 Some(b) if !is_meta(b) => {
@@ -529,6 +853,16 @@ impl Lexer<'_> {
         }
     }
 
+    /// A redirection where a word may start: as after a word, no reserved word
+    /// follows in the command (`>x if` is a command named `if`).
+    fn redirected(&mut self) -> Option<()> {
+        self.bare_item(self.lead, true);
+        self.redirection()?;
+        self.command = false;
+        self.lead = Lead::Other;
+        Some(())
+    }
+
     /// A redirection operator (`>`, `>>`, `<&`, `&>`, `<<<`, …), or a heredoc's
     /// `<<` and delimiter.
     fn redirection(&mut self) -> Option<()> {
@@ -554,24 +888,32 @@ impl Lexer<'_> {
         }
         self.cur
             .skip_while(|c| matches!(c, b'<' | b'>' | b'&' | b'|'));
-        if self.peek(0) == Some(b'-') {
-            self.cur.at += 1;
-        }
+        // Its target (`-` of `>&-` too) is a word, never a reserved one (`>elif`).
+        self.cur.blanks();
+        self.word_end()?;
         Some(())
     }
 
     /// After the line break that ends a line with heredocs: past their bodies, each
-    /// to the line of its delimiter.
+    /// to the line of its delimiter. tree-sitter-bash ends a body at the first line
+    /// that starts with the delimiter after any blanks (`EOF2`, `  EOF`): the lexer
+    /// gives up on a body with such a line before its delimiter's.
     fn heredoc_bodies(&mut self) -> Option<()> {
         for doc in std::mem::take(&mut self.heredocs) {
+            let early = std::cell::Cell::new(false);
             self.cur.past_line(|line| {
                 let tabs = if doc.tabs {
                     line.iter().take_while(|&&c| c == b'\t').count()
                 } else {
                     0
                 };
-                line[tabs..] == doc.tag
+                let ends = line[tabs..] == doc.tag;
+                early.set(!ends && line.trim_ascii_start().starts_with(&doc.tag));
+                ends || early.get()
             })?;
+            if early.get() {
+                return self.cur.confused();
+            }
         }
         Some(())
     }
@@ -595,10 +937,11 @@ impl Lexer<'_> {
                     plain = false;
                 }
                 b if is_meta(b) => break,
-                _ => {
-                    plain &= !matches!(b, b'\\' | b'\'' | b'"' | b'$' | b'`');
+                b'\\' | b'\'' | b'"' | b'$' | b'`' => {
+                    plain = false;
                     self.quoted(false)?;
                 }
+                _ => self.cur.at += 1,
             }
         }
         Some(plain)
@@ -679,12 +1022,15 @@ impl Lexer<'_> {
     /// escapes the next byte).
     fn until_quote(&mut self, close: u8, escapes: bool) -> Option<()> {
         loop {
-            let Some(b) = self.peek(0) else {
+            // Past the bytes that are only text at once.
+            let rest = &self.cur.src[self.cur.at..];
+            let Some(i) = memchr::memchr3(close, b'\\', b'\n', rest) else {
                 return self.cur.confused();
             };
-            self.cur.at += 1;
+            let b = rest[i];
+            self.cur.at += i + 1;
             match b {
-                b'\\' if escapes => self.cur.at += 1,
+                b'\\' if escapes => self.cur.at = (self.cur.at + 1).min(self.cur.src.len()),
                 b'\n' if !self.heredocs.is_empty() => return self.cur.confused(),
                 b if b == close => return Some(()),
                 _ => {}
@@ -694,11 +1040,19 @@ impl Lexer<'_> {
 
     /// After `"`: past the `"` that ends it.
     fn double(&mut self) -> Option<()> {
-        while self.peek(0) != Some(b'"') {
+        loop {
+            // Past the bytes that are only text at once.
+            let rest = &self.cur.src[self.cur.at..];
+            self.cur.at += rest
+                .iter()
+                .position(|&b| matches!(b, b'"' | b'\\' | b'$' | b'`' | b'\n'))
+                .unwrap_or(rest.len());
+            if self.peek(0) == Some(b'"') {
+                self.cur.at += 1;
+                return Some(());
+            }
             self.quoted(true)?;
         }
-        self.cur.at += 1;
-        Some(())
     }
 
     /// After `${`: past the `}` that ends it (the first one outside quotes and
@@ -739,11 +1093,12 @@ impl Lexer<'_> {
     /// After `$(`, `<(` or `>(`: past the `)` that ends its commands.
     fn substitution(&mut self) -> Option<()> {
         self.nested(|lex| {
-            let (command, body_next) = (lex.command, lex.body_next);
+            let outside = (lex.command, lex.body_next, lex.lead, lex.bare);
             lex.command = true;
             lex.open(Frame::Paren);
+            lex.lead = Lead::Statement;
             lex.code(Some(lex.frames.len() - 1))?;
-            (lex.command, lex.body_next) = (command, body_next);
+            (lex.command, lex.body_next, lex.lead, lex.bare) = outside;
             Some(())
         })
     }

@@ -1,6 +1,6 @@
-//! Bash: `.sh` and `.bash` files, tree-sitter-bash; no declaration reader, a
-//! skeleton lexer of its own (`skeleton_bash`: function bodies, loops, groups,
-//! comments).
+//! Bash: `.sh` and `.bash` files, tree-sitter-bash; a declaration reader
+//! (`bash_items`) on the marks of its skeleton lexer (`skeleton_bash`: function
+//! bodies, loops, groups, comments).
 //!
 //! Symbols are functions (`Function`), in both forms (`f() { … }`, `function f { … }`,
 //! with any compound command as body): what universal-ctags' Sh parser calls them.
@@ -20,7 +20,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, SkeletonLexer};
+use super::{Language, Reader, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Visit, field, named, one},
@@ -46,7 +46,7 @@ pub(super) const BASH: Language = Language {
     keywords: &["function"],
     attribute: |_| false,
     probe: |_| "lean_ctx_probe() { :; }",
-    declarations: None,
+    declarations: Some(Reader::new(crate::bash_items::parse)),
     // A misread reserved word moves a `}` or `done` anywhere: any error may be the
     // lexer's.
     skeleton: Some(SkeletonLexer {
