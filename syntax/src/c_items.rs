@@ -1288,6 +1288,7 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// A declaration without members whose first keyword is at `core`.
 fn decl(
     kind: K,
     name: Range<usize>,
@@ -1296,15 +1297,8 @@ fn decl(
     sig_end: Option<usize>,
 ) -> Decl {
     Decl {
-        kind,
-        name,
-        bytes,
         core,
-        sig_end,
-        members: Vec::new(),
-        impl_of: None,
-        qualifier: None,
-        head: None,
+        ..Decl::new(kind, name, bytes, sig_end)
     }
 }
 

@@ -269,15 +269,8 @@ impl<'a> Reader<'a> {
         *open = None;
         let end = self.end(tokens);
         let decl = |kind, name: Range<usize>, sig_end, members| Decl {
-            kind,
-            name,
-            bytes: head.start..end,
-            core: head.start,
-            sig_end,
             members,
-            impl_of: None,
-            qualifier: None,
-            head: None,
+            ..Decl::new(kind, name, head.start..end, sig_end)
         };
         let second = tokens.get(1);
         match (self.text(head), owner) {
@@ -543,17 +536,8 @@ impl<'a> Reader<'a> {
         let lhs = &tokens[..split];
         let end = self.end(tokens);
         let start = tokens[0].start;
-        let function = |name: Range<usize>, sig_end| Decl {
-            kind: K::Function,
-            name,
-            bytes: start..end,
-            core: start,
-            sig_end,
-            members: Vec::new(),
-            impl_of: None,
-            qualifier: None,
-            head: None,
-        };
+        let function =
+            |name: Range<usize>, sig_end| Decl::new(K::Function, name, start..end, sig_end);
         if self.is_op(&tokens[split], b"::") {
             *open = None;
             if tokens[split..].iter().any(|t| self.is_op(t, b"=")) {
@@ -786,15 +770,8 @@ impl<'a> Reader<'a> {
             _ => {}
         }
         out.push(Decl {
-            kind: K::Enum,
-            name: name.start..name.end,
-            bytes: tokens[0].start..end,
-            core: tokens[0].start,
-            sig_end,
             members,
-            impl_of: None,
-            qualifier: None,
-            head: None,
+            ..Decl::new(K::Enum, name.start..name.end, tokens[0].start..end, sig_end)
         });
         Some(())
     }
@@ -821,17 +798,12 @@ impl<'a> Reader<'a> {
                 _ => {}
             }
         }
-        let mut decl = Decl {
-            kind: K::EnumMember,
-            name: first.start..first.end,
-            bytes: first.start..last.end,
-            core: first.start,
-            sig_end: None,
-            members: Vec::new(),
-            impl_of: None,
-            qualifier: None,
-            head: None,
-        };
+        let mut decl = Decl::new(
+            K::EnumMember,
+            first.start..first.end,
+            first.start..last.end,
+            None,
+        );
         if let Some(op) = infix {
             decl.name = op.start..op.end;
             return Some(decl);
@@ -882,17 +854,7 @@ impl<'a> Reader<'a> {
                     return None;
                 }
                 let name = name.start..name.end;
-                out.push(Decl {
-                    kind: K::Field,
-                    name,
-                    bytes: bytes.clone(),
-                    core: bytes.start,
-                    sig_end: None,
-                    members: Vec::new(),
-                    impl_of: None,
-                    qualifier: None,
-                    head: None,
-                });
+                out.push(Decl::new(K::Field, name, bytes.clone(), None));
             }
             at = end + 1;
         }
@@ -924,17 +886,12 @@ impl<'a> Reader<'a> {
             if !self.conid(name) || (several && !fields.is_empty()) {
                 return None;
             }
-            members.push(Decl {
-                kind: K::EnumMember,
-                name: name.start..name.end,
-                bytes: item[0].start..last.end,
-                core: item[0].start,
-                sig_end: Some(last.end),
-                members: Vec::new(),
-                impl_of: None,
-                qualifier: None,
-                head: None,
-            });
+            members.push(Decl::new(
+                K::EnumMember,
+                name.start..name.end,
+                item[0].start..last.end,
+                Some(last.end),
+            ));
         }
         if let Some(m) = members.last_mut() {
             m.members = fields;

@@ -411,7 +411,7 @@ impl<'a> Reader<'a> {
                 } else {
                     K::Variable
                 };
-                out.push(decl(kind, name, core..end, Some(eq)));
+                out.push(Decl::new(kind, name, core..end, Some(eq)));
             }
             match and {
                 Some(and) => core = and,
@@ -708,7 +708,7 @@ impl<'a> Reader<'a> {
             self.attributes()?;
             out.push(Decl {
                 members,
-                ..decl(kind, name, core..self.last, sig_end)
+                ..Decl::new(kind, name, core..self.last, sig_end)
             });
             match self.and()? {
                 Some(and) => core = and,
@@ -823,7 +823,7 @@ impl<'a> Reader<'a> {
             let t = self.take()?;
             let (name, record) = self.constructor(t)?;
             if let Some(name) = name {
-                let mut member = decl(K::EnumMember, name, t.start..self.last, None);
+                let mut member = Decl::new(K::EnumMember, name, t.start..self.last, None);
                 if let Some((at, fields)) = record {
                     (member.sig_end, member.members) = (Some(at), fields);
                 }
@@ -905,7 +905,7 @@ impl<'a> Reader<'a> {
             }
             self.expect(b":")?;
             self.typed()?;
-            fields.push(decl(K::Field, t.start..t.end, start..self.last, None));
+            fields.push(Decl::new(K::Field, t.start..t.end, start..self.last, None));
             let sep = self.take()?;
             if sep.kind == Kind::Close(b'}') {
                 return Some(fields);
@@ -969,7 +969,7 @@ impl<'a> Reader<'a> {
             };
             out.push(Decl {
                 members,
-                ..decl(kind, name.start..name.end, core..self.last, sig_end)
+                ..Decl::new(kind, name.start..name.end, core..self.last, sig_end)
             });
             match self.and()? {
                 Some(and) => core = and,
@@ -998,7 +998,7 @@ impl<'a> Reader<'a> {
         let (at, members) = signature.unzip();
         out.push(Decl {
             members: members.unwrap_or_default(),
-            ..decl(
+            ..Decl::new(
                 K::Interface,
                 name.start..name.end,
                 keyword.start..self.last,
@@ -1220,7 +1220,7 @@ impl<'a> Reader<'a> {
             }
             out.push(Decl {
                 members,
-                ..decl(K::Class, name.start..name.end, core..end, sig_end)
+                ..Decl::new(K::Class, name.start..name.end, core..end, sig_end)
             });
             match and {
                 Some(and) => core = and,
@@ -1280,7 +1280,7 @@ impl<'a> Reader<'a> {
                     self.attributes()?;
                     let kind = if method { K::Method } else { K::Field };
                     let (name, at) = (name.start..name.end, eq.map(|t| t.start));
-                    fields.push(decl(kind, name, t.start..self.last, at));
+                    fields.push(Decl::new(kind, name, t.start..self.last, at));
                 }
                 b"inherit" | b"initializer" | b"constraint" => {
                     self.expression()?;
@@ -1321,7 +1321,7 @@ impl<'a> Reader<'a> {
         let t = self.take()?;
         let name = self.constructor(t)?.0?;
         self.attributes()?;
-        out.push(decl(K::Class, name, keyword.start..self.last, None));
+        out.push(Decl::new(K::Class, name, keyword.start..self.last, None));
         Some(())
     }
 
@@ -1344,7 +1344,7 @@ impl<'a> Reader<'a> {
             return None;
         }
         self.attributes()?;
-        out.push(decl(
+        out.push(Decl::new(
             K::Function,
             name,
             keyword.start..self.last,
@@ -1365,7 +1365,7 @@ impl<'a> Reader<'a> {
         } else {
             K::Variable
         };
-        out.push(decl(kind, name, keyword.start..self.last, None));
+        out.push(Decl::new(kind, name, keyword.start..self.last, None));
         Some(())
     }
 
@@ -1397,21 +1397,6 @@ fn starts_expression(word: &[u8]) -> bool {
             | b"new"
             | b"object"
     )
-}
-
-/// A declaration without members.
-fn decl(kind: K, name: Range<usize>, bytes: Range<usize>, sig_end: Option<usize>) -> Decl {
-    Decl {
-        kind,
-        name,
-        core: bytes.start,
-        bytes,
-        sig_end,
-        members: Vec::new(),
-        impl_of: None,
-        qualifier: None,
-        head: None,
-    }
 }
 
 #[cfg(test)]

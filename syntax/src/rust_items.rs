@@ -746,7 +746,13 @@ impl<'a> Parser<'a> {
 }
 
 impl Decl {
-    fn new(kind: K, name: Range<usize>, bytes: Range<usize>, sig_end: Option<usize>) -> Decl {
+    /// A declaration without members, starting at its first keyword.
+    pub(super) fn new(
+        kind: K,
+        name: Range<usize>,
+        bytes: Range<usize>,
+        sig_end: Option<usize>,
+    ) -> Decl {
         Decl {
             kind,
             name,
