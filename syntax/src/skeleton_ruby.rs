@@ -31,13 +31,20 @@
 //! several on a line; their bodies start on the next line). Whether a `/`, `%`,
 //! `<<` or `?` begins a literal or is an operator depends on what came before, as in
 //! Ruby: at the start of an expression a literal, after a value an operator, after
-//! a name with a space before and none after a literal (a command's argument:
-//! `puts /x/`). `__END__` ends the code. Where the lexer cannot follow the text (an
-//! unterminated literal, unbalanced or mismatched delimiters and `end`s, a line
-//! break inside a literal while a heredoc waits for its body) it skips nothing and
-//! the file gets a whole parse; any syntax error of the skeleton sends the file to
-//! a whole parse too (`any_error` in `languages/ruby.rs`), as a misread keyword can
-//! move an `end` far from where the error shows.
+//! a name with a space (or a `\` line continuation) before and none after a
+//! literal (a command's argument: `puts /x/`). `__END__` ends the code. Where the
+//! lexer cannot follow the text (an unterminated literal, unbalanced or mismatched
+//! delimiters and `end`s, a line break inside a literal while a heredoc waits for
+//! its body) it skips nothing and the file gets a whole parse; any syntax error of
+//! the skeleton sends the file to a whole parse too (`any_error` in
+//! `languages/ruby.rs`), as a misread keyword can move an `end` far from where the
+//! error shows.
+//!
+//! **Tokens for the declaration reader.** Asked for them ([`events`]), the lexer
+//! also records the tokens it reads as `ruby_items` needs them ([`Ev`]): none in
+//! method bodies or interpolations, a bracket or `do` block without symbols one
+//! group, and the statements' ends where it sees them (the line breaks after a
+//! value, `;`).
 
 use std::ops::Range;
 
@@ -52,15 +59,72 @@ pub(super) fn skippable(src: &[u8]) -> Vec<Range<usize>> {
 
 /// The ranges [`skippable`] answers; `None` where the lexer cannot follow the text.
 fn scan(src: &[u8]) -> Option<Vec<Range<usize>>> {
+    Some(read(src, None)?.cur.skip)
+}
+
+/// The tokens `ruby_items` reads declarations from: those outside method bodies and
+/// interpolations, each block or bracket without symbols one [`Ev::Group`]; `None`
+/// where the lexer cannot follow the text.
+pub(crate) fn events(src: &[u8]) -> Option<Vec<Ev>> {
+    read(src, Some(Vec::new()))?.events
+}
+
+/// The lexer after reading all of `src` (recording `events` if given); `None` where
+/// it cannot follow the text.
+fn read(src: &[u8], events: Option<Vec<Ev>>) -> Option<Lexer<'_>> {
     let mut lex = Lexer {
         cur: Cursor::new(src),
         frames: Vec::new(),
         prev: Prev::Op,
         heredocs: Vec::new(),
         nesting: 0,
+        events,
+        quiet: 0,
     };
+    // Comments are ranges to skip, not tokens.
+    lex.cur.record = lex.events.is_none();
     lex.code(None)?;
-    (!lex.cur.confused && lex.frames.is_empty()).then_some(lex.cur.skip)
+    (!lex.cur.confused && lex.frames.is_empty()).then_some(lex)
+}
+
+/// A token as `ruby_items` reads it; offsets into the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ev {
+    /// A name or keyword; `name` where it can only be a name (after `.`, `&.` or
+    /// `::`, with a `?` or `!`). The keywords that open a block are `Open`s instead,
+    /// and `end` is a `Close`.
+    Word {
+        start: usize,
+        end: usize,
+        name: bool,
+    },
+    /// `key:` in a hash or an argument list.
+    Label { start: usize, end: usize },
+    /// A literal (string, symbol, number, regular expression, heredoc's start) or a
+    /// variable (`@a`, `$a`).
+    Value { start: usize, end: usize },
+    /// Punctuation or an operator: one byte, or `::`, `..`, `&.`, `<<`.
+    Op { start: usize, end: usize },
+    /// `def` at `start`, and the method's name (after `self.`, for a singleton one).
+    Def { start: usize, name: (usize, usize) },
+    /// A frame opened by what starts at `start` (its keyword, `do` or bracket).
+    Open { frame: Frame, start: usize },
+    /// The frame last opened closes with the `end` or bracket at `start..end`;
+    /// `symbolic` if something in it may be a symbol.
+    Close {
+        start: usize,
+        end: usize,
+        symbolic: bool,
+    },
+    /// A bracket or `do` block with nothing in it that may be a symbol, whole.
+    Group {
+        frame: Frame,
+        start: usize,
+        end: usize,
+    },
+    /// A statement ends (a line break after a value, or `;`); also where a method's
+    /// body starts.
+    Term,
 }
 
 /// What the token before was, as far as reading the next one goes.
@@ -80,7 +144,7 @@ enum Prev {
 
 /// Something open that a later token closes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Frame {
+pub(crate) enum Frame {
     /// A keyword's block, closed by `end`; `loop_do` while the `do` of its `while`,
     /// `until` or `for` may still come on its statement.
     Block { loop_do: bool },
@@ -101,11 +165,15 @@ enum Frame {
 #[derive(Clone, Copy, Debug)]
 struct Open {
     frame: Frame,
+    /// Where its keyword, `do` or bracket starts.
+    start: usize,
     interior: usize,
     symbolic: bool,
     /// Opened after a heredoc on the line: the heredoc's body is in it, its
     /// start not.
     in_heredoc_line: bool,
+    /// The index of its `Open` event: a group replaces the events from there.
+    event: usize,
 }
 
 /// A heredoc whose body starts on the next line.
@@ -130,6 +198,10 @@ struct Lexer<'a> {
     heredocs: Vec<Heredoc>,
     /// Interpolations open.
     nesting: usize,
+    /// The tokens read, for `ruby_items`.
+    events: Option<Vec<Ev>>,
+    /// Method bodies and interpolations open: no events are recorded in them.
+    quiet: usize,
 }
 
 impl Lexer<'_> {
@@ -139,6 +211,14 @@ impl Lexer<'_> {
 
     fn confused<T>(&mut self) -> Option<T> {
         self.cur.confused()
+    }
+
+    fn emit(&mut self, ev: Ev) {
+        if self.quiet == 0
+            && let Some(events) = &mut self.events
+        {
+            events.push(ev);
+        }
     }
 
     /// Reads code until the frame at `until` (a hole) is closed, or to the end of
@@ -154,12 +234,20 @@ impl Lexer<'_> {
                 }
                 return Some(());
             };
+            // Indentation and spacing, in a run: nothing to read in them.
+            if matches!(b, b' ' | b'\t') {
+                self.cur.blanks();
+                continue;
+            }
             let start = self.cur.at;
             let src = self.cur.src;
-            // A command's argument: a name, a space, and the literal right after.
+            // A command's argument: a name, a space (or a line continued with `\`),
+            // and the literal right after.
             let argument = self.prev == Prev::Name
                 && start > 0
-                && matches!(src[start - 1], b' ' | b'\t')
+                && (matches!(src[start - 1], b' ' | b'\t')
+                    || src[..start].ends_with(b"\\\n")
+                    || src[..start].ends_with(b"\\\r\n"))
                 && !matches!(src.get(start + 1), None | Some(b' ' | b'\t' | b'\n' | b'='));
             let begins_value = self.prev == Prev::Op || argument;
             let line_start = start == 0 || src[start - 1] == b'\n';
@@ -170,6 +258,12 @@ impl Lexer<'_> {
                 && method_name(&mut self.cur)
             {
                 self.prev = Prev::Name;
+                let end = self.cur.at;
+                self.emit(Ev::Word {
+                    start,
+                    end,
+                    name: true,
+                });
                 continue;
             }
             self.cur.at += 1;
@@ -256,13 +350,37 @@ impl Lexer<'_> {
                     self.prev = Prev::Member;
                 }
                 b'(' | b'[' | b'{' => {
-                    self.open(Frame::Delim(b));
+                    self.open(Frame::Delim(b), start);
                     self.prev = Prev::Op;
                 }
                 b')' | b']' | b'}' => self.close(b)?,
                 _ => self.prev = Prev::Op,
             }
+            if self.quiet == 0 && self.events.is_some() {
+                self.token(b, start, line_start);
+            }
         }
+    }
+
+    /// After the byte `b` at `start` was read through: its event, unless it was
+    /// blank, a comment, a bracket or a word (those have theirs).
+    fn token(&mut self, b: u8, start: usize, line_start: bool) {
+        let silent = match b {
+            b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c' | b'\n' | b';' | b'#' => true,
+            b'(' | b'[' | b'{' | b')' | b']' | b'}' => true,
+            b'\\' => self.cur.line_break(start + 1) > 0,
+            b'=' => line_start && self.cur.src[start..].starts_with(b"=begin"),
+            b'0'..=b'9' => false,
+            b => is_word(b),
+        };
+        if silent {
+            return;
+        }
+        let end = self.cur.at.min(self.cur.src.len());
+        self.emit(match self.prev {
+            Prev::Value => Ev::Value { start, end },
+            _ => Ev::Op { start, end },
+        });
     }
 
     /// At a line's start: whether `__END__` is the line (the code ends there).
@@ -274,8 +392,12 @@ impl Lexer<'_> {
     /// A line break or `;` ended a statement: a header's line, the condition of a
     /// loop.
     fn statement_end(&mut self) {
+        self.emit(Ev::Term);
         match self.frames.last_mut().map(|o| &mut o.frame) {
-            Some(Frame::Def { body: body @ None }) => *body = Some(self.cur.at),
+            Some(Frame::Def { body: body @ None }) => {
+                *body = Some(self.cur.at);
+                self.quiet += 1;
+            }
             Some(Frame::Block { loop_do }) => *loop_do = false,
             _ => {}
         }
@@ -301,6 +423,8 @@ impl Lexer<'_> {
         if self.peek(0) == Some(b':') && self.peek(1) != Some(b':') {
             self.cur.at += 1;
             self.prev = Prev::Op;
+            let end = self.cur.at;
+            self.emit(Ev::Label { start, end });
             return Some(());
         }
         if self.prev == Prev::Member || self.cur.at > end {
@@ -309,12 +433,37 @@ impl Lexer<'_> {
                 self.symbolic();
             }
             self.prev = Prev::Name;
+            let end = self.cur.at;
+            self.emit(Ev::Word {
+                start,
+                end,
+                name: true,
+            });
             return Some(());
+        }
+        // The words that open or close a frame have its events instead.
+        let opens = match word {
+            b"def" | b"class" | b"module" | b"case" | b"begin" | b"for" | b"end" => true,
+            b"if" | b"unless" | b"while" | b"until" => {
+                !matches!(self.prev, Prev::Name | Prev::Value)
+            }
+            b"do" => !matches!(
+                self.frames.last().map(|o| o.frame),
+                Some(Frame::Block { loop_do: true })
+            ),
+            _ => false,
+        };
+        if !opens {
+            self.emit(Ev::Word {
+                start,
+                end,
+                name: false,
+            });
         }
         let modifier = matches!(self.prev, Prev::Name | Prev::Value);
         self.prev = Prev::Op;
         match word {
-            b"def" => return self.def_header(),
+            b"def" => return self.def_header(start),
             b"class" => {
                 // `class << self`: `<<` here begins no heredoc.
                 self.cur.blanks();
@@ -322,23 +471,23 @@ impl Lexer<'_> {
                     self.cur.at += 2;
                 }
                 self.symbolic();
-                self.open(Frame::Block { loop_do: false });
+                self.open(Frame::Block { loop_do: false }, start);
             }
             b"module" => {
                 self.symbolic();
-                self.open(Frame::Block { loop_do: false });
+                self.open(Frame::Block { loop_do: false }, start);
             }
-            b"case" | b"begin" => self.open(Frame::Block { loop_do: false }),
-            b"for" => self.open(Frame::Block { loop_do: true }),
+            b"case" | b"begin" => self.open(Frame::Block { loop_do: false }, start),
+            b"for" => self.open(Frame::Block { loop_do: true }, start),
             b"if" | b"unless" | b"while" | b"until" if !modifier => {
                 let loop_do = matches!(word, b"while" | b"until");
-                self.open(Frame::Block { loop_do });
+                self.open(Frame::Block { loop_do }, start);
             }
             b"do" => match self.frames.last_mut().map(|o| &mut o.frame) {
                 Some(Frame::Block {
                     loop_do: loop_do @ true,
                 }) => *loop_do = false,
-                _ => self.open(Frame::Do),
+                _ => self.open(Frame::Do, start),
             },
             b"end" => {
                 match self.frames.last().map(|o| o.frame) {
@@ -357,7 +506,7 @@ impl Lexer<'_> {
                 self.cur.blanks();
                 if self.peek(0) == Some(b'(') {
                     self.cur.at += 1;
-                    self.open(Frame::Delim(b'('));
+                    self.open(Frame::Delim(b'('), self.cur.at - 1);
                     self.symbolic();
                     self.prev = Prev::Op;
                 } else {
@@ -382,24 +531,35 @@ impl Lexer<'_> {
 
     /// After `def`: the method's name (`x`, `x?`, `x=`, `self.x`, an operator), then
     /// its parameters, an endless method's `=`, or its body.
-    fn def_header(&mut self) -> Option<()> {
+    fn def_header(&mut self, start: usize) -> Option<()> {
         self.symbolic();
         self.cur.blanks();
         // `def @@x.y`: a variable's singleton method.
         self.cur.skip_while(|c| c == b'@' || c == b'$');
+        let mut name = self.cur.at;
         if !method_name(&mut self.cur) {
             return self.confused();
         }
-        // `def self.x`, `def obj.x`: the name follows the receiver.
-        if self.peek(0) == Some(b'.') {
-            self.cur.at += 1;
+        // `def self.x`, `def obj.x`, `def Mod::x`: the name follows the receiver.
+        let separator = match (self.peek(0), self.peek(1)) {
+            (Some(b'.'), _) => 1,
+            (Some(b':'), Some(b':')) => 2,
+            _ => 0,
+        };
+        if separator > 0 {
+            self.cur.at += separator;
+            name = self.cur.at;
             if !method_name(&mut self.cur) {
                 return self.confused();
             }
         }
+        self.emit(Ev::Def {
+            start,
+            name: (name, self.cur.at),
+        });
         if self.peek(0) == Some(b'(') {
             self.cur.at += 1;
-            self.open(Frame::Params);
+            self.open(Frame::Params, self.cur.at - 1);
             return Some(());
         }
         self.after_params(Prev::Name);
@@ -413,8 +573,13 @@ impl Lexer<'_> {
         if self.peek(0) == Some(b'=') && !matches!(self.peek(1), Some(b'=' | b'~' | b'>')) {
             self.cur.at += 1;
             self.prev = Prev::Op;
+            let start = self.cur.at - 1;
+            self.emit(Ev::Op {
+                start,
+                end: start + 1,
+            });
         } else {
-            self.open(Frame::Def { body: None });
+            self.open(Frame::Def { body: None }, self.cur.at);
             self.prev = prev;
         }
     }
@@ -435,13 +600,17 @@ impl Lexer<'_> {
         Some(())
     }
 
-    /// Opens `frame`, its interior starting here.
-    fn open(&mut self, frame: Frame) {
+    /// Opens `frame` (its keyword, `do` or bracket at `start`), its interior
+    /// starting here.
+    fn open(&mut self, frame: Frame, start: usize) {
+        self.emit(Ev::Open { frame, start });
         self.frames.push(Open {
             frame,
+            start,
             interior: self.cur.at,
             symbolic: false,
             in_heredoc_line: !self.heredocs.is_empty(),
+            event: self.events.as_ref().map_or(0, Vec::len).saturating_sub(1),
         });
     }
 
@@ -454,6 +623,10 @@ impl Lexer<'_> {
             return;
         };
         let whole = !open.in_heredoc_line && self.heredocs.is_empty();
+        if let Frame::Def { body: Some(_) } = open.frame {
+            self.quiet -= 1;
+        }
+        self.close_event(&open, at);
         let interior = match open.frame {
             Frame::Def { body } => body,
             Frame::Delim(_) if !open.symbolic && whole => Some(open.interior),
@@ -485,6 +658,29 @@ impl Lexer<'_> {
         }
     }
 
+    /// The event of `open`'s closer at `at`: a bracket or block without symbols
+    /// becomes one group in place of its events.
+    fn close_event(&mut self, open: &Open, at: usize) {
+        let end = self.cur.at;
+        let Some(events) = self.events.as_mut().filter(|_| self.quiet == 0) else {
+            return;
+        };
+        if matches!(open.frame, Frame::Delim(_) | Frame::Do) && !open.symbolic {
+            events.truncate(open.event);
+            events.push(Ev::Group {
+                frame: open.frame,
+                start: open.start,
+                end,
+            });
+        } else {
+            events.push(Ev::Close {
+                start: at,
+                end,
+                symbolic: open.symbolic,
+            });
+        }
+    }
+
     /// Something the walker may report is in the innermost frame.
     fn symbolic(&mut self) {
         if let Some(open) = self.frames.last_mut() {
@@ -495,7 +691,13 @@ impl Lexer<'_> {
     /// After a constant: whether it is assigned (`A = 1`, `A ||= 1`) or is one of
     /// several names (`A, B = 1, 2`), as far as the bytes that follow tell.
     fn assigned(&self) -> bool {
-        let rest = self.cur.src[self.cur.at..].trim_ascii_start();
+        let mut rest = self.cur.src[self.cur.at..].trim_ascii_start();
+        // Past lines continued with `\` (`A \` then `= 1`).
+        while let Some(after) = rest.strip_prefix(b"\\")
+            && after.first().is_some_and(|b| matches!(b, b'\n' | b'\r'))
+        {
+            rest = after.trim_ascii_start();
+        }
         let ops = rest
             .iter()
             .take_while(|c| b"|&+-*/%<>^".contains(c))
@@ -637,11 +839,13 @@ impl Lexer<'_> {
             return self.confused();
         }
         self.nesting += 1;
-        self.open(Frame::Hole);
+        self.quiet += 1;
+        self.open(Frame::Hole, self.cur.at - 2);
         let prev = std::mem::replace(&mut self.prev, Prev::Op);
         self.code(Some(self.frames.len() - 1))?;
         self.prev = prev;
         self.nesting -= 1;
+        self.quiet -= 1;
         Some(())
     }
 

@@ -480,9 +480,12 @@ impl Walker<'_> {
             bytes: decl.bytes,
             core: decl.core,
             scope: impl_scope,
-            // A table path (`a.b` of Lua's `function a.b.f`) is a name path, as
-            // `languages/lua.rs` makes it; Go's receiver types have no dots.
-            qualifier: decl.qualifier.map(|q| text(q).replace('.', "/")),
+            // A table path (`a.b` of Lua's `function a.b.f`) or a scope (`A::B` of
+            // Ruby's `class A::B::C`) is a name path, as `languages/lua.rs` and
+            // `languages/ruby.rs` make it; Go's receiver types have neither.
+            qualifier: decl
+                .qualifier
+                .map(|q| text(q).replace('.', "/").replace("::", "/")),
             signature_end: decl.sig_end,
             signature: shared,
         };

@@ -1,6 +1,6 @@
-//! Ruby: `.rb`, `.rake`, `.gemspec` and `.ru` files, tree-sitter-ruby; no declaration
-//! reader, a skeleton lexer of its own (`skeleton_ruby`: method bodies, blocks
-//! without symbols, comments).
+//! Ruby: `.rb`, `.rake`, `.gemspec` and `.ru` files, tree-sitter-ruby; a
+//! declaration reader (`ruby_items`) and a skeleton lexer of its own
+//! (`skeleton_ruby`: method bodies, blocks without symbols, comments).
 //!
 //! Symbols are what universal-ctags' Ruby parser calls them: modules (`Module`),
 //! classes (`Class`), methods (`Method` in a class or module, `Function` at the top),
@@ -33,7 +33,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, SkeletonLexer};
+use super::{Language, Reader, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, field, one, signature, text},
@@ -69,7 +69,18 @@ pub(super) const RUBY: Language = Language {
     ],
     attribute: |_| false,
     probe: |_| "def lean_ctx_probe; end",
-    declarations: None,
+    declarations: Some(Reader {
+        read: crate::ruby_items::parse,
+        // An accessor by its symbol without the colon (`attr_reader :a` is `a`).
+        name: Some(|src, _, name| {
+            Some(
+                String::from_utf8_lossy(&src[name])
+                    .trim_start_matches(':')
+                    .to_string(),
+            )
+        }),
+        own_start: None,
+    }),
     // A misread keyword moves an `end` anywhere: any error may be the lexer's.
     skeleton: Some(SkeletonLexer {
         skippable: skeleton_ruby::skippable,
