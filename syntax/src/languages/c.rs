@@ -1,9 +1,9 @@
 //! C and C++: `.c` files read by tree-sitter-c; `.cc`, `.cpp`, `.cxx`, `.hpp`, … and
 //! `.h` by tree-sitter-cpp (headers are C++'s, as universal-ctags maps them: the C++
 //! grammar reads C headers as well as C's own does). One `classify` serves both, C's
-//! node kinds being a subset of C++'s. The declaration reader (`c_items`) reads C,
-//! and C++ written in C's subset; elsewhere the skeleton lexer (`skeleton_c`)
-//! leaves function bodies and initializers out of the parse.
+//! node kinds being a subset of C++'s. The declaration reader (`c_items`) reads C
+//! and C++; where it declines, the skeleton lexer (`skeleton_c`) leaves function
+//! bodies and initializers out of the parse.
 //!
 //! A symbol is what universal-ctags lists by default, and prototypes:
 //!
