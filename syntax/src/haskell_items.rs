@@ -29,10 +29,22 @@
 //! names, operators as record fields (the walker names those from their `(`), a
 //! `;` outside brackets and layout blocks, explicit braces after `module … where`
 //! or a class's, an instance's or a GADT's `where`, unbalanced brackets in a
-//! declaration, a line left of its block's column, a tab before a token whose
-//! column counts (tree-sitter-haskell counts it as 8), a CPP line in a type or in
-//! a class's or an instance's head, non-ASCII words in a left-hand side or a
+//! declaration, a line left of its block's column, a CPP line in a type or in a
+//! class's or an instance's head, non-ASCII words in a left-hand side or a
 //! constructor, and whatever the lexer cannot follow.
+//!
+//! **Tabs.** tree-sitter-haskell's scanner counts a tab in the blanks a line starts
+//! with as 8 columns (`skeleton_haskell::column`), and takes it as blank only where
+//! it starts or ends a layout item there; anywhere else the grammar meets it, and
+//! it is a syntax error (its extras are `\p{Zs}`, which a tab is not). So a tab is
+//! read before the first declaration of a block and before one at its block's
+//! column; the reader declines a tab anywhere else (after a token, on a line of
+//! comments or blanks alone, after a comment, in the module header, before a line
+//! that goes on with a declaration, before an `import`) and before a declaration
+//! after one that leaves a layout block open (its line closes that block: an error
+//! too). In a declaration, a tab is read before the items of its layout blocks
+//! (`do`, `where`, `of`, `let`: `skeleton_haskell::tabs_before_items`), declined
+//! before any other line.
 
 use std::ops::Range;
 
@@ -40,14 +52,19 @@ use crate::SymbolKind as K;
 
 use super::{
     rust_items::Decl,
-    skeleton_haskell::{Kind, Token, block_open, column, tokens},
+    skeleton_haskell::{
+        Kind, Token, block_open, column, line_start, tabbed, tabs_before_items, tokens,
+    },
 };
 
 /// The declarations of a Haskell file, or `None` where this reader cannot vouch for
 /// the answer.
 pub(super) fn parse(src: &[u8]) -> Option<Vec<Decl>> {
     let tokens = tokens(src)?;
-    let r = Reader { src };
+    let r = Reader {
+        src,
+        tabs: memchr::memchr(b'\t', src).is_some(),
+    };
     // Past CPP and pragmas (`{-# LANGUAGE … #-}`), and the module header.
     let Some(first) = tokens
         .iter()
@@ -65,7 +82,8 @@ pub(super) fn parse(src: &[u8]) -> Option<Vec<Decl>> {
         return Some(out);
     };
     let start = body + start;
-    if tokens[start].kind == Kind::Open(b'{') {
+    if tokens[start].kind == Kind::Open(b'{') || (r.tabs && !r.tabs_at_line_starts(&tokens, start))
+    {
         return None;
     }
     let col = r.column(tokens[start].start)?;
@@ -88,6 +106,9 @@ struct Open {
 
 struct Reader<'a> {
     src: &'a [u8],
+    /// Whether the text has a tab anywhere (nearly no file has: the checks for
+    /// them are skipped).
+    tabs: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -103,14 +124,46 @@ impl<'a> Reader<'a> {
         t.kind == Kind::Op && self.text(t) == op
     }
 
-    /// The column of `at` (`skeleton_haskell::column`); `None` after a tab on its
-    /// line, which tree-sitter-haskell counts to the next multiple of 8.
+    /// The column of `at` (`skeleton_haskell::column`, a tab as 8); `None` after a
+    /// tab on its line that is not in the blanks the line starts with (one after a
+    /// token is a syntax error, one after a comment is left to tree-sitter).
     fn column(&self, at: usize) -> Option<usize> {
-        let line = memchr::memrchr(b'\n', &self.src[..at]).map_or(0, |i| i + 1);
-        if memchr::memchr(b'\t', &self.src[line..at]).is_some() {
-            return None;
+        if self.tabs {
+            let prefix = &self.src[line_start(self.src, at)..at];
+            if memchr::memchr(b'\t', prefix).is_some()
+                && !prefix.iter().all(|&b| b == b' ' || b == b'\t')
+            {
+                return None;
+            }
         }
         Some(column(self.src, at))
+    }
+
+    /// Whether a tab is on `at`'s line before it.
+    fn tabbed(&self, at: usize) -> bool {
+        self.tabs && tabbed(self.src, at)
+    }
+
+    /// Whether every tab outside `tokens` is in the blanks a line of the body
+    /// (from `tokens[start]`) starts with, before its first token. Only there
+    /// does tree-sitter-haskell's scanner take a tab as blank, and only where it
+    /// ends or starts a layout item (`Reader::block` tells those lines); anywhere
+    /// else (after a token, on a line of comments or of blanks alone, in the module
+    /// header) the grammar meets it, and it is a syntax error.
+    fn tabs_at_line_starts(&self, tokens: &[Token], start: usize) -> bool {
+        let mut prev = 0;
+        for (i, t) in tokens.iter().enumerate() {
+            let gap = &self.src[prev..t.start];
+            let own = match t.first && i >= start {
+                true => line_start(self.src, t.start) - prev,
+                false => gap.len(),
+            };
+            if memchr::memchr(b'\t', &gap[..own]).is_some() {
+                return false;
+            }
+            prev = t.end;
+        }
+        memchr::memchr(b'\t', &self.src[prev..]).is_none()
     }
 
     fn pragma(&self, t: &Token) -> bool {
@@ -127,6 +180,7 @@ impl<'a> Reader<'a> {
         out: &mut Vec<Decl>,
     ) -> Option<()> {
         let mut open: Option<Open> = None;
+        let mut prev: &[Token] = &[];
         let mut at = 0;
         while at < tokens.len() {
             if tokens[at].kind == Kind::Cpp {
@@ -136,7 +190,33 @@ impl<'a> Reader<'a> {
                 continue;
             }
             let end = self.declaration_end(tokens, at, col)?;
-            self.declaration(&tokens[at..end], owner, &mut open, out)?;
+            let decl = &tokens[at..end];
+            // A tab is blank before a declaration of this block (the scanner ends
+            // or starts a layout item there), before the members of a class's or
+            // an instance's `where` block (theirs to tell) and before the items of
+            // the layout blocks in a declaration (`tabs_before_items`), not before
+            // a line that goes on with a declaration, nor before one that closes a
+            // layout block the declaration before left open, nor before an
+            // `import`: there the grammar meets it (a syntax error).
+            if self.tabs {
+                if self.tabbed(decl[0].start) && block_open(self.src, prev) {
+                    return None;
+                }
+                let own = match self.is(&decl[0], b"class") || self.is(&decl[0], b"instance") {
+                    true => decl
+                        .iter()
+                        .position(|t| self.is(t, b"where"))
+                        .map_or(decl.len(), |w| w + 1),
+                    false => decl.len(),
+                };
+                if (self.is(&decl[0], b"import") && self.tabbed(decl[0].start))
+                    || !tabs_before_items(self.src, &decl[1..own])
+                {
+                    return None;
+                }
+            }
+            self.declaration(decl, owner, &mut open, out)?;
+            prev = decl;
             at = end;
         }
         Some(())
@@ -1004,6 +1084,14 @@ foreign import ccall "sin" c_sin :: Double -> Double
             // open there, not after a bare `where`.
             "module M where\nf = do\n  x -- in f\n  -- after f\ng = 1 -- after g\nh = y where y = 1 {- in h -}\ninstance Foo Bar where -- after\nk = case x of\n  _ -> do a; b\nm = let a = 1 in a -- after m\n",
             "f x = x\n\ng :: a -> a\ng = id\n",
+            // Tabs before a block's declarations count as 8 columns (not to the next
+            // multiple of 8: two blanks and a tab are 10).
+            "module M where\nclass C a where\n\tf :: a\n        g :: a\n",
+            "module M where\n\tf = 1\n        g = 2\n\tclass C a where\n\t\tm :: a\n                n :: a\n        instance C Int where\n  \t\tm = 1\n                  n = 2\n",
+            "{-# LANGUAGE CPP #-}\n\tf = 1\n\tg = 2\n",
+            "class C a where\n  \tf :: a\n          g :: a\n",
+            // Tabs before the items of layout blocks in a declaration.
+            "f = do\n\tx\n\ty\n  where\n\tz = 1\ng x = case x of\n\tA -> 1\n\tB -> let\n\t\ty = 2\n\t\tz = 3\n                  in y\n",
             "",
         ] {
             assert_eq!(reader_agrees(Lang::Haskell, src), Some(true), "{src}");
@@ -1037,10 +1125,30 @@ foreign import ccall "sin" c_sin :: Double -> Double
             "module M where\nf = (1\n",
             "module M where\nclass C a where { f :: a }\n",
             "module M where\ndata T = T {\n a :: Int\n}\n}\n",
-            // A tab before a line's first token: tree-sitter-haskell counts it as 8
-            // columns.
-            "module M where\nclass C a where\n\tf :: a\n        g :: a\n",
-            // What the lexer cannot follow.
+            // Tabs where tree-sitter-haskell's scanner does not take them as blanks
+            // (the grammar meets them: syntax errors), or not surely.
+            "f = x\n\t+ y\n",
+            "f = x\tx\n",
+            "f = 1\t\ng = 2\n",
+            "f = 1\n\t-- c\ng = 2\n",
+            "f = 1\n\t\ng = 2\n",
+            "module M where\n\timport A\n",
+            "module M\n\t( f ) where\nf = 1\n",
+            "class C a where\tf :: a\n",
+            "class C a\n\twhere f :: a\n",
+            "data T\n\t= A\n",
+            "f = 1 {- \t -}\n",
+            "module M where\n\tclass C a where\n\t\tm :: a\n\tf = 1\n",
+            "module M where\n\tf = do\n                x\n\tg = 1\n",
+            "f = do\n\t\tx\n\ty\n",
+            "f = do\n\tx\n\t\t+ y\n",
+            "f = let\n\t\ty = 2\n\t  in y\n",
+            "f = do { x\n\t; y }\n",
+            // Clean, but a tab after a comment.
+            "{-\t-} h = 1\n",
+            // What the lexer cannot follow: line breaks of the scanner's own.
+            "class C a where\n  f :: a\n  \x0cg :: a\n",
+            "class C a where\n  f :: a\n  \rg :: a\n",
             "module M where\nf = \"a\n",
             "module M where\nf = 1 {- a\n",
         ] {
@@ -1126,6 +1234,41 @@ foreign import ccall "sin" c_sin :: Double -> Double
             vouched > 300 && vouched * 10 > clean * 6,
             "{vouched} of {clean}"
         );
+    }
+
+    /// Tab-indented declarations, stray tabs and tabbed lines of comments among
+    /// them: on every text the grammar reads cleanly, the reader declines or lists
+    /// what the whole parse does.
+    #[test]
+    fn generated_tab_indented_declarations_read_as_the_whole_parse_reads_them() {
+        let statements = [
+            "\tf :: Int",
+            "        f = 1",
+            "\tf x = x",
+            "\tclass C a where\n\t\tm :: a\n                m = undefined",
+            "\tinstance C Int where\n  \t  \tm = 1\n          \tn = 2",
+            "\tinstance C Int where m = 1",
+            "\tdata T = A | B Int",
+            "\th = do\n\t\ta\n\t\tb",
+            "\tf x\n\t\t| x > 0 = 1",
+            "\t{-# INLINE f #-}",
+            "#if X",
+            "#endif",
+        ];
+        let tokens = ["\t", "f", "=", "where", "  x", "\t-- c"];
+        let breaks = ["\n", "\n\n", " -- c\n", "\n\t-- c\n", "\t\n", " {- \t -}\n"];
+        let (clean, vouched) = Generated {
+            lang: Lang::Haskell,
+            prefix: "module M where\n",
+            statements: &statements,
+            tokens: &tokens,
+            token_one_in: 8,
+            breaks: &breaks,
+            respace: false,
+            rounds: 3000,
+        }
+        .run();
+        assert!(vouched > 60, "{vouched} of {clean}");
     }
 
     /// The reader vouches for nearly every file of the conformance corpus

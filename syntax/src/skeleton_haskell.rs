@@ -12,22 +12,27 @@
 //! first `=` or a signature's `::`, to its last token (guards, `where` bindings and
 //! all), is skipped; its first and last bytes become `(` and `)`
 //! (`lex::parenthesize`), and the declaration reads as `f x = ()` or `f :: ()` with
-//! the same range. Everything else (`data`, `class` and `instance` heads, imports,
-//! pragmas) is read as it is.
+//! the same range; not where a tab in it starts a line that is no item of a layout
+//! block in it ([`tabs_before_items`]), nor where one starts the line after it
+//! while it leaves a layout block open: tree-sitter-haskell's grammar meets such a
+//! tab, a syntax error ([`column`]) the skeleton's parse must make too. Everything else (`data`,
+//! `class` and `instance` heads, imports, pragmas) is read as it is.
 //!
 //! **Following the text** as tree-sitter-haskell reads it: the layout (a
 //! declaration is a line at its block's column with the lines indented deeper after
-//! it), nested `{- -}` comments, pragmas (`{-# … #-}`, nodes in a declaration's
-//! range), `--` comments (dashes alone: `-->` is an operator; a comment after a
-//! declaration's last token on its line is in its range), strings with their
-//! escapes and gaps, character literals (`'x'`, `'\n'`) apart from primes in names
-//! (`x'`) and Template Haskell's and promotion's ticks (`'Just`, `''T`),
-//! quasi-quotes (`[q|…|]`), and CPP directives at a line's start (the lines from
-//! `#else` or `#elif` to the `#endif` are one token, not parsed). A declaration is
+//! it; a tab in a line's indent counts 8 columns, [`column`]), nested `{- -}`
+//! comments, pragmas (`{-# … #-}`, nodes in a declaration's range), `--` comments
+//! (dashes alone: `-->` is an operator; a comment after a declaration's last token
+//! on its line is in its range), strings with their escapes and gaps, character
+//! literals (`'x'`, `'\n'`) apart from primes in names (`x'`) and Template
+//! Haskell's and promotion's ticks (`'Just`, `''T`), quasi-quotes (`[q|…|]`), and
+//! CPP directives at a line's start (the lines from `#else` or `#elif` to the
+//! `#endif` are one token, not parsed). A declaration is
 //! left whole where it is not plainly one: a `let`, `where`, `case`, `if`, `do`,
 //! `\` or `;` before its `=`, a CPP line inside it. Where the lexer cannot follow the
 //! text (an unterminated literal or comment, unbalanced brackets, a line left of its
-//! block's column, explicit braces at the top) it skips nothing and the file gets a
+//! block's column, explicit braces at the top, a form feed, a vertical tab or a
+//! carriage return alone between tokens) it skips nothing and the file gets a
 //! whole parse; any syntax error of the skeleton sends the file to a whole parse too
 //! (`any_error` in `languages/haskell.rs`), as a misread layout can move a
 //! declaration's end far from where the error shows.
@@ -51,6 +56,7 @@ pub(super) fn tokens(src: &[u8]) -> Option<Vec<Token>> {
         cur: Cursor::new(src),
         tokens: Vec::new(),
         line_start: 0,
+        lines: Vec::new(),
     };
     lex.tokens()?;
     Some(lex.tokens)
@@ -62,9 +68,17 @@ fn scan(src: &[u8]) -> Option<Vec<Range<usize>>> {
         cur: Cursor::new(src),
         tokens: Vec::new(),
         line_start: 0,
+        lines: Vec::new(),
     };
     lex.tokens()?;
     let tokens = std::mem::take(&mut lex.tokens);
+    if memchr::memchr(b'\t', src).is_some() {
+        lex.lines = tokens
+            .iter()
+            .filter(|t| t.first && t.kind != Kind::Cpp)
+            .map(|t| (t.start, tabbed(src, t.start)))
+            .collect();
+    }
     // Past CPP and pragmas (`{-# LANGUAGE … #-}`).
     let first = tokens
         .iter()
@@ -136,6 +150,9 @@ struct Lexer<'a> {
     tokens: Vec<Token>,
     /// Where the line being read starts.
     line_start: usize,
+    /// Where each line's first token is (CPP lines left out), and whether a tab is
+    /// before it; empty in a text without tabs.
+    lines: Vec<(usize, bool)>,
 }
 
 impl Lexer<'_> {
@@ -166,7 +183,12 @@ impl Lexer<'_> {
                     first = true;
                     continue;
                 }
-                b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c' => continue,
+                // A form feed or a carriage return alone breaks the line to
+                // tree-sitter-haskell's scanner (its indent starts again), a
+                // vertical tab is no blank to it: not followed.
+                b'\x0b' | b'\x0c' => return self.cur.confused(),
+                b'\r' if self.cur.peek(0) != Some(b'\n') => return self.cur.confused(),
+                b' ' | b'\t' | b'\r' => continue,
                 b'#' if start == self.line_start
                     && let Some(directive) = self.cpp_directive() =>
                 {
@@ -520,11 +542,22 @@ impl Lexer<'_> {
         let (Some(first), Some(last)) = (tokens.first(), tokens.last()) else {
             return;
         };
-        let end = match block_open(self.cur.src, tokens) {
+        let open = block_open(self.cur.src, tokens);
+        let end = match open {
             true => last.trail,
             false => last.end,
         };
-        if end - first.start >= 3 {
+        // The next line after a tab closes a layout block still open with a syntax
+        // error ([`column`]): the skeleton must keep that block to make it too.
+        let next = self.lines.partition_point(|&(start, _)| start < end);
+        if open && self.lines.get(next).is_some_and(|&(_, tabbed)| tabbed) {
+            return;
+        }
+        // One with a tab is parsed, but where each is before an item of a layout
+        // block in it: any other is a syntax error of the whole parse ([`column`]),
+        // and must be one of the skeleton's too, to send the file to a whole parse.
+        let tabs = memchr::memchr(b'\t', &self.cur.src[first.start..end]).is_some();
+        if end - first.start >= 3 && (!tabs || tabs_before_items(self.cur.src, tokens)) {
             self.cur.skip.push(first.start + 1..end - 1);
         }
     }
@@ -562,11 +595,88 @@ impl Lexer<'_> {
     }
 }
 
-/// The column of `at`, in characters, as tree-sitter counts it but for tabs (one
-/// here, eight to tree-sitter-haskell's scanner: `haskell_items` declines there).
+/// The column of `at` as tree-sitter-haskell's scanner counts a line's indent: in
+/// characters, a tab as 8 more (not to the next multiple of 8: `  \tf` is at 10),
+/// in blanks and in a `{- -}` comment before the line's first token alike
+/// (`{-\t-} f` is at 13). Elsewhere the grammar meets a tab (its extras are
+/// `\p{Zs}`, which a tab is not): a syntax error after a line's first token, and
+/// before one where the scanner takes no layout item (a line that goes on with a
+/// declaration, or one where it closes a layout block), so how it counts there
+/// does not matter.
 pub(super) fn column(src: &[u8], at: usize) -> usize {
-    let line = memchr::memrchr(b'\n', &src[..at]).map_or(0, |i| i + 1);
-    src[line..at].iter().filter(|&&b| b & 0xC0 != 0x80).count()
+    let prefix = &src[line_start(src, at)..at];
+    prefix.iter().filter(|&&b| b & 0xC0 != 0x80).count()
+        + 7 * memchr::memchr_iter(b'\t', prefix).count()
+}
+
+/// Where the line of `at` starts.
+pub(super) fn line_start(src: &[u8], at: usize) -> usize {
+    memchr::memrchr(b'\n', &src[..at]).map_or(0, |i| i + 1)
+}
+
+/// Whether a tab is on `at`'s line before it.
+pub(super) fn tabbed(src: &[u8], at: usize) -> bool {
+    memchr::memchr(b'\t', &src[line_start(src, at)..at]).is_some()
+}
+
+/// Whether each line among `tokens` (a declaration's, after its first token) with a
+/// tab before its first token is one tree-sitter-haskell's scanner takes an item of
+/// a layout block at, which is where it takes the tab as blank: the first item of
+/// a block (after a `where`, `do`, `mdo`, `rec`, `of`, `let` or `\case`), or one at
+/// the column of the innermost block, none closing there. Any other (a line that
+/// goes on with an expression, or one that closes a block) is a syntax error of the
+/// whole parse. `false` as well after explicit braces (no layout there).
+pub(super) fn tabs_before_items(src: &[u8], tokens: &[Token]) -> bool {
+    // The open blocks: their column, and the bracket depth they opened at.
+    let mut blocks: Vec<(usize, usize)> = Vec::new();
+    let (mut depth, mut opener) = (0usize, false);
+    for (i, t) in tokens.iter().enumerate() {
+        let tab = t.first && tabbed(src, t.start);
+        if opener {
+            if t.kind == Kind::Open(b'{') {
+                return false;
+            }
+            let col = column(src, t.start);
+            if tab && blocks.last().is_some_and(|&(c, _)| col <= c) {
+                return false;
+            }
+            blocks.push((col, depth));
+        } else if t.first {
+            let col = column(src, t.start);
+            let open = blocks.len();
+            while blocks.last().is_some_and(|&(c, _)| col < c) {
+                blocks.pop();
+            }
+            if tab && (blocks.len() < open || blocks.last().is_none_or(|&(c, _)| c != col)) {
+                return false;
+            }
+        }
+        opener = false;
+        match t.kind {
+            Kind::Open(_) => depth += 1,
+            Kind::Close(_) => {
+                depth = depth.saturating_sub(1);
+                while blocks.last().is_some_and(|&(_, d)| d > depth) {
+                    blocks.pop();
+                }
+            }
+            Kind::Word => match &src[t.start..t.end] {
+                b"where" | b"do" | b"mdo" | b"rec" | b"of" | b"let" => opener = true,
+                b"case" => {
+                    opener = i > 0
+                        && tokens[i - 1].kind == Kind::Op
+                        && &src[tokens[i - 1].start..tokens[i - 1].end] == b"\\";
+                }
+                // A `let` block's `in` closes it.
+                b"in" if blocks.last().is_some_and(|&(_, d)| d == depth) => {
+                    blocks.pop();
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    true
 }
 
 /// Whether `tokens` leave a layout block open at their end: one opened outside
@@ -701,6 +811,8 @@ v = -- a comment
                 "f = g)\n",
                 "module M where\n  f = g x\ng = h y\n",
                 "module M where {\nf = g x\n}\n",
+                "class C a where\n  f :: a -> a\n  \x0cg :: a -> a\n",
+                "class C a where\n  f :: a -> a\n  \rg :: a -> a\n",
             ],
         );
     }
@@ -781,6 +893,45 @@ blocked x = y + 1
         // The longest body is left out of the skeleton's parse.
         let skeleton = skeleton_reads_as_whole(Lang::Haskell, src, 10, 17);
         assert!(!skeleton.included.is_empty());
+    }
+
+    /// Tabs before a line's first token count as tree-sitter-haskell's scanner
+    /// counts them (8 columns each, after blanks too, in a comment too): `\tf`
+    /// and eight blanks then `g` are two members of a class, not one.
+    #[test]
+    fn skeletons_of_tab_indented_code_read_as_the_whole_text() {
+        let src = "module M where
+\tf :: Int -> Int
+\tf x = x + 1
+        g :: Int
+        g = 2
+\tclass C a where
+\t\tm :: a -> Int
+                n :: a
+\t\tm _ = 0
+        instance C Int where
+  \t\tm x = x * 2
+                  n = 1
+        h = do
+\t\tprint 1
+\t\tprint 2
+        k = do
+                print 3
+";
+        skeleton_reads_as_whole(Lang::Haskell, src, 6, 10);
+        let src = "class C a where\n\tf :: a -> a\n        g :: a -> a\n";
+        skeleton_reads_as_whole(Lang::Haskell, src, 2, 3);
+        // Where the whole parse meets a tab (a syntax error), the skeleton's parse
+        // must too: a line that goes on with a declaration, or one that closes a
+        // layout block.
+        skips_nothing(
+            skippable,
+            &[
+                "f = x\n\t+ y\n",
+                "f :: Int\n\t-> Int\n",
+                "\tf = do\n                x\n\tg = 1\n",
+            ],
+        );
     }
 
     /// The lexer follows nearly every file of the conformance corpus
