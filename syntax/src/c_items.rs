@@ -1414,6 +1414,10 @@ impl<'a> Reader<'a> {
                         }
                         m.sig_end = Some(m.bytes.end);
                         m.bytes = bytes.clone();
+                        // The enum's first keyword starts it, as the walker has
+                        // it; the signature is the member's own text alone.
+                        m.core = core;
+                        m.head = Some(m.name.start..m.name.start);
                     }
                 }
             }

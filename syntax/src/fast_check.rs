@@ -1,7 +1,8 @@
 //! The fast paths against whole parses on real code: every file of a directory the
 //! index parses, its symbols from [`extract`] (skeletons, declarations read off
-//! tokens) compared symbol for symbol with those of a whole tree-sitter parse, and
-//! both timed. Where the whole parse finds errors, the two may recover differently
+//! tokens) compared symbol for symbol with those of a whole tree-sitter parse (kind,
+//! name path, ranges, where its doc comment and first keyword start, signature:
+//! [`compared`]), and both timed. Where the whole parse finds errors, the two may recover differently
 //! and neither is more right: there the top-level statements the grammar fails on
 //! are blanked until the rest parses clean ([`blank_errors`]), and the fast path's
 //! top-level symbols (with all they contain) that touch none of them must be that
@@ -163,7 +164,7 @@ pub fn compare_dir(dir: &Path, langs: &[Lang], every: usize) -> BTreeMap<Lang, T
         tally.bytes += src.len() as u64;
         tally.symbols += whole.count;
         tally.declined += usize::from(declined);
-        let (expected, got) = (outline(&whole), outline(&fast));
+        let (expected, got) = (compared(&whole), compared(&fast));
         if let Some(first) = first_difference(&expected, &got) {
             tally.differ.push(format!(
                 "{}: {first}",
@@ -401,7 +402,7 @@ fn outline_outside(parsed: &FileSymbols, spans: &[std::ops::Range<usize>]) -> (S
         if spans.iter().any(|e| b.start <= e.end && e.start <= b.end) {
             continue;
         }
-        count += render(s, 0, &mut out);
+        count += render_with(s, 0, true, &mut out);
     }
     (without_ordinals(&out), count)
 }
@@ -430,6 +431,7 @@ fn without_ordinals(text: &str) -> String {
 
 /// Every symbol of a parse, one line each: kind, name path, range, name position,
 /// signature.
+#[cfg(test)]
 pub(crate) fn outline(parsed: &FileSymbols) -> String {
     let mut out = String::new();
     for s in parsed.top() {
@@ -463,9 +465,21 @@ fn recovered(whole: &FileSymbols, fast: &FileSymbols) -> (usize, Option<String>)
 }
 
 /// One symbol and its children into `out`; how many lines that was.
+#[cfg(test)]
 fn render(s: Symbol<'_>, depth: usize, out: &mut String) -> usize {
+    render_with(s, depth, false, out)
+}
+
+/// [`render`], with the byte offsets where the symbol's doc comment and its first
+/// keyword start when `starts` (what an edit's range is built from, and the
+/// snapshots leave out).
+fn render_with(s: Symbol<'_>, depth: usize, starts: bool, out: &mut String) -> usize {
+    let starts = match starts {
+        true => format!(" doc@{} core@{}", s.doc_start(), s.core_start()),
+        false => String::new(),
+    };
     out.push_str(&format!(
-        "{}{} {} {} name@{} | {}\n",
+        "{}{} {} {} name@{}{starts} | {}\n",
         "  ".repeat(depth),
         s.kind().as_str(),
         s.name_path(),
@@ -475,8 +489,18 @@ fn render(s: Symbol<'_>, depth: usize, out: &mut String) -> usize {
     ));
     1 + s
         .children()
-        .map(|c| render(c, depth + 1, out))
+        .map(|c| render_with(c, depth + 1, !starts.is_empty(), out))
         .sum::<usize>()
+}
+
+/// [`outline`] with where each symbol's doc comment and first keyword start: what
+/// a fast path is compared with a whole parse by.
+pub(crate) fn compared(parsed: &FileSymbols) -> String {
+    let mut out = String::new();
+    for s in parsed.top() {
+        render_with(s, 0, true, &mut out);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -576,7 +600,7 @@ mod tests {
         let (got, compared) = outline_outside(&fast, &spans);
         assert_eq!(
             (expected.as_str(), compared),
-            ("function g 4:0-4:8 name@4:4 | int g()\n", 1)
+            ("function g 4:0-4:8 name@4:4 doc@25 core@25 | int g()\n", 1)
         );
         assert_eq!(got, expected);
     }

@@ -282,9 +282,8 @@ impl<'a> Reader<'a> {
         // column 0 right below it (tree-sitter-haskell's scanner reads them as one).
         let mut end = last.trail;
         if end > last.end && !self.src[..end].ends_with(b"-}") {
-            let doc_line = crate::Lang::Haskell.comments().doc_line;
             while let Some(line) = self.src[end..].strip_prefix(b"\n") {
-                if !doc_line.is_some_and(|is| is(line)) {
+                if !crate::skeleton_haskell::line_comment(line) {
                     break;
                 }
                 end += 1 + memchr::memchr(b'\n', line).unwrap_or(line.len());

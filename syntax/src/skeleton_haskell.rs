@@ -724,6 +724,17 @@ fn is_word(b: u8) -> bool {
     crate::bytes::is_word(b) || b == b'\''
 }
 
+/// Whether a trimmed line is a `--` comment: dashes not followed by a symbol (`-->`
+/// is an operator). Here, below both the walker (`languages/haskell.rs`) and the
+/// declaration reader, which both ask.
+pub(crate) fn line_comment(line: &[u8]) -> bool {
+    let dashes = line.iter().take_while(|b| **b == b'-').count();
+    dashes >= 2
+        && line
+            .get(dashes)
+            .is_none_or(|b| !b"!#$%&*+./<=>?@\\^|~:".contains(b))
+}
+
 #[cfg(test)]
 mod tests {
     use expect_test::expect;

@@ -7,7 +7,7 @@ use expect_test::{Expect, expect};
 
 use super::{
     Lang,
-    fast_check::{self, outline},
+    fast_check::{self, compared, outline},
     rust_items,
     skeleton::Skeleton,
     symbols::{Parse, extract, extract_with},
@@ -69,7 +69,7 @@ pub(crate) fn reader_agrees(lang: Lang, src: &str) -> Option<bool> {
     let read = (lang.language().declarations.expect("a reader").read)(src.as_bytes());
     if read.is_some() {
         let read = extract_with(lang, src.as_bytes(), Parse::Declarations);
-        assert_eq!(outline(&read), outline(&whole), "{src:?}");
+        assert_eq!(compared(&read), compared(&whole), "{src:?}");
     }
     Some(read.is_some())
 }
@@ -163,7 +163,7 @@ pub(crate) fn skeleton_reads_as_whole(
         tree.root_node().to_sexp()
     );
     let fast = extract_with(lang, src.as_bytes(), Parse::Skeleton);
-    assert_eq!(outline(&fast), outline(&whole), "{lang:?}");
+    assert_eq!(compared(&fast), compared(&whole), "{lang:?}");
     assert!(
         whole.count >= at_least_symbols,
         "{lang:?}: {}",

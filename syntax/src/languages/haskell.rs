@@ -54,7 +54,7 @@ pub(super) const HASKELL: Language = Language {
             close: b"-}",
             doc: b"{-|",
         }),
-        doc_line: Some(line_comment),
+        doc_line: Some(crate::skeleton_haskell::line_comment),
         doc_block: DocBlock::One,
         // Not `'`: it is a letter of names (`foldl'`) as often as a character's quote.
         quotes: b"\"",
@@ -79,16 +79,6 @@ pub(super) const HASKELL: Language = Language {
         any_error: true,
     }),
 };
-
-/// Whether a trimmed line is a `--` comment: dashes not followed by a symbol (`-->`
-/// is an operator).
-fn line_comment(line: &[u8]) -> bool {
-    let dashes = line.iter().take_while(|b| **b == b'-').count();
-    dashes >= 2
-        && line
-            .get(dashes)
-            .is_none_or(|b| !b"!#$%&*+./<=>?@\\^|~:".contains(b))
-}
 
 fn probe(site: ProbeSite) -> &'static str {
     use SymbolKind as K;
