@@ -32,8 +32,11 @@ for part in "${parts[@]}"; do
     # The conformance test thinned to a tenth of its sample: whole, it took most of
     # a mutant's time. A mutant it misses thinned is tried again whole before it is
     # judged (`LEAN_CTX_CONFORMANCE_THIN=1`).
+    # cargo-mutants builds a copy of the tree: the corpus is this tree's, not fetched
+    # again into the copy.
     edit) file=daemon/src/edit.rs filter='edit\.rs' tests=(--lib --test conformance -- edit:: backing:: every_symbol)
-      export LEAN_CTX_CONFORMANCE_THIN="${LEAN_CTX_CONFORMANCE_THIN:-10}" ;;
+      export LEAN_CTX_CONFORMANCE_THIN="${LEAN_CTX_CONFORMANCE_THIN:-10}"
+      export LEAN_CTX_CONFORMANCE_CORPUS="${LEAN_CTX_CONFORMANCE_CORPUS:-$root/target/conformance-corpus}" ;;
     store) file=daemon/src/index/store/persist.rs filter="$store" tests=(--lib -- index::store) ;;
     *) echo "unknown part $part: jail, edit or store" >&2; exit 2 ;;
   esac
