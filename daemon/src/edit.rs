@@ -1360,9 +1360,6 @@ mod tests {
         }
     }
 
-    /// Two daemons (two builds during an upgrade) never write one root at once: while
-    /// another daemon holds the root's lock, a write of a file anywhere below the root
-    /// waits, and past its wait is a `CONFLICT` with nothing written.
     /// `src` after `action` with `text` at the symbol `name_path`, planned without a
     /// file system.
     fn planned(lang: Lang, src: &str, action: EditAction, name_path: &str, text: &str) -> String {
@@ -1457,6 +1454,334 @@ mod tests {
             String::from_utf8(p.content).unwrap(),
             "/// Doc.\nfn a() {\n    1\n}\n\nfn b() {}\n\nfn c() {}\n"
         );
+    }
+
+    /// `src` planned with `action` at `target`, unforced, no hash.
+    fn plan_at(
+        lang: Lang,
+        src: &str,
+        action: EditAction,
+        target: &EditTarget,
+        text: &str,
+        force: bool,
+    ) -> Result<Planned, LeanError> {
+        let edit = Edit {
+            action,
+            target,
+            text,
+            expected_hash: None,
+            force,
+            held: Vec::new(),
+        };
+        plan_in(&Source::new(lang, src.as_bytes().to_vec()), "f", &edit)
+    }
+
+    fn lines_at(line: u32, end_line: Option<u32>) -> EditTarget {
+        EditTarget::Lines {
+            path: "f".into(),
+            line,
+            end_line,
+        }
+    }
+
+    /// Where inserted text lands is reported exactly, past the blank lines added
+    /// before it.
+    #[test]
+    fn an_insert_reports_where_its_text_landed() {
+        let src = "fn a() {}\n\nfn b() {}\n";
+        let target = EditTarget::NamePath {
+            name_path: "a".into(),
+            path: None,
+        };
+        let p = plan_at(
+            Lang::Rust,
+            src,
+            EditAction::InsertAfterSymbol,
+            &target,
+            "fn c() {}",
+            false,
+        )
+        .unwrap();
+        assert_eq!(&p.content[p.written.clone()], b"fn c() {}");
+        assert_eq!(p.written.start, "fn a() {}\n\n".len());
+    }
+
+    /// The syntax guard: an edit that breaks a cleanly parsing file is refused unless
+    /// forced; a file that already fails to parse is not guarded (its error is not the
+    /// edit's).
+    #[test]
+    fn an_edit_that_breaks_a_clean_parse_is_refused_unless_forced() {
+        let a = EditTarget::NamePath {
+            name_path: "a".into(),
+            path: None,
+        };
+        let clean = "fn a() {}\n\nfn b() {}\n";
+        let broken = "fn a( {";
+        let refused = plan_at(
+            Lang::Rust,
+            clean,
+            EditAction::ReplaceSymbolBody,
+            &a,
+            broken,
+            false,
+        );
+        let err = refused.unwrap_err();
+        assert_eq!(err.code, ErrorCode::Conflict, "{}", err.message);
+        assert!(err.message.contains("syntax error"), "{}", err.message);
+        let forced = plan_at(
+            Lang::Rust,
+            clean,
+            EditAction::ReplaceSymbolBody,
+            &a,
+            broken,
+            true,
+        )
+        .unwrap();
+        assert!(forced.parsed.is_none());
+        let fine = plan_at(
+            Lang::Rust,
+            clean,
+            EditAction::ReplaceSymbolBody,
+            &a,
+            "fn a() { 2 }",
+            false,
+        )
+        .unwrap();
+        assert!(
+            fine.parsed.is_some(),
+            "a guarded edit keeps the parse it made"
+        );
+        let dirty = "fn a() {}\n\nfn b( {\n";
+        assert!(!Source::new(Lang::Rust, dirty.into()).is_clean());
+        assert!(Source::new(Lang::Rust, clean.into()).is_clean());
+        plan_at(
+            Lang::Rust,
+            dirty,
+            EditAction::ReplaceSymbolBody,
+            &a,
+            "fn a() { 2 }",
+            false,
+        )
+        .unwrap();
+    }
+
+    /// A replacement that brings its own attributes replaces the old ones, even with
+    /// the item on the attribute's line; one without keeps them.
+    #[test]
+    fn a_replacement_bringing_attributes_replaces_them() {
+        let src = "#[inline]\nfn a() {}\n";
+        let a = EditTarget::NamePath {
+            name_path: "a".into(),
+            path: None,
+        };
+        let with = |text| {
+            let p = plan_at(
+                Lang::Rust,
+                src,
+                EditAction::ReplaceSymbolBody,
+                &a,
+                text,
+                false,
+            );
+            String::from_utf8(p.unwrap().content).unwrap()
+        };
+        assert_eq!(with("#[cold] fn a() {}"), "#[cold] fn a() {}\n");
+        assert_eq!(with("# [cold]\nfn a() {}"), "# [cold]\nfn a() {}\n");
+        assert_eq!(with("fn a() { 2 }"), "#[inline]\nfn a() { 2 }\n");
+    }
+
+    /// One name of a declaration of several cannot be replaced alone (it would rewrite
+    /// the others): refused naming them, for two names as for more.
+    #[test]
+    fn replacing_one_name_of_a_group_is_refused() {
+        for src in [
+            "package p\n\nvar a, b int\n",
+            "package p\n\nvar a, b, c int\n",
+        ] {
+            let b = EditTarget::NamePath {
+                name_path: "b".into(),
+                path: None,
+            };
+            let err = plan_at(
+                Lang::Go,
+                src,
+                EditAction::ReplaceSymbolBody,
+                &b,
+                "var b int",
+                false,
+            )
+            .unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidTarget, "{}", err.message);
+            assert!(err.message.contains("with a"), "{}", err.message);
+        }
+        // Inserting next to it is fine.
+        let b = EditTarget::NamePath {
+            name_path: "b".into(),
+            path: None,
+        };
+        let src = "package p\n\nvar a, b int\n";
+        plan_at(
+            Lang::Go,
+            src,
+            EditAction::InsertAfterSymbol,
+            &b,
+            "var c int",
+            false,
+        )
+        .unwrap();
+    }
+
+    /// Line targets: the first and last lines are in range, line 0, past the end and
+    /// backwards are not; a line alone addresses the innermost symbol starting on it,
+    /// else the innermost containing it; a text file has no symbols to address.
+    #[test]
+    fn line_targets_are_checked_and_address_the_innermost_symbol() {
+        use EditAction::{InsertBeforeSymbol, ReplaceLines};
+        let src = "mod m {\n    fn a() {\n        1\n    }\n}\n\nfn b() {}\n";
+        let ok = |line, end| {
+            plan_at(
+                Lang::Rust,
+                src,
+                ReplaceLines,
+                &lines_at(line, end),
+                "x",
+                true,
+            )
+        };
+        ok(1, Some(1)).unwrap();
+        ok(1, Some(7)).unwrap();
+        // The empty line after the last newline is the file's last.
+        ok(8, Some(8)).unwrap();
+        for (line, end) in [(0, Some(1)), (9, Some(9)), (3, Some(2)), (7, Some(9))] {
+            let err = ok(line, end).unwrap_err();
+            assert_eq!(err.code, ErrorCode::PositionOutOfRange, "{line}..{end:?}");
+        }
+        let before = |line| {
+            plan_at(
+                Lang::Rust,
+                src,
+                InsertBeforeSymbol,
+                &lines_at(line, None),
+                "fn z() {}",
+                false,
+            )
+            .map(|p| String::from_utf8(p.content).unwrap())
+        };
+        // Starting on line 2: `a` (inside `m`), not `m`.
+        assert!(
+            before(2)
+                .unwrap()
+                .starts_with("mod m {\n    fn z() {}\n    fn a()")
+        );
+        // Inside `a`'s body, and on its last line: `a`.
+        assert!(
+            before(3)
+                .unwrap()
+                .starts_with("mod m {\n    fn z() {}\n    fn a()")
+        );
+        assert!(
+            before(4)
+                .unwrap()
+                .starts_with("mod m {\n    fn z() {}\n    fn a()")
+        );
+        // `m`'s last line: `m`.
+        assert!(before(5).unwrap().starts_with("fn z() {}\n\nmod m {"));
+        assert_eq!(before(6).unwrap_err().code, ErrorCode::NoSymbol);
+        for line in [0, 9] {
+            assert_eq!(before(line).unwrap_err().code, ErrorCode::PositionOutOfRange);
+        }
+        assert!(before(7).unwrap().ends_with("}\n\nfn z() {}\n\nfn b() {}\n"));
+        let text = plan_at(
+            Lang::Text,
+            "a\nb\n",
+            InsertBeforeSymbol,
+            &lines_at(1, None),
+            "c",
+            false,
+        );
+        assert_eq!(text.unwrap_err().code, ErrorCode::UnsupportedLanguage);
+    }
+
+    /// A held window vouches for a hash only when it holds the target and hashes so.
+    #[test]
+    fn a_held_window_vouches_only_for_what_it_holds() {
+        let src = "fn a() {\n    1\n}\n\nfn b() {}\n";
+        let a = EditTarget::NamePath {
+            name_path: "a".into(),
+            path: None,
+        };
+        let plan = |expected: &str, held| {
+            let edit = Edit {
+                action: EditAction::ReplaceSymbolBody,
+                target: &a,
+                text: "fn a() {}",
+                expected_hash: Some(expected),
+                force: false,
+                held,
+            };
+            plan_in(&Source::new(Lang::Rust, src.into()), "f", &edit)
+        };
+        let hash = |s: &str| blake3::hash(s.as_bytes()).to_hex().to_string();
+        let window = hash("fn a() {\n    1\n}\n\nfn b() {}");
+        plan(&window, vec![(1, 5)]).unwrap();
+        let below = hash("fn b() {}");
+        assert_eq!(
+            plan(&below, vec![(5, 5)]).unwrap_err().code,
+            ErrorCode::Conflict
+        );
+        let wrong = "0123456789abcdef";
+        assert_eq!(
+            plan(wrong, vec![(1, 5)]).unwrap_err().code,
+            ErrorCode::Conflict
+        );
+    }
+
+    /// One lock per file: the same path gets the same lock, another path another.
+    #[test]
+    fn each_file_has_one_lock() {
+        let locks = FileLocks::default();
+        let (a, b) = (Path::new("/p/a.rs"), Path::new("/p/b.rs"));
+        assert!(Arc::ptr_eq(&locks.get(a), &locks.get(a)));
+        assert!(!Arc::ptr_eq(&locks.get(a), &locks.get(b)));
+    }
+
+    /// A created file has no original; one that appeared meanwhile is a `CONFLICT`
+    /// and stays as the other writer left it; any other failure of the commit is
+    /// not called a conflict.
+    #[test]
+    fn a_file_created_meanwhile_is_a_conflict_and_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let new = |rel: &str| match crate::jail::resolve_new(&root, &root.join(".git"), rel) {
+            Ok(crate::jail::Creation::New(n)) => n,
+            other => panic!("{other:?}"),
+        };
+        let target = EditTarget::File { path: "x".into() };
+        let edit = Edit {
+            action: EditAction::CreateFile,
+            target: &target,
+            text: "fn a() {}\n",
+            expected_hash: None,
+            force: false,
+            held: Vec::new(),
+        };
+        let locks = FileLocks::default();
+        let (_, written) = create(&locks, &new("d/made.rs"), Lang::Rust, &edit).unwrap();
+        assert!(written.original.is_none());
+        assert_eq!(fs::read(root.join("d/made.rs")).unwrap(), b"fn a() {}\n");
+
+        let raced = new("e/raced.rs");
+        fs::create_dir(root.join("e")).unwrap();
+        fs::write(root.join("e/raced.rs"), "theirs").unwrap();
+        let err = create(&locks, &raced, Lang::Rust, &edit).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Conflict, "{}", err.message);
+        assert_eq!(fs::read(root.join("e/raced.rs")).unwrap(), b"theirs");
+
+        let refused = new("f.rs");
+        FAILURE.with(|left| left.set(Some((0, Injected::Rename))));
+        let err = create(&locks, &refused, Lang::Rust, &edit).unwrap_err();
+        assert_ne!(err.code, ErrorCode::Conflict, "{}", err.message);
+        assert!(!root.join("f.rs").exists());
     }
 
     /// Inserted code gets the blank lines the file puts between its siblings: those
@@ -1578,6 +1903,9 @@ mod tests {
         (root, paths)
     }
 
+    /// Two daemons (two builds during an upgrade) never write one root at once: while
+    /// another daemon holds the root's lock, a write of a file anywhere below the root
+    /// waits, and past its wait is a `CONFLICT` with nothing written.
     #[test]
     fn a_write_waits_for_another_daemons_write_to_the_same_root() {
         let tmp = tempfile::tempdir().unwrap();
