@@ -968,17 +968,19 @@ impl RootIndex {
             considered += usize::from(passes);
             passes && candidates.may_hold(&e.known.hash)
         };
-        // Put in path order: a few candidates sorted; many (a pattern the index
+        // Put in path order: up to half the files sorted; more (a pattern the index
         // cannot plan, a root whose contents it may not have seen) taken in the
-        // order kept for the table, as sorting a large root's names costs more
-        // than looking each one up. How many is judged before any file is looked
+        // order kept for the table, as sorting most of a large root's names costs
+        // more than looking each one up (and a lookup by name, a cache miss on the
+        // name's bytes, costs more than sorting a fifth of them: Kubernetes'
+        // `return err`, BENCHMARKS.md). How many is judged before any file is looked
         // at, by the contents (of every root) that satisfy the query.
         let text = self.caches.text();
         let filled = self.text_filled.load(Ordering::Relaxed) == text.epoch() && !text.is_full();
         let few = filled
             && candidates
                 .matched()
-                .is_some_and(|n| n < files.len() as u64 / 8);
+                .is_some_and(|n| n < files.len() as u64 / 2);
         let listed: Vec<_> = if few {
             let mut found: Vec<(&String, &Entry)> =
                 files.iter().filter(|(rel, e)| kept(rel, e)).collect();
