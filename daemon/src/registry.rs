@@ -10,7 +10,7 @@
 use std::{
     path::{Path, PathBuf},
     sync::{
-        Arc,
+        Arc, Mutex,
         atomic::{AtomicU64, Ordering},
     },
     time::{Duration, SystemTime},
@@ -18,9 +18,11 @@ use std::{
 
 use dashmap::DashMap;
 use lean_ctx_shared::{ErrorCode, LeanError, protocol::ProjectStatus};
+use rustc_hash::FxHashSet;
 
 use crate::{
     index::{
+        ids::Hash,
         root::{IndexConfig, RootIndex},
         store::Caches,
     },
@@ -98,6 +100,9 @@ pub struct ProjectRegistry {
     index_config: IndexConfig,
     /// When a call last entered a project (unix ms; 0: none yet).
     last_entered_unix_ms: AtomicU64,
+    /// Contents projects' files held and no longer hold, gathered until the text
+    /// index is swept of them ([`ProjectRegistry::sweep_text`]).
+    superseded: Mutex<FxHashSet<Hash>>,
 }
 
 impl ProjectRegistry {
@@ -107,6 +112,7 @@ impl ProjectRegistry {
             caches,
             index_config,
             last_entered_unix_ms: AtomicU64::new(0),
+            superseded: Mutex::default(),
         }
     }
 
@@ -226,6 +232,39 @@ impl ProjectRegistry {
         evicted
     }
 
+    /// Drops from the text index the contents that files held and no longer hold,
+    /// unless a registered project's file holds them still, once they are an
+    /// eighth of its contents or it turned one away for its cap: an agent's edits
+    /// would otherwise leave every earlier version of a file in it, in memory and
+    /// against the cap, for the daemon's life. Contents of evicted projects that
+    /// did not change stay (the next call to one finds them, as it finds its
+    /// parses). How many went.
+    pub fn sweep_text(&self) -> u64 {
+        let text = self.caches.text();
+        let mut superseded = self.superseded.lock().unwrap();
+        for p in self.projects.iter() {
+            superseded.extend(p.index.take_superseded());
+        }
+        let many = superseded.len() as u64 >= text.figures().contents / 8;
+        if superseded.is_empty() || !(many || text.is_full()) {
+            return 0;
+        }
+        let mark = text.mark();
+        let mut live = FxHashSet::default();
+        for p in self.projects.iter() {
+            p.index.held_contents(&mut live);
+        }
+        let dropped = text.retain(mark, |h| live.contains(h) || !superseded.contains(h));
+        superseded.clear();
+        if dropped > 0 {
+            tracing::info!(
+                contents = dropped,
+                "text index swept of contents no file holds"
+            );
+        }
+        dropped
+    }
+
     /// Every project, sorted by root.
     pub fn list(&self) -> Vec<ProjectStatus> {
         let mut rows: Vec<ProjectStatus> = self.projects.iter().map(|p| p.status()).collect();
@@ -284,6 +323,47 @@ mod tests {
         // The next call registers it again.
         reg.open(&a).unwrap();
         assert_eq!(reg.list().len(), 1);
+    }
+
+    /// A content a file no longer holds leaves the text index; one a file holds
+    /// still stays, and so does an evicted project's.
+    #[test]
+    fn the_text_index_is_swept_of_contents_no_file_holds() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        for (dir, names) in [(&a, ["x.rs", "y.rs"]), (&b, ["z.rs", "w.rs"])] {
+            std::fs::create_dir(dir).unwrap();
+            for name in names {
+                std::fs::write(dir.join(name), format!("fn f() {{}} // {name}\n")).unwrap();
+            }
+        }
+        let reg = ProjectRegistry::new(Arc::new(Caches::new(1 << 20)), IndexConfig::default());
+        let text = reg.caches.text();
+        let hash = |bytes: &[u8]| *blake3::hash(bytes).as_bytes();
+        let known =
+            |dir: &Path, name: &str| text.knows(&hash(&std::fs::read(dir.join(name)).unwrap()));
+        let (pa, pb) = (reg.open(&a).unwrap(), reg.open(&b).unwrap());
+        pa.index.full_index();
+        pb.index.full_index();
+        let files = [(&a, "x.rs"), (&a, "y.rs"), (&b, "z.rs"), (&b, "w.rs")];
+        assert!(files.iter().all(|(dir, name)| known(dir, name)));
+        drop(pb);
+        assert_eq!(
+            reg.evict_idle(Duration::ZERO, |root| root == pa.root).len(),
+            1
+        );
+        // `x.rs` edited by us: its old content is held by no file now.
+        let old = hash(&std::fs::read(a.join("x.rs")).unwrap());
+        let new = b"fn g() {}\n";
+        std::fs::write(a.join("x.rs"), new).unwrap();
+        let x = pa.resolve("x.rs", Want::File).unwrap();
+        pa.index.wrote(&x, new, None);
+        assert!(text.knows(&old));
+        assert_eq!(reg.sweep_text(), 1);
+        assert!(!text.knows(&old) && text.knows(&hash(new)));
+        assert!(files[1..].iter().all(|(dir, name)| known(dir, name)));
+        // Nothing superseded since: nothing to sweep.
+        assert_eq!(reg.sweep_text(), 0);
     }
 
     #[test]

@@ -273,7 +273,8 @@ impl Daemon {
 
     /// Evicts idle projects until `stop` fires: a project without a call for
     /// `limits.project_idle` whose root has no live language server (a server follows
-    /// its index's file events, so it keeps its project).
+    /// its index's file events, so it keeps its project); and sweeps the text index
+    /// of contents no file holds any more ([`ProjectRegistry::sweep_text`]).
     pub async fn run_project_eviction(self: Arc<Self>, stop: CancellationToken) {
         let idle = self.config.limits.project_idle;
         let every = (idle / 4).clamp(Duration::from_millis(200), Duration::from_secs(30));
@@ -284,6 +285,9 @@ impl Daemon {
             }
             self.registry
                 .evict_idle(idle, |root| !self.lsp.servers_of(root).is_empty());
+            // Off the runtime: a sweep rewrites the text index's lists.
+            let me = self.clone();
+            let _ = tokio::task::spawn_blocking(move || me.registry.sweep_text()).await;
         }
     }
 

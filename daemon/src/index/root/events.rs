@@ -105,7 +105,7 @@ impl RootIndex {
             // One pass over the table for the whole batch, before the walks that
             // enter what is there now: a burst (a branch switched, a tree unpacked
             // or removed) is not a pass over every file per directory.
-            let gone: rustc_hash::FxHashSet<&str> = gone.iter().map(String::as_str).collect();
+            let gone: FxHashSet<&str> = gone.iter().map(String::as_str).collect();
             if !gone.is_empty() {
                 let kept = |rel: &str| {
                     let mut names =
@@ -132,7 +132,7 @@ impl RootIndex {
     /// walk did not find, unless it is a file there now (written by us meanwhile).
     fn walk_again(&self, dir: &Path, rel: &str) {
         self.skipped.write().unwrap().retain(|r, _| !under(r, rel));
-        let seen = Mutex::new(rustc_hash::FxHashSet::default());
+        let seen = Mutex::new(FxHashSet::default());
         let record = |l: Listed<'_>| {
             let mut seen = seen.lock().unwrap();
             for (name, _) in &l.files {

@@ -27,7 +27,7 @@ use lean_ctx_shared::{
     ErrorCode, ErrorDetails, LeanError, Progress,
     protocol::{IndexState, IndexStatus},
 };
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use tokio::sync::watch;
 
 use rustix::fs::{AtFlags, FileType};
@@ -124,6 +124,10 @@ struct FileTable {
     /// name came or went (`None`); a search over a large root would otherwise sort
     /// every name each time.
     order: Mutex<Option<Arc<[Arc<str>]>>>,
+    /// Contents the table held and no longer does (a file changed or went away),
+    /// since the registry last took them ([`RootIndex::take_superseded`]): the
+    /// text index may drop them.
+    superseded: Mutex<Vec<Hash>>,
     files: AtomicU64,
     symbols: AtomicU64,
     bytes: AtomicU64,
@@ -158,8 +162,12 @@ impl FileTable {
         let mut map = self.map.write().unwrap();
         for (rel, entry) in entries {
             self.count(&entry, true);
+            let hash = entry.known.hash;
             match map.insert(rel, entry) {
-                Some(old) => self.count(&old, false),
+                Some(old) => {
+                    self.count(&old, false);
+                    self.superseded(&old, Some(&hash));
+                }
                 None => *self.order.lock().unwrap() = None,
             }
         }
@@ -171,6 +179,7 @@ impl FileTable {
         if let Some(old) = map.get_mut(rel) {
             self.count(old, false);
             self.count(&entry, true);
+            self.superseded(old, Some(&entry.known.hash));
             *old = entry;
         }
     }
@@ -178,6 +187,7 @@ impl FileTable {
     fn remove(&self, rel: &str) {
         if let Some(old) = self.map.write().unwrap().remove(rel) {
             self.count(&old, false);
+            self.superseded(&old, None);
             *self.order.lock().unwrap() = None;
         }
     }
@@ -187,10 +197,19 @@ impl FileTable {
             let kept = keep(rel, entry);
             if !kept {
                 self.count(entry, false);
+                self.superseded(entry, None);
                 *self.order.lock().unwrap() = None;
             }
             kept
         });
+    }
+
+    /// Notes `old`'s content as no longer held here, unless its file holds it
+    /// still (`now`).
+    fn superseded(&self, old: &Entry, now: Option<&Hash>) {
+        if now != Some(&old.known.hash) {
+            self.superseded.lock().unwrap().push(old.known.hash);
+        }
     }
 
     /// The names of `map` (the table, read-locked by the caller, so no name comes or
@@ -1013,6 +1032,16 @@ impl RootIndex {
     /// caches or the store, else read again beneath the root; `None` if it went away.
     pub fn parsed(&self, rel: &str, id: FileId, known: &ContentFacts) -> Option<Parsed> {
         self.caches.symbols_of(known, id, &|| self.open(rel)).ok()
+    }
+
+    /// The contents this root's files held and no longer hold, since the last call.
+    pub fn take_superseded(&self) -> Vec<Hash> {
+        std::mem::take(&mut self.files.superseded.lock().unwrap())
+    }
+
+    /// Adds the content of every indexed file to `live`.
+    pub fn held_contents(&self, live: &mut FxHashSet<Hash>) {
+        live.extend(self.files.read().values().map(|e| e.known.hash));
     }
 
     /// Files found by the walk; while it runs, at least as many as expected.

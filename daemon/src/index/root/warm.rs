@@ -74,7 +74,7 @@ impl RootIndex {
         self.files
             .reserve(listing.dirs.iter().map(|d| d.files.len()).sum());
         let dirs = &listing.dirs;
-        let known: rustc_hash::FxHashSet<&str> = dirs.iter().map(|d| &*d.rel).collect();
+        let known: FxHashSet<&str> = dirs.iter().map(|d| &*d.rel).collect();
         let ignores_moved = AtomicBool::new(false);
         let index = |rel: &str, lang: Lang, id: FileId, open: &Opener<'_>| {
             self.walk.total.fetch_add(1, Ordering::Relaxed);

@@ -29,6 +29,11 @@
 //! half a batch's four bytes a pair) and a query reads it back (a copy of a few KiB
 //! at most), ORed with what was added since.
 //!
+//! Contents no file holds any more (a file changed or went away) are dropped,
+//! entries and documents, by [`TextIndex::retain`], which the registry runs once
+//! they are many (`ProjectRegistry::sweep_text`): an agent's edits would otherwise
+//! keep every earlier version of a file in memory and against the cap.
+//!
 //! With the store on, the index is kept on disk as one snapshot ([`TextIndex::snapshot`],
 //! sealed and replaced whole by the store: `store/persist.rs`) after each full walk
 //! and when the daemon stops, and restored when a daemon starts
@@ -222,6 +227,32 @@ impl Frozen {
         self.ends.push(self.lists.len());
     }
 
+    /// `self` without the documents `dead`, and the pairs left: a list that holds
+    /// none of them is copied as it is, one left empty goes.
+    fn without(&self, dead: &RoaringBitmap) -> (Frozen, u64) {
+        let mut out = Frozen {
+            trigrams: Vec::with_capacity(self.trigrams.len()),
+            ends: Vec::with_capacity(self.trigrams.len()),
+            lists: Vec::with_capacity(self.lists.len()),
+        };
+        let mut pairs = 0;
+        for (i, &trigram) in self.trigrams.iter().enumerate() {
+            let mut list = RoaringBitmap::deserialize_unchecked_from(self.bytes(i))
+                .expect("written by push or checked when decoded");
+            if list.is_disjoint(dead) {
+                out.push_bytes(trigram, self.bytes(i));
+            } else {
+                list -= dead;
+                if list.is_empty() {
+                    continue;
+                }
+                out.push(trigram, &list);
+            }
+            pairs += list.len();
+        }
+        (out, pairs)
+    }
+
     /// `self` and the batches `live` (oldest first) as one: a merge of their
     /// ascending trigrams, each list made of its frozen part and each batch's after
     /// it, in order.
@@ -314,7 +345,8 @@ impl TextIndex {
         over
     }
 
-    /// Whether a content was turned away for the cap since the index last forgot.
+    /// Whether a content was turned away for the cap since the index last forgot,
+    /// or made room ([`TextIndex::retain`]).
     pub fn is_full(&self) -> bool {
         self.full.load(Ordering::Relaxed)
     }
@@ -473,6 +505,57 @@ impl TextIndex {
         };
         drop(old);
         crate::sys::release_free_memory();
+    }
+
+    /// The number the next content takes: [`TextIndex::retain`] keeps every content
+    /// numbered from a mark taken before its caller looked for the live ones.
+    pub fn mark(&self) -> u32 {
+        self.pending.lock().unwrap().next
+    }
+
+    /// Drops the entries of the contents numbered below `mark` that `live` says no
+    /// file holds any more (a file changed or went away), and their documents from
+    /// every list: the memory comes back and the cap has room again. Contents
+    /// numbered from `mark` came in while the caller looked, and stay. Dropping is
+    /// always safe: a content without an entry is a candidate of every search (a
+    /// live one dropped in a race is read again by the next full walk's
+    /// `RootIndex::fill_text`). How many went.
+    pub fn retain(&self, mark: u32, live: impl Fn(&Hash) -> bool) -> u64 {
+        let mut scratch = self.inverting.lock().unwrap();
+        self.freeze_with(&mut scratch);
+        // Built under the read lock, as a freeze is; no batch goes in meanwhile.
+        let (dead, frozen, pairs) = {
+            let inverted = self.inverted.read().unwrap();
+            let dead: RoaringBitmap = (inverted.docs.iter())
+                .filter(|(hash, doc)| **doc < mark && !live(hash))
+                .map(|(_, doc)| *doc)
+                .collect();
+            if dead.is_empty() {
+                return 0;
+            }
+            let (frozen, pairs) = inverted.frozen.without(&dead);
+            (dead, frozen, pairs)
+        };
+        let old = {
+            let mut inverted = self.inverted.write().unwrap();
+            inverted.docs.retain(|_, doc| !dead.contains(*doc));
+            let c = &self.counts;
+            c.contents
+                .store(inverted.docs.len() as u64, Ordering::Relaxed);
+            c.trigrams
+                .store(frozen.trigrams.len() as u64, Ordering::Relaxed);
+            c.pairs.store(pairs, Ordering::Relaxed);
+            c.bytes.store(frozen.lists.len() as u64, Ordering::Relaxed);
+            std::mem::replace(&mut inverted.frozen, frozen)
+        };
+        drop(old);
+        drop(scratch);
+        // Room again: contents turned away since are taken in by the next fill.
+        if !self.over_cap(self.counts.pairs.load(Ordering::Relaxed), 0) {
+            self.full.store(false, Ordering::Relaxed);
+        }
+        crate::sys::release_free_memory();
+        dead.len()
     }
 
     /// The whole index as bytes (frozen first): the contents in document order (a
@@ -804,6 +887,41 @@ mod tests {
 
     fn hash(n: u8) -> Hash {
         [n; 32]
+    }
+
+    /// Contents retained against go from every list and from the counts; those
+    /// numbered from the mark stay; what is left holds through a snapshot, and a
+    /// full index has room again.
+    #[test]
+    fn retained_against_contents_are_unknown_again_and_their_room_comes_back() {
+        let index = TextIndex::with_cap(LIST_BYTES_PER_PAIR * 60);
+        index.add(hash(1), b"fn poll_ready(&mut self)");
+        index.add(hash(2), b"fn poll_next(&mut self)");
+        index.flush();
+        index.add(hash(3), b"let poll_ready_x = 1; and a longer tail");
+        assert!(!index.knows(&hash(3)) && index.is_full());
+        let before = index.figures();
+        let mark = index.mark();
+        // Came in while the caller looked (small enough to pass the cap).
+        index.add(hash(4), b"poll_ready");
+        assert_eq!(index.retain(mark, |h| *h != hash(1)), 1);
+        let after = index.figures();
+        assert_eq!(after.contents, 2);
+        assert!(after.pairs < before.pairs, "{after:?}");
+        assert!(!index.is_full(), "room again");
+        assert!(!index.knows(&hash(1)) && index.knows(&hash(2)) && index.knows(&hash(4)));
+        let query = plan::query("poll_ready", false, false);
+        let check = |index: &TextIndex| {
+            let c = index.candidates(&query);
+            // Unknown again: a candidate; known without it: ruled out.
+            assert!(c.may_hold(&hash(1)) && !c.may_hold(&hash(2)));
+        };
+        check(&index);
+        let (bytes, _) = index.snapshot(0).unwrap();
+        let restored = TextIndex::default();
+        assert!(restored.restore(&bytes));
+        check(&restored);
+        assert_eq!(index.retain(index.mark(), |_| true), 0);
     }
 
     #[test]
