@@ -1688,9 +1688,16 @@ mod tests {
         assert!(before(5).unwrap().starts_with("fn z() {}\n\nmod m {"));
         assert_eq!(before(6).unwrap_err().code, ErrorCode::NoSymbol);
         for line in [0, 9] {
-            assert_eq!(before(line).unwrap_err().code, ErrorCode::PositionOutOfRange);
+            assert_eq!(
+                before(line).unwrap_err().code,
+                ErrorCode::PositionOutOfRange
+            );
         }
-        assert!(before(7).unwrap().ends_with("}\n\nfn z() {}\n\nfn b() {}\n"));
+        assert!(
+            before(7)
+                .unwrap()
+                .ends_with("}\n\nfn z() {}\n\nfn b() {}\n")
+        );
         let text = plan_at(
             Lang::Text,
             "a\nb\n",
@@ -1734,6 +1741,29 @@ mod tests {
             plan(wrong, vec![(1, 5)]).unwrap_err().code,
             ErrorCode::Conflict
         );
+    }
+
+    /// What a stale hash's answer shows: the target's first line and its text now,
+    /// doc comment included; nothing for a target that is not there.
+    #[test]
+    fn a_targets_current_text_is_shown_from_its_doc_comment() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        fs::write(
+            root.join("a.rs"),
+            "fn a() {}\n\n/// Doc.\nfn b() {\n    1\n}\n",
+        )
+        .unwrap();
+        let file = resolve(&root, &root.join(".git"), "a.rs", Want::File).unwrap();
+        let named = |name: &str| EditTarget::NamePath {
+            name_path: name.into(),
+            path: None,
+        };
+        assert_eq!(
+            current_target(&file, Lang::Rust, &named("b")),
+            Some((3, "/// Doc.\nfn b() {\n    1\n}".into()))
+        );
+        assert_eq!(current_target(&file, Lang::Rust, &named("c")), None);
     }
 
     /// One lock per file: the same path gets the same lock, another path another.
