@@ -12,17 +12,21 @@
 //! a bang pattern, `x ! y` the operator, as the grammar tells them by their
 //! blanks), the heads of `data`, `newtype`, `type`, `class`, `instance`, `deriving
 //! instance` and `foreign import`, a type's constructors, record fields and GADT
-//! constructors, the members of a class's or an instance's `where` block. A node
+//! constructors (a record's after a context too: `A :: C a => { … } -> T`), the
+//! members of a class's or an instance's `where` block. A node
 //! ends at its last token, or, where a layout block is still open there, after
 //! the comments on that token's line (and, after a line comment, the line comments
 //! at column 0 right below it, which tree-sitter-haskell reads as one). Equations
 //! of one name that follow each other, and the one-name signature above them, are
 //! one symbol; pragmas between them do not part them, anything else (a CPP line,
-//! a fixity declaration, a pattern synonym) does.
+//! a fixity declaration, a pattern synonym, a splice) does. A top-level
+//! declaration without a `::`, `=` or guard outside brackets is an expression, a
+//! Template Haskell splice to the grammar (`makeLenses ''T`, `$(deriveJSON …)`):
+//! no symbol (what it generates is not in the text).
 //!
 //! It declines (the skeleton parse answers) where the text is not plainly one of
-//! these: Template Haskell splices at the top (no `=` nor `::`; what one
-//! generates is not in the text anyway), pattern bindings (`(a, b) = …`), an infix
+//! these: a splice in a class's or an instance's `where` block (no place for one
+//! in the grammar), pattern bindings (`(a, b) = …`), an infix
 //! left-hand side it cannot name (`f x <+> y`, a `-` or `$` that may be a
 //! pattern's), MagicHash (`f#`: a name or an operator?), datatype contexts,
 //! `forall` and contexts in constructors and instance heads, type operators as type
@@ -52,9 +56,7 @@ use crate::SymbolKind as K;
 
 use super::{
     rust_items::Decl,
-    skeleton_haskell::{
-        Kind, Token, block_open, column, line_start, tabbed, tabs_before_items, tokens,
-    },
+    skeleton_haskell::{Kind, Token, column, line_start, tabbed, tabs_before_items, tokens},
 };
 
 /// The declarations of a Haskell file, or `None` where this reader cannot vouch for
@@ -98,6 +100,13 @@ enum Owner {
     Instance,
 }
 
+/// Where a declaration ends in its block's tokens, and whether it leaves a layout
+/// block open there.
+struct Extent {
+    end: usize,
+    open: bool,
+}
+
 /// The symbol equations of one name extend: its name, where it is in the output.
 struct Open {
     name: Range<usize>,
@@ -137,6 +146,15 @@ impl<'a> Reader<'a> {
             }
         }
         Some(column(self.src, at))
+    }
+
+    /// The column of a line's first token `t`: [`Reader::column`], which the lexer
+    /// counted where the text has no tab.
+    fn line_column(&self, t: &Token) -> Option<usize> {
+        match self.tabs {
+            true => self.column(t.start),
+            false => Some(t.col as usize),
+        }
     }
 
     /// Whether a tab is on `at`'s line before it.
@@ -180,7 +198,8 @@ impl<'a> Reader<'a> {
         out: &mut Vec<Decl>,
     ) -> Option<()> {
         let mut open: Option<Open> = None;
-        let mut prev: &[Token] = &[];
+        // Whether the declaration before leaves a layout block open.
+        let mut prev_open = false;
         let mut at = 0;
         while at < tokens.len() {
             if tokens[at].kind == Kind::Cpp {
@@ -189,7 +208,7 @@ impl<'a> Reader<'a> {
                 at += 1;
                 continue;
             }
-            let end = self.declaration_end(tokens, at, col)?;
+            let Extent { end, open: block } = self.declaration_end(tokens, at, col)?;
             let decl = &tokens[at..end];
             // A tab is blank before a declaration of this block (the scanner ends
             // or starts a layout item there), before the members of a class's or
@@ -199,7 +218,7 @@ impl<'a> Reader<'a> {
             // layout block the declaration before left open, nor before an
             // `import`: there the grammar meets it (a syntax error).
             if self.tabs {
-                if self.tabbed(decl[0].start) && block_open(self.src, prev) {
+                if self.tabbed(decl[0].start) && prev_open {
                     return None;
                 }
                 let own = match self.is(&decl[0], b"class") || self.is(&decl[0], b"instance") {
@@ -215,29 +234,34 @@ impl<'a> Reader<'a> {
                     return None;
                 }
             }
-            self.declaration(decl, owner, &mut open, out)?;
-            prev = decl;
+            self.declaration(decl, block, owner, &mut open, out)?;
+            prev_open = block;
             at = end;
         }
         Some(())
     }
 
     /// Where the declaration that starts at `tokens[at]` ends: before the next line
-    /// at `col`, or the CPP lines before one; a line left of it declines. A closing
-    /// bracket at `col` (a record's `}` at the line's start) does not end it, as it
-    /// does not end it to tree-sitter-haskell.
-    fn declaration_end(&self, tokens: &[Token], at: usize, col: usize) -> Option<usize> {
-        let mut depth = 0usize;
+    /// at `col`, or the CPP lines before one; a line left of it declines, as do
+    /// brackets that do not balance and a `;` outside brackets and layout blocks
+    /// (one in a block a `do`, `where`, `of`, `let` or `rec` opened is that
+    /// block's). A closing bracket at `col` (a record's `}` at the line's start)
+    /// does not end it, as it does not end it to tree-sitter-haskell. In the same
+    /// pass: whether it leaves a layout block open (as `skeleton_haskell::block_open`
+    /// tells), which [`Reader::end`] asks.
+    fn declaration_end(&self, tokens: &[Token], at: usize, col: usize) -> Option<Extent> {
+        let (mut depth, mut blocks, mut lets, mut open) = (0usize, 0usize, 0usize, false);
         let mut k = at;
         while k < tokens.len() {
             let t = tokens[k];
             if k > at && t.kind == Kind::Cpp {
                 let next = tokens[k..].iter().position(|t| t.kind != Kind::Cpp);
                 match next.map(|n| tokens[k + n]) {
-                    None => return (depth == 0).then_some(k),
-                    Some(n) if n.first && self.column(n.start)? <= col => {
+                    None if depth == 0 => break,
+                    None => return None,
+                    Some(n) if n.first && self.line_column(&n)? <= col => {
                         if depth == 0 {
-                            return Some(k);
+                            break;
                         }
                         k += next.unwrap_or(0);
                     }
@@ -246,28 +270,69 @@ impl<'a> Reader<'a> {
                 continue;
             }
             if k > at && t.first {
-                let c = self.column(t.start)?;
+                let c = self.line_column(&t)?;
                 if c < col || (c == col && depth > 0 && !matches!(t.kind, Kind::Close(_))) {
                     return None;
                 }
                 if c == col && depth == 0 {
-                    return Some(k);
+                    break;
                 }
             }
             match t.kind {
                 Kind::Open(_) => depth += 1,
                 Kind::Close(_) => depth = depth.checked_sub(1)?,
+                _ if depth > 0 => {}
+                Kind::Punct(b';') if blocks == 0 => return None,
+                // Of the words only these few ask (`do` to `case`): told by their
+                // length and first byte before their text is compared.
+                Kind::Word
+                    if (2..=5).contains(&(t.end - t.start))
+                        && matches!(
+                            self.src[t.start],
+                            b'd' | b'm' | b'w' | b'o' | b'r' | b'l' | b'i' | b'c'
+                        ) =>
+                {
+                    // An explicit `{` opens no layout block (a `{` at `col` is the
+                    // next declaration's).
+                    let explicit = || {
+                        tokens.get(k + 1).is_some_and(|n| {
+                            n.kind == Kind::Open(b'{')
+                                && !(n.first && self.line_column(n) == Some(col))
+                        })
+                    };
+                    match self.text(&t) {
+                        b"do" | b"mdo" | b"where" | b"of" | b"rec" => {
+                            blocks += 1;
+                            open |= !explicit();
+                        }
+                        b"let" => {
+                            blocks += 1;
+                            lets += usize::from(!explicit());
+                        }
+                        b"in" => {
+                            blocks = blocks.saturating_sub(1);
+                            lets = lets.saturating_sub(1);
+                        }
+                        b"case" => {
+                            open |= k > at && self.is_op(&tokens[k - 1], b"\\") && !explicit();
+                        }
+                        _ => {}
+                    }
+                }
                 _ => {}
             }
             k += 1;
         }
-        Some(k)
+        (depth == 0).then_some(Extent {
+            end: k,
+            open: open || lets > 0,
+        })
     }
 
     /// Where a node of `tokens` ends: after its last token, or after the comments
     /// on that token's line when a layout block is open there (one that holds
     /// something: a `where` with nothing after it opens none).
-    fn end(&self, tokens: &[Token]) -> usize {
+    fn end(&self, tokens: &[Token], open: bool) -> usize {
         let last = tokens[tokens.len() - 1];
         let opener = last.kind == Kind::Word
             && matches!(
@@ -275,7 +340,7 @@ impl<'a> Reader<'a> {
                 b"where" | b"do" | b"mdo" | b"rec" | b"of" | b"let"
             );
         // After a pragma (an extra to the grammar, as comments are) none is taken.
-        if opener || self.pragma(&last) || !block_open(self.src, tokens) {
+        if opener || self.pragma(&last) || !open {
             return last.end;
         }
         // A line comment there goes on over the lines that start with one at the
@@ -292,35 +357,17 @@ impl<'a> Reader<'a> {
         end
     }
 
-    /// One declaration's tokens, in a block of `owner`'s (the top: `None`).
+    /// One declaration's tokens (`block`: whether they leave a layout block open),
+    /// in a block of `owner`'s (the top: `None`).
     fn declaration(
         &self,
         tokens: &[Token],
+        block: bool,
         owner: Option<Owner>,
         open: &mut Option<Open>,
         out: &mut Vec<Decl>,
     ) -> Option<()> {
         let head = &tokens[0];
-        // Brackets balance, and no `;` outside them parts declarations (one in a
-        // layout block a `do`, `where`, `of` or `let` opened is that block's).
-        let (mut depth, mut blocks) = (0usize, 0usize);
-        for t in tokens {
-            match t.kind {
-                Kind::Open(_) => depth += 1,
-                Kind::Close(_) => depth = depth.checked_sub(1)?,
-                _ if depth > 0 => {}
-                Kind::Punct(b';') if blocks == 0 => return None,
-                Kind::Word => match self.text(t) {
-                    b"do" | b"mdo" | b"where" | b"of" | b"let" | b"rec" => blocks += 1,
-                    b"in" => blocks = blocks.saturating_sub(1),
-                    _ => {}
-                },
-                _ => {}
-            }
-        }
-        if depth != 0 {
-            return None;
-        }
         if self.pragma(head) {
             // Between equations, a pragma does not part them.
             return (tokens.len() == 1).then_some(());
@@ -343,10 +390,10 @@ impl<'a> Reader<'a> {
                     | b"default"
             );
         if value {
-            return self.value(tokens, open, out);
+            return self.value(tokens, block, owner, open, out);
         }
         *open = None;
-        let end = self.end(tokens);
+        let end = self.end(tokens, block);
         let decl = |kind, name: Range<usize>, sig_end, members| Decl {
             members,
             ..Decl::new(kind, name, head.start..end, sig_end)
@@ -578,8 +625,18 @@ impl<'a> Reader<'a> {
             && op[0] != b'#'
     }
 
-    /// A signature or an equation: a function symbol, or part of the one `open`.
-    fn value(&self, tokens: &[Token], open: &mut Option<Open>, out: &mut Vec<Decl>) -> Option<()> {
+    /// A signature or an equation: a function symbol, or part of the one `open`; at
+    /// the top, an expression alone (no `::`, `=` nor guard: a Template Haskell
+    /// splice, `makeLenses ''T`, `$(deriveJSON …)`) is no symbol, and parts
+    /// equations as any declaration does.
+    fn value(
+        &self,
+        tokens: &[Token],
+        block: bool,
+        owner: Option<Owner>,
+        open: &mut Option<Open>,
+        out: &mut Vec<Decl>,
+    ) -> Option<()> {
         // The first `::`, `=` or guard outside brackets.
         let mut depth = 0usize;
         let mut split = None;
@@ -611,9 +668,12 @@ impl<'a> Reader<'a> {
                 _ => {}
             }
         }
-        let split = split?;
+        let Some(split) = split else {
+            *open = None;
+            return owner.is_none().then_some(());
+        };
         let lhs = &tokens[..split];
-        let end = self.end(tokens);
+        let end = self.end(tokens, block);
         let start = tokens[0].start;
         let function =
             |name: Range<usize>, sig_end| Decl::new(K::Function, name, start..end, sig_end);
@@ -840,7 +900,7 @@ impl<'a> Reader<'a> {
                     let rest = &rest[..dedent.unwrap_or(rest.len())];
                     let mut at = 0;
                     while at < rest.len() {
-                        let next = self.declaration_end(rest, at, inner)?;
+                        let next = self.declaration_end(rest, at, inner)?.end;
                         self.gadt(&rest[at..next], &mut members)?;
                         at = next;
                     }
@@ -948,10 +1008,19 @@ impl<'a> Reader<'a> {
         }
         let colons = item.iter().position(|t| self.is_op(t, b"::"))?;
         let last = item.last()?;
-        let fields = match item.get(colons + 1) {
+        // A record's fields, after a context if one is (`A :: C a => { … } -> T`).
+        let context = item[colons + 1..]
+            .iter()
+            .position(|t| self.is_op(t, b"=>"))
+            .filter(|&c| {
+                item.get(colons + c + 2)
+                    .is_some_and(|t| t.kind == Kind::Open(b'{'))
+            });
+        let record = colons + 1 + context.map_or(0, |c| c + 1);
+        let fields = match item.get(record) {
             Some(t) if t.kind == Kind::Open(b'{') => {
                 let close = item.iter().position(|t| t.kind == Kind::Close(b'}'))?;
-                self.fields(&item[colons + 2..close])?
+                self.fields(&item[record + 1..close])?
             }
             _ if item.iter().any(|t| t.kind == Kind::Open(b'{')) => return None,
             _ => Vec::new(),
@@ -1083,6 +1152,25 @@ foreign import ccall "sin" c_sin :: Double -> Double
             // open there, not after a bare `where`.
             "module M where\nf = do\n  x -- in f\n  -- after f\ng = 1 -- after g\nh = y where y = 1 {- in h -}\ninstance Foo Bar where -- after\nk = case x of\n  _ -> do a; b\nm = let a = 1 in a -- after m\n",
             "f x = x\n\ng :: a -> a\ng = id\n",
+            // Line breaks inside tokens (a string's gap, a quasi-quote), CRLF, a
+            // CPP line inside a body; explicit braces after `of` and `let` open no
+            // layout block (the comment after is not in the node), `\case` does.
+            "module M where\r\nf = 1\r\ng x = x -- c\r\n",
+            "module M where\nf = \"a\\\n  \\b\"\ng = [q|\nx\n|] y\n",
+            "module M where\nf = 1\n#if X\n  + 2\n#endif\ng = 3\n",
+            "module M where\nf = '\\x01'\ng = 2\n",
+            "module M where\nf = 'a'\n'b' <+> c = 1\n",
+            "module M where\nf = g\n  where g = case x of { _ -> 1 } -- c\nh = let { y = 1 } in y -- c\nk = \\case\n  _ -> 1 -- c\n",
+            // A GADT record's constructor after a context.
+            "module M where\ndata T a where\n  A :: C a\n    => { -- | c\n         x :: Int\n       , y :: a\n       }\n    -> T a\n  B :: (C a, D a) => { z :: Int } -> T a\n  D :: forall a. C a => { w :: Int } -> T a\n  E :: C a => a -> T a\n",
+            // Template Haskell splices at the top: no symbols, and they part
+            // equations and a signature from its equations.
+            "module M where\nmakeLenses ''Foo\n$(deriveJSON defaultOptions ''Bar)\n$(return [])\n",
+            "module M where\nf = 1\nmakeLenses ''Foo\nf = 2\ng :: Int\nderiveJSON o 'C1\ng = 2\n",
+            "module M where\n$(deriveJSON defaultOptions{ fieldLabelModifier =\n    drop 3 } ''Foo)\ndata Foo = Foo { a :: Int }\n",
+            "module M where\nconcat <$> mapM (deriveJSON o) [''A, ''B]\nx <+> y\n[d| g = 1 |]\n",
+            "module M where\nmakeLenses\n  ''Foo -- c\n-- d\nf = 1\n$(pure []) -- c\nf = 2\n",
+            "putStrLn outString\n",
             // Tabs before a block's declarations count as 8 columns (not to the next
             // multiple of 8: two blanks and a tab are 10).
             "module M where\nclass C a where\n\tf :: a\n        g :: a\n",
@@ -1100,9 +1188,9 @@ foreign import ccall "sin" c_sin :: Double -> Double
     #[test]
     fn what_it_cannot_vouch_for_is_left_to_tree_sitter() {
         for src in [
-            // Template Haskell splices, pattern bindings, MagicHash.
-            "module M where\nmakeLenses ''Foo\n",
-            "module M where\n$(deriveJSON defaultOptions ''Bar)\n",
+            // Pattern bindings, MagicHash; a splice in a class or an instance (the
+            // grammar has none there).
+            "module M where\nclass C a where\n  f :: a\n  makeLenses ''Foo\n",
             "module M where\n(a, b) = (1, 2)\n",
             "module M where\nJust x = y\n",
             "module M where\nf# x = x\n",

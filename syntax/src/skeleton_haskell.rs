@@ -143,6 +143,8 @@ pub(super) struct Token {
     /// tree-sitter-haskell ends a declaration after them when a layout block is
     /// still open there (`Lexer::expression`).
     pub(super) trail: usize,
+    /// A line's first token's [`column`] (0 for any other token, and a CPP line's).
+    pub(super) col: u32,
 }
 
 struct Lexer<'a> {
@@ -173,30 +175,80 @@ impl Lexer<'_> {
 
     /// Reads the whole text into tokens, comments left out.
     fn tokens(&mut self) -> Option<()> {
+        let src = self.cur.src;
+        // About one token in five bytes of real code: seldom grown.
+        self.tokens.reserve(src.len() / 4);
         let mut first = true;
-        while let Some(b) = self.cur.peek(0) {
-            let start = self.cur.at;
-            self.cur.at += 1;
-            let kind = match b {
-                b'\n' => {
-                    self.line_start = self.cur.at;
-                    first = true;
-                    continue;
+        // Whether only spaces are between the line's start and here: a first
+        // token's column is then their count.
+        let mut blank = true;
+        loop {
+            // Blanks, names, brackets and line breaks first, the most of the text,
+            // in a loop of their own that keeps its place in a register.
+            let mut at = self.cur.at;
+            while let Some(&b) = src.get(at) {
+                let start = at;
+                match CLASSES[b as usize] {
+                    BLANK => {
+                        at += run(&src[start..], BLANK);
+                        continue;
+                    }
+                    // Not a quote: a character's, or a tick (`'Just`).
+                    WORD if b != b'\'' => {
+                        at += run(&src[start..], WORD);
+                        self.push(start, at, Kind::Word, (first, blank));
+                    }
+                    _ => match b {
+                        b'\n' => {
+                            at += 1;
+                            self.line_start = at;
+                            (first, blank) = (true, true);
+                            continue;
+                        }
+                        b'(' => {
+                            at += 1;
+                            self.push(start, at, Kind::Open(b), (first, blank));
+                        }
+                        b')' | b']' | b'}' => {
+                            at += 1;
+                            self.push(start, at, Kind::Close(b), (first, blank));
+                        }
+                        b',' => {
+                            at += 1;
+                            self.push(start, at, Kind::Punct(b), (first, blank));
+                        }
+                        _ => break,
+                    },
                 }
+                first = false;
+            }
+            self.cur.at = at;
+            let Some(&b) = src.get(at) else {
+                return Some(());
+            };
+            let start = at;
+            self.cur.at += 1;
+            // The rest: line breaks, `(`, `)`, `]`, `}` and `,` were read above.
+            let kind = match b {
                 // A form feed or a carriage return alone breaks the line to
                 // tree-sitter-haskell's scanner (its indent starts again), a
                 // vertical tab is no blank to it: not followed.
                 b'\x0b' | b'\x0c' => return self.cur.confused(),
                 b'\r' if self.cur.peek(0) != Some(b'\n') => return self.cur.confused(),
-                b' ' | b'\t' | b'\r' => continue,
+                b'\t' | b'\r' => {
+                    blank = false;
+                    continue;
+                }
                 b'#' if start == self.line_start
                     && let Some(directive) = self.cpp_directive() =>
                 {
+                    // It ends at its last line's end: the line break after it
+                    // starts the next line.
                     self.cpp(directive);
                     Kind::Cpp
                 }
                 // A pragma is a node of its own, in a declaration's range.
-                b'{' if self.cur.src[self.cur.at..].starts_with(b"-#") => {
+                b'{' if src[self.cur.at..].starts_with(b"-#") => {
                     self.block_comment()?;
                     Kind::Literal
                 }
@@ -205,11 +257,12 @@ impl Lexer<'_> {
                     self.trailing(first);
                     // A token after a comment's last line is that line's first.
                     first |= self.lines_from(start);
+                    blank = false;
                     continue;
                 }
-                b'(' | b'{' => Kind::Open(b),
+                b'{' => Kind::Open(b),
                 b'[' => {
-                    let quoter = self.cur.src[self.cur.at..]
+                    let quoter = src[self.cur.at..]
                         .iter()
                         .take_while(|&&c| is_word(c) || c == b'.')
                         .count();
@@ -221,7 +274,6 @@ impl Lexer<'_> {
                         Kind::Open(b)
                     }
                 }
-                b')' | b']' | b'}' => Kind::Close(b),
                 b'"' => {
                     self.string()?;
                     Kind::Literal
@@ -233,10 +285,10 @@ impl Lexer<'_> {
                         Kind::Punct(b)
                     }
                 }
-                b',' | b';' | b'`' => Kind::Punct(b),
+                b';' | b'`' => Kind::Punct(b),
                 b if is_symbol(b) => {
-                    self.cur.skip_while(is_symbol);
-                    let op = &self.cur.src[start..self.cur.at];
+                    self.cur.at += run(&src[self.cur.at..], SYMBOL);
+                    let op = &src[start..self.cur.at];
                     if op.len() >= 2 && op.iter().all(|&c| c == b'-') {
                         self.cur.line_end();
                         self.trailing(first);
@@ -244,22 +296,39 @@ impl Lexer<'_> {
                     }
                     Kind::Op
                 }
+                // Any other byte (a control character) starts a name.
                 _ => {
-                    self.cur.skip_while(is_word);
+                    self.cur.at += run(&src[self.cur.at..], WORD);
                     Kind::Word
                 }
             };
-            self.tokens.push(Token {
-                start,
-                end: self.cur.at,
-                kind,
-                first,
-                trail: self.cur.at,
-            });
-            self.lines_from(start);
+            self.push(start, self.cur.at, kind, (first, blank));
+            // Only these may take line breaks: a string's gap, a quasi-quote, a
+            // pragma, a character's escape.
+            if kind == Kind::Literal {
+                self.lines_from(start);
+            }
             first = false;
         }
-        Some(())
+    }
+
+    /// The token `start..end`, the line's `first`, after only spaces on it if
+    /// `blank`.
+    fn push(&mut self, start: usize, end: usize, kind: Kind, (first, blank): (bool, bool)) {
+        // (After a CPP directive `line_start` may be past it: none is asked for.)
+        let col = match (first && kind != Kind::Cpp, blank) {
+            (false, _) => 0,
+            (true, true) => (start - self.line_start) as u32,
+            (true, false) => indent(&self.cur.src[self.line_start..start]) as u32,
+        };
+        self.tokens.push(Token {
+            start,
+            end,
+            kind,
+            first,
+            trail: end,
+            col,
+        });
     }
 
     /// A token or comment from `start` was read, up to here: whether it took line
@@ -604,9 +673,18 @@ impl Lexer<'_> {
 /// declaration, or one where it closes a layout block), so how it counts there
 /// does not matter.
 pub(super) fn column(src: &[u8], at: usize) -> usize {
-    let prefix = &src[line_start(src, at)..at];
-    prefix.iter().filter(|&&b| b & 0xC0 != 0x80).count()
-        + 7 * memchr::memchr_iter(b'\t', prefix).count()
+    indent(&src[line_start(src, at)..at])
+}
+
+/// The [`column`] after `prefix`, a line's start.
+fn indent(prefix: &[u8]) -> usize {
+    prefix
+        .iter()
+        .map(|&b| match b {
+            b'\t' => 8,
+            _ => usize::from(b & 0xC0 != 0x80),
+        })
+        .sum()
 }
 
 /// Where the line of `at` starts.
@@ -713,15 +791,51 @@ pub(super) fn block_open(src: &[u8], tokens: &[Token]) -> bool {
     lets > 0
 }
 
-/// A byte of a symbolic operator (`reserved_symbolic` bytes excepted, as in
+/// A blank's byte class ([`CLASSES`]): a space.
+const BLANK: u8 = 1;
+/// A symbolic operator's byte class (`reserved_symbolic` bytes excepted, as in
 /// tree-sitter-haskell's scanner).
-fn is_symbol(b: u8) -> bool {
-    b"!#$%&*+./<=>?@\\^|-~:".contains(&b)
+const SYMBOL: u8 = 2;
+/// A name's or number's byte class: a prime too (`foldl'`), any non-ASCII byte.
+const WORD: u8 = 4;
+
+/// Each byte's class: one lookup where the lexer runs over a token's bytes.
+static CLASSES: [u8; 256] = {
+    const SYMBOLS: &[u8] = b"!#$%&*+./<=>?@\\^|-~:";
+    let mut classes = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        classes[b] = if c == b' ' {
+            BLANK
+        } else if c.is_ascii_alphanumeric() || c == b'_' || c == b'\'' || c >= 0x80 {
+            WORD
+        } else {
+            let mut i = 0;
+            while i < SYMBOLS.len() && SYMBOLS[i] != c {
+                i += 1;
+            }
+            if i < SYMBOLS.len() { SYMBOL } else { 0 }
+        };
+        b += 1;
+    }
+    classes
+};
+
+/// How many bytes of `class` `bytes` start with.
+fn run(bytes: &[u8], class: u8) -> usize {
+    bytes
+        .iter()
+        .position(|&b| CLASSES[b as usize] & class == 0)
+        .unwrap_or(bytes.len())
 }
 
-/// A byte of a name or number: a prime too (`foldl'`), any non-ASCII byte.
+fn is_symbol(b: u8) -> bool {
+    CLASSES[b as usize] == SYMBOL
+}
+
 fn is_word(b: u8) -> bool {
-    crate::bytes::is_word(b) || b == b'\''
+    CLASSES[b as usize] == WORD
 }
 
 /// Whether a trimmed line is a `--` comment: dashes not followed by a symbol (`-->`
@@ -729,10 +843,7 @@ fn is_word(b: u8) -> bool {
 /// declaration reader, which both ask.
 pub(crate) fn line_comment(line: &[u8]) -> bool {
     let dashes = line.iter().take_while(|b| **b == b'-').count();
-    dashes >= 2
-        && line
-            .get(dashes)
-            .is_none_or(|b| !b"!#$%&*+./<=>?@\\^|~:".contains(b))
+    dashes >= 2 && line.get(dashes).is_none_or(|&b| !is_symbol(b))
 }
 
 #[cfg(test)]
