@@ -874,10 +874,14 @@ impl Candidates<'_> {
     /// Whether content `hash` may hold a match: it satisfies the query, or the
     /// index has not seen it.
     pub fn may_hold(&self, hash: &Hash) -> bool {
-        match (&self.matched, self.inverted.docs.get(hash)) {
-            (Some(matched), Some(doc)) => matched.contains(*doc),
-            _ => true,
-        }
+        // Every content for a query the index cannot plan: no lookup.
+        let Some(matched) = &self.matched else {
+            return true;
+        };
+        self.inverted
+            .docs
+            .get(hash)
+            .is_none_or(|doc| matched.contains(*doc))
     }
 }
 
