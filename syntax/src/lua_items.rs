@@ -27,6 +27,7 @@ use std::ops::Range;
 use crate::SymbolKind as K;
 
 use super::{
+    lex::Delimited,
     rust_items::Decl,
     skeleton_lua::{DO, FUNCTION, IF, Lexer, REPEAT, Tok},
 };
@@ -273,10 +274,7 @@ impl<'a> Reader<'a> {
     fn skip_open(&mut self) -> Option<()> {
         debug_assert!(self.peeked.is_none());
         let floor = self.lex.cur.open.len();
-        while self.lex.cur.open.len() >= floor {
-            self.lex.next()?;
-        }
-        Some(())
+        self.lex.skip_to_depth(floor)
     }
 
     /// Past a function's parameters and body, after its name (or `function`);
@@ -722,7 +720,7 @@ mod tests {
         Lang,
         fast_check::outline,
         symbols::{Parse, extract_with},
-        tests::Generated,
+        tests::{Generated, reader_agrees},
     };
 
     /// Each of these parses cleanly whole, and the reader vouches for it and lists
@@ -812,6 +810,41 @@ mod tests {
         let skipped =
             "function f() ".to_string() + &"do ".repeat(100_000) + &"end ".repeat(100_001);
         assert_eq!(parse(skipped.as_bytes()).map(|d| d.len()), Some(1));
+    }
+
+    /// Bodies and tables skipped block by block (`skeleton_lua`), whatever they
+    /// hold and wherever in a block it falls: nested functions, `end` and `[==[` in
+    /// long strings and comments, words that start or end as a keyword does, goto
+    /// labels, tables of functions, the last bytes of the text.
+    #[test]
+    fn bodies_are_skipped_as_the_whole_parse_reads_them() {
+        let src = r#"local M = {}
+function M.a(x)
+  local function inner(y) if y then return [[ end ]] end end
+  local s = "end \" end" .. 'until \' do' .. [==[ ]] end ]=] ]==] .. "\\"
+  --[==[ end
+  function ]] ]==] local t = { f = function() end, [ [[k]] ] = 1, ["end"] = 2 }
+  -- end if do function
+  for i = 1, 10 do goto continue ::continue:: end
+  repeat x = x - 1 until x < 0
+  while endx and xend and fend and undo and reend and ifx and done do ends = iff end
+  local a, b = unit(dofile), repeated, functional, endless, untill, end_, _end
+  return a.b.c(x)[1]:d{e = f"g"}
+end
+M.b = function(...) return function() return ... end end
+local function c() do do if x then elseif y then else end end end end
+local t = { function() end, { { } }, [[ } ]], "{", xend, fend, reend, undo }
+"#;
+        for pad in 0..=64 {
+            let spaces = " ".repeat(pad);
+            for text in [
+                spaces.clone() + src,
+                src.replace(" = ", &format!("{spaces}= ")),
+                src.replace("{ function", &format!("{{{spaces}function")),
+            ] {
+                assert_eq!(reader_agrees(Lang::Lua, &text), Some(true), "{text}");
+            }
+        }
     }
 
     /// Statements and stray tokens strung together at random, with comments and

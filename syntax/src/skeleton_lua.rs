@@ -24,6 +24,14 @@
 //! literal or comment, unbalanced or mismatched blocks and delimiters) it skips
 //! nothing and the file gets a whole parse.
 //!
+//! **Skipping** a body or a table's interior ([`Delimited::skip_to_depth`]) reads
+//! the text [`BLOCK`] bytes at a time: a table of byte classes marks in a block
+//! every byte a token that matters there can start at (a delimiter, a quote, `-`,
+//! and the first byte of a word that is `function`, `if`, `do`, `repeat`, `end` or
+//! `until`), and only those are read as tokens, in order; names, numbers,
+//! operators and blanks between them are passed over unread. It ends, or gives up,
+//! where reading token by token would (tested over the conformance corpus).
+//!
 //! Its tokens and its stack of open blocks are also what the declaration reader
 //! (`lua_items`) reads off and skips with.
 
@@ -94,63 +102,93 @@ impl<'a> Lexer<'a> {
         lex
     }
 
-    /// The next token; `None` at the end of the text or once confused.
+    /// The next token; `None` at the end of the text or where the lexer cannot
+    /// follow it.
     pub(crate) fn next(&mut self) -> Option<Tok> {
         loop {
-            let (start, b) = self.cur.next_byte(false)?;
-            // Blanks and words first, by table: most of the bytes.
-            match CLASS[b as usize] {
-                SPACE => {
-                    self.cur.skip_while(|b| CLASS[b as usize] == SPACE);
-                    continue;
-                }
-                WORD => return self.word(start),
-                _ => {}
+            let (start, b) = self.past(SPACE)?;
+            if CLASS[b as usize] == PUNCT {
+                return Some(Tok::Punct(b));
             }
-            return Some(match b {
-                b'-' if self.cur.peek(0) == Some(b'-') => {
-                    self.cur.at += 1;
-                    match self.long_bracket(self.cur.at) {
-                        // Its text: the brackets stay, so it stays a long comment.
-                        Some(level) => {
-                            let text = self.cur.at;
-                            self.long_text(level)?;
-                            self.cur.comment_read(text..self.cur.at - level - 2);
-                        }
-                        None => {
-                            self.cur.line_comment_end();
-                            let text = start + 2..self.cur.at;
-                            self.cur.marked_comment_read(start, text, 0);
-                        }
-                    }
-                    continue;
+            if let Some(tok) = self.token(start, b)? {
+                return Some(tok);
+            }
+        }
+    }
+
+    /// The first byte from here that is more than `boring` ([`SPACE`], or
+    /// [`PUNCT`] too) and where it is, read past; `None` at the end of the text,
+    /// where the lexer gives up if anything is still open.
+    #[inline(always)]
+    fn past(&mut self, boring: u8) -> Option<(usize, u8)> {
+        let src = self.cur.src;
+        let from = self.cur.at.min(src.len());
+        match src[from..].iter().position(|&b| CLASS[b as usize] > boring) {
+            Some(i) => {
+                self.cur.at = from + i + 1;
+                Some((from + i, src[from + i]))
+            }
+            None => {
+                self.cur.at = src.len();
+                if self.cur.open.is_empty() {
+                    return None;
                 }
-                b'[' => match self.long_bracket(start) {
+                self.cur.confused()
+            }
+        }
+    }
+
+    /// The token whose first byte `b` (no blank nor [`PUNCT`]) at `start` was just
+    /// read: `None` once confused, `Some(None)` for a comment.
+    #[inline(always)]
+    fn token(&mut self, start: usize, b: u8) -> Option<Option<Tok>> {
+        Some(Some(match CLASS[b as usize] {
+            WORD => self.word(start)?,
+            DASH if self.cur.peek(0) == Some(b'-') => {
+                self.cur.at += 1;
+                match self.long_bracket(self.cur.at) {
+                    // Its text: the brackets stay, so it stays a long comment.
                     Some(level) => {
+                        let text = self.cur.at;
                         self.long_text(level)?;
-                        Tok::Literal(start)
+                        self.cur.comment_read(text..self.cur.at - level - 2);
                     }
-                    None => self.open(b, start),
-                },
-                b'"' | b'\'' => {
-                    self.cur.quoted(b)?;
+                    None => {
+                        self.cur.line_comment_end();
+                        let text = start + 2..self.cur.at;
+                        self.cur.marked_comment_read(start, text, 0);
+                    }
+                }
+                return Some(None);
+            }
+            BRACKET => match self.long_bracket(start) {
+                Some(level) => {
+                    self.long_text(level)?;
                     Tok::Literal(start)
                 }
-                b'(' | b'{' => self.open(b, start),
-                b')' | b']' | b'}' => {
-                    self.cur.close(opener(b))?;
-                    Tok::Close(opener(b))
-                }
-                _ => Tok::Punct(b),
-            });
-        }
+                None => self.open(b, start),
+            },
+            QUOTE => {
+                self.cur.quoted(b)?;
+                Tok::Literal(start)
+            }
+            OPEN => self.open(b, start),
+            CLOSE => {
+                self.cur.close(opener(b))?;
+                Tok::Close(opener(b))
+            }
+            _ => Tok::Punct(b),
+        }))
     }
 
     /// The word starting at `start`: a keyword that opens or closes a block, or
     /// a name (or number, or other keyword).
+    #[inline(always)]
     fn word(&mut self, start: usize) -> Option<Tok> {
-        self.cur.skip_while(is_word);
-        Some(match &self.cur.src[start..self.cur.at] {
+        let src = self.cur.src;
+        let end = word_end(src, start + 1);
+        self.cur.at = end;
+        Some(match &src[start..end] {
             b"function" => {
                 self.cur.open.push(FUNCTION);
                 Tok::Function
@@ -229,9 +267,143 @@ impl<'a> Delimited<'a> for Lexer<'a> {
         &mut self.cur
     }
 
+    /// In text skipped whole only what opens, closes or hides a block or a
+    /// delimiter matters: blanks and punctuation are passed over alike.
     fn advance(&mut self) -> Option<()> {
-        self.next().map(drop)
+        let (start, b) = self.past(PUNCT)?;
+        self.token(start, b).map(drop)
     }
+
+    /// What the trait's loop does (and what `lua_items` skips with), [`BLOCK`]
+    /// bytes at a time: in a block only the bytes [`starts`] finds are read as
+    /// tokens; the last bytes of the text, token by token. Comments are not
+    /// recorded meanwhile (nor after, if they were not before: `lua_items`).
+    fn skip_to_depth(&mut self, floor: usize) -> Option<()> {
+        let record = std::mem::replace(&mut self.cur.record, false);
+        let src = self.cur.src;
+        while self.cur.open.len() >= floor {
+            let at = self.cur.at;
+            let after_word = at > 0 && CLASS[src[at - 1] as usize] == WORD;
+            let Some(block) = src.get(at..at + BLOCK).and_then(|b| b.try_into().ok()) else {
+                // Token by token from past the word a block may have ended in.
+                if after_word {
+                    self.cur.at = word_end(src, at);
+                }
+                self.advance()?;
+                continue;
+            };
+            let mut starts = starts(block, after_word);
+            self.cur.at = at + BLOCK;
+            while starts != 0 {
+                let start = at + starts.trailing_zeros() as usize;
+                starts &= starts - 1;
+                // Delimiters, the most frequent, and words, read here.
+                match src[start] {
+                    b @ (b'(' | b'{') => {
+                        self.cur.open.push(b);
+                        continue;
+                    }
+                    b @ (b')' | b']' | b'}') => {
+                        self.cur.close(opener(b))?;
+                        if self.cur.open.len() < floor {
+                            self.cur.at = start + 1;
+                            break;
+                        }
+                        continue;
+                    }
+                    // Words that are no such keyword need no reading past: no
+                    // token starts inside a word.
+                    b if CLASS[b as usize] == WORD && !block_keyword_at(src, start) => continue,
+                    _ => {}
+                }
+                self.cur.at = start + 1;
+                self.token(start, src[start])?;
+                let read = self.cur.at - at;
+                if read >= BLOCK || self.cur.open.len() < floor {
+                    break;
+                }
+                // What the token read past (a word, a string, a comment) holds
+                // no token.
+                starts &= u64::MAX << read;
+                self.cur.at = at + BLOCK;
+            }
+        }
+        self.cur.record = record;
+        Some(())
+    }
+}
+
+/// The bytes [`Delimited::skip_to_depth`] classifies at once.
+const BLOCK: usize = 64;
+
+/// Where in `block` a token that matters in skipped text may start: a byte that
+/// starts a delimiter, a string or a comment (`-`: `--`), or the first byte of a
+/// word (`after_word`: the byte before the block is one of a word) whose first
+/// two are those of a keyword opening or closing a block (the last byte's second
+/// is past the block: it is taken). Bit `i` is byte `i`.
+fn starts(block: &[u8; BLOCK], after_word: bool) -> u64 {
+    let (mut word, mut token, mut first, mut second) = (0u64, 0u64, 0u64, 0u64);
+    for (g, group) in block.chunks_exact(8).enumerate() {
+        let flags = group.iter().enumerate().fold(0u64, |flags, (i, &b)| {
+            flags | (SCAN[b as usize] as u64) << (8 * i)
+        });
+        word |= low_bits(flags) << (8 * g);
+        token |= low_bits(flags >> 1) << (8 * g);
+        first |= low_bits(flags >> 2) << (8 * g);
+        second |= low_bits(flags >> 3) << (8 * g);
+    }
+    let word_starts = word & !(word << 1 | after_word as u64);
+    token | (word_starts & first & (second >> 1 | 1 << (BLOCK - 1)))
+}
+
+/// The low bit of each byte of `flags`, gathered: byte `i`'s is bit `i`.
+fn low_bits(flags: u64) -> u64 {
+    (flags & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// Per byte, for [`starts`]: bit 0, it is a word's ([`WORD`]); bit 1, it starts
+/// a token that matters whatever comes before it ([`DASH`] and beyond); bits 2
+/// and 3, it is the first, the second byte of a keyword [`Lexer::word`] reads
+/// (`function`, `if`, `do`, `repeat`, `end`, `until`).
+const SCAN: [u8; 256] = {
+    let mut scan = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        scan[b] = match CLASS[b] {
+            WORD => {
+                1 | (matches!(c, b'f' | b'i' | b'd' | b'r' | b'e' | b'u') as u8) << 2
+                    | (matches!(c, b'u' | b'f' | b'o' | b'e' | b'n') as u8) << 3
+            }
+            class if class >= DASH => 0b10,
+            _ => 0,
+        };
+        b += 1;
+    }
+    scan
+};
+
+/// Whether the word at `start` is a keyword [`Lexer::word`] opens or closes a
+/// block with.
+fn block_keyword_at(src: &[u8], start: usize) -> bool {
+    let rest = &src[start..];
+    let len = match rest {
+        [b'f', b'u', b'n', b'c', b't', b'i', b'o', b'n', ..] => 8,
+        [b'i', b'f', ..] | [b'd', b'o', ..] => 2,
+        [b'r', b'e', b'p', b'e', b'a', b't', ..] => 6,
+        [b'e', b'n', b'd', ..] => 3,
+        [b'u', b'n', b't', b'i', b'l', ..] => 5,
+        _ => return false,
+    };
+    rest.get(len).is_none_or(|&b| CLASS[b as usize] != WORD)
+}
+
+/// Where the word that the byte at `from` is in, or follows, ends.
+fn word_end(src: &[u8], from: usize) -> usize {
+    src[from..]
+        .iter()
+        .position(|&b| CLASS[b as usize] != WORD)
+        .map_or(src.len(), |i| from + i)
 }
 
 /// The level of the long bracket at `at` in `src` (`[[` 0, `[==[` 2), if one is
@@ -244,33 +416,50 @@ fn long_bracket_at(src: &[u8], at: usize) -> Option<usize> {
     (src.get(at + 1 + level) == Some(&b'[')).then_some(level)
 }
 
-/// A byte of a name as tree-sitter-lua reads one: anything but white space, control
-/// characters, operators, delimiters and quotes (`$`, `@`, `!`, `?` and any non-ASCII
-/// byte included).
-fn is_word(b: u8) -> bool {
-    CLASS[b as usize] == WORD
-}
-
-/// What each byte is to the lexer's hot loops: [`WORD`], [`SPACE`] or neither.
+/// What each byte starts to the lexer. A byte of a name ([`WORD`]) is one as
+/// tree-sitter-lua reads it: anything but white space, control characters,
+/// operators, delimiters and quotes (`$`, `@`, `!`, `?` and any non-ASCII byte
+/// included).
 const CLASS: [u8; 256] = {
-    let mut class = [0; 256];
+    let mut class = [PUNCT; 256];
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
-        if c.is_ascii_alphanumeric()
+        class[b] = if c.is_ascii_alphanumeric()
             || c >= 0x80
             || matches!(c, b'_' | b'$' | b'@' | b'!' | b'?' | b'`')
         {
-            class[b] = WORD;
-        } else if matches!(c, b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c') {
-            class[b] = SPACE;
-        }
+            WORD
+        } else {
+            match c {
+                b' ' | b'\t' | b'\r' | b'\n' | b'\x0b' | b'\x0c' => SPACE,
+                b'-' => DASH,
+                b'[' => BRACKET,
+                b'"' | b'\'' => QUOTE,
+                b'(' | b'{' => OPEN,
+                b')' | b']' | b'}' => CLOSE,
+                _ => PUNCT,
+            }
+        };
         b += 1;
     }
     class
 };
-const WORD: u8 = 1;
-const SPACE: u8 = 2;
+/// White space: what every token loop passes over.
+const SPACE: u8 = 0;
+/// A byte that is a token alone, to the lexer (an operator's, `.`, `:`, `;`, a
+/// control character): what the loop of skipped text passes over too.
+const PUNCT: u8 = 1;
+const WORD: u8 = 2;
+/// `-`, a comment's first when a second follows.
+const DASH: u8 = 3;
+/// `[`, a long bracket's first or an index's.
+const BRACKET: u8 = 4;
+const QUOTE: u8 = 5;
+/// `(` or `{`.
+const OPEN: u8 = 6;
+/// `)`, `]` or `}`.
+const CLOSE: u8 = 7;
 
 #[cfg(test)]
 mod tests {
@@ -405,6 +594,86 @@ end
 return M
 "#;
         skeleton_reads_as_whole(Lang::Lua, src, 8, 8);
+    }
+
+    /// Skipping block by block ([`Delimited::skip_to_depth`]) ends, or gives up,
+    /// where reading token by token does, from every function and table of `src`.
+    fn skips_as_token_by_token(src: &[u8]) -> bool {
+        let mut lex = Lexer::new(src);
+        let mut from = Vec::new();
+        while let Some(tok) = lex.next() {
+            if matches!(tok, Tok::Function | Tok::Open(b'{', _)) {
+                from.push((lex.cur.open.clone(), lex.cur.at));
+            }
+        }
+        from.into_iter().all(|(open, at)| {
+            let skip = |by_blocks: bool| {
+                let mut lex = Lexer::new(src);
+                (lex.cur.open, lex.cur.at) = (open.clone(), at);
+                let floor = lex.cur.open.len();
+                let done = match by_blocks {
+                    true => lex.skip_to_depth(floor),
+                    false => (|| {
+                        while lex.cur.open.len() >= floor {
+                            lex.advance()?;
+                        }
+                        Some(())
+                    })(),
+                };
+                done.map(|()| (lex.cur.at, lex.cur.open))
+            };
+            skip(true) == skip(false)
+        })
+    }
+
+    /// Bodies that hold what only token by token finds, or only seems to be a
+    /// keyword, at every offset in a block (words, strings and comments across
+    /// its end, the last bytes of the text); and what the lexer gives up on.
+    #[test]
+    fn skipping_block_by_block_reads_as_token_by_token() {
+        let src = r#"function a(x)
+  local function inner(y) if y then return [[ end ]] end end
+  local s = "end \" end" .. 'until \' do' .. [==[ ]] end ]=] ]==] .. "\\"
+  --[==[ end
+  function ]] ]==] local t = { f = function() end, [ [[k]] ] = 1, ["end"] = 2 }
+  -- end if do function
+  for i = 1, 10 do goto continue ::continue:: end
+  repeat x = x - 1 until x < 0
+  while endx and xend and fend and undo and reend and ifx and done do ends = iff end
+  local a, b = unit(dofile), repeated, functional, endless, untill, end_, _end
+  return a.b.c(x)[1]:d{e = f"g"}
+end
+local t = { function() end, { { } }, [[ } ]], "{", xend, fend, reend, undo, ifuntil }
+"#;
+        for pad in 0..=BLOCK + 2 {
+            let spaces = " ".repeat(pad);
+            for text in [
+                spaces.clone() + src,
+                src.replace(" = ", &format!("{spaces}= ")),
+                src.replace("{ function", &format!("{{{spaces}function")),
+            ] {
+                assert!(skips_as_token_by_token(text.as_bytes()), "{text}");
+            }
+        }
+        for broken in [
+            "function f() local s = 'x end",
+            "function f() --[[ end",
+            "function f() g(} ) end",
+            "function f() ( end )",
+            "function f() x = 1 until x end",
+        ] {
+            for pad in 0..=BLOCK + 2 {
+                let text = broken.replacen("()", &format!("(){}", " ".repeat(pad)), 1);
+                assert!(skips_as_token_by_token(text.as_bytes()), "{text}");
+            }
+        }
+    }
+
+    /// Block by block, skipping ends where token by token does on every function
+    /// and table of the conformance corpus.
+    #[test]
+    fn skipping_block_by_block_reads_real_code_as_token_by_token() {
+        crate::tests::follows_real_code("lua", &["lua"], 100, 0, skips_as_token_by_token);
     }
 
     /// The lexer follows nearly every file of the conformance corpus
