@@ -1766,6 +1766,42 @@ mod tests {
         assert_eq!(current_target(&file, Lang::Rust, &named("c")), None);
     }
 
+    /// The line ending text takes where no line ending follows it (a file's last
+    /// line) is the one before; a file's first line may be empty.
+    #[test]
+    fn text_at_a_files_edges_takes_its_neighbours_line_ending() {
+        let b = EditTarget::NamePath {
+            name_path: "b".into(),
+            path: None,
+        };
+        let src = "fn a() {}\r\nfn b() {}";
+        let after = plan_at(
+            Lang::Rust,
+            src,
+            EditAction::InsertAfterSymbol,
+            &b,
+            "fn c() {}",
+            false,
+        );
+        assert_eq!(
+            String::from_utf8(after.unwrap().content).unwrap(),
+            "fn a() {}\r\nfn b() {}\r\nfn c() {}"
+        );
+        let src = "\nfn a() {}\n";
+        let first = plan_at(
+            Lang::Rust,
+            src,
+            EditAction::ReplaceLines,
+            &lines_at(1, Some(1)),
+            "// x",
+            false,
+        );
+        assert_eq!(
+            String::from_utf8(first.unwrap().content).unwrap(),
+            "// x\nfn a() {}\n"
+        );
+    }
+
     /// One lock per file: the same path gets the same lock, another path another.
     #[test]
     fn each_file_has_one_lock() {
