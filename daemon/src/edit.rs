@@ -361,7 +361,7 @@ pub fn plan_in(source: &Source, rel: &str, edit: &Edit<'_>) -> Result<Planned, L
     } else {
         0
     };
-    let gap = eol(crlf).repeat(gap.min(2));
+    let gap = eol(crlf).repeat(gap);
     // `at`: the bytes replaced; `inserted`: what goes there; `written`: the part of
     // `inserted` that is the agent's text (without a line ending we added).
     let (at, inserted, written) = match edit.action {
@@ -1802,6 +1802,48 @@ mod tests {
         );
     }
 
+    /// Text inserted before an item that ends in the item's attribute or comment
+    /// is set right above it, not apart by the blank lines between siblings.
+    #[test]
+    fn an_insert_ending_in_an_attribute_or_comment_leads_into_the_item() {
+        let before = |lang, src: &str, text: &str| {
+            let b = EditTarget::NamePath {
+                name_path: "b".into(),
+                path: None,
+            };
+            let p = plan_at(lang, src, EditAction::InsertBeforeSymbol, &b, text, false);
+            String::from_utf8(p.unwrap().content).unwrap()
+        };
+        let rust = "fn a() {}\n\nfn b() {}\n";
+        for lead in ["#[inline]", "// About b.", "/* About b. */"] {
+            assert_eq!(
+                before(Lang::Rust, rust, lead),
+                format!("fn a() {{}}\n\n{lead}\nfn b() {{}}\n")
+            );
+        }
+        assert_eq!(
+            before(Lang::Rust, rust, "fn c() {}"),
+            "fn a() {}\n\nfn c() {}\n\nfn b() {}\n"
+        );
+        let python = "def a():\n    pass\n\n\ndef b():\n    pass\n";
+        for lead in ["@cache", "# About b."] {
+            assert_eq!(
+                before(Lang::Python, python, lead),
+                format!("def a():\n    pass\n\n\n{lead}\ndef b():\n    pass\n")
+            );
+        }
+    }
+
+    /// The agent's text loses the blank lines before it (a heredoc's) and the
+    /// whitespace after it, and keeps its first line's indentation.
+    #[test]
+    fn an_agents_text_is_trimmed_to_its_lines() {
+        assert_eq!(trim_ends("\n \n  fn a() {}\n  \n"), "  fn a() {}");
+        assert_eq!(trim_ends("fn a() {}"), "fn a() {}");
+        assert_eq!(trim_ends("x\n\n  y"), "x\n\n  y");
+        assert_eq!(trim_ends(" \n\t"), "");
+    }
+
     /// One lock per file: the same path gets the same lock, another path another.
     #[test]
     fn each_file_has_one_lock() {
@@ -1872,6 +1914,10 @@ mod tests {
         assert_eq!(
             planned(rust, three, After, "b", "fn c() {}"),
             "fn a() {}\n\n\n\nfn b() {}\n\n\nfn c() {}\n"
+        );
+        assert_eq!(
+            planned(rust, three, Before, "a", "fn c() {}"),
+            "fn c() {}\n\n\nfn a() {}\n\n\n\nfn b() {}\n"
         );
         // None above: those below.
         let below = "fn a() {}\n\nfn b() {}\n";
