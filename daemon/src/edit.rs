@@ -1958,6 +1958,14 @@ mod tests {
         let want = "class A:\n    def f(self):\n        return 2\n";
         assert_eq!(replace("def f(self):\n    return 2"), want);
         assert_eq!(replace("    def f(self):\n        return 2"), want);
+        // Copied as read, a line indented less than the declaration (a string's)
+        // stays where it was: the file is byte for byte the same.
+        let src = "impl P {\n    fn a() {\n        let s = \"x\n  y\";\n    }\n}\n";
+        let own = "    fn a() {\n        let s = \"x\n  y\";\n    }";
+        assert_eq!(
+            planned(Lang::Rust, src, EditAction::ReplaceSymbolBody, "P/a", own),
+            src
+        );
     }
 
     #[test]
