@@ -1966,6 +1966,23 @@ mod tests {
             planned(Lang::Rust, src, EditAction::ReplaceSymbolBody, "P/a", own),
             src
         );
+        // Indented otherwise (two spaces, not the file's four): that much comes off
+        // its later lines, as far as they have it, and they take the declaration's.
+        let other = "  fn a() {\n      let s = \"x\n y\";\n  }";
+        assert_eq!(
+            planned(Lang::Rust, src, EditAction::ReplaceSymbolBody, "P/a", other),
+            "impl P {\n    fn a() {\n        let s = \"x\n    y\";\n    }\n}\n"
+        );
+        // Inserted text already at the item's indentation is left alone; at column 0
+        // it takes it.
+        let src = "impl P {\n    fn a() {}\n}\n";
+        let want = "impl P {\n    fn a() {}\n    fn c() {}\n}\n";
+        for text in ["    fn c() {}", "fn c() {}"] {
+            assert_eq!(
+                planned(Lang::Rust, src, EditAction::InsertAfterSymbol, "P/a", text),
+                want
+            );
+        }
     }
 
     #[test]
