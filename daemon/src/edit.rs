@@ -1336,6 +1336,7 @@ mod tests {
             "{how:?}: {}",
             err.message
         );
+        assert!(!err.message.contains("restoring"), "{}", err.message);
         for n in names {
             assert_eq!(
                 fs::read_to_string(root.join(n)).unwrap(),
@@ -1973,6 +1974,19 @@ mod tests {
             planned(Lang::Rust, src, EditAction::ReplaceSymbolBody, "P/a", other),
             "impl P {\n    fn a() {\n        let s = \"x\n    y\";\n    }\n}\n"
         );
+        // A declaration the file closes left of where it starts (column 5, its `}` at
+        // 4): text laid out like its own later lines is taken as written; text
+        // written from column 0 is indented like it.
+        let src = "impl P {\n     fn a() {\n        1\n    }\n}\n";
+        let replace = |text| planned(Lang::Rust, src, EditAction::ReplaceSymbolBody, "P/a", text);
+        assert_eq!(
+            replace("fn a() {\n        2\n    }"),
+            "impl P {\n     fn a() {\n        2\n    }\n}\n"
+        );
+        assert_eq!(
+            replace("fn a() {\n    2\n}"),
+            "impl P {\n     fn a() {\n         2\n     }\n}\n"
+        );
         // Inserted text already at the item's indentation is left alone; at column 0
         // it takes it.
         let src = "impl P {\n    fn a() {}\n}\n";
@@ -2147,9 +2161,27 @@ mod tests {
         }
         let stale = root.join(".a.rs.lean-ctx.999999999.3.tmp");
         fs::write(&stale, "garbage").unwrap();
+        // Named as ours, its writer dead, but another user's file: not ours to remove
+        // (made only where we may give a file away: as root).
+        let theirs = root.join(".a.rs.lean-ctx.999999999.4.tmp");
+        fs::write(&theirs, "the user's").unwrap();
+        let given = std::os::unix::fs::chown(&theirs, Some(12345), None).is_ok();
+        assert!(given || !rustix::process::getuid().is_root());
+        // A symlink where our own next temp file would go (a live writer's name): never
+        // followed, never replaced; the next name is taken.
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("target");
+        fs::write(&target, "outside").unwrap();
+        let ours = root.join(format!(".a.rs.lean-ctx.{}.0.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&target, &ours).unwrap();
         let file = resolve(&root, &root.join(".git"), "a.rs", Want::File).unwrap();
         insert_b(&FileLocks::default(), &file).unwrap();
         assert!(!stale.exists());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "outside");
+        assert!(fs::symlink_metadata(&ours).unwrap().is_symlink());
+        if given {
+            assert_eq!(fs::read_to_string(&theirs).unwrap(), "the user's");
+        }
         for name in kept {
             assert_eq!(
                 fs::read_to_string(root.join(name)).unwrap(),
@@ -2157,6 +2189,26 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    /// A directory where a thousand and one of our temp names are taken (a live
+    /// writer's: not removed) is refused, the file untouched, rather than searched
+    /// without end.
+    #[test]
+    fn a_writer_gives_up_after_a_thousand_taken_temp_names() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        fs::write(root.join("a.rs"), "fn a() {}\n").unwrap();
+        let pid = std::process::id();
+        for n in 0..=1000 {
+            fs::write(root.join(format!(".a.rs.lean-ctx.{pid}.{n}.tmp")), "").unwrap();
+        }
+        let file = resolve(&root, &root.join(".git"), "a.rs", Want::File).unwrap();
+        assert!(insert_b(&FileLocks::default(), &file).is_err());
+        assert_eq!(
+            fs::read_to_string(root.join("a.rs")).unwrap(),
+            "fn a() {}\n"
+        );
     }
 
     /// `fn b() {}` inserted before line 1 of `file` (an `a.rs`).
