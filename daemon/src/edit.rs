@@ -2155,6 +2155,9 @@ mod tests {
             ".gone.rs.lean-ctx.999999999.0.tmp",
             ".a.rs.lean-ctx.999999999.0.x.tmp",
             "a.rs.lean-ctx.999999999.0.tmp",
+            ".a.rs.lean-ctx.999999999.x.tmp",
+            ".a.rs.lean-ctx.999999999..tmp",
+            ".a.rs.lean-ctx..0.tmp",
         ];
         for name in kept {
             fs::write(root.join(name), "the user's").unwrap();
