@@ -2158,6 +2158,7 @@ mod tests {
             ".a.rs.lean-ctx.999999999.x.tmp",
             ".a.rs.lean-ctx.999999999..tmp",
             ".a.rs.lean-ctx..0.tmp",
+            ".a.rs.lean-ctx.+999999999.0.tmp",
         ];
         for name in kept {
             fs::write(root.join(name), "the user's").unwrap();
