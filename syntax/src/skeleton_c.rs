@@ -28,7 +28,13 @@
 //! An emptied C++ body can read as something else: tree-sitter-cpp reads `int f()
 //! const {};` in a class as a member with an initializer list, and so it reads a
 //! body that is empty or holds only expressions. A skipped block that holds
-//! statements keeps one, an empty `;` ([`mark`]), and stays a body.
+//! statements keeps one, an empty `;` ([`mark`]), and stays a body. It reads a
+//! class headed by a macro and its name or by a macro's call, without bases
+//! (`class GTEST_API_ A {…}`, `class GTEST_1_TUPLE_(T) {…}`), as a function whose
+//! body holds the members as statements, and a member's body after an access
+//! label fails there, whole or skipped: so the skeleton's parse would be thrown
+//! away for the whole one. Where a member's body stands in such a list, nothing
+//! is skipped and the file gets the whole parse at once.
 //!
 //! **Following the text.** The lexer knows what tree-sitter reads as one token:
 //! strings, character literals (and C23's and C++14's digit separators, `1'000`,
@@ -68,20 +74,27 @@ use crate::{
 
 /// Byte ranges inside `src` (a file in `dialect`) that need no syntax tree: the
 /// interiors of the brace blocks the walker never enters and of the block comments
-/// outside them, in order, disjoint. Empty where the lexer cannot follow the text.
-/// A C++ block holding statements starts with an empty range, for [`mark`].
+/// outside them, in order, disjoint. Empty where the lexer cannot follow the text,
+/// or where a member's body stands in a list tree-sitter-cpp misreads
+/// (`Level::misread`). A C++ block holding statements starts with an empty range,
+/// for [`mark`].
 pub(super) fn skippable(dialect: Dialect, src: &[u8]) -> Vec<Range<usize>> {
     scan(dialect, src).unwrap_or_default()
 }
 
-/// The ranges [`skippable`] answers; `None` where the lexer cannot follow the text.
+/// The ranges [`skippable`] answers (none for a misread list); `None` where the
+/// lexer cannot follow the text.
 pub(super) fn scan(dialect: Dialect, src: &[u8]) -> Option<Vec<Range<usize>>> {
     let mut scan = Scan {
         lex: Lexer::new(src, dialect),
         levels: vec![Level::default()],
+        misread: false,
     };
     while let Some(tok) = scan.lex.next() {
-        scan.token(tok)?;
+        if scan.token(tok).is_none() {
+            // Followed, but nothing worth skipping (`Level::misread`).
+            return scan.misread.then(Vec::new);
+        }
     }
     (!scan.lex.cur.confused && scan.levels.len() == 1).then_some(scan.lex.cur.skip)
 }
@@ -655,9 +668,24 @@ enum Pending {
     /// A type's body (walked), with the `<…>` nesting of its header's template
     /// arguments, and whether its base list has begun (`: public B`, where a
     /// `MACRO(x)` names a base, never a function).
-    Type { angle: u32, bases: bool },
+    Type { angle: u32, bases: bool, head: Head },
     /// A namespace's body (walked).
     Namespace,
+}
+
+/// How far a C++ type's header has gone without bases: tree-sitter-cpp reads
+/// `class GTEST_API_ A {…}` and `class GTEST_1_TUPLE_(T) {…}` (a macro before the
+/// name, or one in its place) as a function whose body is the member list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Head {
+    /// Right after the keyword.
+    #[default]
+    Keyword,
+    /// One word after it.
+    Name,
+    /// Two words (the second no `final`), or a word and its parentheses.
+    Misread,
+    Other,
 }
 
 /// One entered block (or the file): its declaration so far.
@@ -670,6 +698,10 @@ struct Level {
     constraint: bool,
     /// The last two tokens, last first.
     prev: [Tok; 2],
+    /// A type's member list tree-sitter-cpp reads as a function's body
+    /// ([`Head::Misread`]): a member's body there skips nothing in the file (read
+    /// as statements, such members fail beside their bodies, skipped or not).
+    misread: bool,
 }
 
 impl Default for Level {
@@ -679,6 +711,7 @@ impl Default for Level {
             pending: Pending::None,
             constraint: false,
             prev: [Tok::Punct(b';'); 2],
+            misread: false,
         }
     }
 }
@@ -695,16 +728,32 @@ struct Scan<'a> {
     lex: Lexer<'a>,
     /// The blocks entered, innermost last; the file first.
     levels: Vec<Level>,
+    /// A member's body stands in a list tree-sitter-cpp misreads.
+    misread: bool,
 }
 
 impl Scan<'_> {
     fn token(&mut self, tok: Tok) -> Option<()> {
         let mut level = *self.levels.last()?;
+        if let Pending::Type { head, .. } = &mut level.pending
+            && level.depth == 0
+            && !matches!(tok, Tok::Open(b'{', _) | Tok::Close(_))
+        {
+            *head = self.head(*head, tok, level.prev[0]);
+        }
         match tok {
             Tok::Open(b'{', open) if level.depth > 0 => {
                 self.skip_block(open)?;
             }
             Tok::Open(b'{', open) => {
+                let misread = matches!(
+                    level.pending,
+                    Pending::Type {
+                        angle: 0,
+                        head: Head::Misread,
+                        ..
+                    }
+                );
                 let linkage = level.prev[0] == Tok::Literal
                     && self.lex.word(level.prev[1]) == Some(b"extern");
                 match level.pending {
@@ -714,6 +763,10 @@ impl Scan<'_> {
                     Pending::Type { .. } | Pending::Namespace => level.end_declaration(),
                     Pending::None if linkage => {}
                     Pending::None => {
+                        if level.misread {
+                            self.misread = true;
+                            return None;
+                        }
                         self.skip_block(open)?;
                         level.end_declaration();
                         level.prev = [Tok::Close(b'}'), level.prev[0]];
@@ -723,7 +776,10 @@ impl Scan<'_> {
                 }
                 level.prev = [Tok::Close(b'}'), level.prev[0]];
                 *self.levels.last_mut()? = level;
-                self.levels.push(Level::default());
+                self.levels.push(Level {
+                    misread,
+                    ..Level::default()
+                });
                 return Some(());
             }
             Tok::Open(b, _) => {
@@ -753,7 +809,7 @@ impl Scan<'_> {
                 }
             }
             Tok::Punct(b @ (b'<' | b'>' | b':')) => {
-                if let Pending::Type { angle, bases } = &mut level.pending {
+                if let Pending::Type { angle, bases, .. } = &mut level.pending {
                     match b {
                         b'<' => *angle += 1,
                         b'>' => *angle = angle.saturating_sub(1),
@@ -774,6 +830,7 @@ impl Scan<'_> {
                         level.pending = Pending::Type {
                             angle: 0,
                             bases: false,
+                            head: Head::Keyword,
                         };
                     }
                     _ => {}
@@ -784,6 +841,23 @@ impl Scan<'_> {
         level.prev = [tok, level.prev[0]];
         *self.levels.last_mut()? = level;
         Some(())
+    }
+
+    /// How a C++ type's header reads with `tok` (after `prev`) at its level.
+    fn head(&self, head: Head, tok: Tok, prev: Tok) -> Head {
+        if self.lex.dialect != Dialect::Cpp {
+            return Head::Other;
+        }
+        match (head, tok) {
+            (Head::Keyword, Tok::Word(..)) => Head::Name,
+            (Head::Name, Tok::Word(..)) if self.lex.word(tok) != Some(b"final") => Head::Misread,
+            (Head::Name, Tok::Open(b'(', _))
+                if !self.lex.word(prev).is_some_and(is_attribute_word) =>
+            {
+                Head::Misread
+            }
+            _ => Head::Other,
+        }
     }
 
     /// Whether `word` begins a type whose body the walker enters.
@@ -808,6 +882,7 @@ impl Scan<'_> {
         let Pending::Type {
             angle: 0,
             bases: false,
+            ..
         } = level.pending
         else {
             return false;
@@ -1209,6 +1284,29 @@ namespace N.M {
             crate::tests::follows_real_code(dir, extensions, 40, 2, |src| {
                 scan(dialect, src).is_some()
             });
+        }
+    }
+
+    /// tree-sitter-cpp reads a class headed by a macro and a name, or by a macro's
+    /// call, as a function, and fails on its members with bodies after an access
+    /// label: the file gets a whole parse, not a skeleton's thrown away after it.
+    /// Lookalikes keep theirs.
+    #[test]
+    fn a_member_body_in_a_class_read_as_a_function_skips_nothing() {
+        for src in [
+            "class GTEST_API_ A {\n public:\n  void f() { g(); }\n};\n",
+            "class GTEST_1_TUPLE_(T) {\n public:\n  tuple() : f0_() {}\n  T0 f0_;\n};\n",
+        ] {
+            assert!(crate::syntax_error(crate::Lang::Cpp, src.as_bytes()).is_some());
+            assert_eq!(skipped(Dialect::Cpp, src), Vec::<&str>::new(), "{src}");
+        }
+        for src in [
+            "class A final {\n  void f() { g(); }\n};\n",
+            "class __declspec(dllexport) A {\n  void f() { g(); }\n};\n",
+            "class API A : public B {\n  void f() { g(); }\n};\n",
+            "struct EXPORT S {\n  struct I { void f() { g(); } };\n};\n",
+        ] {
+            assert_eq!(skipped(Dialect::Cpp, src), ["", "g(); "], "{src}");
         }
     }
 
