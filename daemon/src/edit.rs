@@ -1485,6 +1485,29 @@ mod tests {
         }
     }
 
+    /// Text inserted after a symbol goes below its whole last line, a comment after
+    /// it included.
+    #[test]
+    fn an_insert_after_goes_below_the_symbols_last_line() {
+        let a = EditTarget::NamePath {
+            name_path: "a".into(),
+            path: None,
+        };
+        let src = "fn a() {} // trailing\nfn b() {}\n";
+        let p = plan_at(
+            Lang::Rust,
+            src,
+            EditAction::InsertAfterSymbol,
+            &a,
+            "fn c() {}",
+            false,
+        );
+        assert_eq!(
+            String::from_utf8(p.unwrap().content).unwrap(),
+            "fn a() {} // trailing\nfn c() {}\nfn b() {}\n"
+        );
+    }
+
     /// Where inserted text lands is reported exactly, past the blank lines added
     /// before it.
     #[test]
@@ -1826,6 +1849,28 @@ mod tests {
             before(Lang::Rust, rust, "fn c() {}"),
             "fn a() {}\n\nfn c() {}\n\nfn b() {}\n"
         );
+        let java = "class A {\n    void a() {}\n\n    void b() {}\n}\n";
+        let a_b = |text: &str| {
+            let b = EditTarget::NamePath {
+                name_path: "A/b".into(),
+                path: None,
+            };
+            let p = plan_at(
+                Lang::Java,
+                java,
+                EditAction::InsertBeforeSymbol,
+                &b,
+                text,
+                false,
+            );
+            String::from_utf8(p.unwrap().content).unwrap()
+        };
+        for lead in ["@Override", "// About b."] {
+            assert_eq!(
+                a_b(lead),
+                format!("class A {{\n    void a() {{}}\n\n    {lead}\n    void b() {{}}\n}}\n")
+            );
+        }
         let python = "def a():\n    pass\n\n\ndef b():\n    pass\n";
         for lead in ["@cache", "# About b."] {
             assert_eq!(
