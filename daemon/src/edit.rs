@@ -1364,10 +1364,7 @@ mod tests {
     /// `src` after `action` with `text` at the symbol `name_path`, planned without a
     /// file system.
     fn planned(lang: Lang, src: &str, action: EditAction, name_path: &str, text: &str) -> String {
-        let target = EditTarget::NamePath {
-            name_path: name_path.into(),
-            path: None,
-        };
+        let target = named(name_path);
         let edit = Edit {
             action,
             target: &target,
@@ -1388,10 +1385,6 @@ mod tests {
         use EditAction::{InsertAfterSymbol, ReplaceLines, ReplaceSymbolBody};
         let src = "/// Doc.\nfn a() {\n    1\n}\n\nfn b() {}\n";
         let source = Source::new(Lang::Rust, src.as_bytes().to_vec());
-        let named = |name: &str| EditTarget::NamePath {
-            name_path: name.into(),
-            path: None,
-        };
         let lines = |line, end_line| EditTarget::Lines {
             path: "f".into(),
             line,
@@ -1477,6 +1470,14 @@ mod tests {
         plan_in(&Source::new(lang, src.as_bytes().to_vec()), "f", &edit)
     }
 
+    /// The symbol at `name_path`, in any file.
+    fn named(name_path: &str) -> EditTarget {
+        EditTarget::NamePath {
+            name_path: name_path.into(),
+            path: None,
+        }
+    }
+
     fn lines_at(line: u32, end_line: Option<u32>) -> EditTarget {
         EditTarget::Lines {
             path: "f".into(),
@@ -1489,10 +1490,7 @@ mod tests {
     /// it included.
     #[test]
     fn an_insert_after_goes_below_the_symbols_last_line() {
-        let a = EditTarget::NamePath {
-            name_path: "a".into(),
-            path: None,
-        };
+        let a = named("a");
         let src = "fn a() {} // trailing\nfn b() {}\n";
         let p = plan_at(
             Lang::Rust,
@@ -1513,10 +1511,7 @@ mod tests {
     #[test]
     fn an_insert_reports_where_its_text_landed() {
         let src = "fn a() {}\n\nfn b() {}\n";
-        let target = EditTarget::NamePath {
-            name_path: "a".into(),
-            path: None,
-        };
+        let target = named("a");
         let p = plan_at(
             Lang::Rust,
             src,
@@ -1535,10 +1530,7 @@ mod tests {
     /// edit's).
     #[test]
     fn an_edit_that_breaks_a_clean_parse_is_refused_unless_forced() {
-        let a = EditTarget::NamePath {
-            name_path: "a".into(),
-            path: None,
-        };
+        let a = named("a");
         let clean = "fn a() {}\n\nfn b() {}\n";
         let broken = "fn a( {";
         let refused = plan_at(
@@ -1594,10 +1586,7 @@ mod tests {
     #[test]
     fn a_replacement_bringing_attributes_replaces_them() {
         let src = "#[inline]\nfn a() {}\n";
-        let a = EditTarget::NamePath {
-            name_path: "a".into(),
-            path: None,
-        };
+        let a = named("a");
         let with = |text| {
             let p = plan_at(
                 Lang::Rust,
@@ -1622,10 +1611,7 @@ mod tests {
             "package p\n\nvar a, b int\n",
             "package p\n\nvar a, b, c int\n",
         ] {
-            let b = EditTarget::NamePath {
-                name_path: "b".into(),
-                path: None,
-            };
+            let b = named("b");
             let err = plan_at(
                 Lang::Go,
                 src,
@@ -1639,10 +1625,7 @@ mod tests {
             assert!(err.message.contains("with a"), "{}", err.message);
         }
         // Inserting next to it is fine.
-        let b = EditTarget::NamePath {
-            name_path: "b".into(),
-            path: None,
-        };
+        let b = named("b");
         let src = "package p\n\nvar a, b int\n";
         plan_at(
             Lang::Go,
@@ -1737,10 +1720,7 @@ mod tests {
     #[test]
     fn a_held_window_vouches_only_for_what_it_holds() {
         let src = "fn a() {\n    1\n}\n\nfn b() {}\n";
-        let a = EditTarget::NamePath {
-            name_path: "a".into(),
-            path: None,
-        };
+        let a = named("a");
         let plan = |expected: &str, held| {
             let edit = Edit {
                 action: EditAction::ReplaceSymbolBody,
@@ -1779,10 +1759,6 @@ mod tests {
         )
         .unwrap();
         let file = resolve(&root, &root.join(".git"), "a.rs", Want::File).unwrap();
-        let named = |name: &str| EditTarget::NamePath {
-            name_path: name.into(),
-            path: None,
-        };
         assert_eq!(
             current_target(&file, Lang::Rust, &named("b")),
             Some((3, "/// Doc.\nfn b() {\n    1\n}".into()))
@@ -1794,10 +1770,7 @@ mod tests {
     /// line) is the one before; a file's first line may be empty.
     #[test]
     fn text_at_a_files_edges_takes_its_neighbours_line_ending() {
-        let b = EditTarget::NamePath {
-            name_path: "b".into(),
-            path: None,
-        };
+        let b = named("b");
         let src = "fn a() {}\r\nfn b() {}";
         let after = plan_at(
             Lang::Rust,
@@ -1831,10 +1804,7 @@ mod tests {
     #[test]
     fn an_insert_ending_in_an_attribute_or_comment_leads_into_the_item() {
         let before = |lang, src: &str, text: &str| {
-            let b = EditTarget::NamePath {
-                name_path: "b".into(),
-                path: None,
-            };
+            let b = named("b");
             let p = plan_at(lang, src, EditAction::InsertBeforeSymbol, &b, text, false);
             String::from_utf8(p.unwrap().content).unwrap()
         };
@@ -1851,10 +1821,7 @@ mod tests {
         );
         let java = "class A {\n    void a() {}\n\n    void b() {}\n}\n";
         let a_b = |text: &str| {
-            let b = EditTarget::NamePath {
-                name_path: "A/b".into(),
-                path: None,
-            };
+            let b = named("A/b");
             let p = plan_at(
                 Lang::Java,
                 java,
