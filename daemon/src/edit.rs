@@ -1076,6 +1076,8 @@ impl Staged {
                 Err(e) => return Err(e.into()),
             }
         };
+        #[cfg(test)]
+        tests::opened_temp(&fd);
         let staged = Staged {
             file: file.clone(),
             tmp,
@@ -1287,6 +1289,30 @@ mod tests {
         /// fail midway (no real disk fails between two renames on cue).
         static FAILURE: std::cell::Cell<Option<(usize, Injected)>> =
             const { std::cell::Cell::new(None) };
+    }
+
+    thread_local! {
+        /// Whether the last temp file this thread's writes opened is closed on
+        /// exec (it lives only inside `Staged::write`: seen from there).
+        static TEMP_CLOEXEC: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+    }
+
+    /// Notes how a temp file was opened.
+    pub(super) fn opened_temp(fd: &std::os::fd::OwnedFd) {
+        let closed = crate::jail::tests::cloexec(std::os::fd::AsFd::as_fd(fd));
+        TEMP_CLOEXEC.with(|c| c.set(Some(closed)));
+    }
+
+    /// A temp file is never inherited by a process the daemon starts while the
+    /// write is under way (a language server, a git).
+    #[test]
+    fn a_temp_file_is_closed_on_exec() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        fs::write(root.join("a.rs"), "fn a() {}\n").unwrap();
+        let file = resolve(&root, &root.join(".git"), "a.rs", Want::File).unwrap();
+        insert_b(&FileLocks::default(), &file).unwrap();
+        assert_eq!(TEMP_CLOEXEC.with(std::cell::Cell::get), Some(true));
     }
 
     /// How the commit about to happen fails, if it is the one set to.

@@ -677,7 +677,7 @@ pub fn open_root(root: &Path) -> io::Result<OwnedFd> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::os::unix::fs::symlink;
 
     use super::*;
@@ -726,7 +726,7 @@ mod tests {
     const OUTSIDE: &str = "<path>: is outside the project root";
 
     /// Whether `fd` is closed on exec.
-    fn cloexec(fd: BorrowedFd<'_>) -> bool {
+    pub(crate) fn cloexec(fd: BorrowedFd<'_>) -> bool {
         rustix::io::fcntl_getfd(fd)
             .unwrap()
             .contains(rustix::io::FdFlags::CLOEXEC)
