@@ -245,6 +245,11 @@ impl ProjectRegistry {
         for p in self.projects.iter() {
             superseded.extend(p.index.take_superseded());
         }
+        // Off, it holds nothing: no pass over every project's table for it.
+        if text.is_off() {
+            superseded.clear();
+            return 0;
+        }
         let many = superseded.len() as u64 >= text.figures().contents / 8;
         if superseded.is_empty() || !(many || text.is_full()) {
             return 0;

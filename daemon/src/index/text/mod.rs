@@ -345,6 +345,11 @@ impl TextIndex {
         over
     }
 
+    /// Whether configuration turned the index off ([`TextIndex::off`]).
+    pub fn is_off(&self) -> bool {
+        self.off
+    }
+
     /// Whether a content was turned away for the cap since the index last forgot,
     /// or made room ([`TextIndex::retain`]).
     pub fn is_full(&self) -> bool {
