@@ -90,29 +90,41 @@ pub(crate) fn text<'s>(node: Node<'_>, src: &'s [u8]) -> &'s str {
 /// the index reads has one, and the pieces a split and a join allocate were a tenth
 /// of a Rust first index's time.
 pub(crate) fn signature(bytes: &[u8]) -> String {
+    // ASCII (nearly every signature) is read byte for byte, with no UTF-8 decoding.
+    match bytes.is_ascii() {
+        true => squeeze(bytes.iter().map(|&b| char::from(b)), bytes.len()),
+        false => squeeze(
+            bytes.utf8_chunks().flat_map(|chunk| {
+                let invalid = !chunk.invalid().is_empty();
+                (chunk.valid().chars()).chain(invalid.then_some(char::REPLACEMENT_CHARACTER))
+            }),
+            bytes.len(),
+        ),
+    }
+}
+
+/// [`signature`] of the characters of a text of `len` bytes.
+fn squeeze(text: impl Iterator<Item = char>, len: usize) -> String {
     let trailing = |c: char| matches!(c, '{' | ':' | '=');
-    let mut sig = String::with_capacity(bytes.len().min(SIGNATURE_CHARS + 16));
+    let mut sig = String::with_capacity(len.min(SIGNATURE_CHARS + 16));
     let mut chars = 0;
     let mut space = false;
-    for chunk in bytes.utf8_chunks() {
-        let invalid = (!chunk.invalid().is_empty()).then_some(char::REPLACEMENT_CHARACTER);
-        for c in chunk.valid().chars().chain(invalid) {
-            if c.is_whitespace() {
-                space = !sig.is_empty();
-                continue;
-            }
-            if space {
-                sig.push(' ');
-                chars += 1;
-                space = false;
-            }
-            sig.push(c);
+    for c in text {
+        if c.is_whitespace() {
+            space = !sig.is_empty();
+            continue;
+        }
+        if space {
+            sig.push(' ');
             chars += 1;
-            // A character past the limit that the trailing trim below cannot take
-            // away: the signature is cut whatever follows, so the rest is not read.
-            if chars > SIGNATURE_CHARS && !trailing(c) {
-                return cut(sig);
-            }
+            space = false;
+        }
+        sig.push(c);
+        chars += 1;
+        // A character past the limit that the trailing trim below cannot take
+        // away: the signature is cut whatever follows, so the rest is not read.
+        if chars > SIGNATURE_CHARS && !trailing(c) {
+            return cut(sig);
         }
     }
     while let Some(stripped) = sig.strip_suffix(trailing) {

@@ -264,9 +264,11 @@ fn trim(line: &[u8]) -> &[u8] {
 /// `text` with its comments removed (a signature never carries one); strings are
 /// kept whole.
 pub fn strip_comments<'t>(comments: &Comments, text: &'t [u8]) -> Cow<'t, [u8]> {
-    // Without a comment's first byte there is nothing to remove (strings are kept
-    // byte for byte): most signatures, which then cost one scan and no copy.
-    let opens = |open: &[u8]| text.contains(&open[0]);
+    // Without a comment's opener there is nothing to remove (strings are kept byte
+    // for byte): most signatures, which then cost a scan for its first byte and no
+    // copy. Not that byte alone: Haskell's arrows hold `--`'s, C's divisions `//`'s.
+    let opens =
+        |open: &[u8]| memchr::memchr_iter(open[0], text).any(|i| text[i..].starts_with(open));
     let blocks = comments.block.as_ref().is_some_and(|b| opens(b.open));
     if !blocks && !comments.line.iter().any(|l| opens(l)) {
         return Cow::Borrowed(text);

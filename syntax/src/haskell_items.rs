@@ -56,7 +56,9 @@ use crate::SymbolKind as K;
 
 use super::{
     rust_items::Decl,
-    skeleton_haskell::{Kind, Token, column, line_start, tabbed, tabs_before_items, tokens},
+    skeleton_haskell::{
+        Kind, Layout, Token, column, line_start, tabbed, tabs_before_items, tokens,
+    },
 };
 
 /// The declarations of a Haskell file, or `None` where this reader cannot vouch for
@@ -88,7 +90,7 @@ pub(super) fn parse(src: &[u8]) -> Option<Vec<Decl>> {
     {
         return None;
     }
-    let col = r.column(tokens[start].start)?;
+    let col = r.column(tokens[start].start())?;
     r.block(&tokens[start..], col, None, &mut out)?;
     Some(out)
 }
@@ -122,7 +124,7 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn text(&self, t: &Token) -> &'a [u8] {
-        &self.src[t.start..t.end]
+        &self.src[t.start()..t.end()]
     }
 
     fn is(&self, t: &Token, word: &[u8]) -> bool {
@@ -152,7 +154,7 @@ impl<'a> Reader<'a> {
     /// counted where the text has no tab.
     fn line_column(&self, t: &Token) -> Option<usize> {
         match self.tabs {
-            true => self.column(t.start),
+            true => self.column(t.start()),
             false => Some(t.col as usize),
         }
     }
@@ -171,21 +173,21 @@ impl<'a> Reader<'a> {
     fn tabs_at_line_starts(&self, tokens: &[Token], start: usize) -> bool {
         let mut prev = 0;
         for (i, t) in tokens.iter().enumerate() {
-            let gap = &self.src[prev..t.start];
+            let gap = &self.src[prev..t.start()];
             let own = match t.first && i >= start {
-                true => line_start(self.src, t.start) - prev,
+                true => line_start(self.src, t.start()) - prev,
                 false => gap.len(),
             };
             if memchr::memchr(b'\t', &gap[..own]).is_some() {
                 return false;
             }
-            prev = t.end;
+            prev = t.end();
         }
         memchr::memchr(b'\t', &self.src[prev..]).is_none()
     }
 
     fn pragma(&self, t: &Token) -> bool {
-        t.kind == Kind::Literal && self.src[t.start..].starts_with(b"{-#")
+        t.kind == Kind::Literal && self.src[t.start()..].starts_with(b"{-#")
     }
 
     /// The declarations of a block at `col` (`tokens`, to the block's end) into
@@ -218,7 +220,7 @@ impl<'a> Reader<'a> {
             // layout block the declaration before left open, nor before an
             // `import`: there the grammar meets it (a syntax error).
             if self.tabs {
-                if self.tabbed(decl[0].start) && prev_open {
+                if self.tabbed(decl[0].start()) && prev_open {
                     return None;
                 }
                 let own = match self.is(&decl[0], b"class") || self.is(&decl[0], b"instance") {
@@ -228,7 +230,7 @@ impl<'a> Reader<'a> {
                         .map_or(decl.len(), |w| w + 1),
                     false => decl.len(),
                 };
-                if (self.is(&decl[0], b"import") && self.tabbed(decl[0].start))
+                if (self.is(&decl[0], b"import") && self.tabbed(decl[0].start()))
                     || !tabs_before_items(self.src, &decl[1..own])
                 {
                     return None;
@@ -250,26 +252,30 @@ impl<'a> Reader<'a> {
     /// pass: whether it leaves a layout block open (as `skeleton_haskell::block_open`
     /// tells), which [`Reader::end`] asks.
     fn declaration_end(&self, tokens: &[Token], at: usize, col: usize) -> Option<Extent> {
-        let (mut depth, mut blocks, mut lets, mut open) = (0usize, 0usize, 0usize, false);
+        let (mut depth, mut blocks, mut lets, mut open) = (0isize, 0usize, 0usize, false);
+        // A bracket closed that opened before the declaration: told at the end.
+        let mut unbalanced = false;
         let mut k = at;
         while k < tokens.len() {
             let t = tokens[k];
-            if k > at && t.kind == Kind::Cpp {
-                let next = tokens[k..].iter().position(|t| t.kind != Kind::Cpp);
-                match next.map(|n| tokens[k + n]) {
-                    None if depth == 0 => break,
-                    None => return None,
-                    Some(n) if n.first && self.line_column(&n)? <= col => {
-                        if depth == 0 {
-                            break;
+            // A CPP line or a line's start, told in one branch (most tokens are
+            // neither), may end the declaration.
+            if (k > at) & (t.first | (t.kind == Kind::Cpp)) {
+                if t.kind == Kind::Cpp {
+                    let next = tokens[k..].iter().position(|t| t.kind != Kind::Cpp);
+                    match next.map(|n| tokens[k + n]) {
+                        None if depth == 0 => break,
+                        None => return None,
+                        Some(n) if n.first && self.line_column(&n)? <= col => {
+                            if depth == 0 {
+                                break;
+                            }
+                            k += next.unwrap_or(0);
                         }
-                        k += next.unwrap_or(0);
+                        Some(_) => k += next.unwrap_or(0),
                     }
-                    Some(_) => k += next.unwrap_or(0),
+                    continue;
                 }
-                continue;
-            }
-            if k > at && t.first {
                 let c = self.line_column(&t)?;
                 if c < col || (c == col && depth > 0 && !matches!(t.kind, Kind::Close(_))) {
                     return None;
@@ -278,52 +284,47 @@ impl<'a> Reader<'a> {
                     break;
                 }
             }
-            match t.kind {
-                Kind::Open(_) => depth += 1,
-                Kind::Close(_) => depth = depth.checked_sub(1)?,
-                _ if depth > 0 => {}
-                Kind::Punct(b';') if blocks == 0 => return None,
-                // Of the words only these few ask (`do` to `case`): told by their
-                // length and first byte before their text is compared.
-                Kind::Word
-                    if (2..=5).contains(&(t.end - t.start))
-                        && matches!(
-                            self.src[t.start],
-                            b'd' | b'm' | b'w' | b'o' | b'r' | b'l' | b'i' | b'c'
-                        ) =>
-                {
-                    // An explicit `{` opens no layout block (a `{` at `col` is the
-                    // next declaration's).
-                    let explicit = || {
-                        tokens.get(k + 1).is_some_and(|n| {
-                            n.kind == Kind::Open(b'{')
-                                && !(n.first && self.line_column(n) == Some(col))
-                        })
-                    };
-                    match self.text(&t) {
-                        b"do" | b"mdo" | b"where" | b"of" | b"rec" => {
-                            blocks += 1;
-                            open |= !explicit();
-                        }
-                        b"let" => {
-                            blocks += 1;
-                            lets += usize::from(!explicit());
-                        }
-                        b"in" => {
-                            blocks = blocks.saturating_sub(1);
-                            lets = lets.saturating_sub(1);
-                        }
-                        b"case" => {
-                            open |= k > at && self.is_op(&tokens[k - 1], b"\\") && !explicit();
-                        }
-                        _ => {}
-                    }
+            // Brackets are counted with no branch: a branch on each token's kind
+            // mispredicted at most brackets. Outside them only a `;` and the
+            // layout's words ask.
+            depth += isize::from(matches!(t.kind, Kind::Open(_)))
+                - isize::from(matches!(t.kind, Kind::Close(_)));
+            unbalanced |= depth < 0;
+            if (depth != 0) | (t.layout.is_none() & (t.kind != Kind::Punct(b';'))) {
+                k += 1;
+                continue;
+            }
+            if t.kind == Kind::Punct(b';') && blocks == 0 {
+                return None;
+            }
+            // An explicit `{` opens no layout block (a `{` at `col` is the next
+            // declaration's).
+            let explicit = || {
+                tokens.get(k + 1).is_some_and(|n| {
+                    n.kind == Kind::Open(b'{') && !(n.first && self.line_column(n) == Some(col))
+                })
+            };
+            match t.layout {
+                Some(Layout::Opens) => {
+                    blocks += 1;
+                    open |= !explicit();
                 }
-                _ => {}
+                Some(Layout::Let) => {
+                    blocks += 1;
+                    lets += usize::from(!explicit());
+                }
+                Some(Layout::In) => {
+                    blocks = blocks.saturating_sub(1);
+                    lets = lets.saturating_sub(1);
+                }
+                Some(Layout::Case) => {
+                    open |= k > at && self.is_op(&tokens[k - 1], b"\\") && !explicit();
+                }
+                None => {}
             }
             k += 1;
         }
-        (depth == 0).then_some(Extent {
+        (depth == 0 && !unbalanced).then_some(Extent {
             end: k,
             open: open || lets > 0,
         })
@@ -334,19 +335,15 @@ impl<'a> Reader<'a> {
     /// something: a `where` with nothing after it opens none).
     fn end(&self, tokens: &[Token], open: bool) -> usize {
         let last = tokens[tokens.len() - 1];
-        let opener = last.kind == Kind::Word
-            && matches!(
-                self.text(&last),
-                b"where" | b"do" | b"mdo" | b"rec" | b"of" | b"let"
-            );
+        let opener = matches!(last.layout, Some(Layout::Opens | Layout::Let));
         // After a pragma (an extra to the grammar, as comments are) none is taken.
         if opener || self.pragma(&last) || !open {
-            return last.end;
+            return last.end();
         }
         // A line comment there goes on over the lines that start with one at the
         // column 0 right below it (tree-sitter-haskell's scanner reads them as one).
-        let mut end = last.trail;
-        if end > last.end && !self.src[..end].ends_with(b"-}") {
+        let mut end = last.trail();
+        if end > last.end() && !self.src[..end].ends_with(b"-}") {
             while let Some(line) = self.src[end..].strip_prefix(b"\n") {
                 if !crate::skeleton_haskell::line_comment(line) {
                     break;
@@ -396,7 +393,7 @@ impl<'a> Reader<'a> {
         let end = self.end(tokens, block);
         let decl = |kind, name: Range<usize>, sig_end, members| Decl {
             members,
-            ..Decl::new(kind, name, head.start..end, sig_end)
+            ..Decl::new(kind, name, head.start()..end, sig_end)
         };
         let second = tokens.get(1);
         match (self.text(head), owner) {
@@ -427,7 +424,7 @@ impl<'a> Reader<'a> {
                 if self.is(second, b"family") {
                     let name = tokens.get(2).filter(|t| self.conid(t))?;
                     let sig_end = self.head_end(tokens);
-                    out.push(decl(K::Enum, name.start..name.end, sig_end, Vec::new()));
+                    out.push(decl(K::Enum, name.start()..name.end(), sig_end, Vec::new()));
                     return Some(());
                 }
                 self.data(tokens, end, out)
@@ -453,7 +450,7 @@ impl<'a> Reader<'a> {
                 let sig_end = self.head_end(tokens);
                 out.push(decl(
                     K::TypeAlias,
-                    name.start..name.end,
+                    name.start()..name.end(),
                     sig_end,
                     Vec::new(),
                 ));
@@ -466,8 +463,8 @@ impl<'a> Reader<'a> {
                     .unwrap_or(tokens.len());
                 let name = self.head_name(&tokens[1..head_end])?;
                 let members = self.members(tokens, head_end, Owner::Class)?;
-                let sig_end = tokens.get(head_end).map(|t| t.start);
-                out.push(decl(K::Trait, name.start..name.end, sig_end, members));
+                let sig_end = tokens.get(head_end).map(|t| t.start());
+                out.push(decl(K::Trait, name.start()..name.end(), sig_end, members));
                 Some(())
             }
             (b"instance", None) => {
@@ -477,8 +474,8 @@ impl<'a> Reader<'a> {
                     .unwrap_or(tokens.len());
                 let name = self.head_name(&tokens[1..head_end])?;
                 let members = self.members(tokens, head_end, Owner::Instance)?;
-                let sig_end = tokens.get(head_end).map(|t| t.start);
-                let name = name.start..tokens[head_end - 1].end;
+                let sig_end = tokens.get(head_end).map(|t| t.start());
+                let name = name.start()..tokens[head_end - 1].end();
                 out.push(decl(K::Impl, name, sig_end, members));
                 Some(())
             }
@@ -488,7 +485,7 @@ impl<'a> Reader<'a> {
                     return None;
                 }
                 let name = self.head_name(&tokens[instance + 1..])?;
-                let name = name.start..tokens[tokens.len() - 1].end;
+                let name = name.start()..tokens[tokens.len() - 1].end();
                 out.push(decl(K::Impl, name, None, Vec::new()));
                 Some(())
             }
@@ -504,7 +501,7 @@ impl<'a> Reader<'a> {
                 Kind::Open(_) => depth += 1,
                 Kind::Close(_) => depth = depth.saturating_sub(1),
                 _ if depth == 0 && (self.is_op(t, b"=") || self.is(t, b"where")) => {
-                    return Some(t.start);
+                    return Some(t.start());
                 }
                 _ => {}
             }
@@ -538,8 +535,8 @@ impl<'a> Reader<'a> {
         if first.kind == Kind::Open(b'{') {
             return None;
         }
-        let inner = self.column(first.start)?;
-        if inner <= self.column(tokens[0].start)? {
+        let inner = self.column(first.start())?;
+        if inner <= self.column(tokens[0].start())? {
             return None;
         }
         self.block(rest, inner, Some(owner), &mut members)?;
@@ -598,13 +595,13 @@ impl<'a> Reader<'a> {
     /// operator and `)` (`(<+>)`: the operator).
     fn var_name(&self, names: &[Token]) -> Option<Range<usize>> {
         match names {
-            [v] if self.varid(v) => Some(v.start..v.end),
+            [v] if self.varid(v) => Some(v.start()..v.end()),
             [o, op, c]
                 if o.kind == Kind::Open(b'(')
                     && c.kind == Kind::Close(b')')
                     && self.operator(op, true) =>
             {
-                Some(op.start..op.end)
+                Some(op.start()..op.end())
             }
             _ => None,
         }
@@ -674,7 +671,7 @@ impl<'a> Reader<'a> {
         };
         let lhs = &tokens[..split];
         let end = self.end(tokens, block);
-        let start = tokens[0].start;
+        let start = tokens[0].start();
         let function =
             |name: Range<usize>, sig_end| Decl::new(K::Function, name, start..end, sig_end);
         if self.is_op(&tokens[split], b"::") {
@@ -682,8 +679,8 @@ impl<'a> Reader<'a> {
             if tokens[split..].iter().any(|t| self.is_op(t, b"=")) {
                 return None;
             }
-            let names: Vec<&[Token]> = lhs.split(|t| t.kind == Kind::Punct(b',')).collect();
-            if names.len() == 1 {
+            let comma = |t: &Token| t.kind == Kind::Punct(b',');
+            if !lhs.iter().any(comma) {
                 let name = self.var_name(lhs)?;
                 *open = Some(Open {
                     name: name.clone(),
@@ -691,7 +688,7 @@ impl<'a> Reader<'a> {
                 });
                 out.push(function(name, Some(end)));
             } else {
-                for n in names {
+                for n in lhs.split(comma) {
                     let name = self.var_name(n)?;
                     out.push(function(name, None));
                 }
@@ -699,7 +696,7 @@ impl<'a> Reader<'a> {
             return Some(());
         }
         let name = self.bound_name(lhs)?;
-        let sig_end = Some(tokens[split].start);
+        let sig_end = Some(tokens[split].start());
         if let Some(o) = open
             .as_ref()
             .filter(|o| self.src[o.name.clone()] == self.src[name.clone()])
@@ -725,7 +722,7 @@ impl<'a> Reader<'a> {
             return self.loose(&lhs[3..]).is_none().then_some(name);
         }
         let Some(infix) = self.loose(lhs) else {
-            return self.varid(first).then_some(first.start..first.end);
+            return self.varid(first).then_some(first.start()..first.end());
         };
         // The left operand: a variable, `_`, a literal, a bracket, or a constructor
         // applied to patterns.
@@ -754,11 +751,11 @@ impl<'a> Reader<'a> {
                 if self.operator(
                     op,
                     self.text(op) == b"!"
-                        && lhs[infix - 1].end < op.start
-                        && lhs.get(infix + 1).is_some_and(|n| op.end < n.start),
+                        && lhs[infix - 1].end() < op.start()
+                        && lhs.get(infix + 1).is_some_and(|n| op.end() < n.start()),
                 ) =>
             {
-                (op.start..op.end, infix + 1)
+                (op.start()..op.end(), infix + 1)
             }
             Kind::Punct(b'`') => {
                 let name = lhs.get(infix + 1).filter(|t| self.varid(t))?;
@@ -766,7 +763,7 @@ impl<'a> Reader<'a> {
                 if close.kind != Kind::Punct(b'`') {
                     return None;
                 }
-                (name.start..name.end, infix + 3)
+                (name.start()..name.end(), infix + 3)
             }
             _ => return None,
         };
@@ -809,15 +806,15 @@ impl<'a> Reader<'a> {
     fn tight(&self, tokens: &[Token], i: usize) -> bool {
         let t = &tokens[i];
         let (prev, next) = (i.checked_sub(1).map(|p| &tokens[p]), tokens.get(i + 1));
-        let before = next.is_some_and(|n| n.start == t.end);
+        let before = next.is_some_and(|n| n.start() == t.end());
         if matches!(self.text(t), b"!" | b"~") {
             // A bang or lazy pattern: `!x` after a blank (`x ! y` is an operator).
-            return before && prev.is_none_or(|p| p.end < t.start);
+            return before && prev.is_none_or(|p| p.end() < t.start());
         }
         let Some(prev) = prev else {
             return false;
         };
-        let joined = prev.end == t.start && prev.kind == Kind::Word;
+        let joined = prev.end() == t.start() && prev.kind == Kind::Word;
         match self.text(t) {
             b"@" => joined,
             b"." => {
@@ -877,8 +874,8 @@ impl<'a> Reader<'a> {
                     if first.kind == Kind::Open(b'{') {
                         return None;
                     }
-                    let inner = self.column(first.start)?;
-                    if inner <= self.column(tokens[0].start)? {
+                    let inner = self.column(first.start())?;
+                    if inner <= self.column(tokens[0].start())? {
                         return None;
                     }
                     // A `deriving` left of the constructors closes their block: the
@@ -886,14 +883,14 @@ impl<'a> Reader<'a> {
                     // node is left to tree-sitter.
                     let mut dedent = None;
                     for (i, t) in rest.iter().enumerate().filter(|(_, t)| t.first) {
-                        if self.column(t.start)? < inner {
+                        if self.column(t.start())? < inner {
                             dedent = Some(i);
                             break;
                         }
                     }
                     if let Some(d) = dedent {
                         let last = tokens[tokens.len() - 1];
-                        if !self.is(&rest[d], b"deriving") || last.trail != last.end {
+                        if !self.is(&rest[d], b"deriving") || last.trail() != last.end() {
                             return None;
                         }
                     }
@@ -910,7 +907,12 @@ impl<'a> Reader<'a> {
         }
         out.push(Decl {
             members,
-            ..Decl::new(K::Enum, name.start..name.end, tokens[0].start..end, sig_end)
+            ..Decl::new(
+                K::Enum,
+                name.start()..name.end(),
+                tokens[0].start()..end,
+                sig_end,
+            )
         });
         Some(())
     }
@@ -939,12 +941,12 @@ impl<'a> Reader<'a> {
         }
         let mut decl = Decl::new(
             K::EnumMember,
-            first.start..first.end,
-            first.start..last.end,
+            first.start()..first.end(),
+            first.start()..last.end(),
             None,
         );
         if let Some(op) = infix {
-            decl.name = op.start..op.end;
+            decl.name = op.start()..op.end();
             return Some(decl);
         }
         if !self.conid(first) {
@@ -955,7 +957,7 @@ impl<'a> Reader<'a> {
             if brace != 1 || last.kind != Kind::Close(b'}') {
                 return None;
             }
-            decl.sig_end = Some(con[1].start);
+            decl.sig_end = Some(con[1].start());
             decl.members = self.fields(&con[2..con.len() - 1])?;
         }
         Some(decl)
@@ -985,14 +987,14 @@ impl<'a> Reader<'a> {
             if end == colons + 1 {
                 return None;
             }
-            let bytes = tokens[at].start..tokens[end - 1].end;
+            let bytes = tokens[at].start()..tokens[end - 1].end();
             for n in tokens[at..colons].split(|t| t.kind == Kind::Punct(b',')) {
                 // Not an operator: the walker names a field `(<+>)` from its `(`.
                 let [name] = n else { return None };
                 if !self.varid(name) {
                     return None;
                 }
-                let name = name.start..name.end;
+                let name = name.start()..name.end();
                 out.push(Decl::new(K::Field, name, bytes.clone(), None));
             }
             at = end + 1;
@@ -1036,9 +1038,9 @@ impl<'a> Reader<'a> {
             }
             members.push(Decl::new(
                 K::EnumMember,
-                name.start..name.end,
-                item[0].start..last.end,
-                Some(last.end),
+                name.start()..name.end(),
+                item[0].start()..last.end(),
+                Some(last.end()),
             ));
         }
         if let Some(m) = members.last_mut() {

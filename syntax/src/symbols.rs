@@ -9,6 +9,8 @@
 
 mod codec;
 
+use std::collections::hash_map::Entry;
+
 use rustc_hash::FxHashMap;
 
 use tree_sitter::Node;
@@ -19,27 +21,10 @@ use crate::{
     decl,
     rust_items::Decl,
     skeleton::Skeleton,
-    text::LineIndex,
+    text::LineCursor,
 };
 
 pub use codec::{lang_byte, lang_of};
-
-/// A symbol as the walker builds it: a tree, transient. [`FileSymbols`] stores it
-/// flat.
-#[derive(Debug)]
-struct Built {
-    name: String,
-    kind: SymbolKind,
-    name_path: String,
-    bytes: std::ops::Range<usize>,
-    /// Where its doc comment and its core start (`decl.rs`).
-    doc: usize,
-    core: usize,
-    range: Range,
-    name_range: Range,
-    signature: String,
-    children: Vec<Built>,
-}
 
 /// A slice of [`FileSymbols`]' string arena.
 #[derive(Clone, Copy, Debug)]
@@ -166,53 +151,11 @@ impl FileSymbols {
         })
     }
 
-    fn new(lang: Lang, syntax_error: Option<Position>, tree: Vec<Built>) -> FileSymbols {
-        // Sized first: grown as it fills, the arena was copied over and over (a
-        // file's symbols and their text are hundreds of kilobytes in generated code).
-        fn size(b: &Built) -> (usize, usize) {
-            let own = (1, b.name.len() + b.name_path.len() + b.signature.len());
-            b.children
-                .iter()
-                .map(size)
-                .fold(own, |(r, a), (cr, ca)| (r + cr, a + ca))
-        }
-        let (count, text) = tree
-            .iter()
-            .map(size)
-            .fold((0, 0), |(r, a), (cr, ca)| (r + cr, a + ca));
-        let mut arena = String::with_capacity(text);
-        let mut recs = Vec::with_capacity(count);
-        fn flatten(b: Built, arena: &mut String, recs: &mut Vec<Rec>) {
-            let mut span = |s: &str| {
-                let start = arena.len() as u32;
-                arena.push_str(s);
-                Span {
-                    start,
-                    len: s.len() as u32,
-                }
-            };
-            let rec = Rec {
-                kind: b.kind,
-                name: span(&b.name),
-                name_path: span(&b.name_path),
-                signature: span(&b.signature),
-                bytes: (b.bytes.start as u32, b.bytes.end as u32),
-                doc: b.doc as u32,
-                core: b.core as u32,
-                range: b.range,
-                name_range: b.name_range,
-                end: 0,
-            };
-            let at = recs.len();
-            recs.push(rec);
-            for child in b.children {
-                flatten(child, arena, recs);
-            }
-            recs[at].end = recs.len() as u32;
-        }
-        for b in tree {
-            flatten(b, &mut arena, &mut recs);
-        }
+    fn new(
+        lang: Lang,
+        syntax_error: Option<Position>,
+        (arena, recs): (String, Vec<Rec>),
+    ) -> FileSymbols {
         FileSymbols {
             lang,
             binary: false,
@@ -227,7 +170,11 @@ impl FileSymbols {
     fn empty(lang: Lang, binary: bool) -> FileSymbols {
         FileSymbols {
             binary,
-            ..FileSymbols::new(lang, (!binary).then(|| Position::new(1, 0)), Vec::new())
+            ..FileSymbols::new(
+                lang,
+                (!binary).then(|| Position::new(1, 0)),
+                Default::default(),
+            )
         }
     }
 }
@@ -267,30 +214,31 @@ pub(crate) fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
     }
     if !lang.is_code() {
         // Nothing to parse, so nothing that fails to.
-        return FileSymbols::new(lang, None, Vec::new());
+        return FileSymbols::new(lang, None, Default::default());
     }
     // Grammars do not expect a byte order mark: parse after it, keep offsets absolute.
     let base = crate::bom::len(src);
     let body = &src[base..];
-    let lines = LineIndex::new(src);
     let mut walker = Walker {
         lang,
         src: body,
-        full: src,
         base,
-        lines: &lines,
-        line: 0,
+        lines: LineCursor::new(src),
         counts: FxHashMap::default(),
         depth: 0,
+        arena: String::new(),
+        recs: Vec::new(),
     };
     let reader = lang.language().declarations;
     if let Some(reader) = reader.filter(|_| how == Parse::Declarations) {
         if let Some(decls) = (reader.read)(body) {
-            let symbols = decls
-                .into_iter()
-                .map(|d| walker.decl(d, "", None))
-                .collect();
-            return FileSymbols::new(lang, None, symbols);
+            // A path for each at least: the table grown as it filled rehashed
+            // every path a few times over.
+            walker.counts.reserve(decls.len());
+            for d in decls {
+                walker.decl(d, "", None);
+            }
+            return FileSymbols::new(lang, None, (walker.arena, walker.recs));
         }
     }
     let skeleton = (how != Parse::Whole)
@@ -307,13 +255,13 @@ pub(crate) fn extract_with(lang: Lang, src: &[u8], how: Parse) -> FileSymbols {
         return FileSymbols::empty(lang, binary);
     };
     let root = tree.root_node();
-    let symbols = walker.container(root, "", None);
+    walker.container(root, "", None);
     let syntax_error = root
         .has_error()
         .then(|| first_error(root))
         .flatten()
-        .map(|n| lines.position(src, base + n.start_byte()));
-    FileSymbols::new(lang, syntax_error, symbols)
+        .map(|n| walker.lines.position(base + n.start_byte()));
+    FileSymbols::new(lang, syntax_error, (walker.arena, walker.recs))
 }
 
 /// The first error or missing node, following the children that have errors
@@ -342,40 +290,37 @@ struct Walker<'a> {
     lang: Lang,
     /// The parsed text (after a BOM); node offsets are relative to it.
     src: &'a [u8],
-    /// The whole file, and where `src` starts in it.
-    full: &'a [u8],
+    /// Where `src` starts in the whole file.
     base: usize,
-    lines: &'a LineIndex,
-    /// The line of the last position asked of `lines`: the next is usually near.
-    line: usize,
+    /// The whole file's positions, asked for in order: each symbol's start and
+    /// name, its members', its end.
+    lines: LineCursor<'a>,
     /// Name paths seen so far in this file, for `[n]` suffixes.
     counts: FxHashMap<String, usize>,
     /// Containers entered: symbols nested deeper than [`MAX_DEPTH`] are left out, so a
     /// pathological file cannot overflow the stack.
     depth: u32,
+    /// The symbols so far, as [`FileSymbols`] stores them: each written as it is
+    /// found, in document order (built as a tree of `String`s and `Vec`s first,
+    /// then copied flat, they cost a Haskell first index 3% more).
+    arena: String,
+    recs: Vec<Rec>,
 }
 
 const MAX_DEPTH: u32 = 64;
 
 impl Walker<'_> {
     /// Symbols among the named children of `node`, with name paths under `scope`.
-    fn container(&mut self, node: Node<'_>, scope: &str, parent: Option<SymbolKind>) -> Vec<Built> {
+    fn container(&mut self, node: Node<'_>, scope: &str, parent: Option<SymbolKind>) {
         if self.depth >= MAX_DEPTH {
-            return Vec::new();
+            return;
         }
         self.depth += 1;
-        let out = self.container_at(node, scope, parent);
+        self.container_at(node, scope, parent);
         self.depth -= 1;
-        out
     }
 
-    fn container_at(
-        &mut self,
-        node: Node<'_>,
-        scope: &str,
-        parent: Option<SymbolKind>,
-    ) -> Vec<Built> {
-        let mut out = Vec::new();
+    fn container_at(&mut self, node: Node<'_>, scope: &str, parent: Option<SymbolKind>) {
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         // Attributes that are the item's siblings (Rust's outer attributes; a Kotlin
@@ -410,17 +355,16 @@ impl Walker<'_> {
                     Visit::Symbol(def) if def.name.is_empty() || def.name_node.is_missing() => {}
                     Visit::Symbol(mut def) => {
                         def.start = attrs;
-                        out.push(self.symbol(*def, scope, parent))
+                        self.symbol(*def, scope, parent);
                     }
-                    Visit::Descend => out.extend(self.container(child, scope, parent)),
+                    Visit::Descend => self.container(child, scope, parent),
                     Visit::Skip => {}
                 }
             }
         }
-        out
     }
 
-    fn symbol(&mut self, def: Def<'_>, scope: &str, parent: Option<SymbolKind>) -> Built {
+    fn symbol(&mut self, def: Def<'_>, scope: &str, parent: Option<SymbolKind>) {
         let core = def.core.unwrap_or_else(|| decl::core_start(def.node));
         let shape = Shape {
             kind: def.kind,
@@ -435,19 +379,15 @@ impl Walker<'_> {
             signature: def.signature,
         };
         let body = def.body;
-        self.build(
-            shape,
-            scope,
-            parent,
-            |walker, child_scope, kind| match body {
-                Some(body) => walker.container(body, child_scope, Some(kind)),
-                None => Vec::new(),
-            },
-        )
+        self.build(shape, scope, parent, |walker, child_scope, kind| {
+            if let Some(body) = body {
+                walker.container(body, child_scope, Some(kind));
+            }
+        })
     }
 
     /// A declaration read without a tree (`rust_items`), and its members.
-    fn decl(&mut self, decl: Decl, scope: &str, parent: Option<SymbolKind>) -> Built {
+    fn decl(&mut self, decl: Decl, scope: &str, parent: Option<SymbolKind>) {
         let text = |r: std::ops::Range<usize>| String::from_utf8_lossy(&self.src[r]).into_owned();
         let (name, impl_scope) = match decl.impl_of {
             Some((trait_bytes, type_name)) => {
@@ -491,11 +431,15 @@ impl Walker<'_> {
         };
         let members = decl.members;
         self.build(shape, scope, parent, |walker, child_scope, kind| {
-            members
-                .into_iter()
-                .map(|m| walker.decl(m, child_scope, Some(kind)))
-                .collect()
+            for m in members {
+                walker.decl(m, child_scope, Some(kind));
+            }
         })
+    }
+
+    /// The position of `offset` in the parsed text.
+    fn position(&mut self, offset: usize) -> Position {
+        self.lines.position(self.base + offset)
     }
 
     /// The symbol `shape` describes under `scope`: its name path counted in document
@@ -506,8 +450,8 @@ impl Walker<'_> {
         shape: Shape,
         scope: &str,
         parent: Option<SymbolKind>,
-        members: impl FnOnce(&mut Self, &str, SymbolKind) -> Vec<Built>,
-    ) -> Built {
+        members: impl FnOnce(&mut Self, &str, SymbolKind),
+    ) {
         let mut kind = shape.kind;
         if kind == SymbolKind::Function
             && matches!(
@@ -528,19 +472,17 @@ impl Walker<'_> {
             Some(qualifier) => join(&join(scope, qualifier), &shape.name),
             None => join(scope, &shape.name),
         };
-        let name_path = match self.counts.get_mut(base.as_str()) {
-            Some(seen) => {
-                *seen += 1;
-                format!("{base}[{}]", *seen - 1)
+        // One hash of the path, not one to look and one to insert.
+        let name_path = match self.counts.entry(base) {
+            Entry::Occupied(mut seen) => {
+                *seen.get_mut() += 1;
+                format!("{}[{}]", seen.key(), seen.get() - 1)
             }
-            None => {
-                self.counts.insert(base.clone(), 1);
+            Entry::Vacant(unseen) => {
+                let base = unseen.key().clone();
+                unseen.insert(1);
                 base
             }
-        };
-        let children = match &shape.scope {
-            Some(s) => members(self, &join(scope, s), kind),
-            None => members(self, &name_path, kind),
         };
         // A declaration ends at its last non-blank byte (a grammar may end a
         // statement past its line break).
@@ -551,28 +493,55 @@ impl Walker<'_> {
             .signature_end
             .unwrap_or(bytes.end)
             .clamp(core, bytes.end);
-        let (lines, full, at) = (self.lines, self.full, self.base);
-        let mut pos = |b: usize| lines.position_near(full, at + b, &mut self.line);
-        let range = Range::new(pos(bytes.start), pos(bytes.end));
-        let name_range = Range::new(pos(shape.name_bytes.start), pos(shape.name_bytes.end));
+        let start = self.position(bytes.start);
+        let name_range = Range::new(
+            self.position(shape.name_bytes.start),
+            self.position(shape.name_bytes.end),
+        );
         let doc = decl::doc_start(self.lang.comments(), self.src, bytes.start);
-        Built {
-            name: shape.name,
+        let signature = shape.signature.unwrap_or_else(|| {
+            signature(&decl::strip_comments(
+                self.lang.comments(),
+                &self.src[core..sig_end],
+            ))
+        });
+        // Its text before its members' (the arena is in document order), its range
+        // once their positions are asked.
+        let at = self.recs.len();
+        let rec = Rec {
             kind,
-            name_path,
-            bytes: self.base + bytes.start..self.base + bytes.end,
-            doc: self.base + doc,
-            core: self.base + core,
-            range,
+            name: span(&mut self.arena, &shape.name),
+            name_path: span(&mut self.arena, &name_path),
+            signature: span(&mut self.arena, &signature),
+            bytes: (
+                (self.base + bytes.start) as u32,
+                (self.base + bytes.end) as u32,
+            ),
+            doc: (self.base + doc) as u32,
+            core: (self.base + core) as u32,
+            range: Range::new(start, start),
             name_range,
-            signature: shape.signature.unwrap_or_else(|| {
-                signature(&decl::strip_comments(
-                    self.lang.comments(),
-                    &self.src[core..sig_end],
-                ))
-            }),
-            children,
+            end: 0,
+        };
+        self.recs.push(rec);
+        match &shape.scope {
+            Some(s) => members(self, &join(scope, s), kind),
+            None => members(self, &name_path, kind),
         }
+        let (end, past) = (self.position(bytes.end), self.recs.len() as u32);
+        let rec = &mut self.recs[at];
+        rec.range = Range::new(start, end);
+        rec.end = past;
+    }
+}
+
+/// `s` appended to `arena`, and where.
+fn span(arena: &mut String, s: &str) -> Span {
+    let start = arena.len() as u32;
+    arena.push_str(s);
+    Span {
+        start,
+        len: s.len() as u32,
     }
 }
 
