@@ -41,12 +41,15 @@ const LANGS: [(&str, &[Lang]); 19] = [
 ];
 
 fn main() {
-    let corpora = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-corpus-langs");
+    // Cargo runs a bench in its package's directory: a relative `lang=DIR` is the
+    // workspace's, as the command is typed there.
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let corpora = workspace.join("target/bench-corpus-langs");
     let picked: Vec<(String, Option<PathBuf>)> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .map(|a| match a.split_once('=') {
-            Some((name, dir)) => (name.to_string(), Some(PathBuf::from(dir))),
+            Some((name, dir)) => (name.to_string(), Some(workspace.join(dir))),
             None => (a, None),
         })
         .collect();
@@ -78,6 +81,7 @@ fn main() {
             given.is_some() || root.join(".done").exists(),
             "no {dir} corpus: run `bash client/benches/fetch-lang-corpora.sh` first"
         );
+        assert!(root.is_dir(), "{}: no such directory", root.display());
         let label = match &given {
             Some(g) => g.display().to_string(),
             None => dir.to_string(),

@@ -3,10 +3,14 @@
 //! (`languages/c.rs`), for the files this reader can vouch for.
 //!
 //! A file is directives and declarations: specifiers (storage classes,
-//! qualifiers, `__attribute__((…))`, `__declspec(…)`) around one type (a word, a
-//! primitive type, sizes such as `unsigned long`, or `struct`, `union`, `enum`
-//! with a tag, a body or both), then declarators (pointers, parentheses, arrays,
-//! parameters) ended by `;`, or one followed by a function's body. Bodies,
+//! qualifiers, `__attribute__((…))` or `__attribute((…))`, `__declspec(…)`)
+//! around one type (a word, a primitive type, sizes such as `unsigned long`, or
+//! `struct`, `union`, `enum` with a tag, a body or both), then declarators
+//! (pointers, parentheses, arrays, parameters) ended by `;`, or one followed by
+//! a function's body, in C after old-style parameter declarations (`f(a) int a;
+//! {…}`, in its signature). A calling convention may stand before the first
+//! declarator (`LONG __cdecl f(…);`), which tree-sitter reads as a declarator
+//! of no name: a declaration's signatures leave it out. Bodies,
 //! parameter lists, array sizes, initializers and bit widths are skipped as
 //! balanced groups of the skeleton lexer's tokens ([`skeleton_c::Lexer`], which
 //! knows C's literals, comments, continuations and directives); the member lists
@@ -27,21 +31,36 @@
 //! and a conditional is followed as tree-sitter reads it, every branch in turn;
 //! every branch must close what it opens (`Lexer::balanced_branches`) and the
 //! conditional must end in the list it began in. Inside a skipped `{…}` anything
-//! goes; elsewhere inside a declaration a directive declines.
+//! goes; elsewhere inside a declaration a directive declines but where
+//! tree-sitter fails on it (below).
 //!
 //! Macros: `FOO(x);` alone is a call (no symbol), `FOO(x) y;` declares `y` of the
-//! macro's type, `static LIST_HEAD(x);` and `TEST_BEGIN(x) {…}` declare `x`
-//! (but `typedef T (*f)(…)` is a type and a declarator, as is `T (*f)(…)` after a
-//! specifier or in a member list; at a statement's start it is a call). Where
+//! macro's type (`__typeof__ (x) y;` too: neither grammar knows `typeof`),
+//! `static LIST_HEAD(x);` and `TEST_BEGIN(x) {…}` declare `x` (but `typedef T
+//! (*f)(…)` is a type and a declarator, as is `T (*f)(…)` after a specifier or
+//! in a member list; at a statement's start it is a call); a C function's
+//! declarator takes a macro's attribute before its body or under a pointer
+//! (`…) internal_function {`, `*f(void) ATTR(weak);`, in its signature). Where
 //! a declaration holds two types (`static NORETURN void f(void)`, `void NORETURN
-//! f(void)`, `T *JET_MUTABLE name`, a macro's "type" holding a literal, a
-//! declaration without its `;` before `static`), tree-sitter fails on it: the
-//! reader reads it as one declaration, and `fast_check` compares only what is
-//! outside such failures. So does it for a C header's `extern "C" {` and `}`
-//! each alone in an `#ifdef __cplusplus` (or `#if defined(__cplusplus)`), which
-//! it reads without them, and in C++ for a conditional whose branches open or
+//! f(void)`, `T *JET_MUTABLE name`, `API void (*f)(void);`, a macro's "type"
+//! holding a literal, a declaration without its `;` before `static`),
+//! tree-sitter fails on it: the reader reads it as one declaration, and
+//! `fast_check` compares only what is outside such failures. So does it for a
+//! C prototype's macro attribute (`…) internal_function;`), for C's macros'
+//! invocations running to a directive or the end, the last maybe a name or
+//! specifiers alone (`CTL_PROTO(a)` / `CTL_PROTO(b)` / `#define …`, `#ifndef
+//! JET` / `static` / `#endif`), or from one of several arguments to a specifier
+//! (no symbol), for attributes after a pointer or before a later declarator
+//! (read without them), for a conditional inside a declaration of macros' names
+//! and invocations alone (`char *conf` / `#ifndef W` / `ATTR(weak)` / `#endif` /
+//! `;`, read without it), in an array's size or in an initializer, for a C
+//! header's `extern "C" {` and `}` each alone in an `#ifdef __cplusplus` (or `#if
+//! defined(__cplusplus)`; the `extern "C" {` alone where more follows it there),
+//! which it reads without them, and for a conditional whose branches open or
 //! close delimiters (`#ifdef W` / `TEST_P(A, B) {` / `#else` / `TEST_P(A, C) {`
-//! / `#endif`), read as its first branch alone (`first_branches`), conditionals
+//! / `#endif`) or whose first branch ends inside a declaration (`void f(void)` /
+//! `#else` / `void g(void)` / `#endif` / `{…}`), read as its first branch alone
+//! (`first_branches`), and in C++ for conditionals
 //! in a class's head (`class A` / `#ifdef NDEBUG` / `final` / `#endif`), before a
 //! definition's initializers or body and between its initializers, pointers to
 //! members (`void
@@ -52,8 +71,8 @@
 //! ALIGN_AS(64) A {…}`, `class GTEST_API_ A : public B {…}`: the type `A`), a
 //! macro's attribute after parameters (`…) GTEST_MUST_USE_RESULT_;`, `…)
 //! GTEST_LOCK_EXCLUDED_(mu_) {`), a scoped type after a macro's (`GTEST_API_
-//! std::string f();`), a macro's invocation between initializers, a conditional
-//! in an initializer (strings joined across `#if`), a macro's arguments no call
+//! std::string f();`), a macro's invocation between initializers, a calling
+//! convention in a declaration, a macro's arguments no call
 //! and no declarator can be at a statement's start (`FOO(const char);`,
 //! `GTEST_IMPL_CMP_HELPER_(NE, !=);`, no symbol), in a member list a macro of
 //! its own before a template, a directive or the list's end, or its invocation
@@ -69,13 +88,15 @@
 //! type: the reader reads the class it is. Else it reads what the walker takes
 //! from the statements: the type `A` ending at its `}`, none of what follows a
 //! label or of `Name(a, b);` (a call), the rest as in a class, and declines on
-//! members statements may read otherwise (`friend bool f();`, `virtual A(a);`).
-//! With a macro's invocation as its head (`class GTEST_1_TUPLE_(T) {…}`) the
-//! type is named by the macro, where the grammar fails on its members.
+//! members statements may read otherwise (`friend bool f();`, `virtual A(a);`)
+//! and on an empty body (a variable's brace initializer to it). With a macro's
+//! invocation as its head (`class GTEST_1_TUPLE_(T) {…}`) the type is named by
+//! the macro, where the grammar fails on its members.
 //!
 //! C++ adds: `namespace n {…}` (a module of its items; an anonymous one's items
-//! are listed where it is), `class` beside `struct` with bases, `final`, access
-//! labels and members (a member without a type named with parameters is a
+//! are listed where it is), a keyword no pointer's declarator starts with as the
+//! name after one (`list *using;`), `class` beside `struct` with bases, `final`,
+//! access labels and members (a member without a type named with parameters is a
 //! constructor where it is the class's name, else a method; `~Name`; operators
 //! as the walker names them: `operator==`, `operator()`, `operator bool`), the
 //! qualifiers after parameters (`const`, `&`, `noexcept`, `override`), `= 0`,
@@ -107,10 +128,11 @@
 //! type may be scoped or templated (`operator ParamGenerator<T>`, named by its
 //! text as written).
 //!
-//! It is strict elsewhere: old-style parameter declarations, attributes after a
-//! C declarator without parameters, `[[…]]`, `_Atomic`, `typeof`, `asm`, calling
-//! conventions, a qualifier inside a sized type (`unsigned const int`), `typedef`
-//! after a specifier, a comment or qualifier in the text of one of several names,
+//! It is strict elsewhere: attributes after a C declarator without parameters,
+//! several macros' attributes before a body (`…) A B {`), `[[…]]`, `_Atomic`,
+//! `asm`, calling conventions elsewhere, a qualifier inside a sized type
+//! (`unsigned const int`), `typedef` after a specifier, a comment or qualifier
+//! in the text of one of several names,
 //! a conditional without its name on its line or with text after it, and in C++
 //! `decltype`, trailing return types, variable templates, nested templates but
 //! a member template's definition, `inline` and `a::b` namespaces, a scope of
@@ -133,7 +155,7 @@ use super::{
 /// The declarations of a C file, or `None` where this reader cannot vouch for the
 /// answer.
 pub(super) fn parse(src: &[u8]) -> Option<Vec<Decl>> {
-    read(Dialect::C, src)
+    read(Dialect::C, src).or_else(|| read(Dialect::C, &first_branches(Dialect::C, src)?))
 }
 
 /// The declarations of a C++ file (a header, mostly) written in C's subset, or
@@ -141,28 +163,36 @@ pub(super) fn parse(src: &[u8]) -> Option<Vec<Decl>> {
 pub(super) fn parse_cpp(src: &[u8]) -> Option<Vec<Decl>> {
     let linkage = without_cplusplus_linkage(src);
     let text = linkage.as_deref().unwrap_or(src);
-    read(Dialect::Cpp, text).or_else(|| read(Dialect::Cpp, &first_branches(text)?))
+    read(Dialect::Cpp, text).or_else(|| read(Dialect::Cpp, &first_branches(Dialect::Cpp, text)?))
 }
 
 /// `src` with every conditional whose branches open or close delimiters (`#ifdef
-/// X` / `TEST_P(A, B) {` / `#else` / `TEST_P(A, C) {` / `#endif`) read as its
-/// first branch alone: its directives and later branches blanked (offsets
+/// X` / `TEST_P(A, B) {` / `#else` / `TEST_P(A, C) {` / `#endif`), or whose first
+/// branch starts in an initializer, outside parentheses and brackets (`bool k
+/// =` / `#if X` / `true;` / `#else` / `false;` / `#endif` in rocksdb), or ends
+/// inside a declaration, outside delimiters (`#ifndef X` / `void f(void)` /
+/// `#else` / `void g(void)` / `#endif` / `{…}` in jemalloc), read as
+/// its first branch alone: its directives and later branches blanked (offsets
 /// kept); `None` without one. Each later branch is lexed from the delimiters open
 /// where the first began (`g(` / `#ifndef C` / `h(j));` / `#else` / `k(j));` /
-/// `#endif`), the text after it from where the first ended. tree-sitter-cpp
-/// fails on such a conditional, so what is read of the declaration holding it is
+/// `#endif`), the text after it from where the first ended. tree-sitter fails
+/// on such a conditional, so what is read of the declaration holding it is
 /// compared with nothing (`fast_check`); this reads past it as a compiler would.
-fn first_branches(src: &[u8]) -> Option<Vec<u8>> {
+fn first_branches(dialect: Dialect, src: &[u8]) -> Option<Vec<u8>> {
     /// A conditional open: its `#if`, the delimiters open there and where its
-    /// first branch ended, where its later branches start.
+    /// first branch ended, where its later branches start, whether it opens in
+    /// an initializer and whether it is read as its first branch alone.
     struct Open {
         at: Range<usize>,
         start: Vec<u8>,
         first_end: Option<Vec<u8>>,
         later: Option<usize>,
-        unbalanced: bool,
+        initializer: bool,
+        first_alone: bool,
     }
-    let mut lex = Lexer::new(src, Dialect::Cpp);
+    let mut lex = Lexer::new(src, dialect);
+    // The token before the directives read.
+    let mut prev = None;
     lex.cur.record = false;
     lex.log = Some(Vec::new());
     let mut open: Vec<Open> = Vec::new();
@@ -182,12 +212,20 @@ fn first_branches(src: &[u8]) -> Option<Vec<u8>> {
                     start: at.clone(),
                     first_end: None,
                     later: None,
-                    unbalanced: false,
+                    initializer: at.iter().all(|b| *b == b'{') && prev == Some(Tok::Punct(b'=')),
+                    first_alone: false,
                 }),
                 // Each later branch is read from where the first began.
                 b"elif" | b"elifdef" | b"elifndef" | b"else" => {
                     let c = open.last_mut()?;
-                    c.unbalanced |= *at != c.start;
+                    // Or where the first starts in an initializer (in braces
+                    // at most) or ends in a declaration, outside delimiters
+                    // (`void f(void)` / `#else` / `void g(void)` / `#endif` /
+                    // `{…}`).
+                    let midway = at.is_empty()
+                        && c.later.is_none()
+                        && !matches!(prev, None | Some(Tok::Punct(b';') | Tok::Close(b'}')));
+                    c.first_alone |= *at != c.start || midway || c.initializer;
                     c.first_end.get_or_insert_with(|| at.clone());
                     c.later.get_or_insert(d.start);
                     at.clone_from(&c.start);
@@ -195,7 +233,7 @@ fn first_branches(src: &[u8]) -> Option<Vec<u8>> {
                 // And on from where the first ended.
                 b"endif" => {
                     let c = open.pop()?;
-                    if c.unbalanced || *at != c.start {
+                    if c.first_alone || *at != c.start {
                         blank.push(c.at);
                         blank.push(c.later.unwrap_or(d.start)..d.end);
                         if let Some(first) = c.first_end {
@@ -217,6 +255,7 @@ fn first_branches(src: &[u8]) -> Option<Vec<u8>> {
         if tok.is_none() {
             break;
         }
+        prev = tok;
     }
     // Delimiters left open at the end (the branches' surplus) are no confusion.
     if (lex.cur.confused && lex.cur.at < src.len()) || blank.is_empty() {
@@ -234,7 +273,8 @@ fn first_branches(src: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// A C header's `#ifdef __cplusplus` (or `#if defined(__cplusplus)`) / `extern "C"
-/// {` / `#endif`, and the `}` closing it the same way, blanked (offsets kept);
+/// {` / `#endif` (its `extern "C" {` where more follows it there), and the `}`
+/// closing it the same way, blanked (offsets kept);
 /// `None` without one. Each branch leaves a brace open, which tree-sitter-cpp
 /// fails on; without the two, the header reads as C, its declarations where the
 /// walker lists them either way (an `extern "C"` block's are the file's).
@@ -266,14 +306,18 @@ fn without_cplusplus_linkage(src: &[u8]) -> Option<Vec<u8>> {
             .or_else(|| inner.strip_prefix(b"};"))
             .or_else(|| inner.strip_prefix(b"}"));
         let endif = endif.trim_ascii();
-        if !rest.is_some_and(comment_only)
-            || !closer.is_some_and(comment_only)
-            || !endif.strip_prefix(b"#endif").is_some_and(comment_only)
-        {
+        if !rest.is_some_and(comment_only) || !closer.is_some_and(comment_only) {
             continue;
         }
+        // With more before its `#endif` (`#ifndef FORCEINLINE` / … / `#endif` in
+        // nedmalloc), the opening line alone.
+        let blanked = match endif.strip_prefix(b"#endif").is_some_and(comment_only) {
+            true => start..third,
+            false if inner.starts_with(b"extern") => body..end,
+            false => continue,
+        };
         let text = out.get_or_insert_with(|| src.to_vec());
-        for b in &mut text[start..third] {
+        for b in &mut text[blanked] {
             if *b != b'\n' {
                 *b = b' ';
             }
@@ -412,6 +456,10 @@ struct Type {
     statements: bool,
     /// The head is a macro's invocation (`class GTEST_1_TUPLE_(T) {…}`).
     named_by_macro: bool,
+    /// Where a calling convention stands before the declarators (`LONG __cdecl
+    /// f(…);`): tree-sitter takes it for a declarator without a name, so a
+    /// declaration's signatures leave it out.
+    call: Option<usize>,
 }
 
 /// One declarator: its name, where it starts, whether it declares a function (the
@@ -505,9 +553,6 @@ const RESERVED: &[&[u8]] = &[
     b"asm",
     b"__asm__",
     b"__asm",
-    b"typeof",
-    b"__typeof__",
-    b"__typeof",
     b"_Atomic",
     b"_Alignas",
     b"alignas",
@@ -524,12 +569,6 @@ const RESERVED: &[&[u8]] = &[
     b"__declspec",
     b"offsetof",
     b"__based",
-    b"__cdecl",
-    b"__clrcall",
-    b"__stdcall",
-    b"__fastcall",
-    b"__thiscall",
-    b"__vectorcall",
     b"_unaligned",
     b"__unaligned",
     b"__try",
@@ -543,6 +582,16 @@ const RESERVED: &[&[u8]] = &[
     b"_Nullable",
     // A primitive type to one grammar, a name to the other.
     b"_Bool",
+];
+
+/// Calling conventions (`ms_call_modifier`): no name, no type.
+const CALLING_CONVENTIONS: &[&[u8]] = &[
+    b"__cdecl",
+    b"__clrcall",
+    b"__stdcall",
+    b"__fastcall",
+    b"__thiscall",
+    b"__vectorcall",
 ];
 
 /// C++'s words the reader does not read (classes, templates, namespaces, …):
@@ -616,6 +665,11 @@ const PRIMITIVE: &[&[u8]] = &[
 
 const SIZED: &[&[u8]] = &[b"signed", b"unsigned", b"long", b"short"];
 
+/// `__attribute__` or `__attribute`, which both grammars read alike.
+fn attribute(w: &[u8]) -> bool {
+    w == b"__attribute__" || w == b"__attribute"
+}
+
 /// Whether `w` is in `list` (of words starting with a lowercase letter or `_`,
 /// and `NULL`: most names are not).
 fn listed(list: &[&[u8]], w: &[u8]) -> bool {
@@ -688,7 +742,7 @@ impl<'a> Reader<'a> {
 
     /// A word that is no name and no type of its own.
     fn reserved(&self, w: &[u8]) -> bool {
-        listed(RESERVED, w) || (self.cpp && listed(CPP, w))
+        listed(RESERVED, w) || listed(CALLING_CONVENTIONS, w) || (self.cpp && listed(CPP, w))
     }
 
     fn text(&self, t: Token) -> &'a [u8] {
@@ -705,12 +759,14 @@ impl<'a> Reader<'a> {
     }
 
     /// Past the group `open` (taken) opens, through its closer; where that ends. A
-    /// directive inside must stand among statements or initializers, in braces.
+    /// directive inside must stand among statements or initializers, in braces,
+    /// or in an array's size (`char p[` / `#ifdef X` / `N +` / `#endif` / `1];`
+    /// in jemalloc), which tree-sitter fails on.
     fn skip_group(&mut self, open: Token) -> Option<usize> {
         let T::Open(b) = open.t else {
             return None;
         };
-        let braces = b == b'{';
+        let directives = b != b'(';
         let mut depth = 1usize;
         // What is read ahead already, token by token; then straight off the lexer.
         while !self.ahead.is_empty()
@@ -726,7 +782,7 @@ impl<'a> Reader<'a> {
                         return Some(t.end);
                     }
                 }
-                T::Directive if !braces => return None,
+                T::Directive if !directives => return None,
                 T::Eof => return None,
                 _ => {}
             }
@@ -740,7 +796,7 @@ impl<'a> Reader<'a> {
             }
         }
         let log = self.lex.log.as_mut()?;
-        if !braces && !log.is_empty() {
+        if !directives && !log.is_empty() {
             return None;
         }
         log.clear();
@@ -841,11 +897,34 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Whether the parameters in `text` (a declarator's after its name) are names
+    /// alone: an old-style parameter list.
+    fn names_only(&self, text: Range<usize>) -> bool {
+        let Some((group, _)) = first_group(&self.src[text]) else {
+            return false;
+        };
+        group[1..group.len() - 1].split(|b| *b == b',').all(|name| {
+            let name = name.trim_ascii();
+            name.first().is_some_and(|b| !b.is_ascii_digit())
+                && word_len(name) == name.len()
+                && !(self.reserved(name) || listed(PRIMITIVE, name) || listed(SPECIFIERS, name))
+        })
+    }
+
     /// The token after the group opening at the `n`th token ahead, and whether a
     /// literal is in the group.
     fn after_group(&mut self, n: usize) -> Option<(Token, bool)> {
+        let end = self.past_group(n)?;
+        let literal = self.ahead[n..end]
+            .iter()
+            .any(|t| matches!(t.t, T::Other | T::Scope));
+        Some((self.peek(end)?, literal))
+    }
+
+    /// Where the group opening at the `n`th token ahead ends, ahead: `None` where a
+    /// directive or the end is in it.
+    fn past_group(&mut self, n: usize) -> Option<usize> {
         let mut depth = 0usize;
-        let mut literal = false;
         let mut i = n;
         loop {
             let t = self.peek(i)?;
@@ -855,10 +934,9 @@ impl<'a> Reader<'a> {
                 T::Close(_) => {
                     depth -= 1;
                     if depth == 0 {
-                        return Some((self.peek(i)?, literal));
+                        return Some(i);
                     }
                 }
-                T::Other | T::Scope => literal = true,
                 T::Directive | T::Eof => return None,
                 _ => {}
             }
@@ -1085,6 +1163,9 @@ impl<'a> Reader<'a> {
                 _ => {}
             }
         }
+        if !self.cpp && !ctx.fields && lead.is_none() && self.invocations_alone()? {
+            return Some(());
+        }
         let mut core = lead;
         if self.cpp && self.text(first) == b"extern" && self.is(1, T::Other) {
             // `extern "C"`: a block the walker descends into, or the start of the
@@ -1115,6 +1196,9 @@ impl<'a> Reader<'a> {
             if t.t == T::Open(b'[') {
                 return None;
             }
+            if t.t == T::Directive && self.attributes_conditional()? {
+                continue;
+            }
             if self.cpp && t.t == T::Scope && !(ty.named || ty.sized) && self.is(1, T::Word) {
                 // A type under the global scope (`::std::string`).
                 self.take();
@@ -1128,7 +1212,7 @@ impl<'a> Reader<'a> {
                 break;
             }
             let w = self.text(t);
-            if w == b"__attribute__" || w == b"__declspec" {
+            if attribute(w) || w == b"__declspec" {
                 self.take();
                 let open = self.take()?;
                 if open.t != T::Open(b'(') {
@@ -1198,6 +1282,15 @@ impl<'a> Reader<'a> {
             if self.cpp && w == b"operator" {
                 break;
             }
+            if (ty.named || ty.sized)
+                && ty.call.is_none()
+                && !ctx.fields
+                && listed(CALLING_CONVENTIONS, w)
+            {
+                ty.call = Some(t.start);
+                self.take();
+                continue;
+            }
             if self.reserved(w) || w[0].is_ascii_digit() {
                 return None;
             }
@@ -1239,8 +1332,12 @@ impl<'a> Reader<'a> {
                 // tree-sitter-c fails on, so what is read of them is compared with
                 // nothing (`fast_check`).
                 let next = self.peek(1)?;
+                // A primitive type before a pointer's parentheses, which no
+                // parameters start with, is a type too (`REDISMODULE_API void
+                // (*RedisModule_Free)(void *ptr);`).
                 let typed = next.t == T::Punct(b'*')
-                    || (next.t == T::Word && self.text(next) != b"__attribute__");
+                    || (next.t == T::Word && !attribute(self.text(next)))
+                    || (primitive && next.t == T::Open(b'(') && self.is(2, T::Punct(b'*')));
                 // A primitive type before anything else is a name to it (`c
                 // int;`, `LUALIB_API int (luaopen_cjson) (lua_State *L);` in
                 // redis 7.0's script_lua.c).
@@ -1393,7 +1490,7 @@ impl<'a> Reader<'a> {
                         while self.take()?.end < after.end {}
                         return Some(());
                     }
-                    T::Word => self.text(after) != b"__attribute__",
+                    T::Word => !attribute(self.text(after)),
                     T::Punct(b'*') => !statement,
                     T::Open(b'{') => false,
                     _ if statement => return None,
@@ -1451,22 +1548,34 @@ impl<'a> Reader<'a> {
                 let end = self.take()?.end;
                 break if ty.statements { body_end } else { end };
             }
+            if !names.is_empty() {
+                self.misplaced_attributes()?;
+            }
             let mut d = self.declarator()?;
             // `int (x);` at the top is a cast to tree-sitter-cpp.
             if self.cpp && d.hidden && !ctx.fields && !typedef {
                 return None;
             }
+            // (Where a body follows, the conditional may hold the declarator:
+            // declined.)
+            if self.is(0, T::Directive)
+                && self.attributes_conditional()?
+                && !matches!(self.peek(0)?.t, T::Punct(b';' | b',' | b'='))
+            {
+                return None;
+            }
             // `T *JET_MUTABLE name`: a name after a declarator without parameters
             // (which old-style parameter declarations may follow), where
             // tree-sitter-c fails.
-            while self.word(0).is_some_and(|w| {
-                w != b"__attribute__" && !self.reserved(w) && !listed(SPECIFIERS, w)
-            }) && (ty.doubled || !d.params)
+            while self
+                .word(0)
+                .is_some_and(|w| !attribute(w) && !self.reserved(w) && !listed(SPECIFIERS, w))
+                && (ty.doubled || !d.params)
             {
                 ty.doubled = true;
                 d = self.declarator()?;
             }
-            while self.word(0) == Some(b"__attribute__") {
+            while self.word(0).is_some_and(attribute) {
                 // A function declarator holds the attributes after its parameters;
                 // tree-sitter-cpp leaves them out of another declarator.
                 if !(d.params || self.cpp) {
@@ -1482,17 +1591,19 @@ impl<'a> Reader<'a> {
                     d.sig_end = end;
                 }
             }
-            // A macro's attribute after C++ parameters (`…) PRINTF_ATTR(3, 4);`,
+            // A macro's attribute after parameters (`…) PRINTF_ATTR(3, 4);`,
             // `…) GTEST_MUST_USE_RESULT_;`, `…) FOO_ {`), which tree-sitter-cpp
-            // fails on.
-            while self.cpp
-                && d.params
+            // fails on. tree-sitter-c fails on it too (`…) internal_function;` in
+            // git's regex) but before a body or under a pointer (`*f(void)
+            // ATTR(weak);`), where its function's declarator holds it, signature
+            // and all.
+            while d.params
                 && self
                     .word(0)
                     .is_some_and(|w| !(self.reserved(w) || listed(SPECIFIERS, w)))
             {
                 if self.is(1, T::Punct(b';')) {
-                    self.take();
+                    d.sig_end = self.take()?.end;
                     break;
                 }
                 // Before a definition's body too (`…) GTEST_LOCK_EXCLUDED_(mu_) {`).
@@ -1507,7 +1618,7 @@ impl<'a> Reader<'a> {
                 }
                 self.take();
                 let open = self.take()?;
-                self.skip_group(open)?;
+                d.sig_end = self.skip_group(open)?;
             }
             // `static GIT_PATH_FUNC(a, "b")` then `static …`: no `;` ends the
             // first, which tree-sitter-c fails on (no old-style parameter
@@ -1518,6 +1629,38 @@ impl<'a> Reader<'a> {
                 names.push(d);
                 let end = self.last_end;
                 return self.declaration(ctx, start..end, core, typedef, constant, ty, names, out);
+            }
+            // Old-style parameter declarations (`re_exec (s)` / `const char *s;` /
+            // `{…}`): tree-sitter-c's definition holds them, its signature too.
+            if !self.cpp
+                && d.function
+                && names.is_empty()
+                && !(ctx.fields || typedef || ty.body.is_some())
+                && self.word(0).is_some()
+                && self.names_only(d.name.end..d.sig_end)
+            {
+                let mut prev = T::Eof;
+                let open = loop {
+                    let t = self.take()?;
+                    match t.t {
+                        T::Open(b'{') if prev == T::Punct(b';') => break t,
+                        T::Open(b'(' | b'[') => {
+                            self.skip_group(t)?;
+                        }
+                        T::Word | T::Punct(b'*' | b',' | b';') => {}
+                        _ => return None,
+                    }
+                    prev = t.t;
+                };
+                let end = self.skip_group(open)?;
+                out.push(decl(
+                    K::Function,
+                    d.name,
+                    start..end,
+                    core,
+                    Some(open.start),
+                ));
+                return Some(());
             }
             if self.cpp && d.params {
                 // `A::A()` / `#ifndef X` / `: b(1)` / `#endif` / `{…}`: tree-sitter-cpp
@@ -1815,6 +1958,54 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Past `__attribute__((…))` and conditionals of attributes
+    /// ([`Self::attributes_conditional`]) where tree-sitter fails on them (after
+    /// a pointer, before a later declarator): read without them.
+    fn misplaced_attributes(&mut self) -> Option<()> {
+        loop {
+            if self.word(0).is_some_and(attribute) && self.is(1, T::Open(b'(')) {
+                self.take();
+                let open = self.take()?;
+                self.skip_group(open)?;
+            } else if !(self.is(0, T::Directive) && self.attributes_conditional()?) {
+                return Some(());
+            }
+        }
+    }
+
+    /// Whether a conditional opens ahead whose branches hold macros' names and
+    /// invocations alone (`int` / `# ifdef _LIBC` / `weak_function` / `# endif` /
+    /// `re_exec (s)`, `char *conf` / `#ifndef _WIN32` / `ATTR(weak)` / `#endif` /
+    /// `;`), inside a declaration: tree-sitter fails on a directive there, and it
+    /// is read without it, as where the macros expand to nothing. Taken where so.
+    fn attributes_conditional(&mut self) -> Option<bool> {
+        let mut i = 0;
+        loop {
+            let t = self.peek(i)?;
+            i += 1;
+            match t.t {
+                T::Directive => {
+                    let line = self.src[t.start + 1..t.end].trim_ascii_start();
+                    match (&line[..word_len(line)], i) {
+                        (b"if" | b"ifdef" | b"ifndef", 1) => {}
+                        (b"elif" | b"else", 2..) => {}
+                        (b"endif", 2..) => break,
+                        _ => return Some(false),
+                    }
+                }
+                T::Word if !(self.reserved(self.text(t)) || listed(PRIMITIVE, self.text(t))) => {
+                    if self.is(i, T::Open(b'(')) {
+                        i = self.past_group(i)?;
+                    }
+                }
+                _ => return Some(false),
+            }
+        }
+        self.last_end = self.ahead[i - 1].end;
+        self.ahead.drain(..i);
+        Some(true)
+    }
+
     /// Past the conditionals ahead (no other directive).
     fn conditionals_between(&mut self) -> Option<()> {
         while let Some(d) = self.peek(0).filter(|t| t.t == T::Directive) {
@@ -1909,6 +2100,65 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// In C, whether macros' invocations run from here to a directive or the end,
+    /// the last maybe a name or specifiers alone (`CTL_PROTO(a)` / `CTL_PROTO(b)`
+    /// / `#define …` in jemalloc, `#ifndef JET` / `static` / `#endif` before a
+    /// definition), or from an invocation with several arguments to a specifier
+    /// (`CTL_RO_NL_GEN(a, b, bool)` / … / `static int f(…) {…}`): no statement
+    /// ends there, and the first is no type (a macro's type has one argument), so
+    /// tree-sitter-c fails on them (a run of one-argument invocations before a
+    /// specifier or `;` may declare names of a macro's type). Taken where so: each
+    /// expands to what no symbol is read of.
+    fn invocations_alone(&mut self) -> Option<bool> {
+        let mut i = 0;
+        let mut several = false;
+        loop {
+            let t = self.peek(i)?;
+            match t.t {
+                T::Directive | T::Eof if i > 0 => break,
+                T::Word => {
+                    let w = self.text(t);
+                    let specifier = listed(SPECIFIERS, w);
+                    if specifier && several {
+                        break;
+                    }
+                    if self.reserved(w) || listed(PRIMITIVE, w) {
+                        return Some(false);
+                    }
+                    i += 1;
+                    // A name or specifier alone is the run's last (or, a
+                    // specifier, before another): else it heads a declaration.
+                    let alone = specifier || !self.is(i, T::Open(b'('));
+                    let next = self.peek(i)?;
+                    let last = matches!(next.t, T::Directive | T::Eof)
+                        || (specifier && next.t == T::Word && listed(SPECIFIERS, self.text(next)));
+                    if alone && !last {
+                        return Some(false);
+                    }
+                }
+                _ => return Some(false),
+            }
+            if self.is(i, T::Open(b'(')) {
+                let end = self.past_group(i)?;
+                if i == 1 {
+                    let mut depth = 0usize;
+                    for t in &self.ahead[i..end] {
+                        match t.t {
+                            T::Open(_) => depth += 1,
+                            T::Close(_) => depth -= 1,
+                            T::Punct(b',') => several |= depth == 1,
+                            _ => {}
+                        }
+                    }
+                }
+                i = end;
+            }
+        }
+        self.last_end = self.ahead[i - 1].end;
+        self.ahead.drain(..i);
+        Some(true)
+    }
+
     /// Through the `;` ending a declaration of words, punctuation and groups (an
     /// alias's type, an explicit instantiation); that `;`.
     fn through_semicolon(&mut self) -> Option<Token> {
@@ -1992,7 +2242,9 @@ impl<'a> Reader<'a> {
             d.qualifier = ty.qualifier.take();
             out.push(d);
         }
-        let head_end = ty.body.or(names.first().map(|d| d.start)).unwrap_or(core);
+        let head_end = (ty.body.or(ty.call))
+            .or(names.first().map(|d| d.start))
+            .unwrap_or(core);
         for (i, d) in names.into_iter().enumerate() {
             // `typedef struct foo {…} foo;` names the struct once.
             let tag = ty
@@ -2019,7 +2271,7 @@ impl<'a> Reader<'a> {
             };
             let mut out_decl = decl(kind, d.name.clone(), bytes.clone(), core, Some(d.sig_end));
             out_decl.qualifier = d.qualifier.clone();
-            if ty.body.is_some() || i > 0 {
+            if ty.body.is_some() || ty.call.is_some() || i > 0 {
                 // The signature is the head and the declarator's own text
                 // (`symbols.rs` joins them): the reader vouches for that text
                 // being what the walker takes.
@@ -2045,7 +2297,7 @@ impl<'a> Reader<'a> {
         if self.cpp && kind == K::Enum && matches!(self.word(0), Some(b"class" | b"struct")) {
             self.take();
         }
-        while self.word(0) == Some(b"__attribute__") {
+        while self.word(0).is_some_and(attribute) {
             self.take();
             let open = self.take()?;
             if open.t != T::Open(b'(') {
@@ -2078,6 +2330,11 @@ impl<'a> Reader<'a> {
                     && kind != K::Enum
                     && self.word(0).is_some_and(|w| w != b"final")
                     && self.is(1, T::Open(b'{'));
+                // (An empty body, comments aside, is a variable's brace
+                // initializer to it: declined.)
+                if ty.misread && self.is(2, T::Close(b'}')) {
+                    return None;
+                }
                 // A macro's invocation as the head (`class GTEST_1_TUPLE_(T) {…}`):
                 // a function named by what is in parentheses to tree-sitter-cpp,
                 // its members statements. Where it fails on them, the type is
@@ -2479,10 +2736,40 @@ impl<'a> Reader<'a> {
             }
             pointer = Some(constant);
         }
+        // Attributes after a pointer (`T *` / `__attribute ((always_inline))` /
+        // `f(…)`), which tree-sitter fails on.
+        if pointer.is_some() {
+            self.misplaced_attributes()?;
+        }
         let t = self.peek(0)?;
+        // A C++ keyword no pointer's declarator starts with is a name after one
+        // (`list *using;` in redis' server.h): tree-sitter-cpp takes a keyword
+        // only where the grammar can take it.
+        let keyword_name = self.cpp
+            && pointer.is_some()
+            && !reference
+            && self.word(0).is_some_and(|w| {
+                listed(CPP, w)
+                    && !matches!(
+                        w,
+                        b"template"
+                            | b"operator"
+                            | b"mutable"
+                            | b"decltype"
+                            | b"consteval"
+                            | b"constinit"
+                    )
+            })
+            && matches!(
+                self.peek(1)?.t,
+                T::Punct(b';' | b',' | b'=') | T::Open(b'[')
+            );
         let mut d = match t.t {
             T::Word | T::Punct(b'~') => {
-                let (qualifier, name) = self.name(false)?;
+                let (qualifier, name) = match keyword_name {
+                    true => (None, self.take()?.start..t.end),
+                    false => self.name(false)?,
+                };
                 Declarator {
                     start: t.start,
                     name: name.clone(),
@@ -2750,9 +3037,9 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// An initializer or a bit field's width: to the `,` or `;` after it. In C++
-    /// a conditional may stand in it whole (strings joined across `#if`), which
-    /// tree-sitter-cpp fails on.
+    /// An initializer or a bit field's width: to the `,` or `;` after it. A
+    /// conditional may stand in it whole (strings joined across `#if`, `true` /
+    /// `#else` / `false`), which tree-sitter fails on.
     fn value(&mut self) -> Option<()> {
         let mut open = 0usize;
         loop {
@@ -2763,7 +3050,7 @@ impl<'a> Reader<'a> {
                     self.take();
                     self.skip_group(t)?;
                 }
-                T::Directive if self.cpp => {
+                T::Directive => {
                     let line = self.src[t.start + 1..t.end].trim_ascii_start();
                     match &line[..word_len(line)] {
                         b"if" | b"ifdef" | b"ifndef" => open += 1,
@@ -2773,7 +3060,7 @@ impl<'a> Reader<'a> {
                     }
                     self.take();
                 }
-                T::Close(_) | T::Directive | T::Eof => return None,
+                T::Close(_) | T::Eof => return None,
                 _ => {
                     self.take();
                 }
@@ -3060,6 +3347,15 @@ mod tests {
             "struct s { struct { int a; } x, y; enum { P = 1, Q } e; };\n",
             "#ifndef X\n#define X /* c */\n#endif\n#ifndef Y\n# define Y  /* c */ 1\n#endif\nint a;\n",
             "typedef H (*F)(const void* p, size_t n);\nstatic H (*g)(int) = 0;\nstruct S { H (*h)(void); };\n",
+            // Macros' attributes in a function's declarator, before its body or
+            // under a pointer.
+            "static int h (int a) FOO {\n}\nstatic int k (int a) FOO(x) {\n}\nextern T *f(void)\nATTR(weak_import);\nint **g(void) internal_function;\n",
+            // `__typeof__` is a macro to tree-sitter-c, `__attribute` an attribute.
+            "__typeof__ (__regexec) __compat_regexec;\nint f(void) __attribute ((noreturn));\n__attribute ((unused)) static int a;\n",
+            // Old-style parameter declarations.
+            "int h(a, b) int a; char *b; { return a; }\nint g(a)\n  register int a;\n  /* c */\n{\n}\n",
+            // Calling conventions, no part of a declaration's signature.
+            "LONG __cdecl f(LONG volatile *d, LONG e);\nint __stdcall g(void) { return 0; }\n",
         ] {
             assert_eq!(reader_agrees(Lang::C, src), Some(true), "{src}");
         }
@@ -3076,6 +3372,9 @@ mod tests {
             "typedef struct n { int a; } N, *PN;\nstruct { int x; } s1, *s2;\nint a, *b, (*c)(int), d[3];\nenum { A, B };\n",
             "int f(void) __attribute__((noreturn));\nstruct T { int x __attribute__((aligned(8))); };\ntypedef BOOL _Bool2;\n",
             "struct S { redisAtomic unsigned long value; };\nstatic inline int f(void) { return 0; }\n",
+            // C++'s keywords as names after a pointer, where the grammar takes
+            // none of them.
+            "struct R {\n  list *using;\n  list *new, *class;\n  list *const this;\n};\nlist *delete[2];\ntypedef struct x *virtual;\n",
         ] {
             assert_eq!(reader_agrees(Lang::Cpp, src), Some(true), "{src}");
         }
@@ -3162,8 +3461,6 @@ mod tests {
     #[test]
     fn what_it_cannot_vouch_for_is_left_to_tree_sitter() {
         for src in [
-            // Old-style parameter declarations.
-            "int h(a) int a; { return a; }\n",
             // A call the grammar reads as no declaration.
             "monotime (*getMonotonicUs)(void) = NULL;\n",
             // A primitive type before `(` is a name to tree-sitter-c.
@@ -3174,6 +3471,10 @@ mod tests {
             "int a, *b /* c */ [2];\n",
             "x = 1;\n",
             "int f(\n#ifdef X\nint a\n#else\nint b\n#endif\n);\n",
+            // Several macros' attributes before a body.
+            "int f(void) A B {\n}\n",
+            // A primitive type before a group that may be parameters: a name.
+            "API int (x);\n",
         ] {
             assert!(parse(src.as_bytes()).is_none(), "vouched for {src:?}");
         }
@@ -3205,6 +3506,24 @@ mod tests {
             "witness_t *JET_MUTABLE witness = impl;\nint b;\n",
             "static redisAtomic size_t used_memory = 0;\nint a;\n",
             "TEST_BEGIN(a) {\n}\nTEST_END\n\nint\nmain(void) {\n\treturn 0;\n}\nint b;\n",
+            // Macros' attributes after parameters before `;`.
+            "static int f (int a) internal_function;\nstatic int g (int a)\n     FOO(1);\nint x;\n",
+            // Macros' invocations of their own before a directive or the end, or
+            // from one of several arguments before a specifier.
+            "CTL_PROTO(a)\nCTL_PROTO(b)\n\n#define X 1\nGEN(a, b, bool)\nGEN(c, d,\n    const char *)\nstatic int f(void) {\n  return 0;\n}\nMUTEX_GLOBAL\n#undef X\nint y;\nph_gen(a, b)\n",
+            // Conditionals inside declarations: of specifiers before one, in an
+            // array's size, of attributes after a declarator, after its type
+            // and a pointer, in an initializer.
+            "int a;\n#ifndef JET\nstatic\n#endif\nsize_t\nf(int x) {\n\treturn 0;\n}\nint b;\n",
+            "char p[\n#ifdef P\n  PATH_MAX +\n#endif\n  1];\nint c;\n",
+            "const char *conf\n#ifndef W\n    ATTR(weak)\n#endif\n    ;\nbool b =\n#ifdef X\n    true\n#else\n    false\n#endif\n    ;\nint c;\n",
+            "int\n# ifdef L\nweak_function\n# endif\nre_exec (s)\n     const char *s;\n{\n  return 0;\n}\nchar *\n# ifdef L\nweak_function\n# endif\nre_comp (s)\n  const char *s;\n{\n  return 0;\n}\nint c;\n",
+            // Attributes after a pointer and before a later declarator.
+            "static inline T *\n__attribute ((always_inline)) internal_function\nacquire (int *err)\n{\n  return 0;\n}\nint a, __attribute__((unused)) b;\nint c;\n",
+            // A conditional whose first branch opens in an initializer or ends
+            // in a declaration: read alone.
+            "bool k =\n#if X\n    true;\n#else\n    false;\n#endif\nint c;\n",
+            "static int\ninternal_function\n# ifdef I18N\nbuild (int a, int *b)\n# else\nbuild (int a)\n# endif\n{\n  return 0;\n}\nint c;\n#ifndef CB\nvoid\nprefork(void)\n#else\nEXPORT void\n_prefork(void)\n#endif\n{\n}\nint d;\n",
         ]
         .map(|src| (Lang::C, src));
         // A C header's `extern "C"` block, opened and closed in conditionals.
@@ -3254,6 +3573,18 @@ mod tests {
             "class A {\n#if X\n  PUSH_(4800 /* c */)\n#endif\n  int b;\n};\nint c;\n",
             "class A {\n  MACRO_\n  template <typename U> void f(U u);\n  int b;\n  MACRO_\n};\nint c;\n",
             "class FooTest : public T {\n public:\n  ...\n  int a;\n};\nint c;\n",
+            // An attribute before a later declarator; a macro's type before a
+            // primitive one and a pointer's parentheses; `extern "C" {` with more
+            // in its conditional.
+            "static const E\n    A = {\n        1,\n    },\n    /* c */\n    __attribute__ ((deprecated))\n    B = {\n        2\n    };\nint c;\n",
+            "API void * (*Alloc)(size_t bytes) ATTR;\nAPI void (*Free)(void *ptr) ATTR;\nint c;\n",
+            "#ifdef __cplusplus\nextern \"C\" {\n#ifndef F\n #define F inline\n#endif\n#endif\nint a;\n#ifdef __cplusplus\n};  /* end */\n#endif\nint b;\n",
+            // A conditional opening in an initializer, each branch ending it:
+            // read as its first branch alone.
+            "namespace n {\nint b;\nconstexpr bool k =\n#if defined(X) || defined(Y)\n    true;\n#else\n    false;\n#endif\n}  // namespace n\nint c;\n",
+            // A calling convention, which tree-sitter-cpp takes in a definition
+            // alone.
+            "LONG __cdecl f(LONG e);\nint c;\n",
         ]
         .map(|src| (Lang::Cpp, src));
         for (lang, src) in c.into_iter().chain(cpp) {
@@ -3305,6 +3636,9 @@ mod tests {
             "class GTEST_API_ X {\n  FOO(*a);\n};\n",
             "class GTEST_API_ X {\n  T x(1);\n};\n",
             "class GTEST_API_ X {\n  int a;\n} x;\n",
+            // An empty body: a variable's brace initializer.
+            "class GTEST_API_ X {};\n",
+            "class GTEST_API_ X { /* c */\n};\n",
             "template <typename T>\nclass GTEST_API_ X {\n  int a;\n};\n",
             "class GTEST_1_TUPLE_(T) {\n  int a;\n};\n",
             "struct A {\n  class GTEST_API_ X {\n    ~X();\n  };\n};\n",
@@ -3354,6 +3688,17 @@ mod tests {
             "extern \"C\" {",
             "}",
             "extern \"C\" int e(void);",
+            "int f(int a) FOO { return a; }",
+            "int *g(void) ATTR(x);",
+            "int h(void) internal_function;",
+            "__typeof__(x) t;",
+            "int o(a) int a; { return a; }",
+            "CTL_PROTO(a)",
+            "GEN(a, b)",
+            "list *using;",
+            "int a, __attribute__((x)) b;",
+            "#ifndef JET\nstatic\n#endif",
+            "LONG __cdecl w(void);",
         ];
         let tokens = [
             "int",
@@ -3380,6 +3725,7 @@ mod tests {
             "#define",
             "unsigned",
             "FOO",
+            "(*",
         ];
         let breaks = [" ", "\n", " /* c */\n", "// c\n", "\t", "\r\n"];
         for lang in [Lang::C, Lang::Cpp] {
@@ -3466,6 +3812,9 @@ mod tests {
             "int f() MACRO_;",
             "template <int k> friend class G;",
             "operator P<T>() const;",
+            "list *using;",
+            "T *new_, *class;",
+            "API void (*f)(int) ATTR;",
         ];
         let tokens = [
             "int", "const", "&", "*", "x", "C", "(", ")", "{", "}", ";", "::", "<", ">", "=", "~",
