@@ -20,7 +20,8 @@
 //!   declaration readers that read a file's declarations off their tokens where
 //!   they can vouch for it (`rust_items`, `python_items`, `go_items`, `java_items`,
 //!   `ts_items`, `lua_items`, `php_items`, `csharp_items`, `r_items`,
-//!   `ocaml_items`, `haskell_items`, `c_items`, `bash_items`, `ruby_items`;
+//!   `ocaml_items`, `haskell_items`, `c_items`, `bash_items`, `ruby_items`,
+//!   `scala_items`;
 //!   `lookahead` is their token lookahead).
 //! - [`languages`]: one module per language and the one table that registers them
 //!   ([`Lang`]): extensions, grammar, `classify`, comment rules, which fast paths.
@@ -76,6 +77,7 @@ mod python_items;
 mod r_items;
 mod ruby_items;
 mod rust_items;
+mod scala_items;
 mod skeleton;
 mod skeleton_bash;
 mod skeleton_brace;

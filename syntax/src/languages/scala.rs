@@ -1,7 +1,7 @@
 //! Scala: `.scala` and `.sc` files (Scala 2 and 3, braces or indentation),
 //! tree-sitter-scala and the brace lexer (`skeleton_brace`: template and package
 //! bodies entered, braced `def` and `val` bodies skipped; an indented body is
-//! parsed); no declaration reader.
+//! parsed); the declaration reader `scala_items` reads Scala 2's brace syntax.
 //!
 //! Symbols are what a template holds: classes (case classes too), objects (case and
 //! package objects), traits, Scala 3 enums and their cases, `def`s (declared or
@@ -27,7 +27,7 @@
 
 use tree_sitter::Node;
 
-use super::{Language, SkeletonLexer};
+use super::{Language, Reader, SkeletonLexer};
 use crate::{
     SymbolKind,
     classify::{Def, Visit, child_of_kind, descendant, field, named, one, signature, text},
@@ -87,7 +87,7 @@ pub(super) const SCALA: Language = Language {
         // An extension holds methods only.
         Some(_) => "def leanCtxProbe = 0",
     },
-    declarations: None,
+    declarations: Some(Reader::new(crate::scala_items::parse)),
     skeleton: Some(SkeletonLexer {
         skippable: |src| skeleton_brace::skippable(Dialect::Scala, src),
         mark: None,
