@@ -54,8 +54,22 @@ pub async fn index(conn: &Connection, root: &Path, limit: Duration) -> Duration 
 /// `ctags -R --languages=LANGUAGES -f TAGS DIR`, the alternative a user would pick,
 /// timed as a whole process.
 pub fn ctags_r(languages: &str, tags: &Path, dir: &Path) -> Duration {
+    // A language ctags has no parser for is defined by regexes (`benches/ctags/`).
+    let options: Vec<String> = languages
+        .split(',')
+        .map(|l| {
+            format!(
+                "{}/benches/ctags/{}.ctags",
+                env!("CARGO_MANIFEST_DIR"),
+                l.to_lowercase()
+            )
+        })
+        .filter(|f| Path::new(f).exists())
+        .map(|f| format!("--options={f}"))
+        .collect();
     let t = Instant::now();
     let ok = Command::new("ctags")
+        .args(&options)
         .arg("-R")
         .arg(format!("--languages={languages}"))
         .arg("-f")
