@@ -38,7 +38,7 @@ use crate::SymbolKind as K;
 use super::{
     lookahead::Lookahead,
     rust_items::Decl,
-    skeleton_brace::{Dialect, Lexer, Tok},
+    skeleton_brace::{self, Dialect, Lexer, Tok},
 };
 
 /// The declarations of a Scala file, or `None` where this reader cannot vouch for
@@ -280,10 +280,7 @@ impl<'a> Reader<'a> {
     }
 
     fn text(&self, t: Token) -> &'a [u8] {
-        match t.tok {
-            Tok::Word(s, e) => &self.src[s..e],
-            _ => b"",
-        }
+        t.tok.text(self.src)
     }
 
     fn is(&self, t: Token, word: &[u8]) -> bool {
@@ -343,23 +340,10 @@ impl<'a> Reader<'a> {
         let Tok::Open(b, _) = open.tok else {
             return None;
         };
-        self.open.clear();
-        self.open.push(b);
-        loop {
-            match self.bump()?.tok {
-                Tok::Open(b, _) => self.open.push(b),
-                Tok::Close(c) => {
-                    let o = self.open.pop()?;
-                    if !matches!((o, c), (b'(', b')') | (b'[', b']') | (b'{', b'}')) {
-                        return None;
-                    }
-                    if self.open.is_empty() {
-                        return Some(());
-                    }
-                }
-                _ => {}
-            }
-        }
+        let mut stack = std::mem::take(&mut self.open);
+        let skipped = skeleton_brace::skip_group(b, &mut stack, || self.bump().map(|t| t.tok));
+        self.open = stack;
+        skipped
     }
 
     /// The statements of the file (`top`) or of a template body, `{` taken, through

@@ -94,6 +94,44 @@ pub(super) enum Tok {
     Interpolation,
 }
 
+impl Tok {
+    /// A word's text in `src`; nothing for any other token.
+    pub(super) fn text(self, src: &[u8]) -> &[u8] {
+        match self {
+            Tok::Word(s, e) => &src[s..e],
+            _ => b"",
+        }
+    }
+}
+
+/// For the readers on these tokens (`java_items`, `scala_items`): skips the rest of
+/// a group whose opener (`(`, `[` or `{`) was taken, through its closer, taking
+/// tokens from `next`; `open` holds the delimiters still open (reused). `None` where
+/// the text ends first or a closer pairs with another opener.
+pub(super) fn skip_group(
+    opener: u8,
+    open: &mut Vec<u8>,
+    mut next: impl FnMut() -> Option<Tok>,
+) -> Option<()> {
+    open.clear();
+    open.push(opener);
+    loop {
+        match next()? {
+            Tok::Open(b, _) => open.push(b),
+            Tok::Close(c) => {
+                let o = open.pop()?;
+                if !matches!((o, c), (b'(', b')') | (b'[', b']') | (b'{', b'}')) {
+                    return None;
+                }
+                if open.is_empty() {
+                    return Some(());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// A string kind whose `${…}` the lexer is inside of.
 #[derive(Clone, Copy, Debug)]
 enum Quoted {
