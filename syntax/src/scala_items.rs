@@ -145,8 +145,9 @@ const SOFT: &[&[u8]] = &[
     b"using",
 ];
 
-/// Words that start a declaration (or a statement this reader declines): an
-/// initializer before a line starting with one has ended.
+/// Words that start a declaration (or a statement this reader declines), with
+/// [`MODIFIERS`]: an initializer before a line starting with one has ended
+/// ([`starts`]).
 const STARTS: &[&[u8]] = &[
     b"def",
     b"val",
@@ -158,20 +159,17 @@ const STARTS: &[&[u8]] = &[
     b"case",
     b"import",
     b"package",
-    b"abstract",
-    b"final",
-    b"sealed",
-    b"implicit",
-    b"lazy",
-    b"override",
-    b"private",
-    b"protected",
     b"enum",
     b"given",
     b"extension",
     b"export",
     b"end",
 ];
+
+/// Whether `w` starts a declaration: one of [`STARTS`] or a modifier.
+fn starts(w: &[u8]) -> bool {
+    STARTS.contains(&w) || MODIFIERS.contains(&w)
+}
 
 /// Deeper nesting of templates is declined: the walker stops at 64 containers.
 const MAX_NESTING: u32 = 48;
@@ -922,7 +920,7 @@ impl<'a> Reader<'a> {
     fn expression(&mut self) -> Option<()> {
         let first = self.peek(0)?;
         // An indented block of statements (Scala 3).
-        if STARTS.contains(&self.text(first)) || first.tok == Tok::Punct(b'@') {
+        if starts(self.text(first)) || first.tok == Tok::Punct(b'@') {
             return None;
         }
         // The `if`s not yet closed by an `else`; whether a `for` or `while` came
@@ -948,7 +946,7 @@ impl<'a> Reader<'a> {
                     Tok::Punct(b'>') => self.src[last.start - 1] == b'=',
                     _ => matches!(self.text(last), b"else" | b"yield" | b"try" | b"finally"),
                 };
-                let starts = STARTS.contains(&self.text(t))
+                let starts = starts(self.text(t))
                     || matches!(t.tok, Tok::Punct(b'@' | b';') | Tok::Close(_));
                 let with = self.is(t, b"with") && new && self.with_type()?;
                 let tail = match self.text(t) {
